@@ -1,0 +1,131 @@
+"""The exception hierarchy.
+
+One root, :class:`SdgError`.  Errors caused by the caller's input also inherit
+:class:`ValueError` (the convention of lark's ``ConfigurationError``), so code
+that already catches ``ValueError`` keeps working.  The command line maps
+:class:`InputError` to exit code 2 and :class:`BudgetExceeded` to exit code 3.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .grammar import Rule
+
+__all__ = [
+    "BudgetExceeded",
+    "ConvergenceError",
+    "GameGraphError",
+    "GrammarError",
+    "GrammarSyntaxError",
+    "InputError",
+    "SdgError",
+    "UnitCycleError",
+]
+
+
+class SdgError(Exception):
+    """Root of every exception raised by sdg_automata."""
+
+
+class InputError(SdgError, ValueError):
+    """The caller's input is at fault.
+
+    Parameters
+    ----------
+    message:
+        What is wrong, without the location.
+    source:
+        The file (or ``"<string>"``) the input came from, when known.
+    line:
+        The 1-based line in ``source``, when known.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None):
+        self.message = message
+        self.source = source
+        self.line = line
+        super().__init__(str(self))
+
+    def located(self, source: str | None, line: int | None = None) -> InputError:
+        """The same error, placed at ``source:line`` (kept if already placed)."""
+        clone = type(self).__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.source = self.source or source
+        clone.line = self.line or line
+        Exception.__init__(clone, str(clone))
+        return clone
+
+    def __str__(self) -> str:
+        where = ""
+        if self.source:
+            where = self.source + (f":{self.line}" if self.line else "") + ": "
+        elif self.line:
+            where = f"line {self.line}: "
+        return where + self.message
+
+
+class GrammarError(InputError):
+    """A grammar that is not a valid input (SPEC §1).
+
+    Attributes
+    ----------
+    rule:
+        The offending rule, when one is to blame; parsers use it to add the
+        line number.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: Rule | None = None,
+        source: str | None = None,
+        line: int | None = None,
+    ):
+        self.rule = rule
+        super().__init__(message, source=source, line=line)
+
+
+class GrammarSyntaxError(GrammarError):
+    """A grammar file that cannot be read as the text or JSON format."""
+
+
+class UnitCycleError(GrammarError):
+    """A cycle of unit rules ``A -> B -> ... -> A``; it would make plays infinite.
+
+    Attributes
+    ----------
+    cycle:
+        The nonterminals along the cycle, first one repeated at the end.
+    """
+
+    def __init__(self, cycle: tuple[str, ...], *, rule: Rule | None = None):
+        self.cycle = cycle
+        super().__init__("unit-rule cycle " + " -> ".join(cycle), rule=rule)
+
+
+class GameGraphError(InputError):
+    """A game graph that is not a finite acyclic digraph (SPEC §7)."""
+
+
+class BudgetExceeded(SdgError):
+    """A computation stopped at its budget (states or seconds) without an answer.
+
+    Attributes
+    ----------
+    explored:
+        How many states had been explored when the budget ran out.
+    """
+
+    def __init__(self, message: str, *, explored: int = 0):
+        self.explored = explored
+        super().__init__(message)
+
+
+class ConvergenceError(SdgError):
+    """The i-Mark convergence technique could not prove a value (SPEC §6).
+
+    No value is ever returned in that case: this exception is the answer.
+    """

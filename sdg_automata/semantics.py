@@ -1,0 +1,404 @@
+"""The successful derivation game: moves and exact Grundy numbers (SPEC §2).
+
+Three independent routes compute 𝒢_{G,A}(w):
+
+* :func:`naive_grundy` — the definition itself: a word is a position iff it has
+  a move, and its value is the mex of its successors' XORs.  Exponential; the
+  oracle the others are tested against.
+* :class:`SubstringTable` — for any CFG, dynamic programming over the
+  substrings of w in the style of CYK: for every rule it keeps the *set* of
+  XOR values reachable by splitting a substring among the rule's nonterminals
+  (the proposition quoted in Section 2 of the seed paper).  Polynomial.
+* :func:`suffix_grundy` — for right-linear grammars, every successor's word is
+  a suffix of w (SPEC §2 table), so one right-to-left pass over the suffixes
+  suffices: linear in |w|, iterative.
+
+Sets of Grundy values are int bitmasks (bit v set ⟺ v is in the set) and mex
+is :func:`~sdg_automata.impartial.mex_mask`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Literal
+
+from .errors import InputError
+from .grammar import Grammar, Rule
+from .impartial import mex, mex_mask, nim_sum
+
+__all__ = [
+    "Method",
+    "Pair",
+    "Position",
+    "SubstringTable",
+    "evaluator",
+    "grundy",
+    "grundy_position",
+    "make_position",
+    "naive_grundy",
+    "position_moves",
+    "successors",
+    "suffix_grundy",
+]
+
+Pair = tuple[str, str]
+"""One component (A, w) of a position."""
+
+Position = tuple[Pair, ...]
+"""A position: a multiset of components, kept as a sorted tuple."""
+
+Method = Literal["auto", "dfa", "brute", "cyk", "naive"]
+
+
+def make_position(pairs: Iterable[Pair]) -> Position:
+    """The multiset of ``pairs`` in canonical (sorted) form."""
+    return tuple(sorted(pairs))
+
+
+def _xor_shift(mask: int, g: int) -> int:
+    """{x ^ g : x ∈ mask} for a bitmask set."""
+    if g == 0:
+        return mask
+    out = 0
+    while mask:
+        low = mask & -mask
+        out |= 1 << ((low.bit_length() - 1) ^ g)
+        mask ^= low
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the definition (oracle of oracles)
+
+
+def _splits(
+    grammar: Grammar, rule: Rule, w: str, is_position: Callable[[str, str], bool]
+) -> Iterator[Position]:
+    """Every successor multiset of (rule.head, w) through ``rule`` (SPEC §2, a move)."""
+    body = rule.body
+    n = len(w)
+    # iterative depth-first search over (index in body, position in w, parts so far)
+    stack: list[tuple[int, int, tuple[Pair, ...]]] = [(0, 0, ())]
+    while stack:
+        k, p, parts = stack.pop()
+        if k == len(body):
+            if p == n:
+                yield make_position(parts)
+            continue
+        sym = body[k]
+        if not grammar.is_nonterminal(sym):
+            if p < n and w[p] == sym:
+                stack.append((k + 1, p + 1, parts))
+            continue
+        # each later symbol needs at least one letter
+        for q in range(p + 1, n - (len(body) - k - 1) + 1):
+            if is_position(sym, w[p:q]):
+                stack.append((k + 1, q, parts + ((sym, w[p:q]),)))
+
+
+def naive_grundy(grammar: Grammar, head: str, w: str) -> int | None:
+    """𝒢_{G,A}(w) straight from the definition (SPEC §2); ``None`` for ⊥.
+
+    A word is a position of A iff it has a move (SPEC §2: a word of L(G, A)
+    always has one, the first step of a derivation, and a move is one).  This
+    recursion on that fact never consults a parser; it is exponential and meant
+    for short words in tests.
+    """
+    grammar.check_nonterminal(head)
+    memo: dict[Pair, int | None] = {}
+
+    def value(a: str, u: str) -> int | None:
+        if (a, u) in memo:
+            return memo[(a, u)]
+        options = {
+            nim_sum(value(b, v) or 0 for b, v in succ)
+            for r in grammar.rules_of(a)
+            for succ in _splits(grammar, r, u, lambda b, v: value(b, v) is not None)
+        }
+        memo[(a, u)] = mex(options) if options else None
+        return memo[(a, u)]
+
+    return value(head, w)
+
+
+# ---------------------------------------------------------------------------
+# general CFGs: dynamic programming over substrings
+
+
+class SubstringTable:
+    """𝒢_{G,B}(w[i:j]) for every nonterminal B and every substring of ``w``.
+
+    For each suffix s of a right-hand side and each substring w[p:j], the table
+    keeps X(s, p, j), the set of XOR values of the splits of w[p:j] among the
+    nonterminals of s (terminals must match).  Then for a non-unit rule A → β,
+    the successors of (A, w[i:j]) through it have exactly the values
+    X(β, i, j); a unit rule A → B contributes 𝒢_B(w[i:j]).  Substrings are
+    taken by increasing length and, within one substring, nonterminals in the
+    unit-rule order <_Γ, so every value read is already known.
+
+    Time O(|w|³ · |G|) set operations; memory O(|w|² · |G|).
+
+    Parameters
+    ----------
+    grammar:
+        Any grammar (SPEC §1).
+    w:
+        The word; letters outside Σ simply match no terminal.
+    """
+
+    def __init__(self, grammar: Grammar, w: str):
+        self.grammar = grammar
+        self.word = w
+        n = len(w)
+        nts = grammar.nonterminals
+        nt_id = {a: k for k, a in enumerate(nts)}
+        # intern every suffix of every body: id -> (first symbol, is_nonterminal, rest id)
+        suffix_id: dict[tuple[str, ...], int] = {}
+        suffixes: list[tuple[str, bool, int]] = []
+
+        def intern(body: tuple[str, ...]) -> int:
+            if not body:
+                return -1
+            if body not in suffix_id:
+                rest = intern(body[1:])
+                suffix_id[body] = len(suffixes)
+                suffixes.append((body[0], grammar.is_nonterminal(body[0]), rest))
+            return suffix_id[body]
+
+        unit: list[list[int]] = [[] for _ in nts]
+        tops: list[list[int]] = [[] for _ in nts]
+        for r in grammar.rules:
+            if grammar.is_unit(r):
+                unit[nt_id[r.head]].append(nt_id[r.body[0]])
+            else:
+                tops[nt_id[r.head]].append(intern(r.body))
+        order = [nt_id[a] for a in grammar.unit_order]
+        # g[b][p][j]: value or -1; defined[b][p]: [(j, value)] in increasing j
+        g = [[[-1] * (n + 1) for _ in range(n + 1)] for _ in nts]
+        defined: list[list[list[tuple[int, int]]]] = [[[] for _ in range(n + 1)] for _ in nts]
+        x = [[[0] * (n + 1) for _ in range(n + 1)] for _ in suffixes]
+        early = [s for s, (_, is_nt, rest) in enumerate(suffixes) if not is_nt or rest >= 0]
+        late = [s for s, (_, is_nt, rest) in enumerate(suffixes) if is_nt and rest < 0]
+
+        def fill(s: int, p: int, j: int) -> None:
+            sym, is_nt, rest = suffixes[s]
+            if not is_nt:
+                if w[p] == sym:
+                    x[s][p][j] = (1 if p + 1 == j else 0) if rest < 0 else x[rest][p + 1][j]
+                return
+            b = nt_id[sym]
+            if rest < 0:
+                v = g[b][p][j]
+                x[s][p][j] = 1 << v if v >= 0 else 0
+                return
+            acc = 0
+            xr = x[rest]
+            for q, v in defined[b][p]:
+                if q >= j:
+                    break
+                m = xr[q][j]
+                if m:
+                    acc |= _xor_shift(m, v)
+            x[s][p][j] = acc
+
+        for length in range(1, n + 1):
+            for p in range(n - length + 1):
+                j = p + length
+                for s in early:
+                    fill(s, p, j)
+                for b in order:
+                    mask = 0
+                    for s in tops[b]:
+                        mask |= x[s][p][j]
+                    for c in unit[b]:
+                        if g[c][p][j] >= 0:
+                            mask |= 1 << g[c][p][j]
+                    if mask:
+                        v = mex_mask(mask)
+                        g[b][p][j] = v
+                        defined[b][p].append((j, v))
+                for s in late:
+                    fill(s, p, j)
+        self._g = g
+        self._nt_id = nt_id
+
+    def grundy(self, head: str, i: int = 0, j: int | None = None) -> int | None:
+        """𝒢_{G,head}(w[i:j]), or ``None`` when w[i:j] ∉ L(G, head)."""
+        self.grammar.check_nonterminal(head)
+        j = len(self.word) if j is None else j
+        if not 0 <= i < j <= len(self.word):
+            return None
+        v = self._g[self._nt_id[head]][i][j]
+        return v if v >= 0 else None
+
+    def is_position(self, head: str, i: int, j: int) -> bool:
+        """Whether w[i:j] ∈ L(G, head)."""
+        return self.grundy(head, i, j) is not None
+
+
+# ---------------------------------------------------------------------------
+# right-linear grammars: one pass over the suffixes
+
+
+def suffix_grundy(grammar: Grammar, w: str) -> dict[str, int | None]:
+    """𝒢_{G,B}(w) for every nonterminal B of a right-linear grammar.
+
+    Every successor of (B, y) is (C, y′) with y′ a suffix of y (SPEC §2
+    table), so the values of all suffixes are computed right to left; only the
+    last ``max |x| + 1`` rows are kept.  Linear in |w|, iterative.
+
+    Raises
+    ------
+    InputError
+        If the grammar is not right-linear.
+    """
+    if not grammar.is_right_linear:
+        raise InputError(f"suffix_grundy needs a right-linear grammar, this one is {grammar.kind}")
+    nts = grammar.nonterminals
+    nt_id = {a: k for k, a in enumerate(nts)}
+    # per head, rules by first letter: (letters x, successor id or -1 for a terminal rule)
+    by_letter: list[dict[str, list[tuple[str, int]]]] = [{} for _ in nts]
+    units: list[list[int]] = [[] for _ in nts]
+    width = 1
+    for r in grammar.rules:
+        h = nt_id[r.head]
+        if grammar.is_unit(r):
+            units[h].append(nt_id[r.body[0]])
+            continue
+        last = r.body[-1]
+        tail = nt_id[last] if grammar.is_nonterminal(last) else -1
+        letters = "".join(r.body[:-1] if tail >= 0 else r.body)
+        by_letter[h].setdefault(letters[0], []).append((letters, tail))
+        width = max(width, len(letters) + 1)
+    order = [nt_id[a] for a in grammar.unit_order]
+    n = len(w)
+    rows = [[-1] * len(nts) for _ in range(width)]
+    for p in range(n - 1, -1, -1):
+        row = rows[p % width]
+        first = w[p]
+        for h in order:
+            mask = 0
+            for letters, tail in by_letter[h].get(first, ()):
+                end = p + len(letters)
+                if not w.startswith(letters, p):
+                    continue
+                if tail < 0:
+                    if end == n:
+                        mask |= 1
+                elif end < n:
+                    v = rows[end % width][tail]
+                    if v >= 0:
+                        mask |= 1 << v
+            for c in units[h]:
+                if row[c] >= 0:
+                    mask |= 1 << row[c]
+            row[h] = mex_mask(mask) if mask else -1
+    if n == 0:
+        return dict.fromkeys(nts)
+    return {a: (v if v >= 0 else None) for a, v in zip(nts, rows[0])}
+
+
+# ---------------------------------------------------------------------------
+# the public entry points
+
+
+def evaluator(grammar: Grammar, *, method: Method = "auto") -> Callable[[str, str], int | None]:
+    """A function ``(A, w) -> 𝒢_{G,A}(w)`` that keeps its precomputation across calls.
+
+    Use it for batches of words: with the automaton, transitions computed for
+    one word serve every later one.  See :func:`grundy` for ``method``.
+    """
+    linear = grammar.is_right_linear or grammar.is_left_linear
+    if method == "naive":
+        return lambda head, w: naive_grundy(grammar, head, w) if w else None
+    if method == "cyk" or (method in ("auto", "brute") and not linear):
+        return lambda head, w: (SubstringTable(grammar, w).grundy(grammar.check_nonterminal(head))
+                                if w else None)
+    if method not in ("auto", "brute", "dfa"):
+        raise InputError(f"unknown method {method!r} (expected auto, dfa, brute, cyk or naive)")
+    if not linear:
+        raise InputError(f"method {method!r} needs a right- or left-linear grammar, this one is "
+                         f"{grammar.kind}")
+    flip = not grammar.is_right_linear
+    rlg = grammar.mirror() if flip else grammar
+    if method == "brute":
+        def by_suffixes(head: str, w: str) -> int | None:
+            rlg.check_nonterminal(head)
+            return suffix_grundy(rlg, w[::-1] if flip else w)[head] if w else None
+
+        return by_suffixes
+    from .construction import GrundyAutomaton  # lazily: the heavy module
+
+    automaton = GrundyAutomaton(rlg)
+    return lambda head, w: automaton.grundy(head, w[::-1] if flip else w)
+
+
+def grundy(grammar: Grammar, head: str, w: str, *, method: Method = "auto") -> int | None:
+    """𝒢_{G,A}(w): the Grundy number of the position {(A, w)}, or ``None`` (⊥).
+
+    Parameters
+    ----------
+    grammar, head, w:
+        The grammar, the nonterminal A and the word.  A letter outside Σ
+        makes ``w`` not a position, and so does the empty word.
+    method:
+        ``"auto"`` picks the fastest exact route: the Step 1–5 automaton for
+        right- and left-linear grammars, the substring DP otherwise.
+        ``"dfa"`` forces the automaton (right/left-linear only), ``"brute"``
+        the dynamic programs of this module (suffix DP for right/left-linear
+        grammars, substring DP otherwise), ``"cyk"`` the substring DP always,
+        ``"naive"`` the exponential definition.
+
+    Examples
+    --------
+    >>> from sdg_automata.parse import parse_grammar
+    >>> csub = parse_grammar("A -> a A | a a A | b A | a | a a | b")
+    >>> grundy(csub, "A", "a"), grundy(csub, "A", "aa"), grundy(csub, "A", "c")
+    (1, 2, None)
+    """
+    grammar.check_nonterminal(head)
+    return evaluator(grammar, method=method)(head, w)
+
+
+def grundy_position(
+    grammar: Grammar, position: Iterable[Pair], *, method: Method = "auto"
+) -> int | None:
+    """𝒢 of a multiset position: the XOR of its parts (a sum of games), or ``None``
+    when some part is not a position."""
+    value = evaluator(grammar, method=method)
+    total = 0
+    for head, w in position:
+        v = value(grammar.check_nonterminal(head), w)
+        if v is None:
+            return None
+        total ^= v
+    return total
+
+
+def successors(grammar: Grammar, head: str, w: str) -> list[Position]:
+    """The successor multisets of the position {(A, w)} (SPEC §2, a move), each once.
+
+    Membership of the parts is decided by one :class:`SubstringTable` of ``w``.
+    """
+    grammar.check_nonterminal(head)
+    table = SubstringTable(grammar, w)
+    index = {}  # substring -> its start, to query the table
+    for i in range(len(w)):
+        for j in range(i + 1, len(w) + 1):
+            index.setdefault(w[i:j], i)
+
+    def is_position(b: str, v: str) -> bool:
+        i = index[v]
+        return table.is_position(b, i, i + len(v))
+
+    out = dict.fromkeys(s for r in grammar.rules_of(head) for s in _splits(grammar, r, w, is_position))
+    return list(out)
+
+
+def position_moves(grammar: Grammar, position: Iterable[Pair]) -> Iterator[tuple[int, Position]]:
+    """Every move of a multiset position: (index of the component played, result)."""
+    parts = list(position)
+    for k, (head, w) in enumerate(parts):
+        rest = parts[:k] + parts[k + 1 :]
+        for succ in successors(grammar, head, w):
+            yield k, make_position(rest + list(succ))
