@@ -11,14 +11,15 @@ Exit codes (a public promise, see :class:`ExitCode`): 0 success or "yes",
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
-from .errors import BudgetExceeded, ConvergenceError, InputError, SdgError
+from .errors import BudgetExceeded, ConvergenceError, InputError, Interrupted, SdgError
 from .grammar import Grammar
 from .parse import load_grammar
 
@@ -204,11 +205,247 @@ def _show(v: int | None) -> str:
 
 
 # ---------------------------------------------------------------------------
+# progress on stderr
+
+
+@contextlib.contextmanager
+def _progress(description: str, *, enabled: bool = True) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress display on stderr, or ``None`` when stderr is not a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                  TextColumn("{task.completed:,} states"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda n: bar.update(task, completed=n)
+
+
+def _add_budget(p: argparse.ArgumentParser, *, seconds: bool = True) -> None:
+    p.add_argument("--max-states", type=_positive, metavar="N",
+                   help="stop with exit 3 once N states are needed")
+    if seconds:
+        p.add_argument("--max-seconds", type=float, metavar="S",
+                       help="stop with exit 3 after S seconds")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _natural(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a natural number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a natural number (0, 1, 2, ...)")
+    return value
+
+
+# ---------------------------------------------------------------------------
+# max
+
+
+def _add_max(sub: Any) -> None:
+    p = sub.add_parser(
+        "max", help="Max-Grundy: the maximum Grundy number over L(G, A), or is it K?",
+        description="Without K: print the maximum of 𝒢_{G,A} over L(G, A) and a witness word. "
+                    "With K: print yes or no (exit 0 or 1): is the maximum equal to K? "
+                    "Right- and left-linear grammars (SPEC §5).")
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    p.add_argument("k", metavar="K", nargs="?", type=_natural, help="the value to test")
+    p.add_argument("--method", choices=["onthefly", "explicit"], default="onthefly",
+                   help="onthefly: search the implicit automaton, stopping as soon as settled; "
+                        "explicit: build every M_{A,i} with automata-lib and test emptiness")
+    p.add_argument("--strategy", choices=["bfs", "dfs"], default="bfs",
+                   help="on-the-fly search order: bfs gives shortest witnesses, dfs keeps less "
+                        "in memory")
+    p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
+                   help="only positions whose word matches this regular expression (automata-lib "
+                        "syntax) or is accepted by this DFA (a .json file in automata-lib's "
+                        "constructor shape)")
+    _add_budget(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_max)
+
+
+def _load_within(spec: str) -> Any:
+    """A DFA JSON file (automata-lib's constructor shape) or a regular expression."""
+    if not spec.endswith(".json"):
+        return spec
+    from automata.base.exceptions import AutomatonException
+    from automata.fa.dfa import DFA
+
+    try:
+        with open(spec, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise InputError(f"cannot read {spec!r}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON: {e.msg} (column {e.colno})", source=spec,
+                         line=e.lineno) from None
+    try:
+        return DFA(
+            states=frozenset(data["states"]),
+            input_symbols=frozenset(data["input_symbols"]),
+            transitions={s: dict(t) for s, t in data["transitions"].items()},
+            initial_state=data["initial_state"],
+            final_states=frozenset(data["final_states"]),
+            allow_partial=bool(data.get("allow_partial", True)),
+        )
+    except (KeyError, TypeError, AttributeError) as e:
+        raise InputError(f"not a DFA in automata-lib's constructor shape (states, input_symbols, "
+                         f"transitions, initial_state, final_states): {e!r}", source=spec) from None
+    except AutomatonException as e:
+        raise InputError(f"invalid DFA: {e}", source=spec) from None
+
+
+def _cmd_max(args: argparse.Namespace) -> int:
+    from .decide import max_grundy
+
+    g = _grammar(args)
+    head = g.check_nonterminal(args.nonterminal)
+    within = _load_within(args.within) if args.within else None
+    with _progress(f"exploring from {head}", enabled=not args.json) as progress:
+        verdict = max_grundy(g, head, args.k, method=args.method, strategy=args.strategy,
+                             within=within, max_states=args.max_states,
+                             max_seconds=args.max_seconds, progress=progress)
+    if args.json:
+        _emit(verdict.to_json())
+    else:
+        where = f"L(G, {head})" + (" ∩ L(within)" if within else "")
+        if verdict.maximum is None:
+            summary = f"no positions: {where} is empty"
+        else:
+            bound = "" if verdict.exact else "at least "
+            summary = f"max {bound}{verdict.maximum}, witness {verdict.witness!r}"
+        summary += f" ({verdict.states} states {'explored' if args.method == 'onthefly' else 'built'}"
+        summary += ", stopped early)" if verdict.stopped_early else ")"
+        if args.k is None:
+            print(summary)
+        else:
+            print("yes" if verdict.answer else "no")
+            print(summary, file=sys.stderr)
+    if args.k is None:
+        return ExitCode.OK
+    return ExitCode.OK if verdict.answer else ExitCode.NO
+
+
+# ---------------------------------------------------------------------------
+# dfa
+
+
+def _add_dfa(sub: Any) -> None:
+    p = sub.add_parser(
+        "dfa", help="the DFA M_{A,i} of the Step 1–5 construction",
+        description="Print M_{A,I}, which accepts the reverses of the words w with 𝒢_{G,A}(w) = I "
+                    "(SPEC §4, Step 5), or with --forward the DFA of those words themselves.")
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    p.add_argument("value", metavar="I", type=_natural, help="the Grundy number")
+    p.add_argument("--forward", action="store_true",
+                   help="the DFA of {w : 𝒢(A, w) = I} (reversed with automata-lib, minimal)")
+    p.add_argument("--minimal", action="store_true", help="minimize (automata-lib minify)")
+    p.add_argument("--format", choices=["text", "json", "dot"], default="text",
+                   help="text: transition table; json: automata-lib constructor shape; dot: DOT")
+    p.add_argument("--labels", choices=["ids", "items"], default="ids",
+                   help="state names: numbers, or the item sets of SPEC §4 (only for the "
+                        "unminimized M_{A,i})")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    _add_budget(p, seconds=False)
+    p.set_defaults(func=_cmd_dfa)
+
+
+def _cmd_dfa(args: argparse.Namespace) -> int:
+    from .construction import GrundyAutomaton, dfa
+    from .render import dfa_to_dot, dfa_to_json, dfa_to_table
+
+    g = _grammar(args)
+    head = g.check_nonterminal(args.nonterminal)
+    flip = not g.is_right_linear and g.is_left_linear
+    automaton = GrundyAutomaton(g.mirror() if flip else g)
+    with _progress("building the automaton") as progress:
+        reachable = automaton.explore(max_states=args.max_states, progress=progress)
+    machine = dfa(g, head, args.value, forward=args.forward, minimal=args.minimal,
+                  reachable=reachable)
+    label: Callable[[Any], str] = str
+    if args.labels == "items":
+        if args.forward or args.minimal or flip:
+            raise InputError("--labels items names the states of the unminimized M_{A,i} of a "
+                             "right-linear grammar; drop --forward/--minimal")
+        label = lambda s: automaton.label(reachable.states[s])  # noqa: E731
+    text = {"text": dfa_to_table, "json": dfa_to_json, "dot": dfa_to_dot}[args.format](
+        machine, label=label)
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise InputError(f"cannot write {args.output!r}: {e.strerror}") from None
+    else:
+        sys.stdout.write(text)
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------------
+# spectrum
+
+
+def _add_spectrum(sub: Any) -> None:
+    p = sub.add_parser(
+        "spectrum", help="every nonterminal: bound, values reached, a witness per value",
+        description="For every nonterminal A: the bound m_A (SPEC §3), the Grundy values that "
+                    "occur on L(G, A), a shortest witness for each, and the reachable states.")
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
+    _add_budget(p, seconds=False)
+    p.set_defaults(func=_cmd_spectrum)
+
+
+def _cmd_spectrum(args: argparse.Namespace) -> int:
+    from .decide import spectrum
+
+    g = _grammar(args)
+    with _progress("building the automaton", enabled=not args.json) as progress:
+        rows = spectrum(g, max_states=args.max_states, progress=progress)
+    if args.json:
+        for r in rows:
+            _emit({"nonterminal": r.nonterminal, "bound": r.bound, "max": r.maximum,
+                   "values": list(r.witnesses), "witnesses": {str(v): w for v, w in
+                                                              r.witnesses.items()},
+                   "states": r.states})
+        return ExitCode.OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Grundy spectrum of {args.grammar} ({rows[0].states} reachable states)")
+    for col in ("nonterminal", "m_A", "values", "witnesses"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r.nonterminal, str(r.bound),
+                      ", ".join(map(str, r.witnesses)) or "none (no positions)",
+                      "  ".join(f"{v}: {w}" for v, w in r.witnesses.items()))
+    Console(soft_wrap=True).print(table)
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------------
 # the parser and main
 
 
 #: every subcommand: a function that adds its parser to the subparsers
-COMMANDS: list[Callable[[Any], None]] = [_add_check, _add_grundy]
+COMMANDS: list[Callable[[Any], None]] = [_add_check, _add_grundy, _add_max, _add_dfa, _add_spectrum]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -245,6 +482,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _fail(str(e), ExitCode.BUDGET)
     except ConvergenceError as e:
         _fail(str(e), ExitCode.BUDGET)
+    except Interrupted as e:
+        print(f"error: {e}", file=sys.stderr)
+        return ExitCode.INTERRUPTED
     except SdgError as e:  # pragma: no cover - every SdgError should be one of the above
         _fail(str(e), ExitCode.INPUT_ERROR)
     except KeyboardInterrupt:

@@ -31,6 +31,7 @@ import contextlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .bounds import upper_bounds
@@ -341,18 +342,21 @@ class ReachableAutomaton:
             for s, t in enumerate(self.rows[k]):
                 yield s, a, t
 
+    @cached_property
+    def _transitions(self) -> dict[int, dict[str, int]]:
+        # built once and shared by every M_{A,i}; nobody mutates it
+        alphabet, rows = self.alphabet, self.rows
+        return {s: {a: rows[k][s] for k, a in enumerate(alphabet)}
+                for s in range(len(self.states))}
+
     def to_dfa(self, final_states: Iterable[int]) -> DFA:
         """This transition structure as an automata-lib DFA (complete; states 0..n−1)."""
         from automata.fa.dfa import DFA
 
-        alphabet = self.alphabet
-        rows = self.rows
-        transitions = {s: {a: rows[k][s] for k, a in enumerate(alphabet)}
-                       for s in range(len(self.states))}
         with fast_automata():
-            return DFA(states=frozenset(range(len(self.states))), input_symbols=frozenset(alphabet),
-                       transitions=transitions, initial_state=0,
-                       final_states=frozenset(final_states))
+            return DFA(states=frozenset(range(len(self.states))),
+                       input_symbols=frozenset(self.alphabet), transitions=self._transitions,
+                       initial_state=0, final_states=frozenset(final_states))
 
 
 @contextlib.contextmanager

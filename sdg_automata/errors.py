@@ -20,6 +20,7 @@ __all__ = [
     "GrammarError",
     "GrammarSyntaxError",
     "InputError",
+    "Interrupted",
     "SdgError",
     "UnitCycleError",
 ]
@@ -117,6 +118,20 @@ class BudgetExceeded(SdgError):
     ----------
     explored:
         How many states had been explored when the budget ran out.
+    """
+
+    def __init__(self, message: str, *, explored: int = 0):
+        self.explored = explored
+        super().__init__(message)
+
+
+class Interrupted(SdgError):
+    """A long computation was interrupted (Ctrl-C); says how far it got.
+
+    Attributes
+    ----------
+    explored:
+        How many states had been explored.
     """
 
     def __init__(self, message: str, *, explored: int = 0):
