@@ -130,34 +130,34 @@ class GrundyAutomaton:
         self.items: tuple[Item, ...] = tuple(items)
         self.initial: int = 1 << self._base[end]
         # Step 3/4 tables per letter: for each item bit, the shifted item a·x B^j and the
-        # contributions j ∈ J_A it makes; J_A lives in bits [slot_A, slot_A + width)
-        width = max(bound.values()) + 1
-        slot = {a: k * width for k, a in enumerate(nts)}
-        self._tables: dict[str, tuple[int, list[int], list[int]]] = {}
+        # contributions (A, 1 << j) it makes to the sets J_A
+        nt_id = {a: k for k, a in enumerate(nts)}
+        self._tables: dict[str, tuple[int, list[int], list[tuple[tuple[int, int], ...]]]] = {}
         for a in self.alphabet:
             shift = [0] * len(items)
-            contrib = [0] * len(items)
+            contrib: list[list[tuple[int, int]]] = [[] for _ in items]
             for (x, b), bit in index.items():
                 target = index.get((a + x, b))
-                for j in range(bound[b] + 1):
-                    if target is not None:
+                if target is not None:
+                    for j in range(bound[b] + 1):
                         shift[bit + j] = 1 << (target + j)
             for head, letters, tail in letter_rules:
                 if letters[0] == a:
                     bit = index[letters[1:], tail]
                     for j in range(bound[tail] + 1):
-                        contrib[bit + j] |= 1 << (slot[head] + j)
+                        contrib[bit + j].append((nt_id[head], 1 << j))
             relevant = sum(1 << k for k in range(len(items)) if shift[k] or contrib[k])
-            self._tables[a] = (relevant, shift, contrib)
-        nt_id = {a: k for k, a in enumerate(nts)}
-        units = {a: [nt_id[r.body[0]] for r in grammar.rules_of(a) if grammar.is_unit(r)]
-                 for a in nts}
-        # Step 3 visits A in the order <_Γ, so δ′_C is known before A → C needs it
-        self._plan = tuple(
-            (nt_id[a], slot[a], tuple(units[a]), self._base[a], self.bounds[a])
+            self._tables[a] = (relevant, shift, [tuple(c) for c in contrib])
+        # Step 3 visits A in the order <_Γ so that δ′_C is known before A → C needs it;
+        # heads without unit rules depend on nothing computed in the same step
+        self._base_of = [self._base[a] for a in nts]
+        self._bound_of = [self.bounds[a] for a in nts]
+        self._unit_plan = tuple(
+            (nt_id[a], tuple(nt_id[r.body[0]] for r in grammar.rules_of(a) if grammar.is_unit(r)))
             for a in grammar.unit_order
+            if any(grammar.is_unit(r) for r in grammar.rules_of(a))
         )
-        self._width_mask = (1 << width) - 1
+        self._unit_heads = frozenset(h for h, _ in self._unit_plan)
         self._memo: dict[str, dict[int, int]] = {a: {} for a in self.alphabet}
 
     # -- the automaton -------------------------------------------------------
@@ -176,27 +176,34 @@ class GrundyAutomaton:
         relevant, shift, contrib = table
         q &= relevant
         out = 0
-        j_all = 0
+        sets: dict[int, int] = {}  # head -> J_A as a bitmask
         while q:
             low = q & -q
             k = low.bit_length() - 1
             out |= shift[k]
-            j_all |= contrib[k]
+            for h, m in contrib[k]:
+                sets[h] = sets.get(h, 0) | m
             q ^= low
-        if j_all:
-            values = [-1] * len(self.grammar.nonterminals)
-            wmask = self._width_mask
-            for h, offset, units, base, bound in self._plan:
-                j = (j_all >> offset) & wmask
-                for c in units:
-                    if values[c] >= 0:
-                        j |= 1 << values[c]
-                if j:
-                    v = mex_mask(j)
-                    if v > bound:  # would contradict SPEC §3; never answer from a broken state
-                        raise AssertionError(f"Grundy value {v} exceeds the bound {bound}")
-                    values[h] = v
-                    out |= 1 << (base + v)
+        if not sets:
+            return out
+        base, bound, units = self._base_of, self._bound_of, self._unit_heads
+        values: dict[int, int] = {}
+        for h, j in sets.items():
+            if h not in units:
+                v = values[h] = mex_mask(j)
+                if v > bound[h]:
+                    _bound_violated(v, bound[h])
+                out |= 1 << (base[h] + v)
+        for h, targets in self._unit_plan:
+            j = sets.get(h, 0)
+            for c in targets:
+                if c in values:
+                    j |= 1 << values[c]
+            if j:
+                v = values[h] = mex_mask(j)
+                if v > bound[h]:
+                    _bound_violated(v, bound[h])
+                out |= 1 << (base[h] + v)
         return out
 
     def grundy_at(self, q: int, head: str) -> int | None:
@@ -357,6 +364,11 @@ class ReachableAutomaton:
             return DFA(states=frozenset(range(len(self.states))),
                        input_symbols=frozenset(self.alphabet), transitions=self._transitions,
                        initial_state=0, final_states=frozenset(final_states))
+
+
+def _bound_violated(value: int, bound: int) -> None:
+    # would contradict SPEC §3; never answer from a broken state
+    raise AssertionError(f"Grundy value {value} exceeds the bound {bound}")
 
 
 @contextlib.contextmanager

@@ -382,7 +382,7 @@ def successors(grammar: Grammar, head: str, w: str) -> list[Position]:
     """
     grammar.check_nonterminal(head)
     table = SubstringTable(grammar, w)
-    index = {}  # substring -> its start, to query the table
+    index: dict[str, int] = {}  # substring -> its start, to query the table
     for i in range(len(w)):
         for j in range(i + 1, len(w) + 1):
             index.setdefault(w[i:j], i)

@@ -1,0 +1,264 @@
+"""Instance families with known answers (SPEC §5 and §7).
+
+* :func:`intersection_grammar` — the PSPACE-hardness reduction of SPEC §5 from
+  DFA intersection non-emptiness: for DFAs D₁ … D_k accepting only words of even
+  length it builds a right-linear grammar in which 𝒢(A, w) =
+  mex{t − 1 : w ∈ L(D_t)}, so max 𝒢_A = k iff L(D₁) ∩ … ∩ L(D_k) ∖ {ε} ≠ ∅.
+* :func:`modular_family` — unary DFAs accepting aⁿ with n ≡ rᵢ (mod pᵢ), n even;
+  the answer follows from the Chinese remainder theorem (:func:`modular_truth`),
+  independently of any automaton.
+* :func:`random_family` — random binary DFAs, made even-length by a product
+  with the even-length DFA; :func:`product_truth` answers with automata-lib's
+  products.
+* :func:`subtraction_grammar` — the unary grammar A → aᵏA | aᵏ (k ∈ S) of a
+  subtraction game (SPEC §7).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from math import gcd
+from typing import TYPE_CHECKING, Any
+
+from .errors import InputError
+from .grammar import Grammar, Rule
+
+if TYPE_CHECKING:
+    from automata.fa.dfa import DFA
+
+__all__ = [
+    "ModularSpec",
+    "intersection_grammar",
+    "modular_dfa",
+    "modular_family",
+    "modular_truth",
+    "product_truth",
+    "random_family",
+    "smallest_common_solution",
+    "subtraction_grammar",
+]
+
+TOP = "A"
+
+
+def _productive(d: DFA) -> set[Any]:
+    """States from which some non-empty word reaches a final state."""
+    out: set[Any] = set()
+    changed = True
+    while changed:
+        changed = False
+        for s, row in d.transitions.items():
+            if s not in out and any(t in d.final_states or t in out for t in row.values()):
+                out.add(s)
+                changed = True
+    return out
+
+
+def intersection_grammar(dfas: Sequence[DFA], *, top: str = TOP) -> Grammar:
+    """The grammar of SPEC §5 for DFAs D₁ … D_k that accept only even-length words.
+
+    Nonterminals: ``D{i}_{s}`` for state s of Dᵢ (its embedding, where every
+    position (s, w) has exactly one move, so 𝒢 = |w| mod 2), ``V{i}_{t}`` for
+    the chain Vᵢᵗ → Vᵢ⁰ | … | Vᵢ^{t−1} (𝒢 = t on L(Dᵢ)), and the top
+    A → V₁⁰ | V₂¹ | … | V_k^{k−1}.  Rules into states that reach no final
+    state are left out (they would have no positions).
+
+    Raises
+    ------
+    InputError
+        If a DFA accepts a word of odd length (the reduction needs even
+        lengths), or if every language is empty or {ε}.
+    """
+    from automata.fa.dfa import DFA
+
+    even = DFA(states={0, 1}, input_symbols=set().union(*(d.input_symbols for d in dfas)),
+               transitions={0: dict.fromkeys(set().union(*(d.input_symbols for d in dfas)), 1),
+                            1: dict.fromkeys(set().union(*(d.input_symbols for d in dfas)), 0)},
+               initial_state=0, final_states={0})
+    rules: list[Rule] = []
+    top_rules: list[Rule] = []
+    letters: set[str] = set()
+    for i, d in enumerate(dfas, 1):
+        letters |= set(d.input_symbols)
+        odd = d.difference(DFA(**{**even.input_parameters, "input_symbols": d.input_symbols,
+                                  "transitions": {0: dict.fromkeys(d.input_symbols, 1),
+                                                  1: dict.fromkeys(d.input_symbols, 0)}}))
+        if not odd.isempty():
+            raise InputError(f"DFA {i} accepts words of odd length; take its product with the "
+                             "even-length DFA first (SPEC §5)")
+        name = {s: f"D{i}_{k}" for k, s in enumerate(sorted(d.states, key=repr))}
+        live = _productive(d)
+        for s in sorted(live, key=repr):
+            for a, t in sorted(d.transitions[s].items()):
+                if t in live:
+                    rules.append(Rule(name[s], (a, name[t])))
+                if t in d.final_states:
+                    rules.append(Rule(name[s], (a,)))
+        if d.initial_state not in live:
+            continue  # L(Dᵢ) ⊆ {ε}: no position; V chains would have no rules
+        chain = [name[d.initial_state]]
+        for t in range(1, i):
+            chain.append(f"V{i}_{t}")
+            rules.extend(Rule(chain[t], (chain[u],)) for u in range(t))
+        top_rules.append(Rule(top, (chain[i - 1],)))
+    if not top_rules:
+        raise InputError("every DFA accepts no non-empty word: the top nonterminal would have "
+                         "no positions")
+    return Grammar(rules=[*top_rules, *rules], start=top, terminals=letters)
+
+
+# ---------------------------------------------------------------------------
+# unary modular instances and their CRT ground truth
+
+
+@dataclass(frozen=True)
+class ModularSpec:
+    """Dᵢ accepts aⁿ with n ≡ ``residue`` (mod ``modulus``) and n even."""
+
+    modulus: int
+    residue: int
+
+    def __post_init__(self) -> None:
+        if self.modulus < 1:
+            raise InputError(f"modulus {self.modulus} must be at least 1")
+        if not 0 <= self.residue < self.modulus:
+            raise InputError(f"residue {self.residue} must be in 0..{self.modulus - 1}")
+
+    @classmethod
+    def parse(cls, text: str) -> ModularSpec:
+        """``"p:r"``, e.g. ``"5:2"``."""
+        p, sep, r = text.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            return cls(int(p), int(r))
+        except ValueError:
+            raise InputError(f"{text!r} is not MODULUS:RESIDUE (e.g. 5:2)") from None
+
+
+def modular_dfa(spec: ModularSpec, letter: str = "a") -> DFA:
+    """The unary DFA of aⁿ with n ≡ r (mod p) and n even (states n mod lcm(2, p))."""
+    from automata.fa.dfa import DFA
+
+    m = spec.modulus * 2 // gcd(spec.modulus, 2)
+    return DFA(states=set(range(m)), input_symbols={letter},
+               transitions={n: {letter: (n + 1) % m} for n in range(m)}, initial_state=0,
+               final_states={n for n in range(m) if n % 2 == 0 and n % spec.modulus == spec.residue})
+
+
+def modular_family(specs: Iterable[ModularSpec]) -> Grammar:
+    """The SPEC §5 grammar of the unary modular DFAs."""
+    return intersection_grammar([modular_dfa(s) for s in specs])
+
+
+def smallest_common_solution(congruences: Iterable[tuple[int, int]]) -> int | None:
+    """The least n ≥ 1 with n ≡ r (mod p) for every (p, r), or ``None``.
+
+    Generalized Chinese remainder theorem: merge x ≡ r₁ (mod p₁) with
+    x ≡ r₂ (mod p₂) when r₁ ≡ r₂ (mod gcd(p₁, p₂)).
+    """
+    r, m = 0, 1
+    for p, q in congruences:
+        g = gcd(m, p)
+        if (q - r) % g:
+            return None
+        # r + m·t ≡ q (mod p)  ⟺  (m/g)·t ≡ (q − r)/g (mod p/g)
+        t = ((q - r) // g * pow(m // g, -1, p // g)) % (p // g) if p // g > 1 else 0
+        r, m = r + m * t, m * p // g
+        r %= m
+    return r if r >= 1 else r + m
+
+
+def modular_truth(specs: Sequence[ModularSpec]) -> tuple[int | None, int | None]:
+    """Ground truth for :func:`modular_family`: (max 𝒢_A, length of a shortest witness).
+
+    𝒢(A, aⁿ) = mex{t − 1 : aⁿ ∈ L(D_t)} is the largest j with aⁿ ∈ L(D₁) ∩ … ∩
+    L(D_j), so the maximum is the largest j whose first j congruences (and n
+    even) have a common solution n ≥ 1.  Positions exist iff some D_t alone is
+    solvable; the maximum is then at least 0.  Pure number theory: no automaton.
+    """
+    solvable = [smallest_common_solution([(2, 0), (s.modulus, s.residue)]) for s in specs]
+    if all(n is None for n in solvable):
+        return None, None
+    best, length = 0, min(n for n in solvable if n is not None)
+    for j in range(1, len(specs) + 1):
+        n = smallest_common_solution([(2, 0)] + [(s.modulus, s.residue) for s in specs[:j]])
+        if n is None:
+            break
+        best, length = j, n
+    # value 0 is reached by a word in some L(D_t) but not in L(D₁); its length is not needed
+    return best, (length if best > 0 else None)
+
+
+# ---------------------------------------------------------------------------
+# random binary DFAs and automata-lib ground truth
+
+
+def random_family(count: int, states: int, *, seed: int, alphabet: str = "ab") -> list[DFA]:
+    """``count`` random DFAs on ``states`` states, each crossed with the even-length DFA."""
+    from automata.fa.dfa import DFA
+
+    if count < 1 or states < 1:
+        raise InputError("need at least one DFA with at least one state")
+    rng = random.Random(seed)
+    even = DFA(states={0, 1}, input_symbols=set(alphabet),
+               transitions={0: dict.fromkeys(alphabet, 1), 1: dict.fromkeys(alphabet, 0)},
+               initial_state=0, final_states={0})
+    out = []
+    for _ in range(count):
+        d = DFA(states=set(range(states)), input_symbols=set(alphabet),
+                transitions={s: {a: rng.randrange(states) for a in alphabet}
+                             for s in range(states)},
+                initial_state=0,
+                final_states={s for s in range(states) if rng.random() < 0.5})
+        out.append(d.intersection(even))
+    return out
+
+
+def product_truth(dfas: Sequence[DFA]) -> int | None:
+    """Ground truth for :func:`intersection_grammar` by automata-lib products.
+
+    The largest j with L(D₁) ∩ … ∩ L(D_j) ∖ {ε} ≠ ∅ (0 when only single
+    languages are non-empty; ``None`` when all are ⊆ {ε}).
+    """
+    from automata.fa.dfa import DFA
+
+    nonempty = DFA.of_length(set().union(*(d.input_symbols for d in dfas)), min_length=1,
+                             max_length=None)
+
+    def has_word(d: DFA) -> bool:
+        return not d.isdisjoint(nonempty)
+
+    if not any(has_word(d) for d in dfas):
+        return None
+    best = 0
+    acc = nonempty
+    for j, d in enumerate(dfas, 1):
+        acc = acc.intersection(d)
+        if not has_word(acc):
+            break
+        best = j
+    return best
+
+
+# ---------------------------------------------------------------------------
+# subtraction games
+
+
+def subtraction_grammar(subtraction: Iterable[int], letter: str = "a") -> Grammar:
+    """A → aᵏA | aᵏ for k ∈ S (SPEC §7).
+
+    It plays the classic subtraction game with set S exactly when 1 ∈ S; without
+    1, lengths outside the numerical semigroup generated by S are not positions
+    and a move may not land on them.
+    """
+    ks = sorted(set(subtraction))
+    if not ks or ks[0] < 1:
+        raise InputError(f"a subtraction set is a non-empty set of positive integers, not {ks}")
+    rules = []
+    for k in ks:
+        rules.append(Rule(TOP, (letter,) * k + (TOP,)))
+        rules.append(Rule(TOP, (letter,) * k))
+    return Grammar(rules=rules, start=TOP)
