@@ -158,7 +158,10 @@ class GrundyAutomaton:
             if any(grammar.is_unit(r) for r in grammar.rules_of(a))
         )
         self._unit_heads = frozenset(h for h, _ in self._unit_plan)
-        self._memo: dict[str, dict[int, int]] = {a: {} for a in self.alphabet}
+        # memo of run(): state ids, their bitsets, and per-id successor dicts
+        self._ids: dict[int, int] = {self.initial: 0}
+        self._states: list[int] = [self.initial]
+        self._succ: list[dict[str, int]] = [{}]
 
     # -- the automaton -------------------------------------------------------
 
@@ -213,18 +216,29 @@ class GrundyAutomaton:
         return field.bit_length() - 1 if field else None
 
     def run(self, letters: Iterable[str]) -> int:
-        """The state reached from q₀ by reading ``letters``, with memoized transitions."""
-        q = self.initial
-        memo = self._memo
-        for a in letters:
-            table = memo.get(a)
-            if table is None:
-                return 0
-            nq = table.get(q)
-            if nq is None:
-                nq = table[q] = self.step(q, a)
-            q = nq
-        return q
+        """The state reached from q₀ by reading ``letters``, with memoized transitions.
+
+        States met so far get small ids and one dict of successors each, so a
+        known transition costs one list index and one dict lookup; the memo
+        persists across calls (a batch of words warms it once).
+        """
+        ids, states, succ = self._ids, self._states, self._succ
+        s = 0
+        it = iter(letters)
+        while True:
+            try:
+                for a in it:
+                    s = succ[s][a]
+                return states[s]
+            except KeyError:  # a transition not taken before: compute it once
+                nq = self.step(states[s], a)
+                t = ids.get(nq)
+                if t is None:
+                    t = ids[nq] = len(states)
+                    states.append(nq)
+                    succ.append({})
+                succ[s][a] = t
+                s = t
 
     def grundy(self, head: str, w: str) -> int | None:
         """𝒢_{G,A}(w), by running the automaton on wᴿ (Theorem of SPEC §4)."""

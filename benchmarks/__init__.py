@@ -1,0 +1,1 @@
+"""Benchmarks of sdg_automata: ratio tables measured side by side in one run."""
