@@ -1,0 +1,387 @@
+"""i-Mark(S, D) (SPEC §6): the naive sequence and the convergence technique.
+
+The oracle is :func:`reference`, the definition written again here with sets
+and no shared code; the fast naive table is checked against it, and the
+convergence technique against the naive table.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdg_automata.errors import ConvergenceError, InputError
+from sdg_automata.imark import (
+    NAIVE_BASE,
+    IMark,
+    IMarkConvergenceError,
+    IMarkValue,
+    _InternalError,
+    _rules,
+    _Store,
+    coalescence_steps,
+    imark_cache_clear,
+    imark_grundy,
+    imark_naive,
+    imark_sequence,
+    imark_sequence_chunks,
+    imark_value,
+    imark_values,
+    survey,
+    survey_instance,
+    survey_instances,
+)
+
+#: the instances of the issue; each converges (Nivasch–Rubinstein prove ({1}, {d1, d2}))
+CONVERGING = [((1,), (2, 3)), ((1,), (2, 5)), ((1, 2), (2, 3)), ((2,), (2, 3)), ((1,), (3, 4))]
+N = 10**5
+
+
+def reference(S: tuple[int, ...], D: tuple[int, ...], upto: int) -> list[int]:
+    """𝒢(0..upto) straight from the definition."""
+    g: list[int] = []
+    for n in range(upto + 1):
+        seen = {g[n - s] for s in S if n - s >= 0}
+        seen |= {g[n // d] for d in D if n >= 1 and n % d == 0}
+        v = 0
+        while v in seen:
+            v += 1
+        g.append(v)
+    return g
+
+
+_TABLES: dict[tuple[tuple[int, ...], tuple[int, ...]], bytes] = {}
+
+
+def table(S: tuple[int, ...], D: tuple[int, ...]) -> bytes:
+    """The naive table on [0, N + 2·512] (enough for every window the tests use), once."""
+    key = (S, D)
+    if key not in _TABLES:
+        _TABLES[key] = imark_sequence(S, D, upto=N + 1100)
+    return _TABLES[key]
+
+
+# ---------------------------------------------------------------------------
+# the game and the naive sequence
+
+
+def test_followers_are_the_moves():
+    g = IMark.of([1, 2], [2, 3])
+    assert g.followers(0) == []
+    assert g.followers(1) == [0]  # 1/d is never a move: d does not divide 1
+    assert g.followers(6) == [5, 4, 3, 2]
+    assert g.followers(7) == [6, 5]
+    assert str(g) == "i-Mark(S={1,2}, D={2,3})"
+    assert g.max_value == 4
+
+
+@pytest.mark.parametrize(("S", "D"), CONVERGING + [((), (2, 3)), ((1, 3), ()), ((3,), (2,)),
+                                                   ((1, 2, 3), (2, 5, 7)), ((2, 5), (3,))])
+def test_naive_sequence_matches_the_definition(S, D):
+    assert list(imark_sequence(S, D, upto=5000)) == reference(S, D, 5000)
+
+
+def test_naive_sequence_large_v_uses_the_generic_loop():
+    # |S|+|D| = 8 > 7: masks do not fit a byte, the slow path must agree
+    S, D = (1, 2, 3, 4, 5), (2, 3, 5)
+    assert list(imark_sequence(S, D, upto=3000)) == reference(S, D, 3000)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sets(st.integers(1, 6), max_size=3), st.sets(st.integers(2, 9), max_size=3),
+       st.integers(0, 400))
+def test_naive_sequence_random_instances(S, D, upto):
+    if not S and not D:
+        return
+    S, D = tuple(sorted(S)), tuple(sorted(D))
+    assert list(imark_sequence(S, D, upto=upto)) == reference(S, D, upto)
+
+
+def test_sequence_chunks_and_small_values():
+    whole = imark_sequence([1], [2, 3], upto=1000)
+    assert b"".join(imark_sequence_chunks([1], [2, 3], upto=1000, chunk=7)) == whole
+    assert list(whole[:11]) == [0, 1, 0, 2, 1, 0, 1, 0, 2, 0, 1]
+    assert imark_naive([1], [2, 3], n=1000) == whole[1000]
+    assert max(whole) <= 3  # every value ≤ |S| + |D|
+
+
+def test_pure_division_game():
+    # S = ∅: 𝒢(n) = mex of 𝒢(n/d); a position with no divisor in D is terminal
+    g = imark_sequence([], [2], upto=64)
+    for k in range(7):  # 2^k has the chain 2^k → 2^(k-1) → … → 1: values alternate
+        assert g[2**k] == k % 2
+    assert g[3] == g[5] == 0
+
+
+# ---------------------------------------------------------------------------
+# input errors
+
+
+@pytest.mark.parametrize(("S", "D", "match"), [
+    ([0], [2], "S must contain integers ≥ 1"),
+    ([1], [1], "D must contain integers ≥ 2"),
+    ([1], [0], "D must contain"),
+    ([], [], "both empty"),
+    ([1.5], [2], "integers"),
+    ([True], [2], "integers"),
+    ("1", [2], "collection"),
+    ([1], None, "D is missing"),
+])
+def test_bad_instances(S, D, match):
+    with pytest.raises(InputError, match=match):
+        imark_sequence(S, D, upto=3)
+    with pytest.raises(ValueError):  # InputError is a ValueError
+        imark_grundy(S, D, 3)
+
+
+@pytest.mark.parametrize("n", [-1, 2.0, True, "7"])
+def test_bad_positions(n):
+    with pytest.raises(InputError, match="natural number"):
+        imark_grundy([1], [2, 3], n)
+
+
+def test_bad_c_and_huge_guess_space():
+    with pytest.raises(InputError, match="c must be"):
+        imark_grundy([1], [2, 3], 10**6, c=0)
+    with pytest.raises(InputError, match="guess vectors"):
+        imark_grundy([20], [2, 3], 10**6)  # 4^20 guesses
+    assert len(imark_sequence([20], [2, 3], upto=100)) == 101  # the naive table still works
+
+
+def test_duplicates_merge():
+    assert IMark.of([1, 1], [3, 2, 3]) == IMark((1,), (2, 3))
+
+
+# ---------------------------------------------------------------------------
+# the convergence technique agrees with the naive table
+
+
+@pytest.mark.parametrize(("S", "D"), CONVERGING)
+def test_every_n_up_to_1e5_dense(S, D):
+    # one call proves every n ≤ 10^5 (the union of the sets M(n) is all of [0, 10^5])
+    imark_cache_clear()
+    g = table(S, D)
+    values = imark_values(S, D, ns=range(N + 1))
+    assert bytes(v.grundy for v in values) == g[:N + 1]
+    assert all(v.c >= 1 for v in values)
+
+
+@pytest.mark.parametrize(("S", "D"), CONVERGING)
+def test_spec_literal_on_strided_and_small_n(S, D):
+    # reuse=False: SPEC §6 literally, every interval from all guesses
+    g = table(S, D)
+    ns = list(range(0, 3001)) + list(range(3001, N + 1, 613)) + [N]
+    values = imark_values(S, D, ns=ns, reuse=False)
+    assert [v.grundy for v in values] == [g[n] for n in ns]
+    # the reported c really proves the value on its own
+    for v in values[::97]:
+        assert imark_value(S, D, n=v.n, c=v.c, reuse=False).grundy == v.grundy
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(CONVERGING), st.integers(0, N), st.booleans())
+def test_single_queries_cold(instance, n, reuse):
+    S, D = instance
+    if reuse:
+        imark_cache_clear()
+    v = imark_value(S, D, n=n, reuse=reuse)
+    assert v.grundy == table(S, D)[n]
+    assert isinstance(v, IMarkValue) and (v.S, v.D, v.n) == (S, D, n)
+
+
+@pytest.mark.parametrize(("S", "D"), [((1,), (2, 3)), ((1,), (2, 5)), ((2,), (2, 3))])
+def test_survey_c_is_the_smallest_window(S, D):
+    # the survey's c proves every n ≤ upto + 2c, and c − 1 fails at its worst start
+    upto = 3000
+    row = survey_instance(S, D, upto=upto)
+    assert row.converges and row.c is not None and row.worst_start is not None
+    c = row.c
+    g = table(S, D)
+    ns = range(upto + 2 * c + 1)
+    assert [v.grundy for v in imark_values(S, D, ns=ns, c=c, reuse=False)] == list(g[:len(ns)])
+    m = row.worst_start + 2 * (c - 1)  # I_m starts at the worst start
+    with pytest.raises(IMarkConvergenceError) as info:
+        imark_value(S, D, n=m, c=c - 1, reuse=False)
+    assert info.value.m == m and info.value.c == c - 1
+
+
+def test_coalescence_steps_match_the_survey():
+    steps = coalescence_steps([1], [2, 3], upto=2000)
+    assert steps[0] is None and steps[1] is None
+    worst = max(s for s in steps if s is not None)
+    row = survey_instance([1], [2, 3], upto=2000)
+    assert (row.c, row.worst_start) == (worst, steps.index(worst)) == (9, 61)
+    assert row.starts == 1999
+
+
+# ---------------------------------------------------------------------------
+# no convergence: an error, never a value
+
+
+def test_odd_positions_of_s2_d2_never_converge():
+    # S = {2}, D = {2}: odd n only moves to n − 2, so a wrong guess is never corrected
+    imark_cache_clear()
+    with pytest.raises(ConvergenceError) as info:
+        imark_grundy([2], [2], 10**6)
+    e = info.value
+    assert isinstance(e, IMarkConvergenceError)
+    assert e.c == 512 and e.tried == (8, 16, 32, 64, 128, 256, 512) and e.n == 10**6
+    assert f"m = {e.m}" in str(e) and "c = 512" in str(e)
+    assert e.m in {10**6 // 2**k for k in range(20)}  # an element of M(10^6)
+    with pytest.raises(IMarkConvergenceError, match="c = 8"):
+        imark_grundy([2], [2], 10**6, c=8, reuse=False)
+    row = survey_instance([2], [2], upto=500)
+    assert not row.converges and row.failed_start == 3 and row.c is None
+
+
+@pytest.mark.parametrize(("S", "D"), [((2,), (2,)), ((1, 3), (2, 3)), ((2, 3), (2, 3)),
+                                      ((1, 2), (2,))])
+@pytest.mark.parametrize("c", [3, 8, 32])
+def test_failing_instances_never_return_a_wrong_value(S, D, c):
+    g = imark_sequence(S, D, upto=25000)
+    outcomes = [_attempt(S, D, n, c) for n in range(0, 25001, 41)]
+    proven = [(n, v) for n, v in outcomes if v is not None]
+    assert all(v == g[n] for n, v in proven)
+    assert len(proven) < len(outcomes)  # the instance really fails somewhere
+    assert proven  # small n come from the naive table
+
+
+def _attempt(S: tuple[int, ...], D: tuple[int, ...], n: int, c: int) -> tuple[int, int | None]:
+    try:
+        return n, imark_value(S, D, n=n, c=c, reuse=False).grundy
+    except ConvergenceError:
+        return n, None
+
+
+def test_reuse_proves_more_but_the_same_values():
+    # with known neighbouring intervals the history is exact: even a failing instance
+    # gets (true) values for every n of a dense sweep
+    S, D = (1, 3), (2, 3)
+    imark_cache_clear()
+    g = imark_sequence(S, D, upto=20000)
+    values = imark_values(S, D, ns=range(20001))
+    assert bytes(v.grundy for v in values) == g
+
+
+def test_batch_reports_the_first_unprovable_n():
+    with pytest.raises(IMarkConvergenceError) as info:
+        imark_values([2], [2], ns=[5, 10**6, 10**7], c=8, reuse=False)
+    assert info.value.n == 10**6
+
+
+# ---------------------------------------------------------------------------
+# edge cases
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_small_n_and_zero(reuse):
+    g = table((1,), (2, 3))
+    assert imark_grundy([1], [2, 3], 0, reuse=reuse) == 0
+    for n in range(0, 40):  # n < 2c: the naive part of SPEC §6
+        assert imark_grundy([1], [2, 3], n, c=16, reuse=reuse) == g[n]
+
+
+@pytest.mark.parametrize(("S", "D"), CONVERGING)
+def test_powers_of_the_divisors(S, D):
+    g = table(S, D)
+    for d in (*D, D[0] * D[-1]):
+        k = 0
+        while d**k <= N:
+            assert imark_grundy(S, D, d**k, reuse=False) == g[d**k]
+            assert imark_grundy(S, D, d**k - 1, reuse=False) == g[d**k - 1]
+            k += 1
+        for k in (60, 150):  # huge powers: only consistency can be checked
+            assert 0 <= imark_grundy(S, D, d**k) <= len(S) + len(D)
+
+
+def _mex(values: set[int]) -> int:
+    v = 0
+    while v in values:
+        v += 1
+    return v
+
+
+@pytest.mark.parametrize(("S", "D"), [((1,), (2, 3)), ((1, 2), (2, 3))])
+@pytest.mark.parametrize("n", [10**18, 10**50 + 7, 2**200, 6**60])
+def test_huge_n_satisfy_the_recurrence(S, D, n):
+    # no table reaches 10^50; check 𝒢(n) = mex of the followers' values instead, every value
+    # proven by the technique on its own
+    game = IMark.of(S, D)
+    value = imark_grundy(S, D, n)
+    followers = {imark_grundy(S, D, f) for f in game.followers(n)}
+    assert value == _mex(followers)
+    assert imark_grundy(S, D, n, reuse=False) == value
+    assert imark_grundy(S, D, n, c=64, reuse=False) == value
+
+
+def test_very_large_n_is_polylog():
+    v = imark_value([1], [2, 3], n=10**100)
+    assert 0 <= v.grundy <= 3 and v.c in (8, 16, 32)
+
+
+def test_reported_c_and_as_dict():
+    imark_cache_clear()
+    v = imark_value([1], [2, 3], n=10**6)
+    assert v.as_dict() == {"S": [1], "D": [2, 3], "n": 10**6, "grundy": 0, "c": v.c}
+    assert v.grundy == imark_naive([1], [2, 3], n=10**6)
+
+
+def test_pure_division_game_converges_and_pure_subtraction_does_not():
+    g = imark_sequence([], [2, 3], upto=20000)
+    assert [imark_grundy([], [2, 3], n, reuse=False) for n in range(0, 20001, 37)] == \
+        list(g[::37])
+    assert imark_grundy([], [2, 3], 2**300) == 300 % 2
+    with pytest.raises(ConvergenceError):
+        imark_grundy([1], [], 10**6, reuse=False)
+
+
+def test_the_lookup_never_reads_an_unknown_value():
+    # a missing J_{⌊m/d⌋} is an internal error, never a guess
+    r = _rules(IMark.of([1], [2, 3]))
+    store = _Store(r)
+    n = 10**9
+    values, failures = store.run([n], 16, reuse=False, abort=False)
+    assert n in values and not failures
+    del store.segs[n // 2]
+    del store.segs[n]
+    with pytest.raises(_InternalError, match="outside the known interval"):
+        store._interval(n, 16, False)
+
+
+def test_naive_base_and_cache_do_not_change_values():
+    imark_cache_clear()
+    g = table((1,), (2, 3))
+    a = imark_values([1], [2, 3], ns=[NAIVE_BASE - 1, NAIVE_BASE, NAIVE_BASE + 1, 77777])
+    b = imark_values([1], [2, 3], ns=[77777, NAIVE_BASE + 1])
+    assert [v.grundy for v in a] == [g[v.n] for v in a]
+    assert [v.grundy for v in b] == [g[77777], g[NAIVE_BASE + 1]]
+
+
+# ---------------------------------------------------------------------------
+# the survey
+
+
+def test_survey_instances():
+    inst = survey_instances(3, 6)
+    assert len(inst) == 7 * (5 + 10)  # S ⊆ {1,2,3}, D ⊆ {2..6} with |D| ≤ 2
+    assert inst[0] == IMark((1,), (2,))
+    assert IMark((1, 3), (2, 3)) in inst
+    assert len(survey_instances(2, 4, max_d_size=3)) == 3 * 7
+    with pytest.raises(InputError):
+        survey_instances(0, 6)
+
+
+def test_survey_parallel_equals_serial():
+    inst = survey_instances(2, 4)
+    seen = []
+    serial = survey(inst, upto=400, jobs=1, on_result=seen.append)
+    parallel = survey(inst, upto=400, jobs=2)
+    strip = [(r.S, r.D, r.c, r.worst_start, r.failed_start, r.starts) for r in serial]
+    assert strip == [(r.S, r.D, r.c, r.worst_start, r.failed_start, r.starts) for r in parallel]
+    assert len(seen) == len(inst)
+    by = {(r.S, r.D): r for r in serial}
+    assert by[(1,), (2, 3)].c == 9
+    assert not by[(2,), (2,)].converges
+    assert by[(1, 2), (2,)].failed_start == 3
+    assert by[(1,), (2,)].as_dict()["converges"] is True
