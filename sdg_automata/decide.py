@@ -245,7 +245,7 @@ def max_grundy(
     automaton = GrundyAutomaton(grammar.restricted_to(head))  # the cone of influence of A
     bound = automaton.bounds[head]
     if method == "explicit":
-        return _explicit(automaton, head, k, within, max_states, progress, started)
+        return _explicit(automaton, head, k, within, max_states, max_seconds, progress, started)
     if method != "onthefly":
         raise InputError(f"unknown method {method!r} (expected onthefly or explicit)")
     table = None if within is None else constraint(within, automaton.alphabet, reverse=True)
@@ -462,12 +462,19 @@ def _dfs(
 
 def _explicit(
     automaton: GrundyAutomaton, head: str, k: int | None, within: DFA | str | None,
-    max_states: int | None, progress: Callable[[int], None] | None, started: float,
+    max_states: int | None, max_seconds: float | None, progress: Callable[[int], None] | None,
+    started: float,
 ) -> Verdict:
     """The paper's route: emptiness of each L(M_{A,i}) with automata-lib (SPEC §5)."""
     bound = automaton.bounds[head]
+
+    def tick(n: int) -> None:  # explore() calls it now and then: the clock is checked there
+        _budget(None, max_seconds, started, n)
+        if progress:
+            progress(n)
+
     try:
-        reachable = automaton.explore(max_states=max_states, progress=progress)
+        reachable = automaton.explore(max_states=max_states, progress=tick)
     except KeyboardInterrupt:
         raise Interrupted("interrupted while building the automaton") from None
     values = reachable.values(head)
@@ -476,6 +483,7 @@ def _explicit(
         guard = _constraint_dfa(within, automaton.alphabet)
     found: dict[int, str] = {}
     for i in range(bound, -1, -1):
+        _budget(None, max_seconds, started, len(reachable))
         machine = reachable.to_dfa(s for s, v in enumerate(values) if v == i)
         if guard is None:
             empty = machine.isempty()

@@ -133,9 +133,11 @@ class ModularSpec:
         try:
             if not sep:
                 raise ValueError
-            return cls(int(p), int(r))
+            modulus, residue = int(p), int(r)
         except ValueError:
             raise InputError(f"{text!r} is not MODULUS:RESIDUE (e.g. 5:2)") from None
+        # outside the try: InputError is a ValueError, and its message is the precise one
+        return cls(modulus, residue)
 
 
 def modular_dfa(spec: ModularSpec, letter: str = "a") -> DFA:
@@ -213,8 +215,32 @@ def random_family(count: int, states: int, *, seed: int, alphabet: str = "ab") -
                              for s in range(states)},
                 initial_state=0,
                 final_states={s for s in range(states) if rng.random() < 0.5})
-        out.append(d.intersection(even))
+        out.append(_renumbered(d.intersection(even)))
     return out
+
+
+def _renumbered(d: DFA) -> DFA:
+    """``d`` with states 0, 1, … in breadth-first order from the initial state (letters
+    sorted), so that a seed always gives the same DFA: automata-lib's ``minify`` numbers
+    its classes in an order that depends on object ids."""
+    from collections import deque
+
+    from automata.fa.dfa import DFA
+
+    number = {d.initial_state: 0}
+    queue = deque([d.initial_state])
+    while queue:
+        s = queue.popleft()
+        for a in sorted(d.transitions[s]):
+            t = d.transitions[s][a]
+            if t not in number:
+                number[t] = len(number)
+                queue.append(t)
+    return DFA(states=set(number.values()), input_symbols=d.input_symbols,
+               transitions={number[s]: {a: number[t] for a, t in d.transitions[s].items()}
+                            for s in number},
+               initial_state=0, final_states={number[s] for s in d.final_states if s in number},
+               allow_partial=d.allow_partial)
 
 
 def product_truth(dfas: Sequence[DFA]) -> int | None:
