@@ -768,13 +768,142 @@ def _cmd_imark_survey(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------
+# moves, play: every move of a position; a game against the engine (play.py)
+
+
+def _add_position_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    p.add_argument("position", metavar="A:w", nargs="+",
+                   help="the components of the position, e.g. A:aab B:ba")
+    p.add_argument("--method", choices=["auto", "dfa", "cyk"], default="auto",
+                   help="auto: the automaton for right/left-linear grammars (one pass over each "
+                        "word's suffixes), the substring DP otherwise; dfa: the automaton; cyk: "
+                        "the substring DP")
+
+
+def _add_moves(sub: Any) -> None:
+    p = sub.add_parser(
+        "moves", help="every legal move of a position, its value, and the winning moves",
+        description="List every move of a multiset position A:w ... (SPEC §2) with the Grundy "
+                    "number of the position it leads to, and name the winning moves (those to "
+                    "XOR 0).")
+    _add_position_args(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_moves)
+
+
+def _cmd_moves(args: argparse.Namespace) -> int:
+    from .play import Analyzer, format_parts, parse_position
+
+    analyzer = Analyzer(_grammar(args), method=args.method)
+    analysis = analyzer.analyze(parse_position(analyzer, args.position))
+    if args.json:
+        _emit(analysis.to_json())
+        return ExitCode.OK
+    who = ("N-position: the player to move wins" if analysis.grundy
+           else "P-position: the player to move loses")
+    print(f"position  {format_parts(analysis.position)}")
+    print(f"values    {' xor '.join(map(str, analysis.values))} = {analysis.grundy} ({who})")
+    rows = [(str(k), m.text(), str(m.rule), str(m.grundy), "wins" if m.winning else "")
+            for k, m in enumerate(analysis.moves, 1)]
+    head = ("#", "move", "rule", "grundy after", "")
+    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(4)]
+    for r in [head, *rows]:
+        print(f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
+              f"{r[3]:>{widths[3]}}  {r[4]}".rstrip())
+    winning = [str(k) for k, m in enumerate(analysis.moves, 1) if m.winning]
+    print(f"winning moves: {', '.join(winning) if winning else 'none'}")
+    return ExitCode.OK
+
+
+def _add_play(sub: Any) -> None:
+    p = sub.add_parser(
+        "play", help="play a position against the engine in the terminal",
+        description="Play the SDG from a position against the engine (normal play: who cannot "
+                    "move loses). The engine plays a winning move when there is one; otherwise "
+                    "the move removing the fewest letters. At your turn type a move number, "
+                    "'h' for a hint or 'q' to quit. When standard input is not a terminal, "
+                    "moves are read from it one per line.")
+    _add_position_args(p)
+    p.add_argument("--first", choices=["engine", "human"], default="human",
+                   help="who moves first (default: human)")
+    p.set_defaults(func=_cmd_play)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from .play import Analyzer, Game, parse_position, play_terminal
+
+    analyzer = Analyzer(_grammar(args), method=args.method)
+    game = Game(analyzer, parse_position(analyzer, args.position), to_move=args.first)
+    console = Console(highlight=False)
+    interactive = sys.stdin.isatty()
+
+    def read_line(prompt: str) -> str | None:
+        if not interactive:  # scripted: one move per line, the transcript echoes it
+            line = sys.stdin.readline()
+            return line if line else None
+        try:
+            return console.input(prompt)
+        except EOFError:
+            return None
+
+    play_terminal(game, console=console, read_line=read_line, echo=not interactive)
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------------
+# period: the proven period of n ↦ 𝒢(A, aⁿ) on one letter (periodicity.py)
+
+
+def _add_period(sub: Any) -> None:
+    p = sub.add_parser(
+        "period", help="proven preperiod and period of n ↦ 𝒢(A, aⁿ) over one letter",
+        description="For a right- or left-linear grammar over one letter (e.g. a subtraction "
+                    "game A -> a^k A | a^k), read the preperiod and period of "
+                    "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
+                    "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    _add_budget(p, seconds=False)
+    p.add_argument("--json", action="store_true",
+                   help="print {nonterminal, preperiod, period, values} (⊥ as null)")
+    p.set_defaults(func=_cmd_period)
+
+
+def _cmd_period(args: argparse.Namespace) -> int:
+    from .periodicity import proven_period
+
+    g = _grammar(args)
+    period = proven_period(g, g.check_nonterminal(args.nonterminal), max_states=args.max_states)
+    if args.json:
+        _emit(period.to_json())
+        return ExitCode.OK
+
+    def show(values: Sequence[int | None]) -> str:
+        return " ".join("⊥" if v is None else str(v) for v in values)
+
+    p0, p = period.preperiod, period.period
+    print(f"nonterminal  {period.nonterminal}  (s(n) = 𝒢({period.nonterminal}, "
+          f"{period.letter}ⁿ), n ≥ 1; ⊥: not a position)")
+    print(f"preperiod    {p0}" + (f"  (s(1) … s({p0}): {show(period.prefix)})" if p0 else ""))
+    print(f"period       {p}")
+    print(f"values       {show(period.values)}  (s({p0 + 1}) … s({p0 + p}))")
+    print(f"proof        the automaton over {{{period.letter}}} is a lasso of "
+          f"{period.lasso_tail + period.lasso_cycle} states whose cycle has length "
+          f"{period.lasso_cycle}: every n is covered")
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------------
 # the parser and main
 
 
 #: every subcommand: a function that adds its parser to the subparsers
 COMMANDS: list[Callable[[Any], None]] = [
     _add_check, _add_grundy, _add_max, _add_dfa, _add_spectrum, _add_family,
-    _add_imark,
+    _add_imark, _add_moves, _add_play, _add_period,
 ]
 
 
