@@ -1,0 +1,269 @@
+"""The Step 1–5 automaton (SPEC §4) against SPEC's transitions, its tables, and the oracle."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from strategies import (
+    Definition,
+    all_words,
+    count_words,
+    left_linear_grammars,
+    right_linear_grammars,
+)
+from test_semantics import EXAMPLE3_REVERSED
+
+from sdg_automata.bounds import upper_bounds
+from sdg_automata.construction import GrundyAutomaton, automaton_grundy, dfa
+from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
+from sdg_automata.parse import parse_grammar
+
+#: SPEC §4, "Example 3, first transitions": δ(source, letter) = target
+EXAMPLE3_TRANSITIONS = [
+    ("{E⁰}", "a", "{A¹, aE⁰}"),
+    ("{E⁰}", "b", "{A⁰, B¹}"),
+    ("{A¹, aE⁰}", "a", "{A², aA¹}"),
+    ("{A¹, aE⁰}", "b", "{A¹, B⁰}"),
+    ("{A⁰, B¹}", "a", "{A¹, aA⁰}"),
+    ("{A⁰, B¹}", "b", "{A⁰, B¹}"),
+    ("{A², aA¹}", "a", "{A⁰, aA²}"),
+    ("{A², aA¹}", "b", "{A¹, B⁰}"),
+    ("{A¹, B⁰}", "a", "{A⁰, aA¹}"),
+    ("{A¹, B⁰}", "b", "{A¹, B⁰}"),
+]
+
+
+def items(label: str) -> frozenset[str]:
+    """``"{A¹, aE⁰}"`` → {"A¹", "aE⁰"}: a label as a set, independent of item order."""
+    assert label.startswith("{") and label.endswith("}"), label
+    return frozenset(s.strip() for s in label[1:-1].split(","))
+
+
+# ---------------------------------------------------------------------------
+# Example 3
+
+
+@pytest.fixture(scope="module")
+def example3_reachable(example3):
+    return GrundyAutomaton(example3).explore()
+
+
+def test_example3_initial_state(example3):
+    m = GrundyAutomaton(example3)
+    assert m.label(m.initial) == "{E⁰}"
+    assert m.label(0) == "∅"
+    assert m.bounds == {"A": 4, "B": 2}
+    assert m.alphabet == ("a", "b")
+
+
+def test_example3_spec_transitions(example3, example3_reachable):
+    m = example3_reachable.automaton
+    assert len(example3_reachable) == 10
+    delta = {(items(m.label(example3_reachable.states[s])), a):
+             items(m.label(example3_reachable.states[t]))
+             for s, a, t in example3_reachable.transitions()}
+    assert len(delta) == 20  # 10 states × 2 letters, labels are distinct per state
+    for source, letter, target in EXAMPLE3_TRANSITIONS:
+        assert delta[items(source), letter] == items(target), (source, letter)
+    # and step() itself, from the states as sets of items
+    by_label = {items(m.label(q)): q for q in example3_reachable.states}
+    for source, letter, target in EXAMPLE3_TRANSITIONS:
+        assert items(m.label(m.step(by_label[items(source)], letter))) == items(target)
+
+
+def test_example3_states_agree_with_the_tables(example3, example3_reachable):
+    """Every reachable state says 𝒢_A, 𝒢_B of its shortest word (SPEC §4's theorem)."""
+    oracle = Definition(example3.rules)
+    m = example3_reachable.automaton
+    for s, q in enumerate(example3_reachable.states):
+        w = example3_reachable.word_to(s)
+        assert m.run(reversed(w)) == q
+        present = items(m.label(q)) if q else frozenset()
+        for head in ("A", "B"):
+            v = oracle(head, w) if w else None
+            assert m.grundy_at(q, head) == v
+            assert all(not it.startswith(head) or it == f"{head}{_sup(v)}"
+                       for it in present), (head, w, present)
+
+
+def _sup(v: int | None) -> str:
+    return "" if v is None else str(v).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+@pytest.mark.parametrize(("head", "bound"), [("A", 4), ("B", 2)])
+def test_example3_languages_up_to_4(example3, example3_reachable, head, bound):
+    """L(M_{X,i}) ∩ Σ^{≤4} is SPEC §2's list of wᴿ, for every i ≤ m_X."""
+    for i in range(bound + 1):
+        machine = dfa(example3, head, i, reachable=example3_reachable)
+        forward = dfa(example3, head, i, forward=True)
+        minimal = dfa(example3, head, i, minimal=True)
+        expected = EXAMPLE3_REVERSED[head].get(i, set())
+        for w in all_words("ab", 4):
+            assert machine.accepts_input(w) == (w in expected), (head, i, w)
+            assert minimal.accepts_input(w) == (w in expected), (head, i, w)
+            assert forward.accepts_input(w) == (w[::-1] in expected), (head, i, w)
+
+
+@pytest.mark.parametrize(("head", "i", "empty"),
+                         [("A", 0, False), ("A", 1, False), ("A", 2, False), ("A", 3, True),
+                          ("A", 4, True), ("B", 0, False), ("B", 1, False), ("B", 2, True)])
+def test_example3_emptiness(example3, head, i, empty):
+    d = dfa(example3, head, i)  # bound first: cached queries on temporaries crash
+    assert d.isempty() is empty
+    f = dfa(example3, head, i, forward=True, minimal=True)
+    assert f.isempty() is empty
+
+
+@pytest.mark.parametrize("forward", [False, True])
+@pytest.mark.parametrize("minimal", [False, True])
+def test_dfas_validate(example3, csub, forward, minimal):
+    for g in (example3, csub):
+        for head in g.nonterminals:
+            for i in range(upper_bounds(g)[head] + 1):
+                d = dfa(g, head, i, forward=forward, minimal=minimal)
+                d.validate()  # raises on an invalid DFA (built with validation off)
+                assert set(d.input_symbols) == set(g.terminals)
+
+
+def test_example3_spectrum(example3_reachable):
+    # SPEC §2: 𝒢_A takes 0, 1, 2; 𝒢_B takes 0, 1.  Shortest witnesses from the
+    # tables: 𝒢_A(b) = 0, 𝒢_A(a) = 1, 𝒢_A(aa) = 2; 𝒢_B(b) = 1, 𝒢_B(ba) = 0.
+    assert example3_reachable.spectrum("A") == {0: "b", 1: "a", 2: "aa"}
+    spectrum_b = example3_reachable.spectrum("B")
+    assert set(spectrum_b) == {0, 1}
+    assert spectrum_b[1] == "b"
+    assert len(spectrum_b[0]) == 2 and spectrum_b[0][::-1] in EXAMPLE3_REVERSED["B"][0]
+
+
+def test_csub_minimal_dfa_is_the_closed_form(csub):
+    """The forward M_{A,0} of CSub accepts exactly SPEC §2's P-positions (|w| ≤ 9)."""
+    from test_semantics import csub_is_p_position
+
+    d = dfa(csub, "A", 0, forward=True)
+    for w in all_words("ab", 9):
+        assert d.accepts_input(w) == csub_is_p_position(w), w
+
+
+def test_budget(example3):
+    with pytest.raises(BudgetExceeded) as info:
+        GrundyAutomaton(example3).explore(max_states=5)
+    assert info.value.explored == 5
+    assert len(GrundyAutomaton(example3).explore(max_states=10)) == 10
+
+
+def test_foreign_letters_and_empty_word(example3):
+    m = GrundyAutomaton(example3)
+    assert m.step(m.initial, "c") == 0
+    assert m.grundy("A", "abc") is None
+    assert m.grundy("A", "") is None
+    assert automaton_grundy(example3, "A", "aab") == 2  # SPEC §2: baa ∈ A_2
+    with pytest.raises(GrammarError):
+        m.grundy("Z", "a")
+
+
+def test_refuses_non_right_linear():
+    with pytest.raises(InputError, match="mirror"):
+        GrundyAutomaton(parse_grammar("A -> A a | a"))
+    with pytest.raises(InputError, match="right-linear"):
+        GrundyAutomaton(parse_grammar("A -> A A | a"))
+
+
+def test_end_symbol_does_not_clash():
+    g = parse_grammar("E -> a E | a")
+    m = GrundyAutomaton(g)
+    assert m.end_symbol != "E"
+    assert [m.grundy("E", "a" * n) for n in range(1, 5)] == [1, 0, 1, 0]  # one move each
+
+
+# ---------------------------------------------------------------------------
+# random right-linear grammars against the oracle
+
+
+@settings(max_examples=80, deadline=None)
+@given(right_linear_grammars())
+def test_automaton_is_the_oracle(g):
+    oracle = Definition(g.rules)
+    m = GrundyAutomaton(g)
+    for w in all_words(g.terminals, 6):
+        q = m.run(reversed(w))
+        for head in g.nonterminals:
+            assert m.grundy_at(q, head) == oracle(head, w), (head, w)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.data())
+def test_forward_minimal_dfa_is_the_oracle(data):
+    g = data.draw(right_linear_grammars(max_nonterminals=3))
+    oracle = Definition(g.rules)
+    reachable = GrundyAutomaton(g).explore(max_states=400)
+    assume(len(reachable) <= 200)  # keeps the reversal's subset construction small
+    head = data.draw(st.sampled_from(g.nonterminals))
+    words = all_words(g.terminals, 6)
+    values = {w: oracle(head, w) for w in words}
+    for i in range(upper_bounds(g)[head] + 1):
+        forward = dfa(g, head, i, forward=True)
+        backward = dfa(g, head, i, reachable=reachable)
+        for w, v in values.items():
+            assert forward.accepts_input(w) == (v == i), (head, i, w)
+            assert backward.accepts_input(w[::-1]) == (v == i), (head, i, w)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_left_linear_dfas(data):
+    g = data.draw(left_linear_grammars(max_nonterminals=3))
+    oracle = Definition(g.rules)
+    assume(len(GrundyAutomaton(g.mirror()).explore(max_states=400)) <= 60)
+    head = data.draw(st.sampled_from(g.nonterminals))
+    for i in range(upper_bounds(g.mirror())[head] + 1):
+        forward = dfa(g, head, i, forward=True)
+        backward = dfa(g, head, i)
+        for w in all_words(g.terminals, 5 if len(g.terminals) < 3 else 4):
+            v = oracle(head, w)
+            assert forward.accepts_input(w) == (v == i), (head, i, w)
+            assert backward.accepts_input(w[::-1]) == (v == i), (head, i, w)
+
+
+@settings(max_examples=80, deadline=None)
+@given(right_linear_grammars())
+def test_spectrum_is_the_set_of_values(g):
+    reachable = GrundyAutomaton(g).explore(max_states=2000)
+    n = len(reachable)
+    # every reachable state is reached by a word of length < n, so words of
+    # length ≤ n − 1 see every value the automaton can give
+    assume(count_words(len(g.terminals), n - 1) <= 4000)
+    oracle = Definition(g.rules)
+    words = all_words(g.terminals, max(n - 1, 1))
+    for head in g.nonterminals:
+        shortest: dict[int, int] = {}
+        for w in words:
+            v = oracle(head, w)
+            if v is not None and v not in shortest:
+                shortest[v] = len(w)  # shortlex: the first hit is a shortest one
+        spectrum = reachable.spectrum(head)
+        assert set(spectrum) == set(shortest), head
+        assert list(spectrum) == sorted(spectrum)
+        for v, witness in spectrum.items():
+            assert oracle(head, witness) == v
+            assert len(witness) == shortest[v], (head, v, witness)
+        values = reachable.values(head)
+        assert {v for v in values if v is not None} == set(shortest)
+        for i in shortest:
+            assert reachable.accepting(head, i) == {s for s, v in enumerate(values) if v == i}
+
+
+@settings(max_examples=60, deadline=None)
+@given(right_linear_grammars())
+def test_reachable_tables_are_the_step_function(g):
+    m = GrundyAutomaton(g)
+    reachable = m.explore(max_states=2000)
+    states = reachable.states
+    assert states[0] == m.initial
+    assert len(set(states)) == len(states)
+    for s, a, t in reachable.transitions():
+        assert m.step(states[s], a) == states[t]
+    for s in range(len(states)):
+        w = reachable.word_to(s)
+        assert m.run(reversed(w)) == states[s]
+        assert len(w) < len(states)
