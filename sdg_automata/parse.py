@@ -184,25 +184,28 @@ def grammar_from_json(text: str, *, source: str = "<string>") -> Grammar:
                                  source=source, line=1)
     unknown = set(data) - {"start", "rules", "terminals"}
     if unknown:
-        raise GrammarSyntaxError(f"unknown key {sorted(unknown)[0]!r} (expected start, rules, "
-                                 "terminals)", source=source, line=_json_line(text, sorted(unknown)[0]))
+        first = sorted(unknown)[0]
+        raise GrammarSyntaxError(f"unknown key {first!r} (expected start, rules, terminals)",
+                                 source=source, line=_json_line(text, first, key=True))
     rules = data.get("rules")
     if not isinstance(rules, dict):
         raise GrammarSyntaxError("'rules' must be an object mapping each nonterminal to a list "
-                                 "of alternatives", source=source, line=_json_line(text, "rules"))
+                                 "of alternatives", source=source,
+                                 line=_json_line(text, "rules", key=True))
     start = data.get("start")
     if start is not None and not isinstance(start, str):
         raise GrammarSyntaxError("'start' must be a string", source=source,
-                                 line=_json_line(text, "start"))
+                                 line=_json_line(text, "start", key=True))
     terminals = data.get("terminals", "")
     if isinstance(terminals, list) and all(isinstance(t, str) for t in terminals):
         terminals = "".join(terminals)
     if not isinstance(terminals, str):
         raise GrammarSyntaxError("'terminals' must be a string of letters", source=source,
-                                 line=_json_line(text, "terminals"))
+                                 line=_json_line(text, "terminals", key=True))
     entries: list[tuple[str, str | list[Any], int | None]] = []
+    rules_line = _json_line(text, "rules", key=True)
     for head, alts in rules.items():
-        line = _json_line(text, head)
+        line = _json_line(text, head, after=rules_line, key=True)
         if isinstance(alts, str):
             alts = [alts]
         if not isinstance(alts, list) or not alts:
@@ -214,16 +217,22 @@ def grammar_from_json(text: str, *, source: str = "<string>") -> Grammar:
                                          "a list of symbols", source=source, line=line)
             entries.append((head, alt, _json_line(text, alt, after=line) or line))
     return _build(entries, start, "".join(terminals.split()), source,
-                  _json_line(text, "start"))
+                  _json_line(text, "start", key=True))
 
 
-def _json_line(text: str, value: Any, after: int | None = None) -> int | None:
-    """The line where the JSON literal ``value`` first appears (after line ``after``)."""
+def _json_line(text: str, value: Any, after: int | None = None, *, key: bool = False
+               ) -> int | None:
+    """The line where the JSON literal ``value`` first appears (from line ``after`` on);
+    with ``key``, only where it is an object key (followed by ``:``)."""
     needle = json.dumps(value, ensure_ascii=False)
     offset = 0
     if after:
         offset = sum(len(s) for s in text.splitlines(keepends=True)[: after - 1])
-    at = text.find(needle, offset)
+    if key:
+        found = re.compile(re.escape(needle) + r"\s*:").search(text, offset)
+        at = found.start() if found else -1
+    else:
+        at = text.find(needle, offset)
     if at < 0 and isinstance(value, list):  # pretty-printed lists: look for the first element
         return after
     return text.count("\n", 0, at) + 1 if at >= 0 else None

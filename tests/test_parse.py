@@ -256,6 +256,21 @@ def test_epsilon_in_json_names_its_line():
     assert e.line == 5 and "ε" in str(e)
 
 
+def test_json_errors_name_the_line_of_the_key():
+    # the nonterminal names also occur as values ("start", alternatives) on
+    # earlier lines; the line reported is that of the rule itself
+    text = '{\n  "rules": {\n    "A": ["B", "a"],\n    "B": ["A", "b"]\n  }\n}\n'
+    e = _error(UnitCycleError, text, source="g.json")
+    assert "A -> B -> A" in str(e)
+    assert e.line == 4  # the closing rule B -> A, as in the text format
+    text = '{\n  "start": "B",\n  "rules": {\n    "A": ["a B"],\n    "B": []\n  }\n}\n'
+    e = _error(GrammarSyntaxError, text, source="g.json")
+    assert "non-empty list" in str(e) and e.line == 5
+    text = '{\n  "rules": {\n    "A": ["a", "start"]\n  },\n  "start": 7\n}\n'
+    e = _error(GrammarSyntaxError, text, source="g.json")
+    assert "'start' must be a string" in str(e) and e.line == 5
+
+
 def test_ambiguous_token_in_json():
     text = '{\n  "rules": {\n    "A": ["a", "aaA"]\n  }\n}\n'
     e = _error(GrammarError, text, source="g.json")
