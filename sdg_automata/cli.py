@@ -897,6 +897,90 @@ def _cmd_period(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------
+# graph
+
+
+def _add_graph(sub: Any) -> None:
+    p = sub.add_parser(
+        "graph", help="Grundy numbers and outcomes of a finite game graph",
+        description="Solve a finite acyclic game graph given as JSON "
+                    '{"positions": {"x": ["y", "z"], ...}} (a follower that is not a key is a '
+                    "sink, a position with no moves): print every position's Grundy number and "
+                    "outcome (P: the player to move loses; N: the player to move wins).  With "
+                    "--sum, print the XOR of a sum of positions and a winning move.")
+    p.add_argument("graph", metavar="GRAPH", help="game graph file (JSON)")
+    p.add_argument("--misere", action="store_true",
+                   help="misère play (the last mover loses): outcomes only, no Grundy numbers; "
+                        "refused with --sum (the XOR does not decide misère sums)")
+    p.add_argument("--sum", metavar="POSITION", nargs="+",
+                   help="the sum of these positions (one per component, repeats allowed; "
+                        "components are numbered from 0): print its XOR and a winning move")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_graph)
+
+
+def _graph_table(header: Sequence[str], columns: Sequence[Sequence[str]],
+                 right: Sequence[bool]) -> str:
+    """An aligned table, given column by column (fast for 10⁶ rows)."""
+    specs = []
+    for i, (head, column, r) in enumerate(zip(header, columns, right, strict=True)):
+        width = max(len(head), max(map(len, column), default=0))
+        last = i == len(header) - 1
+        specs.append(f"{{{i}}}" if last and not r else f"{{{i}:{'>' if r else '<'}{width}}}")
+    fmt = "  ".join(specs)
+    return "\n".join([fmt.format(*header), *map(fmt.format, *columns)])
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from .impartial import MisereSumError, solve_game_graph_file
+
+    if args.sum and args.misere:
+        raise MisereSumError
+    sol = solve_game_graph_file(args.graph)
+    if args.sum:
+        try:
+            total = sol.sum_grundy(args.sum)
+        except InputError as e:
+            raise e.located(args.graph) from None
+        moves = sol.winning_moves(args.sum)
+        if args.json:
+            _emit({"components": [{"position": c, "grundy": sol.grundy[c]} for c in args.sum],
+                   "grundy": total, "outcome": sol.sum_outcome(args.sum),
+                   "winning_moves": [{"component": m.component, "from": m.source, "to": m.target}
+                                     for m in moves]})
+            return ExitCode.OK
+        print(_graph_table(["component", "position", "grundy"],
+                           [[str(i) for i in range(len(args.sum))], args.sum,
+                            [str(sol.grundy[c]) for c in args.sum]],
+                           [True, False, True]))
+        print(f"xor: {total}")
+        if moves:
+            m = moves[0]
+            others = len(moves) - 1
+            more = f" ({others} other winning move{'s' * (others > 1)})" if others else ""
+            print(f"winning move: component {m.component}: {m.source} -> {m.target}{more}")
+        else:
+            print("P-position: no winning move (the player to move loses)")
+        return ExitCode.OK
+    outcome = sol.outcomes(misere=args.misere)
+    if args.json:
+        if args.misere:
+            _emit({"positions": {p: {"outcome": o} for p, o in outcome.items()}})
+        else:
+            _emit({"positions": {p: {"grundy": g, "outcome": outcome[p]}
+                                 for p, g in sol.grundy.items()}})
+    elif args.misere:
+        print(_graph_table(["position", "outcome (misère)"],
+                           [list(outcome), list(outcome.values())], [False, False]))
+    else:
+        print(_graph_table(["position", "grundy", "outcome"],
+                           [list(sol.grundy), list(map(str, sol.grundy.values())),
+                            list(outcome.values())],
+                           [False, True, False]))
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------------
 # the parser and main
 
 
@@ -904,6 +988,7 @@ def _cmd_period(args: argparse.Namespace) -> int:
 COMMANDS: list[Callable[[Any], None]] = [
     _add_check, _add_grundy, _add_max, _add_dfa, _add_spectrum, _add_family,
     _add_imark, _add_moves, _add_play, _add_period,
+    _add_graph,
 ]
 
 

@@ -1,15 +1,108 @@
-"""Impartial games in general (SPEC §7): mex, nim sums.
+"""Impartial games in general (SPEC §7): mex, nim sums, finite game graphs.
 
-Everything here is iterative; no function depends on Python's recursion depth.
+A *game graph* is a finite directed acyclic graph whose vertices are positions
+and whose edges are moves.  It may be given as
+
+* a mapping ``{position: followers}`` (a ``dict`` of lists, say), where every
+  follower must be hashable; a follower that is not itself a key of the
+  mapping is a **sink**, a position with no moves (so leaves need not be
+  listed), and it appears in every result;
+* any directed graph with ``.nodes`` and ``.successors(node)``, such as a
+  :class:`networkx.DiGraph` (duck-typed: networkx is never imported here);
+* a JSON file ``{"positions": {"x": ["y", "z"], ...}}`` read by
+  :func:`load_game_graph` or solved by :func:`solve_game_graph_file` (the same
+  sink rule; positions are strings; errors carry the file and line).
+
+Normal play (SPEC §7): a sink is a P-position with Grundy number 0; the Grundy
+number of a position is the mex of its followers' numbers, and it is 0 exactly
+at P-positions.  A sum of games (one move in one component per turn) has the
+XOR of the components' Grundy numbers; a winning move from a sum of XOR
+``total ≠ 0`` moves one component ``g`` to a follower of Grundy number
+``g ^ total`` (one exists when ``g ^ total < g``, by the mex; in a general graph
+a follower of a larger number ``g ^ total`` also wins).
+
+Misère play (the last mover *loses*) changes the outcome rules: a sink is a win
+for the player to move (an N-position), and otherwise a position is N iff some
+follower is P.  :func:`outcomes` computes these outcomes for single positions
+of a graph.  The Grundy/XOR theory does **not** decide misère sums (in misère
+Nim a single heap of size 1 has Grundy number 1 but is a loss for the player
+to move), so every sum function refuses ``misere=True`` with
+:class:`MisereSumError` instead of answering wrongly.
+
+Everything here is iterative; no function depends on Python's recursion depth
+(a path of 10⁶ positions is fine).  A cycle is an input error,
+:class:`GraphCycleError`, whose message names it (``x -> y -> x``).
+
+>>> sol = solve_game_graph({"a": ["b", "c"], "b": ["c"]})
+>>> dict(sol.grundy)
+{'a': 2, 'b': 1, 'c': 0}
+>>> sol.outcome("c"), sol.outcome("c", misere=True)
+('P', 'N')
+>>> sol.winning_moves(["a", "b"])
+[SumMove(component=0, source='a', target='b')]
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import re
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import reduce
+from itertools import chain
 from operator import xor
+from os import PathLike
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Generic, Literal, Protocol, TypeVar, Union
 
-__all__ = ["mex", "mex_mask", "nim_sum"]
+from .errors import GameGraphError, InputError
+
+__all__ = [
+    "DiGraphLike",
+    "GameGraphLike",
+    "GraphCycleError",
+    "GraphSolution",
+    "MisereSumError",
+    "Outcome",
+    "SumMove",
+    "UnknownPositionError",
+    "game_graph",
+    "game_graph_from_json",
+    "grundy_values",
+    "load_game_graph",
+    "mex",
+    "mex_mask",
+    "nim_sum",
+    "outcomes",
+    "solve_game_graph",
+    "solve_game_graph_file",
+    "sum_grundy",
+    "sum_outcome",
+    "winning_moves",
+]
+
+P = TypeVar("P", bound=Hashable)
+
+Outcome = Literal["P", "N"]
+"""``"P"``: the previous player (who just moved) wins; ``"N"``: the next player."""
+
+
+
+class DiGraphLike(Protocol[P]):
+    """A directed graph such as a ``networkx.DiGraph``: ``.nodes`` and ``.successors``."""
+
+    @property
+    def nodes(self) -> Iterable[P]:
+        """Every node."""
+
+    def successors(self, node: P, /) -> Iterable[P]:
+        """The heads of the edges leaving ``node``."""
+
+
+GameGraphLike = Union[Mapping[P, Iterable[P]], "GraphSolution[P]", DiGraphLike[P]]
+"""What the graph functions accept: a mapping position -> followers, a
+:class:`GraphSolution`, or a directed graph with ``.nodes``/``.successors``."""
 
 
 def mex(values: Iterable[int]) -> int:
@@ -43,3 +136,676 @@ def nim_sum(values: Iterable[int]) -> int:
     0
     """
     return reduce(xor, values, 0)
+
+
+# ---------------------------------------------------------------------------
+# errors
+
+
+class GraphCycleError(GameGraphError):
+    """A game graph with a cycle: plays could be infinite (SPEC §7).
+
+    Attributes
+    ----------
+    cycle:
+        The positions along the cycle, the first one repeated at the end.
+    """
+
+    def __init__(self, cycle: Sequence[Hashable], *, source: str | None = None,
+                 line: int | None = None):
+        self.cycle = tuple(cycle)
+        super().__init__("the game graph has a cycle " + _show_cycle(self.cycle),
+                         source=source, line=line)
+
+
+class UnknownPositionError(InputError, KeyError):
+    """A position asked about is not in the game graph.
+
+    It is both an :class:`~sdg_automata.errors.InputError` (a ``ValueError``)
+    and a ``KeyError``, like a failed look-up in :attr:`GraphSolution.grundy`.
+    """
+
+
+class MisereSumError(InputError):
+    """A misère sum was asked for: the XOR of Grundy numbers does not decide it (SPEC §7)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "misère sums are not decided by the XOR of Grundy numbers (SPEC §7); "
+            "only single positions have misère outcomes here")
+
+
+def _hashable(obj: object) -> bool:
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _show(position: Hashable) -> str:
+    return position if isinstance(position, str) else repr(position)
+
+
+def _show_cycle(cycle: Sequence[Hashable], limit: int = 12) -> str:
+    names = [_show(p) for p in cycle]
+    if len(names) > limit:
+        hidden = len(names) - limit
+        names = names[: limit // 2] + [f"... ({hidden} more)"] + names[-limit // 2:]
+    return " -> ".join(names)
+
+
+# ---------------------------------------------------------------------------
+# graphs
+
+
+def game_graph(graph: GameGraphLike[P]) -> dict[P, tuple[P, ...]]:
+    """The game graph ``graph`` as a dict ``{position: followers}`` (SPEC §7).
+
+    Followers are deduplicated (two moves to one position are one option) and
+    keep their first-seen order.  Every position is a key: followers that are
+    not keys of a mapping are added as sinks, after the listed positions, in
+    order of first mention.  Acyclicity is *not* checked here.
+
+    Parameters
+    ----------
+    graph:
+        A mapping position -> iterable of followers (not a string), a
+        :class:`GraphSolution`, or a directed graph with ``.nodes`` and
+        ``.successors(node)`` such as a ``networkx.DiGraph``.
+
+    Returns
+    -------
+    dict
+        A new dict; the input is not modified.
+
+    Raises
+    ------
+    GameGraphError
+        Not a graph, followers that are not an iterable, or an unhashable follower.
+
+    Examples
+    --------
+    >>> game_graph({"x": ["y", "z", "y"], "y": ("z",)})
+    {'x': ('y', 'z'), 'y': ('z',), 'z': ()}
+    """
+    if isinstance(graph, GraphSolution):
+        return dict(graph.followers)
+    if hasattr(graph, "successors") and hasattr(graph, "nodes") and not isinstance(graph, Mapping):
+        try:
+            digraph = {node: tuple(graph.successors(node)) for node in graph.nodes}
+        except TypeError as e:
+            raise GameGraphError(f"cannot read the directed graph: {e}") from None
+        return _complete(digraph)
+    if not isinstance(graph, Mapping):
+        raise GameGraphError(
+            "a game graph must be a mapping position -> followers or a directed graph "
+            f"with .nodes and .successors, not {type(graph).__name__}")
+    unusual = [p for p, fs in graph.items() if type(fs) is not list and type(fs) is not tuple]
+    for position in unusual:
+        followers = graph[position]
+        if isinstance(followers, (str, bytes)) or not isinstance(followers, Iterable):
+            raise GameGraphError(
+                f"the followers of position {_show(position)} must be a list of positions, "
+                f"not {type(followers).__name__}")
+    return _complete({p: tuple(fs) for p, fs in graph.items()})
+
+
+def _complete(adjacency: dict[P, tuple[P, ...]]) -> dict[P, tuple[P, ...]]:
+    """Deduplicate followers and add the unlisted followers as sinks, in place."""
+    try:
+        for position, followers in adjacency.items():
+            if len(followers) > 1:
+                adjacency[position] = tuple(dict.fromkeys(followers))
+        missing = set(chain.from_iterable(adjacency.values())).difference(adjacency)
+    except TypeError:
+        for position, followers in adjacency.items():
+            for f in followers:
+                if not _hashable(f):
+                    raise GameGraphError(f"follower {f!r} of position {_show(position)} "
+                                         "is not hashable") from None
+        raise  # pragma: no cover - a TypeError from a broken __hash__ or __eq__
+    if missing:
+        for f in chain.from_iterable(tuple(adjacency.values())):
+            if f in missing:
+                adjacency[f] = ()
+                missing.discard(f)
+                if not missing:
+                    break
+    return adjacency
+
+
+def _finish_order(adjacency: Mapping[P, tuple[P, ...]]) -> list[P]:
+    """Every position, each after all of its followers (a reverse topological order).
+
+    One depth-first search with an explicit stack: O(V + E), no recursion.
+
+    Raises
+    ------
+    GraphCycleError
+        The first cycle met, in the order of ``adjacency``.
+    """
+    state: dict[P, bool] = {}  # False: on the current path; True: finished
+    order: list[P] = []
+    finish, get = order.append, state.get
+    for root in adjacency:
+        if root in state:
+            continue
+        state[root] = False
+        path = [root]
+        pending = [iter(adjacency[root])]
+        while pending:
+            for child in pending[-1]:
+                seen = get(child)
+                if seen is None:
+                    state[child] = False
+                    path.append(child)
+                    pending.append(iter(adjacency[child]))
+                    break
+                if not seen:
+                    raise GraphCycleError(path[path.index(child):] + [child])
+            else:
+                pending.pop()
+                node = path.pop()
+                state[node] = True
+                finish(node)
+    return order
+
+
+def _grundy(adjacency: Mapping[P, tuple[P, ...]], order: Iterable[P]) -> dict[P, int]:
+    """Grundy numbers, computed along ``order``, listed in the order of ``adjacency``."""
+    grundy: dict[P, int] = dict.fromkeys(adjacency, 0)
+    for node in order:
+        followers = adjacency[node]
+        if len(followers) == 1:
+            grundy[node] = 0 if grundy[followers[0]] else 1
+        elif followers:
+            seen = {grundy[f] for f in followers}
+            g = 0
+            while g in seen:
+                g += 1
+            grundy[node] = g
+    return grundy
+
+
+def _misere_win(adjacency: Mapping[P, tuple[P, ...]], order: Iterable[P]) -> dict[P, bool]:
+    """Misère wins for the player to move, computed along ``order`` (sinks win)."""
+    win: dict[P, bool] = dict.fromkeys(adjacency, True)
+    for node in order:
+        followers = adjacency[node]
+        if len(followers) == 1:
+            win[node] = not win[followers[0]]
+        elif followers:
+            win[node] = not all(win[f] for f in followers)
+    return win
+
+
+# ---------------------------------------------------------------------------
+# the solution
+
+
+@dataclass(frozen=True, kw_only=True)
+class SumMove(Generic[P]):
+    """A move in a sum of games: in component ``component``, from ``source`` to ``target``.
+
+    Attributes
+    ----------
+    component:
+        The index (from 0) of the component moved in.
+    source:
+        That component's position before the move.
+    target:
+        A follower of ``source``: the component's position after the move.
+    """
+
+    component: int
+    source: P
+    target: P
+
+    def apply(self, components: Sequence[P]) -> tuple[P, ...]:
+        """The components after this move.
+
+        >>> SumMove(component=1, source="y", target="z").apply(["x", "y"])
+        ('x', 'z')
+        """
+        if components[self.component] != self.source:
+            raise InputError(f"component {self.component} is {_show(components[self.component])}, "
+                             f"not {_show(self.source)}")
+        out = list(components)
+        out[self.component] = self.target
+        return tuple(out)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphSolution(Generic[P]):
+    """Grundy numbers and outcomes of every position of a game graph (SPEC §7).
+
+    Build it with :func:`solve_game_graph`.  The mappings are read-only and
+    list positions in the order of :func:`game_graph`.
+
+    Attributes
+    ----------
+    followers:
+        Position -> its followers (the normalized graph).
+    grundy:
+        Position -> its normal-play Grundy number.
+    misere_win:
+        Position -> whether the player to move wins under misère play.
+
+    Examples
+    --------
+    >>> sol = solve_game_graph({"2": ["1", "0"], "1": ["0"]})
+    >>> sol.grundy["2"], sol.outcome("2"), sol.outcome("1", misere=True)
+    (2, 'N', 'P')
+    >>> sol.sum_grundy(["2", "1"]), sol.sum_outcome(["1", "1"])
+    (3, 'P')
+    """
+
+    followers: Mapping[P, tuple[P, ...]]
+    grundy: Mapping[P, int]
+    misere_win: Mapping[P, bool]
+
+    def __len__(self) -> int:
+        return len(self.grundy)
+
+    def _check(self, position: P) -> P:
+        try:
+            if position in self.grundy:
+                return position
+        except TypeError:
+            pass
+        raise UnknownPositionError(f"unknown position {position!r}")
+
+    def outcome(self, position: P, *, misere: bool = False) -> Outcome:
+        """``"N"`` if the player to move from ``position`` wins, else ``"P"``.
+
+        Parameters
+        ----------
+        position:
+            A position of the graph.
+        misere:
+            Misère play (the last mover loses) instead of normal play.
+
+        Raises
+        ------
+        UnknownPositionError
+            ``position`` is not in the graph.
+        """
+        position = self._check(position)
+        if misere:
+            return "N" if self.misere_win[position] else "P"
+        return "N" if self.grundy[position] else "P"
+
+    def outcomes(self, *, misere: bool = False) -> dict[P, Outcome]:
+        """:meth:`outcome` of every position, in graph order."""
+        if misere:
+            return {p: "N" if w else "P" for p, w in self.misere_win.items()}
+        return {p: "N" if g else "P" for p, g in self.grundy.items()}
+
+    def sum_grundy(self, components: Iterable[P], *, misere: bool = False) -> int:
+        """The Grundy number of the sum of ``components``: the XOR of theirs.
+
+        Raises
+        ------
+        UnknownPositionError
+            A component is not a position of the graph.
+        MisereSumError
+            ``misere=True``: misère sums are not decided by Grundy numbers.
+        """
+        if misere:
+            raise MisereSumError
+        return nim_sum(self.grundy[self._check(c)] for c in components)
+
+    def sum_outcome(self, components: Iterable[P], *, misere: bool = False) -> Outcome:
+        """``"P"`` if the sum of ``components`` has Grundy number 0, else ``"N"``."""
+        return "N" if self.sum_grundy(components, misere=misere) else "P"
+
+    def winning_moves(self, components: Iterable[P], *, misere: bool = False) -> list[SumMove[P]]:
+        """Every winning move from the sum of ``components``, by component then follower.
+
+        A winning move leads to a sum of Grundy number 0.  There is none
+        exactly when the sum is a P-position (its XOR is 0).
+
+        Raises
+        ------
+        UnknownPositionError
+            A component is not a position of the graph.
+        MisereSumError
+            ``misere=True``: misère sums are not decided by Grundy numbers.
+        """
+        parts = list(components)
+        total = self.sum_grundy(parts, misere=misere)
+        moves: list[SumMove[P]] = []
+        if total == 0:
+            return moves
+        grundy = self.grundy
+        for i, source in enumerate(parts):
+            # a follower may have a larger Grundy number than its position: the
+            # move to one of number g ^ total wins whether it lowers g or not
+            want = grundy[source] ^ total
+            moves.extend(SumMove(component=i, source=source, target=f)
+                         for f in self.followers[source] if grundy[f] == want)
+        return moves
+
+
+def solve_game_graph(graph: GameGraphLike[P]) -> GraphSolution[P]:
+    """Solve a finite acyclic game graph under both normal and misère play (SPEC §7).
+
+    One iterative depth-first search, finishing positions in reverse
+    topological order: O(V + E) time, no recursion.
+
+    Parameters
+    ----------
+    graph:
+        See :func:`game_graph`.  A follower that is not a key is a sink.
+
+    Returns
+    -------
+    GraphSolution
+
+    Raises
+    ------
+    GraphCycleError
+        The graph has a cycle; the message names one, e.g. ``x -> y -> x``.
+    GameGraphError
+        ``graph`` is not a game graph.
+
+    Examples
+    --------
+    >>> solve_game_graph({"x": ["y"], "y": ["x"]})
+    Traceback (most recent call last):
+    ...
+    sdg_automata.impartial.GraphCycleError: the game graph has a cycle x -> y -> x
+    """
+    if isinstance(graph, GraphSolution):
+        return graph
+    return _solution(game_graph(graph))
+
+
+def _solution(adjacency: dict[P, tuple[P, ...]]) -> GraphSolution[P]:
+    order = _finish_order(adjacency)
+    return GraphSolution(
+        followers=MappingProxyType(adjacency),
+        grundy=MappingProxyType(_grundy(adjacency, order)),
+        misere_win=MappingProxyType(_misere_win(adjacency, order)),
+    )
+
+
+def grundy_values(graph: GameGraphLike[P]) -> dict[P, int]:
+    """The normal-play Grundy number of every position of ``graph`` (SPEC §7).
+
+    A sink has 0; any other position the mex of its followers' numbers.
+
+    >>> grundy_values({3: [2, 1, 0], 2: [1, 0], 1: [0]})  # Nim heaps as a graph
+    {3: 3, 2: 2, 1: 1, 0: 0}
+    """
+    if isinstance(graph, GraphSolution):
+        return dict(graph.grundy)
+    adjacency = game_graph(graph)
+    return _grundy(adjacency, _finish_order(adjacency))
+
+
+def outcomes(graph: GameGraphLike[P], *, misere: bool = False) -> dict[P, Outcome]:
+    """The outcome (``"P"`` or ``"N"``) of every position of ``graph`` (SPEC §7).
+
+    Under normal play a position is P iff its Grundy number is 0.  Under
+    misère play a sink is N (the player to move has already won) and another
+    position is N iff some follower is P.
+
+    >>> outcomes({1: [0]}), outcomes({1: [0]}, misere=True)
+    ({1: 'N', 0: 'P'}, {1: 'P', 0: 'N'})
+    """
+    if isinstance(graph, GraphSolution):
+        return graph.outcomes(misere=misere)
+    adjacency = game_graph(graph)
+    order = _finish_order(adjacency)
+    if misere:
+        return {p: "N" if w else "P" for p, w in _misere_win(adjacency, order).items()}
+    return {p: "N" if g else "P" for p, g in _grundy(adjacency, order).items()}
+
+
+def sum_grundy(values: Mapping[P, int] | GraphSolution[P], components: Iterable[P], *,
+               misere: bool = False) -> int:
+    """The Grundy number of a sum of games: the XOR of the components' numbers (SPEC §7).
+
+    Parameters
+    ----------
+    values:
+        Grundy numbers, e.g. from :func:`grundy_values`, or a :class:`GraphSolution`.
+    components:
+        The positions making up the sum (repetitions allowed).
+    misere:
+        Refused: the XOR does not decide misère sums.
+
+    Raises
+    ------
+    UnknownPositionError
+        A component has no value in ``values``.
+    MisereSumError
+        ``misere=True``.
+
+    >>> sum_grundy({"a": 1, "b": 2, "c": 3}, ["a", "b", "c"])
+    0
+    """
+    if misere:
+        raise MisereSumError
+    if isinstance(values, GraphSolution):
+        return values.sum_grundy(components)
+    total = 0
+    for c in components:
+        if not _hashable(c) or c not in values:
+            raise UnknownPositionError(f"unknown position {c!r}")
+        total ^= values[c]
+    return total
+
+
+def sum_outcome(graph: GameGraphLike[P], components: Iterable[P], *,
+                misere: bool = False) -> Outcome:
+    """The normal-play outcome of the sum of ``components``: P iff the XOR is 0.
+
+    ``misere=True`` raises :class:`MisereSumError`.
+
+    >>> sum_outcome({2: [1, 0], 1: [0]}, [2, 2])
+    'P'
+    """
+    if misere:
+        raise MisereSumError
+    return solve_game_graph(graph).sum_outcome(components)
+
+
+def winning_moves(graph: GameGraphLike[P], components: Iterable[P], *,
+                  misere: bool = False) -> list[SumMove[P]]:
+    """Every winning move from the sum of ``components`` of ``graph`` (SPEC §7).
+
+    A move in component ``i`` from ``g_i = 𝒢(c_i)`` wins iff it reaches a
+    follower of Grundy number ``g_i ^ total``.  Such a follower exists when
+    ``g_i ^ total < g_i`` (by the mex) and may exist when it is larger (the
+    followers' numbers are not bounded by ``g_i``).  The list is empty iff the
+    sum is a P-position.
+
+    ``misere=True`` raises :class:`MisereSumError`.
+
+    >>> nim = {h: list(range(h)) for h in range(8)}  # Nim heaps 0..7
+    >>> winning_moves(nim, [3, 5, 7])
+    [SumMove(component=0, source=3, target=2), SumMove(component=1, source=5, target=4), \
+SumMove(component=2, source=7, target=6)]
+    >>> winning_moves(nim, [1, 2, 3])
+    []
+    """
+    if misere:
+        raise MisereSumError
+    return solve_game_graph(graph).winning_moves(components)
+
+
+# ---------------------------------------------------------------------------
+# JSON
+
+
+_ALLOWED_KEYS = {"positions", "description"}
+
+
+def _key_line(text: str, key: str, start: int = 0, nth: int = 1) -> int | None:
+    """The line of the ``nth`` occurrence of ``"key":`` at or after offset ``start``."""
+    forms = {json.dumps(key), json.dumps(key, ensure_ascii=False)}
+    pattern = re.compile("|".join(re.escape(f) for f in forms) + r"\s*:")
+    for i, m in enumerate(pattern.finditer(text, start), 1):
+        if i == nth:
+            return text.count("\n", 0, m.start()) + 1
+    return None
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+    return out
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str):
+        self.key = key
+        super().__init__(key)
+
+
+def _json_adjacency(text: str, source: str) -> tuple[dict[str, tuple[str, ...]], int]:
+    """The graph in JSON ``text``, shape-checked, and the offset of its ``"positions"``."""
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as e:
+        raise GameGraphError(f"invalid JSON: {e.msg} (column {e.colno})", source=source,
+                             line=e.lineno) from None
+    except _Duplicate as e:
+        raise GameGraphError(f"duplicate key {e.key!r}", source=source,
+                             line=_key_line(text, e.key, nth=2)) from None
+    if not isinstance(data, dict):
+        raise GameGraphError('a game graph must be a JSON object {"positions": {...}}, '
+                             f"not {_json_type(data)}", source=source, line=1)
+    unknown = sorted(set(data) - _ALLOWED_KEYS)
+    if unknown:
+        raise GameGraphError(f"unknown key {unknown[0]!r} (expected 'positions', 'description')",
+                             source=source, line=_key_line(text, unknown[0]))
+    if "positions" not in data:
+        raise GameGraphError("missing key 'positions'", source=source, line=1)
+    if not isinstance(data.get("description", ""), str):
+        raise GameGraphError("'description' must be a string", source=source,
+                             line=_key_line(text, "description"))
+    positions = data["positions"]
+    found = re.search(r'"positions"\s*:', text)
+    start = found.end() if found else 0
+    if not isinstance(positions, dict):
+        raise GameGraphError("'positions' must be an object position -> list of followers, "
+                             f"not {_json_type(positions)}", source=source,
+                             line=_key_line(text, "positions"))
+    for position, followers in positions.items():
+        if type(followers) is not list:
+            raise GameGraphError(
+                f"the followers of position {position!r} must be a list, not "
+                f"{_json_type(followers)}", source=source, line=_key_line(text, position, start))
+    odd = [(p, f) for p, fs in positions.items() for f in fs if type(f) is not str]
+    if odd:
+        position, bad = odd[0]
+        raise GameGraphError(
+            f"follower {json.dumps(bad)} of position {position!r} must be a string "
+            "(positions are the keys of 'positions')",
+            source=source, line=_key_line(text, position, start))
+    return _complete({p: tuple(fs) for p, fs in positions.items()}), start
+
+
+def _located(error: GraphCycleError, text: str, source: str, start: int) -> InputError:
+    head = error.cycle[0]
+    return error.located(source, _key_line(text, head, start) if isinstance(head, str) else None)
+
+
+def game_graph_from_json(text: str, *, source: str = "<string>") -> dict[str, tuple[str, ...]]:
+    """Read a game graph from JSON text ``{"positions": {"x": ["y", "z"], ...}}`` (SPEC §7).
+
+    The only other key allowed at the top is ``"description"`` (a string).
+    Positions are strings; a follower that is not a key of ``"positions"`` is
+    a sink.  The graph is checked to be acyclic.
+
+    Parameters
+    ----------
+    text:
+        The JSON text.
+    source:
+        Where the text came from, for error messages.
+
+    Returns
+    -------
+    dict
+        The normalized graph, as :func:`game_graph` returns it.
+
+    Raises
+    ------
+    GameGraphError
+        Invalid JSON (with line and column), a wrong shape, a duplicate key,
+        or a cycle (:class:`GraphCycleError`); located at ``source`` and the
+        line of the offending position where possible.
+
+    Examples
+    --------
+    >>> game_graph_from_json('{"positions": {"2": ["1", "0"], "1": ["0"]}}')
+    {'2': ('1', '0'), '1': ('0',), '0': ()}
+    >>> game_graph_from_json('{"positions": {"x": ["y"], "y": ["x"]}}', source="g.json")
+    Traceback (most recent call last):
+    ...
+    sdg_automata.impartial.GraphCycleError: g.json:1: the game graph has a cycle x -> y -> x
+    """
+    adjacency, start = _json_adjacency(text, source)
+    try:
+        _finish_order(adjacency)
+    except GraphCycleError as e:
+        raise _located(e, text, source, start) from None
+    return adjacency
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+             int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _read(path: str | PathLike[str]) -> str:
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"no such file: {str(p)!r}") from None
+    except IsADirectoryError:
+        raise InputError(f"{str(p)!r} is a directory, not a game graph file") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{str(p)!r} is not UTF-8 text ({e.reason})") from None
+    except OSError as e:
+        raise InputError(f"cannot read {str(p)!r}: {e.strerror}") from None
+
+
+def load_game_graph(path: str | PathLike[str]) -> dict[str, tuple[str, ...]]:
+    """Read a game graph JSON file (format: :func:`game_graph_from_json`).
+
+    Raises
+    ------
+    InputError
+        The file is missing, unreadable or not UTF-8 text.
+    GameGraphError
+        The file does not hold a valid acyclic game graph; the error names the
+        file and, where possible, the line.
+    """
+    return game_graph_from_json(_read(path), source=str(path))
+
+
+def solve_game_graph_file(path: str | PathLike[str]) -> GraphSolution[str]:
+    """:func:`solve_game_graph` of the graph in a JSON file, in one pass.
+
+    Same as ``solve_game_graph(load_game_graph(path))`` without searching the
+    graph twice; errors as :func:`load_game_graph`.
+    """
+    text = _read(path)
+    adjacency, start = _json_adjacency(text, str(path))
+    try:
+        return _solution(adjacency)
+    except GraphCycleError as e:
+        raise _located(e, text, str(path), start) from None
