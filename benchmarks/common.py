@@ -25,15 +25,16 @@ def best_of(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
 
 
 def child(args: Sequence[str], *, timeout: float = 600) -> tuple[float, int, str]:
-    """Run ``python args...`` as a whole process: (wall seconds, peak RSS bytes, stdout)."""
+    """Run ``python -m MODULE args...`` (``args`` starts with ``-m MODULE``) as a whole
+    process: (wall seconds, peak RSS bytes of that process alone, stdout)."""
+    assert args[0] == "-m", "child() runs modules: pass ['-m', MODULE, ...]"
     t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - t, usage.ru_maxrss * 1024, out
+    done = subprocess.run([sys.executable, "-m", "benchmarks.peak", *args[1:]],
+                          capture_output=True, text=True, timeout=timeout,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    seconds = time.perf_counter() - t
+    peak = int(done.stderr.strip().rsplit("PEAK_KB", 1)[1]) * 1024
+    return seconds, peak, done.stdout
 
 
 def show(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
