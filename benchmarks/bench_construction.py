@@ -15,6 +15,7 @@ import tracemalloc
 from benchmarks.common import best_of, show
 from sdg_automata.construction import GrundyAutomaton
 from sdg_automata.families import ModularSpec, intersection_grammar, modular_family, random_family
+from sdg_automata.grammar import Grammar
 
 #: above this many states the automata-lib steps (default build, minify) are not timed
 AUTOMATA_LIB_CAP = 40_000
@@ -29,13 +30,13 @@ MODULAR = [
 ]
 
 
-def instances(quick: bool) -> list[tuple[str, object]]:
-    out: list[tuple[str, object]] = []
-    for spec in MODULAR[: 4 if quick else None]:
-        out.append((f"modular {spec}", modular_family([ModularSpec.parse(s) for s in spec.split()])))
-    for states in ([6] if quick else [8, 12, 16]):
-        out.append((f"random 3 DFAs x {states} states",
-                    intersection_grammar(random_family(3, states, seed=7))))
+def instances(quick: bool) -> list[tuple[str, Grammar]]:
+    out: list[tuple[str, Grammar]] = [
+        (f"modular {spec}", modular_family([ModularSpec.parse(s) for s in spec.split()]))
+        for spec in MODULAR[: 4 if quick else None]]
+    out.extend((f"random 3 DFAs x {states} states",
+                intersection_grammar(random_family(3, states, seed=7)))
+               for states in ([6] if quick else [8, 12, 16]))
     return out
 
 
@@ -45,18 +46,18 @@ def run(quick: bool = False) -> list[dict]:
 
     rows = []
     for name, g in instances(quick):
-        automaton = GrundyAutomaton(g)  # type: ignore[arg-type]
-        t_explore, reachable = best_of(lambda: GrundyAutomaton(g).explore(), 1 if not quick else 2)  # type: ignore[arg-type]
+        automaton = GrundyAutomaton(g)
+        t_explore, reachable = best_of(lambda g=g: GrundyAutomaton(g).explore(), 2 if quick else 1)
         n = len(reachable)
         transitions = n * len(reachable.alphabet)
         tracemalloc.start()
-        GrundyAutomaton(g).explore()  # type: ignore[arg-type]
+        GrundyAutomaton(g).explore()
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        values = reachable.values(g.start)  # type: ignore[attr-defined]
+        values = reachable.values(g.start)
         top = max(v for v in values if v is not None)
         finals = [s for s, v in enumerate(values) if v == top]
-        t_fast, machine = best_of(lambda: reachable.to_dfa(finals), 1)
+        t_fast, machine = best_of(lambda r=reachable, f=finals: r.to_dfa(f), 1)
         params = {k: v for k, v in machine.input_parameters.items()}
         row = {"instance": name, "items": len(automaton.items), "states": n,
                "explore_s": t_explore, "transitions_per_s": transitions / t_explore,
@@ -65,7 +66,7 @@ def run(quick: bool = False) -> list[dict]:
         if n > AUTOMATA_LIB_CAP:  # automata-lib's Python minify needs ~1.6 KB/state and minutes
             continue
 
-        def default_build() -> DFA:
+        def default_build(params: dict = params) -> DFA:
             old = (config.should_validate_automata, config.allow_mutable_automata)
             config.should_validate_automata, config.allow_mutable_automata = True, False
             try:

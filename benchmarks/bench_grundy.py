@@ -31,8 +31,8 @@ def run(quick: bool = False) -> list[dict]:
         for n in lengths:
             w = "".join(rng.choice(g.terminals) for _ in range(n))
             repeat = 1 if n >= 10**6 else 3
-            t_dfa, v1 = best_of(lambda: evaluator(g, method="dfa")(g.start, w), repeat)
-            t_dp, v2 = best_of(lambda: evaluator(g, method="brute")(g.start, w), repeat)
+            t_dfa, v1 = best_of(lambda g=g, w=w: evaluator(g, method="dfa")(g.start, w), repeat)
+            t_dp, v2 = best_of(lambda g=g, w=w: evaluator(g, method="brute")(g.start, w), repeat)
             assert v1 == v2, (name, n, v1, v2)
             rows.append({"grammar": name, "length": n, "dfa_s": t_dfa, "dp_s": t_dp,
                          "ratio": t_dp / t_dfa, "dfa_letters_per_s": n / t_dfa,
@@ -56,7 +56,7 @@ def run(quick: bool = False) -> list[dict]:
         word.extend("b" * depth)
         word += ["a", "b"] * ((n - len(word)) // 2)
         u = "".join(word)
-        t, v = best_of(lambda: evaluator(dyck, method="cyk")("S", u), 1)
+        t, v = best_of(lambda u=u: evaluator(dyck, method="cyk")("S", u), 1)
         cfg_rows.append({"grammar": "dyck", "length": len(u), "cyk_s": t, "grundy": v})
     show("Substring DP on a non-linear CFG (S -> a S b | S S | a b), one balanced word",
          ["|w|", "seconds", "grundy"], [[r["length"], r["cyk_s"], r["grundy"]] for r in cfg_rows])

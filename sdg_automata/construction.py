@@ -101,7 +101,9 @@ class GrundyAutomaton:
         self.alphabet: tuple[str, ...] = grammar.terminals
         self.bounds = upper_bounds(grammar)
         nts = grammar.nonterminals
-        end = next(e for e in ("E", "E′", "E″", "_E") if e not in self.bounds)
+        end = "E"
+        while end in self.bounds:  # the fresh nonterminal of Step 1 must not clash
+            end += "′"
         self.end_symbol = end
         bound = {**self.bounds, end: 0}
         # Step 1: R_N ∪ R′_T as (head, letters, tail); R_U as unit pairs
@@ -230,7 +232,8 @@ class GrundyAutomaton:
                 for a in it:
                     s = succ[s][a]
                 return states[s]
-            except KeyError:  # a transition not taken before: compute it once
+            except KeyError:  # noqa: PERF203 -- only on a transition not taken before
+                # compute it once; the try around the whole loop keeps known steps cheap
                 nq = self.step(states[s], a)
                 t = ids.get(nq)
                 if t is None:

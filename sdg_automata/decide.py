@@ -237,9 +237,10 @@ def max_grundy(
         if not grammar.is_left_linear:
             raise InputError(f"Max-Grundy is decided here for right- and left-linear grammars; "
                              f"this one is {grammar.kind}")
+        mirror_within = None if within is None else _mirrored(within, grammar.terminals)
         mirrored = max_grundy(grammar.mirror(), head, k, method=method, strategy=strategy,
-                              within=None if within is None else _mirrored(within, grammar.terminals),
-                              max_states=max_states, max_seconds=max_seconds, progress=progress)
+                              within=mirror_within, max_states=max_states,
+                              max_seconds=max_seconds, progress=progress)
         return _replace_witnesses(mirrored, {v: w[::-1] for v, w in mirrored.witnesses.items()})
     started = time.perf_counter()
     automaton = GrundyAutomaton(grammar.restricted_to(head))  # the cone of influence of A
@@ -261,7 +262,6 @@ def max_grundy(
 def _mirrored(within: DFA | str, alphabet: tuple[str, ...]) -> DFA:
     """The constraint on wᴿ (a left-linear grammar's mirror reads wᴿ where G reads w)."""
     from automata.fa.dfa import DFA
-    from automata.fa.nfa import NFA
 
     return DFA.from_nfa(_nfa(within, alphabet).reverse())
 

@@ -147,7 +147,8 @@ def modular_dfa(spec: ModularSpec, letter: str = "a") -> DFA:
     m = spec.modulus * 2 // gcd(spec.modulus, 2)
     return DFA(states=set(range(m)), input_symbols={letter},
                transitions={n: {letter: (n + 1) % m} for n in range(m)}, initial_state=0,
-               final_states={n for n in range(m) if n % 2 == 0 and n % spec.modulus == spec.residue})
+               final_states={n for n in range(m)
+                             if n % 2 == 0 and n % spec.modulus == spec.residue})
 
 
 def modular_family(specs: Iterable[ModularSpec]) -> Grammar:

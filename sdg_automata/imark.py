@@ -36,7 +36,8 @@ Values are memoized per (S, D) across calls (:func:`imark_cache_clear` drops
 them), positions up to ``NAIVE_BASE`` come from a naive table, and an interval
 whose history is already known (a neighbouring J_{m'} or the naive table
 reaching up to m − 2c − 1) is run from the true history: one sequence, no
-guessing; history positions known otherwise are fixed to their values.  Both only replace guesses by the truth, so soundness is untouched,
+guessing; history positions known otherwise are fixed to their values.  Both only
+replace guesses by the truth, so soundness is untouched,
 and a value may then be proven with a smaller c than a cold run would need.
 ``reuse=False`` runs SPEC §6 literally: a private table of 𝒢 on [0, 2c + max S]
 and every other interval from all guesses.

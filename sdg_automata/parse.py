@@ -159,8 +159,7 @@ def grammar_from_text(text: str, *, source: str = "<string>") -> Grammar:
                 raise GrammarSyntaxError(f"the left-hand side {parts[0].strip()!r} must be one "
                                          "nonterminal name", source=source, line=number)
             rhs = parts[1]
-        for alt in rhs.split("|"):
-            entries.append((head, alt.strip(), number))
+        entries.extend((head, alt.strip(), number) for alt in rhs.split("|"))
     return _build(entries, start, terminals, source, start_line)
 
 

@@ -91,9 +91,9 @@ def _splits(
                 stack.append((k + 1, p + 1, parts))
             continue
         # each later symbol needs at least one letter
-        for q in range(p + 1, n - (len(body) - k - 1) + 1):
-            if is_position(sym, w[p:q]):
-                stack.append((k + 1, q, parts + ((sym, w[p:q]),)))
+        stack.extend((k + 1, q, parts + ((sym, w[p:q]),))
+                     for q in range(p + 1, n - (len(body) - k - 1) + 1)
+                     if is_position(sym, w[p:q]))
 
 
 def naive_grundy(grammar: Grammar, head: str, w: str) -> int | None:
@@ -295,7 +295,7 @@ def suffix_grundy(grammar: Grammar, w: str) -> dict[str, int | None]:
             row[h] = mex_mask(mask) if mask else -1
     if n == 0:
         return dict.fromkeys(nts)
-    return {a: (v if v >= 0 else None) for a, v in zip(nts, rows[0])}
+    return {a: (v if v >= 0 else None) for a, v in zip(nts, rows[0], strict=True)}
 
 
 # ---------------------------------------------------------------------------
@@ -391,7 +391,8 @@ def successors(grammar: Grammar, head: str, w: str) -> list[Position]:
         i = index[v]
         return table.is_position(b, i, i + len(v))
 
-    out = dict.fromkeys(s for r in grammar.rules_of(head) for s in _splits(grammar, r, w, is_position))
+    out = dict.fromkeys(s for r in grammar.rules_of(head)
+                        for s in _splits(grammar, r, w, is_position))
     return list(out)
 
 
