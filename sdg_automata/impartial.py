@@ -770,17 +770,9 @@ def _json_type(value: Any) -> str:
 
 
 def _read(path: str | PathLike[str]) -> str:
-    p = Path(path)
-    try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {str(p)!r}") from None
-    except IsADirectoryError:
-        raise InputError(f"{str(p)!r} is a directory, not a game graph file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{str(p)!r} is not UTF-8 text ({e.reason})") from None
-    except OSError as e:
-        raise InputError(f"cannot read {str(p)!r}: {e.strerror}") from None
+    from .parse import read_text
+
+    return read_text(path, what="game graph file")
 
 
 def load_game_graph(path: str | PathLike[str]) -> dict[str, tuple[str, ...]]:

@@ -33,7 +33,7 @@ from .errors import GrammarError, GrammarSyntaxError, InputError
 from .grammar import EPSILON_SPELLINGS, Grammar, Rule
 
 __all__ = ["grammar_from_json", "grammar_from_text", "grammar_to_json", "grammar_to_text",
-           "load_grammar", "parse_grammar"]
+           "load_grammar", "parse_grammar", "read_text"]
 
 _ARROW = re.compile(r"->|→|::=")
 _DIRECTIVE = re.compile(r"^(start|terminals)\s*:\s*(.*)$")
@@ -244,6 +244,31 @@ def parse_grammar(text: str, *, source: str = "<string>") -> Grammar:
     return grammar_from_text(text, source=source)
 
 
+def read_text(path: str | Path, *, what: str = "file") -> str:
+    """The UTF-8 text of an input file (``"-"``: standard input).
+
+    Raises
+    ------
+    InputError
+        Saying which file and why: missing, a directory, unreadable, not UTF-8.
+    """
+    if str(path) == "-":
+        import sys
+
+        return sys.stdin.read()
+    name = repr(str(path))
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"no such file: {name}") from None
+    except IsADirectoryError:
+        raise InputError(f"{name} is a directory, not a {what}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{name} is not UTF-8 text ({e.reason})") from None
+    except OSError as e:
+        raise InputError(f"cannot read {name}: {e.strerror}") from None
+
+
 def load_grammar(path: str | Path) -> Grammar:
     """Read a grammar file (``.json`` or the text format).
 
@@ -253,16 +278,7 @@ def load_grammar(path: str | Path) -> Grammar:
         The file is missing, unreadable or not UTF-8, or holds an invalid grammar.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {str(path)!r}") from None
-    except IsADirectoryError:
-        raise InputError(f"{str(path)!r} is a directory, not a grammar file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{str(path)!r} is not UTF-8 text ({e.reason})") from None
-    except OSError as e:
-        raise InputError(f"cannot read {str(path)!r}: {e.strerror}") from None
+    text = read_text(path, what="grammar file")
     if path.suffix.lower() == ".json":
         return grammar_from_json(text, source=str(path))
     return parse_grammar(text, source=str(path))
