@@ -10,8 +10,8 @@ Measured side by side in one run:
 Targets (issue 5): 10¹⁸ in under a second; at 10⁷ at least 100× faster than
 the naive sequence.
 
-``python benchmarks/bench_imark.py [--quick]`` prints the table; ``run()``
-returns the rows for ``benchmarks/run.py``.
+``python -m benchmarks bench_imark [--quick]`` prints the table; ``run()``
+returns the rows.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from benchmarks.common import show
 from sdg_automata.imark import IMark, imark_cache_clear, imark_sequence, imark_value
 
 MAIN = IMark.of([1], [2, 3])
@@ -66,6 +67,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         rows.append({"bench": "imark", "case": "one value", "instance": str(game), "n": n,
                      "grundy": v.grundy, "c": v.c, "naive_s": None, "convergence_s": conv_s,
                      "spec_literal_s": spec_s, "ratio": None})
+    _show(rows)
     return rows
 
 
@@ -74,34 +76,22 @@ def _n(n: int) -> str:
     return f"10^{e}" if n == 10**e else str(n)
 
 
+def _show(rows: list[dict[str, Any]]) -> None:
+    def ms(x: float | None) -> str:
+        return "" if x is None else f"{x * 1000:.2f} ms"
+
+    show("i-Mark: convergence technique vs naive table (cold cache)",
+         ["instance", "n", "𝒢(n)", "c", "naive", "convergence", "SPEC literal",
+          "naive / convergence"],
+         [[r["instance"].removeprefix("i-Mark"), _n(r["n"]), r["grundy"], r["c"],
+           ms(r["naive_s"]), ms(r["convergence_s"]), ms(r["spec_literal_s"]),
+           "" if r["ratio"] is None else f"{r['ratio']:.0f}×"] for r in rows])
+
+
 def main() -> None:
-    """Print the measurements as a rich table."""
-    import argparse
+    import sys
 
-    from rich.console import Console
-    from rich.table import Table
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smaller sizes")
-    args = ap.parse_args()
-    rows = run(quick=args.quick)
-    table = Table(title="i-Mark: convergence technique vs naive table (cold cache)")
-    for col in ("instance", "n", "𝒢(n)", "c", "naive", "convergence", "SPEC literal",
-                "naive / convergence"):
-        table.add_column(col, justify="left" if col == "instance" else "right")
-
-    def ms(s: float | None) -> str:
-        return "" if s is None else f"{s * 1000:.2f} ms"
-
-    for r in rows:
-        table.add_row(r["instance"].removeprefix("i-Mark"), _n(r["n"]), str(r["grundy"]),
-                      str(r["c"]), ms(r["naive_s"]), ms(r["convergence_s"]),
-                      ms(r["spec_literal_s"]),
-                      "" if r["ratio"] is None else f"{r['ratio']:.0f}×")
-    console = Console()
-    if not console.is_terminal:  # piped: do not squeeze the table into 80 columns
-        console = Console(width=120)
-    console.print(table)
+    run(quick="--quick" in sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ def show(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> N
         table.add_column(c, justify="right" if c != columns[0] else "left")
     for r in rows:
         table.add_row(*(fmt(x) for x in r))
-    Console(width=160).print(table)
+    Console(width=220).print(table)
 
 
 def fmt(x: Any) -> str:
