@@ -40,7 +40,7 @@ from __future__ import annotations
 import sys
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -315,22 +315,49 @@ def _budget(max_states: int | None, max_seconds: float | None, started: float, e
 
 
 _SearchResult = tuple[dict[int, str], int, bool, int]
+#: a successor in the searched automaton: (letter index, state, automaton state q, accepting)
+_Successor = tuple[int, int, int, bool]
+
+
+def _product(
+    automaton: GrundyAutomaton, within: Constraint | None,
+) -> tuple[int, Callable[[int], Iterator[_Successor]]]:
+    """The automaton the searches walk: M itself, or M × within packed as q << shift | d.
+
+    ``accepting`` says whether the constraint accepts there (always, without one).
+    """
+    step, letters = automaton.step, list(enumerate(automaton.alphabet))
+    if within is None:
+        def plain(q: int) -> Iterator[_Successor]:
+            for c, a in letters:
+                nq = step(q, a)
+                yield c, nq, nq, True
+
+        return automaton.initial, plain
+    shift = within.size.bit_length()
+    dmask = (1 << shift) - 1
+    rows = [within.rows[a] for _, a in letters]
+    final = within.final
+
+    def product(s: int) -> Iterator[_Successor]:
+        q, d = s >> shift, s & dmask
+        for c, a in letters:
+            nd = rows[c][d]
+            if nd >= 0:  # a dead constraint state: no word through here is allowed
+                nq = step(q, a)
+                yield c, nq << shift | nd, nq, bool(final[nd])
+
+    return automaton.initial << shift | within.initial, product
 
 
 def _bfs(
     automaton: GrundyAutomaton, head: str, k: int | None, bound: int, within: Constraint | None,
     max_states: int | None, max_seconds: float | None, progress: Callable[[int], None] | None,
 ) -> _SearchResult:
-    """Breadth-first search of the (product) automaton; shortest witnesses."""
+    """Breadth-first search; the BFS tree gives shortest witnesses."""
     started = time.perf_counter()
-    step, grundy_at = automaton.step, automaton.grundy_at
-    letters = list(enumerate(automaton.alphabet))
-    # a product state (q, d) is packed into one int: q << shift | d
-    shift = within.size.bit_length() if within else 0
-    dmask = (1 << shift) - 1
-    crows = [within.rows[a] for _, a in letters] if within else []
-    final = within.final if within else b""
-    start = automaton.initial << shift | (within.initial if within else 0)
+    grundy_at = automaton.grundy_at
+    start, successors = _product(automaton, within)
     index = {start: 0}
     states = [start]
     parent = array("l", [-1])
@@ -339,17 +366,7 @@ def _bfs(
     sid = 0
     try:
         while sid < len(states):
-            s = states[sid]
-            q, d = s >> shift, s & dmask
-            for c, a in letters:
-                if within:
-                    nd = crows[c][d]
-                    if nd < 0:
-                        continue
-                else:
-                    nd = 0
-                nq = step(q, a)
-                ns = nq << shift | nd
+            for c, ns, nq, accepting in successors(states[sid]):
                 if ns in index:
                     continue
                 t = index[ns] = len(states)
@@ -361,29 +378,29 @@ def _bfs(
                     if progress:
                         progress(t)
                 v = grundy_at(nq, head)
-                if v is not None and v not in found and (not within or final[nd]):
+                if v is not None and v not in found and accepting:
                     found[v] = t
                     if _settled(v, k, bound):
-                        return _words(found, parent, via, letters), len(states), False, \
-                            _bytes(index, states, parent, via)
+                        return (_words(found, parent, via, automaton.alphabet), len(states),
+                                False, _bytes(index, states, parent, via))
             sid += 1
             if max_states is not None and len(states) > max_states:
                 _budget(max_states, None, started, len(states))
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted after {len(states)} states explored",
                           explored=len(states)) from None
-    return _words(found, parent, via, letters), len(states), True, \
-        _bytes(index, states, parent, via)
+    return (_words(found, parent, via, automaton.alphabet), len(states), True,
+            _bytes(index, states, parent, via))
 
 
 def _words(found: dict[int, int], parent: array[int], via: array[int],
-           letters: list[tuple[int, str]]) -> dict[int, str]:
+           alphabet: tuple[str, ...]) -> dict[int, str]:
     """Witness words from the breadth-first tree: the path read is wᴿ, walked back it is w."""
     out = {}
     for v, s in found.items():
         w = []
         while s > 0:
-            w.append(letters[via[s]][1])
+            w.append(alphabet[via[s]])
             s = parent[s]
         out[v] = "".join(w)
     return out
@@ -404,38 +421,22 @@ def _dfs(
 ) -> _SearchResult:
     """Depth-first search keeping only a set of reached states and the current path."""
     started = time.perf_counter()
-    step, grundy_at = automaton.step, automaton.grundy_at
-    alphabet = automaton.alphabet
-    shift = within.size.bit_length() if within else 0
-    dmask = (1 << shift) - 1
-    start = automaton.initial << shift | (within.initial if within else 0)
+    grundy_at, alphabet = automaton.grundy_at, automaton.alphabet
+    start, successors = _product(automaton, within)
     seen = {start}
-    path: list[int] = [start]   # states on the current path
-    next_letter = [0]           # per path entry: the next letter index to try
-    read: list[str] = []        # letters read along the path (wᴿ)
+    pending = [successors(start)]  # per path entry: its successors not tried yet
+    read: list[str] = []           # letters read along the path (wᴿ)
     found: dict[int, str] = {}
     deepest = 1
     try:
-        while path:
-            c = next_letter[-1]
-            if c == len(alphabet):
-                path.pop()
-                next_letter.pop()
+        while pending:
+            nxt = next(pending[-1], None)
+            if nxt is None:
+                pending.pop()
                 if read:
                     read.pop()
                 continue
-            next_letter[-1] = c + 1
-            a = alphabet[c]
-            s = path[-1]
-            q, d = s >> shift, s & dmask
-            if within:
-                nd = within.rows[a][d]
-                if nd < 0:
-                    continue
-            else:
-                nd = 0
-            nq = step(q, a)
-            ns = nq << shift | nd
+            c, ns, nq, accepting = nxt
             if ns in seen:
                 continue
             seen.add(ns)
@@ -444,14 +445,13 @@ def _dfs(
                 if progress:
                     progress(len(seen))
             v = grundy_at(nq, head)
-            if v is not None and v not in found and (not within or within.final[nd]):
-                found[v] = a + "".join(reversed(read))
+            if v is not None and v not in found and accepting:
+                found[v] = alphabet[c] + "".join(reversed(read))
                 if _settled(v, k, bound):
                     return found, len(seen), False, _bytes(seen) + deepest * 3 * 8
-            path.append(ns)
-            next_letter.append(0)
-            read.append(a)
-            deepest = max(deepest, len(path))
+            pending.append(successors(ns))
+            read.append(alphabet[c])
+            deepest = max(deepest, len(pending))
         if max_states is not None and len(seen) > max_states:
             _budget(max_states, None, started, len(seen))
     except KeyboardInterrupt:

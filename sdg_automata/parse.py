@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -244,7 +245,7 @@ def parse_grammar(text: str, *, source: str = "<string>") -> Grammar:
     return grammar_from_text(text, source=source)
 
 
-def read_text(path: str | Path, *, what: str = "file") -> str:
+def read_text(path: str | PathLike[str], *, what: str = "file") -> str:
     """The UTF-8 text of an input file (``"-"``: standard input).
 
     Raises
