@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING
 from .bounds import upper_bounds
 from .errors import BudgetExceeded, InputError
 from .grammar import Grammar
-from .impartial import mex_mask
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -195,7 +194,7 @@ class GrundyAutomaton:
         values: dict[int, int] = {}
         for h, j in sets.items():
             if h not in units:
-                v = values[h] = mex_mask(j)
+                v = values[h] = (~j & (j + 1)).bit_length() - 1  # mex_mask(j), inlined: hot
                 if v > bound[h]:
                     _bound_violated(v, bound[h])
                 out |= 1 << (base[h] + v)
@@ -205,7 +204,7 @@ class GrundyAutomaton:
                 if c in values:
                     j |= 1 << values[c]
             if j:
-                v = values[h] = mex_mask(j)
+                v = values[h] = (~j & (j + 1)).bit_length() - 1  # mex_mask(j)
                 if v > bound[h]:
                     _bound_violated(v, bound[h])
                 out |= 1 << (base[h] + v)
