@@ -357,8 +357,11 @@ def _add_dfa(sub: Any) -> None:
     p.add_argument("--forward", action="store_true",
                    help="the DFA of {w : 𝒢(A, w) = I} (reversed with automata-lib, minimal)")
     p.add_argument("--minimal", action="store_true", help="minimize (automata-lib minify)")
-    p.add_argument("--format", choices=["text", "json", "dot"], default="text",
-                   help="text: transition table; json: automata-lib constructor shape; dot: DOT")
+    p.add_argument("--format", choices=["text", "json", "dot", "jff", "svg", "png"],
+                   default="text",
+                   help="text: transition table; json: automata-lib constructor shape; dot: DOT; "
+                        "jff: JFLAP; svg, png: drawn by Graphviz (pip install "
+                        "\"sdg_automata[visual]\")")
     p.add_argument("--labels", choices=["ids", "items"], default="ids",
                    help="state names: numbers, or the item sets of SPEC §4 (only for the "
                         "unminimized M_{A,i})")
@@ -369,8 +372,9 @@ def _add_dfa(sub: Any) -> None:
 
 def _cmd_dfa(args: argparse.Namespace) -> int:
     from .construction import GrundyAutomaton, dfa
-    from .render import dfa_to_dot, dfa_to_json, dfa_to_table
+    from .render import dfa_to_dot, dfa_to_jff, dfa_to_json, dfa_to_table
 
+    _check_visual(args)
     g = _grammar(args)
     head = g.check_nonterminal(args.nonterminal)
     flip = not g.is_right_linear and g.is_left_linear
@@ -385,16 +389,10 @@ def _cmd_dfa(args: argparse.Namespace) -> int:
             raise InputError("--labels items names the states of the unminimized M_{A,i} of a "
                              "right-linear grammar; drop --forward/--minimal")
         label = lambda s: automaton.label(reachable.states[s])  # noqa: E731
-    text = {"text": dfa_to_table, "json": dfa_to_json, "dot": dfa_to_dot}[args.format](
-        machine, label=label)
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise InputError(f"cannot write {args.output!r}: {e.strerror}") from None
-    else:
-        sys.stdout.write(text)
+    writers: dict[str, Callable[..., str]] = {
+        "text": dfa_to_table, "json": dfa_to_json, "dot": dfa_to_dot, "jff": dfa_to_jff,
+        "svg": dfa_to_dot, "png": dfa_to_dot}  # svg/png: DOT laid out by _deliver
+    _deliver(args, writers[args.format](machine, label=label))
     return ExitCode.OK
 
 
@@ -981,6 +979,215 @@ def _cmd_graph(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------
+# game-graph (and the output of drawings, shared with dfa)
+
+
+def _deliver(args: argparse.Namespace, text: str) -> None:
+    """Write ``text`` (DOT for --format svg/png, which Graphviz lays out) to -o or stdout."""
+    from .render import dot_to_png, dot_to_svg
+
+    data: str | bytes = text
+    if args.format == "svg":
+        data = dot_to_svg(text)
+    elif args.format == "png":
+        data = dot_to_png(text)
+        if not args.output and sys.stdout.isatty():
+            raise InputError("--format png is binary: give -o FILE (or redirect stdout)")
+    if args.output:
+        try:
+            if isinstance(data, bytes):
+                with open(args.output, "wb") as fb:
+                    fb.write(data)
+            else:
+                with open(args.output, "w", encoding="utf-8") as f:
+                    f.write(data)
+        except OSError as e:
+            raise InputError(f"cannot write {args.output!r}: {e.strerror}") from None
+    elif isinstance(data, bytes):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+    else:
+        sys.stdout.write(data)
+
+
+def _check_visual(args: argparse.Namespace) -> None:
+    """Fail before any work when SVG/PNG is asked for and Graphviz is missing."""
+    if args.format in ("svg", "png"):
+        from .render import require_visual
+
+        require_visual(args.format.upper())
+
+
+def _add_game_graph(sub: Any) -> None:
+    p = sub.add_parser(
+        "game-graph", help="the game graph of the positions (X, w), |w| ≤ N, with Grundy numbers",
+        description="Every position (X, w) with 1 ≤ |w| ≤ N for the chosen nonterminals "
+                    "(default: all), every position reachable from them, and the moves; ∅ is "
+                    "the final position. Each node shows its Grundy number and the P-positions "
+                    "(𝒢 = 0) are highlighted, as in Figures 1 and 7 of the paper. SVG and PNG "
+                    "need the visual extra: pip install \"sdg_automata[visual]\".")
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    p.add_argument("nonterminals", metavar="NONTERMINAL", nargs="*",
+                   help="the nonterminals X (default: all)")
+    p.add_argument("--max-length", type=_natural, default=3, metavar="N",
+                   help="the largest |w| (default 3)")
+    p.add_argument("--max-nodes", type=_positive, default=2000, metavar="K",
+                   help="refuse graphs with more than K positions (default 2000)")
+    p.add_argument("--format", choices=["text", "json", "dot", "svg", "png"], default="text",
+                   help="text: one line per position; json: nodes and moves; dot: DOT; "
+                        "svg, png: drawn by Graphviz")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    p.set_defaults(func=_cmd_game_graph)
+
+
+def _cmd_game_graph(args: argparse.Namespace) -> int:
+    from .render import game_graph, game_graph_to_dot
+
+    _check_visual(args)
+    g = _grammar(args)
+    gg = game_graph(g, args.nonterminals or None, args.max_length, max_nodes=args.max_nodes)
+    if args.format == "json":
+        moves: list[list[int]] = [[] for _ in gg.nodes]
+        for s, t in gg.edges:
+            moves[s].append(t)
+        text = json.dumps({"nodes": [{"position": [list(part) for part in p], "grundy": v,
+                                      "moves": m}
+                                     for p, v, m in zip(gg.nodes, gg.values, moves, strict=True)]},
+                          ensure_ascii=False) + "\n"
+    elif args.format == "text":
+        targets: list[list[str]] = [[] for _ in gg.nodes]
+        for s, t in gg.edges:
+            targets[s].append(gg.name(gg.nodes[t]))
+        text = "".join(f"{gg.name(p)}\t{v}\t{', '.join(ts) or '(no move)'}\n"
+                       for p, v, ts in zip(gg.nodes, gg.values, targets, strict=True))
+    else:
+        text = game_graph_to_dot(gg)
+    _deliver(args, text)
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------------
+# regex
+
+
+def _add_regex(sub: Any) -> None:
+    p = sub.add_parser(
+        "regex", help="a regular expression for {w : 𝒢(A, w) = C}",
+        description="Print a regular expression, in automata-lib's syntax (| * + ? and "
+                    "parentheses), for the words w with 𝒢_{G,A}(w) = C: state elimination "
+                    "(automata-lib's GNFA) on the minimal forward DFA. The expression can grow "
+                    "exponentially with the DFA, so larger DFAs than --max-dfa-states are "
+                    "refused. An empty class prints ∅. Right- and left-linear grammars.")
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    p.add_argument("value", metavar="C", type=_natural, help="the Grundy number")
+    p.add_argument("--max-dfa-states", type=_positive, default=50, metavar="N",
+                   help="refuse minimal DFAs with more than N states (default 50)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_budget(p, seconds=False)
+    p.set_defaults(func=_cmd_regex)
+
+
+def _cmd_regex(args: argparse.Namespace) -> int:
+    from .construction import GrundyAutomaton, dfa
+    from .render import dfa_to_regex
+
+    g = _grammar(args)
+    head = g.check_nonterminal(args.nonterminal)
+    flip = not g.is_right_linear and g.is_left_linear
+    automaton = GrundyAutomaton(g.mirror() if flip else g)
+    with _progress("building the automaton", enabled=not args.json) as progress:
+        reachable = automaton.explore(max_states=args.max_states, progress=progress)
+    machine = dfa(g, head, args.value, forward=True, reachable=reachable)
+    regex = dfa_to_regex(machine, limit=args.max_dfa_states)
+    if args.json:
+        _emit({"nonterminal": head, "grundy": args.value, "regex": regex,
+               "empty": regex is None, "dfa_states": len(machine.states)})
+    elif regex is None:
+        print("∅")
+        print(f"note: no word w has 𝒢({head}, w) = {args.value}", file=sys.stderr)
+    else:
+        print(regex)
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------------
+# count
+
+
+def _add_count(sub: Any) -> None:
+    p = sub.add_parser(
+        "count", help="how many words of length N have 𝒢(A, w) = C; generating function; density",
+        description="Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, by dynamic "
+                    "programming over the minimal automaton (not by enumeration). --gf: the "
+                    "rational generating function Σ countₙ xⁿ (sympy); --density: the limit of "
+                    "countₙ / |Σ|ⁿ, or its limit points along the residues of n when the class "
+                    "oscillates (exact rationals). Right- and left-linear grammars.")
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    p.add_argument("value", metavar="C", type=_natural, help="the Grundy number")
+    p.add_argument("--length", type=_natural, metavar="N", help="the word length")
+    p.add_argument("--gf", action="store_true", help="the generating function")
+    p.add_argument("--density", action="store_true", help="the density of the class")
+    p.add_argument("--max-dfa-states", type=_positive, default=500, metavar="N",
+                   help="--gf/--density: refuse classes whose minimal DFA has more than N "
+                        "states (default 500; the cost grows quadratically)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_budget(p, seconds=False)
+    p.set_defaults(func=_cmd_count)
+
+
+def _cmd_count(args: argparse.Namespace) -> int:
+    from .construction import GrundyAutomaton
+    from .counting import ClassMachine
+
+    if args.length is None and not (args.gf or args.density):
+        raise InputError("give --length N, --gf or --density")
+    g = _grammar(args)
+    head = g.check_nonterminal(args.nonterminal)
+    flip = not g.is_right_linear and g.is_left_linear
+    automaton = GrundyAutomaton(g.mirror() if flip else g)
+    with _progress("building the automaton", enabled=not args.json) as progress:
+        reachable = automaton.explore(max_states=args.max_states, progress=progress)
+    machine = ClassMachine.build(g, head, reachable=reachable).restrict(args.value)
+    out: dict[str, Any] = {"nonterminal": head, "grundy": args.value}
+    if args.length is not None:
+        out["length"] = args.length
+        out["count"] = machine.count(True, args.length)
+    if args.gf:
+        out["gf"] = str(machine.generating_function(True, limit=args.max_dfa_states))
+    density = machine.density(True, limit=args.max_dfa_states) if args.density else None
+    if density is not None:
+        out["density"] = density.to_json()
+    with _unlimited_digits():  # counts of long words exceed Python's 4300-digit default
+        if args.json:
+            _emit(out)
+            return ExitCode.OK
+        if "count" in out:
+            print(out["count"])
+    if args.gf:
+        print(f"gf: {out['gf']}")
+    if density is not None:
+        print(f"density: {density}")
+    return ExitCode.OK
+
+
+@contextlib.contextmanager
+def _unlimited_digits() -> Iterator[None]:
+    """Let exact integers of any size be printed (the guard is for untrusted parsing)."""
+    setter = getattr(sys, "set_int_max_str_digits", None)
+    if setter is None:  # Python < 3.10.7 has no limit
+        yield
+        return
+    old = sys.get_int_max_str_digits()
+    setter(0)
+    try:
+        yield
+    finally:
+        setter(old)
+
+
+# ---------------------------------------------------------------------------
 # the parser and main
 
 
@@ -989,6 +1196,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     _add_check, _add_grundy, _add_max, _add_dfa, _add_spectrum, _add_family,
     _add_imark, _add_moves, _add_play, _add_period,
     _add_graph,
+    _add_game_graph, _add_regex, _add_count,
 ]
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from . import render as _render
 from .bounds import upper_bounds
 from .errors import BudgetExceeded, InputError
 from .grammar import Grammar
@@ -90,6 +91,8 @@ class GrundyAutomaton:
     state iff 𝒢_{G,A}(w) = i.  The empty state ∅ is absorbing; a letter
     outside Σ leads to it.
     """
+
+    _repr_mimebundle_ = _render.mimebundle_method()  # Jupyter: render.diagram(self)
 
     def __init__(self, grammar: Grammar):
         if not grammar.is_right_linear:
@@ -320,6 +323,8 @@ class ReachableAutomaton:
     is q₀.  ``parent``/``via`` form the breadth-first tree, so the path to a
     state is a shortest word reaching it.
     """
+
+    _repr_mimebundle_ = _render.mimebundle_method()  # Jupyter: render.diagram(self)
 
     automaton: GrundyAutomaton
     states: tuple[int, ...]

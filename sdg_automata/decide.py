@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from . import render as _render
 from .construction import GrundyAutomaton
 from .errors import BudgetExceeded, InputError, Interrupted
 from .grammar import Grammar
@@ -90,6 +91,8 @@ class Verdict:
     method, strategy:
         How it was decided.
     """
+
+    _repr_mimebundle_ = _render.mimebundle_method()  # Jupyter: render.diagram(self)
 
     nonterminal: str
     k: int | None
