@@ -36,9 +36,11 @@ Values are memoized per (S, D) across calls (:func:`imark_cache_clear` drops
 them), positions up to ``NAIVE_BASE`` come from a naive table, and an interval
 whose history is already known (a neighbouring J_{m'} or the naive table
 reaching up to m − 2c − 1) is run from the true history: one sequence, no
-guessing; history positions known otherwise are fixed to their values.  Both only
-replace guesses by the truth, so soundness is untouched,
-and a value may then be proven with a smaller c than a cold run would need.
+guessing; history positions known otherwise are fixed to their values.  The memo
+only ever receives the naive table and intervals proven as above (by induction,
+whatever c or interval produced them, every stored value is the true one), so
+both only replace guesses by the truth and soundness is untouched; a value may
+then be proven with a smaller c than a cold run would need.
 ``reuse=False`` runs SPEC §6 literally: a private table of 𝒢 on [0, 2c + max S]
 and every other interval from all guesses.
 """
@@ -96,21 +98,26 @@ _BLOCK = 1 << 20  # naive table: positions per block (bounds the temporary buffe
 # the game
 
 
+def _index(v: Any, what: str) -> int:
+    """``v`` as an int; a bool or a non-integer is an InputError "{what}, not {v!r}"."""
+    if not isinstance(v, bool):
+        try:
+            return operator.index(v)
+        except TypeError:
+            pass
+    raise InputError(f"{what}, not {v!r}")
+
+
 def _int_set(values: Iterable[int], name: str, least: int) -> tuple[int, ...]:
     if isinstance(values, (str, bytes)):
         raise InputError(f"{name} must be a collection of integers, not {values!r}")
-    out: set[int] = set()
     try:
         items = list(values)
     except TypeError:
         raise InputError(f"{name} must be a collection of integers, not {values!r}") from None
+    out: set[int] = set()
     for v in items:
-        if isinstance(v, bool):
-            raise InputError(f"{name} must contain integers, not {v!r}")
-        try:
-            i = operator.index(v)
-        except TypeError:
-            raise InputError(f"{name} must contain integers, not {v!r}") from None
+        i = _index(v, f"{name} must contain integers")
         if i < least:
             raise InputError(f"{name} must contain integers ≥ {least}, got {i}"
                              + (" (n/1 = n would be a move to itself)" if name == "D" else ""))
@@ -119,12 +126,7 @@ def _int_set(values: Iterable[int], name: str, least: int) -> tuple[int, ...]:
 
 
 def _position(n: int) -> int:
-    if isinstance(n, bool):
-        raise InputError(f"a position must be a natural number, not {n!r}")
-    try:
-        i = operator.index(n)
-    except TypeError:
-        raise InputError(f"a position must be a natural number, not {n!r}") from None
+    i = _index(n, "a position must be a natural number")
     if i < 0:
         raise InputError(f"a position must be a natural number, got {i}")
     return i
@@ -137,6 +139,8 @@ def _show_set(t: tuple[int, ...]) -> str:
 @dataclass(frozen=True)
 class IMark:
     """The game i-Mark(S, D) (SPEC §6), validated; build it with :meth:`of`.
+
+    (The functions below validate a directly built ``IMark(S, D)`` again.)
 
     Attributes
     ----------
@@ -201,7 +205,7 @@ def _game(S: Iterable[int] | IMark, D: Iterable[int] | None) -> IMark:
     if isinstance(S, IMark):
         if D is not None:
             raise InputError("give either an IMark or S and D, not both")
-        return S
+        return IMark.of(S.S, S.D)  # validated again: IMark(...) itself does not check
     if D is None:
         raise InputError("D is missing")
     return IMark.of(S, D)
@@ -211,68 +215,27 @@ def _game(S: Iterable[int] | IMark, D: Iterable[int] | None) -> IMark:
 # transition tables
 
 
-class _SetTable(dict[int, int]):
-    """(set of states, division mask) → set of states one position later, filled lazily.
+class _Lazy(dict[int, int]):
+    """A table filled on demand: a missing key k gets ``fill(k)``."""
 
-    A state is the last K values as base-V digits (digit i = the value i
-    positions back); a set of states is an int bitmask; the key is
-    ``set << V | mask``.
-    """
-
-    def __init__(self, rules: _Rules):
+    def __init__(self, fill: Callable[[int], int]):
         super().__init__()
-        self.rules = rules
+        self.fill = fill
 
     def __missing__(self, key: int) -> int:
-        r = self.rules
-        sset, dm = key >> r.V, key & r.dm_mask
-        out = 0
-        while sset:
-            low = sset & -sset
-            out |= 1 << r.step(low.bit_length() - 1, dm)
-            sset ^= low
-        self[key] = out
+        out = self[key] = self.fill(key)
         return out
-
-
-class _StepTable(dict[int, int]):
-    """(state, division mask) → the next state, filled lazily (key ``state << V | mask``)."""
-
-    def __init__(self, rules: _Rules):
-        super().__init__()
-        self.rules = rules
-
-    def __missing__(self, key: int) -> int:
-        r = self.rules
-        out = self[key] = r.step(key >> r.V, key & r.dm_mask)
-        return out
-
-
-class _AgreeTable(dict[int, int]):
-    """Set of states → the value all of them end with, or −1 if they differ."""
-
-    def __init__(self, rules: _Rules):
-        super().__init__()
-        self.rules = rules
-
-    def __missing__(self, sset: int) -> int:
-        V = self.rules.V
-        seen = -1
-        s = sset
-        while s:
-            low = s & -s
-            v = (low.bit_length() - 1) % V
-            if seen >= 0 and v != seen:
-                seen = -1
-                break
-            seen = v
-            s ^= low
-        self[sset] = seen
-        return seen
 
 
 class _Rules:
-    """Constants and tables of one i-Mark(S, D)."""
+    """Constants and tables of one i-Mark(S, D).
+
+    A state is the last K values as base-V digits (digit i = the value i
+    positions back); a set of states is an int bitmask.  The lazy tables:
+    ``sets[set << V | mask]`` is the set one position later, when the division
+    followers of that position have the value set ``mask``; ``single`` the same
+    for one state; ``agree[set]`` the value all states of the set end with, or −1.
+    """
 
     def __init__(self, game: IMark):
         self.game = game
@@ -288,13 +251,48 @@ class _Rules:
         self.shift = self.pows[self.K - 1]
         self._mex: list[int] | None = (
             [mex_mask(m) for m in range(1 << self.V)] if self.V <= 16 else None)
-        self.sets = _SetTable(self)
-        #: one state → the next (the set table restricted to singletons)
-        self.single: list[int] | _StepTable = (
-            [self.step(k >> self.V, k & self.dm_mask) for k in range(self.VK << self.V)]
-            if self.VK << self.V <= 1 << 16 else _StepTable(self))
-        self.agree = _AgreeTable(self)
+        self.sets = _Lazy(self._next_set)
+        self.single: list[int] | _Lazy = _Lazy(lambda k: self.step(k >> self.V, k & self.dm_mask))
+        if self.VK << self.V <= 1 << 16:  # small: a list, faster to index than a dict
+            self.single = [self.single[k] for k in range(self.VK << self.V)]
+        self.agree = _Lazy(self._agreed)
         self._fast: tuple[list[int], list[int]] | None = None
+
+    def _next_set(self, key: int) -> int:
+        dm = key & self.dm_mask
+        out = 0
+        sset = key >> self.V
+        while sset:
+            low = sset & -sset
+            out |= 1 << self.step(low.bit_length() - 1, dm)
+            sset ^= low
+        return out
+
+    def _agreed(self, sset: int) -> int:
+        values = set()
+        while sset:
+            low = sset & -sset
+            values.add((low.bit_length() - 1) % self.V)
+            sset ^= low
+        return values.pop() if len(values) == 1 else -1
+
+    def state_set(self, history: Sequence[int | None]) -> int:
+        """The set of states with digit i = history[i], or every value where that is None.
+
+        A digit i ≥ max(S) is never read (S = ∅ still keeps one digit): 0 there.
+        """
+        states = [0]
+        for i, v in enumerate(history):
+            if v is not None:
+                states = [st + v * self.pows[i] for st in states]
+            elif i < self.maxS:
+                states = [st + x * self.pows[i] for st in states for x in range(self.V)]
+        if len(states) == 1:
+            return 1 << states[0]
+        sset = 0
+        for st in states:
+            sset |= 1 << st
+        return sset
 
     def mex(self, mask: int) -> int:
         return self._mex[mask] if self._mex is not None else mex_mask(mask)
@@ -582,24 +580,14 @@ class _Store:
 
         p, prefix, exact = lo, b"", False
         if reuse and B >= lo - 1:
-            p, prefix, exact = B + 1, bytes(base[max(0, m - 2 * c):B + 1]), True
+            p, prefix, exact = B + 1, bytes(base[max(0, lo):B + 1]), True
         if (reuse and pm >= lo - 1 and (not exact or pm >= p)
                 and ps <= min(pm - K + 1, m - c)):
-            p, prefix, exact = pm + 1, pv[max(ps, m - 2 * c) - ps:], True
-        states = [0]
-        for i in range(K):
-            h = p - 1 - i
-            v = known(h) if (exact or reuse) else None
-            if v is not None:
-                choices: Iterable[int] = (v,)
-            elif exact:
-                raise _InternalError(f"{r.game}: history position {h} of m = {m} is not known")
-            else:
-                choices = range(V) if i < r.maxS else (0,)
-            states = [st + x * r.pows[i] for st in states for x in choices]
-        sset = 0
-        for st in states:
-            sset |= 1 << st
+            p, prefix, exact = pm + 1, pv[max(ps, lo) - ps:], True
+        history = [known(p - 1 - i) for i in range(K)] if reuse else [None] * K
+        if exact and None in history:
+            raise _InternalError(f"{r.game}: the history of m = {m} before {p} is not known")
+        sset = r.state_set(history)
 
         # the true values of the division followers of [p, m], from J_{⌊m/d⌋} or the table
         size = m - p + 1
@@ -804,18 +792,6 @@ def imark_grundy(S: Iterable[int] | IMark, D: Iterable[int] | None, n: int,
 # the convergence survey (the experiment of the seed paper)
 
 
-def _initial_set(r: _Rules) -> int:
-    """Every guess vector for the max(S) history values, as a set of states."""
-    states = [0]
-    for i in range(r.K):
-        choices = range(r.V) if i < r.maxS else (0,)
-        states = [st + x * r.pows[i] for st in states for x in choices]
-    sset = 0
-    for st in states:
-        sset |= 1 << st
-    return sset
-
-
 def _division_masks(r: _Rules, g: bytes | bytearray, upto: int) -> list[int]:
     """mask[x] = the set of 𝒢(x/d), d ∈ D dividing x, for x ≤ upto (g must reach upto//2)."""
     masks = [0] * (upto + 1)
@@ -827,14 +803,36 @@ def _division_masks(r: _Rules, g: bytes | bytearray, upto: int) -> list[int]:
     return masks
 
 
+def _steps_counter(game: IMark, upto: int, max_c: int) -> tuple[int, Callable[[int], int | None]]:
+    """(K, steps): steps(lo) for a start lo ≤ upto is the entry of :func:`coalescence_steps`."""
+    r = _rules(game)
+    r.check_states()
+    horizon = upto + max_c + r.K + 1
+    masks = _division_masks(r, imark_sequence(game, upto=horizon), horizon)
+    full = r.state_set([None] * r.K)
+    sets, V, K = r.sets, r.V, r.K
+
+    def steps(lo: int) -> int | None:
+        sset, x = full, lo
+        while sset & (sset - 1):
+            # a merge at x would make the sequences agree from x − K + 1 on
+            if x - K + 1 - lo > max_c:
+                return None
+            sset = sets[sset << V | masks[x]]
+            x += 1
+        return max(0, x - K - lo)
+
+    return K, steps
+
+
 def coalescence_steps(S: Iterable[int] | IMark, D: Iterable[int] | None = None, *,
                       upto: int, max_c: int = 128) -> list[int | None]:
     """For each start lo ≤ ``upto``: how many steps until every guess sequence agrees.
 
     All guess vectors for 𝒢 on [lo − max S, lo − 1] are run with the true
     division followers; entry lo is the least t with all of them equal from
-    lo + t on (``None`` when that is beyond ``max_c``).  Entries below
-    max(1, max S) are ``None`` (not a start: the history would be negative).
+    lo + t on (``None`` when that is beyond ``max_c``).  Entries up to
+    K = max(1, max S) are ``None`` (not a start).
 
     With c ≥ every entry, the convergence technique proves every n ≤ upto + 2c
     (I_m starts at m − 2c).
@@ -844,29 +842,9 @@ def coalescence_steps(S: Iterable[int] | IMark, D: Iterable[int] | None = None, 
     >>> worst, steps.index(worst)
     (9, 61)
     """
-    game = _game(S, D)
-    upto, max_c = _position(upto), _position(max_c)
-    r = _rules(game)
-    r.check_states()
-    horizon = upto + max_c + r.K + 1
-    g = imark_sequence(game, upto=horizon)
-    masks = _division_masks(r, g, horizon)
-    full = _initial_set(r)
-    sets = r.sets
-    V, K = r.V, r.K
-    out: list[int | None] = [None] * (upto + 1)
-    for lo in range(K + 1, upto + 1):
-        sset = full
-        x = lo
-        while sset & (sset - 1):
-            # a merge at x would make the sequences agree from x − K + 1 on
-            if x - K + 1 - lo > max_c:
-                break
-            sset = sets[sset << V | masks[x]]
-            x += 1
-        else:
-            out[lo] = max(0, x - K - lo)
-    return out
+    upto = _position(upto)
+    K, steps = _steps_counter(_game(S, D), upto, _position(max_c))
+    return [None if lo <= K else steps(lo) for lo in range(upto + 1)]
 
 
 @dataclass(frozen=True)
@@ -931,36 +909,17 @@ def survey_instance(S: Iterable[int] | IMark, D: Iterable[int] | None = None, *,
     t0 = time.perf_counter()
     game = _game(S, D)
     upto, max_c = _position(upto), _position(max_c)
-    r = _rules(game)
-    r.check_states()
-    horizon = upto + max_c + r.K + 1
-    g = imark_sequence(game, upto=horizon)
-    masks = _division_masks(r, g, horizon)
-    full = _initial_set(r)
-    sets = r.sets
-    V, K = r.V, r.K
-    worst, worst_start, failed = -1, None, None
-    lo = K + 1
-    while lo <= upto:
-        sset = full
-        x = lo
-        while sset & (sset - 1):
-            if x - K + 1 - lo > max_c:
-                failed = lo
-                break
-            sset = sets[sset << V | masks[x]]
-            x += 1
-        if failed is not None:
-            break
-        steps = max(0, x - K - lo)
-        if steps > worst:
-            worst, worst_start = steps, lo
-        lo += 1
-    starts = lo - (K + 1) + (1 if failed is not None else 0)
-    return SurveyRow(game.S, game.D, upto, max_c,
-                     None if failed is not None else max(1, worst),
-                     worst_start if failed is None else None, failed, starts,
-                     time.perf_counter() - t0)
+    K, steps = _steps_counter(game, upto, max_c)
+    worst, worst_start = -1, None
+    for lo in range(K + 1, upto + 1):
+        t = steps(lo)
+        if t is None:  # the first start that does not converge ends the scan
+            return SurveyRow(game.S, game.D, upto, max_c, None, None, lo, lo - K,
+                             time.perf_counter() - t0)
+        if t > worst:
+            worst, worst_start = t, lo
+    return SurveyRow(game.S, game.D, upto, max_c, max(1, worst), worst_start, None,
+                     max(0, upto - K), time.perf_counter() - t0)
 
 
 def survey_instances(max_s: int, max_d: int, *, max_d_size: int = 2,

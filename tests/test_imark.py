@@ -7,10 +7,13 @@ convergence technique against the naive table.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sdg_automata import imark
 from sdg_automata.errors import ConvergenceError, InputError
 from sdg_automata.imark import (
     NAIVE_BASE,
@@ -385,3 +388,122 @@ def test_survey_parallel_equals_serial():
     assert not by[(2,), (2,)].converges
     assert by[(1, 2), (2,)].failed_start == 3
     assert by[(1,), (2,)].as_dict()["converges"] is True
+
+
+# ---------------------------------------------------------------------------
+# adversarial: small windows, failing instances, every call order (the memo is shared)
+
+#: instances whose intervals fail often (literature §B) next to converging ones; the last
+#: has |S| + |D| = 8 (masks beyond a byte: the generic path)
+ADVERSARIAL = [((2,), (2,)), ((1, 3), (2, 3)), ((2, 3), (2, 3)), ((1, 4), (2, 3)),
+               ((1, 2), (4, 5)), ((1,), (2, 3)), ((2,), (2, 3)), ((), (2, 3)), ((1,), ()),
+               ((2, 5), (3,)), ((1, 2, 3), (2, 3, 5, 7, 11))]
+ADV_N = 30000
+
+
+def _closure_m(n: int, D: tuple[int, ...]) -> set[int]:
+    """M(n) = {⌊n / ∏ dᵢ^aᵢ⌋}."""
+    out, stack = {n}, [n]
+    while stack:
+        m = stack.pop()
+        for d in D:
+            if m // d not in out:
+                out.add(m // d)
+                stack.append(m // d)
+    return out
+
+
+def _assert_memo_is_true() -> None:
+    """Every interval the reuse memo holds is the true 𝒢 (what later runs trust as history)."""
+    for game, store in imark._STORES.items():
+        g = table(game.S, game.D)
+        assert bytes(store.base) == g[:len(store.base)]
+        for m, (start, values) in store.segs.items():
+            assert start + len(values) == m + 1
+            if m < len(g):
+                assert bytes(values) == g[start:m + 1], (game, m, start)
+
+
+_ns = st.one_of(
+    st.lists(st.integers(0, ADV_N), min_size=1, max_size=6),
+    st.builds(lambda a, k: list(range(a, a + k)), st.integers(0, ADV_N - 300), st.integers(1, 300)),
+    st.builds(lambda hi, step: list(range(hi, -1, -step)), st.integers(0, ADV_N),
+              st.integers(500, 5000)),
+)
+_op = st.one_of(
+    st.just("clear"),
+    st.tuples(st.sampled_from(ADVERSARIAL), _ns, st.sampled_from([1, 2, 3, 4, 8, None]),
+              st.booleans()),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_op, min_size=1, max_size=8), st.sampled_from([0, 3, 100, NAIVE_BASE]))
+def test_adversarial_orders_return_only_true_values(ops, naive_base):
+    # NAIVE_BASE lowered so that the small windows really run intervals (and fail often)
+    with mock.patch.object(imark, "NAIVE_BASE", naive_base):
+        imark_cache_clear()
+        for op in ops:
+            if op == "clear":
+                imark_cache_clear()
+                continue
+            (S, D), ns, c, reuse = op
+            g = table(S, D)
+            try:
+                values = imark_values(S, D, ns=ns, c=c, max_c=16, reuse=reuse)
+            except IMarkConvergenceError as e:
+                assert e.n in ns and e.m in _closure_m(e.n, D) and e.m > 2 * e.c
+            else:
+                assert [(v.n, v.grundy) for v in values] == [(n, g[n]) for n in ns]
+            _assert_memo_is_true()
+
+
+@pytest.mark.parametrize(("S", "D"), ADVERSARIAL[:6])
+@pytest.mark.parametrize("c", [2, 3, 4, 8])
+def test_adversarial_single_queries_warm_then_cold(S, D, c):
+    # warm the memo from a large n, then ask small and interleaved n one at a time; each
+    # answer is the naive value or an error
+    g = table(S, D)
+    imark_cache_clear()
+    ns = [ADV_N, *range(ADV_N - 1, 0, -997), *range(5000, 5400, 13)]
+    other = table((1,), (2, 3))
+    proven = 0
+    for reuse in (True, False):
+        for n in ns:
+            for (S1, D1), g1 in (((S, D), g), (((1,), (2, 3)), other)):  # interleaved
+                try:
+                    v = imark_value(S1, D1, n=n, c=c, reuse=reuse)
+                except ConvergenceError:
+                    continue
+                assert v.grundy == g1[n], (S1, D1, n, reuse)
+                proven += 1
+    assert proven
+    _assert_memo_is_true()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(10**12, 10**40), st.lists(st.integers(-40, 40), min_size=1, max_size=5),
+       st.sampled_from([3, 4, 8]))
+def test_huge_n_from_a_warm_memo_satisfy_the_recurrence(n, offsets, c):
+    # far beyond any table: values read from neighbouring memoized intervals must still
+    # satisfy 𝒢(x) = mex 𝒢(followers), the followers proven cold and literally
+    S, D = (1,), (2, 3)
+    game = IMark.of(S, D)
+    imark_cache_clear()
+    for x in (n, *(n + k for k in offsets)):
+        try:
+            value = imark_grundy(S, D, x, c=c)
+        except ConvergenceError:
+            continue
+        assert value == _mex({imark_grundy(S, D, f, c=32, reuse=False)
+                              for f in game.followers(x)})
+
+
+def test_directly_built_games_are_validated():
+    # IMark(...) bypasses IMark.of; a negative divisor used to give a silent sequence
+    with pytest.raises(InputError, match="D must contain"):
+        imark_sequence(IMark((1,), (-2,)), upto=10)
+    with pytest.raises(InputError, match="S must contain"):
+        imark_grundy(IMark((0,), (2,)), None, 10**6)
+    assert imark_sequence(IMark((2, 1), (3, 2)), upto=50) == imark_sequence([1, 2], [2, 3],
+                                                                            upto=50)
