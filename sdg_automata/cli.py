@@ -171,9 +171,10 @@ def _cmd_grundy(args: argparse.Namespace) -> int:
         total = None if None in values else _xor(v for v in values if v is not None)
         if args.json:
             _emit({"position": [{"nonterminal": h, "word": w, "grundy": v}
-                                for (h, w), v in zip(parts, values)], "grundy": total})
+                                for (h, w), v in zip(parts, values, strict=True)],
+                   "grundy": total})
         else:
-            for (h, w), v in zip(parts, values):
+            for (h, w), v in zip(parts, values, strict=True):
                 print(f"{h}:{w}\t{_show(v)}")
             print(f"xor\t{_show(total)}")
         return ExitCode.OK
@@ -330,7 +331,8 @@ def _cmd_max(args: argparse.Namespace) -> int:
         else:
             bound = "" if verdict.exact else "at least "
             summary = f"max {bound}{verdict.maximum}, witness {verdict.witness!r}"
-        summary += f" ({verdict.states} states {'explored' if args.method == 'onthefly' else 'built'}"
+        done = "explored" if args.method == "onthefly" else "built"
+        summary += f" ({verdict.states} states {done}"
         summary += ", stopped early)" if verdict.stopped_early else ")"
         if args.k is None:
             print(summary)
@@ -1149,14 +1151,14 @@ def _cmd_count(args: argparse.Namespace) -> int:
     automaton = GrundyAutomaton(g.mirror() if flip else g)
     with _progress("building the automaton", enabled=not args.json) as progress:
         reachable = automaton.explore(max_states=args.max_states, progress=progress)
-    machine = ClassMachine.build(g, head, reachable=reachable).restrict(args.value)
+    machine = ClassMachine.build(g, head, reachable=reachable)
     out: dict[str, Any] = {"nonterminal": head, "grundy": args.value}
     if args.length is not None:
         out["length"] = args.length
-        out["count"] = machine.count(True, args.length)
+        out["count"] = machine.count(args.value, args.length)
     if args.gf:
-        out["gf"] = str(machine.generating_function(True, limit=args.max_dfa_states))
-    density = machine.density(True, limit=args.max_dfa_states) if args.density else None
+        out["gf"] = str(machine.generating_function(args.value, limit=args.max_dfa_states))
+    density = machine.density(args.value, limit=args.max_dfa_states) if args.density else None
     if density is not None:
         out["density"] = density.to_json()
     with _unlimited_digits():  # counts of long words exceed Python's 4300-digit default

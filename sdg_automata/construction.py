@@ -344,7 +344,7 @@ class ReachableAutomaton:
         at = self.automaton.grundy_at
         return [at(q, head) for q in self.states]
 
-    def accepting(self, head: str, i: int) -> frozenset[int]:
+    def accepting(self, head: str, i: int | None) -> frozenset[int]:
         """F_{A,i} restricted to the reachable states (Step 5)."""
         return frozenset(s for s, v in enumerate(self.values(head)) if v == i)
 

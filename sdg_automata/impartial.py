@@ -52,7 +52,6 @@ from functools import reduce
 from itertools import chain
 from operator import xor
 from os import PathLike
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Generic, Literal, Protocol, TypeVar, Union
 
