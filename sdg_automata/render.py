@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
-from .impartial import mex
+from .impartial import grundy_values
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -394,7 +394,8 @@ def game_graph(
     multisets, which are expanded too.  Grundy numbers are computed on the
     graph (mex of the successors', in increasing total length: a move always
     shortens the position), independently of :mod:`sdg_automata.semantics`'
-    evaluators; only membership and moves come from there.
+    evaluators (the graph solver of :mod:`sdg_automata.impartial` does it); only
+    membership and moves come from there.
 
     Parameters
     ----------
@@ -444,22 +445,8 @@ def game_graph(
     nodes = sorted(adjacency, key=lambda p: (sum(len(w) for _, w in p), len(p),
                                              [(len(w), w, h) for h, w in p]))
     index = {p: k for k, p in enumerate(nodes)}
-    # successors first (an iterative post-order): a unit move A → B keeps the word, so
-    # length alone does not order the graph; no unit cycles (SPEC §1) makes it acyclic
-    values: dict[Position, int] = {}
-    for root in nodes:
-        stack = [root]
-        while stack:
-            p = stack[-1]
-            if p in values:
-                stack.pop()
-                continue
-            pending = [s for s in adjacency[p] if s not in values]
-            if pending:
-                stack.extend(pending)
-            else:
-                values[p] = mex(values[s] for s in adjacency[p])
-                stack.pop()
+    # the game graph's own values (SPEC §7 solver); no unit cycles (SPEC §1) makes it acyclic
+    values = grundy_values(adjacency)
     edges = tuple((index[p], index[s]) for p in nodes for s in adjacency[p])
     return GameGraph(nodes=tuple(nodes), edges=edges, values=tuple(values[p] for p in nodes))
 
