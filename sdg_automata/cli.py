@@ -16,12 +16,15 @@ import enum
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import BudgetExceeded, ConvergenceError, InputError, Interrupted, SdgError
 from .grammar import Grammar
 from .parse import load_grammar
+
+if TYPE_CHECKING:
+    from .construction import ReachableAutomaton
 
 __all__ = ["ExitCode", "main"]
 
@@ -61,6 +64,12 @@ def _emit(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False))
 
 
+def _add_grammar(p: argparse.ArgumentParser, *, nonterminal: bool = False) -> None:
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    if nonterminal:
+        p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+
+
 def _grammar(args: argparse.Namespace) -> Grammar:
     return load_grammar(args.grammar)
 
@@ -73,7 +82,7 @@ def _add_check(sub: Any) -> None:
     p = sub.add_parser("check", help="validate a grammar and print its classification",
                        description="Validate a grammar file and print its classification, "
                                    "alphabet, nonterminals and rule count.")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    _add_grammar(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_check)
 
@@ -108,7 +117,7 @@ def _add_grundy(sub: Any) -> None:
         "grundy", help="Grundy numbers of words or of a multiset position",
         description="Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
                     "'not a position'); or, with --position, the XOR of a multiset position.")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    _add_grammar(p)
     p.add_argument("nonterminal", metavar="NONTERMINAL", nargs="?", help="the nonterminal A")
     p.add_argument("words", metavar="WORD", nargs="*", help="words to evaluate")
     p.add_argument("--words-from", metavar="FILE",
@@ -225,6 +234,14 @@ def _progress(description: str, *, enabled: bool = True) -> Iterator[Callable[[i
         yield lambda n: bar.update(task, completed=n)
 
 
+def _explore(args: argparse.Namespace, g: Grammar) -> ReachableAutomaton:
+    """The reachable automaton serving ``g`` (its mirror's when left-linear), with progress."""
+    from .construction import automaton_for
+
+    with _progress("building the automaton", enabled=not getattr(args, "json", False)) as bar:
+        return automaton_for(g).explore(max_states=args.max_states, progress=bar)
+
+
 def _add_budget(p: argparse.ArgumentParser, *, seconds: bool = True) -> None:
     p.add_argument("--max-states", type=_positive, metavar="N",
                    help="stop with exit 3 once N states are needed")
@@ -263,8 +280,7 @@ def _add_max(sub: Any) -> None:
         description="Without K: print the maximum of 𝒢_{G,A} over L(G, A) and a witness word. "
                     "With K: print yes or no (exit 0 or 1): is the maximum equal to K? "
                     "Right- and left-linear grammars (SPEC §5).")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
-    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    _add_grammar(p, nonterminal=True)
     p.add_argument("k", metavar="K", nargs="?", type=_natural, help="the value to test")
     p.add_argument("--method", choices=["onthefly", "explicit"], default="onthefly",
                    help="onthefly: search the implicit automaton, stopping as soon as settled; "
@@ -353,8 +369,7 @@ def _add_dfa(sub: Any) -> None:
         "dfa", help="the DFA M_{A,i} of the Step 1–5 construction",
         description="Print M_{A,I}, which accepts the reverses of the words w with 𝒢_{G,A}(w) = I "
                     "(SPEC §4, Step 5), or with --forward the DFA of those words themselves.")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
-    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    _add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="I", type=_natural, help="the Grundy number")
     p.add_argument("--forward", action="store_true",
                    help="the DFA of {w : 𝒢(A, w) = I} (reversed with automata-lib, minimal)")
@@ -373,21 +388,19 @@ def _add_dfa(sub: Any) -> None:
 
 
 def _cmd_dfa(args: argparse.Namespace) -> int:
-    from .construction import GrundyAutomaton, dfa
+    from .construction import dfa
     from .render import dfa_to_dot, dfa_to_jff, dfa_to_json, dfa_to_table
 
     _check_visual(args)
     g = _grammar(args)
     head = g.check_nonterminal(args.nonterminal)
-    flip = not g.is_right_linear and g.is_left_linear
-    automaton = GrundyAutomaton(g.mirror() if flip else g)
-    with _progress("building the automaton") as progress:
-        reachable = automaton.explore(max_states=args.max_states, progress=progress)
+    reachable = _explore(args, g)
     machine = dfa(g, head, args.value, forward=args.forward, minimal=args.minimal,
                   reachable=reachable)
+    automaton = reachable.automaton
     label: Callable[[Any], str] = str
     if args.labels == "items":
-        if args.forward or args.minimal or flip:
+        if args.forward or args.minimal or not g.is_right_linear:
             raise InputError("--labels items names the states of the unminimized M_{A,i} of a "
                              "right-linear grammar; drop --forward/--minimal")
         label = lambda s: automaton.label(reachable.states[s])  # noqa: E731
@@ -407,7 +420,7 @@ def _add_spectrum(sub: Any) -> None:
         "spectrum", help="every nonterminal: bound, values reached, a witness per value",
         description="For every nonterminal A: the bound m_A (SPEC §3), the Grundy values that "
                     "occur on L(G, A), a shortest witness for each, and the reachable states.")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    _add_grammar(p)
     p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
     _add_budget(p, seconds=False)
     p.set_defaults(func=_cmd_spectrum)
@@ -772,7 +785,7 @@ def _cmd_imark_survey(args: argparse.Namespace) -> int:
 
 
 def _add_position_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    _add_grammar(p)
     p.add_argument("position", metavar="A:w", nargs="+",
                    help="the components of the position, e.g. A:aab B:ba")
     p.add_argument("--method", choices=["auto", "dfa", "cyk"], default="auto",
@@ -864,8 +877,7 @@ def _add_period(sub: Any) -> None:
                     "game A -> a^k A | a^k), read the preperiod and period of "
                     "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
                     "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
-    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    _add_grammar(p, nonterminal=True)
     _add_budget(p, seconds=False)
     p.add_argument("--json", action="store_true",
                    help="print {nonterminal, preperiod, period, values} (⊥ as null)")
@@ -1028,7 +1040,7 @@ def _add_game_graph(sub: Any) -> None:
                     "the final position. Each node shows its Grundy number and the P-positions "
                     "(𝒢 = 0) are highlighted, as in Figures 1 and 7 of the paper. SVG and PNG "
                     "need the visual extra: pip install \"sdg_automata[visual]\".")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    _add_grammar(p)
     p.add_argument("nonterminals", metavar="NONTERMINAL", nargs="*",
                    help="the nonterminals X (default: all)")
     p.add_argument("--max-length", type=_natural, default=3, metavar="N",
@@ -1080,8 +1092,7 @@ def _add_regex(sub: Any) -> None:
                     "(automata-lib's GNFA) on the minimal forward DFA. The expression can grow "
                     "exponentially with the DFA, so larger DFAs than --max-dfa-states are "
                     "refused. An empty class prints ∅. Right- and left-linear grammars.")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
-    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    _add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="C", type=_natural, help="the Grundy number")
     p.add_argument("--max-dfa-states", type=_positive, default=50, metavar="N",
                    help="refuse minimal DFAs with more than N states (default 50)")
@@ -1091,16 +1102,12 @@ def _add_regex(sub: Any) -> None:
 
 
 def _cmd_regex(args: argparse.Namespace) -> int:
-    from .construction import GrundyAutomaton, dfa
+    from .construction import dfa
     from .render import dfa_to_regex
 
     g = _grammar(args)
     head = g.check_nonterminal(args.nonterminal)
-    flip = not g.is_right_linear and g.is_left_linear
-    automaton = GrundyAutomaton(g.mirror() if flip else g)
-    with _progress("building the automaton", enabled=not args.json) as progress:
-        reachable = automaton.explore(max_states=args.max_states, progress=progress)
-    machine = dfa(g, head, args.value, forward=True, reachable=reachable)
+    machine = dfa(g, head, args.value, forward=True, reachable=_explore(args, g))
     regex = dfa_to_regex(machine, limit=args.max_dfa_states)
     if args.json:
         _emit({"nonterminal": head, "grundy": args.value, "regex": regex,
@@ -1125,8 +1132,7 @@ def _add_count(sub: Any) -> None:
                     "rational generating function Σ countₙ xⁿ (sympy); --density: the limit of "
                     "countₙ / |Σ|ⁿ, or its limit points along the residues of n when the class "
                     "oscillates (exact rationals). Right- and left-linear grammars.")
-    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
-    p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    _add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="C", type=_natural, help="the Grundy number")
     p.add_argument("--length", type=_natural, metavar="N", help="the word length")
     p.add_argument("--gf", action="store_true", help="the generating function")
@@ -1140,18 +1146,13 @@ def _add_count(sub: Any) -> None:
 
 
 def _cmd_count(args: argparse.Namespace) -> int:
-    from .construction import GrundyAutomaton
     from .counting import ClassMachine
 
     if args.length is None and not (args.gf or args.density):
         raise InputError("give --length N, --gf or --density")
     g = _grammar(args)
     head = g.check_nonterminal(args.nonterminal)
-    flip = not g.is_right_linear and g.is_left_linear
-    automaton = GrundyAutomaton(g.mirror() if flip else g)
-    with _progress("building the automaton", enabled=not args.json) as progress:
-        reachable = automaton.explore(max_states=args.max_states, progress=progress)
-    machine = ClassMachine.build(g, head, reachable=reachable)
+    machine = ClassMachine.build(g, head, reachable=_explore(args, g))
     out: dict[str, Any] = {"nonterminal": head, "grundy": args.value}
     if args.length is not None:
         out["length"] = args.length

@@ -46,6 +46,7 @@ __all__ = [
     "GrundyAutomaton",
     "Item",
     "ReachableAutomaton",
+    "automaton_for",
     "automaton_grundy",
     "dfa",
     "fast_automata",
@@ -411,6 +412,26 @@ def fast_automata() -> Iterator[None]:
         config.should_validate_automata, config.allow_mutable_automata = old
 
 
+def automaton_for(grammar: Grammar) -> GrundyAutomaton:
+    """The Step 1–5 automaton that serves ``grammar``.
+
+    A right-linear grammar's own automaton reads wᴿ.  A left-linear grammar is
+    served by its mirror G′ (𝒢_G(w) = 𝒢_{G′}(wᴿ)), whose automaton therefore
+    reads w itself; callers tell the two apart by ``grammar.is_right_linear``.
+
+    Raises
+    ------
+    InputError
+        For a grammar that is neither right- nor left-linear.
+    """
+    if grammar.is_right_linear:
+        return GrundyAutomaton(grammar)
+    if grammar.is_left_linear:
+        return GrundyAutomaton(grammar.mirror())
+    raise InputError(f"automata are built for right-linear grammars (and left-linear ones "
+                     f"through their mirror); this one is {grammar.kind}")
+
+
 def automaton_grundy(grammar: Grammar, head: str, w: str) -> int | None:
     """𝒢_{G,A}(w) through the automaton (right-linear grammars)."""
     return GrundyAutomaton(grammar).grundy(head, w)
@@ -452,10 +473,9 @@ def dfa(
     from automata.fa.nfa import NFA
 
     grammar.check_nonterminal(head)
-    flip = not grammar.is_right_linear and grammar.is_left_linear
     if reachable is None:
-        reachable = GrundyAutomaton(grammar.mirror() if flip else grammar).explore(
-            max_states=max_states)
+        reachable = automaton_for(grammar).explore(max_states=max_states)
+    flip = not grammar.is_right_linear  # the mirror's automaton reads w, not wᴿ
     machine = reachable.to_dfa(reachable.accepting(head, i))
     if forward != flip:
         small = machine.minify()

@@ -54,7 +54,7 @@ from fractions import Fraction
 from math import gcd
 from typing import TYPE_CHECKING, Any
 
-from .construction import GrundyAutomaton, ReachableAutomaton
+from .construction import ReachableAutomaton, automaton_for
 from .errors import InputError
 from .grammar import Grammar
 
@@ -157,12 +157,8 @@ class ClassMachine:
             not one of its nonterminals.
         """
         head = grammar.check_nonterminal(head)
-        if reachable is None:
-            # a left-linear grammar counts through its mirror: 𝒢_G(w) = 𝒢_{G'}(wᴿ), and
-            # reversal preserves lengths
-            flip = not grammar.is_right_linear and grammar.is_left_linear
-            reachable = GrundyAutomaton(grammar.mirror() if flip else grammar).explore(
-                max_states=max_states)
+        if reachable is None:  # a left-linear grammar's mirror: reversal preserves lengths
+            reachable = automaton_for(grammar).explore(max_states=max_states)
         return cls(reachable=reachable, head=head)
 
     @property

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import render as _render
-from .construction import GrundyAutomaton
+from .construction import GrundyAutomaton, automaton_for
 from .errors import BudgetExceeded, InputError, Interrupted
 from .grammar import Grammar
 
@@ -566,13 +566,12 @@ def spectrum(
     One exploration of the whole grammar's automaton serves every nonterminal.
     Left-linear grammars go through their mirror (witnesses reversed back).
     """
-    flip = not grammar.is_right_linear and grammar.is_left_linear
-    automaton = GrundyAutomaton(grammar.mirror() if flip else grammar)
+    automaton = automaton_for(grammar)
     reachable = automaton.explore(max_states=max_states, progress=progress)
     rows = []
     for head in grammar.nonterminals:
         found = reachable.spectrum(head)
-        if flip:
+        if not grammar.is_right_linear:  # the mirror's witnesses read backwards
             found = {v: w[::-1] for v, w in found.items()}
         rows.append(SpectrumRow(nonterminal=head, bound=automaton.bounds[head], witnesses=found,
                                 states=len(reachable)))
