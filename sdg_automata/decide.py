@@ -52,7 +52,7 @@ from .grammar import Grammar
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
 
-__all__ = ["Constraint", "Verdict", "constraint", "max_grundy", "spectrum"]
+__all__ = ["Constraint", "Verdict", "constraint", "decide_max_grundy", "max_grundy", "spectrum"]
 
 Method = Literal["onthefly", "explicit"]
 Strategy = Literal["bfs", "dfs"]
@@ -260,6 +260,11 @@ def max_grundy(
         automaton, head, k, bound, table, max_states, max_seconds, progress)
     return _verdict(head, k, bound, found, explored, complete, started, method="onthefly",
                     strategy=strategy, peak_bytes=peak)
+
+
+#: the name the decision procedure goes by in the issue tracker; the on-the-fly search is
+#: :func:`max_grundy`'s default method
+decide_max_grundy = max_grundy
 
 
 def _mirrored(within: DFA | str, alphabet: tuple[str, ...]) -> DFA:
