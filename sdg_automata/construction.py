@@ -32,9 +32,8 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import render as _render
 from .bounds import upper_bounds
 from .errors import BudgetExceeded, InputError
 from .grammar import Grammar
@@ -67,6 +66,18 @@ class Item:
         return f"{self.prefix}{self.nonterminal}{str(self.value).translate(_SUPERSCRIPT)}"
 
 
+def jupyter_mimebundle(self: object, include: Iterable[str] | None = None,
+                       exclude: Iterable[str] | None = None, **kwargs: Any) -> dict[str, str]:
+    """``_repr_mimebundle_`` for Jupyter: :func:`sdg_automata.render.diagram` of ``self``.
+
+    The renderer is imported only when a notebook displays something, so the
+    command line never pays for it.
+    """
+    from .render import diagram
+
+    return diagram(self)._repr_mimebundle_(include, exclude, **kwargs)
+
+
 class GrundyAutomaton:
     """The implicit automaton M of Steps 1–5 for a right-linear grammar (SPEC §4).
 
@@ -93,7 +104,7 @@ class GrundyAutomaton:
     outside Σ leads to it.
     """
 
-    _repr_mimebundle_ = _render.mimebundle_method()  # Jupyter: render.diagram(self)
+    _repr_mimebundle_ = jupyter_mimebundle
 
     def __init__(self, grammar: Grammar):
         if not grammar.is_right_linear:
@@ -325,7 +336,7 @@ class ReachableAutomaton:
     state is a shortest word reaching it.
     """
 
-    _repr_mimebundle_ = _render.mimebundle_method()  # Jupyter: render.diagram(self)
+    _repr_mimebundle_ = jupyter_mimebundle
 
     automaton: GrundyAutomaton
     states: tuple[int, ...]

@@ -44,8 +44,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import render as _render
-from .construction import GrundyAutomaton, automaton_for
+from .construction import GrundyAutomaton, automaton_for, jupyter_mimebundle
 from .errors import BudgetExceeded, InputError, Interrupted
 from .grammar import Grammar
 
@@ -92,7 +91,7 @@ class Verdict:
         How it was decided.
     """
 
-    _repr_mimebundle_ = _render.mimebundle_method()  # Jupyter: render.diagram(self)
+    _repr_mimebundle_ = jupyter_mimebundle
 
     nonterminal: str
     k: int | None

@@ -24,7 +24,7 @@ its reachable part, a Max-Grundy verdict or a game graph into a
 available and the drawing is small (:data:`DRAW_LIMIT` states), an HTML table
 and a text table otherwise (at most :data:`TABLE_LIMIT` rows, so a 10⁵-state
 automaton shows its first rows instead of freezing the notebook).
-:func:`mimebundle_method` puts the same on a class.
+:func:`sdg_automata.construction.jupyter_mimebundle` puts the same on a class.
 
 >>> from sdg_automata import load_grammar
 >>> gg = game_graph(load_grammar("examples/example3.txt"), ["A"], 2)
@@ -71,7 +71,7 @@ __all__ = [
     "dot_to_svg",
     "game_graph",
     "game_graph_to_dot",
-    "mimebundle_method",
+
     "reachable_to_dot",
     "visual_available",
 ]
@@ -634,16 +634,3 @@ def _verdict_diagram(v: Any) -> Diagram:
     rows = [["𝒢", "witness"], *([str(k), repr(w)] for k, w in sorted(v.witnesses.items()))]
     text = f"{headline}\n{detail}\n" + (_align(rows) if v.witnesses else "")
     return Diagram(text=text, html=_html_table(rows, f"{headline} — {detail}", 0))
-
-
-def mimebundle_method() -> Callable[..., dict[str, str]]:
-    """A ``_repr_mimebundle_`` to put on a class whose instances :func:`diagram` draws.
-
-    ``_repr_mimebundle_ = render.mimebundle_method()`` in the class body.
-    """
-
-    def _repr_mimebundle_(self: Any, include: Iterable[str] | None = None,
-                          exclude: Iterable[str] | None = None, **kwargs: Any) -> dict[str, str]:
-        return diagram(self)._repr_mimebundle_(include, exclude, **kwargs)
-
-    return _repr_mimebundle_
