@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import subprocess
 import sys
 import time
@@ -33,7 +34,9 @@ def child(args: Sequence[str], *, timeout: float = 600) -> tuple[float, int, str
                           capture_output=True, text=True, timeout=timeout,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     seconds = time.perf_counter() - t
-    peak = int(done.stderr.strip().rsplit("PEAK_KB", 1)[1]) * 1024
+    if done.returncode not in (0, 1):  # 1 is a decision's "no"
+        raise RuntimeError(f"{' '.join(args)} exited {done.returncode}: {done.stderr[-800:]}")
+    peak = int(re.findall(r"PEAK_KB (\d+)", done.stderr)[-1]) * 1024
     return seconds, peak, done.stdout
 
 
