@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from sdg_automata.grammar import Grammar
-from sdg_automata.parse import load_grammar
 
 TESTS = Path(__file__).resolve().parent
 EXAMPLES = TESTS.parent / "examples"
@@ -25,13 +24,17 @@ def examples_dir() -> Path:
     return EXAMPLES
 
 
-@pytest.fixture(scope="session")
-def example3() -> Grammar:
+@pytest.fixture(scope="session", name="example3")
+def _example3() -> Grammar:
     """Example 3: A → aA | aaA | B | a | aa, B → bA | b."""
-    return load_grammar(EXAMPLES / "example3.txt")
+    from golden import example3
+
+    return example3()
 
 
-@pytest.fixture(scope="session")
-def csub() -> Grammar:
+@pytest.fixture(scope="session", name="csub")
+def _csub() -> Grammar:
     """CSub (Examples 1/2): A → aA | aaA | bA | a | aa | b."""
-    return load_grammar(EXAMPLES / "csub.txt")
+    from golden import csub
+
+    return csub()

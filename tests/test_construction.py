@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from golden import EXAMPLE3_REVERSED
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import (
@@ -12,7 +13,6 @@ from strategies import (
     left_linear_grammars,
     right_linear_grammars,
 )
-from test_semantics import EXAMPLE3_REVERSED
 
 from sdg_automata.bounds import upper_bounds
 from sdg_automata.construction import GrundyAutomaton, automaton_grundy, dfa

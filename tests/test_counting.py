@@ -14,11 +14,10 @@ import random
 import time
 from collections import Counter
 from fractions import Fraction
-from functools import cache
 from itertools import product
-from pathlib import Path
 
 import pytest
+from golden import csub, example3  # noqa: E402
 
 from sdg_automata.counting import (
     ClassMachine,
@@ -32,10 +31,8 @@ from sdg_automata.counting import (
 from sdg_automata.errors import BudgetExceeded, InputError
 from sdg_automata.families import subtraction_grammar
 from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.parse import load_grammar, parse_grammar
+from sdg_automata.parse import parse_grammar
 from sdg_automata.semantics import grundy, naive_grundy
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 #: |{w ∈ {a,b}ⁿ : 𝒢(A, w) = c}| for Example 3, n = 0…12, by enumeration (computed once
 #: with semantics.grundy over all 8 190 words, and spot-checked with the definition)
@@ -44,16 +41,6 @@ EXAMPLE3_COUNTS_A = {
     1: [0, 1, 2, 4, 7, 14, 30, 59, 116, 234, 469, 936, 1872],
     2: [0, 0, 1, 1, 2, 5, 9, 18, 37, 73, 146, 293, 585],
 }
-
-
-@cache
-def example3() -> Grammar:
-    return load_grammar(EXAMPLES / "example3.txt")
-
-
-@cache
-def csub() -> Grammar:
-    return load_grammar(EXAMPLES / "csub.txt")
 
 
 def brute_counts(g: Grammar, head: str, max_length: int) -> list[Counter[int | None]]:

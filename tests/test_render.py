@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import re
 import sys
-from functools import cache
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 from automata.fa.dfa import DFA
 from automata.fa.nfa import NFA
+from golden import EXAMPLE3_GRUNDY, EXAMPLES, example3  # noqa: E402
 
 from sdg_automata import render
 from sdg_automata.construction import GrundyAutomaton, dfa
@@ -40,25 +40,6 @@ from sdg_automata.render import (
     reachable_to_dot,
 )
 from sdg_automata.semantics import grundy, grundy_position, successors
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-# SPEC §2 lists wᴿ (the words the automaton reads); 𝒢_{G,X}(w) for every word up to length 4
-EXAMPLE3_REVERSED = {
-    ("A", 0): "b bb aaa aba bbb aaab aaba abab abba baaa baba bbbb",
-    ("A", 1): "a ab ba aab abb bab bba aaaa aabb abbb baab babb bbab bbba",
-    ("A", 2): "aa baa abaa bbaa",
-    ("B", 0): "ab aab abb bab aabb abbb baab babb bbab",
-    ("B", 1): "b bb bbb aaab abab bbbb",
-}
-EXAMPLE3_GRUNDY = {(head, w[::-1]): v for (head, v), ws in EXAMPLE3_REVERSED.items()
-                   for w in ws.split()}
-
-
-@cache
-def example3() -> Grammar:
-    return load_grammar(EXAMPLES / "example3.txt")
-
 
 # ---------------------------------------------------------------------------
 # a small DOT reader

@@ -11,6 +11,7 @@ import random
 from itertools import groupby
 
 import pytest
+from golden import EXAMPLE3_REVERSED, example3_expected  # noqa: E402
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import (
@@ -39,30 +40,6 @@ from sdg_automata.semantics import (
 )
 
 METHODS = ("auto", "dfa", "brute", "cyk", "naive")
-
-# ---------------------------------------------------------------------------
-# SPEC §2, Example 3: every word w of length ≤ 4, listed as wᴿ
-
-EXAMPLE3_REVERSED_A_0 = {"b", "bb", "aaa", "aba", "bbb", "aaab", "aaba", "abab", "abba", "baaa",
-                         "baba", "bbbb"}
-EXAMPLE3_REVERSED_A_1 = {"a", "ab", "ba", "aab", "abb", "bab", "bba", "aaaa", "aabb", "abbb",
-                         "baab", "babb", "bbab", "bbba"}
-EXAMPLE3_REVERSED_A_2 = {"aa", "baa", "abaa", "bbaa"}
-EXAMPLE3_REVERSED_B_0 = {"ab", "aab", "abb", "bab", "aabb", "abbb", "baab", "babb", "bbab"}
-EXAMPLE3_REVERSED_B_1 = {"b", "bb", "bbb", "aaab", "abab", "bbbb"}
-
-EXAMPLE3_REVERSED = {
-    "A": {0: EXAMPLE3_REVERSED_A_0, 1: EXAMPLE3_REVERSED_A_1, 2: EXAMPLE3_REVERSED_A_2},
-    "B": {0: EXAMPLE3_REVERSED_B_0, 1: EXAMPLE3_REVERSED_B_1},
-}
-
-
-def example3_expected(head: str, w: str) -> int | None:
-    """𝒢_{Example 3, head}(w) for |w| ≤ 4, read off SPEC §2's tables."""
-    hits = [i for i, table in EXAMPLE3_REVERSED[head].items() if w[::-1] in table]
-    assert len(hits) <= 1, (head, w, hits)  # the tables are disjoint
-    return hits[0] if hits else None
-
 
 #: SPEC §7: the unary grammar A → aaA | aaaA | aa | aaa (subtraction set {2, 3}),
 #: 𝒢(A, aⁿ) for n = 1 … 11
