@@ -66,7 +66,7 @@ __all__ = [
     "Outcome",
     "SumMove",
     "UnknownPositionError",
-    "game_graph",
+    "adjacency_of",
     "game_graph_from_json",
     "grundy_values",
     "load_game_graph",
@@ -198,7 +198,7 @@ def _show_cycle(cycle: Sequence[Hashable], limit: int = 12) -> str:
 # graphs
 
 
-def game_graph(graph: GameGraphLike[P]) -> dict[P, tuple[P, ...]]:
+def adjacency_of(graph: GameGraphLike[P]) -> dict[P, tuple[P, ...]]:
     """The game graph ``graph`` as a dict ``{position: followers}`` (SPEC §7).
 
     Followers are deduplicated (two moves to one position are one option) and
@@ -225,7 +225,7 @@ def game_graph(graph: GameGraphLike[P]) -> dict[P, tuple[P, ...]]:
 
     Examples
     --------
-    >>> game_graph({"x": ["y", "z", "y"], "y": ("z",)})
+    >>> adjacency_of({"x": ["y", "z", "y"], "y": ("z",)})
     {'x': ('y', 'z'), 'y': ('z',), 'z': ()}
     """
     if isinstance(graph, GraphSolution):
@@ -380,7 +380,7 @@ class GraphSolution(Generic[P]):
     """Grundy numbers and outcomes of every position of a game graph (SPEC §7).
 
     Build it with :func:`solve_game_graph`.  The mappings are read-only and
-    list positions in the order of :func:`game_graph`.
+    list positions in the order of :func:`adjacency_of`.
 
     Attributes
     ----------
@@ -496,7 +496,7 @@ def solve_game_graph(graph: GameGraphLike[P]) -> GraphSolution[P]:
     Parameters
     ----------
     graph:
-        See :func:`game_graph`.  A follower that is not a key is a sink.
+        See :func:`adjacency_of`.  A follower that is not a key is a sink.
 
     Returns
     -------
@@ -518,7 +518,7 @@ def solve_game_graph(graph: GameGraphLike[P]) -> GraphSolution[P]:
     """
     if isinstance(graph, GraphSolution):
         return graph
-    return _solution(game_graph(graph))
+    return _solution(adjacency_of(graph))
 
 
 def _solution(adjacency: dict[P, tuple[P, ...]]) -> GraphSolution[P]:
@@ -540,7 +540,7 @@ def grundy_values(graph: GameGraphLike[P]) -> dict[P, int]:
     """
     if isinstance(graph, GraphSolution):
         return dict(graph.grundy)
-    adjacency = game_graph(graph)
+    adjacency = adjacency_of(graph)
     return _grundy(adjacency, _finish_order(adjacency))
 
 
@@ -556,7 +556,7 @@ def outcomes(graph: GameGraphLike[P], *, misere: bool = False) -> dict[P, Outcom
     """
     if isinstance(graph, GraphSolution):
         return graph.outcomes(misere=misere)
-    adjacency = game_graph(graph)
+    adjacency = adjacency_of(graph)
     order = _finish_order(adjacency)
     if misere:
         return {p: "N" if w else "P" for p, w in _misere_win(adjacency, order).items()}
@@ -736,7 +736,7 @@ def game_graph_from_json(text: str, *, source: str = "<string>") -> dict[str, tu
     Returns
     -------
     dict
-        The normalized graph, as :func:`game_graph` returns it.
+        The normalized graph, as :func:`adjacency_of` returns it.
 
     Raises
     ------

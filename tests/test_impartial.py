@@ -24,7 +24,7 @@ from sdg_automata.impartial import (
     MisereSumError,
     SumMove,
     UnknownPositionError,
-    game_graph,
+    adjacency_of,
     game_graph_from_json,
     grundy_values,
     load_game_graph,
@@ -140,7 +140,7 @@ def test_sinks_and_followers_not_listed() -> None:
 
 
 def test_duplicate_followers_and_iterables() -> None:
-    assert game_graph({"x": ["y", "y", "z"], "y": {"z"}, "z": iter(())}) == {
+    assert adjacency_of({"x": ["y", "y", "z"], "y": {"z"}, "z": iter(())}) == {
         "x": ("y", "z"), "y": ("z",), "z": ()}
     assert solve_game_graph({"x": ["y", "y"]}).followers["x"] == ("y",)
 
@@ -185,7 +185,7 @@ def test_solution_is_frozen_and_read_only() -> None:
     assert solve_game_graph(sol) is sol
     assert grundy_values(sol) == {"x": 1, "y": 0}
     assert outcomes(sol, misere=True) == {"x": "P", "y": "N"}
-    assert game_graph(sol) == {"x": ("y",), "y": ()}
+    assert adjacency_of(sol) == {"x": ("y",), "y": ()}
 
 
 def test_unknown_position() -> None:
