@@ -328,6 +328,13 @@ def _load_within(spec: str) -> Any:
         raise InputError(f"invalid DFA: {e}", source=spec) from None
 
 
+def _abbreviated(word: str | None, limit: int = 60) -> str:
+    """A witness for a terminal: in full when short, else its ends and length (--json has all)."""
+    if word is None or len(word) <= limit:
+        return repr(word)
+    return f"{word[:24]!r}…{word[-24:]!r} (length {len(word)}; --json prints it whole)"
+
+
 def _cmd_max(args: argparse.Namespace) -> int:
     from .decide import max_grundy
 
@@ -346,7 +353,7 @@ def _cmd_max(args: argparse.Namespace) -> int:
             summary = f"no positions: {where} is empty"
         else:
             bound = "" if verdict.exact else "at least "
-            summary = f"max {bound}{verdict.maximum}, witness {verdict.witness!r}"
+            summary = f"max {bound}{verdict.maximum}, witness {_abbreviated(verdict.witness)}"
         done = "explored" if args.method == "onthefly" else "built"
         summary += f" ({verdict.states} states {done}"
         summary += ", stopped early)" if verdict.stopped_early else ")"

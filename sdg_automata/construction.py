@@ -35,7 +35,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .bounds import upper_bounds
-from .errors import BudgetExceeded, InputError
+from .errors import BudgetExceeded, InputError, Interrupted
 from .grammar import Grammar
 
 if TYPE_CHECKING:
@@ -304,25 +304,29 @@ class GrundyAutomaton:
         step = self.step
         letters = list(enumerate(self.alphabet))
         sid = 0
-        while sid < len(states):
-            q = states[sid]
-            for k, a in letters:
-                nq = step(q, a)
-                t = index.get(nq)
-                if t is None:
-                    if max_states is not None and len(states) >= max_states:
-                        raise BudgetExceeded(
-                            f"construction stopped at the budget of {max_states} states "
-                            f"({sid} fully expanded, {len(states) - sid} waiting)",
-                            explored=len(states))
-                    t = index[nq] = len(states)
-                    states.append(nq)
-                    parent.append(sid)
-                    via.append(k)
-                    if progress is not None and not len(states) & 4095:
-                        progress(len(states))
-                rows[k].append(t)
-            sid += 1
+        try:
+            while sid < len(states):
+                q = states[sid]
+                for k, a in letters:
+                    nq = step(q, a)
+                    t = index.get(nq)
+                    if t is None:
+                        if max_states is not None and len(states) >= max_states:
+                            raise BudgetExceeded(
+                                f"construction stopped at the budget of {max_states} states "
+                                f"({sid} fully expanded, {len(states) - sid} waiting)",
+                                explored=len(states))
+                        t = index[nq] = len(states)
+                        states.append(nq)
+                        parent.append(sid)
+                        via.append(k)
+                        if progress is not None and not len(states) & 4095:
+                            progress(len(states))
+                    rows[k].append(t)
+                sid += 1
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted after {len(states)} states built",
+                              explored=len(states)) from None
         return ReachableAutomaton(
             automaton=self, states=tuple(states), rows=tuple(rows), parent=parent, via=via)
 

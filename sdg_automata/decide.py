@@ -480,10 +480,7 @@ def _explicit(
         if progress:
             progress(n)
 
-    try:
-        reachable = automaton.explore(max_states=max_states, progress=tick)
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted while building the automaton") from None
+    reachable = automaton.explore(max_states=max_states, progress=tick)  # Ctrl-C: Interrupted
     values = reachable.values(head)
     guard = None
     if within is not None:

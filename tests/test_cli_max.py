@@ -403,3 +403,30 @@ def test_random_family_reproducible_across_processes():
         assert done.returncode == 0
         outputs.add(done.stdout)
     assert len(outputs) == 1
+
+
+@pytest.mark.parametrize("method", ["onthefly", "explicit"])
+def test_ctrl_c_ends_cleanly_with_how_far(tmp_path: Path, method: str) -> None:
+    """Should turn Ctrl-C into exit 130 and one line saying how many states were reached."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from sdg_automata.families import ModularSpec, modular_family
+    from sdg_automata.parse import grammar_to_json
+
+    # about 8·10⁵ reachable states, and the maximum is below m_A: a search of seconds
+    specs = [ModularSpec.parse(s) for s in "16:0 27:6 25:0 7:3 11:5 3:1".split()]
+    path = tmp_path / "huge.json"
+    path.write_text(grammar_to_json(modular_family(specs)), encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "sdg_automata", "max", str(path), "A",
+                             "--method", method], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: interrupted after "), err
