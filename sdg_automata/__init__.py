@@ -2,11 +2,17 @@
 
 Successful derivation games on grammars (Grundy numbers exactly, by dynamic
 programming or through the Step 1–5 DFA construction), Max-Grundy decisions,
-i-Mark by the convergence technique, and impartial games in general.
-See ``SPEC.md`` sections cited in each module.
+i-Mark by the convergence technique, and impartial games in general.  Every
+module cites the section of ``docs/SPEC.md`` it implements.
+
+The names below are importable from the package itself; the heavier ones are
+loaded on first use (PEP 562), so ``python -m sdg_automata`` starts fast.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     BudgetExceeded,
@@ -15,6 +21,7 @@ from .errors import (
     GrammarError,
     GrammarSyntaxError,
     InputError,
+    Interrupted,
     SdgError,
     UnitCycleError,
 )
@@ -23,7 +30,40 @@ from .impartial import mex, nim_sum
 from .parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar
 from .semantics import grundy, grundy_position, naive_grundy, successors
 
+if TYPE_CHECKING:
+    from .bounds import upper_bound, upper_bounds
+    from .construction import GrundyAutomaton, dfa
+    from .counting import count, density, generating_function
+    from .decide import Verdict, decide_max_grundy, max_grundy, spectrum
+    from .imark import imark_grundy, imark_sequence
+    from .impartial import grundy_values, solve_game_graph, winning_moves
+    from .periodicity import proven_period
+    from .play import analyze
+
 __version__ = "0.1.0"
+
+#: name -> the module that defines it, imported on first access
+_LAZY = {
+    "upper_bound": "bounds", "upper_bounds": "bounds",
+    "GrundyAutomaton": "construction", "dfa": "construction",
+    "count": "counting", "density": "counting", "generating_function": "counting",
+    "Verdict": "decide", "decide_max_grundy": "decide", "max_grundy": "decide",
+    "spectrum": "decide",
+    "imark_grundy": "imark", "imark_sequence": "imark",
+    "grundy_values": "impartial", "solve_game_graph": "impartial",
+    "winning_moves": "impartial",
+    "proven_period": "periodicity",
+    "analyze": "play",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BudgetExceeded",
@@ -32,19 +72,38 @@ __all__ = [
     "Grammar",
     "GrammarError",
     "GrammarSyntaxError",
+    "GrundyAutomaton",
     "InputError",
+    "Interrupted",
     "Rule",
     "SdgError",
     "UnitCycleError",
+    "Verdict",
     "__version__",
+    "analyze",
+    "count",
+    "decide_max_grundy",
+    "density",
+    "dfa",
+    "generating_function",
     "grammar_to_json",
     "grammar_to_text",
     "grundy",
     "grundy_position",
+    "grundy_values",
+    "imark_grundy",
+    "imark_sequence",
     "load_grammar",
+    "max_grundy",
     "mex",
     "naive_grundy",
     "nim_sum",
     "parse_grammar",
+    "proven_period",
+    "solve_game_graph",
+    "spectrum",
     "successors",
+    "upper_bound",
+    "upper_bounds",
+    "winning_moves",
 ]
