@@ -488,7 +488,8 @@ def _explicit(
     found: dict[int, str] = {}
     for i in range(bound, -1, -1):
         _budget(None, max_seconds, started, len(reachable))
-        machine = reachable.to_dfa(s for s, v in enumerate(values) if v == i)
+        # a private DFA: tested for emptiness, then dropped, so no need to freeze it
+        machine = reachable.to_dfa((s for s, v in enumerate(values) if v == i), frozen=False)
         if guard is None:
             empty = machine.isempty()
             if not empty:

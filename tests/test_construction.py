@@ -267,3 +267,15 @@ def test_reachable_tables_are_the_step_function(g):
         w = reachable.word_to(s)
         assert m.run(reversed(w)) == states[s]
         assert len(w) < len(states)
+
+
+def test_dfas_handed_out_are_immutable(example3):
+    """Should give automata-lib's promise: a DFA's transitions cannot be changed in place."""
+    machine = dfa(example3, "A", 0)
+    other = dfa(example3, "A", 1)
+    with pytest.raises(TypeError):
+        machine.transitions[0]["a"] = 0  # type: ignore[index]
+    with pytest.raises(TypeError):
+        machine.transitions[0] = {}  # type: ignore[index]
+    machine.validate()
+    assert machine != other  # sharing one frozen mapping does not merge the languages
