@@ -57,11 +57,15 @@ def run(quick: bool = False) -> list[dict]:
         values = reachable.values(g.start)
         top = max(v for v in values if v is not None)
         finals = [s for s, v in enumerate(values) if v == top]
+        # the first DFA of a structure pays for freezing the shared transitions once
         t_fast, machine = best_of(lambda r=reachable, f=finals: r.to_dfa(f), 1)
+        others = [s for s, v in enumerate(values) if v != top]
+        t_next, _ = best_of(lambda r=reachable, f=others: r.to_dfa(f), 1)  # shares the mapping
         params = {k: v for k, v in machine.input_parameters.items()}
         row = {"instance": name, "items": len(automaton.items), "states": n,
                "explore_s": t_explore, "transitions_per_s": transitions / t_explore,
-               "peak_mb": peak / 2**20, "bytes_per_state": peak / n, "dfa_fast_s": t_fast}
+               "peak_mb": peak / 2**20, "bytes_per_state": peak / n, "dfa_fast_s": t_fast,
+               "next_dfa_s": t_next}
         rows.append(row)
         if n > AUTOMATA_LIB_CAP:  # automata-lib's Python minify needs ~1.6 KB/state and minutes
             continue
@@ -82,9 +86,11 @@ def run(quick: bool = False) -> list[dict]:
                     "minimal_states": len(small.states)})
     show("Reachable automaton (int tables) and automata-lib DFAs of M_{A,max}",
          ["instance", "items", "states", "explore s", "transitions/s", "peak MB", "B/state",
-          "to DFA fast s", "default/fast", "minify s", "minify share", "minimal"],
+          "first DFA s", "next DFA s", "default/first", "minify s", "minify share",
+          "minimal"],
          [[r["instance"], r["items"], r["states"], r["explore_s"], r["transitions_per_s"],
-           r["peak_mb"], r["bytes_per_state"], r["dfa_fast_s"], r.get("default_over_fast", "—"),
+           r["peak_mb"], r["bytes_per_state"], r["dfa_fast_s"], r["next_dfa_s"],
+           r.get("default_over_fast", "—"),
            r.get("minify_s", "—"), f"{r['minify_share']:.0%}" if "minify_share" in r else "—",
            r.get("minimal_states", "—")] for r in rows])
     return rows
