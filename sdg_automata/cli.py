@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import __version__
 from .errors import BudgetExceeded, ConvergenceError, InputError, Interrupted, SdgError
 from .grammar import Grammar
-from .parse import load_grammar
+from .parse import load_grammar, read_text
 
 if TYPE_CHECKING:
     from .construction import ReachableAutomaton
@@ -135,16 +135,7 @@ def _add_grundy(sub: Any) -> None:
 def _words(args: argparse.Namespace) -> list[str]:
     words = list(args.words)
     if args.words_from:
-        try:
-            if args.words_from == "-":
-                text = sys.stdin.read()
-            else:
-                with open(args.words_from, encoding="utf-8") as f:
-                    text = f.read()
-        except OSError as e:
-            raise InputError(f"cannot read {args.words_from!r}: {e.strerror}") from None
-        except UnicodeDecodeError as e:
-            raise InputError(f"{args.words_from!r} is not UTF-8 text ({e.reason})") from None
+        text = read_text(args.words_from, what="word list")
         words.extend(line.strip() for line in text.splitlines() if line.strip())
     return words
 
@@ -305,10 +296,7 @@ def _load_within(spec: str) -> Any:
     from automata.fa.dfa import DFA
 
     try:
-        with open(spec, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise InputError(f"cannot read {spec!r}: {e.strerror}") from None
+        data = json.loads(read_text(spec, what="DFA file"))
     except json.JSONDecodeError as e:
         raise InputError(f"invalid JSON: {e.msg} (column {e.colno})", source=spec,
                          line=e.lineno) from None
@@ -509,15 +497,7 @@ def _add_family(sub: Any) -> None:
 def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
     from .parse import grammar_to_json, grammar_to_text
 
-    text = grammar_to_json(g) if args.format == "json" else grammar_to_text(g)
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise InputError(f"cannot write {args.output!r}: {e.strerror}") from None
-    else:
-        sys.stdout.write(text)
+    _output(args, grammar_to_json(g) if args.format == "json" else grammar_to_text(g))
 
 
 def _cmd_family_modular(args: argparse.Namespace) -> int:
@@ -1014,6 +994,11 @@ def _deliver(args: argparse.Namespace, text: str) -> None:
         data = dot_to_png(text)
         if not args.output and sys.stdout.isatty():
             raise InputError("--format png is binary: give -o FILE (or redirect stdout)")
+    _output(args, data)
+
+
+def _output(args: argparse.Namespace, data: str | bytes) -> None:
+    """Write a result to ``-o FILE`` when given, else to stdout."""
     if args.output:
         try:
             if isinstance(data, bytes):

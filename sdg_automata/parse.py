@@ -261,7 +261,7 @@ def read_text(path: str | PathLike[str], *, what: str = "file") -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise InputError(f"no such file: {name}") from None
+        raise InputError(f"cannot read {name}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{name} is a directory, not a {what}") from None
     except UnicodeDecodeError as e:
