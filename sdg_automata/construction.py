@@ -231,15 +231,15 @@ class GrundyAutomaton:
         field = (q >> base) & ((2 << self.bounds[head]) - 1)
         return field.bit_length() - 1 if field else None
 
-    def run(self, letters: Iterable[str]) -> int:
-        """The state reached from q₀ by reading ``letters``, with memoized transitions.
+    def run(self, letters: Iterable[str], start: int | None = None) -> int:
+        """The state reached from ``start`` (default q₀) by reading ``letters``, memoized.
 
         States met so far get small ids and one dict of successors each, so a
         known transition costs one list index and one dict lookup; the memo
         persists across calls (a batch of words warms it once).
         """
-        ids, states, succ = self._ids, self._states, self._succ
-        s = 0
+        states, succ = self._states, self._succ
+        s = 0 if start is None else self._id(start)
         it = iter(letters)
         while True:
             try:
@@ -248,14 +248,17 @@ class GrundyAutomaton:
                 return states[s]
             except KeyError:  # noqa: PERF203 -- only on a transition not taken before
                 # compute it once; the try around the whole loop keeps known steps cheap
-                nq = self.step(states[s], a)
-                t = ids.get(nq)
-                if t is None:
-                    t = ids[nq] = len(states)
-                    states.append(nq)
-                    succ.append({})
-                succ[s][a] = t
+                t = succ[s][a] = self._id(self.step(states[s], a))
                 s = t
+
+    def _id(self, q: int) -> int:
+        """The memo id of state ``q`` (registered on first sight)."""
+        t = self._ids.get(q)
+        if t is None:
+            t = self._ids[q] = len(self._states)
+            self._states.append(q)
+            self._succ.append({})
+        return t
 
     def grundy(self, head: str, w: str) -> int | None:
         """𝒢_{G,A}(w), by running the automaton on wᴿ (Theorem of SPEC §4)."""

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .errors import InputError
 from .grammar import Grammar, Rule
 from .impartial import nim_sum
-from .semantics import Pair, Position, SubstringTable, make_position
+from .semantics import Pair, Position, SubstringTable, make_position, split_spans
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -256,7 +256,6 @@ class Analyzer:
             self._automaton: GrundyAutomaton | None = GrundyAutomaton(self._rlg)
         else:
             self._automaton = None
-        self._delta: dict[tuple[int, str], int] = {}
         self._cache: dict[Pair, tuple[int | None, tuple[ComponentMove, ...]]] = {}
 
     # -- one component ---------------------------------------------------------
@@ -287,12 +286,8 @@ class Analyzer:
         n = len(u)
         states = [0] * (n + 1)
         q = states[n] = automaton.initial
-        delta = self._delta
         for i in range(n - 1, -1, -1):  # one right-to-left pass: every suffix once
-            nq = delta.get((q, u[i]))
-            if nq is None:
-                nq = delta[q, u[i]] = automaton.step(q, u[i])
-            q = states[i] = nq
+            q = states[i] = automaton.run(u[i], start=q)
         return states
 
     def _linear_moves(self, head: str, w: str) -> tuple[int | None, tuple[ComponentMove, ...]]:
@@ -333,28 +328,12 @@ class Analyzer:
         value = table.grundy(head)
         if value is None:
             return None, ()
-        n = len(w)
         options: dict[Position, ComponentMove] = {}
         for r in g.rules_of(head):
-            body = r.body
-            # iterative depth-first search: (index in body, position in w, parts, XOR so far)
-            stack: list[tuple[int, int, tuple[Pair, ...], int]] = [(0, 0, (), 0)]
-            while stack:
-                k, p, parts, acc = stack.pop()
-                if k == len(body):
-                    if p == n:
-                        options.setdefault(parts, ComponentMove(r, parts, acc))
-                    continue
-                sym = body[k]
-                if not g.is_nonterminal(sym):
-                    if p < n and w[p] == sym:
-                        stack.append((k + 1, p + 1, parts, acc))
-                    continue
-                # pushed in reverse so that shorter first parts come out first
-                for q in range(n - (len(body) - k - 1), p, -1):
-                    v = table.grundy(sym, p, q)
-                    if v is not None:
-                        stack.append((k + 1, q, (*parts, (sym, w[p:q])), acc ^ v))
+            for spans in split_spans(g, r, w, table.is_position):
+                parts = tuple((b, w[i:j]) for b, i, j in spans)
+                acc = nim_sum(table.grundy(b, i, j) or 0 for b, i, j in spans)
+                options.setdefault(parts, ComponentMove(r, parts, acc))
         return value, tuple(options.values())
 
     # -- positions -------------------------------------------------------------

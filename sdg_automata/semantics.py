@@ -30,11 +30,13 @@ __all__ = [
     "Method",
     "Pair",
     "Position",
+    "Span",
     "SubstringTable",
     "evaluator",
     "grundy",
     "grundy_position",
     "make_position",
+    "split_spans",
     "naive_grundy",
     "position_moves",
     "successors",
@@ -71,29 +73,37 @@ def _xor_shift(mask: int, g: int) -> int:
 # the definition (oracle of oracles)
 
 
-def _splits(
-    grammar: Grammar, rule: Rule, w: str, is_position: Callable[[str, str], bool]
-) -> Iterator[Position]:
-    """Every successor multiset of (rule.head, w) through ``rule`` (SPEC §2, a move)."""
+Span = tuple[str, int, int]
+"""A part (B, i, j) of a split: the nonterminal B takes the subword w[i:j]."""
+
+
+def split_spans(
+    grammar: Grammar, rule: Rule, w: str, is_position: Callable[[str, int, int], bool]
+) -> Iterator[tuple[Span, ...]]:
+    """Every split of ``w`` by ``rule`` (SPEC §2, a move): the nonterminals' parts in body order.
+
+    Terminals must match letter for letter; a nonterminal B may take w[i:j]
+    when ``is_position(B, i, j)``.  Shorter first parts come out first.
+    """
     body = rule.body
     n = len(w)
     # iterative depth-first search over (index in body, position in w, parts so far)
-    stack: list[tuple[int, int, tuple[Pair, ...]]] = [(0, 0, ())]
+    stack: list[tuple[int, int, tuple[Span, ...]]] = [(0, 0, ())]
     while stack:
-        k, p, parts = stack.pop()
+        k, p, spans = stack.pop()
         if k == len(body):
             if p == n:
-                yield make_position(parts)
+                yield spans
             continue
         sym = body[k]
         if not grammar.is_nonterminal(sym):
             if p < n and w[p] == sym:
-                stack.append((k + 1, p + 1, parts))
+                stack.append((k + 1, p + 1, spans))
             continue
-        # each later symbol needs at least one letter
-        stack.extend((k + 1, q, parts + ((sym, w[p:q]),))
-                     for q in range(p + 1, n - (len(body) - k - 1) + 1)
-                     if is_position(sym, w[p:q]))
+        # each later symbol needs at least one letter; pushed longest first, popped shortest
+        stack.extend((k + 1, q, (*spans, (sym, p, q)))
+                     for q in range(n - (len(body) - k - 1), p, -1)
+                     if is_position(sym, p, q))
 
 
 def naive_grundy(grammar: Grammar, head: str, w: str) -> int | None:
@@ -111,9 +121,10 @@ def naive_grundy(grammar: Grammar, head: str, w: str) -> int | None:
         if (a, u) in memo:
             return memo[(a, u)]
         options = {
-            nim_sum(value(b, v) or 0 for b, v in succ)
+            nim_sum(value(b, u[i:j]) or 0 for b, i, j in spans)
             for r in grammar.rules_of(a)
-            for succ in _splits(grammar, r, u, lambda b, v: value(b, v) is not None)
+            for spans in split_spans(grammar, r, u,
+                                     lambda b, i, j: value(b, u[i:j]) is not None)
         }
         memo[(a, u)] = mex(options) if options else None
         return memo[(a, u)]
@@ -382,17 +393,9 @@ def successors(grammar: Grammar, head: str, w: str) -> list[Position]:
     """
     grammar.check_nonterminal(head)
     table = SubstringTable(grammar, w)
-    index: dict[str, int] = {}  # substring -> its start, to query the table
-    for i in range(len(w)):
-        for j in range(i + 1, len(w) + 1):
-            index.setdefault(w[i:j], i)
-
-    def is_position(b: str, v: str) -> bool:
-        i = index[v]
-        return table.is_position(b, i, i + len(v))
-
-    out = dict.fromkeys(s for r in grammar.rules_of(head)
-                        for s in _splits(grammar, r, w, is_position))
+    out = dict.fromkeys(make_position((b, w[i:j]) for b, i, j in spans)
+                        for r in grammar.rules_of(head)
+                        for spans in split_spans(grammar, r, w, table.is_position))
     return list(out)
 
 
