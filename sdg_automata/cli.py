@@ -920,14 +920,10 @@ def _add_graph(sub: Any) -> None:
 
 def _graph_table(header: Sequence[str], columns: Sequence[Sequence[str]],
                  right: Sequence[bool]) -> str:
-    """An aligned table, given column by column (fast for 10⁶ rows)."""
-    specs = []
-    for i, (head, column, r) in enumerate(zip(header, columns, right, strict=True)):
-        width = max(len(head), max(map(len, column), default=0))
-        last = i == len(header) - 1
-        specs.append(f"{{{i}}}" if last and not r else f"{{{i}:{'>' if r else '<'}{width}}}")
-    fmt = "  ".join(specs)
-    return "\n".join([fmt.format(*header), *map(fmt.format, *columns)])
+    """An aligned table given column by column (rows for :func:`render.text_table`)."""
+    from .render import text_table
+
+    return text_table([header, *zip(*columns, strict=True)], right=right).rstrip("\n")
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:

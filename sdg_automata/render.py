@@ -66,6 +66,7 @@ __all__ = [
     "dfa_to_json",
     "dfa_to_regex",
     "dfa_to_table",
+    "text_table",
     "diagram",
     "dot_to_png",
     "dot_to_svg",
@@ -99,10 +100,17 @@ def _order(d: DFA) -> list[Any]:
     return [d.initial_state, *rest]
 
 
-def _align(rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
-                     for r in rows) + "\n"
+def text_table(rows: Sequence[Sequence[str]], *, right: Sequence[bool] = ()) -> str:
+    """Rows (the first one a header) as aligned plain text, one line each.
+
+    ``right[c]`` right-justifies column c (numbers); other columns are left-justified.
+    """
+    widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
+    flags = [*right, *[False] * (len(widths) - len(right))]
+    return "".join(
+        "  ".join(cell.rjust(w) if r else cell.ljust(w)
+                  for cell, w, r in zip(row, widths, flags, strict=True)).rstrip() + "\n"
+        for row in rows)
 
 
 def _dfa_rows(d: DFA, label: Labeler, limit: int | None) -> tuple[list[list[str]], int]:
@@ -125,7 +133,7 @@ def dfa_to_table(d: DFA, *, label: Labeler = str, limit: int | None = None) -> s
     ``limit`` shows only the first rows and says how many were left out.
     """
     rows, left = _dfa_rows(d, label, limit)
-    return _align(rows) + (f"… {left} more states\n" if left else "")
+    return text_table(rows) + (f"… {left} more states\n" if left else "")
 
 
 def _html_table(rows: Sequence[Sequence[str]], caption: str, left: int) -> str:
@@ -578,7 +586,7 @@ def _reachable_diagram(reachable: ReachableAutomaton, title: str) -> Diagram:
              for s in range(min(n, TABLE_LIMIT))]
     left = n - (len(rows) - 1)
     caption = f"{title}: {n} reachable states over {{{', '.join(reachable.alphabet)}}}"
-    text = caption + "\n" + _align(rows) + (f"… {left} more states\n" if left else "")
+    text = caption + "\n" + text_table(rows) + (f"… {left} more states\n" if left else "")
     dot = reachable_to_dot(reachable) if n <= DRAW_LIMIT else None
     return Diagram(text=text, html=_html_table(rows, caption, left), dot=dot)
 
@@ -595,7 +603,8 @@ def diagram(obj: Any, *, label: Labeler | None = None) -> Diagram:
                                      for p, v in zip(obj.nodes, obj.values, strict=True))]
         shown, left = rows[: TABLE_LIMIT + 1], max(0, len(rows) - 1 - TABLE_LIMIT)
         caption = f"game graph: {len(obj.nodes)} positions, {len(obj.edges)} moves"
-        return Diagram(text=caption + "\n" + _align(shown) + (f"… {left} more\n" if left else ""),
+        more = f"… {left} more\n" if left else ""
+        return Diagram(text=caption + "\n" + text_table(shown) + more,
                        html=_html_table(shown, caption, left),
                        dot=game_graph_to_dot(obj) if len(obj.nodes) <= DRAW_LIMIT else None)
     if isinstance(obj, ReachableAutomaton):
@@ -632,5 +641,5 @@ def _verdict_diagram(v: Any) -> Diagram:
               f"{', stopped early' if v.stopped_early else ''}), bound m = {v.bound}, "
               f"{v.seconds:.3f} s")
     rows = [["𝒢", "witness"], *([str(k), repr(w)] for k, w in sorted(v.witnesses.items()))]
-    text = f"{headline}\n{detail}\n" + (_align(rows) if v.witnesses else "")
+    text = f"{headline}\n{detail}\n" + (text_table(rows) if v.witnesses else "")
     return Diagram(text=text, html=_html_table(rows, f"{headline} — {detail}", 0))
