@@ -47,6 +47,7 @@ __all__ = [
     "ReachableAutomaton",
     "automaton_for",
     "automaton_grundy",
+    "canonical",
     "dfa",
     "fast_automata",
 ]
@@ -516,5 +517,36 @@ def dfa(
     machine = reachable.to_dfa(reachable.accepting(head, i))
     if forward != flip:
         small = machine.minify()
-        return DFA.from_nfa(NFA.from_dfa(small).reverse())  # minimal already
-    return machine.minify() if minimal else machine
+        return canonical(DFA.from_nfa(NFA.from_dfa(small).reverse()))  # minimal already
+    return canonical(machine.minify()) if minimal else machine
+
+
+def canonical(d: DFA) -> DFA:
+    """``d`` with states renumbered 0, 1, … breadth-first from the initial state.
+
+    automata-lib numbers the results of ``minify`` and ``from_nfa`` in an order
+    that follows Python's per-process string hashing; renumbering along the
+    sorted letters makes every run print the same DFA.
+    """
+    from automata.base.utils import freeze_value
+    from automata.fa.dfa import DFA
+
+    letters = sorted(d.input_symbols)
+    order = {d.initial_state: 0}
+    queue = [d.initial_state]
+    for s in queue:
+        row = d.transitions.get(s, {})
+        for a in letters:
+            t = row.get(a)
+            if t is not None and t not in order:
+                order[t] = len(order)
+                queue.append(t)
+    for s in sorted(d.states - order.keys(), key=repr):  # unreachable ones, if any, last
+        order[s] = len(order)
+    transitions = {order[s]: {a: order[t] for a, t in sorted(d.transitions.get(s, {}).items())}
+                   for s in d.states}
+    with fast_automata():
+        return DFA(states=frozenset(order.values()), input_symbols=frozenset(letters),
+                   transitions=freeze_value(transitions), initial_state=0,
+                   final_states=frozenset(order[s] for s in d.final_states),
+                   allow_partial=d.allow_partial)

@@ -279,3 +279,20 @@ def test_dfas_handed_out_are_immutable(example3):
         machine.transitions[0] = {}  # type: ignore[index]
     machine.validate()
     assert machine != other  # sharing one frozen mapping does not merge the languages
+
+
+def test_minimal_and_forward_dfas_print_the_same_in_every_run(examples_dir):
+    """Should number states canonically, whatever Python's string-hash seed."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = [subprocess.run([sys.executable, "-m", "sdg_automata", "dfa",
+                                str(examples_dir / "example3.txt"), "A", "0", *extra],
+                               capture_output=True, text=True, env=env, check=True).stdout
+                for extra in (["--forward"], ["--minimal", "--format", "json"])]
+        outputs.add(tuple(done))
+    assert len(outputs) == 1
