@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from math import gcd
 from typing import TYPE_CHECKING, Any
 
+from .construction import canonical
 from .errors import InputError
 from .grammar import Grammar, Rule
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ModularSpec",
+    "even_length_dfa",
     "intersection_grammar",
     "modular_dfa",
     "modular_family",
@@ -71,20 +73,12 @@ def intersection_grammar(dfas: Sequence[DFA], *, top: str = TOP) -> Grammar:
         If a DFA accepts a word of odd length (the reduction needs even
         lengths), or if every language is empty or {ε}.
     """
-    from automata.fa.dfa import DFA
-
-    even = DFA(states={0, 1}, input_symbols=set().union(*(d.input_symbols for d in dfas)),
-               transitions={0: dict.fromkeys(set().union(*(d.input_symbols for d in dfas)), 1),
-                            1: dict.fromkeys(set().union(*(d.input_symbols for d in dfas)), 0)},
-               initial_state=0, final_states={0})
     rules: list[Rule] = []
     top_rules: list[Rule] = []
     letters: set[str] = set()
     for i, d in enumerate(dfas, 1):
         letters |= set(d.input_symbols)
-        odd = d.difference(DFA(**{**even.input_parameters, "input_symbols": d.input_symbols,
-                                  "transitions": {0: dict.fromkeys(d.input_symbols, 1),
-                                                  1: dict.fromkeys(d.input_symbols, 0)}}))
+        odd = d.difference(even_length_dfa(d.input_symbols))
         if not odd.isempty():
             raise InputError(f"DFA {i} accepts words of odd length; take its product with the "
                              "even-length DFA first (SPEC §5)")
@@ -206,9 +200,7 @@ def random_family(count: int, states: int, *, seed: int, alphabet: str = "ab") -
     if count < 1 or states < 1:
         raise InputError("need at least one DFA with at least one state")
     rng = random.Random(seed)
-    even = DFA(states={0, 1}, input_symbols=set(alphabet),
-               transitions={0: dict.fromkeys(alphabet, 1), 1: dict.fromkeys(alphabet, 0)},
-               initial_state=0, final_states={0})
+    even = even_length_dfa(alphabet)
     out = []
     for _ in range(count):
         d = DFA(states=set(range(states)), input_symbols=set(alphabet),
@@ -216,32 +208,19 @@ def random_family(count: int, states: int, *, seed: int, alphabet: str = "ab") -
                              for s in range(states)},
                 initial_state=0,
                 final_states={s for s in range(states) if rng.random() < 0.5})
-        out.append(_renumbered(d.intersection(even)))
+        # automata-lib numbers minify's classes by object ids: renumber, so a seed is a seed
+        out.append(canonical(d.intersection(even)))
     return out
 
 
-def _renumbered(d: DFA) -> DFA:
-    """``d`` with states 0, 1, … in breadth-first order from the initial state (letters
-    sorted), so that a seed always gives the same DFA: automata-lib's ``minify`` numbers
-    its classes in an order that depends on object ids."""
-    from collections import deque
-
+def even_length_dfa(alphabet: Iterable[str]) -> DFA:
+    """The DFA of the words of even length over ``alphabet`` (SPEC §5 needs them)."""
     from automata.fa.dfa import DFA
 
-    number = {d.initial_state: 0}
-    queue = deque([d.initial_state])
-    while queue:
-        s = queue.popleft()
-        for a in sorted(d.transitions[s]):
-            t = d.transitions[s][a]
-            if t not in number:
-                number[t] = len(number)
-                queue.append(t)
-    return DFA(states=set(number.values()), input_symbols=d.input_symbols,
-               transitions={number[s]: {a: number[t] for a, t in d.transitions[s].items()}
-                            for s in number},
-               initial_state=0, final_states={number[s] for s in d.final_states if s in number},
-               allow_partial=d.allow_partial)
+    letters = set(alphabet)
+    return DFA(states={0, 1}, input_symbols=letters,
+               transitions={0: dict.fromkeys(letters, 1), 1: dict.fromkeys(letters, 0)},
+               initial_state=0, final_states={0})
 
 
 def product_truth(dfas: Sequence[DFA]) -> int | None:
