@@ -140,12 +140,12 @@ def _words(args: argparse.Namespace) -> list[str]:
     return words
 
 
-def _outside(g: Grammar, w: str) -> str:
+def _warn_outside(g: Grammar, w: str) -> None:
+    """Say on stderr why a word with letters outside Σ is not a position."""
     bad = sorted(set(w) - set(g.terminals))
     if bad:
-        return (f"{w!r} has letter(s) {', '.join(map(repr, bad))} outside the alphabet "
-                f"{{{', '.join(g.terminals)}}}: not a position")
-    return ""
+        print(f"warning: {w!r} has letter(s) {', '.join(map(repr, bad))} outside the alphabet "
+              f"{{{', '.join(g.terminals)}}}: not a position", file=sys.stderr)
 
 
 def _cmd_grundy(args: argparse.Namespace) -> int:
@@ -165,8 +165,7 @@ def _cmd_grundy(args: argparse.Namespace) -> int:
             parts.append((head, w))
         values = []
         for head, w in parts:
-            if _outside(g, w):
-                print("warning: " + _outside(g, w), file=sys.stderr)
+            _warn_outside(g, w)
             values.append(value(head, w))
         total = None if None in values else _xor(v for v in values if v is not None)
         if args.json:
@@ -185,8 +184,7 @@ def _cmd_grundy(args: argparse.Namespace) -> int:
     if not words:
         raise InputError("no words given (WORD arguments or --words-from FILE)")
     for w in words:
-        if _outside(g, w):
-            print("warning: " + _outside(g, w), file=sys.stderr)
+        _warn_outside(g, w)
         v = value(head, w)
         if args.json:
             _emit({"nonterminal": head, "word": w, "grundy": v})
