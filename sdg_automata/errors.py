@@ -21,6 +21,7 @@ __all__ = [
     "GrammarSyntaxError",
     "InputError",
     "Interrupted",
+    "SdgBug",
     "SdgError",
     "UnitCycleError",
 ]
@@ -28,6 +29,13 @@ __all__ = [
 
 class SdgError(Exception):
     """Root of every exception raised by sdg_automata."""
+
+
+class SdgBug(SdgError):
+    """An internal consistency check failed: a bug in sdg_automata, never the input's fault.
+
+    Please report it with the command that raised it.
+    """
 
 
 class InputError(SdgError, ValueError):

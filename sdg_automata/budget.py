@@ -1,0 +1,174 @@
+"""One budget for every long phase: states, seconds and progress, validated once.
+
+A :class:`Budget` is the caller's limits (immutable, checked in ``__post_init__``:
+negative, NaN and infinite values are refused there and nowhere else).  A phase
+that may run long calls :meth:`Budget.start` and gets a :class:`Meter`, the
+phase's own clock and counter; hot loops call :meth:`Meter.check` every few
+thousand steps, so the cost on the hot path is one comparison.
+
+Time spent inside a library we do not control (automata-lib's reversal,
+determinization and minimization, Graphviz's layout) is covered by
+:meth:`Meter.library`, which turns the remaining seconds into a ``SIGALRM``
+deadline when it runs on the main thread.  Ctrl-C inside any metered phase
+becomes :class:`~sdg_automata.errors.Interrupted` with the same "how far"
+message.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import BudgetExceeded, InputError, Interrupted
+
+__all__ = ["Budget", "Meter", "UNLIMITED"]
+
+
+def _count(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{name} must be a positive integer, not {value!r}")
+    return value
+
+
+def _seconds(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{name} must be a number of seconds, not {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise InputError(f"{name} must be a positive finite number of seconds, not {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budget:
+    """Limits for a long computation.
+
+    Parameters
+    ----------
+    max_states:
+        The most states (or table entries, values, nodes: the unit of the
+        phase) it may build; ``None`` for no limit.
+    max_seconds:
+        Wall-clock seconds from the start of the phase; ``None`` for no limit.
+    progress:
+        Called with the phase's count now and then (every few thousand units);
+        the command line draws a progress bar with it on a terminal.
+    """
+
+    max_states: int | None = None
+    max_seconds: float | None = None
+    progress: Callable[[int], None] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "max_states", _count("max_states", self.max_states))
+        object.__setattr__(self, "max_seconds", _seconds("max_seconds", self.max_seconds))
+
+    def start(self, what: str = "search", unit: str = "states") -> Meter:
+        """A meter for one phase, its clock started now."""
+        return Meter(self, what, unit)
+
+    def fits(self, needed: int) -> bool:
+        """Whether ``needed`` units are within ``max_states``."""
+        return self.max_states is None or needed <= self.max_states
+
+
+#: No limit at all; the default of every long phase.
+UNLIMITED = Budget()
+
+
+class Meter:
+    """The running clock and counter of one phase under a :class:`Budget`.
+
+    ``what`` names the phase in messages ("search", "construction",
+    "determinization"); ``unit`` names what is counted.
+    """
+
+    __slots__ = ("budget", "what", "unit", "started", "deadline", "count")
+
+    def __init__(self, budget: Budget, what: str, unit: str) -> None:
+        self.budget = budget
+        self.what = what
+        self.unit = unit
+        self.started = time.perf_counter()
+        seconds = budget.max_seconds
+        self.deadline = math.inf if seconds is None else self.started + seconds
+        self.count = 0
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the phase started."""
+        return time.perf_counter() - self.started
+
+    def exceeded(self, count: int, why: str) -> BudgetExceeded:
+        """The error that says the budget ran out, and how far the phase got."""
+        return BudgetExceeded(f"{self.what} stopped at the budget of {why} without an answer "
+                              f"({count} {self.unit} reached)", explored=count)
+
+    def check(self, count: int) -> None:
+        """Raise :class:`BudgetExceeded` if ``count`` or the clock is over budget.
+
+        Also reports ``count`` to the progress callback.  Call it every few
+        thousand units; between calls the budget may be overrun by that much.
+        """
+        self.count = count
+        limit = self.budget.max_states
+        if limit is not None and count > limit:
+            raise self.exceeded(count, f"{limit} {self.unit}")
+        if time.perf_counter() > self.deadline:
+            raise self.exceeded(count, f"{self.budget.max_seconds:g} s")
+        if self.budget.progress is not None:
+            self.budget.progress(count)
+
+    def check_states(self, count: int) -> None:
+        """The state limit alone (cheap: no clock), for exact stops."""
+        limit = self.budget.max_states
+        if limit is not None and count > limit:
+            self.count = count
+            raise self.exceeded(count, f"{limit} {self.unit}")
+
+    def interrupted(self, count: int | None = None) -> Interrupted:
+        """The error for Ctrl-C during this phase."""
+        n = self.count if count is None else count
+        return Interrupted(f"interrupted during {self.what} after {n} {self.unit}", explored=n)
+
+    @contextmanager
+    def library(self, what: str) -> Iterator[None]:
+        """Run a call into another library under this phase's remaining seconds.
+
+        On the main thread the remaining time becomes a ``SIGALRM`` timer that
+        raises :class:`BudgetExceeded` from inside the library; elsewhere (a
+        worker thread) the clock is checked when the call returns.
+        """
+        seconds = self.budget.max_seconds
+        remaining = self.deadline - time.perf_counter()
+        if seconds is not None and remaining <= 0:
+            raise self.exceeded(self.count, f"{seconds:g} s")
+        armed = seconds is not None and threading.current_thread() is threading.main_thread()
+
+        def alarm(signum: int, frame: Any) -> None:
+            raise BudgetExceeded(f"{what} stopped at the budget of {seconds:g} s "
+                                 f"(inside {what})", explored=self.count)
+
+        previous: Any = None
+        if armed:
+            previous = signal.signal(signal.SIGALRM, alarm)
+            signal.setitimer(signal.ITIMER_REAL, remaining)
+        try:
+            yield
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted during {what}", explored=self.count) from None
+        finally:
+            if armed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+        if seconds is not None and time.perf_counter() > self.deadline:
+            raise self.exceeded(self.count, f"{seconds:g} s")
