@@ -124,7 +124,8 @@ def test_closed_or_full_streams(grammar, argv, close):
 
 
 def test_pipe_closed_early_is_not_an_error(grammar):
-    done = cli("dfa", str(grammar), "A", "0", close="| head -c 1 > /dev/null; exit ${PIPESTATUS[0]}")
+    done = cli("dfa", str(grammar), "A", "0",
+               close="| head -c 1 > /dev/null; exit ${PIPESTATUS[0]}")
     assert done.returncode == 0
     assert b"Traceback" not in done.stderr
 
