@@ -87,26 +87,26 @@ def load(args: argparse.Namespace) -> Grammar:
     return load_grammar(args.grammar)
 
 
-def positive(text: str) -> int:
-    """An argparse type: a whole number ≥ 1."""
+def _whole(text: str, least: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {what}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be at least 1" if least else
+            f"{text!r} must be a natural number (0, 1, 2, ...)")
     return value
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number ≥ 1."""
+    return _whole(text, 1, "whole number")
 
 
 def natural(text: str) -> int:
     """An argparse type: a whole number ≥ 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a natural number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a natural number (0, 1, 2, ...)")
-    return value
+    return _whole(text, 0, "natural number")
 
 
 def duration(text: str) -> float:
