@@ -261,7 +261,12 @@ class GrundyAutomaton:
             groups = _groups(grammar, letter_rules, end)
             if len(groups) > 1:  # one group holding everything would only add lookups
                 self._plans = {a: self._plan(groups + [(end,)], a) for a in self.alphabet}
-        self._fast = {a: _compile(p) for a, p in self._plans.items()}
+        self._fast: dict[str, Callable[[int], int]] = {
+            a: _compile([p]) for a, p in self._plans.items()}
+        #: ``expand(q)``: the successors of q on every letter of Σ, in order (for crawls)
+        self.expand: Callable[[int], list[int]] = self._expand_steps
+        if self._plans:
+            self.expand = _compile([self._plans[a] for a in self.alphabet], self._expand_steps)
         # memo of run(): state ids, their bitsets, and per-id successor dicts
         self._ids: dict[int, int] = {self.initial: 0}
         self._states: list[int] = [self.initial]
@@ -290,6 +295,11 @@ class GrundyAutomaton:
         except KeyError:
             return self._learn(q, a, self._plans[a])
 
+    def _expand_steps(self, q: int) -> list[int]:
+        """[δ(q, a) for a in Σ] by :meth:`step`: the memo's misses, or no memo."""
+        step = self.step
+        return [step(q, a) for a in self.alphabet]
+
     def _learn(self, q: int, a: str, plan: _Plan) -> int:
         """δ(q, a) by :meth:`step_reference`, recorded in every group's table.
 
@@ -311,7 +321,11 @@ class GrundyAutomaton:
                 raise SdgBug(f"step memo: letter {a!r}, key {key:#x} gives two parts")
         self._memo_size += added
         if self._memo_size > self.memo_limit:
+            for plan in self._plans.values():  # a crawl may still hold the compiled expand
+                for group in plan.groups:
+                    group.memo.clear()
             self._plans, self._fast = {}, {}  # past the limit: memory back, reference steps
+            self.expand = self._expand_steps
             self._memo_size = 0
         return out
 
@@ -481,8 +495,8 @@ class GrundyAutomaton:
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
         budget = as_budget(budget, max_states=max_states, progress=progress)
-        step, alphabet = self.step, self.alphabet
-        found = crawl(self.initial, lambda q: [step(q, a) for a in alphabet], len(alphabet),
+        alphabet = self.alphabet
+        found = crawl(self.initial, self.expand, len(alphabet),
                       budget, what="construction")
         return ReachableAutomaton(automaton=self, found=found)
 
@@ -610,29 +624,51 @@ class _Plan(NamedTuple):
     uncovered: int
 
 
-def _compile(plan: _Plan) -> Callable[[int], int]:
-    """The hit path of one letter's memo as straight-line code: ``lookup(q) -> δ(q, a)``.
+def _lookup_lines(plan: _Plan, var: str, name: str) -> tuple[list[str], dict[str, Any]]:
+    """Straight-line code setting ``var`` to δ(q, a) from one letter's memo (hit path).
 
-    ``out = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per group that
-    waits for others, with the masks as constants.  Written out rather than
-    looped over: the loop's per-group unpacking and stores cost a third of a
-    step (measured in ``benchmarks/bench_explore.py``).  The source holds only
-    ints made here; an unknown key raises ``KeyError`` for :meth:`step` to catch.
+    ``var = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per group that
+    waits for others, with the masks as constants; the memos are ``{name}{g}``.
     """
-    names: dict[str, Any] = {f"m{g}": group.memo for g, group in enumerate(plan.groups)}
-    plain = [f"m{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
+    memos: dict[str, Any] = {f"{name}{g}": group.memo for g, group in enumerate(plan.groups)}
+    plain = [f"{name}{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
              if not group.deps]
-    lines = [f"    out = {' | '.join(plain) or '0'}"]
+    lines = [f"{var} = {' | '.join(plain) or '0'}"]
     for g, group in enumerate(plan.groups):
         if group.deps:
-            key = f"out & {group.deps:#x}"
+            key = f"{var} & {group.deps:#x}"
             if group.mask:
                 key = f"q & {group.mask:#x} | {key}"
-            lines.append(f"    out |= m{g}[{key}]")
-    source = "def lookup(q):\n" + "\n".join(lines) + "\n    return out\n"
+            lines.append(f"{var} |= {name}{g}[{key}]")
+    return lines, memos
+
+
+def _compile(plans: list[_Plan], fallback: Callable[[int], list[int]] | None = None,
+             ) -> Callable[[int], Any]:
+    """The memo's hit path as one straight-line function of q.
+
+    One plan: ``lookup(q) -> δ(q, a)``, raising ``KeyError`` on an unknown key
+    for :meth:`GrundyAutomaton.step` to catch.  Several (every letter, with a
+    ``fallback``): ``expand(q) -> [δ(q, a) for a in Σ]``, handing q to the
+    fallback on an unknown key.  Written out rather than looped over: the
+    loop's per-group unpacking and stores cost a third of a step (measured in
+    ``benchmarks/bench_explore.py``).  The source holds only ints made here.
+    """
+    names: dict[str, Any] = {"fallback": fallback}
+    body: list[str] = []
+    for c, plan in enumerate(plans):
+        lines, memos = _lookup_lines(plan, f"o{c}", f"m{c}_")
+        body += lines
+        names |= memos
+    if fallback is None:
+        source = "def lookup(q):\n    " + "\n    ".join(body) + "\n    return o0\n"
+    else:
+        result = ", ".join(f"o{c}" for c in range(len(plans)))
+        source = ("def expand(q):\n    try:\n        " + "\n        ".join(body)
+                  + "\n    except KeyError:\n        return fallback(q)\n"
+                  + f"    return [{result}]\n")
     exec(source, names)  # our own ints only, see the docstring
-    lookup: Callable[[int], int] = names["lookup"]
-    return lookup
+    return names["expand" if fallback else "lookup"]  # type: ignore[no-any-return]
 
 
 def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str,

@@ -319,6 +319,9 @@ def _every_step_is_the_reference(g, *, max_states=3000):
     for q in queue:  # a second pass: every step now answered from the memo
         for a in m.alphabet:
             assert m.step(q, a) == reference.step(q, a)
+    fresh = GrundyAutomaton(g)  # every letter at once, learning as it goes
+    for q in queue:
+        assert fresh.expand(q) == [reference.step_reference(q, a) for a in m.alphabet]
     return m
 
 
