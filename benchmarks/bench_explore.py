@@ -3,9 +3,11 @@
 Every figure is a whole child process (``python -m benchmarks.peak``, so VmHWM
 is that process's own peak), old and new run back to back on the same instance:
 
-* *old* — ``GrundyAutomaton.step`` replaced by ``step_reference``, today's
-  Step 3–4 computation, on the same exploration and search loops;
-* *new* — the memoized ``step`` (one table per group of nonterminals).
+* *old* — ``GrundyAutomaton.step`` replaced by ``step_reference``, the Step
+  3–4 computation before issue 11, and for ``max`` the breadth-first search
+  before it (:func:`_crawl_bfs`: the crawl with a per-state callback);
+* *new* — the memoized ``step`` (one table per group of nonterminals, every
+  letter in one compiled ``expand``) and the search loop written out.
 
 Rows: ``explore()`` of the reachable part (states/s over the CPU time of the
 exploration alone; bytes/state = (VmHWM − the child's floor on Example 3) /
@@ -23,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import child, show
 from sdg_automata.families import (
@@ -45,7 +48,7 @@ EXPLORE = [
 ]
 MAX = [
     ("modular", "3:0 5:2 7:3 11:5 13:1 3:1"),        # max 5 < m_A = 6: every state explored
-    ("modular", "3:0 5:2 7:3 11:5 13:1 17:14 3:1"),  # the same at 510k states
+    ("modular", "3:0 5:2 7:3 11:5 13:1 17:14 3:1"),  # max 6 < m_A = 7: 510,511 states
     ("random", "3 12 28"),                           # max 0 < m_A = 2: 54,258 states
 ]
 QUICK_EXPLORE = [("modular", "3:0 5:2 7:3"), ("random", "3 5 7")]
@@ -111,14 +114,43 @@ def run(quick: bool = False) -> list[dict]:
     return rows
 
 
+def _crawl_bfs(search: Any) -> Any:
+    """The breadth-first search before issue 11 (engine 56bb2e9), kept as the reference:
+    :func:`~sdg_automata.crawl.crawl` with a ``stop`` callback reading 𝒢_A off every new
+    state; every successor by ``step`` through a per-state list."""
+    from sdg_automata.crawl import crawl
+    from sdg_automata.decide import _bytes, _SearchResult
+
+    value, settled = search.walk.value, search.settled
+    step, alphabet = search.automaton.step, search.automaton.alphabet
+    found_at: dict[int, int] = {}
+
+    def stop(t: int, s: int) -> bool:
+        v = value(s)
+        if v is not None and v not in found_at:
+            found_at[v] = t
+            return bool(settled(v))
+        return False
+
+    c = crawl(search.walk.initial, lambda q: [step(q, a) for a in alphabet], len(alphabet),
+              search.budget, what="search", rows=False, stop=stop)
+    witness = search.automaton.witness
+    return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
+                         explored=len(c.states), complete=c.complete,
+                         peak_bytes=_bytes(c.index, c.states, c.parent, c.via))
+
+
 def _child(task: str, route: str, path: str) -> None:
     """One measurement in this process: prints one JSON line."""
     from sdg_automata.construction import GrundyAutomaton
     from sdg_automata.decide import max_grundy
     from sdg_automata.parse import load_grammar
 
-    if route == "old":  # today's Step 3–4 computation, in every caller
+    if route == "old":  # the Step 3–4 computation and the search loop before issue 11
+        import sdg_automata.decide as decide
+
         GrundyAutomaton.step = GrundyAutomaton.step_reference  # type: ignore[method-assign]
+        decide.STRATEGIES["bfs"] = _crawl_bfs
     g = load_grammar(path)
     report: dict = {}
     started = time.process_time()

@@ -411,6 +411,11 @@ class GrundyAutomaton:
             base=tuple(self._base_of), bound=tuple(self._bound_of),
             letters=MappingProxyType(self._tables), unit_plan=self._unit_plan)
 
+    def value_bits(self, head: str) -> tuple[int, ...]:
+        """``bits[v]``: the bit of A^v (v = 0 … m_A); ``q & bits[v]`` tests Step 5's F_{A,v}."""
+        base = self._base[head]
+        return tuple(1 << (base + v) for v in range(self.bounds[head] + 1))
+
     def grundy_at(self, q: int, head: str) -> int | None:
         """The i with A^i ∈ q (Step 5: q ∈ F_{A,i}), or ``None``."""
         base = self._base[head]

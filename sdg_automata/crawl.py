@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .budget import UNLIMITED, Budget
 from .errors import BudgetExceeded
 
-__all__ = ["Crawl", "crawl"]
+__all__ = ["Crawl", "crawl", "tree_path"]
 
 #: the budget's clock and the progress callback are consulted once per this many new states
 #: (a power of two: the test is one mask on the hot path)
@@ -64,13 +64,18 @@ class Crawl:
 
     def path(self, s: int) -> list[int]:
         """The letters (as indices) of the breadth-first path from state 0 to ``s``."""
-        letters = []
-        parent, via = self.parent, self.via
-        while s > 0:
-            letters.append(via[s])
-            s = parent[s]
-        letters.reverse()
-        return letters
+        return tree_path(self.parent, self.via, s)
+
+
+def tree_path(parent: array[int], via: array[int], s: int) -> list[int]:
+    """The letters (as indices) of the path from the root 0 to ``s`` in a breadth-first
+    tree given by ``parent``/``via`` (a :class:`Crawl`'s, or a search's own)."""
+    letters = []
+    while s > 0:
+        letters.append(via[s])
+        s = parent[s]
+    letters.reverse()
+    return letters
 
 
 def crawl(

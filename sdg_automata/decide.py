@@ -42,14 +42,15 @@ from __future__ import annotations
 import sys
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
 from .construction import GrundyAutomaton, automaton_for, jupyter_mimebundle
-from .crawl import CHECK_EVERY, crawl
-from .errors import InputError, SdgBug
+from .crawl import CHECK_EVERY, tree_path
+from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 from .reading import Reading, reading_of
 
@@ -212,20 +213,24 @@ class _Walk:
 
     ``expand(s)[c]`` is the successor on letter c (``-1``: the constraint
     forbids it); ``value(s)`` is 𝒢_A read off s where the constraint accepts,
-    else ``None``.
+    else ``None``.  ``marks[v]`` is the bit of s meaning A^v ∈ q, and
+    ``accepting`` (``None``: always) the constraint's acceptance: a search can
+    test ``s & marks`` first and call nothing on most states.
     """
 
     initial: int
     expand: Callable[[int], Sequence[int]]
     value: Callable[[int], int | None]
+    marks: tuple[int, ...]
+    accepting: Callable[[int], bool] | None
 
 
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
     step, alphabet, grundy_at = automaton.step, automaton.alphabet, automaton.grundy_at
+    fields = automaton.value_bits(head)
     if within is None:
-        return _Walk(initial=automaton.initial,
-                     expand=lambda q: [step(q, a) for a in alphabet],
-                     value=lambda q: grundy_at(q, head))
+        return _Walk(initial=automaton.initial, expand=automaton.expand,
+                     value=lambda q: grundy_at(q, head), marks=fields, accepting=None)
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
     letters = [(within.rows[a], a) for a in alphabet]
@@ -244,7 +249,8 @@ def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _
         return grundy_at(s >> shift, head) if final[s & dmask] else None
 
     return _Walk(initial=automaton.initial << shift | within.initial, expand=expand,
-                 value=value)
+                 value=value, marks=tuple(m << shift for m in fields),
+                 accepting=lambda s: bool(final[s & dmask]))
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -393,24 +399,65 @@ def _bytes(*structures: Any) -> int:
 
 
 def _bfs(search: _Search) -> _SearchResult:
-    """Breadth-first search (:func:`~sdg_automata.crawl.crawl`); shortest witnesses."""
-    value, settled = search.walk.value, search.settled
+    """Breadth-first search; shortest witnesses.
+
+    :func:`~sdg_automata.crawl.crawl`'s loop written out for the search (issue
+    11): no index of numbers (a set of states, a queue of the frontier, the
+    tree in two arrays), and a new state costs one AND against the marks of
+    the values not seen yet, with no call unless it shows one.
+    """
+    walk, settled, budget = search.walk, search.settled, search.budget
+    expand, marks, accepting = walk.expand, walk.marks, walk.accepting
+    meter: Meter = budget.start("search", unit="states")
+    limit = budget.max_states
+    cap = -1 if limit is None else limit  # numbering state `cap` would exceed the budget
+    width = len(search.automaton.alphabet)
+    seen = {walk.initial}
+    queue = deque([walk.initial])
+    parent = array("l", [-1])
+    via = array("b" if width < 128 else "l", [-1])
     found_at: dict[int, int] = {}
-
-    def stop(t: int, s: int) -> bool:
-        v = value(s)
-        if v is not None and v not in found_at:
-            found_at[v] = t
-            return settled(v)
-        return False
-
-    walk = search.walk
-    c = crawl(walk.initial, walk.expand, len(search.automaton.alphabet), search.budget,
-              what="search", rows=False, stop=stop)
+    unseen = 0  # the marks of the values not found yet
+    for m in marks:
+        unseen |= m
+    letters = range(width)
+    mask = CHECK_EVERY - 1
+    sid = t = 0  # the number of the state expanded, of the last state reached
+    stopped = False
+    try:
+        while queue and not stopped:
+            successors = expand(queue.popleft())
+            for k in letters:
+                ns = successors[k]
+                if ns in seen or ns < 0:
+                    continue
+                t += 1
+                if t == cap:
+                    raise meter.exceeded(t, f"{limit} states")
+                seen.add(ns)
+                queue.append(ns)
+                parent.append(sid)
+                via.append(k)
+                if not t & mask:
+                    meter.check(t)
+                if ns & unseen and (accepting is None or accepting(ns)):
+                    v = next(v for v, m in enumerate(marks) if ns & m & unseen)
+                    found_at[v] = t
+                    unseen &= ~marks[v]
+                    if settled(v):
+                        stopped = True
+                        break
+            sid += 1
+    except KeyboardInterrupt:
+        raise meter.interrupted(t + 1) from None
+    except MemoryError:
+        n = t + 1
+        del seen, queue, parent, via  # give the memory back before reporting
+        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
     witness = search.automaton.witness
-    return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
-                         explored=len(c.states), complete=c.complete,
-                         peak_bytes=_bytes(c.index, c.states, c.parent, c.via))
+    return _SearchResult(found={v: witness(tree_path(parent, via, u)) for v, u in found_at.items()},
+                         explored=t + 1, complete=not stopped,
+                         peak_bytes=_bytes(seen, parent, via) + sys.getsizeof(queue))
 
 
 def _dfs(search: _Search) -> _SearchResult:
