@@ -20,8 +20,9 @@ a function ``(_Search) -> _SearchResult`` added there, and the command line
 offers it at once):
 
 * ``"bfs"`` keeps every reached state with its breadth-first parent: witnesses
-  are shortest words.  Memory: the state set, a dict index and two small
-  int arrays.
+  are shortest words.  Memory: the states packed in a
+  :class:`~sdg_automata.store.PackedStates` (fixed-width records, about 60
+  bytes per state on the hardness family), the frontier, two small int arrays.
 * ``"dfs"`` keeps only a hash set of the reached states and the current path
   (no index, no parents): about a third less memory for the same states
   visited, but the witnesses are not shortest and an early stop may come later
@@ -53,6 +54,7 @@ from .crawl import CHECK_EVERY, tree_path
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 from .reading import Reading, reading_of
+from .store import PackedStates
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -215,7 +217,8 @@ class _Walk:
     forbids it); ``value(s)`` is 𝒢_A read off s where the constraint accepts,
     else ``None``.  ``marks[v]`` is the bit of s meaning A^v ∈ q, and
     ``accepting`` (``None``: always) the constraint's acceptance: a search can
-    test ``s & marks`` first and call nothing on most states.
+    test ``s & marks`` first and call nothing on most states.  Every s is
+    below ``2**bits``.
     """
 
     initial: int
@@ -223,6 +226,7 @@ class _Walk:
     value: Callable[[int], int | None]
     marks: tuple[int, ...]
     accepting: Callable[[int], bool] | None
+    bits: int
 
 
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
@@ -230,7 +234,8 @@ def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _
     fields = automaton.value_bits(head)
     if within is None:
         return _Walk(initial=automaton.initial, expand=automaton.expand,
-                     value=lambda q: grundy_at(q, head), marks=fields, accepting=None)
+                     value=lambda q: grundy_at(q, head), marks=fields, accepting=None,
+                     bits=len(automaton.items))
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
     letters = [(within.rows[a], a) for a in alphabet]
@@ -250,7 +255,7 @@ def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _
 
     return _Walk(initial=automaton.initial << shift | within.initial, expand=expand,
                  value=value, marks=tuple(m << shift for m in fields),
-                 accepting=lambda s: bool(final[s & dmask]))
+                 accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -402,9 +407,10 @@ def _bfs(search: _Search) -> _SearchResult:
     """Breadth-first search; shortest witnesses.
 
     :func:`~sdg_automata.crawl.crawl`'s loop written out for the search (issue
-    11): no index of numbers (a set of states, a queue of the frontier, the
-    tree in two arrays), and a new state costs one AND against the marks of
-    the values not seen yet, with no call unless it shows one.
+    11): the states reached in a :class:`~sdg_automata.store.PackedStates`,
+    the frontier as ints in a queue, the tree in two arrays, and a new state
+    costs one AND against the marks of the values not seen yet, with no call
+    unless it shows one.
     """
     walk, settled, budget = search.walk, search.settled, search.budget
     expand, marks, accepting = walk.expand, walk.marks, walk.accepting
@@ -412,9 +418,11 @@ def _bfs(search: _Search) -> _SearchResult:
     limit = budget.max_states
     cap = -1 if limit is None else limit  # numbering state `cap` would exceed the budget
     width = len(search.automaton.alphabet)
-    seen = {walk.initial}
-    queue = deque([walk.initial])
-    parent = array("l", [-1])
+    store = PackedStates(walk.bits)
+    store.add(walk.initial)
+    add = store.add
+    frontier = deque([walk.initial])  # only the states reached but not expanded, as ints
+    parent = array("i", [-1])  # 4 bytes: up to 2³¹ states, far beyond any memory here
     via = array("b" if width < 128 else "l", [-1])
     found_at: dict[int, int] = {}
     unseen = 0  # the marks of the values not found yet
@@ -425,17 +433,16 @@ def _bfs(search: _Search) -> _SearchResult:
     sid = t = 0  # the number of the state expanded, of the last state reached
     stopped = False
     try:
-        while queue and not stopped:
-            successors = expand(queue.popleft())
+        while frontier and not stopped:
+            successors = expand(frontier.popleft())
             for k in letters:
                 ns = successors[k]
-                if ns in seen or ns < 0:
+                if ns < 0 or not add(ns):
                     continue
                 t += 1
                 if t == cap:
                     raise meter.exceeded(t, f"{limit} states")
-                seen.add(ns)
-                queue.append(ns)
+                frontier.append(ns)
                 parent.append(sid)
                 via.append(k)
                 if not t & mask:
@@ -452,12 +459,12 @@ def _bfs(search: _Search) -> _SearchResult:
         raise meter.interrupted(t + 1) from None
     except MemoryError:
         n = t + 1
-        del seen, queue, parent, via  # give the memory back before reporting
+        del store, frontier, parent, via  # give the memory back before reporting
         raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
     witness = search.automaton.witness
     return _SearchResult(found={v: witness(tree_path(parent, via, u)) for v, u in found_at.items()},
                          explored=t + 1, complete=not stopped,
-                         peak_bytes=_bytes(seen, parent, via) + sys.getsizeof(queue))
+                         peak_bytes=store.nbytes + _bytes(parent, via, frontier))
 
 
 def _dfs(search: _Search) -> _SearchResult:
