@@ -265,7 +265,10 @@ class GrundyAutomaton:
             a: _compile([p]) for a, p in self._plans.items()}
         #: ``expand(q)``: the successors of q on every letter of Σ, in order (for crawls)
         self.expand: Callable[[int], list[int]] = self._expand_steps
-        if self._plans:
+        if not self._plans:  # no memo: straight to the reference, not through step()
+            reference, alphabet = self.step_reference, self.alphabet
+            self.expand = lambda q: [reference(q, a) for a in alphabet]
+        else:
             self.expand = _compile([self._plans[a] for a in self.alphabet], self._expand_steps)
         # memo of run(): state ids, their bitsets, and per-id successor dicts
         self._ids: dict[int, int] = {self.initial: 0}

@@ -3,9 +3,10 @@
 A Python ``set`` of n-bit ints costs about 110 bytes per state for a few
 hundred bits (the int object, the set's slot at its load, the queue's pointer).
 :class:`PackedStates` keeps each state as a fixed-width record in one
-``bytearray``, its hash in an ``array``, and an open-addressing table (linear
-probing, load at most 1/2) of record numbers in another ``array``: about
-``width + 8 + 4/load`` bytes per state, with no object per state.  Records are
+``bytearray``, 32 bits of its hash in an ``array``, and an open-addressing
+table (linear probing, load at most 1/2) of record numbers in another
+``array``: about ``width + 4 + 4/load`` bytes per state, with no object per
+state.  Records are
 numbered 0, 1, … in the order they were added, so the store is also the
 breadth-first queue of :func:`sdg_automata.decide.max_grundy`'s search.
 """
@@ -45,7 +46,7 @@ class PackedStates:
             raise InputError(f"a packed store needs at least one bit per state, not {bits}")
         self.width = (bits + 7) // 8
         self._records = bytearray()
-        self._hashes = array("q")
+        self._hashes = array("I")  # 32 bits of each hash: enough for 2³² slots
         self._table = array("i", bytes(4 * _SLOTS))  # record number + 1; 0: empty
         self._mask = _SLOTS - 1
 
@@ -66,7 +67,7 @@ class PackedStates:
         """Add ``q``: ``True`` if it was new (it then has number ``len(self) - 1``),
         ``False`` if it was there; with ``insert=False`` only look (``None``: absent)."""
         key = q.to_bytes(self.width, "little")
-        h = hash(key)
+        h = hash(key) & 0xFFFFFFFF
         table, hashes, mask, w = self._table, self._hashes, self._mask, self.width
         slot = h & mask
         r = table[slot]

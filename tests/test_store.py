@@ -43,7 +43,7 @@ def test_many_states_and_collisions_of_the_low_bits():
     assert store[12_345] == values[12_345]
     assert (7 << 200) not in store
     assert len(store) == 50_000
-    assert store.nbytes < 50_000 * 80  # 36-byte records, 8-byte hashes, the table
+    assert store.nbytes < 50_000 * 60  # 36-byte records, 4-byte hashes, the table
 
 
 def test_bad_use():
