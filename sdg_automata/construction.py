@@ -67,18 +67,6 @@ class Item:
         return f"{self.prefix}{self.nonterminal}{str(self.value).translate(_SUPERSCRIPT)}"
 
 
-def jupyter_mimebundle(self: object, include: Iterable[str] | None = None,
-                       exclude: Iterable[str] | None = None, **kwargs: Any) -> dict[str, str]:
-    """``_repr_mimebundle_`` for Jupyter: :func:`sdg_automata.render.diagram` of ``self``.
-
-    The renderer is imported only when a notebook displays something, so the
-    command line never pays for it.
-    """
-    from .render import diagram
-
-    return diagram(self)._repr_mimebundle_(include, exclude, **kwargs)
-
-
 class GrundyAutomaton:
     """The implicit automaton M of Steps 1–5 for a right-linear grammar (SPEC §4).
 
@@ -104,8 +92,6 @@ class GrundyAutomaton:
     state iff 𝒢_{G,A}(w) = i.  The empty state ∅ is absorbing; a letter
     outside Σ leads to it.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     def __init__(self, grammar: Grammar):
         if not grammar.is_right_linear:
@@ -343,8 +329,6 @@ class ReachableAutomaton:
     is q₀.  ``parent``/``via`` form the breadth-first tree, so the path to a
     state is a shortest word reaching it.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     automaton: GrundyAutomaton
     states: tuple[int, ...]

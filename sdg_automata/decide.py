@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .construction import GrundyAutomaton, automaton_for, jupyter_mimebundle
+from .construction import GrundyAutomaton, automaton_for
 from .errors import BudgetExceeded, InputError, Interrupted
 from .grammar import Grammar
 
@@ -90,8 +90,6 @@ class Verdict:
     method, strategy:
         How it was decided.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     nonterminal: str
     k: int | None
