@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from .construction import GrundyAutomaton, ReachableAutomaton
 from .decide import Verdict
-from .errors import BudgetExceeded, InputError
+from .errors import BudgetExceeded, InputError, VisualUnavailable
 from .gamegraph import GameGraph, game_graph
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ __all__ = [
     "VisualUnavailable",
     "dfa_to_dot",
     "dfa_to_html",
+    "dfa_from_json",
     "dfa_to_jff",
     "dfa_to_json",
     "dfa_to_regex",
@@ -203,6 +204,39 @@ def dfa_to_json(d: DFA, *, label: Labeler | None = None) -> str:
                              for s in d.states),
     }
     return json.dumps(obj, ensure_ascii=False, indent=1) + "\n"
+
+
+def dfa_from_json(text: str, *, source: str = "<string>") -> DFA:
+    """The DFA written by :func:`dfa_to_json` (automata-lib's constructor shape).
+
+    Raises
+    ------
+    InputError
+        For invalid JSON, a missing key or an automaton automata-lib refuses, at ``source``.
+    """
+    from automata.base.exceptions import AutomatonException
+    from automata.fa.dfa import DFA
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON: {e.msg} (column {e.colno})", source=source,
+                         line=e.lineno) from None
+    try:
+        return DFA(
+            states=frozenset(data["states"]),
+            input_symbols=frozenset(data["input_symbols"]),
+            transitions={s: dict(t) for s, t in data["transitions"].items()},
+            initial_state=data["initial_state"],
+            final_states=frozenset(data["final_states"]),
+            allow_partial=bool(data.get("allow_partial", True)),
+        )
+    except (KeyError, TypeError, AttributeError) as e:
+        raise InputError(f"not a DFA in automata-lib's constructor shape (states, input_symbols, "
+                         f"transitions, initial_state, final_states): {e!r}",
+                         source=source) from None
+    except AutomatonException as e:
+        raise InputError(f"invalid DFA: {e}", source=source) from None
 
 
 def dfa_to_jff(d: DFA, *, label: Labeler | None = None) -> str:
@@ -412,10 +446,6 @@ def game_graph_to_dot(gg: GameGraph, *, name: str = "SDG") -> str:
 
 # ---------------------------------------------------------------------------
 # SVG / PNG through the optional extra
-
-
-class VisualUnavailable(InputError):
-    """SVG or PNG was asked for, but pygraphviz (the ``visual`` extra) is missing."""
 
 
 def visual_available() -> bool:
