@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
-from .construction import GrundyAutomaton, automaton_for, jupyter_mimebundle
+from .construction import GrundyAutomaton, automaton_for
 from .crawl import CHECK_EVERY, crawl
 from .errors import InputError, SdgBug
 from .grammar import Grammar
@@ -102,8 +102,6 @@ class Verdict:
     method, strategy:
         How it was decided.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     nonterminal: str
     k: int | None
