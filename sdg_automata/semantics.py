@@ -117,20 +117,41 @@ def naive_grundy(grammar: Grammar, head: str, w: str) -> int | None:
     """
     grammar.check_nonterminal(head)
     memo: dict[Pair, int | None] = {}
-
-    def value(a: str, u: str) -> int | None:
+    # An explicit stack instead of recursion, so that neither a long word nor a long
+    # chain of unit rules can exhaust Python's stack.  A pair's moves are enumerated
+    # with the values known so far; a part whose value is still unknown counts as no
+    # move and is put on the stack, and the pair is enumerated again once it is known
+    # (each round reaches one nonterminal further into the bodies).  Only an
+    # enumeration that met no unknown part is kept, so it is the definition's.
+    # Every part is a shorter word, or the same word under a unit rule, and unit
+    # rules are acyclic (Grammar refuses cycles): the stack cannot loop.
+    stack: list[Pair] = [(head, w)]
+    while stack:
+        a, u = stack[-1]
         if (a, u) in memo:
-            return memo[(a, u)]
-        options = {
-            nim_sum(value(b, u[i:j]) or 0 for b, i, j in spans)
-            for r in grammar.rules_of(a)
-            for spans in split_spans(grammar, r, u,
-                                     lambda b, i, j: value(b, u[i:j]) is not None)
-        }
-        memo[(a, u)] = mex(options) if options else None
-        return memo[(a, u)]
+            stack.pop()
+            continue
+        unknown: dict[Pair, None] = {}
 
-    return value(head, w)
+        def known(b: str, i: int, j: int, u: str = u, unknown: dict[Pair, None] = unknown
+                  ) -> bool:
+            v = memo.get((b, u[i:j]), -1)
+            if v == -1:
+                unknown[(b, u[i:j])] = None
+                return False
+            return v is not None
+
+        options = {
+            nim_sum(memo[(b, u[i:j])] or 0 for b, i, j in spans)
+            for r in grammar.rules_of(a)
+            for spans in split_spans(grammar, r, u, known)
+        }
+        if unknown:
+            stack.extend(unknown)
+            continue
+        memo[(a, u)] = mex(options) if options else None
+        stack.pop()
+    return memo[(head, w)]
 
 
 # ---------------------------------------------------------------------------
