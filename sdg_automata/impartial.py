@@ -55,7 +55,13 @@ from os import PathLike
 from types import MappingProxyType
 from typing import Any, Generic, Literal, Protocol, TypeVar, Union
 
-from .errors import GameGraphError, InputError
+from .errors import (
+    GameGraphError,
+    GraphCycleError,
+    InputError,
+    MisereSumError,
+    UnknownPositionError,
+)
 
 __all__ = [
     "DiGraphLike",
@@ -139,39 +145,6 @@ def nim_sum(values: Iterable[int]) -> int:
 
 # ---------------------------------------------------------------------------
 # errors
-
-
-class GraphCycleError(GameGraphError):
-    """A game graph with a cycle: plays could be infinite (SPEC §7).
-
-    Attributes
-    ----------
-    cycle:
-        The positions along the cycle, the first one repeated at the end.
-    """
-
-    def __init__(self, cycle: Sequence[Hashable], *, source: str | None = None,
-                 line: int | None = None):
-        self.cycle = tuple(cycle)
-        super().__init__("the game graph has a cycle " + _show_cycle(self.cycle),
-                         source=source, line=line)
-
-
-class UnknownPositionError(InputError, KeyError):
-    """A position asked about is not in the game graph.
-
-    It is both an :class:`~sdg_automata.errors.InputError` (a ``ValueError``)
-    and a ``KeyError``, like a failed look-up in :attr:`GraphSolution.grundy`.
-    """
-
-
-class MisereSumError(InputError):
-    """A misère sum was asked for: the XOR of Grundy numbers does not decide it (SPEC §7)."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "misère sums are not decided by the XOR of Grundy numbers (SPEC §7); "
-            "only single positions have misère outcomes here")
 
 
 def _hashable(obj: object) -> bool:
@@ -302,7 +275,8 @@ def _finish_order(adjacency: Mapping[P, tuple[P, ...]]) -> list[P]:
                     pending.append(iter(adjacency[child]))
                     break
                 if not seen:
-                    raise GraphCycleError(path[path.index(child):] + [child])
+                    cycle = path[path.index(child):] + [child]
+                    raise GraphCycleError(cycle, shown=_show_cycle(cycle))
             else:
                 pending.pop()
                 node = path.pop()
@@ -514,7 +488,7 @@ def solve_game_graph(graph: GameGraphLike[P]) -> GraphSolution[P]:
     >>> solve_game_graph({"x": ["y"], "y": ["x"]})
     Traceback (most recent call last):
     ...
-    sdg_automata.impartial.GraphCycleError: the game graph has a cycle x -> y -> x
+    sdg_automata.errors.GraphCycleError: the game graph has a cycle x -> y -> x
     """
     if isinstance(graph, GraphSolution):
         return graph
@@ -752,7 +726,7 @@ def game_graph_from_json(text: str, *, source: str = "<string>") -> dict[str, tu
     >>> game_graph_from_json('{"positions": {"x": ["y"], "y": ["x"]}}', source="g.json")
     Traceback (most recent call last):
     ...
-    sdg_automata.impartial.GraphCycleError: g.json:1: the game graph has a cycle x -> y -> x
+    sdg_automata.errors.GraphCycleError: g.json:1: the game graph has a cycle x -> y -> x
     """
     adjacency, start = _json_adjacency(text, source)
     try:

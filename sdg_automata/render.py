@@ -43,7 +43,7 @@ from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError
+from .errors import BudgetExceeded, InputError, Interrupted, VisualUnavailable
 from .impartial import grundy_values
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ __all__ = [
     "VisualUnavailable",
     "dfa_to_dot",
     "dfa_to_html",
+    "dfa_from_json",
     "dfa_to_jff",
     "dfa_to_json",
     "dfa_to_regex",
@@ -169,6 +170,39 @@ def dfa_to_json(d: DFA, *, label: Labeler | None = None) -> str:
                              for s in d.states),
     }
     return json.dumps(obj, ensure_ascii=False, indent=1) + "\n"
+
+
+def dfa_from_json(text: str, *, source: str = "<string>") -> DFA:
+    """The DFA written by :func:`dfa_to_json` (automata-lib's constructor shape).
+
+    Raises
+    ------
+    InputError
+        For invalid JSON, a missing key or an automaton automata-lib refuses, at ``source``.
+    """
+    from automata.base.exceptions import AutomatonException
+    from automata.fa.dfa import DFA
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON: {e.msg} (column {e.colno})", source=source,
+                         line=e.lineno) from None
+    try:
+        return DFA(
+            states=frozenset(data["states"]),
+            input_symbols=frozenset(data["input_symbols"]),
+            transitions={s: dict(t) for s, t in data["transitions"].items()},
+            initial_state=data["initial_state"],
+            final_states=frozenset(data["final_states"]),
+            allow_partial=bool(data.get("allow_partial", True)),
+        )
+    except (KeyError, TypeError, AttributeError) as e:
+        raise InputError(f"not a DFA in automata-lib's constructor shape (states, input_symbols, "
+                         f"transitions, initial_state, final_states): {e!r}",
+                         source=source) from None
+    except AutomatonException as e:
+        raise InputError(f"invalid DFA: {e}", source=source) from None
 
 
 def dfa_to_jff(d: DFA, *, label: Labeler | None = None) -> str:
@@ -476,10 +510,6 @@ def game_graph_to_dot(gg: GameGraph, *, name: str = "SDG") -> str:
 # SVG / PNG through the optional extra
 
 
-class VisualUnavailable(InputError):
-    """SVG or PNG was asked for, but pygraphviz (the ``visual`` extra) is missing."""
-
-
 def visual_available() -> bool:
     """Whether pygraphviz (with its bundled Graphviz) can be imported."""
     try:
@@ -495,23 +525,49 @@ def require_visual(fmt: str = "SVG and PNG") -> None:
         raise VisualUnavailable(f"{fmt} output needs Graphviz: {INSTALL_HINT}")
 
 
-def _draw(dot: str, fmt: str) -> bytes:
+# Graphviz runs in a child interpreter: its C layout cannot be interrupted from Python,
+# and it writes Fontconfig warnings straight to file descriptor 2.
+_DRAW_CHILD = (
+    "import sys, pygraphviz\n"
+    "fmt = sys.argv[1]\n"
+    "data = pygraphviz.AGraph(string=sys.stdin.read()).draw(format=fmt, prog='dot')\n"
+    "sys.stdout.buffer.write(data)\n"
+)
+
+
+def _draw(dot: str, fmt: str, *, max_seconds: float | None = None) -> bytes:
+    """Graphviz ``dot``'s layout of ``dot`` as ``fmt`` bytes, in a child process.
+
+    Ctrl-C and ``max_seconds`` stop the child at once (the layout itself never
+    looks at signals); Graphviz's chatter on stderr is shown only if it fails.
+    """
+    import subprocess
+    import sys
+
     require_visual(fmt.upper())
-    import pygraphviz
+    try:
+        done = subprocess.run([sys.executable, "-c", _DRAW_CHILD, fmt], input=dot.encode(),
+                              capture_output=True, timeout=max_seconds, check=False)
+    except subprocess.TimeoutExpired:
+        raise BudgetExceeded(f"Graphviz's layout stopped at the budget of {max_seconds:g} s"
+                             ) from None
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted during Graphviz's layout") from None
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.decode(errors="replace").splitlines()
+                 if ln.strip() and "Fontconfig" not in ln]
+        raise InputError(f"Graphviz could not draw the graph: {lines[-1] if lines else '?'}")
+    return done.stdout
 
-    data = pygraphviz.AGraph(string=dot).draw(format=fmt, prog="dot")
-    assert isinstance(data, bytes)
-    return data
 
-
-def dot_to_svg(dot: str) -> str:
+def dot_to_svg(dot: str, *, max_seconds: float | None = None) -> str:
     """Lay out DOT text with Graphviz ``dot``; the SVG document."""
-    return _draw(dot, "svg").decode("utf-8")
+    return _draw(dot, "svg", max_seconds=max_seconds).decode("utf-8")
 
 
-def dot_to_png(dot: str) -> bytes:
+def dot_to_png(dot: str, *, max_seconds: float | None = None) -> bytes:
     """Lay out DOT text with Graphviz ``dot``; the PNG bytes."""
-    return _draw(dot, "png")
+    return _draw(dot, "png", max_seconds=max_seconds)
 
 
 # ---------------------------------------------------------------------------

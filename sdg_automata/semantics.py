@@ -26,6 +26,7 @@ from .budget import UNLIMITED, Budget, available_bytes
 from .errors import BudgetExceeded, InputError
 from .grammar import Grammar, Rule
 from .impartial import mex, mex_mask, nim_sum
+from .reading import reading_of, servable
 
 __all__ = [
     "Method",
@@ -497,7 +498,7 @@ def evaluator(grammar: Grammar, *, method: Method = "auto") -> Callable[[str, st
     Use it for batches of words: with the automaton, transitions computed for
     one word serve every later one.  See :func:`grundy` for ``method``.
     """
-    linear = grammar.is_right_linear or grammar.is_left_linear
+    linear = servable(grammar)
     if method == "naive":
         return lambda head, w: naive_grundy(grammar, head, w) if w else None
     if method == "cyk" or (method in ("auto", "brute") and not linear):
@@ -505,21 +506,20 @@ def evaluator(grammar: Grammar, *, method: Method = "auto") -> Callable[[str, st
                                 if w else None)
     if method not in ("auto", "brute", "dfa"):
         raise InputError(f"unknown method {method!r} (expected auto, dfa, brute, cyk or naive)")
-    if not linear:
-        raise InputError(f"method {method!r} needs a right- or left-linear grammar, this one is "
-                         f"{grammar.kind}")
-    flip = not grammar.is_right_linear
-    rlg = grammar.mirror() if flip else grammar
+    # left-linear grammars are served by their mirror: the reading decides it, once
+    reading = reading_of(grammar, refusal=f"method {method!r} needs a right- or left-linear "
+                                          f"grammar, this one is {{kind}}")
     if method == "brute":
+        rlg = reading.right_linear
+
         def by_suffixes(head: str, w: str) -> int | None:
             rlg.check_nonterminal(head)
-            return suffix_grundy(rlg, w[::-1] if flip else w)[head] if w else None
+            return suffix_grundy(rlg, reading.word(w))[head] if w else None
 
         return by_suffixes
     from .construction import GrundyAutomaton  # lazily: the heavy module
 
-    automaton = GrundyAutomaton(rlg)
-    return lambda head, w: automaton.grundy(head, w[::-1] if flip else w)
+    return GrundyAutomaton(reading.right_linear, reading=reading).grundy
 
 
 def grundy(grammar: Grammar, head: str, w: str, *, method: Method = "auto") -> int | None:
