@@ -108,7 +108,8 @@ class GrammarShape:
     def rule_sets(self) -> tuple[tuple[int, ...], ...]:
         """Every set of 1 … R body numbers, as sorted tuples, in lexicographic order."""
         m = len(self.bodies)
-        sets = [c for r in range(1, self.max_rules + 1) for c in itertools.combinations(range(m), r)]
+        sets = [c for r in range(1, self.max_rules + 1)
+                for c in itertools.combinations(range(m), r)]
         return tuple(sorted(sets))
 
     @cached_property
