@@ -58,9 +58,9 @@ def load_rows(path: str | Path) -> list[dict[str, Any]]:
         except ValueError:
             if i == len(complete):
                 break
-            raise InputError(f"line {i} is not a JSON row", source=str(path)) from None
+            raise InputError("not a JSON row", source=str(path), line=i) from None
         if not isinstance(row, dict) or "key" not in row:
-            raise InputError(f"line {i} is not a row of a sweep (no 'key')", source=str(path))
+            raise InputError("not a row of a sweep (no 'key')", source=str(path), line=i)
         rows.append(row)
     if not rows:
         raise InputError("no rows", source=str(path))

@@ -57,7 +57,7 @@ from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
 __all__ = [
     "FORMATS", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status", "Sweep",
     "SweepStats", "TableSink", "check_workers", "dask_executor", "fingerprint", "locked",
-    "process_pool", "resume", "run_sweep",
+    "plain_cells", "process_pool", "resume", "run_sweep",
 ]
 
 Status = Literal["ok", "budget", "error"]
@@ -98,7 +98,10 @@ class Sweep(Generic[J]):
         (job, status, message) → the row of a job that ran out of budget
         (``"budget"``) or failed (``"error"``); module-level as well.
     columns:
-        The row fields in the order CSV and the table show them.
+        The row fields in the order CSV shows them.
+    brief:
+        A row as the short cells of a terminal table (header → cell); the
+        fields of ``columns`` as they are when ``None``.
     unit:
         What the per-job budget counts (for messages).
     """
@@ -109,6 +112,7 @@ class Sweep(Generic[J]):
     work: Callable[[J, Meter], Row]
     failed: Callable[[J, Status, str], Row]
     columns: tuple[str, ...]
+    brief: Callable[[dict[str, Any]], dict[str, str]] | None = None
     unit: str = "states"
 
     def __post_init__(self) -> None:
@@ -401,24 +405,39 @@ class CsvSink:
 
 @dataclass
 class TableSink:
-    """Aligned rows for a terminal, one line per row as it arrives, header first."""
+    """Aligned rows for a terminal, one line per row as it arrives, header first.
 
-    columns: tuple[str, ...]
-    width: int = 14
+    ``cells`` turns a row into its display cells (the sweep's :attr:`Sweep.brief`);
+    every column but the last is cut to ``width`` characters.
+    """
+
+    cells: Callable[[dict[str, Any]], dict[str, str]]
+    width: int = 16
     stream: IO[str] | None = None
-    _started: bool = field(default=False, repr=False)
+    _widths: list[int] = field(default_factory=list, repr=False)
 
     def _line(self, cells: Sequence[str]) -> str:
         *first, last = cells
-        return "  ".join(c[:self.width].ljust(self.width) for c in first) + "  " + last
+        cut = [c if len(c) <= w else c[:w - 1] + "…" for c, w in zip(first, self._widths,
+                                                                       strict=True)]
+        return "  ".join(c.ljust(w) for c, w in zip(cut, self._widths, strict=True)) + "  " + last
 
     def write(self, row: dict[str, Any]) -> None:
         out = self.stream or _stdout()
-        if not self._started:
-            out.write(self._line(self.columns) + "\n")
-            self._started = True
-        out.write(self._line([_cell(row.get(c)) for c in self.columns]) + "\n")
+        cells = self.cells(row)
+        if not self._widths:
+            self._widths = [max(len(h), min(self.width, len(c))) for h, c in cells.items()][:-1]
+            out.write(self._line(list(cells)) + "\n")
+        out.write(self._line(list(cells.values())) + "\n")
         out.flush()
+
+
+def plain_cells(columns: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, str]]:
+    """Display cells that are the row's fields as they are (nested ones as JSON)."""
+    def cells(row: dict[str, Any]) -> dict[str, str]:
+        return {c: _cell(row.get(c)) for c in columns}
+
+    return cells
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -471,12 +490,12 @@ def _read_jsonl(lines: list[bytes], columns: tuple[str, ...], path: str
         except ValueError:
             if i == len(lines):  # a torn line that got its newline: dropped
                 break
-            raise InputError(f"line {i} is not a JSON row: the file does not hold rows of this "
-                             f"sweep; refusing to append to it", source=path) from None
+            raise InputError("not a JSON row: the file does not hold rows of this sweep; "
+                             "refusing to append to it", source=path, line=i) from None
         missing = [c for c in columns if c not in row] if isinstance(row, dict) else ["key"]
         if missing:
-            raise InputError(f"line {i} has no field {missing[0]!r}: the file does not hold "
-                             f"rows of this sweep; refusing to append to it", source=path)
+            raise InputError(f"no field {missing[0]!r}: the file does not hold rows of this "
+                             f"sweep; refusing to append to it", source=path, line=i)
         keys.add(str(row["key"]))
         keep += len(line)
     return keys, keep
@@ -515,8 +534,8 @@ def _read_csv(lines: list[bytes], columns: tuple[str, ...], path: str
         if not complete:
             if consumed[0] == sum(map(len, lines)):  # the last record: torn
                 return keys, keep
-            raise InputError(f"line {reader.line_num} has {len(record)} fields, not "
-                             f"{len(columns)}; refusing to append to it", source=path)
+            raise InputError(f"{len(record)} fields, not {len(columns)}; refusing to append "
+                             f"to it", source=path, line=reader.line_num)
         if not first:
             keys.add(record[k])
         first = False

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..sweep import FORMATS, Format, Sweep
-from .common import ExitCode, Parser, add_budget, budget, emit, positive
+from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive
 
 __all__ = ["add_sweep_options", "register", "run"]
 
@@ -52,6 +52,8 @@ def add_sweep_options(p: argparse.ArgumentParser) -> None:
                        help="local worker processes (default: the CPU count; 1: this process)")
     where.add_argument("--scheduler", metavar="ADDR",
                        help="a Dask scheduler tcp://HOST:PORT, or 'local' for a LocalCluster")
+    p.add_argument("--connect-timeout", type=duration, default=20.0, metavar="S",
+                   help="seconds to wait for the Dask scheduler and a worker (default 20)")
     p.add_argument("--batch", type=positive, default=None, metavar="B",
                    help="jobs per task (default: chosen from the jobs and workers)")
     add_budget(p)
@@ -159,6 +161,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
         TableSink,
         dask_executor,
         locked,
+        plain_cells,
         process_pool,
         resume,
         run_sweep,
@@ -181,7 +184,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
         if fmt == "csv":
             sink = CsvSink(sweep.columns, stream, header=not (args.out and found.header))
         elif fmt == "table":
-            sink = TableSink(sweep.columns, stream=stream)
+            sink = TableSink(sweep.brief or plain_cells(sweep.columns), stream=stream)
         else:
             sink = JsonlSink(stream)
         todo = sum(1 for job in sweep.jobs if sweep.key(job) not in skip)
@@ -189,8 +192,8 @@ def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
         restart: Callable[[], Executor] | None = None
         width = 1
         if args.scheduler:
-            executor, width = stack.enter_context(dask_executor(args.scheduler,
-                                                                workers=args.jobs))
+            executor, width = stack.enter_context(dask_executor(
+                args.scheduler, workers=args.jobs, timeout=args.connect_timeout))
         else:
             jobs = args.jobs or os.cpu_count() or 1
             if jobs > 1 and todo > 1:

@@ -132,7 +132,17 @@ def grammar_jobs(shape: GrammarShape) -> list[GrammarJob]:
 def grammar_sweep(shape: GrammarShape) -> Sweep[GrammarJob]:
     """The sweep of every grammar of ``shape``, one per isomorphism class."""
     return Sweep(name="grammars", jobs=grammar_jobs(shape), key=_key, work=grammar_row,
-                 failed=grammar_failed, columns=COLUMNS)
+                 failed=grammar_failed, columns=COLUMNS, brief=_brief)
+
+
+def _brief(row: dict[str, Any]) -> dict[str, str]:
+    """A row on one terminal line: the values per nonterminal, then the grammar."""
+    def per_head(d: dict[str, Any]) -> str:
+        return " ".join(f"{h}={'' if v is None else v}" for h, v in d.items())
+
+    return {"status": row["status"], "states": str(row["states"] or ""),
+            "bounds": per_head(row["bounds"]), "max": per_head(row["max"]),
+            "witness": per_head(row["witness"]), "grammar (key)": row["key"]}
 
 
 def _key(job: GrammarJob) -> str:
