@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -163,8 +164,8 @@ def test_real_dask_cluster(tmp_path: Path, local_rows: dict[str, str]) -> None:
         assert timeless(rows) == local_rows
         # a third worker running a changed copy of the package: refused, named
         other = tmp_path / "other"
-        subprocess.run(["cp", "-r", str(ROOT / "sdg_automata"), str(other / "sdg_automata")],
-                       check=True, capture_output=True) if other.mkdir() is None else None
+        shutil.copytree(ROOT / "sdg_automata", other / "sdg_automata",
+                        ignore=shutil.ignore_patterns("__pycache__"))
         with open(other / "sdg_automata" / "grammar.py", "a") as f:
             f.write("\n# changed\n")
         procs.append(_start(worker, dict(env, PYTHONPATH=str(other))))
