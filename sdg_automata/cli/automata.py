@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +13,7 @@ from ..parse import read_text
 from .common import (
     ExitCode,
     add_budget,
+    add_drawing,
     add_grammar,
     add_output,
     check_visual,
@@ -57,28 +57,9 @@ def _load_within(spec: str) -> Any:
     """A DFA JSON file (automata-lib's constructor shape) or a regular expression."""
     if not spec.endswith(".json"):
         return spec
-    from automata.base.exceptions import AutomatonException
-    from automata.fa.dfa import DFA
+    from ..render import dfa_from_json
 
-    try:
-        data = json.loads(read_text(spec, what="DFA file"))
-    except json.JSONDecodeError as e:
-        raise InputError(f"invalid JSON: {e.msg} (column {e.colno})", source=spec,
-                         line=e.lineno) from None
-    try:
-        return DFA(
-            states=frozenset(data["states"]),
-            input_symbols=frozenset(data["input_symbols"]),
-            transitions={s: dict(t) for s, t in data["transitions"].items()},
-            initial_state=data["initial_state"],
-            final_states=frozenset(data["final_states"]),
-            allow_partial=bool(data.get("allow_partial", True)),
-        )
-    except (KeyError, TypeError, AttributeError) as e:
-        raise InputError(f"not a DFA in automata-lib's constructor shape (states, input_symbols, "
-                         f"transitions, initial_state, final_states): {e!r}", source=spec) from None
-    except AutomatonException as e:
-        raise InputError(f"invalid DFA: {e}", source=spec) from None
+    return dfa_from_json(read_text(spec, what="DFA file"), source=spec)
 
 
 def _abbreviated(word: str | None, limit: int = 60) -> str:
@@ -139,7 +120,8 @@ def _add_dfa(sub: Any) -> None:
                    help="state names: numbers, or the item sets of SPEC §4 (only for the "
                         "unminimized M_{A,i})")
     add_output(p)
-    add_budget(p, seconds=False)
+    add_drawing(p)
+    add_budget(p)
     p.set_defaults(func=_cmd_dfa)
 
 
@@ -163,7 +145,7 @@ def _cmd_dfa(args: argparse.Namespace) -> int:
     writers: dict[str, Callable[..., str]] = {
         "text": dfa_to_table, "json": dfa_to_json, "dot": dfa_to_dot, "jff": dfa_to_jff,
         "svg": dfa_to_dot, "png": dfa_to_dot}  # svg/png: DOT laid out by deliver
-    deliver(args, writers[args.format](machine, label=label))
+    deliver(args, writers[args.format](machine, label=label), size=len(machine.states))
     return ExitCode.OK
 
 

@@ -7,12 +7,14 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 from ..errors import InputError
+from ..play import MoveMethod, Player
 from .common import (
     ExitCode,
     add_budget,
+    add_drawing,
     add_grammar,
     add_output,
     check_visual,
@@ -30,7 +32,7 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
     add_grammar(p)
     p.add_argument("position", metavar="A:w", nargs="+",
                    help="the components of the position, e.g. A:aab B:ba")
-    p.add_argument("--method", choices=["auto", "dfa", "cyk"], default="auto",
+    p.add_argument("--method", choices=get_args(MoveMethod), default="auto",
                    help="auto: the automaton for right/left-linear grammars (one pass over each "
                         "word's suffixes), the substring DP otherwise; dfa: the automaton; cyk: "
                         "the substring DP")
@@ -49,6 +51,7 @@ def _add_moves(sub: Any) -> None:
 
 def _cmd_moves(args: argparse.Namespace) -> int:
     from ..play import Analyzer, format_parts, parse_position
+    from ..render import text_table
 
     analyzer = Analyzer(load(args), method=args.method)
     analysis = analyzer.analyze(parse_position(analyzer, args.position))
@@ -62,10 +65,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     rows = [(str(k), m.text(), str(m.rule), str(m.grundy), "wins" if m.winning else "")
             for k, m in enumerate(analysis.moves, 1)]
     head = ("#", "move", "rule", "grundy after", "")
-    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(4)]
-    for r in [head, *rows]:
-        print(f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
-              f"{r[3]:>{widths[3]}}  {r[4]}".rstrip())
+    sys.stdout.write(text_table([head, *rows], right=(True, False, False, True)))
     winning = [str(k) for k, m in enumerate(analysis.moves, 1) if m.winning]
     print(f"winning moves: {', '.join(winning) if winning else 'none'}")
     return ExitCode.OK
@@ -80,7 +80,7 @@ def _add_play(sub: Any) -> None:
                     "'h' for a hint or 'q' to quit. When standard input is not a terminal, "
                     "moves are read from it one per line.")
     _add_position_args(p)
-    p.add_argument("--first", choices=["engine", "human"], default="human",
+    p.add_argument("--first", choices=get_args(Player), default="human",
                    help="who moves first (default: human)")
     p.set_defaults(func=_cmd_play)
 
@@ -241,6 +241,8 @@ def _add_game_graph(sub: Any) -> None:
                    help="text: one line per position; json: nodes and moves; dot: DOT; "
                         "svg, png: drawn by Graphviz")
     add_output(p)
+    add_drawing(p)
+    add_budget(p, states=False)
     p.set_defaults(func=_cmd_game_graph)
 
 
@@ -266,7 +268,7 @@ def _cmd_game_graph(args: argparse.Namespace) -> int:
                        for p, v, ts in zip(gg.nodes, gg.values, targets, strict=True))
     else:
         text = game_graph_to_dot(gg)
-    deliver(args, text)
+    deliver(args, text, size=len(gg.nodes))
     return ExitCode.OK
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, get_args
 
 from ..errors import InputError
 from ..grammar import Grammar
 from ..parse import read_text
+from ..semantics import Method
 from .common import ExitCode, add_grammar, emit, load
 
 __all__ = ["register"]
@@ -56,7 +57,7 @@ def _add_grundy(sub: Any) -> None:
                    help="read further words from FILE, one per line ('-' for stdin)")
     p.add_argument("--position", metavar="A:w", nargs="+",
                    help="a multiset position, e.g. --position A:aab B:ba")
-    p.add_argument("--method", choices=["auto", "dfa", "brute", "cyk", "naive"], default="auto",
+    p.add_argument("--method", choices=get_args(Method), default="auto",
                    help="auto: the automaton for right/left-linear grammars, the substring DP "
                         "otherwise; dfa: the automaton; brute: the exact dynamic programs; "
                         "cyk: the substring DP; naive: the definition (exponential)")
@@ -81,6 +82,7 @@ def _warn_outside(g: Grammar, w: str) -> None:
 
 
 def _cmd_grundy(args: argparse.Namespace) -> int:
+    from ..play import parse_pair
     from ..semantics import evaluator
 
     g = load(args)
@@ -88,13 +90,7 @@ def _cmd_grundy(args: argparse.Namespace) -> int:
     if args.position:
         if args.nonterminal or args.words or args.words_from:
             raise InputError("--position takes the place of NONTERMINAL and WORDs")
-        parts = []
-        for item in args.position:
-            head, sep, w = item.partition(":")
-            if not sep:
-                raise InputError(f"position part {item!r} must be written NONTERMINAL:WORD")
-            g.check_nonterminal(head)
-            parts.append((head, w))
+        parts = [parse_pair(g, item) for item in args.position]
         values = []
         for head, w in parts:
             _warn_outside(g, w)
