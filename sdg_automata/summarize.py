@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import InputError
-from .render import text_table
 
 __all__ = ["Summary", "grammar_size", "load_rows", "plot", "summarize"]
 
@@ -104,7 +103,10 @@ def _top(row: dict[str, Any]) -> tuple[int | None, str | None, str | None]:
 
 @dataclass(frozen=True, kw_only=True)
 class Summary:
-    """The tables of :func:`summarize`; ``to_json`` and ``text`` show them."""
+    """The tables of :func:`summarize` (each a header row, then rows); ``to_json`` shows them.
+
+    The command line prints them as plain-text tables (``render.text_table``).
+    """
 
     kind: Kind
     status: dict[str, int]
@@ -114,15 +116,6 @@ class Summary:
         return {"kind": self.kind, "status": self.status,
                 "tables": {name: [dict(zip(t[0], r, strict=True)) for r in t[1:]]
                            for name, t in self.tables.items()}}
-
-    def text(self) -> str:
-        parts = [f"{self.kind}: " + ", ".join(f"{n} {s}" for s, n in self.status.items()) + "\n"]
-        for name, table in self.tables.items():
-            cells = [[("" if c is None else str(c)) for c in r] for r in table]
-            numeric = [all(isinstance(r[i], int) or r[i] is None for r in table[1:])
-                       for i in range(len(table[0]))]
-            parts.append(f"\n{name}\n" + text_table(cells, right=numeric))
-        return "".join(parts)
 
 
 def summarize(rows: Sequence[dict[str, Any]], *, top: int = 5) -> Summary:

@@ -572,13 +572,14 @@ def locked(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
 @cache
 def fingerprint() -> str:
     """The package version and a hash of its source files: equal means the same code."""
-    from . import __version__
-
+    # the package is imported before any of its modules; importing it here would put
+    # this module above everything the package root re-exports
+    version = sys.modules[__package__ or "sdg_automata"].__version__
     root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
         digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
-    return f"{__version__}+{digest.hexdigest()[:12]}"
+    return f"{version}+{digest.hexdigest()[:12]}"
 
 
 def _worker_identity() -> dict[str, str]:

@@ -13,11 +13,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..sweep import FORMATS, Format, Sweep
 from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive
+
+if TYPE_CHECKING:
+    from ..summarize import Summary
 
 __all__ = ["add_sweep_options", "register", "run"]
 
@@ -217,6 +220,20 @@ def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
     return ExitCode.OK
 
 
+def _summary_text(summary: Summary) -> str:
+    """The summary's tables as aligned plain text, numbers right-justified."""
+    from ..render import text_table
+
+    parts = [f"{summary.kind}: " + ", ".join(f"{n} {s}" for s, n in summary.status.items())
+             + "\n"]
+    for name, table in summary.tables.items():
+        cells = [[("" if c is None else str(c)) for c in r] for r in table]
+        numeric = [all(isinstance(r[i], int) or r[i] is None for r in table[1:])
+                   for i in range(len(table[0]))]
+        parts.append(f"\n{name}\n" + text_table(cells, right=numeric))
+    return "".join(parts)
+
+
 def _cmd_summarize(args: argparse.Namespace) -> int:
     from ..summarize import load_rows, plot, summarize
 
@@ -225,7 +242,7 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
     if args.json:
         emit(summary.to_json())
     else:
-        sys.stdout.write(summary.text())
+        sys.stdout.write(_summary_text(summary))
     if args.plot:
         plot(rows, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
