@@ -125,18 +125,6 @@ class TransitionTables:
     unit_plan: tuple[tuple[int, tuple[int, ...]], ...]
 
 
-def jupyter_mimebundle(self: object, include: Iterable[str] | None = None,
-                       exclude: Iterable[str] | None = None, **kwargs: Any) -> dict[str, str]:
-    """``_repr_mimebundle_`` for Jupyter: :func:`sdg_automata.render.diagram` of ``self``.
-
-    The renderer is imported only when a notebook displays something, so the
-    command line never pays for it.
-    """
-    from .render import diagram
-
-    return diagram(self)._repr_mimebundle_(include, exclude, **kwargs)
-
-
 class GrundyAutomaton:
     """The implicit automaton M of Steps 1–5 for a right-linear grammar (SPEC §4).
 
@@ -174,8 +162,6 @@ class GrundyAutomaton:
     state iff 𝒢_{G,A}(w) = i.  The empty state ∅ is absorbing; a letter
     outside Σ leads to it.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     def __init__(self, grammar: Grammar, *, reading: Reading | None = None,
                  memo_limit: int = MEMO_LIMIT):
@@ -518,8 +504,6 @@ class ReachableAutomaton:
     state is a shortest word reaching it.  Made by :meth:`GrundyAutomaton.explore`
     from a :class:`~sdg_automata.crawl.Crawl`.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     automaton: GrundyAutomaton
     found: Crawl

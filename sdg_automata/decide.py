@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
-from .construction import GrundyAutomaton, automaton_for, jupyter_mimebundle
+from .construction import GrundyAutomaton, automaton_for
 from .crawl import CHECK_EVERY, tree_path
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
@@ -105,8 +105,6 @@ class Verdict:
     method, strategy:
         How it was decided.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     nonterminal: str
     k: int | None
