@@ -44,12 +44,13 @@ import time
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
 from .construction import GrundyAutomaton, automaton_for, jupyter_mimebundle
-from .crawl import CHECK_EVERY, crawl
-from .errors import InputError, SdgBug
+from .crawl import CHECK_EVERY, MEMORY_EVERY, crawl
+from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 from .reading import Reading, reading_of
 
@@ -210,41 +211,37 @@ def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
 class _Walk:
     """The automaton a search walks: M itself, or M × within packed as q << shift | d.
 
-    ``expand(s)[c]`` is the successor on letter c (``-1``: the constraint
-    forbids it); ``value(s)`` is 𝒢_A read off s where the constraint accepts,
-    else ``None``.
+    ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
+    constraint forbids it), as :func:`~sdg_automata.crawl.crawl` takes it;
+    ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
     """
 
     initial: int
-    expand: Callable[[int], Sequence[int]]
+    follow: Callable[[int, Any], int]
+    letters: Sequence[Any]
     value: Callable[[int], int | None]
 
 
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
-    step, alphabet, grundy_at = automaton.step, automaton.alphabet, automaton.grundy_at
+    step, grundy_at = automaton.step, automaton.grundy_at
     if within is None:
-        return _Walk(initial=automaton.initial,
-                     expand=lambda q: [step(q, a) for a in alphabet],
-                     value=lambda q: grundy_at(q, head))
+        return _Walk(initial=automaton.initial, follow=step, letters=automaton.alphabet,
+                     value=partial(grundy_at, head=head))
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
-    letters = [(within.rows[a], a) for a in alphabet]
     final = within.final
 
-    def expand(s: int) -> list[int]:
-        q, d = s >> shift, s & dmask
-        out = []
-        for row, a in letters:
-            nd = row[d]
-            # a dead constraint state: no word through here is allowed
-            out.append(step(q, a) << shift | nd if nd >= 0 else -1)
-        return out
+    def follow(s: int, letter: tuple[array[int], str]) -> int:
+        row, a = letter
+        nd = row[s & dmask]
+        # a dead constraint state: no word through here is allowed
+        return step(s >> shift, a) << shift | nd if nd >= 0 else -1
 
     def value(s: int) -> int | None:
         return grundy_at(s >> shift, head) if final[s & dmask] else None
 
-    return _Walk(initial=automaton.initial << shift | within.initial, expand=expand,
-                 value=value)
+    return _Walk(initial=automaton.initial << shift | within.initial, follow=follow,
+                 letters=[(within.rows[a], a) for a in automaton.alphabet], value=value)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -405,8 +402,8 @@ def _bfs(search: _Search) -> _SearchResult:
         return False
 
     walk = search.walk
-    c = crawl(walk.initial, walk.expand, len(search.automaton.alphabet), search.budget,
-              what="search", rows=False, stop=stop)
+    c = crawl(walk.initial, walk.follow, walk.letters, search.budget, what="search", rows=False,
+              stop=stop)
     witness = search.automaton.witness
     return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
                          explored=len(c.states), complete=c.complete,
@@ -421,25 +418,29 @@ def _dfs(search: _Search) -> _SearchResult:
     (:meth:`GrundyAutomaton.witness` of the letters read).
     """
     walk, settled, witness = search.walk, search.settled, search.automaton.witness
-    expand, value = walk.expand, walk.value
+    follow, value, letters = walk.follow, walk.value, walk.letters
+    width = len(letters)
     meter: Meter = search.budget.start("search", unit="states")
     limit = search.budget.max_states
     cap = -1 if limit is None else limit
     seen = {walk.initial}
-    pending = [enumerate(expand(walk.initial))]  # per path entry: successors not tried yet
-    read: list[int] = []                          # letters read along the path
+    path = [walk.initial]  # the states along the current path
+    tried = [0]            # per path entry: how many of its letters were tried
+    read: list[int] = []   # letters read along the path
     found: dict[int, str] = {}
     deepest = 1
-    mask = CHECK_EVERY - 1
+    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
     try:
-        while pending:
-            nxt = next(pending[-1], None)
-            if nxt is None:
-                pending.pop()
+        while path:
+            c = tried[-1]
+            if c == width:
+                path.pop()
+                tried.pop()
                 if read:
                     read.pop()
                 continue
-            c, ns = nxt
+            tried[-1] = c + 1
+            ns = follow(path[-1], letters[c])
             if ns < 0 or ns in seen:
                 continue
             if len(seen) == cap:
@@ -447,17 +448,24 @@ def _dfs(search: _Search) -> _SearchResult:
             seen.add(ns)
             if not len(seen) & mask:
                 meter.check(len(seen))
+                if not len(seen) & memory_mask:
+                    meter.check_memory(len(seen))
             v = value(ns)
             if v is not None and v not in found:
                 found[v] = witness([*read, c])
                 if settled(v):
                     return _SearchResult(found=found, explored=len(seen), complete=False,
                                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
-            pending.append(enumerate(expand(ns)))
+            path.append(ns)
+            tried.append(0)
             read.append(c)
-            deepest = max(deepest, len(pending))
+            deepest = max(deepest, len(path))
     except KeyboardInterrupt:
         raise meter.interrupted(len(seen)) from None
+    except MemoryError:
+        n = len(seen)
+        del seen, path, tried, read  # give the memory back before reporting
+        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
     return _SearchResult(found=found, explored=len(seen), complete=True,
                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
 
