@@ -53,7 +53,7 @@ class Crawl:
         ``parent[s]`` on letter ``via[s]``.
     rows:
         ``rows[k][s]``: the number of the successor of ``s`` on letter ``k``
-        (``-1`` for none); empty unless asked for.
+        (``-1`` for none); ``()`` unless asked for.
     complete:
         Whether every reachable state was expanded (``False``: ``stop`` ended it).
     stopped:
@@ -130,7 +130,7 @@ def crawl(
     states = [initial]
     parent = array("l", [-1])
     via = array("b" if width < 128 else "l", [-1])
-    tables = tuple(array("l") for _ in range(width))
+    tables = tuple(array("l") for _ in range(width)) if rows else ()
     record = [table.append for table in tables] if rows else None
     numbered = list(enumerate(letters))
     sid = 0
