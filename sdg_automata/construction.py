@@ -444,8 +444,9 @@ class ReachableAutomaton:
         breadth-first path: wᴿ, or w for a mirror)."""
         return self.automaton.witness(self.found.path(s))
 
-    def spectrum(self, head: str) -> dict[int, str]:
-        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value."""
+    def shortest_witnesses(self, head: str) -> dict[int, str]:
+        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value
+        (one row of :func:`sdg_automata.decide.spectrum`)."""
         found: dict[int, str] = {}
         for s, v in enumerate(self.values(head)):
             if v is not None and v not in found:

@@ -585,7 +585,7 @@ def spectrum(
     reachable = automaton.explore(as_budget(budget, max_states=max_states, progress=progress))
     rows = []
     for head in grammar.nonterminals:
-        found = reachable.spectrum(head)
+        found = reachable.shortest_witnesses(head)
         rows.append(SpectrumRow(nonterminal=head, bound=automaton.bounds[head], witnesses=found,
                                 states=len(reachable)))
     return rows

@@ -129,8 +129,8 @@ def test_dfas_validate(example3, csub, forward, minimal):
 def test_example3_spectrum(example3_reachable):
     # SPEC §2: 𝒢_A takes 0, 1, 2; 𝒢_B takes 0, 1.  Shortest witnesses from the
     # tables: 𝒢_A(b) = 0, 𝒢_A(a) = 1, 𝒢_A(aa) = 2; 𝒢_B(b) = 1, 𝒢_B(ba) = 0.
-    assert example3_reachable.spectrum("A") == {0: "b", 1: "a", 2: "aa"}
-    spectrum_b = example3_reachable.spectrum("B")
+    assert example3_reachable.shortest_witnesses("A") == {0: "b", 1: "a", 2: "aa"}
+    spectrum_b = example3_reachable.shortest_witnesses("B")
     assert set(spectrum_b) == {0, 1}
     assert spectrum_b[1] == "b"
     assert len(spectrum_b[0]) == 2 and spectrum_b[0][::-1] in EXAMPLE3_REVERSED["B"][0]
@@ -241,7 +241,7 @@ def test_spectrum_is_the_set_of_values(g):
             v = oracle(head, w)
             if v is not None and v not in shortest:
                 shortest[v] = len(w)  # shortlex: the first hit is a shortest one
-        spectrum = reachable.spectrum(head)
+        spectrum = reachable.shortest_witnesses(head)
         assert set(spectrum) == set(shortest), head
         assert list(spectrum) == sorted(spectrum)
         for v, witness in spectrum.items():
