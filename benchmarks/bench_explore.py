@@ -3,11 +3,12 @@
 Every figure is a whole child process (``python -m benchmarks.peak``, so VmHWM
 is that process's own peak), old and new run back to back on the same instance:
 
-* *old* — ``GrundyAutomaton.step`` replaced by ``step_reference``, the Step
-  3–4 computation before issue 11, and for ``max`` the breadth-first search
-  before it (:func:`_crawl_bfs`: the crawl with a per-state callback);
-* *new* — the memoized ``step`` (one table per group of nonterminals, every
-  letter in one compiled ``expand``) and the search loop written out.
+* *old* — every automaton built with ``memo_limit=0``, so that ``step`` and
+  ``follow`` are ``step_reference``, the Step 3–4 computation before issue
+  11; for ``max`` also the breadth-first search before it (:func:`_crawl_bfs`:
+  the crawl with a dict index and a per-state callback);
+* *new* — the memoized step (one table per group of nonterminals, compiled
+  into ``follow``), and the search loop written out over packed states.
 
 Rows: ``explore()`` of the reachable part (states/s over the CPU time of the
 exploration alone; bytes/state = (VmHWM − the child's floor on Example 3) /
@@ -72,7 +73,7 @@ def _instance(kind: str, spec: str, folder: Path) -> tuple[Path, int | None]:
     else:
         count, states, seed = map(int, spec.split())
         dfas = random_family(count, states, seed=seed)
-        g, truth = intersection_grammar(dfas), product_truth(dfas)
+        g, truth = intersection_grammar(dfas), product_truth(dfas)[0]
     path = folder / f"{kind.replace(' ', '_')}_{spec.replace(' ', '_').replace(':', '-')}.json"
     path.write_text(grammar_to_json(g), encoding="utf-8")
     return path, truth
@@ -127,14 +128,13 @@ def run(quick: bool = False) -> list[dict]:
 
 
 def _crawl_bfs(search: Any) -> Any:
-    """The breadth-first search before issue 11 (engine 56bb2e9), kept as the reference:
-    :func:`~sdg_automata.crawl.crawl` with a ``stop`` callback reading 𝒢_A off every new
-    state; every successor by ``step`` through a per-state list."""
+    """The breadth-first search before issue 11 (engine b1be8b6), kept as the reference:
+    :func:`~sdg_automata.crawl.crawl` (a dict index, a list of states) with a ``stop``
+    callback reading 𝒢_A off every new state."""
     from sdg_automata.crawl import crawl
     from sdg_automata.decide import _bytes, _SearchResult
 
-    value, settled = search.walk.value, search.settled
-    step, alphabet = search.automaton.step, search.automaton.alphabet
+    value, settled, walk = search.walk.value, search.settled, search.walk
     found_at: dict[int, int] = {}
 
     def stop(t: int, s: int) -> bool:
@@ -144,8 +144,8 @@ def _crawl_bfs(search: Any) -> Any:
             return bool(settled(v))
         return False
 
-    c = crawl(search.walk.initial, lambda q: [step(q, a) for a in alphabet], len(alphabet),
-              search.budget, what="search", rows=False, stop=stop)
+    c = crawl(walk.initial, walk.follow, walk.letters, search.budget, what="search", rows=False,
+              stop=stop)
     witness = search.automaton.witness
     return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
                          explored=len(c.states), complete=c.complete,
@@ -161,7 +161,8 @@ def _child(task: str, route: str, path: str) -> None:
     if route == "old":  # the Step 3–4 computation and the search loop before issue 11
         import sdg_automata.decide as decide
 
-        GrundyAutomaton.step = GrundyAutomaton.step_reference  # type: ignore[method-assign]
+        # no memo: every automaton's step and follow are step_reference
+        GrundyAutomaton.__init__.__kwdefaults__["memo_limit"] = 0
         decide.STRATEGIES["bfs"] = _crawl_bfs
     g = load_grammar(path)
     report: dict = {}

@@ -46,11 +46,12 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
 from .construction import GrundyAutomaton, automaton_for
-from .crawl import CHECK_EVERY, tree_path
+from .crawl import CHECK_EVERY, MEMORY_EVERY, tree_path
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 from .reading import Reading, reading_of
@@ -211,16 +212,17 @@ def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
 class _Walk:
     """The automaton a search walks: M itself, or M × within packed as q << shift | d.
 
-    ``expand(s)[c]`` is the successor on letter c (``-1``: the constraint
-    forbids it); ``value(s)`` is 𝒢_A read off s where the constraint accepts,
-    else ``None``.  ``marks[v]`` is the bit of s meaning A^v ∈ q, and
-    ``accepting`` (``None``: always) the constraint's acceptance: a search can
-    test ``s & marks`` first and call nothing on most states.  Every s is
-    below ``2**bits``.
+    ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
+    constraint forbids it), as :func:`~sdg_automata.crawl.crawl` takes it;
+    ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
+    ``marks[v]`` is the bit of s meaning A^v ∈ q, and ``accepting`` (``None``:
+    always) the constraint's acceptance: a search can test ``s & marks`` first
+    and call nothing on most states.  Every s is below ``2**bits``.
     """
 
     initial: int
-    expand: Callable[[int], Sequence[int]]
+    follow: Callable[[int, Any], int]
+    letters: Sequence[Any]
     value: Callable[[int], int | None]
     marks: tuple[int, ...]
     accepting: Callable[[int], bool] | None
@@ -228,31 +230,28 @@ class _Walk:
 
 
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
-    step, alphabet, grundy_at = automaton.step, automaton.alphabet, automaton.grundy_at
+    step, grundy_at = automaton.step, automaton.grundy_at
     fields = automaton.value_bits(head)
     if within is None:
-        return _Walk(initial=automaton.initial, expand=automaton.expand,
-                     value=lambda q: grundy_at(q, head), marks=fields, accepting=None,
+        return _Walk(initial=automaton.initial, follow=automaton.follow, letters=automaton.alphabet,
+                     value=partial(grundy_at, head=head), marks=fields, accepting=None,
                      bits=len(automaton.items))
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
-    letters = [(within.rows[a], a) for a in alphabet]
     final = within.final
 
-    def expand(s: int) -> list[int]:
-        q, d = s >> shift, s & dmask
-        out = []
-        for row, a in letters:
-            nd = row[d]
-            # a dead constraint state: no word through here is allowed
-            out.append(step(q, a) << shift | nd if nd >= 0 else -1)
-        return out
+    def follow(s: int, letter: tuple[array[int], str]) -> int:
+        row, a = letter
+        nd = row[s & dmask]
+        # a dead constraint state: no word through here is allowed
+        return step(s >> shift, a) << shift | nd if nd >= 0 else -1
 
     def value(s: int) -> int | None:
         return grundy_at(s >> shift, head) if final[s & dmask] else None
 
-    return _Walk(initial=automaton.initial << shift | within.initial, expand=expand,
-                 value=value, marks=tuple(m << shift for m in fields),
+    return _Walk(initial=automaton.initial << shift | within.initial, follow=follow,
+                 letters=[(within.rows[a], a) for a in automaton.alphabet], value=value,
+                 marks=tuple(m << shift for m in fields),
                  accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
 
 
@@ -411,11 +410,11 @@ def _bfs(search: _Search) -> _SearchResult:
     unless it shows one.
     """
     walk, settled, budget = search.walk, search.settled, search.budget
-    expand, marks, accepting = walk.expand, walk.marks, walk.accepting
+    follow, marks, accepting = walk.follow, walk.marks, walk.accepting
     meter: Meter = budget.start("search", unit="states")
     limit = budget.max_states
     cap = -1 if limit is None else limit  # numbering state `cap` would exceed the budget
-    width = len(search.automaton.alphabet)
+    width = len(walk.letters)
     store = PackedStates(walk.bits)
     store.add(walk.initial)
     add = store.add
@@ -426,15 +425,15 @@ def _bfs(search: _Search) -> _SearchResult:
     unseen = 0  # the marks of the values not found yet
     for m in marks:
         unseen |= m
-    letters = range(width)
-    mask = CHECK_EVERY - 1
+    numbered = list(enumerate(walk.letters))
+    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
     sid = t = 0  # the number of the state expanded, of the last state reached
     stopped = False
     try:
         while frontier and not stopped:
-            successors = expand(frontier.popleft())
-            for k in letters:
-                ns = successors[k]
+            q = frontier.popleft()
+            for k, a in numbered:
+                ns = follow(q, a)
                 if ns < 0 or not add(ns):
                     continue
                 t += 1
@@ -445,6 +444,8 @@ def _bfs(search: _Search) -> _SearchResult:
                 via.append(k)
                 if not t & mask:
                     meter.check(t)
+                    if not t & memory_mask:
+                        meter.check_memory(t)
                 if ns & unseen and (accepting is None or accepting(ns)):
                     v = next(v for v, m in enumerate(marks) if ns & m & unseen)
                     found_at[v] = t
@@ -473,25 +474,29 @@ def _dfs(search: _Search) -> _SearchResult:
     (:meth:`GrundyAutomaton.witness` of the letters read).
     """
     walk, settled, witness = search.walk, search.settled, search.automaton.witness
-    expand, value = walk.expand, walk.value
+    follow, value, letters = walk.follow, walk.value, walk.letters
+    width = len(letters)
     meter: Meter = search.budget.start("search", unit="states")
     limit = search.budget.max_states
     cap = -1 if limit is None else limit
     seen = {walk.initial}
-    pending = [enumerate(expand(walk.initial))]  # per path entry: successors not tried yet
-    read: list[int] = []                          # letters read along the path
+    path = [walk.initial]  # the states along the current path
+    tried = [0]            # per path entry: how many of its letters were tried
+    read: list[int] = []   # letters read along the path
     found: dict[int, str] = {}
     deepest = 1
-    mask = CHECK_EVERY - 1
+    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
     try:
-        while pending:
-            nxt = next(pending[-1], None)
-            if nxt is None:
-                pending.pop()
+        while path:
+            c = tried[-1]
+            if c == width:
+                path.pop()
+                tried.pop()
                 if read:
                     read.pop()
                 continue
-            c, ns = nxt
+            tried[-1] = c + 1
+            ns = follow(path[-1], letters[c])
             if ns < 0 or ns in seen:
                 continue
             if len(seen) == cap:
@@ -499,17 +504,24 @@ def _dfs(search: _Search) -> _SearchResult:
             seen.add(ns)
             if not len(seen) & mask:
                 meter.check(len(seen))
+                if not len(seen) & memory_mask:
+                    meter.check_memory(len(seen))
             v = value(ns)
             if v is not None and v not in found:
                 found[v] = witness([*read, c])
                 if settled(v):
                     return _SearchResult(found=found, explored=len(seen), complete=False,
                                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
-            pending.append(enumerate(expand(ns)))
+            path.append(ns)
+            tried.append(0)
             read.append(c)
-            deepest = max(deepest, len(pending))
+            deepest = max(deepest, len(path))
     except KeyboardInterrupt:
         raise meter.interrupted(len(seen)) from None
+    except MemoryError:
+        n = len(seen)
+        del seen, path, tried, read  # give the memory back before reporting
+        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
     return _SearchResult(found=found, explored=len(seen), complete=True,
                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
 
@@ -629,7 +641,7 @@ def spectrum(
     reachable = automaton.explore(as_budget(budget, max_states=max_states, progress=progress))
     rows = []
     for head in grammar.nonterminals:
-        found = reachable.spectrum(head)
+        found = reachable.shortest_witnesses(head)
         rows.append(SpectrumRow(nonterminal=head, bound=automaton.bounds[head], witnesses=found,
                                 states=len(reachable)))
     return rows
