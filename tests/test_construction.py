@@ -571,3 +571,23 @@ def test_memo_checks_itself():
     with pytest.raises(SdgBug, match="two parts"):
         for q in states:
             m.step(q, "a")
+
+
+@pytest.mark.parametrize("specs", [["3:0", "5:2", "7:3", "3:1"], ["3:0", "5:2", "7:3", "11:5"],
+                                   ["16:0", "9:6", "5:0", "3:1"]])
+@pytest.mark.parametrize("strategy", ["bfs", "dfs"])
+def test_memo_max_on_the_hardness_family(specs, strategy):
+    """Should find the CRT's maximum through the memoized step (and, for bfs, over packed
+    states: a shortest witness, of the CRT's length), exactly, with or without exploring
+    everything."""
+    from sdg_automata.decide import max_grundy
+    from sdg_automata.families import ModularSpec, modular_family, modular_truth
+
+    parsed = [ModularSpec.parse(s) for s in specs]
+    top, length = modular_truth(parsed)
+    verdict = max_grundy(modular_family(parsed), "A", strategy=strategy)
+    assert verdict.exact and verdict.maximum == top
+    assert verdict.witness == "a" * len(verdict.witness)
+    if strategy == "bfs":
+        assert len(verdict.witness) == length
+    assert verdict.stopped_early == (top == len(specs))  # the top value m_A ends the search

@@ -132,8 +132,9 @@ def test_library_budgets_for_period_and_search() -> None:
             max_grundy(g, "A", strategy=strategy, max_states=2000)  # type: ignore[arg-type]
 
 
-# the crawl (period; max bfs is the same loop) and the depth-first search's own loop
-@pytest.mark.parametrize("argv", [["period", "A"], ["max", "A", "--strategy", "dfs"]])
+# the crawl (period), the breadth-first search over packed states (max) and the depth-first
+# search, each its own loop
+@pytest.mark.parametrize("argv", [["period", "A"], ["max", "A", "--strategy", "dfs"], ["max", "A"]])
 def test_memory_limit_ends_with_exit_3(tmp_path: Path, argv: list[str]) -> None:
     """Should stop before the address-space limit (RLIMIT_AS) with exit 3, not a traceback."""
     import resource
