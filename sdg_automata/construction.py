@@ -386,7 +386,9 @@ class GrundyAutomaton:
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
         budget = as_budget(budget, max_states=max_states, progress=progress)
-        found = crawl(self.initial, self.step, self.alphabet, budget, what="construction")
+        step, alphabet = self.step, self.alphabet
+        found = crawl(self.initial, lambda q: [step(q, a) for a in alphabet], len(alphabet),
+                      budget, what="construction")
         return ReachableAutomaton(automaton=self, found=found)
 
 
@@ -648,15 +650,18 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
     # is the initial one (the empty language: one state looping on every letter)
     empty = 0 if start == 0 else -1
 
-    def follow(subset: int, masks: list[int]) -> int:  # a letter is its predecessor masks
-        image, rest = 0, subset
-        while rest:
-            low = rest & -rest
-            image |= masks[low.bit_length() - 1]
-            rest ^= low
-        return image or empty
+    def expand(subset: int) -> list[int]:
+        out = []
+        for masks in pred:
+            image, rest = 0, subset
+            while rest:
+                low = rest & -rest
+                image |= masks[low.bit_length() - 1]
+                rest ^= low
+            out.append(image or empty)
+        return out
 
-    subsets = crawl(start, follow, pred, budget, what="subset construction")
+    subsets = crawl(start, expand, len(alphabet), budget, what="subset construction")
     rows = subsets.rows
     transitions = {d: {a: rows[k][d] for k, a in enumerate(alphabet) if rows[k][d] >= 0}
                    for d in range(len(subsets.states))}

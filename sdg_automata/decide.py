@@ -211,37 +211,41 @@ def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
 class _Walk:
     """The automaton a search walks: M itself, or M × within packed as q << shift | d.
 
-    ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
-    constraint forbids it), as :func:`~sdg_automata.crawl.crawl` takes it;
-    ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
+    ``expand(s)[c]`` is the successor on letter c (``-1``: the constraint
+    forbids it), as :func:`~sdg_automata.crawl.crawl` takes it; ``value(s)``
+    is 𝒢_A read off s where the constraint accepts, else ``None``.
     """
 
     initial: int
-    follow: Callable[[int, Any], int]
-    letters: Sequence[Any]
+    expand: Callable[[int], Sequence[int]]
     value: Callable[[int], int | None]
 
 
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
-    step, grundy_at = automaton.step, automaton.grundy_at
+    step, alphabet, grundy_at = automaton.step, automaton.alphabet, automaton.grundy_at
     if within is None:
-        return _Walk(initial=automaton.initial, follow=step, letters=automaton.alphabet,
+        return _Walk(initial=automaton.initial,
+                     expand=lambda q: [step(q, a) for a in alphabet],
                      value=partial(grundy_at, head=head))
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
+    letters = [(within.rows[a], a) for a in alphabet]
     final = within.final
 
-    def follow(s: int, letter: tuple[array[int], str]) -> int:
-        row, a = letter
-        nd = row[s & dmask]
-        # a dead constraint state: no word through here is allowed
-        return step(s >> shift, a) << shift | nd if nd >= 0 else -1
+    def expand(s: int) -> list[int]:
+        q, d = s >> shift, s & dmask
+        out = []
+        for row, a in letters:
+            nd = row[d]
+            # a dead constraint state: no word through here is allowed
+            out.append(step(q, a) << shift | nd if nd >= 0 else -1)
+        return out
 
     def value(s: int) -> int | None:
         return grundy_at(s >> shift, head) if final[s & dmask] else None
 
-    return _Walk(initial=automaton.initial << shift | within.initial, follow=follow,
-                 letters=[(within.rows[a], a) for a in automaton.alphabet], value=value)
+    return _Walk(initial=automaton.initial << shift | within.initial, expand=expand,
+                 value=value)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -402,8 +406,8 @@ def _bfs(search: _Search) -> _SearchResult:
         return False
 
     walk = search.walk
-    c = crawl(walk.initial, walk.follow, walk.letters, search.budget, what="search", rows=False,
-              stop=stop)
+    c = crawl(walk.initial, walk.expand, len(search.automaton.alphabet), search.budget,
+              what="search", rows=False, stop=stop)
     witness = search.automaton.witness
     return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
                          explored=len(c.states), complete=c.complete,
@@ -418,14 +422,16 @@ def _dfs(search: _Search) -> _SearchResult:
     (:meth:`GrundyAutomaton.witness` of the letters read).
     """
     walk, settled, witness = search.walk, search.settled, search.automaton.witness
-    follow, value, letters = walk.follow, walk.value, walk.letters
-    width = len(letters)
+    expand, value = walk.expand, walk.value
+    width = len(search.automaton.alphabet)
     meter: Meter = search.budget.start("search", unit="states")
     limit = search.budget.max_states
     cap = -1 if limit is None else limit
     seen = {walk.initial}
-    path = [walk.initial]  # the states along the current path
-    tried = [0]            # per path entry: how many of its letters were tried
+    # per path entry: its successors (computed at once, as expand gives them) and how many
+    # of them were tried
+    path = [expand(walk.initial)]
+    tried = [0]
     read: list[int] = []   # letters read along the path
     found: dict[int, str] = {}
     deepest = 1
@@ -440,7 +446,7 @@ def _dfs(search: _Search) -> _SearchResult:
                     read.pop()
                 continue
             tried[-1] = c + 1
-            ns = follow(path[-1], letters[c])
+            ns = path[-1][c]
             if ns < 0 or ns in seen:
                 continue
             if len(seen) == cap:
@@ -456,7 +462,7 @@ def _dfs(search: _Search) -> _SearchResult:
                 if settled(v):
                     return _SearchResult(found=found, explored=len(seen), complete=False,
                                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
-            path.append(ns)
+            path.append(expand(ns))
             tried.append(0)
             read.append(c)
             deepest = max(deepest, len(path))
