@@ -184,16 +184,22 @@ class OctalGame:
         """
         return all(self.has_move(n) for n in range(1, self.t + 3))
 
-    def grammar(self) -> Grammar:
-        """The unary grammar whose SDG is this game (SPEC §2).
+    def grammar(self, *, check: bool = True) -> Grammar:
+        """The unary grammar A → aᵏ | aᵏA | A aᵏ A of the game's digits (SPEC §2).
+
+        Parameters
+        ----------
+        check:
+            Refuse a game that is not this grammar's SDG (:meth:`is_sdg`);
+            ``False`` returns the grammar anyway (its SDG then differs).
 
         Raises
         ------
         InputError
-            When some heap has no move (:meth:`is_sdg`), naming it.
+            When ``check`` and some heap has no move, naming it.
         """
         stuck = next((n for n in range(1, self.t + 3) if not self.has_move(n)), None)
-        if stuck is not None:
+        if check and stuck is not None:
             raise InputError(
                 f"{self.code} is not an SDG on a unary grammar: a heap of {stuck} has no move, "
                 f"so a^{stuck} would not be a position (every heap must have a move)")
@@ -469,7 +475,8 @@ class _Engine:
         self.one = game.removals(2)
         self.two = game.splits
         self.space: SparseSpace | None = None
-        self.next_detect = _DETECT if method != "full" else -1
+        # a forced "sparse" switches early, so that small runs exercise it too
+        self.next_detect = {"auto": _DETECT, "sparse": 64, "full": -1}[method]
         self.rare: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.rare_count = 0
         self.bits = 1
