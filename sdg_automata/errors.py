@@ -8,6 +8,7 @@ that already catches ``ValueError`` keeps working.  The command line maps
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -17,14 +18,28 @@ __all__ = [
     "BudgetExceeded",
     "ConvergenceError",
     "GameGraphError",
+    "GraphCycleError",
     "GrammarError",
     "GrammarSyntaxError",
     "InputError",
     "Interrupted",
+    "MisereSumError",
     "SdgBug",
     "SdgError",
     "UnitCycleError",
+    "UnknownPositionError",
+    "VisualUnavailable",
+    "brief",
 ]
+
+
+def brief(text: str, limit: int = 40) -> str:
+    """``repr(text)``, cut in the middle when long: error messages stay one short line
+    however large the input (a megabyte-long name is a fuzzer's favourite)."""
+    if len(text) <= limit:
+        return repr(text)
+    half = limit // 2
+    return f"{text[:half]!r}…{text[-half:]!r} ({len(text):,} characters)"
 
 
 class SdgError(Exception):
@@ -117,6 +132,44 @@ class UnitCycleError(GrammarError):
 
 class GameGraphError(InputError):
     """A game graph that is not a finite acyclic digraph (SPEC §7)."""
+
+
+class GraphCycleError(GameGraphError):
+    """A game graph with a cycle: plays could be infinite (SPEC §7).
+
+    Attributes
+    ----------
+    cycle:
+        The positions along the cycle, the first one repeated at the end.
+    """
+
+    def __init__(self, cycle: Sequence[Hashable], *, shown: str | None = None,
+                 source: str | None = None, line: int | None = None):
+        self.cycle = tuple(cycle)
+        shown = shown or " -> ".join(map(str, self.cycle))
+        super().__init__("the game graph has a cycle " + shown, source=source, line=line)
+
+
+class UnknownPositionError(InputError, KeyError):
+    """A position asked about is not in the game graph.
+
+    It is both an :class:`~sdg_automata.errors.InputError` (a ``ValueError``)
+    and a ``KeyError``, like a failed look-up in
+    :attr:`~sdg_automata.impartial.GraphSolution.grundy`.
+    """
+
+
+class MisereSumError(InputError):
+    """A misère sum was asked for: the XOR of Grundy numbers does not decide it (SPEC §7)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "misère sums are not decided by the XOR of Grundy numbers (SPEC §7); "
+            "only single positions have misère outcomes here")
+
+
+class VisualUnavailable(InputError):
+    """SVG or PNG was asked for, but pygraphviz (the ``visual`` extra) is missing."""
 
 
 class BudgetExceeded(SdgError):

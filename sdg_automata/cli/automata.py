@@ -1,0 +1,283 @@
+"""Commands on the automata of right- and left-linear grammars: ``max``, ``dfa``,
+``spectrum``, ``regex`` and ``count`` (SPEC §4–5)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import InputError
+from ..parse import read_text
+from .common import (
+    ExitCode,
+    add_budget,
+    add_drawing,
+    add_grammar,
+    add_output,
+    check_visual,
+    deliver,
+    emit,
+    explore,
+    load,
+    natural,
+    positive,
+    progress,
+    unlimited_digits,
+)
+
+__all__ = ["register"]
+
+
+def _add_max(sub: Any) -> None:
+    p = sub.add_parser(
+        "max", help="Max-Grundy: the maximum Grundy number over L(G, A), or is it K?",
+        description="Without K: print the maximum of 𝒢_{G,A} over L(G, A) and a witness word. "
+                    "With K: print yes or no (exit 0 or 1): is the maximum equal to K? "
+                    "Right- and left-linear grammars (SPEC §5).")
+    add_grammar(p, nonterminal=True)
+    p.add_argument("k", metavar="K", nargs="?", type=natural, help="the value to test")
+    p.add_argument("--method", choices=["onthefly", "explicit"], default="onthefly",
+                   help="onthefly: search the implicit automaton, stopping as soon as settled; "
+                        "explicit: build every M_{A,i} with automata-lib and test emptiness")
+    p.add_argument("--strategy", choices=["bfs", "dfs"], default="bfs",
+                   help="on-the-fly search order: bfs gives shortest witnesses, dfs keeps less "
+                        "in memory")
+    p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
+                   help="only positions whose word matches this regular expression (automata-lib "
+                        "syntax) or is accepted by this DFA (a .json file in automata-lib's "
+                        "constructor shape)")
+    add_budget(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_max)
+
+
+def _load_within(spec: str) -> Any:
+    """A DFA JSON file (automata-lib's constructor shape) or a regular expression."""
+    if not spec.endswith(".json"):
+        return spec
+    from ..render import dfa_from_json
+
+    return dfa_from_json(read_text(spec, what="DFA file"), source=spec)
+
+
+def _abbreviated(word: str | None, limit: int = 60) -> str:
+    """A witness for a terminal: in full when short, else its ends and length (--json has all)."""
+    if word is None or len(word) <= limit:
+        return repr(word)
+    return f"{word[:24]!r}…{word[-24:]!r} (length {len(word)}; --json prints it whole)"
+
+
+def _cmd_max(args: argparse.Namespace) -> int:
+    from ..decide import max_grundy
+
+    g = load(args)
+    head = g.check_nonterminal(args.nonterminal)
+    within = _load_within(args.within) if args.within else None
+    with progress(f"exploring from {head}", enabled=not args.json) as bar:
+        verdict = max_grundy(g, head, args.k, method=args.method, strategy=args.strategy,
+                             within=within, max_states=args.max_states,
+                             max_seconds=args.max_seconds, progress=bar)
+    if args.json:
+        emit(verdict.to_json())
+    else:
+        where = f"L(G, {head})" + (" ∩ L(within)" if within is not None else "")
+        if verdict.maximum is None:
+            summary = f"no positions: {where} is empty"
+        else:
+            bound = "" if verdict.exact else "at least "
+            summary = f"max {bound}{verdict.maximum}, witness {_abbreviated(verdict.witness)}"
+        done = "explored" if args.method == "onthefly" else "built"
+        summary += f" ({verdict.states} states {done}"
+        summary += ", stopped early)" if verdict.stopped_early else ")"
+        if args.k is None:
+            print(summary)
+        else:
+            print("yes" if verdict.answer else "no")
+            print(summary, file=sys.stderr)
+    if args.k is None:
+        return ExitCode.OK
+    return ExitCode.OK if verdict.answer else ExitCode.NO
+
+
+def _add_dfa(sub: Any) -> None:
+    p = sub.add_parser(
+        "dfa", help="the DFA M_{A,i} of the Step 1–5 construction",
+        description="Print M_{A,I}, which accepts the reverses of the words w with 𝒢_{G,A}(w) = I "
+                    "(SPEC §4, Step 5), or with --forward the DFA of those words themselves.")
+    add_grammar(p, nonterminal=True)
+    p.add_argument("value", metavar="I", type=natural, help="the Grundy number")
+    p.add_argument("--forward", action="store_true",
+                   help="the DFA of {w : 𝒢(A, w) = I} (reversed with automata-lib, minimal)")
+    p.add_argument("--minimal", action="store_true", help="minimize (automata-lib minify)")
+    p.add_argument("--format", choices=["text", "json", "dot", "jff", "svg", "png"],
+                   default="text",
+                   help="text: transition table; json: automata-lib constructor shape; dot: DOT; "
+                        "jff: JFLAP; svg, png: drawn by Graphviz (pip install "
+                        "\"sdg_automata[visual]\")")
+    p.add_argument("--labels", choices=["ids", "items"], default="ids",
+                   help="state names: numbers, or the item sets of SPEC §4 (only for the "
+                        "unminimized M_{A,i})")
+    add_output(p)
+    add_drawing(p)
+    add_budget(p)
+    p.set_defaults(func=_cmd_dfa)
+
+
+def _cmd_dfa(args: argparse.Namespace) -> int:
+    from ..construction import dfa
+    from ..render import dfa_to_dot, dfa_to_jff, dfa_to_json, dfa_to_table
+
+    check_visual(args)
+    g = load(args)
+    head = g.check_nonterminal(args.nonterminal)
+    reachable = explore(args, g)
+    machine = dfa(g, head, args.value, forward=args.forward, minimal=args.minimal,
+                  reachable=reachable)
+    automaton = reachable.automaton
+    label: Callable[[Any], str] = str
+    if args.labels == "items":
+        if args.forward or args.minimal or not g.is_right_linear:
+            raise InputError("--labels items names the states of the unminimized M_{A,i} of a "
+                             "right-linear grammar; drop --forward/--minimal")
+        label = lambda s: automaton.label(reachable.states[s])  # noqa: E731
+    writers: dict[str, Callable[..., str]] = {
+        "text": dfa_to_table, "json": dfa_to_json, "dot": dfa_to_dot, "jff": dfa_to_jff,
+        "svg": dfa_to_dot, "png": dfa_to_dot}  # svg/png: DOT laid out by deliver
+    deliver(args, writers[args.format](machine, label=label), size=len(machine.states))
+    return ExitCode.OK
+
+
+def _add_spectrum(sub: Any) -> None:
+    p = sub.add_parser(
+        "spectrum", help="every nonterminal: bound, values reached, a witness per value",
+        description="For every nonterminal A: the bound m_A (SPEC §3), the Grundy values that "
+                    "occur on L(G, A), a shortest witness for each, and the reachable states.")
+    add_grammar(p)
+    p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
+    add_budget(p, seconds=False)
+    p.set_defaults(func=_cmd_spectrum)
+
+
+def _cmd_spectrum(args: argparse.Namespace) -> int:
+    from ..decide import spectrum
+
+    g = load(args)
+    with progress("building the automaton", enabled=not args.json) as bar:
+        rows = spectrum(g, max_states=args.max_states, progress=bar)
+    if args.json:
+        for r in rows:
+            emit({"nonterminal": r.nonterminal, "bound": r.bound, "max": r.maximum,
+                   "values": list(r.witnesses), "witnesses": {str(v): w for v, w in
+                                                              r.witnesses.items()},
+                   "states": r.states})
+        return ExitCode.OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Grundy spectrum of {args.grammar} ({rows[0].states} reachable states)")
+    for col in ("nonterminal", "m_A", "values", "witnesses"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r.nonterminal, str(r.bound),
+                      ", ".join(map(str, r.witnesses)) or "none (no positions)",
+                      "  ".join(f"{v}: {w}" for v, w in r.witnesses.items()))
+    Console(soft_wrap=True).print(table)
+    return ExitCode.OK
+
+
+def _add_regex(sub: Any) -> None:
+    p = sub.add_parser(
+        "regex", help="a regular expression for {w : 𝒢(A, w) = C}",
+        description="Print a regular expression, in automata-lib's syntax (| * + ? and "
+                    "parentheses), for the words w with 𝒢_{G,A}(w) = C: state elimination "
+                    "(automata-lib's GNFA) on the minimal forward DFA. The expression can grow "
+                    "exponentially with the DFA, so larger DFAs than --max-dfa-states are "
+                    "refused. An empty class prints ∅. Right- and left-linear grammars.")
+    add_grammar(p, nonterminal=True)
+    p.add_argument("value", metavar="C", type=natural, help="the Grundy number")
+    p.add_argument("--max-dfa-states", type=positive, default=50, metavar="N",
+                   help="refuse minimal DFAs with more than N states (default 50)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_budget(p, seconds=False)
+    p.set_defaults(func=_cmd_regex)
+
+
+def _cmd_regex(args: argparse.Namespace) -> int:
+    from ..construction import dfa
+    from ..render import dfa_to_regex
+
+    g = load(args)
+    head = g.check_nonterminal(args.nonterminal)
+    machine = dfa(g, head, args.value, forward=True, reachable=explore(args, g))
+    regex = dfa_to_regex(machine, limit=args.max_dfa_states)
+    if args.json:
+        emit({"nonterminal": head, "grundy": args.value, "regex": regex,
+               "empty": regex is None, "dfa_states": len(machine.states)})
+    elif regex is None:
+        print("∅")
+        print(f"note: no word w has 𝒢({head}, w) = {args.value}", file=sys.stderr)
+    else:
+        print(regex)
+    return ExitCode.OK
+
+
+def _add_count(sub: Any) -> None:
+    p = sub.add_parser(
+        "count", help="how many words of length N have 𝒢(A, w) = C; generating function; density",
+        description="Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, by dynamic "
+                    "programming over the minimal automaton (not by enumeration). --gf: the "
+                    "rational generating function Σ countₙ xⁿ (sympy); --density: the limit of "
+                    "countₙ / |Σ|ⁿ, or its limit points along the residues of n when the class "
+                    "oscillates (exact rationals). Right- and left-linear grammars.")
+    add_grammar(p, nonterminal=True)
+    p.add_argument("value", metavar="C", type=natural, help="the Grundy number")
+    p.add_argument("--length", type=natural, metavar="N", help="the word length")
+    p.add_argument("--gf", action="store_true", help="the generating function")
+    p.add_argument("--density", action="store_true", help="the density of the class")
+    p.add_argument("--max-dfa-states", type=positive, default=500, metavar="N",
+                   help="--gf/--density: refuse classes whose minimal DFA has more than N "
+                        "states (default 500; the cost grows quadratically)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_budget(p, seconds=False)
+    p.set_defaults(func=_cmd_count)
+
+
+def _cmd_count(args: argparse.Namespace) -> int:
+    from ..counting import ClassMachine
+
+    if args.length is None and not (args.gf or args.density):
+        raise InputError("give --length N, --gf or --density")
+    g = load(args)
+    head = g.check_nonterminal(args.nonterminal)
+    machine = ClassMachine.build(g, head, reachable=explore(args, g))
+    out: dict[str, Any] = {"nonterminal": head, "grundy": args.value}
+    if args.length is not None:
+        out["length"] = args.length
+        out["count"] = machine.count(args.value, args.length)
+    if args.gf:
+        out["gf"] = str(machine.generating_function(args.value, limit=args.max_dfa_states))
+    density = machine.density(args.value, limit=args.max_dfa_states) if args.density else None
+    if density is not None:
+        out["density"] = density.to_json()
+    with unlimited_digits():  # counts of long words exceed Python's 4300-digit default
+        if args.json:
+            emit(out)
+            return ExitCode.OK
+        if "count" in out:
+            print(out["count"])
+    if args.gf:
+        print(f"gf: {out['gf']}")
+    if density is not None:
+        print(f"density: {density}")
+    return ExitCode.OK
+
+
+def register(sub: Any) -> None:
+    """Add this group's commands to the subparsers ``sub``."""
+    _add_max(sub)
+    _add_dfa(sub)
+    _add_spectrum(sub)
+    _add_regex(sub)
+    _add_count(sub)

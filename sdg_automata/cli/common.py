@@ -1,0 +1,284 @@
+"""What every command shares: exit codes, argument helpers, budgets, progress, output.
+
+Outputs are written atomically (a temporary file in the same folder, then
+``os.replace``), so a failed write leaves the old file as it was, and never
+over one of the command's own inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import enum
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ..budget import Budget
+from ..errors import BudgetExceeded, InputError
+from ..grammar import Grammar
+from ..parse import load_grammar
+
+if TYPE_CHECKING:
+    from ..construction import ReachableAutomaton
+
+__all__ = [
+    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "add_budget", "add_drawing",
+    "add_grammar", "add_output",
+    "budget", "check_visual", "deliver", "duration", "emit", "explore", "fail", "load",
+    "natural", "output", "positive", "progress", "unlimited_digits",
+]
+
+
+class ExitCode(enum.IntEnum):
+    """Exit statuses of the command line (a public promise)."""
+
+    #: success; for decision commands, the answer is "yes"
+    OK = 0
+    #: a decision command's answer is "no"
+    NO = 1
+    #: bad usage or bad input (file, grammar, word, option)
+    INPUT_ERROR = 2
+    #: a budget (--max-states, --max-seconds, memory) ran out, or no value could be proven
+    BUDGET = 3
+    #: an internal consistency check failed: a bug in sdg_automata (please report it)
+    BUG = 4
+    #: interrupted by Ctrl-C
+    INTERRUPTED = 130
+
+
+EPILOG = """exit codes: 0 success / yes, 1 no, 2 usage or input error,
+3 budget exhausted (or value not provable), 130 interrupted"""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one ``error:`` line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message} (see '{self.prog} --help')")
+
+
+def fail(message: str, code: int = ExitCode.INPUT_ERROR) -> NoReturn:
+    """Print one ``error:`` line on stderr and exit with ``code``."""
+    if sys.stderr is not None:
+        print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def emit(obj: Any) -> None:
+    """One JSON object on one line of stdout."""
+    print(json.dumps(obj, ensure_ascii=False))
+
+
+# -- arguments -----------------------------------------------------------------
+
+def add_grammar(p: argparse.ArgumentParser, *, nonterminal: bool = False) -> None:
+    """The GRAMMAR argument (and NONTERMINAL)."""
+    p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
+    if nonterminal:
+        p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+
+
+def load(args: argparse.Namespace) -> Grammar:
+    """The grammar named by the GRAMMAR argument."""
+    return load_grammar(args.grammar)
+
+
+def _whole(text: str, least: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {what}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be at least 1" if least else
+            f"{text!r} must be a natural number (0, 1, 2, ...)")
+    return value
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number ≥ 1."""
+    return _whole(text, 1, "whole number")
+
+
+def natural(text: str) -> int:
+    """An argparse type: a whole number ≥ 0."""
+    return _whole(text, 0, "natural number")
+
+
+def duration(text: str) -> float:
+    """An argparse type: a positive finite number of seconds (validated by :class:`Budget`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    try:
+        Budget(max_seconds=value)
+    except InputError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be a positive finite number of seconds") from None
+    return value
+
+
+def add_budget(p: argparse.ArgumentParser, *, states: bool = True, seconds: bool = True) -> None:
+    """``--max-states`` and ``--max-seconds``: the phase stops with exit 3, saying how far."""
+    if states:
+        p.add_argument("--max-states", type=positive, metavar="N",
+                       help="stop with exit 3 once N states are needed")
+    if seconds:
+        p.add_argument("--max-seconds", type=duration, metavar="S",
+                       help="stop with exit 3 after S seconds")
+
+
+
+def budget(args: argparse.Namespace,
+           progress: Callable[[int], None] | None = None) -> Budget:
+    """The :class:`Budget` the options of ``args`` ask for."""
+    return Budget(max_states=getattr(args, "max_states", None),
+                  max_seconds=getattr(args, "max_seconds", None), progress=progress)
+
+
+# -- progress on stderr ----------------------------------------------------------
+
+@contextlib.contextmanager
+def progress(description: str, *, enabled: bool = True,
+             unit: str = "states") -> Iterator[Callable[[int], None] | None]:
+    """A rich progress display on stderr, or ``None`` when stderr is not a terminal."""
+    if not enabled or sys.stderr is None or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                  TextColumn("{task.completed:,} " + unit), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda n: bar.update(task, completed=n)
+
+
+def explore(args: argparse.Namespace, g: Grammar) -> ReachableAutomaton:
+    """The reachable automaton serving ``g`` (its mirror's when left-linear), with progress."""
+    from ..construction import automaton_for
+
+    with progress("building the automaton", enabled=not getattr(args, "json", False)) as bar:
+        return automaton_for(g).explore(max_states=args.max_states, progress=bar)
+
+
+# -- output ------------------------------------------------------------------------
+
+#: the argument names that hold input files (an output may never replace one)
+INPUT_ARGUMENTS = ("grammar", "within", "words_from", "graph")
+
+
+def add_output(p: argparse.ArgumentParser) -> None:
+    """``-o FILE``: written atomically, never over an input."""
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE instead of stdout (atomically; never over an input)")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _write_atomically(path: str, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` so that any failure leaves the old file untouched."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".sdg-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        with contextlib.suppress(OSError):  # keep the old file's permissions
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def output(args: argparse.Namespace, data: str | bytes) -> None:
+    """Write a result to ``-o FILE`` when given (atomically), else to stdout."""
+    path = getattr(args, "output", None)
+    if path:
+        for name in INPUT_ARGUMENTS:
+            given = getattr(args, name, None)
+            if isinstance(given, str) and given != "-" and _same_file(given, path):
+                raise InputError(f"refusing to write the output over the input {given!r}")
+        if os.path.isdir(path):
+            raise InputError(f"cannot write {path!r}: it is a directory")
+        try:
+            _write_atomically(path, data)
+        except OSError as e:
+            raise InputError(f"cannot write {path!r}: {e.strerror or e}") from None
+    elif isinstance(data, bytes):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+    else:
+        sys.stdout.write(data)
+
+
+def check_visual(args: argparse.Namespace) -> None:
+    """Fail before any work when SVG/PNG is asked for and Graphviz is missing."""
+    if args.format in ("svg", "png"):
+        from ..render import require_visual
+
+        require_visual(args.format.upper())
+
+
+#: drawings (SVG, PNG) with more states or positions are refused unless --max-draw-states
+#: says otherwise: Graphviz's layout of a few thousand nodes takes minutes
+DRAW_LIMIT = 500
+
+
+def add_drawing(p: argparse.ArgumentParser) -> None:
+    """``--max-draw-states``: the size guard checked before Graphviz is called."""
+    p.add_argument("--max-draw-states", type=positive, default=DRAW_LIMIT, metavar="N",
+                   help=f"--format svg/png: refuse drawings of more than N states or positions "
+                        f"(default {DRAW_LIMIT}; Graphviz's layout grows fast)")
+
+
+def deliver(args: argparse.Namespace, text: str, *, size: int = 0) -> None:
+    """Write ``text`` (DOT for --format svg/png, which Graphviz lays out) to -o or stdout.
+
+    ``size`` is the number of states or positions drawn, checked against
+    ``--max-draw-states`` before Graphviz runs; ``--max-seconds`` bounds the layout.
+    """
+    from ..render import dot_to_png, dot_to_svg
+
+    data: str | bytes = text
+    if args.format in ("svg", "png") and size > args.max_draw_states:
+        raise BudgetExceeded(f"refusing to draw {size} states or positions with Graphviz (more "
+                             f"than --max-draw-states {args.max_draw_states}); use --format dot "
+                             "or text, or raise --max-draw-states")
+    seconds = getattr(args, "max_seconds", None)
+    if args.format == "svg":
+        data = dot_to_svg(text, max_seconds=seconds)
+    elif args.format == "png":
+        data = dot_to_png(text, max_seconds=seconds)
+        if not args.output and sys.stdout.isatty():
+            raise InputError("--format png is binary: give -o FILE (or redirect stdout)")
+    output(args, data)
+
+
+@contextlib.contextmanager
+def unlimited_digits() -> Iterator[None]:
+    """Let exact integers of any size be printed (the guard is for untrusted parsing)."""
+    setter = getattr(sys, "set_int_max_str_digits", None)
+    if setter is None:  # Python < 3.10.7 has no limit
+        yield
+        return
+    old = sys.get_int_max_str_digits()
+    setter(0)
+    try:
+        yield
+    finally:
+        setter(old)

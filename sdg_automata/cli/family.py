@@ -1,0 +1,123 @@
+"""``family``: instances with an independently known answer (SPEC §5, §7)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import InputError
+from ..grammar import Grammar
+from .common import EPILOG, ExitCode, Parser, add_output, output, positive
+
+__all__ = ["register"]
+
+
+def _add_family(sub: Any) -> None:
+    p = sub.add_parser(
+        "family", help="write an instance with an independently known answer",
+        description="Write a grammar whose Max-Grundy answer is known without the automaton "
+                    "(JSON or text, to stdout or -o FILE) and print that ground truth on "
+                    "stderr. modular: the SPEC §5 reduction on the unary DFAs of aⁿ with "
+                    "n ≡ R (mod P) and n even, answered by the Chinese remainder theorem; "
+                    "random: the same reduction on random binary DFAs, answered by "
+                    "automata-lib products; subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
+    kinds = p.add_subparsers(dest="family", metavar="FAMILY", parser_class=Parser)
+    kinds.required = True
+    m = kinds.add_parser(
+        "modular", help="unary DFAs n ≡ R (mod P), n even; ground truth by the CRT",
+        description="D_i accepts aⁿ with n ≡ R_i (mod P_i) and n even; max 𝒢(A) is the "
+                    "largest j whose first j congruences have a common solution.")
+    m.add_argument("specs", metavar="P:R", nargs="+",
+                   help="modulus and residue of one DFA, e.g. 5:2 (0 ≤ R < P)")
+    m.set_defaults(func=_cmd_family_modular)
+    r = kinds.add_parser(
+        "random", help="random binary DFAs (made even-length); ground truth by products",
+        description="COUNT random DFAs on N states over {a, b}, each crossed with the "
+                    "even-length DFA; max 𝒢(A) is the largest j with "
+                    "L(D_1) ∩ … ∩ L(D_j) ∖ {ε} ≠ ∅.")
+    r.add_argument("--dfas", type=positive, default=3, metavar="COUNT",
+                   help="how many DFAs (default 3)")
+    r.add_argument("--states", type=positive, default=6, metavar="N",
+                   help="states of each random DFA before the even-length product (default 6)")
+    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    r.set_defaults(func=_cmd_family_random)
+    s = kinds.add_parser(
+        "subtraction", help="A → aᵏA | aᵏ for k ∈ S (the subtraction game when 1 ∈ S)",
+        description="The unary grammar of the subtraction game with set S (SPEC §7).")
+    s.add_argument("subtraction", metavar="S", help="comma-separated positive integers, e.g. 1,3,4")
+    s.set_defaults(func=_cmd_family_subtraction)
+    for q in (m, r, s):
+        add_output(q)
+        q.add_argument("--format", choices=["json", "text"], default="json",
+                       help="grammar format (default json)")
+        q.epilog = EPILOG
+        q.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
+    from ..parse import grammar_to_json, grammar_to_text
+
+    output(args, grammar_to_json(g) if args.format == "json" else grammar_to_text(g))
+
+
+def _cmd_family_modular(args: argparse.Namespace) -> int:
+    from ..families import ModularSpec, modular_family, modular_truth
+
+    specs = [ModularSpec.parse(text) for text in args.specs]
+    g = modular_family(specs)  # InputError when no D_i accepts a non-empty word
+    best, length = modular_truth(specs)
+    _write_grammar(g, args)
+    if best:
+        detail = f", shortest witness a^{length}"
+    else:
+        first = specs[0]
+        detail = f" (no even n ≡ {first.residue} mod {first.modulus}: D1 is empty)"
+    print(f"ground truth (CRT): max 𝒢(A) = {best}{detail}", file=sys.stderr)
+    return ExitCode.OK
+
+
+def _cmd_family_random(args: argparse.Namespace) -> int:
+    from automata.fa.dfa import DFA
+
+    from ..families import intersection_grammar, product_truth, random_family
+
+    dfas = random_family(args.dfas, args.states, seed=args.seed)
+    g = intersection_grammar(dfas)  # InputError when every language is ⊆ {ε}
+    best = product_truth(dfas)
+    detail = ""
+    if best:
+        both = DFA.of_length(set(g.terminals), min_length=1, max_length=None)
+        for d in dfas[:best]:
+            both = both.intersection(d)
+        shortest = both.minimum_word_length()  # bound to a name: a cached method
+        detail = f", shortest witness length {shortest}"
+    print(f"ground truth (automata-lib products): max 𝒢(A) = {best}{detail}", file=sys.stderr)
+    _write_grammar(g, args)
+    return ExitCode.OK
+
+
+def _cmd_family_subtraction(args: argparse.Namespace) -> int:
+    from ..families import subtraction_grammar
+
+    try:
+        ks = [int(part) for part in args.subtraction.split(",")]
+    except ValueError:
+        raise InputError(f"{args.subtraction!r} is not a comma-separated list of positive "
+                         "integers (e.g. 1,3,4)") from None
+    g = subtraction_grammar(ks)  # InputError for an empty S or k < 1
+    _write_grammar(g, args)
+    shown = "{" + ", ".join(map(str, sorted(set(ks)))) + "}"
+    if 1 in ks:
+        print(f"note: 1 ∈ S, so 𝒢(A, aⁿ) is the Grundy value of n in the subtraction game "
+              f"with S = {shown}", file=sys.stderr)
+    else:
+        print(f"note: 1 ∉ S: lengths outside the numerical semigroup generated by {shown} are "
+              "not positions and no move lands on them, so values differ from the classic "
+              "subtraction game (SPEC §7)", file=sys.stderr)
+    return ExitCode.OK
+
+
+def register(sub: Any) -> None:
+    """Add this group's commands to the subparsers ``sub``."""
+    _add_family(sub)

@@ -1,0 +1,281 @@
+"""Commands on games: ``moves``, ``play``, ``period``, ``graph`` and ``game-graph``
+(SPEC §2, §7)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, get_args
+
+from ..errors import InputError
+from ..play import MoveMethod, Player
+from .common import (
+    ExitCode,
+    add_budget,
+    add_drawing,
+    add_grammar,
+    add_output,
+    check_visual,
+    deliver,
+    emit,
+    load,
+    natural,
+    positive,
+)
+
+__all__ = ["register"]
+
+
+def _add_position_args(p: argparse.ArgumentParser) -> None:
+    add_grammar(p)
+    p.add_argument("position", metavar="A:w", nargs="+",
+                   help="the components of the position, e.g. A:aab B:ba")
+    p.add_argument("--method", choices=get_args(MoveMethod), default="auto",
+                   help="auto: the automaton for right/left-linear grammars (one pass over each "
+                        "word's suffixes), the substring DP otherwise; dfa: the automaton; cyk: "
+                        "the substring DP")
+
+
+def _add_moves(sub: Any) -> None:
+    p = sub.add_parser(
+        "moves", help="every legal move of a position, its value, and the winning moves",
+        description="List every move of a multiset position A:w ... (SPEC §2) with the Grundy "
+                    "number of the position it leads to, and name the winning moves (those to "
+                    "XOR 0).")
+    _add_position_args(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_moves)
+
+
+def _cmd_moves(args: argparse.Namespace) -> int:
+    from ..play import Analyzer, format_parts, parse_position
+    from ..render import text_table
+
+    analyzer = Analyzer(load(args), method=args.method)
+    analysis = analyzer.analyze(parse_position(analyzer, args.position))
+    if args.json:
+        emit(analysis.to_json())
+        return ExitCode.OK
+    who = ("N-position: the player to move wins" if analysis.grundy
+           else "P-position: the player to move loses")
+    print(f"position  {format_parts(analysis.position)}")
+    print(f"values    {' xor '.join(map(str, analysis.values))} = {analysis.grundy} ({who})")
+    rows = [(str(k), m.text(), str(m.rule), str(m.grundy), "wins" if m.winning else "")
+            for k, m in enumerate(analysis.moves, 1)]
+    head = ("#", "move", "rule", "grundy after", "")
+    sys.stdout.write(text_table([head, *rows], right=(True, False, False, True)))
+    winning = [str(k) for k, m in enumerate(analysis.moves, 1) if m.winning]
+    print(f"winning moves: {', '.join(winning) if winning else 'none'}")
+    return ExitCode.OK
+
+
+def _add_play(sub: Any) -> None:
+    p = sub.add_parser(
+        "play", help="play a position against the engine in the terminal",
+        description="Play the SDG from a position against the engine (normal play: who cannot "
+                    "move loses). The engine plays a winning move when there is one; otherwise "
+                    "the move removing the fewest letters. At your turn type a move number, "
+                    "'h' for a hint or 'q' to quit. When standard input is not a terminal, "
+                    "moves are read from it one per line.")
+    _add_position_args(p)
+    p.add_argument("--first", choices=get_args(Player), default="human",
+                   help="who moves first (default: human)")
+    p.set_defaults(func=_cmd_play)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from ..play import Analyzer, Game, parse_position, play_terminal
+
+    analyzer = Analyzer(load(args), method=args.method)
+    game = Game(analyzer, parse_position(analyzer, args.position), to_move=args.first)
+    console = Console(highlight=False)
+    interactive = sys.stdin.isatty()
+
+    def read_line(prompt: str) -> str | None:
+        if not interactive:  # scripted: one move per line, the transcript echoes it
+            line = sys.stdin.readline()
+            return line if line else None
+        try:
+            return console.input(prompt)
+        except EOFError:
+            return None
+
+    play_terminal(game, console=console, read_line=read_line, echo=not interactive)
+    return ExitCode.OK
+
+
+def _add_period(sub: Any) -> None:
+    p = sub.add_parser(
+        "period", help="proven preperiod and period of n ↦ 𝒢(A, aⁿ) over one letter",
+        description="For a right- or left-linear grammar over one letter (e.g. a subtraction "
+                    "game A -> a^k A | a^k), read the preperiod and period of "
+                    "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
+                    "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
+    add_grammar(p, nonterminal=True)
+    add_budget(p, seconds=False)
+    p.add_argument("--json", action="store_true",
+                   help="print {nonterminal, preperiod, period, values} (⊥ as null)")
+    p.set_defaults(func=_cmd_period)
+
+
+def _cmd_period(args: argparse.Namespace) -> int:
+    from ..periodicity import proven_period
+
+    g = load(args)
+    period = proven_period(g, g.check_nonterminal(args.nonterminal), max_states=args.max_states)
+    if args.json:
+        emit(period.to_json())
+        return ExitCode.OK
+
+    def show(values: Sequence[int | None]) -> str:
+        return " ".join("⊥" if v is None else str(v) for v in values)
+
+    p0, p = period.preperiod, period.period
+    print(f"nonterminal  {period.nonterminal}  (s(n) = 𝒢({period.nonterminal}, "
+          f"{period.letter}ⁿ), n ≥ 1; ⊥: not a position)")
+    print(f"preperiod    {p0}" + (f"  (s(1) … s({p0}): {show(period.prefix)})" if p0 else ""))
+    print(f"period       {p}")
+    print(f"values       {show(period.values)}  (s({p0 + 1}) … s({p0 + p}))")
+    print(f"proof        the automaton over {{{period.letter}}} is a lasso of "
+          f"{period.lasso_tail + period.lasso_cycle} states whose cycle has length "
+          f"{period.lasso_cycle}: every n is covered")
+    return ExitCode.OK
+
+
+def _add_graph(sub: Any) -> None:
+    p = sub.add_parser(
+        "graph", help="Grundy numbers and outcomes of a finite game graph",
+        description="Solve a finite acyclic game graph given as JSON "
+                    '{"positions": {"x": ["y", "z"], ...}} (a follower that is not a key is a '
+                    "sink, a position with no moves): print every position's Grundy number and "
+                    "outcome (P: the player to move loses; N: the player to move wins).  With "
+                    "--sum, print the XOR of a sum of positions and a winning move.")
+    p.add_argument("graph", metavar="GRAPH", help="game graph file (JSON)")
+    p.add_argument("--misere", action="store_true",
+                   help="misère play (the last mover loses): outcomes only, no Grundy numbers; "
+                        "refused with --sum (the XOR does not decide misère sums)")
+    p.add_argument("--sum", metavar="POSITION", nargs="+",
+                   help="the sum of these positions (one per component, repeats allowed; "
+                        "components are numbered from 0): print its XOR and a winning move")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_graph)
+
+
+def _graph_table(header: Sequence[str], columns: Sequence[Sequence[str]],
+                 right: Sequence[bool]) -> str:
+    """An aligned table given column by column (rows for :func:`render.text_table`)."""
+    from ..render import text_table
+
+    return text_table([header, *zip(*columns, strict=True)], right=right).rstrip("\n")
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from ..impartial import MisereSumError, solve_game_graph_file
+
+    if args.sum and args.misere:
+        raise MisereSumError
+    sol = solve_game_graph_file(args.graph)
+    if args.sum:
+        try:
+            total = sol.sum_grundy(args.sum)
+        except InputError as e:
+            raise e.located(args.graph) from None
+        moves = sol.winning_moves(args.sum)
+        if args.json:
+            emit({"components": [{"position": c, "grundy": sol.grundy[c]} for c in args.sum],
+                   "grundy": total, "outcome": sol.sum_outcome(args.sum),
+                   "winning_moves": [{"component": m.component, "from": m.source, "to": m.target}
+                                     for m in moves]})
+            return ExitCode.OK
+        print(_graph_table(["component", "position", "grundy"],
+                           [[str(i) for i in range(len(args.sum))], args.sum,
+                            [str(sol.grundy[c]) for c in args.sum]],
+                           [True, False, True]))
+        print(f"xor: {total}")
+        if moves:
+            m = moves[0]
+            others = len(moves) - 1
+            more = f" ({others} other winning move{'s' * (others > 1)})" if others else ""
+            print(f"winning move: component {m.component}: {m.source} -> {m.target}{more}")
+        else:
+            print("P-position: no winning move (the player to move loses)")
+        return ExitCode.OK
+    outcome = sol.outcomes(misere=args.misere)
+    if args.json:
+        if args.misere:
+            emit({"positions": {p: {"outcome": o} for p, o in outcome.items()}})
+        else:
+            emit({"positions": {p: {"grundy": g, "outcome": outcome[p]}
+                                 for p, g in sol.grundy.items()}})
+    elif args.misere:
+        print(_graph_table(["position", "outcome (misère)"],
+                           [list(outcome), list(outcome.values())], [False, False]))
+    else:
+        print(_graph_table(["position", "grundy", "outcome"],
+                           [list(sol.grundy), list(map(str, sol.grundy.values())),
+                            list(outcome.values())],
+                           [False, True, False]))
+    return ExitCode.OK
+
+
+def _add_game_graph(sub: Any) -> None:
+    p = sub.add_parser(
+        "game-graph", help="the game graph of the positions (X, w), |w| ≤ N, with Grundy numbers",
+        description="Every position (X, w) with 1 ≤ |w| ≤ N for the chosen nonterminals "
+                    "(default: all), every position reachable from them, and the moves; ∅ is "
+                    "the final position. Each node shows its Grundy number and the P-positions "
+                    "(𝒢 = 0) are highlighted, as in Figures 1 and 7 of the paper. SVG and PNG "
+                    "need the visual extra: pip install \"sdg_automata[visual]\".")
+    add_grammar(p)
+    p.add_argument("nonterminals", metavar="NONTERMINAL", nargs="*",
+                   help="the nonterminals X (default: all)")
+    p.add_argument("--max-length", type=natural, default=3, metavar="N",
+                   help="the largest |w| (default 3)")
+    p.add_argument("--max-nodes", type=positive, default=2000, metavar="K",
+                   help="refuse graphs with more than K positions (default 2000)")
+    p.add_argument("--format", choices=["text", "json", "dot", "svg", "png"], default="text",
+                   help="text: one line per position; json: nodes and moves; dot: DOT; "
+                        "svg, png: drawn by Graphviz")
+    add_output(p)
+    add_drawing(p)
+    add_budget(p, states=False)
+    p.set_defaults(func=_cmd_game_graph)
+
+
+def _cmd_game_graph(args: argparse.Namespace) -> int:
+    from ..render import game_graph, game_graph_to_dot
+
+    check_visual(args)
+    g = load(args)
+    gg = game_graph(g, args.nonterminals or None, args.max_length, max_nodes=args.max_nodes)
+    if args.format == "json":
+        moves: list[list[int]] = [[] for _ in gg.nodes]
+        for s, t in gg.edges:
+            moves[s].append(t)
+        text = json.dumps({"nodes": [{"position": [list(part) for part in p], "grundy": v,
+                                      "moves": m}
+                                     for p, v, m in zip(gg.nodes, gg.values, moves, strict=True)]},
+                          ensure_ascii=False) + "\n"
+    elif args.format == "text":
+        targets: list[list[str]] = [[] for _ in gg.nodes]
+        for s, t in gg.edges:
+            targets[s].append(gg.name(gg.nodes[t]))
+        text = "".join(f"{gg.name(p)}\t{v}\t{', '.join(ts) or '(no move)'}\n"
+                       for p, v, ts in zip(gg.nodes, gg.values, targets, strict=True))
+    else:
+        text = game_graph_to_dot(gg)
+    deliver(args, text, size=len(gg.nodes))
+    return ExitCode.OK
+
+
+def register(sub: Any) -> None:
+    """Add this group's commands to the subparsers ``sub``."""
+    _add_moves(sub)
+    _add_play(sub)
+    _add_period(sub)
+    _add_graph(sub)
+    _add_game_graph(sub)

@@ -1,0 +1,137 @@
+"""Commands on grammars and words: ``check`` and ``grundy`` (SPEC §1–2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, get_args
+
+from ..errors import InputError
+from ..grammar import Grammar
+from ..parse import read_text
+from ..semantics import Method
+from .common import ExitCode, add_grammar, emit, load
+
+__all__ = ["register"]
+
+
+def _add_check(sub: Any) -> None:
+    p = sub.add_parser("check", help="validate a grammar and print its classification",
+                       description="Validate a grammar file and print its classification, "
+                                   "alphabet, nonterminals and rule count.")
+    add_grammar(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_check)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    g = load(args)
+    info = {
+        "grammar": args.grammar,
+        "kind": g.kind,
+        "start": g.start,
+        "nonterminals": list(g.nonterminals),
+        "terminals": "".join(g.terminals),
+        "rules": len(g.rules),
+    }
+    if args.json:
+        emit(info)
+    else:
+        print(f"{args.grammar}: valid {g.kind} grammar")
+        print(f"start:        {g.start}")
+        print(f"nonterminals: {', '.join(g.nonterminals)}")
+        print(f"terminals:    {', '.join(g.terminals) or '(none)'}")
+        print(f"rules:        {len(g.rules)}")
+    return ExitCode.OK
+
+
+def _add_grundy(sub: Any) -> None:
+    p = sub.add_parser(
+        "grundy", help="Grundy numbers of words or of a multiset position",
+        description="Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
+                    "'not a position'); or, with --position, the XOR of a multiset position.")
+    add_grammar(p)
+    p.add_argument("nonterminal", metavar="NONTERMINAL", nargs="?", help="the nonterminal A")
+    p.add_argument("words", metavar="WORD", nargs="*", help="words to evaluate")
+    p.add_argument("--words-from", metavar="FILE",
+                   help="read further words from FILE, one per line ('-' for stdin)")
+    p.add_argument("--position", metavar="A:w", nargs="+",
+                   help="a multiset position, e.g. --position A:aab B:ba")
+    p.add_argument("--method", choices=get_args(Method), default="auto",
+                   help="auto: the automaton for right/left-linear grammars, the substring DP "
+                        "otherwise; dfa: the automaton; brute: the exact dynamic programs; "
+                        "cyk: the substring DP; naive: the definition (exponential)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.set_defaults(func=_cmd_grundy)
+
+
+def _words(args: argparse.Namespace) -> list[str]:
+    words = list(args.words)
+    if args.words_from:
+        text = read_text(args.words_from, what="word list")
+        words.extend(line.strip() for line in text.splitlines() if line.strip())
+    return words
+
+
+def _warn_outside(g: Grammar, w: str) -> None:
+    """Say on stderr why a word with letters outside Σ is not a position."""
+    bad = sorted(set(w) - set(g.terminals))
+    if bad:
+        print(f"warning: {w!r} has letter(s) {', '.join(map(repr, bad))} outside the alphabet "
+              f"{{{', '.join(g.terminals)}}}: not a position", file=sys.stderr)
+
+
+def _cmd_grundy(args: argparse.Namespace) -> int:
+    from ..play import parse_pair
+    from ..semantics import evaluator
+
+    g = load(args)
+    value = evaluator(g, method=args.method)
+    if args.position:
+        if args.nonterminal or args.words or args.words_from:
+            raise InputError("--position takes the place of NONTERMINAL and WORDs")
+        parts = [parse_pair(g, item) for item in args.position]
+        values = []
+        for head, w in parts:
+            _warn_outside(g, w)
+            values.append(value(head, w))
+        total = None if None in values else _xor(v for v in values if v is not None)
+        if args.json:
+            emit({"position": [{"nonterminal": h, "word": w, "grundy": v}
+                                for (h, w), v in zip(parts, values, strict=True)],
+                   "grundy": total})
+        else:
+            for (h, w), v in zip(parts, values, strict=True):
+                print(f"{h}:{w}\t{_show(v)}")
+            print(f"xor\t{_show(total)}")
+        return ExitCode.OK
+    if not args.nonterminal:
+        raise InputError("give NONTERMINAL and WORDs, or --position A:w ...")
+    head = g.check_nonterminal(args.nonterminal)
+    words = _words(args)
+    if not words:
+        raise InputError("no words given (WORD arguments or --words-from FILE)")
+    for w in words:
+        _warn_outside(g, w)
+        v = value(head, w)
+        if args.json:
+            emit({"nonterminal": head, "word": w, "grundy": v})
+        else:
+            print(_show(v))
+    return ExitCode.OK
+
+
+def _xor(values: Any) -> int:
+    from ..impartial import nim_sum
+
+    return nim_sum(values)
+
+
+def _show(v: int | None) -> str:
+    return "not a position" if v is None else str(v)
+
+
+def register(sub: Any) -> None:
+    """Add this group's commands to the subparsers ``sub``."""
+    _add_check(sub)
+    _add_grundy(sub)
