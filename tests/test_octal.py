@@ -80,7 +80,7 @@ TWO_DIGIT = [c for c in codes(2) if len(c) == 4]
 THREE_DIGIT_SAMPLE = random.Random(14).sample([c for c in codes(3) if len(c) == 5], 12)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def certified(code: str) -> OctalPeriod:
     """The period of ``code``, computed once for the module's tests."""
     return OctalGame.parse(code).period()
