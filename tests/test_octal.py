@@ -302,10 +302,12 @@ def test_codes() -> None:
 def test_survey_local_and_pooled() -> None:
     """Should give the same rows here, on threads and on processes, in code order."""
     here = survey(1, max_n=2000)
-    assert [r.code for r in here] == list(codes(1))
+    assert [r.result.code for r in here] == list(codes(1))
     with ThreadPoolExecutor(2) as pool:
         assert survey(1, max_n=2000, executor=pool) == here
     with ProcessPoolExecutor(2) as pool:
         assert survey(1, max_n=2000, executor=pool) == here
     # every one-digit game is solved but Officers (0.6)
-    assert [r.code for r in here if not r.certified] == ["0.6"]
+    assert [r.result.code for r in here if not r.result.certified] == ["0.6"]
+    row = here[0].to_json()
+    assert row["code"] == "0.1" and "values" not in row and row["seconds"] >= 0
