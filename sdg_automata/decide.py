@@ -48,7 +48,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
-from .construction import GrundyAutomaton, automaton_for, jupyter_mimebundle
+from .construction import GrundyAutomaton, automaton_for
 from .crawl import CHECK_EVERY, MEMORY_EVERY, crawl
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
@@ -103,8 +103,6 @@ class Verdict:
     method, strategy:
         How it was decided.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     nonterminal: str
     k: int | None
@@ -224,8 +222,7 @@ class _Walk:
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
     step, alphabet, grundy_at = automaton.step, automaton.alphabet, automaton.grundy_at
     if within is None:
-        return _Walk(initial=automaton.initial,
-                     expand=lambda q: [step(q, a) for a in alphabet],
+        return _Walk(initial=automaton.initial, expand=automaton.expand,
                      value=partial(grundy_at, head=head))
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
