@@ -212,17 +212,16 @@ def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
 class _Walk:
     """The automaton a search walks: M itself, or M × within packed as q << shift | d.
 
-    ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
-    constraint forbids it), as :func:`~sdg_automata.crawl.crawl` takes it;
-    ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
+    ``expand(s)[c]`` is the successor on letter c (``-1``: the constraint
+    forbids it), as :func:`~sdg_automata.crawl.crawl` takes it; ``value(s)``
+    is 𝒢_A read off s where the constraint accepts, else ``None``.
     ``marks[v]`` is the bit of s meaning A^v ∈ q, and ``accepting`` (``None``:
     always) the constraint's acceptance: a search can test ``s & marks`` first
     and call nothing on most states.  Every s is below ``2**bits``.
     """
 
     initial: int
-    follow: Callable[[int, Any], int]
-    letters: Sequence[Any]
+    expand: Callable[[int], Sequence[int]]
     value: Callable[[int], int | None]
     marks: tuple[int, ...]
     accepting: Callable[[int], bool] | None
@@ -230,28 +229,31 @@ class _Walk:
 
 
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
-    step, grundy_at = automaton.step, automaton.grundy_at
+    step, alphabet, grundy_at = automaton.step, automaton.alphabet, automaton.grundy_at
     fields = automaton.value_bits(head)
     if within is None:
-        return _Walk(initial=automaton.initial, follow=automaton.follow, letters=automaton.alphabet,
+        return _Walk(initial=automaton.initial, expand=automaton.expand,
                      value=partial(grundy_at, head=head), marks=fields, accepting=None,
                      bits=len(automaton.items))
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
+    letters = [(within.rows[a], a) for a in alphabet]
     final = within.final
 
-    def follow(s: int, letter: tuple[array[int], str]) -> int:
-        row, a = letter
-        nd = row[s & dmask]
-        # a dead constraint state: no word through here is allowed
-        return step(s >> shift, a) << shift | nd if nd >= 0 else -1
+    def expand(s: int) -> list[int]:
+        q, d = s >> shift, s & dmask
+        out = []
+        for row, a in letters:
+            nd = row[d]
+            # a dead constraint state: no word through here is allowed
+            out.append(step(q, a) << shift | nd if nd >= 0 else -1)
+        return out
 
     def value(s: int) -> int | None:
         return grundy_at(s >> shift, head) if final[s & dmask] else None
 
-    return _Walk(initial=automaton.initial << shift | within.initial, follow=follow,
-                 letters=[(within.rows[a], a) for a in automaton.alphabet], value=value,
-                 marks=tuple(m << shift for m in fields),
+    return _Walk(initial=automaton.initial << shift | within.initial, expand=expand,
+                 value=value, marks=tuple(m << shift for m in fields),
                  accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
 
 
@@ -410,11 +412,11 @@ def _bfs(search: _Search) -> _SearchResult:
     unless it shows one.
     """
     walk, settled, budget = search.walk, search.settled, search.budget
-    follow, marks, accepting = walk.follow, walk.marks, walk.accepting
+    expand, marks, accepting = walk.expand, walk.marks, walk.accepting
     meter: Meter = budget.start("search", unit="states")
     limit = budget.max_states
     cap = -1 if limit is None else limit  # numbering state `cap` would exceed the budget
-    width = len(walk.letters)
+    width = len(search.automaton.alphabet)
     store = PackedStates(walk.bits)
     store.add(walk.initial)
     add = store.add
@@ -425,15 +427,15 @@ def _bfs(search: _Search) -> _SearchResult:
     unseen = 0  # the marks of the values not found yet
     for m in marks:
         unseen |= m
-    numbered = list(enumerate(walk.letters))
+    letters = range(width)
     mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
     sid = t = 0  # the number of the state expanded, of the last state reached
     stopped = False
     try:
         while frontier and not stopped:
-            q = frontier.popleft()
-            for k, a in numbered:
-                ns = follow(q, a)
+            successors = expand(frontier.popleft())
+            for k in letters:
+                ns = successors[k]
                 if ns < 0 or not add(ns):
                     continue
                 t += 1
@@ -474,14 +476,16 @@ def _dfs(search: _Search) -> _SearchResult:
     (:meth:`GrundyAutomaton.witness` of the letters read).
     """
     walk, settled, witness = search.walk, search.settled, search.automaton.witness
-    follow, value, letters = walk.follow, walk.value, walk.letters
-    width = len(letters)
+    expand, value = walk.expand, walk.value
+    width = len(search.automaton.alphabet)
     meter: Meter = search.budget.start("search", unit="states")
     limit = search.budget.max_states
     cap = -1 if limit is None else limit
     seen = {walk.initial}
-    path = [walk.initial]  # the states along the current path
-    tried = [0]            # per path entry: how many of its letters were tried
+    # per path entry: its successors (computed at once, as expand gives them) and how many
+    # of them were tried
+    path = [expand(walk.initial)]
+    tried = [0]
     read: list[int] = []   # letters read along the path
     found: dict[int, str] = {}
     deepest = 1
@@ -496,7 +500,7 @@ def _dfs(search: _Search) -> _SearchResult:
                     read.pop()
                 continue
             tried[-1] = c + 1
-            ns = follow(path[-1], letters[c])
+            ns = path[-1][c]
             if ns < 0 or ns in seen:
                 continue
             if len(seen) == cap:
@@ -512,7 +516,7 @@ def _dfs(search: _Search) -> _SearchResult:
                 if settled(v):
                     return _SearchResult(found=found, explored=len(seen), complete=False,
                                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
-            path.append(ns)
+            path.append(expand(ns))
             tried.append(0)
             read.append(c)
             deepest = max(deepest, len(path))
