@@ -125,7 +125,7 @@ def _cmd_imark_value(args: argparse.Namespace) -> int:
     for n in args.n:
         v = imark_value(game, n=n, c=args.c, max_c=args.max_c)
         if args.json:
-            emit(v.as_dict())
+            emit(v.to_json())
         else:
             print(v.grundy)
         sys.stdout.flush()  # each proven value is out before a later one fails
@@ -180,7 +180,7 @@ def _cmd_imark_survey(args: argparse.Namespace) -> int:
 
     if args.format == "json":
         for row in rows:
-            emit(row.as_dict())
+            emit(row.to_json())
     elif args.format == "csv":
         import csv
 
@@ -189,7 +189,7 @@ def _cmd_imark_survey(args: argparse.Namespace) -> int:
                   "starts", "seconds"]
         out.writerow(fields)
         for row in rows:
-            d = row.as_dict()
+            d = row.to_json()
             d["S"], d["D"] = show(row.S), show(row.D)
             out.writerow(["" if d[f] is None else d[f] for f in fields])
     else:
