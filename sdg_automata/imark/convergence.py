@@ -29,7 +29,6 @@ from ..budget import UNLIMITED, Budget, Meter
 from ..errors import ConvergenceError, InputError, SdgBug
 from . import naive
 from .game import IMark, game_of, position
-from .layers import NoConvergence, layered_value, supports
 from .naive import imark_sequence
 from .reference import reference_outcomes
 
@@ -137,6 +136,8 @@ EngineFn = Callable[[IMark, Sequence[int], Sequence[int], bool, Meter], Iterator
 
 def _layers(game: IMark, ns: Sequence[int], ladder: Sequence[int], reuse: bool,
             meter: Meter) -> Iterator[Outcome]:
+    from .layers import NoConvergence, layered_value, supports  # numpy: loaded on first use
+
     tables: dict[int, bytes] = {}
     for n in ns:
         if not supports(game, n):  # very wide masks or huge divisors: one at a time

@@ -43,12 +43,12 @@ from functools import lru_cache
 import numpy as np
 
 from ..budget import Meter
-from ..errors import InputError, SdgBug
+from ..errors import BudgetExceeded, SdgBug
 from .game import IMark, Rules
 
 __all__ = ["NoConvergence", "columns", "layered_value", "supports"]
 
-#: a layered run is refused (InputError) beyond this many digit bytes (columns × digits)
+#: a layered run is refused (BudgetExceeded) beyond this many digit bytes (columns × digits)
 MAX_GRID_BYTES = 1 << 27
 #: values of m kept exactly; larger ones are only compared with the table's end
 _CAP = 1 << 40
@@ -204,8 +204,11 @@ def columns(n: int, others: tuple[int, ...], *, limit: int) -> Columns:
             prods.append(p)
             sums.append(depth)
             if len(vecs) > limit:
-                raise InputError(f"the convergence technique at n ≈ 10^{len(str(n)) - 1} "
-                                 f"needs more than {limit:,} columns of intervals; too large")
+                raise BudgetExceeded(
+                    f"the convergence technique at n ≈ 10^{len(str(n)) - 1} with "
+                    f"{len(others) + 1} divisors needs more than {limit:,} columns of "
+                    "intervals (|M(n)| grows as log(n)^|D|); too large",
+                    explored=0)
             for i, d in enumerate(others):
                 if any(v[j] for j in range(i + 1, len(v))):
                     continue  # generate each vector once: increase coordinates in order
@@ -270,8 +273,8 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     ------
     NoConvergence
         With the m whose interval could not be proven with this c.
-    InputError
-        When the grid would exceed :data:`MAX_GRID_BYTES`.
+    BudgetExceeded
+        When the grid would exceed :data:`MAX_GRID_BYTES` (checked before the work).
     """
     B = len(table) - 1
     if B < 2 * c + game.history:
@@ -295,8 +298,8 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     cols = columns(n, others, limit=max(1, MAX_GRID_BYTES // width))
     R = len(cols.q)
     if R * width > MAX_GRID_BYTES:
-        raise InputError(f"the convergence technique at n ≈ 10^{len(str(n)) - 1} needs "
-                         f"{R * width:,} bytes of digits; too large")
+        raise BudgetExceeded(f"the convergence technique at n ≈ 10^{len(str(n)) - 1} needs "
+                             f"{R * width:,} bytes of digits; too large")
     # digit j of column r, stored at index |r| + j: layer s reads index s of every column
     dtype = np.uint8 if d1 <= 256 else np.int64
     digits = np.zeros((R, width), dtype=dtype)

@@ -86,7 +86,12 @@ class _Store:
         # M(n) = {⌊n/∏dᵢ^aᵢ⌋}, closed under m ↦ ⌊m/d⌋; below B the table answers
         seen = {n for n in ns if n > B}
         stack = list(seen)
+        popped = 0
         while stack:
+            popped += 1
+            if meter is not None and popped & 4095 == 0:
+                meter.check_states(len(seen))  # M itself is over the interval budget
+                meter.check(meter.count)  # the clock
             m = stack.pop()
             if adequate(m):
                 continue

@@ -41,9 +41,8 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def _division_masks(r: Rules, g: bytes | bytearray, upto: int) -> list[int]:
-    """mask[x] = the set of 𝒢(x/d), d ∈ D dividing x, for x ≤ upto (g must reach upto//2)."""
-    masks = [0] * (upto + 1)
+def _division_masks(r: Rules, masks: list[int], g: bytes | bytearray, upto: int) -> list[int]:
+    """Fill mask[x] = the set of 𝒢(x/d), d ∈ D dividing x, for x ≤ upto (g must reach upto//2)."""
     for d in r.D:
         x = d
         for v in g[1:upto // d + 1]:
@@ -61,7 +60,8 @@ def _steps_counter(game: IMark, upto: int, max_c: int
         raise BudgetExceeded(f"a survey up to {upto} needs about "
                              f"{horizon * _BYTES_PER_START:,} bytes, more than the limit of "
                              f"{MAX_TABLE_BYTES:,}")
-    masks = _division_masks(r, imark_sequence(game, upto=horizon), horizon)
+    masks = [0] * (horizon + 1)  # the largest allocation first: a MemoryError comes at once
+    masks = _division_masks(r, masks, imark_sequence(game, upto=horizon), horizon)
     full = r.state_set([None] * r.K)
     sets, V, K = r.sets, r.V, r.K
 
