@@ -102,6 +102,9 @@ class Sweep(Generic[J]):
     brief:
         A row as the short cells of a terminal table (header → cell); the
         fields of ``columns`` as they are when ``None``.
+    csv:
+        A row as CSV shows it (the same fields, some written otherwise);
+        the row itself when ``None``.
     unit:
         What the per-job budget counts (for messages).
     """
@@ -113,6 +116,7 @@ class Sweep(Generic[J]):
     failed: Callable[[J, Status, str], Row]
     columns: tuple[str, ...]
     brief: Callable[[dict[str, Any]], dict[str, str]] | None = None
+    csv: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     unit: str = "states"
 
     def __post_init__(self) -> None:
@@ -205,6 +209,7 @@ def run_sweep(
     skip: Container[str] = frozenset(),
     batch: int = 1,
     window: int = 8,
+    ordered: bool = False,
 ) -> SweepStats:
     """Run every job of ``sweep`` whose key is not in ``skip``; hand each row to ``on_row``.
 
@@ -230,6 +235,9 @@ def run_sweep(
         Keys already done (see :func:`resume`).
     batch, window:
         Jobs per task, and tasks in flight at once.
+    ordered:
+        Hand rows over in the order of the jobs (each as soon as it and every
+        earlier one are done) instead of the order they finish in.
 
     Returns
     -------
@@ -248,9 +256,19 @@ def run_sweep(
     pending = [(k, job) for k, job in todo if k not in skip]
     skipped = len(todo) - len(pending)
 
+    waiting: dict[str, dict[str, Any]] = {}  # finished early, when ordered
+    order = iter([k for k, _ in pending])
+    following = [next(order, None)]
+
     def deliver(keys: Sequence[str], rows: list[dict[str, Any]]) -> None:
         if [r.get("key") for r in rows] != list(keys):
             raise SdgBug(f"sweep {sweep.name!r}: rows came back for other keys than sent")
+        if ordered:
+            waiting.update(zip(keys, rows, strict=True))
+            rows = []
+            while following[0] in waiting:
+                rows.append(waiting.pop(following[0]))
+                following[0] = next(order, None)
         for row in rows:
             counts[row["status"]] = counts.get(row["status"], 0) + 1
             on_row(row)
@@ -390,9 +408,12 @@ class CsvSink:
     columns: tuple[str, ...]
     stream: IO[str] | None = None
     header: bool = True
+    cells: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def write(self, row: dict[str, Any]) -> None:
         out = self.stream or _stdout()
+        if self.cells is not None:
+            row = self.cells(row)
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         if self.header:
@@ -407,12 +428,14 @@ class CsvSink:
 class TableSink:
     """Aligned rows for a terminal, one line per row as it arrives, header first.
 
-    ``cells`` turns a row into its display cells (the sweep's :attr:`Sweep.brief`);
-    every column but the last is cut to ``width`` characters.
+    ``cells`` turns a row into its display cells (the sweep's :attr:`Sweep.brief`).
+    Widths are fixed by the header and the first row, at least ``least`` and at
+    most ``width``; longer cells are cut (the last column never is).
     """
 
     cells: Callable[[dict[str, Any]], dict[str, str]]
-    width: int = 16
+    width: int = 24
+    least: int = 10
     stream: IO[str] | None = None
     _widths: list[int] = field(default_factory=list, repr=False)
 
@@ -426,7 +449,8 @@ class TableSink:
         out = self.stream or _stdout()
         cells = self.cells(row)
         if not self._widths:
-            self._widths = [max(len(h), min(self.width, len(c))) for h, c in cells.items()][:-1]
+            self._widths = [max(len(h), self.least, min(self.width, len(c)))
+                            for h, c in cells.items()][:-1]
             out.write(self._line(list(cells)) + "\n")
         out.write(self._line(list(cells.values())) + "\n")
         out.flush()
