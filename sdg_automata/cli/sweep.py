@@ -52,11 +52,11 @@ def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> Non
     p.add_argument("--format", choices=(*FORMATS, "json"), default=None,
                    help="jsonl (default with --out or a pipe; 'json' is the same), csv, or "
                         "table (a terminal)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=positive, default=None, metavar="J",
-                       help="local worker processes (default: the CPU count; 1: this process)")
-    where.add_argument("--scheduler", metavar="ADDR",
-                       help="a Dask scheduler tcp://HOST:PORT, or 'local' for a LocalCluster")
+    p.add_argument("--jobs", type=positive, default=None, metavar="J",
+                   help="local worker processes (default: the CPU count; 1: this process); "
+                        "with --scheduler local, the LocalCluster's workers")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="a Dask scheduler tcp://HOST:PORT, or 'local' for a LocalCluster")
     p.add_argument("--connect-timeout", type=duration, default=20.0, metavar="S",
                    help="seconds to wait for the Dask scheduler and a worker (default 20)")
     p.add_argument("--batch", type=positive, default=None, metavar="B",
@@ -205,6 +205,9 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
         restart: Callable[[], Executor] | None = None
         width = 1
         if args.scheduler:
+            if args.jobs and args.scheduler != "local":
+                raise InputError("--jobs counts local processes; a Dask cluster at "
+                                 f"{args.scheduler} has the workers it was started with")
             executor, width = stack.enter_context(dask_executor(
                 args.scheduler, workers=args.jobs, timeout=args.connect_timeout))
         else:
