@@ -11,7 +11,14 @@ import importlib
 import json
 import sys
 
-SUITES = ["bench_grundy", "bench_construction", "bench_decide", "bench_imark", "bench_sweep"]
+SUITES = [
+    "bench_grundy",
+    "bench_construction",
+    "bench_decide",
+    "bench_imark",
+    "bench_explore",
+    "bench_sweep",
+]
 
 
 def main(argv: list[str] | None = None) -> int:
