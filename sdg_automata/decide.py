@@ -21,7 +21,7 @@ offers it at once):
 
 * ``"bfs"`` keeps every reached state with its breadth-first parent: witnesses
   are shortest words.  Memory: the states packed in a
-  :class:`~sdg_automata.store.PackedStates` (fixed-width records, about 60
+  :class:`~sdg_automata.store.PackedStates` (fixed-width records, about 65
   bytes per state on the hardness family), the frontier, two small int arrays.
 * ``"dfs"`` keeps only a hash set of the reached states and the current path
   (no index, no parents): about a third less memory for the same states
