@@ -36,7 +36,7 @@ def test_value_json_objects(capsys):
     code, out, _ = run(capsys, "value", "--S", "1", "--D", "2,3", "1000000", "10^18", "--json")
     assert code == 0
     first, second = (json.loads(line) for line in out.splitlines())
-    assert set(first) == {"S", "D", "n", "grundy", "c"}
+    assert set(first) == {"schema", "S", "D", "n", "grundy", "c"}
     assert first["S"] == [1] and first["D"] == [2, 3] and first["n"] == 10**6
     assert first["grundy"] == 0 and first["c"] >= 1
     assert second["n"] == 10**18 and second["grundy"] == 2
@@ -88,7 +88,7 @@ def test_sequence_streams_values(capsys):
     assert [int(x) for x in out.split()] == list(imark_sequence([1], [2, 3], upto=200))
     code, out, _ = run(capsys, "sequence", "--S", "", "--D", "2", "--upto", "8", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
-    assert rows[8] == {"n": 8, "grundy": 1} and len(rows) == 9
+    assert rows[8] == {"schema": "imark-sequence/1", "n": 8, "grundy": 1} and len(rows) == 9
 
 
 def test_survey_json(capsys):

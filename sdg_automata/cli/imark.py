@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from .common import ExitCode, Parser, emit
+from .common import ExitCode, Parser, emit, stamped
 
 __all__ = ["register"]
 
@@ -115,7 +115,7 @@ def _imark_big(text: str) -> int:
 
 def _cmd_imark_missing(args: argparse.Namespace) -> int:
     raise InputError("imark needs a subcommand: value, sequence or survey "
-                     "(see 'sdg_automata imark --help')")
+                     "(see 'sdg-automata imark --help')")
 
 
 def _cmd_imark_value(args: argparse.Namespace) -> int:
@@ -142,7 +142,7 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
     n = 0
     for chunk in imark_sequence_chunks(game, upto=args.upto):
         if args.json:
-            lines = [json.dumps({"n": n + i, "grundy": g}) for i, g in enumerate(chunk)]
+            lines = [json.dumps(stamped({"n": n + i, "grundy": g})) for i, g in enumerate(chunk)]
         else:
             lines = list(map(str, chunk))
         sys.stdout.write("\n".join(lines) + "\n")
