@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .bounds import upper_bound, upper_bounds
     from .construction import GrundyAutomaton, dfa
     from .counting import count, density, generating_function
-    from .decide import Verdict, decide_max_grundy, max_grundy, spectrum
+    from .decide import Verdict, max_grundy, spectrum
     from .imark import imark_grundy, imark_sequence
     from .impartial import grundy_values, solve_game_graph, winning_moves
     from .periodicity import proven_period
@@ -57,7 +57,7 @@ _LAZY = {
     "upper_bound": "bounds", "upper_bounds": "bounds",
     "GrundyAutomaton": "construction", "dfa": "construction",
     "count": "counting", "density": "counting", "generating_function": "counting",
-    "Verdict": "decide", "decide_max_grundy": "decide", "max_grundy": "decide",
+    "Verdict": "decide", "max_grundy": "decide",
     "spectrum": "decide",
     "imark_grundy": "imark", "imark_sequence": "imark",
     "grundy_values": "impartial", "solve_game_graph": "impartial",
@@ -122,7 +122,6 @@ __all__ = [
     "__version__",
     "analyze",
     "count",
-    "decide_max_grundy",
     "density",
     "dfa",
     "generating_function",

@@ -22,12 +22,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import BudgetExceeded, InputError, Interrupted
 
-__all__ = ["Budget", "Meter", "UNLIMITED"]
+__all__ = ["Budget", "Meter", "UNLIMITED", "as_budget"]
 
 
 def _count(name: str, value: Any) -> int | None:
@@ -85,6 +85,29 @@ class Budget:
 UNLIMITED = Budget()
 
 
+def as_budget(
+    budget: Budget | None = None,
+    *,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Budget:
+    """``budget`` (default :data:`UNLIMITED`) with any limit given by keyword put in.
+
+    Lets a long phase keep its keyword spelling (``explore(max_states=10)``)
+    while every limit still goes through one :class:`Budget`, validated there.
+    """
+    budget = UNLIMITED if budget is None else budget
+    changes: dict[str, Any] = {}
+    if max_states is not None:
+        changes["max_states"] = max_states
+    if max_seconds is not None:
+        changes["max_seconds"] = max_seconds
+    if progress is not None:
+        changes["progress"] = progress
+    return replace(budget, **changes) if changes else budget
+
+
 class Meter:
     """The running clock and counter of one phase under a :class:`Budget`.
 
@@ -138,7 +161,8 @@ class Meter:
     def interrupted(self, count: int | None = None) -> Interrupted:
         """The error for Ctrl-C during this phase."""
         n = self.count if count is None else count
-        return Interrupted(f"interrupted during {self.what} after {n} {self.unit}", explored=n)
+        # "interrupted after N …" first: the command line has always begun that way
+        return Interrupted(f"interrupted after {n} {self.unit} ({self.what})", explored=n)
 
     @contextmanager
     def library(self, what: str) -> Iterator[None]:
@@ -165,7 +189,8 @@ class Meter:
         try:
             yield
         except KeyboardInterrupt:
-            raise Interrupted(f"interrupted during {what}", explored=self.count) from None
+            raise Interrupted(f"interrupted after {self.count} {self.unit} (inside {what})",
+                              explored=self.count) from None
         finally:
             if armed:
                 signal.setitimer(signal.ITIMER_REAL, 0)

@@ -29,14 +29,18 @@ from __future__ import annotations
 
 import contextlib
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .bounds import upper_bounds
-from .errors import BudgetExceeded, InputError, Interrupted
+from .budget import UNLIMITED, Budget, as_budget
+from .crawl import Crawl, crawl
+from .errors import InputError, SdgBug
 from .grammar import Grammar
+from .reading import Reading, reading_of
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -44,9 +48,10 @@ if TYPE_CHECKING:
 __all__ = [
     "GrundyAutomaton",
     "Item",
+    "LetterTable",
     "ReachableAutomaton",
+    "TransitionTables",
     "automaton_for",
-    "automaton_grundy",
     "canonical",
     "dfa",
     "fast_automata",
@@ -67,13 +72,67 @@ class Item:
         return f"{self.prefix}{self.nonterminal}{str(self.value).translate(_SUPERSCRIPT)}"
 
 
+class LetterTable(NamedTuple):
+    """Steps 3–4 for one letter a, per item bit k (see :class:`TransitionTables`).
+
+    A named tuple rather than a dataclass: :meth:`GrundyAutomaton.step` unpacks
+    it on every transition.
+    """
+
+    #: the bits of the items that matter on a (a shift or a contribution)
+    relevant: int
+    #: ``shift[k]``: the bitset {a·x B^j} of Step 4 for item k = x B^j (0 when a·x ∉ Γ_N)
+    shift: tuple[int, ...]
+    #: ``contributions[k]``: pairs (nonterminal id of A, 1 << j) of Step 3 — item k = x B^j
+    #: puts j into J_A for every rule A → a x B
+    contributions: tuple[tuple[tuple[int, int], ...], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransitionTables:
+    """A read-only view of the transition relation δ of Steps 3–4 (SPEC §4).
+
+    Enough to compute δ(q, a) without :meth:`GrundyAutomaton.step`, e.g. for a
+    new search strategy (symbolic, SAT-based) that needs the relation itself:
+    for q ∩ ``letters[a].relevant``, Step 4 ORs ``shift[k]`` over the bits k
+    of q; Step 3 ORs each ``contributions[k]`` mask into J_A, then, for each
+    (A, Cs) of ``unit_plan`` in the order <_Γ, adds 𝒢 of every unit C in Cs
+    computed in the same step; A gets the item A^{mex J_A} at bit
+    ``base[A] + mex J_A`` (never above ``bound[A]``, SPEC §3).
+
+    Attributes
+    ----------
+    items:
+        ``items[k]`` is the item of bit k.
+    nonterminals:
+        The nonterminal of each id used by ``contributions``, ``base``, ``bound``.
+    base, bound:
+        Per nonterminal id: the bit of A⁰ and m_A.
+    letters:
+        Per letter of Σ, its :class:`LetterTable`; a letter outside Σ leads to ∅.
+    unit_plan:
+        (A, (C, …)) for every A with unit rules A → C, in the order <_Γ.
+    """
+
+    items: tuple[Item, ...]
+    nonterminals: tuple[str, ...]
+    base: tuple[int, ...]
+    bound: tuple[int, ...]
+    letters: Mapping[str, LetterTable]
+    unit_plan: tuple[tuple[int, tuple[int, ...]], ...]
+
+
 class GrundyAutomaton:
     """The implicit automaton M of Steps 1–5 for a right-linear grammar (SPEC §4).
 
     Parameters
     ----------
     grammar:
-        A right-linear grammar (mirror a left-linear one first).
+        A right-linear grammar (:func:`automaton_for` serves left-linear ones
+        through their mirror).
+    reading:
+        How the grammar the user gave maps onto ``grammar`` (default: it *is*
+        ``grammar``); set by :func:`automaton_for`.
 
     Attributes
     ----------
@@ -85,6 +144,10 @@ class GrundyAutomaton:
         m_A for every nonterminal (SPEC §3); item values never exceed them.
     items:
         Every item of Γ′ ∪ Γ_N; bit k of a state stands for ``items[k]``.
+    reading:
+        Which way the user's words are read (:class:`~sdg_automata.reading.Reading`):
+        :meth:`grundy` takes the user's w and witnesses are given back in the
+        user's order, whether ``grammar`` is the user's or its mirror.
 
     Notes
     -----
@@ -93,11 +156,16 @@ class GrundyAutomaton:
     outside Σ leads to it.
     """
 
-    def __init__(self, grammar: Grammar):
+    def __init__(self, grammar: Grammar, *, reading: Reading | None = None):
         if not grammar.is_right_linear:
             raise InputError(
                 f"the Step 1–5 construction needs a right-linear grammar; this one is "
                 f"{grammar.kind}" + (" (use grammar.mirror())" if grammar.is_left_linear else ""))
+        if reading is None:
+            reading = Reading(grammar=grammar, right_linear=grammar, mirrored=False)
+        elif reading.right_linear is not grammar:
+            raise SdgBug("a GrundyAutomaton must be built on its reading's right-linear grammar")
+        self.reading = reading
         self.grammar = grammar
         self.alphabet: tuple[str, ...] = grammar.terminals
         self.bounds = upper_bounds(grammar)
@@ -135,7 +203,7 @@ class GrundyAutomaton:
         # Step 3/4 tables per letter: for each item bit, the shifted item a·x B^j and the
         # contributions (A, 1 << j) it makes to the sets J_A
         nt_id = {a: k for k, a in enumerate(nts)}
-        self._tables: dict[str, tuple[int, list[int], list[tuple[tuple[int, int], ...]]]] = {}
+        self._tables: dict[str, LetterTable] = {}
         for a in self.alphabet:
             shift = [0] * len(items)
             contrib: list[list[tuple[int, int]]] = [[] for _ in items]
@@ -150,7 +218,7 @@ class GrundyAutomaton:
                     for j in range(bound[tail] + 1):
                         contrib[bit + j].append((nt_id[head], 1 << j))
             relevant = sum(1 << k for k in range(len(items)) if shift[k] or contrib[k])
-            self._tables[a] = (relevant, shift, [tuple(c) for c in contrib])
+            self._tables[a] = LetterTable(relevant, tuple(shift), tuple(tuple(c) for c in contrib))
         # Step 3 visits A in the order <_Γ so that δ′_C is known before A → C needs it;
         # heads without unit rules depend on nothing computed in the same step
         self._base_of = [self._base[a] for a in nts]
@@ -212,6 +280,14 @@ class GrundyAutomaton:
                 out |= 1 << (base[h] + v)
         return out
 
+    @cached_property
+    def tables(self) -> TransitionTables:
+        """The transition relation of Steps 3–4, read-only (see :class:`TransitionTables`)."""
+        return TransitionTables(
+            items=self.items, nonterminals=self.grammar.nonterminals,
+            base=tuple(self._base_of), bound=tuple(self._bound_of),
+            letters=MappingProxyType(self._tables), unit_plan=self._unit_plan)
+
     def grundy_at(self, q: int, head: str) -> int | None:
         """The i with A^i ∈ q (Step 5: q ∈ F_{A,i}), or ``None``."""
         base = self._base[head]
@@ -248,11 +324,18 @@ class GrundyAutomaton:
         return t
 
     def grundy(self, head: str, w: str) -> int | None:
-        """𝒢_{G,A}(w), by running the automaton on wᴿ (Theorem of SPEC §4)."""
+        """𝒢_{G,A}(w) for the user's grammar and word, by running the automaton on
+        wᴿ (Theorem of SPEC §4) — on w itself when it serves a mirror."""
         self.grammar.check_nonterminal(head)
         if not w:
             return None
-        return self.grundy_at(self.run(reversed(w)), head)
+        return self.grundy_at(self.run(self.reading.automaton_input(w)), head)
+
+    def witness(self, read: Iterable[int]) -> str:
+        """The user's word for which the automaton reads the letters ``read`` (indices into
+        :attr:`alphabet`, in reading order)."""
+        alphabet = self.alphabet
+        return self.reading.witness("".join([alphabet[k] for k in read]))
 
     def item_set(self, q: int) -> tuple[Item, ...]:
         """The items of state ``q``."""
@@ -267,58 +350,32 @@ class GrundyAutomaton:
 
     def explore(
         self,
+        budget: Budget = UNLIMITED,
         *,
         max_states: int | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> ReachableAutomaton:
-        """Build the part reachable from q₀, breadth-first.
+        """Build the part reachable from q₀, breadth-first (:func:`~sdg_automata.crawl.crawl`).
 
         Parameters
         ----------
-        max_states:
-            Budget; :class:`~sdg_automata.errors.BudgetExceeded` once more
-            states would be needed.
-        progress:
-            Called with the number of states found, every 4096 states.
+        budget:
+            :class:`~sdg_automata.errors.BudgetExceeded` once more than
+            ``budget.max_states`` states would be needed or the time is up.
+        max_states, progress:
+            The same limits by keyword (put into ``budget``); ``progress`` is
+            called with the number of states found now and then.
 
         Returns
         -------
         ReachableAutomaton
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
-        index = {self.initial: 0}
-        states = [self.initial]
-        rows = [array("l") for _ in self.alphabet]
-        parent = array("l", [-1])
-        via = array("b", [-1])
-        step = self.step
-        letters = list(enumerate(self.alphabet))
-        sid = 0
-        try:
-            while sid < len(states):
-                q = states[sid]
-                for k, a in letters:
-                    nq = step(q, a)
-                    t = index.get(nq)
-                    if t is None:
-                        if max_states is not None and len(states) >= max_states:
-                            raise BudgetExceeded(
-                                f"construction stopped at the budget of {max_states} states "
-                                f"({sid} fully expanded, {len(states) - sid} waiting)",
-                                explored=len(states))
-                        t = index[nq] = len(states)
-                        states.append(nq)
-                        parent.append(sid)
-                        via.append(k)
-                        if progress is not None and not len(states) & 4095:
-                            progress(len(states))
-                    rows[k].append(t)
-                sid += 1
-        except KeyboardInterrupt:
-            raise Interrupted(f"interrupted after {len(states)} states built",
-                              explored=len(states)) from None
-        return ReachableAutomaton(
-            automaton=self, states=tuple(states), rows=tuple(rows), parent=parent, via=via)
+        budget = as_budget(budget, max_states=max_states, progress=progress)
+        step, alphabet = self.step, self.alphabet
+        found = crawl(self.initial, lambda q: [step(q, a) for a in alphabet], len(alphabet),
+                      budget, what="construction")
+        return ReachableAutomaton(automaton=self, found=found)
 
 
 @dataclass(frozen=True, eq=False)
@@ -327,14 +384,30 @@ class ReachableAutomaton:
 
     ``rows[k][s]`` is the successor of state ``s`` on ``alphabet[k]``; state 0
     is q₀.  ``parent``/``via`` form the breadth-first tree, so the path to a
-    state is a shortest word reaching it.
+    state is a shortest word reaching it.  Made by :meth:`GrundyAutomaton.explore`
+    from a :class:`~sdg_automata.crawl.Crawl`.
     """
 
     automaton: GrundyAutomaton
-    states: tuple[int, ...]
-    rows: tuple[array[int], ...]
-    parent: array[int]
-    via: array[int]
+    found: Crawl
+
+    @property
+    def states(self) -> list[int]:
+        """``states[s]``: the bitset of state ``s``."""
+        return self.found.states
+
+    @property
+    def rows(self) -> tuple[array[int], ...]:
+        """``rows[k][s]``: the successor of ``s`` on ``alphabet[k]``."""
+        return self.found.rows
+
+    @property
+    def parent(self) -> array[int]:
+        return self.found.parent
+
+    @property
+    def via(self) -> array[int]:
+        return self.found.via
 
     def __len__(self) -> int:
         return len(self.states)
@@ -353,12 +426,9 @@ class ReachableAutomaton:
         return frozenset(s for s, v in enumerate(self.values(head)) if v == i)
 
     def word_to(self, s: int) -> str:
-        """The word w whose reverse is the breadth-first path to ``s`` (shortest)."""
-        letters = []
-        while s > 0:
-            letters.append(self.alphabet[self.via[s]])
-            s = self.parent[s]
-        return "".join(letters)  # collected backwards, so this is w itself, not wᴿ
+        """A shortest user's word w that leads to ``s`` (the automaton reads it along the
+        breadth-first path: wᴿ, or w for a mirror)."""
+        return self.automaton.witness(self.found.path(s))
 
     def spectrum(self, head: str) -> dict[int, str]:
         """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value."""
@@ -411,7 +481,7 @@ class ReachableAutomaton:
 
 def _bound_violated(value: int, bound: int) -> None:
     # would contradict SPEC §3; never answer from a broken state
-    raise AssertionError(f"Grundy value {value} exceeds the bound {bound}")
+    raise SdgBug(f"Grundy value {value} exceeds the bound {bound}")
 
 
 @contextlib.contextmanager
@@ -434,29 +504,27 @@ def fast_automata() -> Iterator[None]:
         config.should_validate_automata, config.allow_mutable_automata = old
 
 
-def automaton_for(grammar: Grammar) -> GrundyAutomaton:
-    """The Step 1–5 automaton that serves ``grammar``.
+def automaton_for(grammar: Grammar, *, refusal: str | None = None) -> GrundyAutomaton:
+    """The Step 1–5 automaton that serves ``grammar``, reading words the user's way.
 
     A right-linear grammar's own automaton reads wᴿ.  A left-linear grammar is
     served by its mirror G′ (𝒢_G(w) = 𝒢_{G′}(wᴿ)), whose automaton therefore
-    reads w itself; callers tell the two apart by ``grammar.is_right_linear``.
+    reads w itself.  The automaton's :attr:`~GrundyAutomaton.reading` holds
+    that decision: :meth:`~GrundyAutomaton.grundy` takes the user's word and
+    witnesses come back in the user's order, so no caller reverses anything.
+
+    Parameters
+    ----------
+    refusal:
+        The message for a grammar that is neither (``{kind}``: its class).
 
     Raises
     ------
     InputError
         For a grammar that is neither right- nor left-linear.
     """
-    if grammar.is_right_linear:
-        return GrundyAutomaton(grammar)
-    if grammar.is_left_linear:
-        return GrundyAutomaton(grammar.mirror())
-    raise InputError(f"automata are built for right-linear grammars (and left-linear ones "
-                     f"through their mirror); this one is {grammar.kind}")
-
-
-def automaton_grundy(grammar: Grammar, head: str, w: str) -> int | None:
-    """𝒢_{G,A}(w) through the automaton (right-linear grammars)."""
-    return GrundyAutomaton(grammar).grundy(head, w)
+    reading = reading_of(grammar) if refusal is None else reading_of(grammar, refusal=refusal)
+    return GrundyAutomaton(reading.right_linear, reading=reading)
 
 
 def dfa(
@@ -467,6 +535,7 @@ def dfa(
     forward: bool = False,
     minimal: bool = False,
     reachable: ReachableAutomaton | None = None,
+    budget: Budget = UNLIMITED,
     max_states: int | None = None,
 ) -> DFA:
     """M_{A,i} as an automata-lib DFA (Step 5).
@@ -478,31 +547,113 @@ def dfa(
     forward:
         ``False`` (default): M_{A,i} exactly as in the paper, accepting
         { wᴿ : 𝒢_{G,A}(w) = i }.  ``True``: the DFA of { w : 𝒢_{G,A}(w) = i },
-        by automata-lib's reversal and subset construction, minimal.
+        minimal (see Notes).
     minimal:
         Minimize with automata-lib's ``minify()`` (Hopcroft).
     reachable:
-        A prebuilt :meth:`GrundyAutomaton.explore` result to share.
+        A prebuilt :func:`automaton_for` ``(grammar).explore()`` result to share.
+    budget:
+        Covers every phase: the exploration and the subset construction count
+        states against ``max_states`` (each phase on its own) as they are
+        built; automata-lib's ``minify`` runs under the remaining seconds.
     max_states:
-        Budget for the exploration.
+        The same state limit by keyword (put into ``budget``).
+
+    Raises
+    ------
+    BudgetExceeded
+        When a phase needs more states or time than ``budget`` allows.
 
     Notes
     -----
-    Left-linear grammars go through their mirror G′: 𝒢_G(w) = 𝒢_{G′}(wᴿ), so
-    M′_{A,i} accepts the forward language of G and its reversal the other one.
-    """
-    from automata.fa.dfa import DFA
-    from automata.fa.nfa import NFA
+    A DFA that reads the other way than the automaton (``forward`` for a
+    right-linear grammar; the paper's M_{A,i} for a left-linear one, served by
+    its mirror G′ with 𝒢_G(w) = 𝒢_{G′}(wᴿ)) is the subset construction of the
+    reversed reachable automaton, in int bitsets, counted against the budget
+    as it is built.  By Brzozowski's theorem the determinized reverse of a DFA
+    whose states are all reachable is the minimal DFA of the reversed language
+    [2]_, so no minimization follows.
 
+    References
+    ----------
+    .. [2] J. A. Brzozowski, "Canonical regular expressions and minimal state
+       graphs for definite events", Symposium on Mathematical Theory of
+       Automata, 1962.
+    """
+    budget = as_budget(budget, max_states=max_states)
     grammar.check_nonterminal(head)
     if reachable is None:
-        reachable = automaton_for(grammar).explore(max_states=max_states)
-    flip = not grammar.is_right_linear  # the mirror's automaton reads w, not wᴿ
-    machine = reachable.to_dfa(reachable.accepting(head, i))
-    if forward != flip:
-        small = machine.minify()
-        return canonical(DFA.from_nfa(NFA.from_dfa(small).reverse()))  # minimal already
-    return canonical(machine.minify()) if minimal else machine
+        reachable = automaton_for(grammar).explore(budget)
+    final = reachable.accepting(head, i)
+    # the automaton reads the user's w forwards exactly when it serves a mirror
+    if forward != reachable.automaton.reading.mirrored:
+        return _reversed_dfa(reachable, final, budget)
+    machine = reachable.to_dfa(final)
+    if not minimal:
+        return machine
+    meter = budget.start("minimization", unit="states")
+    with meter.library("automata-lib minify"):
+        return canonical(machine.minify())
+
+
+def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: Budget) -> DFA:
+    """The minimal DFA of the reversed language of ``reachable`` with ``final`` (Brzozowski).
+
+    Subsets of the reachable states are int bitsets; the subset reached from
+    F on a letter a is the union of the a-predecessors of its members, and it
+    accepts when it holds q₀ (state 0).  The states are numbered breadth-first
+    along the sorted letters, so the DFA is already :func:`canonical`.
+    """
+    from automata.base.utils import freeze_value
+    from automata.fa.dfa import DFA
+
+    alphabet, n = reachable.alphabet, len(reachable)
+    # predecessors of every state per letter, as bitsets: grouped first, then one OR chain
+    meter = budget.start("reversal", unit="states")
+    pred: list[list[int]] = []
+    try:
+        for row in reachable.rows:
+            groups: list[list[int]] = [[] for _ in range(n)]
+            for s, t in enumerate(row):
+                groups[t].append(s)
+            masks = [0] * n
+            for t, sources in enumerate(groups):
+                mask = 0
+                for s in sources:
+                    mask |= 1 << s
+                masks[t] = mask
+            pred.append(masks)
+    except KeyboardInterrupt:
+        raise meter.interrupted(n) from None
+
+    start = 0
+    for s in final:
+        start |= 1 << s
+    # as automata-lib's from_nfa: the empty subset is left out (a partial DFA) unless it
+    # is the initial one (the empty language: one state looping on every letter)
+    empty = 0 if start == 0 else -1
+
+    def expand(subset: int) -> list[int]:
+        out = []
+        for masks in pred:
+            image, rest = 0, subset
+            while rest:
+                low = rest & -rest
+                image |= masks[low.bit_length() - 1]
+                rest ^= low
+            out.append(image or empty)
+        return out
+
+    subsets = crawl(start, expand, len(alphabet), budget, what="subset construction")
+    rows = subsets.rows
+    transitions = {d: {a: rows[k][d] for k, a in enumerate(alphabet) if rows[k][d] >= 0}
+                   for d in range(len(subsets.states))}
+    with fast_automata():
+        return DFA(states=frozenset(range(len(subsets.states))),
+                   input_symbols=frozenset(alphabet), transitions=freeze_value(transitions),
+                   initial_state=0,
+                   final_states=frozenset(d for d, q in enumerate(subsets.states) if q & 1),
+                   allow_partial=True)
 
 
 def canonical(d: DFA) -> DFA:

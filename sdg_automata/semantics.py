@@ -25,6 +25,7 @@ from typing import Literal
 from .errors import InputError
 from .grammar import Grammar, Rule
 from .impartial import mex, mex_mask, nim_sum
+from .reading import reading_of, servable
 
 __all__ = [
     "Method",
@@ -116,20 +117,41 @@ def naive_grundy(grammar: Grammar, head: str, w: str) -> int | None:
     """
     grammar.check_nonterminal(head)
     memo: dict[Pair, int | None] = {}
-
-    def value(a: str, u: str) -> int | None:
+    # An explicit stack instead of recursion, so that neither a long word nor a long
+    # chain of unit rules can exhaust Python's stack.  A pair's moves are enumerated
+    # with the values known so far; a part whose value is still unknown counts as no
+    # move and is put on the stack, and the pair is enumerated again once it is known
+    # (each round reaches one nonterminal further into the bodies).  Only an
+    # enumeration that met no unknown part is kept, so it is the definition's.
+    # Every part is a shorter word, or the same word under a unit rule, and unit
+    # rules are acyclic (Grammar refuses cycles): the stack cannot loop.
+    stack: list[Pair] = [(head, w)]
+    while stack:
+        a, u = stack[-1]
         if (a, u) in memo:
-            return memo[(a, u)]
-        options = {
-            nim_sum(value(b, u[i:j]) or 0 for b, i, j in spans)
-            for r in grammar.rules_of(a)
-            for spans in split_spans(grammar, r, u,
-                                     lambda b, i, j: value(b, u[i:j]) is not None)
-        }
-        memo[(a, u)] = mex(options) if options else None
-        return memo[(a, u)]
+            stack.pop()
+            continue
+        unknown: dict[Pair, None] = {}
 
-    return value(head, w)
+        def known(b: str, i: int, j: int, u: str = u, unknown: dict[Pair, None] = unknown
+                  ) -> bool:
+            v = memo.get((b, u[i:j]), -1)
+            if v == -1:
+                unknown[(b, u[i:j])] = None
+                return False
+            return v is not None
+
+        options = {
+            nim_sum(memo[(b, u[i:j])] or 0 for b, i, j in spans)
+            for r in grammar.rules_of(a)
+            for spans in split_spans(grammar, r, u, known)
+        }
+        if unknown:
+            stack.extend(unknown)
+            continue
+        memo[(a, u)] = mex(options) if options else None
+        stack.pop()
+    return memo[(head, w)]
 
 
 # ---------------------------------------------------------------------------
@@ -319,7 +341,7 @@ def evaluator(grammar: Grammar, *, method: Method = "auto") -> Callable[[str, st
     Use it for batches of words: with the automaton, transitions computed for
     one word serve every later one.  See :func:`grundy` for ``method``.
     """
-    linear = grammar.is_right_linear or grammar.is_left_linear
+    linear = servable(grammar)
     if method == "naive":
         return lambda head, w: naive_grundy(grammar, head, w) if w else None
     if method == "cyk" or (method in ("auto", "brute") and not linear):
@@ -327,21 +349,20 @@ def evaluator(grammar: Grammar, *, method: Method = "auto") -> Callable[[str, st
                                 if w else None)
     if method not in ("auto", "brute", "dfa"):
         raise InputError(f"unknown method {method!r} (expected auto, dfa, brute, cyk or naive)")
-    if not linear:
-        raise InputError(f"method {method!r} needs a right- or left-linear grammar, this one is "
-                         f"{grammar.kind}")
-    flip = not grammar.is_right_linear
-    rlg = grammar.mirror() if flip else grammar
+    # left-linear grammars are served by their mirror: the reading decides it, once
+    reading = reading_of(grammar, refusal=f"method {method!r} needs a right- or left-linear "
+                                          f"grammar, this one is {{kind}}")
     if method == "brute":
+        rlg = reading.right_linear
+
         def by_suffixes(head: str, w: str) -> int | None:
             rlg.check_nonterminal(head)
-            return suffix_grundy(rlg, w[::-1] if flip else w)[head] if w else None
+            return suffix_grundy(rlg, reading.word(w))[head] if w else None
 
         return by_suffixes
     from .construction import GrundyAutomaton  # lazily: the heavy module
 
-    automaton = GrundyAutomaton(rlg)
-    return lambda head, w: automaton.grundy(head, w[::-1] if flip else w)
+    return GrundyAutomaton(reading.right_linear, reading=reading).grundy
 
 
 def grundy(grammar: Grammar, head: str, w: str, *, method: Method = "auto") -> int | None:

@@ -15,7 +15,7 @@ from strategies import (
 )
 
 from sdg_automata.bounds import upper_bounds
-from sdg_automata.construction import GrundyAutomaton, automaton_grundy, dfa
+from sdg_automata.construction import GrundyAutomaton, dfa
 from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
 from sdg_automata.parse import parse_grammar
 
@@ -157,7 +157,7 @@ def test_foreign_letters_and_empty_word(example3):
     assert m.step(m.initial, "c") == 0
     assert m.grundy("A", "abc") is None
     assert m.grundy("A", "") is None
-    assert automaton_grundy(example3, "A", "aab") == 2  # SPEC §2: baa ∈ A_2
+    assert GrundyAutomaton(example3).grundy("A", "aab") == 2  # SPEC §2: baa ∈ A_2
     with pytest.raises(GrammarError):
         m.grundy("Z", "a")
 

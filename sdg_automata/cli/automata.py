@@ -13,6 +13,7 @@ from ..parse import read_text
 from .common import (
     ExitCode,
     add_budget,
+    add_drawing,
     add_grammar,
     add_output,
     check_visual,
@@ -119,7 +120,8 @@ def _add_dfa(sub: Any) -> None:
                    help="state names: numbers, or the item sets of SPEC §4 (only for the "
                         "unminimized M_{A,i})")
     add_output(p)
-    add_budget(p, seconds=False)
+    add_drawing(p)
+    add_budget(p)
     p.set_defaults(func=_cmd_dfa)
 
 
@@ -143,7 +145,7 @@ def _cmd_dfa(args: argparse.Namespace) -> int:
     writers: dict[str, Callable[..., str]] = {
         "text": dfa_to_table, "json": dfa_to_json, "dot": dfa_to_dot, "jff": dfa_to_jff,
         "svg": dfa_to_dot, "png": dfa_to_dot}  # svg/png: DOT laid out by deliver
-    deliver(args, writers[args.format](machine, label=label))
+    deliver(args, writers[args.format](machine, label=label), size=len(machine.states))
     return ExitCode.OK
 
 

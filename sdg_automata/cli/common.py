@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..budget import Budget
-from ..errors import InputError
+from ..errors import BudgetExceeded, InputError
 from ..grammar import Grammar
 from ..parse import load_grammar
 
@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     from ..construction import ReachableAutomaton
 
 __all__ = [
-    "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "SCHEMA", "add_budget", "add_grammar",
-    "add_output", "budget", "check_visual", "deliver", "duration", "emit", "explore", "fail",
-    "json_options", "load", "natural", "output", "positive", "progress", "schema_name", "stamped",
-    "unlimited_digits",
+    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "SCHEMA", "add_budget",
+    "add_drawing", "add_grammar", "add_output", "budget", "check_visual", "deliver", "duration",
+    "emit", "explore", "fail", "json_options", "load", "natural", "output", "positive",
+    "progress", "schema_name", "stamped", "unlimited_digits",
 ]
 
 
@@ -155,26 +155,26 @@ def json_options(parser: argparse.ArgumentParser, command: str = "") -> None:
                 json_options(sub, f"{command} {name}".strip())
 
 
-def positive(text: str) -> int:
-    """An argparse type: a whole number ≥ 1."""
+def _whole(text: str, least: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {what}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be at least 1" if least else
+            f"{text!r} must be a natural number (0, 1, 2, ...)")
     return value
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number ≥ 1."""
+    return _whole(text, 1, "whole number")
 
 
 def natural(text: str) -> int:
     """An argparse type: a whole number ≥ 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a natural number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a natural number (0, 1, 2, ...)")
-    return value
+    return _whole(text, 0, "natural number")
 
 
 def duration(text: str) -> float:
@@ -302,15 +302,36 @@ def check_visual(args: argparse.Namespace) -> None:
         require_visual(args.format.upper())
 
 
-def deliver(args: argparse.Namespace, text: str) -> None:
-    """Write ``text`` (DOT for --format svg/png, which Graphviz lays out) to -o or stdout."""
+#: drawings (SVG, PNG) with more states or positions are refused unless --max-draw-states
+#: says otherwise: Graphviz's layout of a few thousand nodes takes minutes
+DRAW_LIMIT = 500
+
+
+def add_drawing(p: argparse.ArgumentParser) -> None:
+    """``--max-draw-states``: the size guard checked before Graphviz is called."""
+    p.add_argument("--max-draw-states", type=positive, default=DRAW_LIMIT, metavar="N",
+                   help=f"--format svg/png: refuse drawings of more than N states or positions "
+                        f"(default {DRAW_LIMIT}; Graphviz's layout grows fast)")
+
+
+def deliver(args: argparse.Namespace, text: str, *, size: int = 0) -> None:
+    """Write ``text`` (DOT for --format svg/png, which Graphviz lays out) to -o or stdout.
+
+    ``size`` is the number of states or positions drawn, checked against
+    ``--max-draw-states`` before Graphviz runs; ``--max-seconds`` bounds the layout.
+    """
     from ..render import dot_to_png, dot_to_svg
 
     data: str | bytes = text
+    if args.format in ("svg", "png") and size > args.max_draw_states:
+        raise BudgetExceeded(f"refusing to draw {size} states or positions with Graphviz (more "
+                             f"than --max-draw-states {args.max_draw_states}); use --format dot "
+                             "or text, or raise --max-draw-states")
+    seconds = getattr(args, "max_seconds", None)
     if args.format == "svg":
-        data = dot_to_svg(text)
+        data = dot_to_svg(text, max_seconds=seconds)
     elif args.format == "png":
-        data = dot_to_png(text)
+        data = dot_to_png(text, max_seconds=seconds)
         if not args.output and sys.stdout.isatty():
             raise InputError("--format png is binary: give -o FILE (or redirect stdout)")
     output(args, data)

@@ -14,6 +14,7 @@ from ..play import MoveMethod, Player
 from .common import (
     ExitCode,
     add_budget,
+    add_drawing,
     add_grammar,
     add_output,
     check_visual,
@@ -241,6 +242,8 @@ def _add_game_graph(sub: Any) -> None:
                    help="text: one line per position; json: nodes and moves; dot: DOT; "
                         "svg, png: drawn by Graphviz")
     add_output(p)
+    add_drawing(p)
+    add_budget(p, states=False)
     p.set_defaults(func=_cmd_game_graph)
 
 
@@ -259,7 +262,7 @@ def _cmd_game_graph(args: argparse.Namespace) -> int:
                        for name, v, ts in zip(names, gg.values, gg.moves(), strict=True))
     else:
         text = game_graph_to_dot(gg)
-    deliver(args, text)
+    deliver(args, text, size=len(gg.nodes))
     return ExitCode.OK
 
 
