@@ -93,3 +93,37 @@ def test_without_pyformlang_says_what_to_install(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "pyformlang.cfg", None)
     with pytest.raises(InputError, match=r'pip install "sdg_automata\[interop\]"'):
         to_pyformlang(example3())
+
+
+# ---------------------------------------------------------------------------
+# automata-lib NFAs as Max-Grundy constraints (determinized)
+
+
+@pytest.mark.parametrize("regex", ["b*a", "(ab)*a*", "a*b*", "b(a|b)*b"])
+@pytest.mark.parametrize("method", ["onthefly", "explicit"])
+def test_an_nfa_constraint_is_its_language(regex: str, method: str) -> None:
+    import re
+
+    from automata.fa.nfa import NFA
+
+    from sdg_automata.decide import max_grundy
+
+    g = example3()
+    nfa = NFA.from_regex(regex, input_symbols={"a", "b"})
+    verdict = max_grundy(g, "A", within=nfa, method=method)
+    # independent: every word of length ≤ 8 in the language, by Python's re, valued by the DP
+    brute = {grundy(g, "A", w) for w in all_words("ab", 8) if re.fullmatch(regex, w)} - {None}
+    assert verdict.maximum == max(brute) and verdict.exact
+    if method == "onthefly":  # it reports every value it meets; explicit only the maximum
+        assert set(verdict.witnesses) == brute
+    for value, w in verdict.witnesses.items():
+        assert re.fullmatch(regex, w) and grundy(g, "A", w) == value
+    assert verdict.witnesses == max_grundy(g, "A", within=regex, method=method).witnesses
+
+
+def test_a_constraint_of_another_type_is_one_clear_error() -> None:
+    from sdg_automata.decide import max_grundy
+
+    with pytest.raises(InputError, match="^a constraint is a regular expression or an "
+                                         "automata-lib DFA or NFA, not a dict$"):
+        max_grundy(example3(), "A", within={"states": []})  # type: ignore[arg-type]
