@@ -17,6 +17,8 @@ message.
 from __future__ import annotations
 
 import math
+import os
+import resource
 import signal
 import threading
 import time
@@ -27,7 +29,7 @@ from typing import Any
 
 from .errors import BudgetExceeded, InputError, Interrupted
 
-__all__ = ["Budget", "Meter", "UNLIMITED", "as_budget"]
+__all__ = ["Budget", "Meter", "UNLIMITED", "as_budget", "available_bytes"]
 
 
 def _count(name: str, value: Any) -> int | None:
@@ -197,3 +199,31 @@ class Meter:
                 signal.signal(signal.SIGALRM, previous)
         if seconds is not None and time.perf_counter() > self.deadline:
             raise self.exceeded(self.count, f"{seconds:g} s")
+
+
+def available_bytes() -> int | None:
+    """Bytes this process can still allocate, as far as the system says; ``None``: unknown.
+
+    The smaller of Linux's ``MemAvailable`` (/proc/meminfo) and what the
+    address-space limit (``RLIMIT_AS``, e.g. ``ulimit -v``) leaves above the
+    current virtual size.  Phases whose size is known in advance compare their
+    estimate with it and refuse at once instead of dying of ``MemoryError``.
+    """
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError):
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        try:
+            with open("/proc/self/statm", encoding="ascii") as f:
+                used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError):
+            used = 0
+        found.append(max(0, soft - used))
+    return min(found) if found else None
