@@ -290,3 +290,28 @@ def test_no_abbreviated_options_and_the_installed_name(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit):
         main(["imark", "survey", "--help"])
     assert capsys.readouterr().out.startswith("usage: sdg-automata imark survey ")
+
+
+def test_imark_survey_json_streams_rows_as_they_finish(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from sdg_automata import imark
+
+    real, seen = imark.survey, []
+
+    def spy(instances: Any, **kwargs: Any) -> Any:
+        on_result = kwargs.pop("on_result")
+
+        def finished(row: Any) -> None:
+            on_result(row)
+            seen.append(capsys.readouterr().out)  # already printed, before the survey ends
+
+        return real(instances, on_result=finished, **kwargs)
+
+    monkeypatch.setattr(imark, "survey", spy)
+    code, out, _ = run(["imark", "survey", "--max-s", "2", "--max-d", "3", "--upto", "40",
+                        "--jobs", "1", "--format", "json"], capsys)
+    assert code == 0 and out == ""  # nothing was left for the end
+    assert len(seen) == len(imark.survey_instances(2, 3, max_d_size=2)) > 3
+    rows = [json.loads(text) for text in seen]
+    assert all(text.count("\n") == 1 for text in seen)
+    assert all(row["schema"] == "imark-survey/1" and row["upto"] == 40 for row in rows)

@@ -162,6 +162,14 @@ def _cmd_imark_survey(args: argparse.Namespace) -> int:
         raise InputError("--max-c must be >= 1")
     jobs = args.jobs or os.cpu_count() or 1
     show_progress = args.format == "table" and sys.stderr.isatty()
+
+    def stream(row: SurveyRow) -> None:  # JSON lines as instances finish, not at the end
+        emit(row.as_dict())
+        sys.stdout.flush()
+
+    if args.format == "json":
+        survey(instances, upto=args.upto, max_c=args.max_c, jobs=jobs, on_result=stream)
+        return ExitCode.OK
     if show_progress:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -178,10 +186,7 @@ def _cmd_imark_survey(args: argparse.Namespace) -> int:
     def show(t: tuple[int, ...]) -> str:
         return "{" + ",".join(map(str, t)) + "}"
 
-    if args.format == "json":
-        for row in rows:
-            emit(row.as_dict())
-    elif args.format == "csv":
+    if args.format == "csv":
         import csv
 
         out = csv.writer(sys.stdout, lineterminator="\n")
