@@ -38,6 +38,7 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
                    help="auto: the automaton for right/left-linear grammars (one pass over each "
                         "word's suffixes), the substring DP otherwise; dfa: the automaton; cyk: "
                         "the substring DP")
+    add_budget(p, states=False)
 
 
 def _add_moves(sub: Any) -> None:
@@ -55,7 +56,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     from ..play import Analyzer, format_parts, parse_position
     from ..render import text_table
 
-    analyzer = Analyzer(load(args), method=args.method)
+    analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
     analysis = analyzer.analyze(parse_position(analyzer, args.position))
     if args.json:
         emit(analysis.to_json())
@@ -92,7 +93,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     from ..play import Analyzer, Game, parse_position, play_terminal
 
-    analyzer = Analyzer(load(args), method=args.method)
+    analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
     game = Game(analyzer, parse_position(analyzer, args.position), to_move=args.first)
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
