@@ -148,8 +148,7 @@ def naive_grundy(grammar: Grammar, head: str, w: str, *,
                                for spans in split_spans(grammar, r, u, is_position)}
                     memo[(a, u)] = mex(options) if options else None
                 done += 1
-                if not done & 1023:
-                    meter.check(done)
+                meter.check(done)  # a long subword alone may take a while: check each
     except KeyboardInterrupt:
         raise meter.interrupted(done) from None
     return memo[(head, w)]

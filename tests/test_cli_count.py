@@ -74,7 +74,7 @@ def test_count_of_a_billion_letters_is_refused_at_once(capsys: pytest.CaptureFix
     assert code == 3 and out == "" and one_error(err) and "would take about" in err
     code, out, err = run(["count", EXAMPLE3, "A", 0, "--length", 10**7, "--max-seconds", 1],
                          capsys)
-    assert code == 3 and one_error(err) and "over the limit of 1 s" in err
+    assert code == 3 and one_error(err) and "over three times the budget of 1 s" in err
     assert time.perf_counter() - started < 10
 
 
@@ -96,7 +96,7 @@ def test_count_stops_at_max_seconds(capsys: pytest.CaptureFixture[str],
     code, _, err = run(["count", cycle, "S0", 0, "--length", 200_000, "--max-seconds", 0.5],
                        capsys)
     assert code == 3 and one_error(err)
-    assert "levels reached" in err or "over the limit" in err
+    assert "levels reached" in err or "over three times" in err
 
 
 def test_max_states_bounds_the_exploration_only(capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,7 +142,7 @@ def test_grundy_on_a_cfg_stops_at_max_seconds(capsys: pytest.CaptureFixture[str]
     code, _, err = run(["grundy", DYCK, "S", "ab" * 600, "--method", "naive",
                         "--max-seconds", 0.3], capsys)
     assert code == 3 and one_error(err) and "subwords reached" in err
-    assert time.perf_counter() - started < 20
+    assert time.perf_counter() - started < 60  # a loaded machine; about 1 s alone
 
 
 def test_grundy_table_too_big_for_memory_is_refused() -> None:

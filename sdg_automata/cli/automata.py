@@ -233,8 +233,8 @@ def _add_count(sub: Any) -> None:
                     "tables of the minimal automaton (not by enumeration): two rolling levels of "
                     "integers, or powers of the transfer matrix when N is large and the class "
                     "small, whichever is estimated cheaper. A count estimated to need more "
-                    "memory than is available, or more than 3 × the time limit (--max-seconds, "
-                    f"default {COUNT_SECONDS:g} s), is refused at once with exit 3. --gf: the "
+                    f"memory than is available, or more than {COUNT_SECONDS:g} s (3 × S with "
+                    "--max-seconds S), is refused at once with exit 3. --gf: the "
                     "rational generating function Σ countₙ xⁿ (sympy); --density: the limit of "
                     "countₙ / |Σ|ⁿ, or its limit points along the residues of n when the class "
                     "oscillates (exact rationals). Right- and left-linear grammars.")
