@@ -45,7 +45,6 @@ Everything here is iterative; no function depends on Python's recursion depth
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
@@ -61,7 +60,9 @@ from .errors import (
     InputError,
     MisereSumError,
     UnknownPositionError,
+    brief,
 )
+from .jsontext import json_lines, load_json
 
 __all__ = [
     "DiGraphLike",
@@ -617,80 +618,52 @@ SumMove(component=2, source=7, target=6)]
 _ALLOWED_KEYS = {"positions", "description"}
 
 
-def _key_line(text: str, key: str, start: int = 0, nth: int = 1) -> int | None:
-    """The line of the ``nth`` occurrence of ``"key":`` at or after offset ``start``."""
-    forms = {json.dumps(key), json.dumps(key, ensure_ascii=False)}
-    pattern = re.compile("|".join(re.escape(f) for f in forms) + r"\s*:")
-    for i, m in enumerate(pattern.finditer(text, start), 1):
-        if i == nth:
-            return text.count("\n", 0, m.start()) + 1
-    return None
+def _line(text: str, *path: str) -> int | None:
+    """The line of the member at ``path`` (keys from the top); for error messages only."""
+    return json_lines(text).get(path)
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) < len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Duplicate(key)
-            seen.add(key)
-    return out
-
-
-class _Duplicate(Exception):
-    def __init__(self, key: str):
-        self.key = key
-        super().__init__(key)
-
-
-def _json_adjacency(text: str, source: str) -> tuple[dict[str, tuple[str, ...]], int]:
-    """The graph in JSON ``text``, shape-checked, and the offset of its ``"positions"``."""
-    try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates)
-    except json.JSONDecodeError as e:
-        raise GameGraphError(f"invalid JSON: {e.msg} (column {e.colno})", source=source,
-                             line=e.lineno) from None
-    except _Duplicate as e:
-        raise GameGraphError(f"duplicate key {e.key!r}", source=source,
-                             line=_key_line(text, e.key, nth=2)) from None
+def _json_adjacency(text: str, source: str) -> dict[str, tuple[str, ...]]:
+    """The graph in JSON ``text``, shape-checked."""
+    data = load_json(text, source=source, error=GameGraphError)
     if not isinstance(data, dict):
         raise GameGraphError('a game graph must be a JSON object {"positions": {...}}, '
                              f"not {_json_type(data)}", source=source, line=1)
     unknown = sorted(set(data) - _ALLOWED_KEYS)
     if unknown:
-        raise GameGraphError(f"unknown key {unknown[0]!r} (expected 'positions', 'description')",
-                             source=source, line=_key_line(text, unknown[0]))
+        raise GameGraphError(f"unknown key {brief(unknown[0])} (expected 'positions', "
+                             "'description')", source=source, line=_line(text, unknown[0]))
     if "positions" not in data:
         raise GameGraphError("missing key 'positions'", source=source, line=1)
     if not isinstance(data.get("description", ""), str):
         raise GameGraphError("'description' must be a string", source=source,
-                             line=_key_line(text, "description"))
+                             line=_line(text, "description"))
     positions = data["positions"]
-    found = re.search(r'"positions"\s*:', text)
-    start = found.end() if found else 0
     if not isinstance(positions, dict):
         raise GameGraphError("'positions' must be an object position -> list of followers, "
                              f"not {_json_type(positions)}", source=source,
-                             line=_key_line(text, "positions"))
+                             line=_line(text, "positions"))
     for position, followers in positions.items():
         if type(followers) is not list:
             raise GameGraphError(
-                f"the followers of position {position!r} must be a list, not "
-                f"{_json_type(followers)}", source=source, line=_key_line(text, position, start))
+                f"the followers of position {brief(position)} must be a list, not "
+                f"{_json_type(followers)}", source=source,
+                line=_line(text, "positions", position))
     odd = [(p, f) for p, fs in positions.items() for f in fs if type(f) is not str]
     if odd:
         position, bad = odd[0]
+        shown = _json_type(bad) if isinstance(bad, (list, dict)) else json.dumps(bad)
         raise GameGraphError(
-            f"follower {json.dumps(bad)} of position {position!r} must be a string "
+            f"follower {shown} of position {brief(position)} must be a string "
             "(positions are the keys of 'positions')",
-            source=source, line=_key_line(text, position, start))
-    return _complete({p: tuple(fs) for p, fs in positions.items()}), start
+            source=source, line=_line(text, "positions", position))
+    return _complete({p: tuple(fs) for p, fs in positions.items()})
 
 
-def _located(error: GraphCycleError, text: str, source: str, start: int) -> InputError:
+def _located(error: GraphCycleError, text: str, source: str) -> InputError:
     head = error.cycle[0]
-    return error.located(source, _key_line(text, head, start) if isinstance(head, str) else None)
+    return error.located(source, _line(text, "positions", head) if isinstance(head, str)
+                         else None)
 
 
 def game_graph_from_json(text: str, *, source: str = "<string>") -> dict[str, tuple[str, ...]]:
@@ -728,11 +701,11 @@ def game_graph_from_json(text: str, *, source: str = "<string>") -> dict[str, tu
     ...
     sdg_automata.errors.GraphCycleError: g.json:1: the game graph has a cycle x -> y -> x
     """
-    adjacency, start = _json_adjacency(text, source)
+    adjacency = _json_adjacency(text, source)
     try:
         _finish_order(adjacency)
     except GraphCycleError as e:
-        raise _located(e, text, source, start) from None
+        raise _located(e, text, source) from None
     return adjacency
 
 
@@ -769,8 +742,8 @@ def solve_game_graph_file(path: str | PathLike[str]) -> GraphSolution[str]:
     graph twice; errors as :func:`load_game_graph`.
     """
     text = _read(path)
-    adjacency, start = _json_adjacency(text, str(path))
+    adjacency = _json_adjacency(text, str(path))
     try:
         return _solution(adjacency)
     except GraphCycleError as e:
-        raise _located(e, text, str(path), start) from None
+        raise _located(e, text, str(path)) from None

@@ -494,3 +494,17 @@ def test_million_letters_dfa(csub):
     expected = csub_values(w)[0]
     assert grundy(csub, "A", w, method="dfa") == expected
     assert grundy(csub, "A", w) == expected
+
+
+def test_naive_needs_no_deep_recursion():
+    # a 3,000-rule unit chain and a long word: the definition runs on an explicit stack
+    import sys
+
+    n = 3000
+    chain = parse_grammar("".join(f"A{i} -> A{i + 1}\n" for i in range(n)) + f"A{n} -> a A{n} | a")
+    assert n > sys.getrecursionlimit() // 2
+    assert naive_grundy(chain, "A0", "a") == 1
+    assert naive_grundy(chain, "A0", "aa") == naive_grundy(chain, f"A{n}", "aa") == 0
+    csub = parse_grammar("A -> a A | a a A | b A | a | a a | b")
+    w = "ab" * 200  # the old recursion needed about three frames per letter
+    assert naive_grundy(csub, "A", w) == grundy(csub, "A", w, method="brute")
