@@ -52,7 +52,7 @@ GRAPHS = sorted((EXAMPLES / "graphs").glob("*.json"))
 TIMEOUT = 20.0
 
 CI_EXAMPLES = 100
-LONG_EXAMPLES = 3000
+LONG_EXAMPLES = 1000
 
 
 # ---------------------------------------------------------------------------
