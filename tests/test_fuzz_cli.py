@@ -17,9 +17,10 @@ Every case must end with an exit code in {0, 1, 2, 3}, no ``Traceback`` on
 either stream, ``error: ...`` as the last line of stderr when the code is 2
 or 3, every input file's bytes unchanged, and within :data:`TIMEOUT` seconds.
 The CLI runs in-process (``sdg_automata.cli.main``) for speed, with a few real
-subprocess cases.  CI runs a few hundred derandomized cases; ``pytest
---fuzz-long`` runs many more, and ``-s`` prints the table of bad-input classes
-tried, with the slowest case of each.
+subprocess cases.  CI runs a few hundred derandomized cases in-process; ``pytest --fuzz-long``
+runs more, with huge inputs (10⁵-byte names and nesting), each in its own
+process under a 3 GB address-space limit, and ``-s`` prints the table of
+bad-input classes tried, with the slowest refusal of each.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ GRAPHS = sorted((EXAMPLES / "graphs").glob("*.json"))
 TIMEOUT = 20.0
 
 CI_EXAMPLES = 100
-LONG_EXAMPLES = 1000
+LONG_EXAMPLES = 300
 
 
 # ---------------------------------------------------------------------------
@@ -118,32 +119,67 @@ def _watchdog(seconds: float) -> Iterator[list[bool]]:
         timer.cancel()
 
 
+#: address space a case may add to what the test process had when the suite began
+MEMORY = 3 * 2**30
+
+
+def _vm_size() -> int | None:
+    try:
+        status = Path("/proc/self/status").read_text()
+        return int(status.split("VmSize:")[1].split()[0]) * 1024
+    except (OSError, IndexError, ValueError):  # not Linux
+        return None
+
+
+_CEILING = [(_vm_size() or 0) + MEMORY]  # fixed once: a cap relative to each case would ratchet
+
+
 @contextlib.contextmanager
-def _memory_limit(extra: int) -> Iterator[None]:
-    """Cap this process's address space at its current size plus ``extra`` bytes, so a
-    runaway case ends in MemoryError (which the CLI reports as exit 3) instead of
-    swapping a shared machine; the old limit comes back afterwards."""
+def _memory_limit() -> Iterator[None]:
+    """Cap the address space at :data:`_CEILING`, so a runaway case ends in MemoryError
+    (which the CLI reports as exit 3) instead of swapping a shared machine; the old
+    limit comes back afterwards."""
     try:
         import resource
-
-        status = Path("/proc/self/status").read_text()
-        size = int(status.split("VmSize:")[1].split()[0]) * 1024
-        old = resource.getrlimit(resource.RLIMIT_AS)
-        cap = size + extra
-        if old[1] != resource.RLIM_INFINITY:
-            cap = min(cap, old[1])
-        resource.setrlimit(resource.RLIMIT_AS, (cap, old[1]))
-    except (ImportError, OSError, IndexError, ValueError):  # not Linux: no cap
+    except ImportError:  # pragma: no cover - not POSIX
         yield
         return
+    old = resource.getrlimit(resource.RLIMIT_AS)
+    cap = _CEILING[0]
+    if old[1] != resource.RLIM_INFINITY:
+        cap = min(cap, old[1])
+    resource.setrlimit(resource.RLIMIT_AS, (cap, old[1]))
     try:
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, old)
 
 
-#: address space a single case may add (bytes)
-MEMORY = 3 * 2**30
+def _limit_child() -> None:  # pragma: no cover - runs in the child
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def run_process(argv: list[str]) -> Outcome:
+    """Run ``python -m sdg_automata argv`` in a fresh process under a 3 GB address-space
+    limit and :data:`TIMEOUT`: what ``--fuzz-long`` does with its huge inputs, so no
+    case can take the test runner's memory with it."""
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", ""),
+           "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sdg_automata", *argv], capture_output=True,
+                              timeout=TIMEOUT, env=env, stdin=subprocess.DEVNULL,
+                              preexec_fn=_limit_child if os.name == "posix" else None)
+    except subprocess.TimeoutExpired as e:
+        def text(b: bytes | str | None) -> str:
+            return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+
+        return Outcome(argv, 130, text(e.stdout), text(e.stderr), time.perf_counter() - start,
+                       timed_out=True)
+    return Outcome(argv, proc.returncode, proc.stdout.decode(errors="replace"),
+                   proc.stderr.decode(errors="replace"), time.perf_counter() - start)
 
 
 def run_cli(argv: list[str], stdin: bytes = b"") -> Outcome:
@@ -154,7 +190,7 @@ def run_cli(argv: list[str], stdin: bytes = b"") -> Outcome:
     start = time.perf_counter()
     code: int
     try:
-        with _memory_limit(MEMORY), _watchdog(TIMEOUT) as fired:
+        with _memory_limit(), _watchdog(TIMEOUT) as fired:
             try:
                 code = main(argv)
             except SystemExit as e:
@@ -311,10 +347,12 @@ def _argv(template: list[str], path: str) -> list[str]:
     return [*template, path]
 
 
-def _check_file_case(tmp: Path, case: FileCase, template: list[str], kind: str) -> Outcome:
+def _check_file_case(tmp: Path, case: FileCase, template: list[str], kind: str,
+                     long: bool = False) -> Outcome:
     path = tmp / f"input{case.suffix}"
     path.write_bytes(case.data)
-    outcome = run_cli(_argv(template, str(path)))
+    argv = _argv(template, str(path))
+    outcome = run_process(argv) if long else run_cli(argv)
     TALLY.add(kind, outcome)
     problems = outcome.problems()
     if path.read_bytes() != case.data:
@@ -335,7 +373,7 @@ def test_damaged_grammar_files(request: pytest.FixtureRequest, tmp_path: Path) -
     @settings(max_examples=_examples(request), suppress_health_check=list(HealthCheck))
     @given(case=damaged_files(GRAMMARS, _big(request)), template=st.sampled_from(GRAMMAR_COMMANDS))
     def run(case: FileCase, template: list[str]) -> None:
-        _check_file_case(tmp_path, case, template, f"grammar: {case.kind}")
+        _check_file_case(tmp_path, case, template, f"grammar: {case.kind}", _long(request))
 
     run()
 
@@ -347,7 +385,7 @@ def test_damaged_game_graphs(request: pytest.FixtureRequest, tmp_path: Path) -> 
            template=st.sampled_from([["graph", "{g}"], ["graph", "{g}", "--misere"],
                                      ["graph", "{g}", "--json"], ["graph", "{g}", "--sum", "3"]]))
     def run(case: FileCase, template: list[str]) -> None:
-        _check_file_case(tmp_path, case, template, f"game graph: {case.kind}")
+        _check_file_case(tmp_path, case, template, f"game graph: {case.kind}", _long(request))
 
     run()
 
@@ -547,7 +585,7 @@ def test_hostile_arguments(request: pytest.FixtureRequest, tmp_path: Path,
     def run(case: ArgCase) -> None:
         known = _known(case.argv)
         assume(known is None or long)
-        outcome = run_cli(case.argv)
+        outcome = run_process(case.argv) if long else run_cli(case.argv)
         for kind in dict.fromkeys(case.kinds):
             TALLY.add(f"{case.argv[0]}: {kind}", outcome)
         problems = outcome.problems()
@@ -592,19 +630,13 @@ def test_real_processes(tmp_path: Path, name: str, data: bytes, argv: list[str])
     path = tmp_path / name
     path.write_bytes(data)
     full = _argv(argv, str(path))
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", ""),
-           "PYTHONPATH": str(ROOT)}
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "sdg_automata", *full], capture_output=True,
-                          text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
-    outcome = Outcome(full, proc.returncode, proc.stdout, proc.stderr,
-                      time.perf_counter() - start)
+    outcome = run_process(full)
     problems = outcome.problems()
     if path.read_bytes() != data:
         problems.append("the input file changed")
     assert not problems, _report(outcome, problems)
-    assert proc.returncode in (0, 2), _report(outcome, ["unexpected exit code"])
+    assert outcome.code in (0, 2), _report(outcome, ["unexpected exit code"])
     if name == "chain.txt":
-        assert proc.stdout == "1\n"
+        assert outcome.stdout == "1\n"
     else:
-        assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+        assert outcome.code == 2 and outcome.stderr.count("\n") == 1
