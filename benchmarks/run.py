@@ -20,6 +20,7 @@ SUITES = [
     "bench_sweep",
     "bench_octal",
     "bench_count",
+    "bench_parse",
 ]
 
 

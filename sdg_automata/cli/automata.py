@@ -153,6 +153,9 @@ def _cmd_dfa(args: argparse.Namespace) -> int:
         "text": dfa_to_table, "json": dfa_to_json, "dot": dfa_to_dot, "jff": dfa_to_jff,
         "svg": dfa_to_dot, "png": dfa_to_dot}  # svg/png: DOT laid out by deliver
     deliver(args, writers[args.format](machine, label=label), size=len(machine.states))
+    if not machine.final_states:  # every state is reachable: no final state, no word
+        print(f"note: no word w has 𝒢({head}, w) = {args.value}: the DFA accepts nothing",
+              file=sys.stderr)
     return ExitCode.OK
 
 
@@ -160,7 +163,9 @@ def _add_spectrum(sub: Any) -> None:
     p = sub.add_parser(
         "spectrum", help="every nonterminal: bound, values reached, a witness per value",
         description="For every nonterminal A: the bound m_A (SPEC §3), the Grundy values that "
-                    "occur on L(G, A), a shortest witness for each, and the reachable states.")
+                    "occur on L(G, A), a shortest witness for each, and the reachable states. "
+                    "The automaton reads all of Σ, so a declared letter that no rule uses "
+                    "(terminals: c) adds one reachable state: the dead state it leads to.")
     add_grammar(p)
     p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
     add_budget(p)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, get_args
 
-from ..errors import InputError
+from ..errors import InputError, brief
 from ..grammar import Grammar
 from ..parse import read_text
 from ..semantics import Method
@@ -40,10 +41,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     else:
         print(f"{args.grammar}: valid {g.kind} grammar")
         print(f"start:        {g.start}")
-        print(f"nonterminals: {', '.join(g.nonterminals)}")
-        print(f"terminals:    {', '.join(g.terminals) or '(none)'}")
+        print(f"nonterminals: {_listing(g.nonterminals)}")
+        print(f"terminals:    {_listing(g.terminals) or '(none)'}")
         print(f"rules:        {len(g.rules)}")
     return ExitCode.OK
+
+
+def _listing(names: tuple[str, ...], limit: int = 12) -> str:
+    """``A, B, C``; a long list keeps its ends and says how long it is (--json has all)."""
+    if len(names) <= limit:
+        return ", ".join(names)
+    head, tail = names[: limit - 3], names[-2:]
+    return (f"{', '.join(head)}, …, {', '.join(tail)} ({len(names):,} in all; "
+            "--json lists every one)")
 
 
 def _add_grundy(sub: Any) -> None:
@@ -55,7 +65,9 @@ def _add_grundy(sub: Any) -> None:
     p.add_argument("nonterminal", metavar="NONTERMINAL", nargs="?", help="the nonterminal A")
     p.add_argument("words", metavar="WORD", nargs="*", help="words to evaluate")
     p.add_argument("--words-from", metavar="FILE",
-                   help="read further words from FILE, one per line ('-' for stdin)")
+                   help="read further words from FILE, one per line ('-' for stdin); a blank "
+                        "line is the empty word, 'not a position', so output lines match "
+                        "input lines")
     p.add_argument("--position", metavar="A:w", nargs="+",
                    help="a multiset position, e.g. --position A:aab B:ba")
     p.add_argument("--method", choices=get_args(Method), default="auto",
@@ -70,11 +82,20 @@ def _add_grundy(sub: Any) -> None:
     p.set_defaults(func=_cmd_grundy)
 
 
+#: line ends of a word list: those of files, not str.splitlines's (form feeds, U+2028, ...),
+#: so that the n-th answer is about the n-th line as an editor counts lines
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _words(args: argparse.Namespace) -> list[str]:
     words = list(args.words)
     if args.words_from:
         text = read_text(args.words_from, what="word list")
-        words.extend(line.strip() for line in text.splitlines() if line.strip())
+        lines = _LINE_END.split(text)
+        if lines and lines[-1] == "":  # the end of the last line, not one more line
+            lines.pop()
+        # blank lines are kept (the empty word, never a position): one answer per line
+        words.extend(line.strip() for line in lines)
     return words
 
 
@@ -82,7 +103,7 @@ def _warn_outside(g: Grammar, w: str) -> None:
     """Say on stderr why a word with letters outside Σ is not a position."""
     bad = sorted(set(w) - set(g.terminals))
     if bad:
-        print(f"warning: {w!r} has letter(s) {', '.join(map(repr, bad))} outside the alphabet "
+        print(f"warning: {brief(w)} has letter(s) {', '.join(map(repr, bad))} outside the alphabet "
               f"{{{', '.join(g.terminals)}}}: not a position", file=sys.stderr)
 
 
