@@ -423,7 +423,9 @@ def naive_values(game: OctalGame, n: int) -> list[int]:
 
 # -- the engine ---------------------------------------------------------------------------
 
-_WINDOW = 256  # common-common splits searched first (from the smallest heap)
+_PYTHON_PAIRS = 32  # rare splits per heap paired in plain Python; more go to numpy
+_PYTHON_SCAN = 16  # common-common splits searched one by one before numpy takes over
+_WINDOW = 256  # the first numpy window of common-common splits (then 4× larger each time)
 _DETECT = 1024  # values computed fully before the first mask detection
 _SPARSE_ENOUGH = 0.25  # the rare fraction under which the sparse method pays
 
@@ -487,7 +489,6 @@ class _Engine:
         self.rare: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.rare_count = 0
         self.bits = 1
-        self.parity: npt.NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
 
     def _reserve(self, n: int) -> None:
         if n > len(self.g):
@@ -513,7 +514,6 @@ class _Engine:
         self.rare = np.zeros(max(1024, 2 * len(rare)), dtype=np.int64)
         self.rare[:len(rare)] = rare
         self.rare_count = len(rare)
-        self.parity = _parity_table(space.mask, 2 << self.bits)
 
     def extend(self, n: int, meter: Meter) -> None:
         """Compute values up to 𝒢(n − 1)."""
@@ -543,8 +543,6 @@ class _Engine:
     def _grow_bits(self, value: int) -> None:
         if value >> self.bits:
             self.bits = value.bit_length()
-            if self.space is not None:
-                self.parity = _parity_table(self.space.mask, 2 << self.bits)
 
     def _run_one_heap(self, stop: int, meter: Meter) -> None:
         g = self.g
@@ -585,67 +583,99 @@ class _Engine:
         self.n = stop
 
     def _run_sparse(self, stop: int, meter: Meter) -> None:
+        """The sparse-space method, one heap at a time, options as bits of a Python int.
+
+        Few rare heaps are paired in plain Python (a numpy call costs more than
+        dozens of XORs); many go through one numpy table.  The common-common
+        splits are searched in Python, from the smallest heap, only until the
+        rare-class value in question turns up, then by numpy in windows growing
+        4× at a time (a heap whose value really is rare needs all of them).
+        """
         space = self.space
         assert space is not None
         g = self.g
+        gl: list[int] = g[:self.n].tolist()
+        rare: list[int] = self.rare[:self.rare_count].tolist()
         positional = space.positional
         rho = space.rare_parity
+        mask = space.mask
+        one, two, terminal = self.one, self.two, self.terminal
+        table: tuple[npt.NDArray[np.int64], Values] | None = None
+        table_rare = -1
         for h in range(self.n, stop):
-            size = (1 << self.bits) + 1
-            seen = np.zeros(size, dtype=bool)
-            for k in self.one:
+            flip = (h & 1) if positional else 0
+            marks = 0
+            for k in one:
                 if k < h:
-                    seen[g[h - k]] = True
-            if h in self.terminal:
-                seen[0] = True
-            rare = self.rare[:self.rare_count]
-            heap_flip = (h & 1) if positional else 0
-            scanned: list[int] = []
-            for k in self.two:
-                s = h - k
-                half = s // 2
-                if half < 1:
-                    scanned.append(0)
-                    continue
-                r = rare[:np.searchsorted(rare, s)]
-                if len(r):
-                    seen[g[r] ^ g[s - r]] = True
-                w = min(half, _WINDOW)
-                seen[g[1:w + 1] ^ g[s - w:s][::-1]] = True
-                scanned.append(w)
-            parity = self.parity
+                    marks |= 1 << gl[h - k]
+            if h in terminal:
+                marks |= 1
+            if len(rare) * len(two) <= _PYTHON_PAIRS or h < rare[-1] + self.game.t + 2:
+                for k in two:
+                    s = h - k
+                    for r in rare:
+                        if r >= s:
+                            break
+                        marks |= 1 << (gl[r] ^ gl[s - r])
+            else:  # every rare heap fits in every split: one numpy table
+                if table is None or table_rare != len(rare):
+                    table, table_rare = self._rare_table(rare), len(rare)
+                offsets, first = table
+                for x in np.flatnonzero(np.bincount((g[offsets + h] ^ first).ravel())).tolist():
+                    marks |= 1 << x
+            scanned = [0] * len(two)
             while True:
-                v = int(seen.argmin())
-                # common-class values are all marked when missing: v is the mex
-                if parity[v] ^ heap_flip != rho:
+                v = (~marks & (marks + 1)).bit_length() - 1  # the least value not an option
+                # a common-class value missing from the options is the mex
+                if ((v & mask).bit_count() & 1) ^ flip != rho:
                     break
-                # a rare-class value: search further among the common-common splits
+                # a rare-class value: search the common-common splits until v turns up
                 more = False
-                for i, k in enumerate(self.two):
+                for i, k in enumerate(two):
                     s = h - k
                     half = s // 2
-                    lo = scanned[i]
-                    if lo >= half:
+                    a = scanned[i]
+                    if a >= half:
                         continue
-                    hi = min(half, 4 * lo if lo else _WINDOW)
-                    seen[g[lo + 1:hi + 1] ^ g[s - hi:s - lo][::-1]] = True
-                    scanned[i] = hi
                     more = True
+                    if a < _PYTHON_SCAN:
+                        top = min(half, _PYTHON_SCAN)
+                        while a < top:
+                            a += 1
+                            x = gl[a] ^ gl[s - a]
+                            marks |= 1 << x
+                            if x == v:
+                                break
+                    else:  # a long search: numpy, in windows growing 4× at a time
+                        top = min(half, max(_WINDOW, 4 * a))
+                        x_all = g[a + 1:top + 1] ^ g[s - top:s - a][::-1]
+                        for x in np.flatnonzero(np.bincount(x_all)).tolist():
+                            marks |= 1 << x
+                        a = top
+                    scanned[i] = a
+                    if marks >> v & 1:
+                        break
                 if not more:
                     break
+            gl.append(v)
             g[h] = v
-            if v >> self.bits:
-                self._grow_bits(v)
-            if h >= 1 and self.parity[v] ^ heap_flip == rho:
-                if self.rare_count == len(self.rare):
-                    grown = np.zeros(2 * len(self.rare), dtype=np.int64)
-                    grown[:self.rare_count] = self.rare
-                    self.rare = grown
-                self.rare[self.rare_count] = h
-                self.rare_count += 1
+            if h >= 1 and ((v & mask).bit_count() & 1) ^ flip == rho:
+                rare.append(h)
             if h & 1023 == 0:
                 meter.check(h)
         self.n = stop
+        self.rare = np.array(rare, dtype=np.int64)
+        self.rare_count = len(rare)
+        self.bits = max(self.bits, int(g[:stop].max()).bit_length() if stop else 1)
+
+    def _rare_table(self, rare: list[int]) -> tuple[npt.NDArray[np.int64], Values]:
+        """Offsets and rare-heap values of every rare split, for all splitting k at once:
+        heap n reads ``g[offsets + n] ^ first``."""
+        base = np.array(rare, dtype=np.int64)
+        ks = np.array(self.two, dtype=np.int64)
+        offsets = -ks[:, None] - base[None, :]
+        first: Values = np.ascontiguousarray(np.broadcast_to(self.g[base], offsets.shape))
+        return offsets, first
 
 
 _RUNNERS: dict[str, Callable[[_Engine, int, Meter], None]] = {
