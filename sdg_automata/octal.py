@@ -54,8 +54,7 @@ References
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -67,19 +66,23 @@ from .budget import UNLIMITED, Budget, Meter
 from .errors import InputError, SdgBug
 from .grammar import Grammar, Rule
 from .impartial import mex
+from .sweep import Status, Sweep, run_sweep
 
 __all__ = [
     "DEFAULT_MAX_N",
     "Method",
     "OctalGame",
     "OctalPeriod",
+    "SURVEY_COLUMNS",
     "SURVEY_MAX_N",
     "SparseSpace",
     "SurveyRow",
     "codes",
     "naive_values",
     "survey",
+    "survey_failed",
     "survey_row",
+    "survey_sweep",
 ]
 
 Method = Literal["auto", "sparse", "full", "naive"]
@@ -743,33 +746,90 @@ def codes(digits: int) -> Iterator[str]:
                 yield "0." + "".join(map(str, ds))
 
 
+#: the fields of a survey row, in the order CSV shows them
+SURVEY_COLUMNS = ("key", "status", "code", "preperiod", "period", "certified", "checked_to",
+                  "mask", "positional", "rare", "seconds", "error")
+
+
 @dataclass(frozen=True, kw_only=True)
 class SurveyRow:
-    """One code of a survey: its :class:`OctalPeriod` and the seconds it took."""
+    """One code of a survey (a :class:`~sdg_automata.sweep.Row`): its period or why not.
 
-    result: OctalPeriod
-    seconds: float = field(compare=False)
+    ``status`` is ``"ok"`` when the job finished (certified or open up to
+    ``checked_to``), ``"budget"`` or ``"error"`` when it did not (``error``
+    says why; ``result`` is then ``None``).
+    """
+
+    code: str
+    status: Status
+    result: OctalPeriod | None = None
+    seconds: float = field(default=0.0, compare=False)
+    error: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The code: what a resumed survey matches."""
+        return self.code
 
     def to_json(self) -> dict[str, Any]:
-        """The result's JSON without the values, plus ``seconds`` and ``sparse``."""
-        data = self.result.to_json()
-        del data["values"]
-        sparse = self.result.sparse
-        data["sparse"] = None if sparse is None else sparse.to_json()
-        data["seconds"] = round(self.seconds, 4)
-        return data
+        """The :data:`SURVEY_COLUMNS`, without the values (``null`` where unknown)."""
+        r, sp = self.result, self.result.sparse if self.result else None
+        return {"key": self.code, "status": self.status, "code": self.code,
+                "preperiod": r and r.preperiod, "period": r and r.period,
+                "certified": r.certified if r else None,
+                "checked_to": r.checked_to if r else None,
+                "mask": sp.mask if sp else None, "positional": sp.positional if sp else None,
+                "rare": sp.rare if sp else None, "seconds": round(self.seconds, 4),
+                "error": self.error}
 
 
-def survey_row(code: str, max_n: int) -> SurveyRow:
-    """:meth:`OctalGame.period` of one code, timed (a job for any executor)."""
-    started = time.perf_counter()
-    result = OctalGame.parse(code).period(max_n=max_n)
-    return SurveyRow(result=result, seconds=time.perf_counter() - started)
+def survey_row(job: tuple[str, int], meter: Meter) -> SurveyRow:
+    """The sweep's work: :meth:`OctalGame.period` of one (code, max_n), timed."""
+    code, max_n = job
+    result = OctalGame.parse(code).period(max_n=max_n, budget=meter.budget)
+    return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
+
+
+def survey_failed(job: tuple[str, int], status: Status, message: str) -> SurveyRow:
+    """The sweep's row for a job over its budget or failed."""
+    return SurveyRow(code=job[0], status=status, error=message)
+
+
+def _brief(row: dict[str, Any]) -> dict[str, str]:
+    """A row as the short cells of a terminal table ("open" when not proven up to N)."""
+    def cell(value: Any) -> str:
+        return "" if value is None else str(value)
+
+    if row["status"] != "ok":
+        first = row["status"]
+    elif not row["certified"]:
+        first = "open"
+    else:
+        first = cell(row["preperiod"])
+    return {"code": row["code"], "preperiod": first, "period": cell(row["period"]),
+            "values": cell(row["checked_to"]), "seconds": f"{row['seconds']:.3f}"}
+
+
+def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N) -> Sweep[tuple[str, int]]:
+    """Every code of up to ``digits`` digits as a sweep (:mod:`sdg_automata.sweep`).
+
+    Run it with :func:`~sdg_automata.sweep.run_sweep` on any executor, or on
+    the command line with ``octal survey``.
+    """
+    if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
+        raise InputError(f"max_n must be a positive integer, not {max_n!r}")
+    return Sweep(name="octal games", jobs=[(c, max_n) for c in codes(digits)],
+                 key=_job_key, work=survey_row, failed=survey_failed, columns=SURVEY_COLUMNS,
+                 brief=_brief, unit="values")
+
+
+def _job_key(job: tuple[str, int]) -> str:
+    return job[0]
 
 
 def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None = None,
-           on_row: Callable[[SurveyRow], None] | None = None) -> list[SurveyRow]:
-    """:meth:`OctalGame.period` of every code with up to ``digits`` digits.
+           budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
+    """The rows of :func:`survey_sweep`, in code order.
 
     Parameters
     ----------
@@ -778,21 +838,12 @@ def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None 
     max_n:
         Values per code before it is reported open ("not proven up to N").
     executor:
-        Runs the codes (a process pool, or a cluster's executor: each job is
-        :func:`survey_row`, a module-level function of picklable arguments);
-        ``None`` runs them here, one after the other.
-    on_row:
-        Called with each row as it arrives (in code order).
+        Where the codes run (a process pool, a Dask executor); ``None``: here.
+    budget:
+        The per-code budget; a code over it is a row with status ``"budget"``.
     """
-    todo = list(codes(digits))
-    rows: Iterable[SurveyRow]
-    if executor is None:
-        rows = (survey_row(c, max_n) for c in todo)
-    else:
-        rows = executor.map(survey_row, todo, [max_n] * len(todo))
-    out: list[SurveyRow] = []
-    for row in rows:
-        out.append(row)
-        if on_row is not None:
-            on_row(row)
-    return out
+    sweep = survey_sweep(digits, max_n=max_n)
+    rows: dict[str, dict[str, Any]] = {}
+    run_sweep(sweep, lambda row: rows.__setitem__(row["key"], row), executor=executor,
+              budget=budget)
+    return [rows[c] for c, _ in sweep.jobs]
