@@ -286,13 +286,15 @@ class OctalGame:
         once N ≥ 2·max(n₀, 1) + 2p + t values are known.
 
         **Minimality.**  Once (n₀, p) is proven, every value is known.  The
-        least eventual period P divides every eventual period, in particular
-        p, and a divisor d of p is an eventual period iff 𝒢(n + d) = 𝒢(n) on
-        one window n₀ ≤ n < n₀ + p (p-periodicity carries it further).  Every
-        multiple of P has the same least preperiod as P (if 𝒢(n + kP) = 𝒢(n)
-        for n ≥ m but not 𝒢(m' + P) = 𝒢(m') at m' ≥ m, then 𝒢(m' + P) =
-        𝒢(m' + P + kP)... = 𝒢(m'), absurd), which is 1 + the last n < n₀ with
-        𝒢(n + P) ≠ 𝒢(n), read off the computed values.
+        eventual periods are exactly the multiples of the least one, P, so P
+        divides p, and a divisor d of p is an eventual period iff
+        𝒢(n + d) = 𝒢(n) on one window n₀ ≤ n < n₀ + p (p-periodicity carries
+        it further).  Every multiple kP has the same least preperiod as P:
+        were 𝒢(n + kP) = 𝒢(n) for all n ≥ m while 𝒢(m' + P) ≠ 𝒢(m') for some
+        m' ≥ m, then with j large 𝒢(m') = 𝒢(m' + jkP) = 𝒢(m' + P + jkP) =
+        𝒢(m' + P) (the middle step is P-periodicity far out), absurd.  So the
+        least preperiod is 1 + the last n < n₀ with 𝒢(n + P) ≠ 𝒢(n), read off
+        the computed values.  (Full text: ``docs/octal.md``.)
         """
         if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
             raise InputError(f"max_n must be a positive integer, not {max_n!r}")
