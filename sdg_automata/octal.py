@@ -432,7 +432,9 @@ _PYTHON_PAIRS = 32  # rare splits per heap paired in plain Python; more go to nu
 _PYTHON_SCAN = 16  # common-common splits searched one by one before numpy takes over
 _WINDOW = 256  # the first numpy window of common-common splits (then 4× larger each time)
 _DETECT = 1024  # values computed fully before the first mask detection
-_SPARSE_ENOUGH = 0.25  # the rare fraction under which the sparse method pays
+_SPARSE_ENOUGH = 0.25  # the rare fraction under which the sparse method may pay
+_SPARSE_GAIN = 4  # "auto" falls back to the full mex when sparse visits over 1/4 of the splits
+_JUDGE_FROM = 2048  # ... judged on blocks of 1024 heaps from this heap on
 
 
 def _parity_table(mask: int, size: int) -> npt.NDArray[np.uint8]:
@@ -607,6 +609,8 @@ class _Engine:
         one, two, terminal = self.one, self.two, self.terminal
         table: tuple[npt.NDArray[np.int64], Values] | None = None
         table_rare = -1
+        work = full_work = 0  # splits visited, and what the full mex would have visited
+        block = self.n  # where the block of heaps being judged began
         for h in range(self.n, stop):
             flip = (h & 1) if positional else 0
             marks = 0
@@ -666,8 +670,20 @@ class _Engine:
             g[h] = v
             if h >= 1 and ((v & mask).bit_count() & 1) ^ flip == rho:
                 rare.append(h)
+            work += len(rare) * len(two) + sum(scanned)
+            full_work += len(two) * (h // 2)
             if h & 1023 == 0:
                 meter.check(h)
+                if (self.method == "auto" and h >= _JUDGE_FROM and h - block >= 1024
+                        and work * _SPARSE_GAIN > full_work):
+                    # over a whole block the rare values were not rare enough: the full
+                    # mex is cheaper until the next detection, which may find a better mask
+                    # (below _JUDGE_FROM numpy's per-call cost, not the splits visited,
+                    # decides, and either method is quick)
+                    self.space, stop = None, h + 1
+                    break
+                work = full_work = 0
+                block = h
         self.n = stop
         self.rare = np.array(rare, dtype=np.int64)
         self.rare_count = len(rare)

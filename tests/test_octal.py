@@ -156,6 +156,13 @@ def test_sparse_and_full_agree_with_naive(code: str) -> None:
         assert game.values(700, method="full").tolist() == truth[:700]
 
 
+@pytest.mark.parametrize("code", ["0.6", "0.127", "0.16"])
+def test_auto_switching_agrees_with_full(code: str) -> None:
+    """Should give the full mex's values where "auto" moves between sparse and full (n > 2048)."""
+    game = OctalGame.parse(code)
+    assert game.values(6000).tolist() == game.values(6000, method="full").tolist()
+
+
 def test_values_arguments() -> None:
     """Should refuse a negative count and an unknown method."""
     game = OctalGame.parse("0.77")
