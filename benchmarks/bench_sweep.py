@@ -74,7 +74,7 @@ def _timed(sweep: Sweep[Any], **kw: Any) -> tuple[float, dict[str, str]]:
 def run(quick: bool = False) -> list[dict[str, Any]]:
     shape = GrammarShape(nonterminals=2, letters="ab", max_rules=2, max_body=1 if quick else 2)
     sweep = grammar_sweep(shape)
-    n = len(sweep.jobs)
+    n = sum(1 for _ in sweep.jobs)
     batch = _batch(n, 2)
     results: list[dict[str, Any]] = []
     cpu = _cpu()

@@ -251,8 +251,7 @@ def _imark_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
             labels[i][j] = "×"
     fig, ax = plt.subplots(figsize=(max(5, 0.45 * len(d_sets) + 2),
                                     max(3, 0.4 * len(s_sets) + 1.5)))
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("lightgrey")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="lightgrey")
     image = ax.imshow(grid, cmap=cmap, aspect="auto")
     for i in range(len(s_sets)):
         for j in range(len(d_sets)):

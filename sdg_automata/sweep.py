@@ -39,12 +39,14 @@ import csv
 import hashlib
 import importlib
 import io
+import itertools
 import json
 import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from dataclasses import dataclass, field
 from functools import cache
@@ -86,7 +88,9 @@ class Sweep(Generic[J]):
     name:
         What the sweep is, for progress and messages (``"grammars"``).
     jobs:
-        The jobs, picklable.
+        The jobs, picklable; any iterable that can be iterated again (a list,
+        or a lazy collection such as :class:`~sdg_automata.sweeps.grammars.GrammarJobs`):
+        the runner takes them one batch at a time.
     key:
         A job's key, unique in the sweep; it is the ``key`` field of its row
         and what resuming matches.
@@ -102,17 +106,21 @@ class Sweep(Generic[J]):
     brief:
         A row as the short cells of a terminal table (header → cell); the
         fields of ``columns`` as they are when ``None``.
+    csv:
+        A row as CSV shows it (the same fields, some written otherwise);
+        the row itself when ``None``.
     unit:
         What the per-job budget counts (for messages).
     """
 
     name: str
-    jobs: Sequence[J]
+    jobs: Iterable[J]
     key: Callable[[J], str]
     work: Callable[[J, Meter], Row]
     failed: Callable[[J, Status, str], Row]
     columns: tuple[str, ...]
     brief: Callable[[dict[str, Any]], dict[str, str]] | None = None
+    csv: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     unit: str = "states"
 
     def __post_init__(self) -> None:
@@ -162,6 +170,8 @@ def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str
                 row = work(job, meter)
         except BudgetExceeded as e:
             row = failed(job, "budget", str(e))
+        except MemoryError:  # a resource limit, like a budget: the job did not fit
+            row = failed(job, "budget", "out of memory: the job does not fit in this worker")
         except Interrupted:
             raise
         except Exception as e:  # noqa: BLE001 -- a failing job is a row, not a failed sweep
@@ -176,10 +186,20 @@ def _ignore_sigint() -> None:
 
 
 def process_pool(jobs: int) -> Executor:
-    """A local process pool of ``jobs`` workers that ignore Ctrl-C."""
+    """A local process pool of ``jobs`` workers that ignore Ctrl-C.
+
+    Leaving it through an exception (Ctrl-C) terminates the workers instead of
+    waiting for the jobs they run.
+    """
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    class Pool(ProcessPoolExecutor):
+        def __exit__(self, kind: Any, value: Any, tb: Any) -> Any:
+            if kind is not None:
+                _stop(self)
+            return super().__exit__(kind, value, tb)
+
+    return Pool(max_workers=jobs, initializer=_ignore_sigint)
 
 
 def _stop(executor: Executor) -> None:
@@ -205,6 +225,7 @@ def run_sweep(
     skip: Container[str] = frozenset(),
     batch: int = 1,
     window: int = 8,
+    ordered: bool = False,
 ) -> SweepStats:
     """Run every job of ``sweep`` whose key is not in ``skip``; hand each row to ``on_row``.
 
@@ -230,6 +251,9 @@ def run_sweep(
         Keys already done (see :func:`resume`).
     batch, window:
         Jobs per task, and tasks in flight at once.
+    ordered:
+        Hand rows over in the order of the jobs (each as soon as it and every
+        earlier one are done) instead of the order they finish in.
 
     Returns
     -------
@@ -244,41 +268,58 @@ def run_sweep(
         raise InputError(f"batch and window must be positive, not {batch} and {window}")
     started = time.perf_counter()
     counts = dict.fromkeys(get_args(Status), 0)
-    todo = [(sweep.key(job), job) for job in sweep.jobs]
-    pending = [(k, job) for k, job in todo if k not in skip]
-    skipped = len(todo) - len(pending)
+    skipped = [0]
+    sent: deque[str] = deque()  # keys in job order, as they are taken (for ordered)
+    waiting: dict[str, dict[str, Any]] = {}  # rows done before an earlier one, when ordered
+
+    def pending() -> Iterator[tuple[str, J]]:
+        """The jobs not done yet, taken lazily: a sweep may have millions."""
+        for job in sweep.jobs:
+            k = sweep.key(job)
+            if k in skip:
+                skipped[0] += 1
+            else:
+                if ordered:
+                    sent.append(k)
+                yield k, job
 
     def deliver(keys: Sequence[str], rows: list[dict[str, Any]]) -> None:
         if [r.get("key") for r in rows] != list(keys):
             raise SdgBug(f"sweep {sweep.name!r}: rows came back for other keys than sent")
+        if ordered:
+            waiting.update(zip(keys, rows, strict=True))
+            rows = []
+            while sent and sent[0] in waiting:
+                rows.append(waiting.pop(sent.popleft()))
         for row in rows:
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
             on_row(row)
+            counts[row["status"]] = counts.get(row["status"], 0) + 1  # once it is out
 
     def failures(chunk: Sequence[tuple[str, J]], message: str) -> list[dict[str, Any]]:
         return [sweep.failed(job, "error", message).to_json() for _, job in chunk]
 
     try:
         if executor is None:
-            for k, job in pending:
+            for k, job in pending():
                 deliver([k], _run_batch(sweep.work, sweep.failed, [job], budget, sweep.unit))
         else:
-            _run_on(sweep, executor, restart, pending, budget, batch, window, deliver, failures)
-    except KeyboardInterrupt:
+            _run_on(sweep, executor, restart, pending(), budget, batch, window, deliver,
+                    failures)
+    except (KeyboardInterrupt, Interrupted):
         done = sum(counts.values())
         raise Interrupted(f"sweep {sweep.name} interrupted after {done} rows; rerun the same "
                           f"command with the same --out to resume", explored=done) from None
     return SweepStats(rows=sum(counts.values()), ok=counts["ok"], budget=counts["budget"],
-                      error=counts["error"], skipped=skipped,
+                      error=counts["error"], skipped=skipped[0],
                       seconds=time.perf_counter() - started)
 
 
 def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor] | None,
-            pending: list[tuple[str, J]], budget: Budget, batch: int, window: int,
+            pending: Iterator[tuple[str, J]], budget: Budget, batch: int, window: int,
             deliver: Callable[[Sequence[str], list[dict[str, Any]]], None],
             failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]]) -> None:
     """The windowed submit/collect loop of :func:`run_sweep` over an executor."""
-    chunks = iter([pending[i:i + batch] for i in range(0, len(pending), batch)])
+    chunks = iter(lambda: list(itertools.islice(pending, batch)), [])
     in_flight: dict[Future[list[dict[str, Any]]], list[tuple[str, J]]] = {}
     own: list[Executor] = []  # executors made by restart, shut down here
 
@@ -390,9 +431,12 @@ class CsvSink:
     columns: tuple[str, ...]
     stream: IO[str] | None = None
     header: bool = True
+    cells: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def write(self, row: dict[str, Any]) -> None:
         out = self.stream or _stdout()
+        if self.cells is not None:
+            row = self.cells(row)
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         if self.header:
@@ -407,12 +451,14 @@ class CsvSink:
 class TableSink:
     """Aligned rows for a terminal, one line per row as it arrives, header first.
 
-    ``cells`` turns a row into its display cells (the sweep's :attr:`Sweep.brief`);
-    every column but the last is cut to ``width`` characters.
+    ``cells`` turns a row into its display cells (the sweep's :attr:`Sweep.brief`).
+    Widths are fixed by the header and the first row, at least ``least`` and at
+    most ``width``; longer cells are cut (the last column never is).
     """
 
     cells: Callable[[dict[str, Any]], dict[str, str]]
-    width: int = 16
+    width: int = 24
+    least: int = 10
     stream: IO[str] | None = None
     _widths: list[int] = field(default_factory=list, repr=False)
 
@@ -426,7 +472,8 @@ class TableSink:
         out = self.stream or _stdout()
         cells = self.cells(row)
         if not self._widths:
-            self._widths = [max(len(h), min(self.width, len(c))) for h, c in cells.items()][:-1]
+            self._widths = [max(len(h), self.least, min(self.width, len(c)))
+                            for h, c in cells.items()][:-1]
             out.write(self._line(list(cells)) + "\n")
         out.write(self._line(list(cells.values())) + "\n")
         out.flush()

@@ -92,16 +92,25 @@ def test_grammar_rows_against_brute_force() -> None:
 
 def test_first_grammar_with_value_three() -> None:
     """Should find value 3 first at N0 -> a | a N0 | a a N0 | a a a N0 (one nonterminal,
-    four rules, bodies of up to three letters), witness aaaa, confirmed by the definition."""
+    four rules, bodies of up to three letters), witness aaaa, confirmed by the definition.
+
+    Only grammars whose bound m_A (SPEC §3) reaches 3 can reach 3, so the sweep of
+    four rules runs those alone; the smaller sweeps run whole and stop at 2.
+    """
+    from dataclasses import replace
+
+    from sdg_automata.bounds import upper_bounds
     from sdg_automata.summarize import summarize
 
     small = [GrammarShape(nonterminals=1, letters="ab", max_rules=r, max_body=b)
              for r, b in [(3, 3), (4, 2)]]
     assert all(max(r["max"]["N0"] for r in rows_of(grammar_sweep(s))) == 2 for s in small)
-    rows = rows_of(grammar_sweep(GrammarShape(nonterminals=1, letters="ab", max_rules=4,
-                                              max_body=3)), executor=None)
+    sweep = grammar_sweep(GrammarShape(nonterminals=1, letters="ab", max_rules=4, max_body=3))
+    hopeful = [j for j in sweep.jobs if upper_bounds(j.grammar())["N0"] >= 3]
+    rows = rows_of(replace(sweep, jobs=hopeful))
     table = summarize(rows).tables["smallest grammar reaching each value"]
     assert table[-1] == [3, 1, 4, 7, "N0", "aaaa", "ab: N0 -> a | a N0 | a a N0 | a a a N0"]
+    assert sum(1 for r in rows if r["max"]["N0"] == 3) == 14
     g = parse_grammar("N0 -> a | a N0 | a a N0 | a a a N0")
     assert naive_grundy(g, "N0", "aaaa") == 3
     assert all(naive_grundy(g, "N0", "a" * n) < 3 for n in range(1, 4))
@@ -268,7 +277,7 @@ def test_skip_and_interrupt() -> None:
         if row["key"] == "2":
             raise KeyboardInterrupt
 
-    with pytest.raises(Interrupted, match="after 3 rows.*resume"):
+    with pytest.raises(Interrupted, match="after 2 rows.*resume"):  # 0 and 1 were taken
         run_sweep(TOY, stop)
     with ThreadPoolExecutor(2) as pool, pytest.raises(Interrupted):
         run_sweep(TOY, stop, executor=pool)
@@ -387,9 +396,10 @@ def test_cli_count_budget_and_formats(tmp_path: Path) -> None:
     run = _cli(*shape, "--max-states", "4", "--jobs", "1")
     rows = [json.loads(line) for line in run.stdout.splitlines()]
     assert len(rows) == 139 and {r["status"] for r in rows} == {"ok", "budget"}
-    assert "139 rows" in run.stderr
+    assert run.stderr == ""  # rows on a pipe: stderr stays quiet
     csv_out = tmp_path / "rows.csv"
-    assert _cli(*shape, "--format", "csv", "--out", str(csv_out)).returncode == 0
+    first = _cli(*shape, "--format", "csv", "--out", str(csv_out))
+    assert first.returncode == 0 and "139 rows (139 ok, 0 budget, 0 error)" in first.stderr
     again = _cli(*shape, "--format", "csv", "--out", str(csv_out))
     assert again.returncode == 0 and "0 rows" in again.stderr and "139 skipped" in again.stderr
     from sdg_automata.summarize import load_rows
@@ -421,3 +431,29 @@ def test_cli_bad_input(tmp_path: Path, args: list[str], message: str) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
     assert message in done.stderr
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_says_how_far(tmp_path: Path, jobs: str) -> None:
+    """Should stop on SIGINT to the process group with exit 130 and one line that counts
+    exactly the rows in the file."""
+    out = tmp_path / "rows.jsonl"
+    p = subprocess.Popen([sys.executable, "-m", "sdg_automata", *GRAMMARS, "--jobs", jobs,
+                          "--out", str(out)], env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                         start_new_session=True, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and p.poll() is None:
+            if out.exists() and out.read_bytes().count(b"\n") >= 100:
+                break
+            time.sleep(0.02)
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == 130, err
+    assert err.count("\n") == 1 and err.startswith("error: sweep grammars interrupted after ")
+    written = out.read_text().count("\n")
+    assert f"after {written} rows; rerun" in err

@@ -44,22 +44,24 @@ process) or on a Dask cluster: --scheduler tcp://HOST:PORT (see README:
 must run the same sdg_automata (checked before any job runs)."""
 
 
-def add_sweep_options(p: argparse.ArgumentParser) -> None:
-    """--out, --format, --jobs, --scheduler, --batch and the per-job budget."""
+def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> None:
+    """--out, --format, --jobs, --scheduler, --batch and the per-job budget
+    (``--max-states`` only when ``states``)."""
     p.add_argument("--out", metavar="FILE",
                    help="append rows to FILE, skipping jobs already in it (resumable)")
-    p.add_argument("--format", choices=FORMATS, default=None,
-                   help="jsonl (default with --out or a pipe), csv, or table (a terminal)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=positive, default=None, metavar="J",
-                       help="local worker processes (default: the CPU count; 1: this process)")
-    where.add_argument("--scheduler", metavar="ADDR",
-                       help="a Dask scheduler tcp://HOST:PORT, or 'local' for a LocalCluster")
+    p.add_argument("--format", choices=(*FORMATS, "json"), default=None,
+                   help="jsonl (default with --out or a pipe; 'json' is the same), csv, or "
+                        "table (a terminal)")
+    p.add_argument("--jobs", type=positive, default=None, metavar="J",
+                   help="local worker processes (default: the CPU count; 1: this process); "
+                        "with --scheduler local, the LocalCluster's workers")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="a Dask scheduler tcp://HOST:PORT, or 'local' for a LocalCluster")
     p.add_argument("--connect-timeout", type=duration, default=20.0, metavar="S",
                    help="seconds to wait for the Dask scheduler and a worker (default 20)")
     p.add_argument("--batch", type=positive, default=None, metavar="B",
                    help="jobs per task (default: chosen from the jobs and workers)")
-    add_budget(p)
+    add_budget(p, states=states)
     for action in p._actions:
         if action.dest in ("max_states", "max_seconds"):
             action.help = (action.help or "").replace("stop with exit 3", "per job: a row with "
@@ -155,8 +157,14 @@ def _progress(total: int, name: str, enabled: bool) -> Iterator[Callable[[], Non
         yield advance
 
 
-def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
-    """Run ``sweep`` as the options of :func:`add_sweep_options` say; stats on stderr."""
+def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
+        observe: Callable[[dict[str, Any]], None] | None = None) -> int:
+    """Run ``sweep`` as the options of :func:`add_sweep_options` say.
+
+    ``observe`` also sees every row (after it is written).  The run's figures
+    go to stderr when rows go to a file or stderr is a terminal (a pipe of
+    rows keeps stderr quiet).
+    """
     from ..sweep import (
         CsvSink,
         JsonlSink,
@@ -170,7 +178,8 @@ def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
         run_sweep,
     )
 
-    fmt: Format = args.format or ("jsonl" if args.out or not sys.stdout.isatty() else "table")
+    fmt: Format = ("jsonl" if args.format == "json" else args.format) or (
+        "jsonl" if args.out or not sys.stdout.isatty() else "table")
     per_job = budget(args)
     skip: frozenset[str] = frozenset()
     with contextlib.ExitStack() as stack:
@@ -185,7 +194,8 @@ def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
             stream = None
         sink: Sink
         if fmt == "csv":
-            sink = CsvSink(sweep.columns, stream, header=not (args.out and found.header))
+            sink = CsvSink(sweep.columns, stream, header=not (args.out and found.header),
+                           cells=sweep.csv)
         elif fmt == "table":
             sink = TableSink(sweep.brief or plain_cells(sweep.columns), stream=stream)
         else:
@@ -195,6 +205,9 @@ def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
         restart: Callable[[], Executor] | None = None
         width = 1
         if args.scheduler:
+            if args.jobs and args.scheduler != "local":
+                raise InputError("--jobs counts local processes; a Dask cluster at "
+                                 f"{args.scheduler} has the workers it was started with")
             executor, width = stack.enter_context(dask_executor(
                 args.scheduler, workers=args.jobs, timeout=args.connect_timeout))
         else:
@@ -210,13 +223,17 @@ def run(args: argparse.Namespace, sweep: Sweep[Any]) -> int:
 
             def on_row(row: dict[str, Any]) -> None:
                 sink.write(row)
+                if observe is not None:
+                    observe(row)
                 if advance is not None:
                     advance()
 
             stats = run_sweep(sweep, on_row, executor=executor, restart=restart,
-                              budget=per_job, skip=skip, batch=batch, window=4 * width)
-    where = f"Dask at {args.scheduler}" if args.scheduler else f"{width} local process(es)"
-    print(f"sweep {sweep.name}: {stats} on {where}", file=sys.stderr)
+                              budget=per_job, skip=skip, batch=batch, window=4 * width,
+                              ordered=ordered)
+    if args.out or sys.stderr.isatty():
+        where = f"Dask at {args.scheduler}" if args.scheduler else f"{width} local process(es)"
+        print(f"sweep {sweep.name}: {stats} on {where}", file=sys.stderr)
     return ExitCode.OK
 
 

@@ -9,6 +9,7 @@ shortest word reaching it, and the number of reachable states.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..grammar import Grammar, Rule
 from ..sweep import Status, Sweep
 from .enumeration import GrammarShape, grammar_classes
 
-__all__ = ["COLUMNS", "GrammarJob", "GrammarRow", "grammar_row", "grammar_sweep"]
+__all__ = ["COLUMNS", "GrammarJob", "GrammarJobs", "GrammarRow", "grammar_row", "grammar_sweep"]
 
 #: the fields of a row, in the order CSV and the table show them
 COLUMNS = ("key", "status", "states", "bounds", "max", "witness", "seconds", "error", "grammar")
@@ -123,15 +124,21 @@ def grammar_failed(job: GrammarJob, status: Status, message: str) -> GrammarRow:
     return GrammarRow(key=job.key, grammar=_text(job), status=status, error=message)
 
 
-def grammar_jobs(shape: GrammarShape) -> list[GrammarJob]:
-    """One job per isomorphism class of ``shape``, in canonical order."""
-    return [GrammarJob(letters=shape.letters, rules=shape.rules(code))
-            for code in grammar_classes(shape)]
+@dataclass(frozen=True)
+class GrammarJobs:
+    """One job per isomorphism class of ``shape``, in canonical order, made as they are
+    taken (millions of grammars are not held in memory); iterable again and again."""
+
+    shape: GrammarShape
+
+    def __iter__(self) -> Iterator[GrammarJob]:
+        for code in grammar_classes(self.shape):
+            yield GrammarJob(letters=self.shape.letters, rules=self.shape.rules(code))
 
 
 def grammar_sweep(shape: GrammarShape) -> Sweep[GrammarJob]:
     """The sweep of every grammar of ``shape``, one per isomorphism class."""
-    return Sweep(name="grammars", jobs=grammar_jobs(shape), key=_key, work=grammar_row,
+    return Sweep(name="grammars", jobs=GrammarJobs(shape), key=_key, work=grammar_row,
                  failed=grammar_failed, columns=COLUMNS, brief=_brief)
 
 
