@@ -103,7 +103,7 @@ def _cmd_survey(args: argparse.Namespace) -> int:
 
     if args.digits is None:
         raise InputError(f"'octal {SURVEY}' needs --digits 1, 2 or 3")
-    return run(args, survey_sweep(args.digits, max_n=args.upto or SURVEY_MAX_N))
+    return run(args, survey_sweep(args.digits, max_n=args.upto or SURVEY_MAX_N), ordered=True)
 
 
 _HANDLERS: dict[bool, Callable[[argparse.Namespace], int]] = {
