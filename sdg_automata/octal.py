@@ -25,7 +25,10 @@ Three routes compute 𝒢(0), …, 𝒢(N − 1), all exact:
   rare value below the common candidate is found, which is almost at once;
   only a heap whose value really is rare needs the whole search.  The mask is
   detected from the values themselves (the class with fewest members), and
-  a wrong or useless mask makes the method slow, never wrong.
+  a wrong or useless mask makes the method slow, never wrong.  ``"auto"``
+  also watches how many splits it visits per block of heaps and runs the
+  full mex instead until the next detection when the rare values are not
+  rare enough (Officers, 0.6).
 
 :meth:`OctalGame.period` proves the eventual period with the octal
 periodicity theorem (Guy–Smith 1956): if 𝒢(n + p) = 𝒢(n) for all
