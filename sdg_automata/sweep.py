@@ -202,11 +202,12 @@ def process_pool(jobs: int) -> Executor:
 
 def _stop(executor: Executor) -> None:
     """Shut an executor down without waiting; a process pool's workers are terminated."""
-    processes = getattr(executor, "_processes", None)  # ProcessPoolExecutor's, if any
-    executor.shutdown(wait=False, cancel_futures=True)
-    for p in list((processes or {}).values()):
+    # workers first: the pool then fails its pending futures itself (cancelling them first
+    # makes Python 3.11's pool thread die on InvalidStateError while marking them broken)
+    for p in list((getattr(executor, "_processes", None) or {}).values()):
         with contextlib.suppress(Exception):
             p.terminate()
+    executor.shutdown(wait=False)
 
 
 # ---------------------------------------------------------------------------
@@ -373,9 +374,7 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
                     _stop(executor)
                     executor = restart()
                     own.append(executor)
-    finally:
-        for fut in in_flight:
-            fut.cancel()
+    finally:  # futures still in flight (an exception) go with their executor's shutdown
         for ex in own:
             _stop(ex)
 
