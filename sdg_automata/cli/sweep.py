@@ -184,8 +184,10 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
     skip: frozenset[str] = frozenset()
     with contextlib.ExitStack() as stack:
         if args.out:
-            found = resume(args.out, fmt, sweep.columns)  # before the lock: it may truncate
-            stream = stack.enter_context(locked(args.out))
+            if fmt == "table":  # checked before the file is created
+                raise InputError("--out takes jsonl or csv; the table format is for the terminal")
+            stream = stack.enter_context(locked(args.out))  # first: resume may cut the file
+            found = resume(args.out, fmt, sweep.columns)
             skip = found.done
             if found.torn_bytes:
                 print(f"note: cut off a torn last line of {args.out} ({found.torn_bytes} "
