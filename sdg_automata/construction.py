@@ -247,12 +247,11 @@ class GrundyAutomaton:
             groups = _groups(grammar, letter_rules, end)
             if len(groups) > 1:  # one group holding everything would only add lookups
                 self._plans = {a: self._plan(groups + [(end,)], a) for a in self.alphabet}
-        self._fast: dict[str, Callable[[int], int]] = {
-            a: _compile([p]) for a, p in self._plans.items()}
-        #: ``expand(q)``: the successors of q on every letter of Σ, in order (for crawls)
-        self.expand: Callable[[int], list[int]] = self._expand_steps
+        #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
+        #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
+        self.follow: Callable[[int, str], int] = self.step_reference
         if self._plans:
-            self.expand = _compile([self._plans[a] for a in self.alphabet], self._expand_steps)
+            self.follow = _compile(self._plans, self._miss)
         # memo of run(): state ids, their bitsets, and per-id successor dicts
         self._ids: dict[int, int] = {self.initial: 0}
         self._states: list[int] = [self.initial]
@@ -269,22 +268,19 @@ class GrundyAutomaton:
         the values of C just computed.  Each group keeps a table from those bits
         (``q & mask | out & deps``) to its part;
         groups come in dependency order, so a step whose parts are all known is
-        one AND and one dict lookup per group (:func:`_compile`).  The first unknown part sends the
-        whole step to :meth:`step_reference`, whose answer fills every group's
-        table (:meth:`_learn`).  Groups are :func:`_groups`.
+        one AND and one dict lookup per group (:attr:`follow`, compiled by
+        :func:`_compile`).  The first unknown part sends the whole step to
+        :meth:`step_reference`, whose answer fills every group's table
+        (:meth:`_learn`).  Groups are :func:`_groups`.
         """
-        lookup = self._fast.get(a)
-        if lookup is None:  # no memo (one group, disabled, dropped) or a letter outside Σ
-            return self.step_reference(q, a)
-        try:
-            return lookup(q)
-        except KeyError:
-            return self._learn(q, a, self._plans[a])
+        return self.follow(q, a)
 
-    def _expand_steps(self, q: int) -> list[int]:
-        """[δ(q, a) for a in Σ] by :meth:`step`: the memo's misses, or no memo."""
-        step = self.step
-        return [step(q, a) for a in self.alphabet]
+    def _miss(self, q: int, a: str) -> int:
+        """δ(q, a) where the compiled lookups know no part: learn it, or no memo for ``a``."""
+        plan = self._plans.get(a)
+        if plan is None:  # a letter outside Σ, or the memo was dropped
+            return self.step_reference(q, a)
+        return self._learn(q, a, plan)
 
     def _learn(self, q: int, a: str, plan: _Plan) -> int:
         """δ(q, a) by :meth:`step_reference`, recorded in every group's table.
@@ -307,11 +303,11 @@ class GrundyAutomaton:
                 raise SdgBug(f"step memo: letter {a!r}, key {key:#x} gives two parts")
         self._memo_size += added
         if self._memo_size > self.memo_limit:
-            for plan in self._plans.values():  # a crawl may still hold the compiled expand
+            for plan in self._plans.values():  # a crawl may still hold the compiled follow
                 for group in plan.groups:
                     group.memo.clear()
-            self._plans, self._fast = {}, {}  # past the limit: memory back, reference steps
-            self.expand = self._expand_steps
+            self._plans = {}  # past the limit: memory back, reference steps from now on
+            self.follow = self.step_reference
             self._memo_size = 0
         return out
 
@@ -397,6 +393,11 @@ class GrundyAutomaton:
             base=tuple(self._base_of), bound=tuple(self._bound_of),
             letters=MappingProxyType(self._tables), unit_plan=self._unit_plan)
 
+    def value_bits(self, head: str) -> tuple[int, ...]:
+        """``bits[v]``: the bit of A^v (v = 0 … m_A); ``q & bits[v]`` tests Step 5's F_{A,v}."""
+        base = self._base[head]
+        return tuple(1 << (base + v) for v in range(self.bounds[head] + 1))
+
     def grundy_at(self, q: int, head: str) -> int | None:
         """The i with A^i ∈ q (Step 5: q ∈ F_{A,i}), or ``None``."""
         base = self._base[head]
@@ -481,9 +482,7 @@ class GrundyAutomaton:
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
         budget = as_budget(budget, max_states=max_states, progress=progress)
-        alphabet = self.alphabet
-        found = crawl(self.initial, self.expand, len(alphabet),
-                      budget, what="construction")
+        found = crawl(self.initial, self.follow, self.alphabet, budget, what="construction")
         return ReachableAutomaton(automaton=self, found=found)
 
 
@@ -539,8 +538,9 @@ class ReachableAutomaton:
         breadth-first path: wᴿ, or w for a mirror)."""
         return self.automaton.witness(self.found.path(s))
 
-    def spectrum(self, head: str) -> dict[int, str]:
-        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value."""
+    def shortest_witnesses(self, head: str) -> dict[int, str]:
+        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value
+        (one row of :func:`sdg_automata.decide.spectrum`)."""
         found: dict[int, str] = {}
         for s, v in enumerate(self.values(head)):
             if v is not None and v not in found:
@@ -608,51 +608,36 @@ class _Plan(NamedTuple):
     uncovered: int
 
 
-def _lookup_lines(plan: _Plan, var: str, name: str) -> tuple[list[str], dict[str, Any]]:
-    """Straight-line code setting ``var`` to δ(q, a) from one letter's memo (hit path).
+def _compile(plans: dict[str, _Plan], miss: Callable[[int, str], int],
+             ) -> Callable[[int, str], int]:
+    """The memo's hit path as one straight-line function ``follow(q, a) -> δ(q, a)``.
 
-    ``var = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per group that
-    waits for others, with the masks as constants; the memos are ``{name}{g}``.
+    Per letter, ``out = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per
+    group that waits for others, with the masks as constants; an unknown key
+    (``KeyError``) or another letter goes to ``miss``.  Written out rather
+    than looped over: the loop's per-group unpacking and stores cost a third
+    of a step, the per-letter dispatch another call (measured in
+    ``benchmarks/bench_explore.py``).  The source holds only ints made here
+    and the letters' ``repr``.
     """
-    memos: dict[str, Any] = {f"{name}{g}": group.memo for g, group in enumerate(plan.groups)}
-    plain = [f"{name}{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
-             if not group.deps]
-    lines = [f"{var} = {' | '.join(plain) or '0'}"]
-    for g, group in enumerate(plan.groups):
-        if group.deps:
-            key = f"{var} & {group.deps:#x}"
-            if group.mask:
-                key = f"q & {group.mask:#x} | {key}"
-            lines.append(f"{var} |= {name}{g}[{key}]")
-    return lines, memos
-
-
-def _compile(plans: list[_Plan], fallback: Callable[[int], list[int]] | None = None,
-             ) -> Callable[[int], Any]:
-    """The memo's hit path as one straight-line function of q.
-
-    One plan: ``lookup(q) -> δ(q, a)``, raising ``KeyError`` on an unknown key
-    for :meth:`GrundyAutomaton.step` to catch.  Several (every letter, with a
-    ``fallback``): ``expand(q) -> [δ(q, a) for a in Σ]``, handing q to the
-    fallback on an unknown key.  Written out rather than looped over: the
-    loop's per-group unpacking and stores cost a third of a step (measured in
-    ``benchmarks/bench_explore.py``).  The source holds only ints made here.
-    """
-    names: dict[str, Any] = {"fallback": fallback}
+    names: dict[str, Any] = {"miss": miss}
     body: list[str] = []
-    for c, plan in enumerate(plans):
-        lines, memos = _lookup_lines(plan, f"o{c}", f"m{c}_")
-        body += lines
-        names |= memos
-    if fallback is None:
-        source = "def lookup(q):\n    " + "\n    ".join(body) + "\n    return o0\n"
-    else:
-        result = ", ".join(f"o{c}" for c in range(len(plans)))
-        source = ("def expand(q):\n    try:\n        " + "\n        ".join(body)
-                  + "\n    except KeyError:\n        return fallback(q)\n"
-                  + f"    return [{result}]\n")
-    exec(source, names)  # our own ints only, see the docstring
-    return names["expand" if fallback else "lookup"]  # type: ignore[no-any-return]
+    for c, (a, plan) in enumerate(plans.items()):
+        plain = [f"m{c}_{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
+                 if not group.deps]
+        body += [f"if a == {a!r}:", f"    out = {' | '.join(plain) or '0'}"]
+        for g, group in enumerate(plan.groups):
+            names[f"m{c}_{g}"] = group.memo
+            if group.deps:
+                key = f"out & {group.deps:#x}"
+                if group.mask:
+                    key = f"q & {group.mask:#x} | {key}"
+                body.append(f"    out |= m{c}_{g}[{key}]")
+        body.append("    return out")
+    source = ("def follow(q, a):\n    try:\n" + "".join(f"        {line}\n" for line in body)
+              + "    except KeyError:\n        pass\n    return miss(q, a)\n")
+    exec(source, names)  # our own ints and letters only, see the docstring
+    return names["follow"]  # type: ignore[no-any-return]
 
 
 def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str,
@@ -863,18 +848,15 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
     # is the initial one (the empty language: one state looping on every letter)
     empty = 0 if start == 0 else -1
 
-    def expand(subset: int) -> list[int]:
-        out = []
-        for masks in pred:
-            image, rest = 0, subset
-            while rest:
-                low = rest & -rest
-                image |= masks[low.bit_length() - 1]
-                rest ^= low
-            out.append(image or empty)
-        return out
+    def follow(subset: int, masks: list[int]) -> int:  # a letter is its predecessor masks
+        image, rest = 0, subset
+        while rest:
+            low = rest & -rest
+            image |= masks[low.bit_length() - 1]
+            rest ^= low
+        return image or empty
 
-    subsets = crawl(start, expand, len(alphabet), budget, what="subset construction")
+    subsets = crawl(start, follow, pred, budget, what="subset construction")
     rows = subsets.rows
     transitions = {d: {a: rows[k][d] for k, a in enumerate(alphabet) if rows[k][d] >= 0}
                    for d in range(len(subsets.states))}

@@ -173,6 +173,8 @@ def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str
                 row = work(job, meter)
         except BudgetExceeded as e:
             row = failed(job, "budget", str(e))
+        except MemoryError:  # a resource limit, like a budget: the job did not fit
+            row = failed(job, "budget", "out of memory: the job does not fit in this worker")
         except Interrupted:
             raise
         except Exception as e:  # noqa: BLE001 -- a failing job is a row, not a failed sweep

@@ -129,8 +129,8 @@ def test_dfas_validate(example3, csub, forward, minimal):
 def test_example3_spectrum(example3_reachable):
     # SPEC §2: 𝒢_A takes 0, 1, 2; 𝒢_B takes 0, 1.  Shortest witnesses from the
     # tables: 𝒢_A(b) = 0, 𝒢_A(a) = 1, 𝒢_A(aa) = 2; 𝒢_B(b) = 1, 𝒢_B(ba) = 0.
-    assert example3_reachable.spectrum("A") == {0: "b", 1: "a", 2: "aa"}
-    spectrum_b = example3_reachable.spectrum("B")
+    assert example3_reachable.shortest_witnesses("A") == {0: "b", 1: "a", 2: "aa"}
+    spectrum_b = example3_reachable.shortest_witnesses("B")
     assert set(spectrum_b) == {0, 1}
     assert spectrum_b[1] == "b"
     assert len(spectrum_b[0]) == 2 and spectrum_b[0][::-1] in EXAMPLE3_REVERSED["B"][0]
@@ -241,7 +241,7 @@ def test_spectrum_is_the_set_of_values(g):
             v = oracle(head, w)
             if v is not None and v not in shortest:
                 shortest[v] = len(w)  # shortlex: the first hit is a shortest one
-        spectrum = reachable.spectrum(head)
+        spectrum = reachable.shortest_witnesses(head)
         assert set(spectrum) == set(shortest), head
         assert list(spectrum) == sorted(spectrum)
         for v, witness in spectrum.items():
@@ -299,6 +299,118 @@ def test_minimal_and_forward_dfas_print_the_same_in_every_run(examples_dir):
 
 
 # ---------------------------------------------------------------------------
+# the read-only view of Steps 3–4
+
+
+def _delta_from_view(m: GrundyAutomaton, q: int, a: str) -> int:
+    """δ(q, a) recomputed from ``m.tables`` alone, as a new strategy would (SPEC §4)."""
+    view = m.tables
+    table = view.letters.get(a)
+    if table is None:
+        return 0
+    out, sets = 0, [0] * len(view.nonterminals)
+    for k in range(q.bit_length()):
+        if q >> k & 1 and table.relevant >> k & 1:
+            out |= table.shift[k]
+            for h, mask in table.contributions[k]:
+                sets[h] |= mask
+    value: dict[int, int] = {}
+    planned = {h for h, _ in view.unit_plan}
+    for h, j in enumerate(sets):
+        if j and h not in planned:
+            value[h] = next(v for v in range(64) if not j >> v & 1)
+    for h, units in view.unit_plan:
+        j = sets[h]
+        for c in units:
+            if c in value:
+                j |= 1 << value[c]
+        if j:
+            value[h] = next(v for v in range(64) if not j >> v & 1)
+    for h, v in value.items():
+        assert v <= view.bound[h]
+        out |= 1 << (view.base[h] + v)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(right_linear_grammars())
+def test_the_tables_view_is_the_transition_relation(g):
+    """Should let δ be recomputed from the public view, equal to step on every reachable edge."""
+    m = GrundyAutomaton(g)
+    view = m.tables
+    assert view.items == m.items and set(view.letters) == set(g.terminals)
+    with pytest.raises(TypeError):
+        view.letters["z"] = view.letters[g.terminals[0]]  # type: ignore[index]
+    reachable = m.explore(max_states=500)
+    for s, a, _ in reachable.transitions():
+        q = reachable.states[s]
+        assert _delta_from_view(m, q, a) == m.step(q, a)
+    assert _delta_from_view(m, m.initial, "#") == m.step(m.initial, "#") == 0
+
+
+def test_a_broken_bound_is_a_bug_not_an_answer(example3):
+    """Should raise SdgBug when a value would exceed m_A (SPEC §3), never answer."""
+    from sdg_automata.errors import SdgBug
+
+    m = GrundyAutomaton(example3)
+    m._bound_of = [0] * len(m._bound_of)  # corrupt the bounds: the check must fire
+    with pytest.raises(SdgBug, match="exceeds the bound"):
+        m.run("aa")
+
+
+# ---------------------------------------------------------------------------
+# the reversed DFA: our subset construction against automata-lib's
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_reversed_dfa_is_automata_libs_reversal(data):
+    """Should equal automata-lib's reversal + determinization, and be minimal (Brzozowski)."""
+    from automata.fa.dfa import DFA
+    from automata.fa.nfa import NFA
+
+    g = data.draw(st.one_of(right_linear_grammars(max_nonterminals=3),
+                            left_linear_grammars(max_nonterminals=3)))
+    head = data.draw(st.sampled_from(g.nonterminals))
+    reachable = (GrundyAutomaton(g) if g.is_right_linear else
+                 GrundyAutomaton(g.mirror())).explore(max_states=300)
+    assume(len(reachable) <= 120)
+    for i in range(upper_bounds(g if g.is_right_linear else g.mirror())[head] + 1):
+        machine = reachable.to_dfa(reachable.accepting(head, i))
+        theirs = DFA.from_nfa(NFA.from_dfa(machine).reverse())
+        ours = dfa(g, head, i, forward=g.is_right_linear)  # the side that needs a reversal
+        assert ours == theirs, (head, i)
+        assert len(ours.states) == len(theirs.minify().states), (head, i)  # minimal already
+        ours.validate()
+
+
+#: issue 15: a 125-state automaton whose forward DFA has more than 175,000 states
+ISSUE15 = """Y -> a Y | b B | b b C
+C -> a a D | b C
+S -> B | b c | c a | c b
+D -> B | a S | c | c S
+B -> a C | a c | b Y | c S"""
+
+
+def test_the_subset_construction_obeys_the_budget():
+    """Should stop at the state budget, and at the clock, while building the subsets."""
+    import time
+
+    from sdg_automata.budget import Budget
+
+    g = parse_grammar(ISSUE15)
+    assert len(GrundyAutomaton(g).explore()) == 125
+    with pytest.raises(BudgetExceeded, match="subset construction stopped at the budget of "
+                                             "300 states") as info:
+        dfa(g, "Y", 0, forward=True, minimal=True, budget=Budget(max_states=300))
+    assert info.value.explored == 300
+    started = time.perf_counter()
+    with pytest.raises(BudgetExceeded, match="budget of 0.3 s"):
+        dfa(g, "Y", 0, forward=True, budget=Budget(max_seconds=0.3))
+    assert time.perf_counter() - started < 5
+
+
+# ---------------------------------------------------------------------------
 # the memo of step() (issue 11 §1) against step_reference, today's computation
 
 
@@ -319,9 +431,11 @@ def _every_step_is_the_reference(g, *, max_states=3000):
     for q in queue:  # a second pass: every step now answered from the memo
         for a in m.alphabet:
             assert m.step(q, a) == reference.step(q, a)
-    fresh = GrundyAutomaton(g)  # every letter at once, learning as it goes
+    fresh = GrundyAutomaton(g)  # the compiled follow, learning as it goes
     for q in queue:
-        assert fresh.expand(q) == [reference.step_reference(q, a) for a in m.alphabet]
+        assert [fresh.follow(q, a) for a in m.alphabet] == [
+            reference.step_reference(q, a) for a in m.alphabet]
+        assert fresh.follow(q, "#") == 0  # outside Σ: ∅
     return m
 
 
@@ -369,7 +483,7 @@ def test_memo_hardness_random(seed):
     m = _every_step_is_the_reference(g, max_states=10**6)
     assert sum(map(sum, m.memo_sizes().values())) > 0
     values = {v for v in m.explore().values("A") if v is not None}
-    assert max(values) == product_truth(dfas)
+    assert max(values) == product_truth(dfas)[0]
 
 
 @st.composite

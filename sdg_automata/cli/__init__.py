@@ -30,13 +30,13 @@ from ..errors import (
     SdgBug,
     SdgError,
 )
-from . import automata, family, games, grundy, imark, sweep
+from . import automata, family, games, grundy, imark, octal, sweep
 from .common import EPILOG, ExitCode, Parser, fail
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
 #: the command groups, in the order ``--help`` lists them
-GROUPS = (grundy, automata, games, family, imark, sweep)
+GROUPS = (grundy, automata, games, family, imark, octal, sweep)
 
 PROG = "sdg_automata"
 
