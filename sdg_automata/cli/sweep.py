@@ -11,6 +11,7 @@ import contextlib
 import functools
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
@@ -76,12 +77,13 @@ def register(sub: Any) -> None:
 
     g = ssub.add_parser(
         "grammars", help="every right-linear grammar of a size, once per isomorphism class",
-        description="Every right-linear grammar with exactly N nonterminals N0 (the start), "
-                    "N1, ..., at most R rules each, bodies of at most L letters followed by at "
-                    "most one nonterminal, over LETTERS; once per isomorphism class (renaming "
-                    "N1.. and permuting letters); skipping unit cycles and nonterminals that "
-                    "derive nothing.  Row: key, grammar, states, bounds m_A, max and witness "
-                    "per nonterminal, status, seconds.\n\n" + DESCRIPTION,
+        description=textwrap.fill(
+            "Every right-linear grammar with exactly N nonterminals N0 (the start), N1, ..., "
+            "at most R rules each, bodies of at most L letters followed by at most one "
+            "nonterminal, over LETTERS; once per isomorphism class (renaming N1.. and "
+            "permuting letters); skipping unit cycles and nonterminals that derive nothing.  "
+            "Row: key, grammar, states, bounds m_A, max and witness per nonterminal, status, "
+            "seconds.", 79) + "\n\n" + DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     g.add_argument("--nonterminals", type=positive, required=True, metavar="N")
     g.add_argument("--letters", required=True, help="the alphabet, e.g. ab")
