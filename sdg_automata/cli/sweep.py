@@ -258,8 +258,13 @@ def _summary_text(summary: Summary) -> str:
 def _cmd_summarize(args: argparse.Namespace) -> int:
     from ..summarize import load_rows, plot, summarize
 
+    if args.plot and not args.plot.lower().endswith((".png", ".svg")):
+        raise InputError(f"--plot writes .png or .svg files, not {args.plot!r}")
     rows = load_rows(args.file)
-    summary = summarize(rows, top=args.top)
+    try:
+        summary = summarize(rows, top=args.top)
+    except InputError as e:
+        raise e.located(args.file) from None
     if args.json:
         emit(summary.to_json())
     else:
