@@ -234,7 +234,10 @@ def _cmd_regex(args: argparse.Namespace) -> int:
                          f"elimination grow exponentially, so the limit is "
                          f"{args.max_dfa_states} states (raise it with --max-dfa-states)"
                          ) from None
-    regex = dfa_to_regex(machine, limit=args.max_dfa_states)
+    meter = limits.start("state elimination", unit="states")
+    meter.count = len(machine.states)
+    with meter.library("automata-lib GNFA"):  # --max-seconds reaches inside automata-lib
+        regex = dfa_to_regex(machine, limit=args.max_dfa_states)
     if args.json:
         emit({"nonterminal": head, "grundy": args.value, "regex": regex,
                "empty": regex is None, "dfa_states": len(machine.states)})
