@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from .decide import Verdict, max_grundy, spectrum
     from .imark import imark_grundy, imark_sequence
     from .impartial import grundy_values, solve_game_graph, winning_moves
+    from .octal import OctalGame
     from .periodicity import proven_period
     from .play import analyze
 
@@ -60,6 +61,7 @@ _LAZY = {
     "Verdict": "decide", "max_grundy": "decide",
     "spectrum": "decide",
     "imark_grundy": "imark", "imark_sequence": "imark",
+    "OctalGame": "octal",
     "grundy_values": "impartial", "solve_game_graph": "impartial",
     "winning_moves": "impartial",
     "proven_period": "periodicity",
@@ -112,6 +114,7 @@ __all__ = [
     "InputError",
     "Interrupted",
     "MisereSumError",
+    "OctalGame",
     "Rule",
     "SdgBug",
     "SdgError",

@@ -29,7 +29,12 @@ from typing import Any
 
 from .errors import BudgetExceeded, InputError, Interrupted
 
-__all__ = ["Budget", "Meter", "UNLIMITED", "as_budget", "available_bytes"]
+__all__ = ["MEMORY_RESERVE", "Budget", "Meter", "UNLIMITED", "as_budget", "available_bytes",
+           "memory_pressure"]
+
+#: a phase that checks memory stops (BudgetExceeded) once less than this share of the
+#: machine's memory is available, or its address space is this close to ``RLIMIT_AS``
+MEMORY_RESERVE = 0.05
 
 
 def _count(name: str, value: Any) -> int | None:
@@ -110,6 +115,49 @@ def as_budget(
     return replace(budget, **changes) if changes else budget
 
 
+def _meminfo() -> dict[str, int]:
+    """``/proc/meminfo`` in bytes (empty where there is none)."""
+    out = {}
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                fields = rest.split()
+                if fields and fields[0].isdigit():
+                    out[key] = int(fields[0]) * 1024
+    except OSError:
+        pass
+    return out
+
+
+def memory_pressure() -> str | None:
+    """Why this process is about to run out of memory (a phrase), or ``None``.
+
+    Two limits count: the address-space limit (``RLIMIT_AS``, as ``ulimit -v``
+    sets it), against this process's virtual size; and the machine's
+    available memory (``MemAvailable``), against its total.  Either within
+    :data:`MEMORY_RESERVE` of the end is pressure.  Unknown quantities (no
+    ``/proc``) never count.
+    """
+    import os
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        try:
+            with open("/proc/self/statm", encoding="ascii") as f:
+                size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError):
+            size = 0
+        if size > soft * (1 - MEMORY_RESERVE):
+            return f"{size >> 20} MB of the {soft >> 20} MB address-space limit in use"
+    info = _meminfo()
+    total, available = info.get("MemTotal"), info.get("MemAvailable")
+    if total and available is not None and available < total * MEMORY_RESERVE:
+        return f"only {available >> 20} MB of the machine's {total >> 20} MB left"
+    return None
+
+
 class Meter:
     """The running clock and counter of one phase under a :class:`Budget`.
 
@@ -159,6 +207,15 @@ class Meter:
         if limit is not None and count > limit:
             self.count = count
             raise self.exceeded(count, f"{limit} {self.unit}")
+
+    def check_memory(self, count: int) -> None:
+        """Raise :class:`BudgetExceeded` when memory is about to run out
+        (:func:`memory_pressure`); a file read or two, so call it rarely."""
+        reason = memory_pressure()
+        if reason is not None:
+            self.count = count
+            raise BudgetExceeded(f"{self.what} stopped before memory ran out ({reason}) "
+                                 f"after {count} {self.unit}", explored=count)
 
     def interrupted(self, count: int | None = None) -> Interrupted:
         """The error for Ctrl-C during this phase."""

@@ -28,6 +28,7 @@ References
 from __future__ import annotations
 
 import contextlib
+import graphlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -58,6 +59,8 @@ __all__ = [
 ]
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: default cap on the entries of :meth:`GrundyAutomaton.step`'s memo (about 100 bytes each)
+MEMO_LIMIT = 1 << 16
 
 
 @dataclass(frozen=True, order=True)
@@ -133,6 +136,10 @@ class GrundyAutomaton:
     reading:
         How the grammar the user gave maps onto ``grammar`` (default: it *is*
         ``grammar``); set by :func:`automaton_for`.
+    memo_limit:
+        At most this many entries in the memo of :meth:`step` (all groups and
+        letters together, default 65,536: a few MB); past it the memo is dropped
+        and every step is :meth:`step_reference`.  ``0`` disables the memo.
 
     Attributes
     ----------
@@ -156,7 +163,8 @@ class GrundyAutomaton:
     outside Σ leads to it.
     """
 
-    def __init__(self, grammar: Grammar, *, reading: Reading | None = None):
+    def __init__(self, grammar: Grammar, *, reading: Reading | None = None,
+                 memo_limit: int = MEMO_LIMIT):
         if not grammar.is_right_linear:
             raise InputError(
                 f"the Step 1–5 construction needs a right-linear grammar; this one is "
@@ -229,6 +237,21 @@ class GrundyAutomaton:
             if any(grammar.is_unit(r) for r in grammar.rules_of(a))
         )
         self._unit_heads = frozenset(h for h, _ in self._unit_plan)
+        # the memo of step(): per letter, one table per group of nonterminals
+        if memo_limit < 0:
+            raise InputError(f"memo_limit must be a natural number, not {memo_limit}")
+        self.memo_limit = memo_limit
+        self._memo_size = 0
+        self._plans: dict[str, _Plan] = {}
+        if memo_limit:
+            groups = _groups(grammar, letter_rules, end)
+            if len(groups) > 1:  # one group holding everything would only add lookups
+                self._plans = {a: self._plan(groups + [(end,)], a) for a in self.alphabet}
+        #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
+        #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
+        self.follow: Callable[[int, str], int] = self.step_reference
+        if self._plans:
+            self.follow = _compile(self._plans, self._miss)
         # memo of run(): state ids, their bitsets, and per-id successor dicts
         self._ids: dict[int, int] = {self.initial: 0}
         self._states: list[int] = [self.initial]
@@ -237,7 +260,89 @@ class GrundyAutomaton:
     # -- the automaton -------------------------------------------------------
 
     def step(self, q: int, a: str) -> int:
-        """δ(q, a) by Steps 3 and 4 (SPEC §4).
+        """δ(q, a) by Steps 3 and 4 (SPEC §4), memoized per group of nonterminals.
+
+        The part of δ(q, a) that a group of nonterminals owns (the values A^v of
+        its heads, the shifted items a x B^j of its B) depends only on the bits
+        of q its rules read and, through unit rules A → C leaving the group, on
+        the values of C just computed.  Each group keeps a table from those bits
+        (``q & mask | out & deps``) to its part;
+        groups come in dependency order, so a step whose parts are all known is
+        one AND and one dict lookup per group (:attr:`follow`, compiled by
+        :func:`_compile`).  The first unknown part sends the whole step to
+        :meth:`step_reference`, whose answer fills every group's table
+        (:meth:`_learn`).  Groups are :func:`_groups`.
+        """
+        return self.follow(q, a)
+
+    def _miss(self, q: int, a: str) -> int:
+        """δ(q, a) where the compiled lookups know no part: learn it, or no memo for ``a``."""
+        plan = self._plans.get(a)
+        if plan is None:  # a letter outside Σ, or the memo was dropped
+            return self.step_reference(q, a)
+        return self._learn(q, a, plan)
+
+    def _learn(self, q: int, a: str, plan: _Plan) -> int:
+        """δ(q, a) by :meth:`step_reference`, recorded in every group's table.
+
+        Two checks cost nothing on the fast path: a key met before must give
+        the same part (the key holds everything the part depends on), and the
+        parts must cover δ(q, a) (groups left out for ``a`` contribute nothing).
+        """
+        out = self.step_reference(q, a)
+        if out & plan.uncovered:
+            raise SdgBug(f"step memo: letter {a!r} sets items outside its groups")
+        added = 0
+        for mask, deps, owned, memo in plan.groups:
+            key, part = q & mask | out & deps, out & owned
+            known = memo.get(key)
+            if known is None:
+                memo[key] = part
+                added += 1
+            elif known != part:
+                raise SdgBug(f"step memo: letter {a!r}, key {key:#x} gives two parts")
+        self._memo_size += added
+        if self._memo_size > self.memo_limit:
+            for plan in self._plans.values():  # a crawl may still hold the compiled follow
+                for group in plan.groups:
+                    group.memo.clear()
+            self._plans = {}  # past the limit: memory back, reference steps from now on
+            self.follow = self.step_reference
+            self._memo_size = 0
+        return out
+
+    def memo_sizes(self) -> dict[str, list[int]]:
+        """Entries of each group's memo of :meth:`step`, per letter (empty: no memo)."""
+        return {a: [len(g.memo) for g in plan.groups] for a, plan in self._plans.items()}
+
+    def _plan(self, groups: list[tuple[str, ...]], a: str) -> _Plan:
+        """The memo tables of letter ``a`` for ``groups`` (in dependency order)."""
+        _, shift, contrib = self._tables[a]
+        nts = self.grammar.nonterminals
+        group_of = {b: g for g, members in enumerate(groups) for b in members}
+        owner = [group_of[item.nonterminal] for item in self.items]
+        width = len(self.items)
+        every: list[_Group] = []
+        covered = 0
+        for g, members in enumerate(groups):
+            mask = sum(1 << k for k in range(width)
+                       if shift[k] and owner[k] == g
+                       or any(group_of[nts[h]] == g for h, _ in contrib[k]))
+            outside = {r.body[0] for b in members if b != self.end_symbol
+                       for r in self.grammar.rules_of(b)
+                       if self.grammar.is_unit(r) and group_of[r.body[0]] != g}
+            deps = sum(((2 << self.bounds[c]) - 1) << self._base[c] for c in outside)
+            if not mask and not deps:
+                continue  # reads nothing: no item of the group is set on this letter
+            if mask & deps:  # a rule A → a C would have put C in A's group
+                raise SdgBug(f"step memo: group {members} reads the items of a unit target")
+            owned = sum(1 << k for k in range(width) if owner[k] == g)
+            covered |= owned
+            every.append(_Group(mask, deps, owned, {}))
+        return _Plan(tuple(every), ((1 << width) - 1) & ~covered)
+
+    def step_reference(self, q: int, a: str) -> int:
+        """δ(q, a) by Steps 3 and 4 (SPEC §4), computed from scratch.
 
         J_{A,q,a} collects j for every rule A → a x B with x B^j ∈ q, then, in
         the order <_Γ, the value of C for every unit rule A → C; δ′_A adds
@@ -287,6 +392,11 @@ class GrundyAutomaton:
             items=self.items, nonterminals=self.grammar.nonterminals,
             base=tuple(self._base_of), bound=tuple(self._bound_of),
             letters=MappingProxyType(self._tables), unit_plan=self._unit_plan)
+
+    def value_bits(self, head: str) -> tuple[int, ...]:
+        """``bits[v]``: the bit of A^v (v = 0 … m_A); ``q & bits[v]`` tests Step 5's F_{A,v}."""
+        base = self._base[head]
+        return tuple(1 << (base + v) for v in range(self.bounds[head] + 1))
 
     def grundy_at(self, q: int, head: str) -> int | None:
         """The i with A^i ∈ q (Step 5: q ∈ F_{A,i}), or ``None``."""
@@ -372,9 +482,7 @@ class GrundyAutomaton:
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
         budget = as_budget(budget, max_states=max_states, progress=progress)
-        step, alphabet = self.step, self.alphabet
-        found = crawl(self.initial, lambda q: [step(q, a) for a in alphabet], len(alphabet),
-                      budget, what="construction")
+        found = crawl(self.initial, self.follow, self.alphabet, budget, what="construction")
         return ReachableAutomaton(automaton=self, found=found)
 
 
@@ -430,8 +538,9 @@ class ReachableAutomaton:
         breadth-first path: wᴿ, or w for a mirror)."""
         return self.automaton.witness(self.found.path(s))
 
-    def spectrum(self, head: str) -> dict[int, str]:
-        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value."""
+    def shortest_witnesses(self, head: str) -> dict[int, str]:
+        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value
+        (one row of :func:`sdg_automata.decide.spectrum`)."""
         found: dict[int, str] = {}
         for s, v in enumerate(self.values(head)):
             if v is not None and v not in found:
@@ -477,6 +586,112 @@ class ReachableAutomaton:
             return DFA(states=frozenset(range(len(self.states))),
                        input_symbols=frozenset(self.alphabet), transitions=transitions,
                        initial_state=0, final_states=frozenset(final_states))
+
+
+class _Group(NamedTuple):
+    """One group's memo for one letter: key ``q & mask | out & deps`` → part ``δ & owned``.
+
+    ``mask`` and ``deps`` are disjoint: ``deps`` holds the fields C^j of unit
+    targets outside the group, whose items the group's rules never read.
+    """
+
+    mask: int
+    deps: int
+    owned: int
+    memo: dict[int, int]
+
+
+class _Plan(NamedTuple):
+    """The memo of one letter: its groups in dependency order, and the bits none owns."""
+
+    groups: tuple[_Group, ...]
+    uncovered: int
+
+
+def _compile(plans: dict[str, _Plan], miss: Callable[[int, str], int],
+             ) -> Callable[[int, str], int]:
+    """The memo's hit path as one straight-line function ``follow(q, a) -> δ(q, a)``.
+
+    Per letter, ``out = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per
+    group that waits for others, with the masks as constants; an unknown key
+    (``KeyError``) or another letter goes to ``miss``.  Written out rather
+    than looped over: the loop's per-group unpacking and stores cost a third
+    of a step, the per-letter dispatch another call (measured in
+    ``benchmarks/bench_explore.py``).  The source holds only ints made here
+    and the letters' ``repr``.
+    """
+    names: dict[str, Any] = {"miss": miss}
+    body: list[str] = []
+    for c, (a, plan) in enumerate(plans.items()):
+        plain = [f"m{c}_{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
+                 if not group.deps]
+        body += [f"if a == {a!r}:", f"    out = {' | '.join(plain) or '0'}"]
+        for g, group in enumerate(plan.groups):
+            names[f"m{c}_{g}"] = group.memo
+            if group.deps:
+                key = f"out & {group.deps:#x}"
+                if group.mask:
+                    key = f"q & {group.mask:#x} | {key}"
+                body.append(f"    out |= m{c}_{g}[{key}]")
+        body.append("    return out")
+    source = ("def follow(q, a):\n    try:\n" + "".join(f"        {line}\n" for line in body)
+              + "    except KeyError:\n        pass\n    return miss(q, a)\n")
+    exec(source, names)  # our own ints and letters only, see the docstring
+    return names["follow"]  # type: ignore[no-any-return]
+
+
+def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str,
+            ) -> list[tuple[str, ...]]:
+    """Nonterminals grouped for the memo of :meth:`GrundyAutomaton.step`, dependencies first.
+
+    A rule A → a x B ties A to B (A reads B's items), so groups start as the
+    connected components of those ties (the end symbol E ties nothing: every
+    terminal rule reads it).  A unit rule A → C makes A's group wait for C's;
+    groups on a cycle of such waits are merged.  A group that reads no item
+    (unit rules only) and waits for one group alone joins it: its values are a
+    function of that group's, so the joint key is no larger.  On the hardness
+    family of SPEC §5 this gives one group per DFA (with its V chain) and A.
+    """
+    nts = grammar.nonterminals
+    root = {b: b for b in nts}
+
+    def find(b: str) -> str:
+        while root[b] != b:
+            root[b] = root[root[b]]
+            b = root[b]
+        return b
+
+    def waits() -> dict[str, set[str]]:
+        graph: dict[str, set[str]] = {find(b): set() for b in nts}
+        for r in grammar.rules:
+            if grammar.is_unit(r) and find(r.head) != find(r.body[0]):
+                graph[find(r.head)].add(find(r.body[0]))
+        return graph
+
+    for head, _, tail in letter_rules:
+        if tail != end:
+            root[find(head)] = find(tail)
+    while True:  # merge waits on a cycle until the groups form a DAG
+        try:
+            order = list(graphlib.TopologicalSorter(waits()).static_order())
+            break
+        except graphlib.CycleError as e:
+            cycle = e.args[1]
+            for b in cycle[1:]:
+                root[find(b)] = find(cycle[0])
+    reads = {find(head) for head, _, _ in letter_rules}
+    for g in order:  # dependencies first, so a chain of unit-only groups folds in one pass
+        if g in reads:
+            continue
+        targets = {find(r.body[0]) for b in nts if find(b) == find(g)
+                   for r in grammar.rules_of(b) if grammar.is_unit(r)} - {find(g)}
+        if len(targets) == 1:
+            root[find(g)] = targets.pop()
+    members: dict[str, list[str]] = {}
+    for b in nts:
+        members.setdefault(find(b), []).append(b)
+    order = list(graphlib.TopologicalSorter(waits()).static_order())
+    return [tuple(members[g]) for g in order]
 
 
 def _bound_violated(value: int, bound: int) -> None:
@@ -633,18 +848,15 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
     # is the initial one (the empty language: one state looping on every letter)
     empty = 0 if start == 0 else -1
 
-    def expand(subset: int) -> list[int]:
-        out = []
-        for masks in pred:
-            image, rest = 0, subset
-            while rest:
-                low = rest & -rest
-                image |= masks[low.bit_length() - 1]
-                rest ^= low
-            out.append(image or empty)
-        return out
+    def follow(subset: int, masks: list[int]) -> int:  # a letter is its predecessor masks
+        image, rest = 0, subset
+        while rest:
+            low = rest & -rest
+            image |= masks[low.bit_length() - 1]
+            rest ^= low
+        return image or empty
 
-    subsets = crawl(start, expand, len(alphabet), budget, what="subset construction")
+    subsets = crawl(start, follow, pred, budget, what="subset construction")
     rows = subsets.rows
     transitions = {d: {a: rows[k][d] for k, a in enumerate(alphabet) if rows[k][d] >= 0}
                    for d in range(len(subsets.states))}

@@ -20,8 +20,9 @@ a function ``(_Search) -> _SearchResult`` added there, and the command line
 offers it at once):
 
 * ``"bfs"`` keeps every reached state with its breadth-first parent: witnesses
-  are shortest words.  Memory: the state set, a dict index and two small
-  int arrays.
+  are shortest words.  Memory: the states packed in a
+  :class:`~sdg_automata.store.PackedStates` (fixed-width records, about 60
+  bytes per state on the hardness family), the frontier, two small int arrays.
 * ``"dfs"`` keeps only a hash set of the reached states and the current path
   (no index, no parents): about a third less memory for the same states
   visited, but the witnesses are not shortest and an early stop may come later
@@ -42,16 +43,19 @@ from __future__ import annotations
 import sys
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
 from .construction import GrundyAutomaton, automaton_for
-from .crawl import CHECK_EVERY, crawl
-from .errors import InputError, SdgBug
+from .crawl import CHECK_EVERY, MEMORY_EVERY, tree_path
+from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 from .reading import Reading, reading_of
+from .store import PackedStates
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -215,41 +219,47 @@ def _nfa(within: DFA | NFA | str, alphabet: tuple[str, ...]) -> Any:
 class _Walk:
     """The automaton a search walks: M itself, or M × within packed as q << shift | d.
 
-    ``expand(s)[c]`` is the successor on letter c (``-1``: the constraint
-    forbids it); ``value(s)`` is 𝒢_A read off s where the constraint accepts,
-    else ``None``.
+    ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
+    constraint forbids it), as :func:`~sdg_automata.crawl.crawl` takes it;
+    ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
+    ``marks[v]`` is the bit of s meaning A^v ∈ q, and ``accepting`` (``None``:
+    always) the constraint's acceptance: a search can test ``s & marks`` first
+    and call nothing on most states.  Every s is below ``2**bits``.
     """
 
     initial: int
-    expand: Callable[[int], Sequence[int]]
+    follow: Callable[[int, Any], int]
+    letters: Sequence[Any]
     value: Callable[[int], int | None]
+    marks: tuple[int, ...]
+    accepting: Callable[[int], bool] | None
+    bits: int
 
 
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
-    step, alphabet, grundy_at = automaton.step, automaton.alphabet, automaton.grundy_at
+    step, grundy_at = automaton.step, automaton.grundy_at
+    fields = automaton.value_bits(head)
     if within is None:
-        return _Walk(initial=automaton.initial,
-                     expand=lambda q: [step(q, a) for a in alphabet],
-                     value=lambda q: grundy_at(q, head))
+        return _Walk(initial=automaton.initial, follow=automaton.follow, letters=automaton.alphabet,
+                     value=partial(grundy_at, head=head), marks=fields, accepting=None,
+                     bits=len(automaton.items))
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
-    letters = [(within.rows[a], a) for a in alphabet]
     final = within.final
 
-    def expand(s: int) -> list[int]:
-        q, d = s >> shift, s & dmask
-        out = []
-        for row, a in letters:
-            nd = row[d]
-            # a dead constraint state: no word through here is allowed
-            out.append(step(q, a) << shift | nd if nd >= 0 else -1)
-        return out
+    def follow(s: int, letter: tuple[array[int], str]) -> int:
+        row, a = letter
+        nd = row[s & dmask]
+        # a dead constraint state: no word through here is allowed
+        return step(s >> shift, a) << shift | nd if nd >= 0 else -1
 
     def value(s: int) -> int | None:
         return grundy_at(s >> shift, head) if final[s & dmask] else None
 
-    return _Walk(initial=automaton.initial << shift | within.initial, expand=expand,
-                 value=value)
+    return _Walk(initial=automaton.initial << shift | within.initial, follow=follow,
+                 letters=[(within.rows[a], a) for a in automaton.alphabet], value=value,
+                 marks=tuple(m << shift for m in fields),
+                 accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -399,24 +409,69 @@ def _bytes(*structures: Any) -> int:
 
 
 def _bfs(search: _Search) -> _SearchResult:
-    """Breadth-first search (:func:`~sdg_automata.crawl.crawl`); shortest witnesses."""
-    value, settled = search.walk.value, search.settled
+    """Breadth-first search; shortest witnesses.
+
+    :func:`~sdg_automata.crawl.crawl`'s loop written out for the search (issue
+    11): the states reached in a :class:`~sdg_automata.store.PackedStates`,
+    the frontier as ints in a queue, the tree in two arrays, and a new state
+    costs one AND against the marks of the values not seen yet, with no call
+    unless it shows one.
+    """
+    walk, settled, budget = search.walk, search.settled, search.budget
+    follow, marks, accepting = walk.follow, walk.marks, walk.accepting
+    meter: Meter = budget.start("search", unit="states")
+    limit = budget.max_states
+    cap = -1 if limit is None else limit  # numbering state `cap` would exceed the budget
+    width = len(walk.letters)
+    store = PackedStates(walk.bits)
+    store.add(walk.initial)
+    add = store.add
+    frontier = deque([walk.initial])  # only the states reached but not expanded, as ints
+    parent = array("i", [-1])  # 4 bytes: up to 2³¹ states, far beyond any memory here
+    via = array("b" if width < 128 else "l", [-1])
     found_at: dict[int, int] = {}
-
-    def stop(t: int, s: int) -> bool:
-        v = value(s)
-        if v is not None and v not in found_at:
-            found_at[v] = t
-            return settled(v)
-        return False
-
-    walk = search.walk
-    c = crawl(walk.initial, walk.expand, len(search.automaton.alphabet), search.budget,
-              what="search", rows=False, stop=stop)
+    unseen = 0  # the marks of the values not found yet
+    for m in marks:
+        unseen |= m
+    numbered = list(enumerate(walk.letters))
+    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
+    sid = t = 0  # the number of the state expanded, of the last state reached
+    stopped = False
+    try:
+        while frontier and not stopped:
+            q = frontier.popleft()
+            for k, a in numbered:
+                ns = follow(q, a)
+                if ns < 0 or not add(ns):
+                    continue
+                t += 1
+                if t == cap:
+                    raise meter.exceeded(t, f"{limit} states")
+                frontier.append(ns)
+                parent.append(sid)
+                via.append(k)
+                if not t & mask:
+                    meter.check(t)
+                    if not t & memory_mask:
+                        meter.check_memory(t)
+                if ns & unseen and (accepting is None or accepting(ns)):
+                    v = next(v for v, m in enumerate(marks) if ns & m & unseen)
+                    found_at[v] = t
+                    unseen &= ~marks[v]
+                    if settled(v):
+                        stopped = True
+                        break
+            sid += 1
+    except KeyboardInterrupt:
+        raise meter.interrupted(t + 1) from None
+    except MemoryError:
+        n = t + 1
+        del store, frontier, parent, via  # give the memory back before reporting
+        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
     witness = search.automaton.witness
-    return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
-                         explored=len(c.states), complete=c.complete,
-                         peak_bytes=_bytes(c.index, c.states, c.parent, c.via))
+    return _SearchResult(found={v: witness(tree_path(parent, via, u)) for v, u in found_at.items()},
+                         explored=t + 1, complete=not stopped,
+                         peak_bytes=store.nbytes + _bytes(parent, via, frontier))
 
 
 def _dfs(search: _Search) -> _SearchResult:
@@ -427,25 +482,29 @@ def _dfs(search: _Search) -> _SearchResult:
     (:meth:`GrundyAutomaton.witness` of the letters read).
     """
     walk, settled, witness = search.walk, search.settled, search.automaton.witness
-    expand, value = walk.expand, walk.value
+    follow, value, letters = walk.follow, walk.value, walk.letters
+    width = len(letters)
     meter: Meter = search.budget.start("search", unit="states")
     limit = search.budget.max_states
     cap = -1 if limit is None else limit
     seen = {walk.initial}
-    pending = [enumerate(expand(walk.initial))]  # per path entry: successors not tried yet
-    read: list[int] = []                          # letters read along the path
+    path = [walk.initial]  # the states along the current path
+    tried = [0]            # per path entry: how many of its letters were tried
+    read: list[int] = []   # letters read along the path
     found: dict[int, str] = {}
     deepest = 1
-    mask = CHECK_EVERY - 1
+    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
     try:
-        while pending:
-            nxt = next(pending[-1], None)
-            if nxt is None:
-                pending.pop()
+        while path:
+            c = tried[-1]
+            if c == width:
+                path.pop()
+                tried.pop()
                 if read:
                     read.pop()
                 continue
-            c, ns = nxt
+            tried[-1] = c + 1
+            ns = follow(path[-1], letters[c])
             if ns < 0 or ns in seen:
                 continue
             if len(seen) == cap:
@@ -453,17 +512,24 @@ def _dfs(search: _Search) -> _SearchResult:
             seen.add(ns)
             if not len(seen) & mask:
                 meter.check(len(seen))
+                if not len(seen) & memory_mask:
+                    meter.check_memory(len(seen))
             v = value(ns)
             if v is not None and v not in found:
                 found[v] = witness([*read, c])
                 if settled(v):
                     return _SearchResult(found=found, explored=len(seen), complete=False,
                                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
-            pending.append(enumerate(expand(ns)))
+            path.append(ns)
+            tried.append(0)
             read.append(c)
-            deepest = max(deepest, len(pending))
+            deepest = max(deepest, len(path))
     except KeyboardInterrupt:
         raise meter.interrupted(len(seen)) from None
+    except MemoryError:
+        n = len(seen)
+        del seen, path, tried, read  # give the memory back before reporting
+        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
     return _SearchResult(found=found, explored=len(seen), complete=True,
                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
 
@@ -583,7 +649,7 @@ def spectrum(
     reachable = automaton.explore(as_budget(budget, max_states=max_states, progress=progress))
     rows = []
     for head in grammar.nonterminals:
-        found = reachable.spectrum(head)
+        found = reachable.shortest_witnesses(head)
         rows.append(SpectrumRow(nonterminal=head, bound=automaton.bounds[head], witnesses=found,
                                 states=len(reachable)))
     return rows

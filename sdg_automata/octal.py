@@ -54,6 +54,7 @@ References
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -72,13 +73,19 @@ __all__ = [
     "Method",
     "OctalGame",
     "OctalPeriod",
+    "SURVEY_MAX_N",
     "SparseSpace",
+    "SurveyRow",
     "codes",
     "naive_values",
     "survey",
+    "survey_row",
 ]
 
 Method = Literal["auto", "sparse", "full", "naive"]
+
+#: values per code in a survey before the code is reported open
+SURVEY_MAX_N = 1 << 15
 
 #: values computed by default before a period is declared not proven: enough
 #: for every game of the benchmark table (0.56 needs 653 582)
@@ -184,16 +191,22 @@ class OctalGame:
         """
         return all(self.has_move(n) for n in range(1, self.t + 3))
 
-    def grammar(self) -> Grammar:
-        """The unary grammar whose SDG is this game (SPEC §2).
+    def grammar(self, *, check: bool = True) -> Grammar:
+        """The unary grammar A → aᵏ | aᵏA | A aᵏ A of the game's digits (SPEC §2).
+
+        Parameters
+        ----------
+        check:
+            Refuse a game that is not this grammar's SDG (:meth:`is_sdg`);
+            ``False`` returns the grammar anyway (its SDG then differs).
 
         Raises
         ------
         InputError
-            When some heap has no move (:meth:`is_sdg`), naming it.
+            When ``check`` and some heap has no move, naming it.
         """
         stuck = next((n for n in range(1, self.t + 3) if not self.has_move(n)), None)
-        if stuck is not None:
+        if check and stuck is not None:
             raise InputError(
                 f"{self.code} is not an SDG on a unary grammar: a heap of {stuck} has no move, "
                 f"so a^{stuck} would not be a position (every heap must have a move)")
@@ -469,7 +482,8 @@ class _Engine:
         self.one = game.removals(2)
         self.two = game.splits
         self.space: SparseSpace | None = None
-        self.next_detect = _DETECT if method != "full" else -1
+        # a forced "sparse" switches early, so that small runs exercise it too
+        self.next_detect = {"auto": _DETECT, "sparse": 64, "full": -1}[method]
         self.rare: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.rare_count = 0
         self.bits = 1
@@ -699,12 +713,32 @@ def codes(digits: int) -> Iterator[str]:
                 yield "0." + "".join(map(str, ds))
 
 
-def _survey_row(code: str, max_n: int) -> OctalPeriod:
-    return OctalGame.parse(code).period(max_n=max_n)
+@dataclass(frozen=True, kw_only=True)
+class SurveyRow:
+    """One code of a survey: its :class:`OctalPeriod` and the seconds it took."""
+
+    result: OctalPeriod
+    seconds: float = field(compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result's JSON without the values, plus ``seconds`` and ``sparse``."""
+        data = self.result.to_json()
+        del data["values"]
+        sparse = self.result.sparse
+        data["sparse"] = None if sparse is None else sparse.to_json()
+        data["seconds"] = round(self.seconds, 4)
+        return data
 
 
-def survey(digits: int, *, max_n: int = 1 << 15, executor: Executor | None = None,
-           on_row: Callable[[OctalPeriod], None] | None = None) -> list[OctalPeriod]:
+def survey_row(code: str, max_n: int) -> SurveyRow:
+    """:meth:`OctalGame.period` of one code, timed (a job for any executor)."""
+    started = time.perf_counter()
+    result = OctalGame.parse(code).period(max_n=max_n)
+    return SurveyRow(result=result, seconds=time.perf_counter() - started)
+
+
+def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None = None,
+           on_row: Callable[[SurveyRow], None] | None = None) -> list[SurveyRow]:
     """:meth:`OctalGame.period` of every code with up to ``digits`` digits.
 
     Parameters
@@ -714,18 +748,19 @@ def survey(digits: int, *, max_n: int = 1 << 15, executor: Executor | None = Non
     max_n:
         Values per code before it is reported open ("not proven up to N").
     executor:
-        Runs the codes (a process pool, or a cluster's executor); ``None``
-        runs them here, one after the other.
+        Runs the codes (a process pool, or a cluster's executor: each job is
+        :func:`survey_row`, a module-level function of picklable arguments);
+        ``None`` runs them here, one after the other.
     on_row:
         Called with each row as it arrives (in code order).
     """
     todo = list(codes(digits))
-    rows: Iterable[OctalPeriod]
+    rows: Iterable[SurveyRow]
     if executor is None:
-        rows = (_survey_row(c, max_n) for c in todo)
+        rows = (survey_row(c, max_n) for c in todo)
     else:
-        rows = executor.map(_survey_row, todo, [max_n] * len(todo))
-    out: list[OctalPeriod] = []
+        rows = executor.map(survey_row, todo, [max_n] * len(todo))
+    out: list[SurveyRow] = []
     for row in rows:
         out.append(row)
         if on_row is not None:

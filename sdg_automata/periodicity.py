@@ -170,10 +170,9 @@ def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
     # aⁿ reversed is aⁿ, so a left-linear grammar's mirror has the very same sequence
     automaton = automaton_for(grammar, refusal="periods are proven for right- or left-linear "
                                                "grammars; this one is {kind}")
-    step = automaton.step
     # over one letter the breadth-first crawl is the lasso q₀, q₁, …: state n is qₙ and the
     # last state's successor is the first repetition q_μ
-    lasso = crawl(automaton.initial, lambda q: [step(q, a)], 1,
+    lasso = crawl(automaton.initial, automaton.step, (a,),
                   as_budget(budget, max_states=max_states), what="lasso")
     states = lasso.states
     tail = lasso.rows[0][-1]  # μ: q_{μ+λ} = q_μ

@@ -60,9 +60,9 @@ class Reading:
         """The same reading of the cone of influence of ``head``
         (:meth:`~sdg_automata.grammar.Grammar.restricted_to`): the direction stays the
         whole grammar's, even when the cone alone would be right-linear."""
-        return Reading(grammar=self.grammar.restricted_to(head),
-                       right_linear=self.right_linear.restricted_to(head),
-                       mirrored=self.mirrored)
+        cone = self.grammar.restricted_to(head)
+        right_linear = self.right_linear.restricted_to(head) if self.mirrored else cone
+        return Reading(grammar=cone, right_linear=right_linear, mirrored=self.mirrored)
 
     def word(self, w: str) -> str:
         """The word of ``right_linear`` that stands for the user's ``w`` (w, or wᴿ).

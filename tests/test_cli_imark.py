@@ -57,9 +57,41 @@ def test_value_with_fixed_c(capsys):
 def test_unprovable_value_is_exit_3_never_a_number(capsys):
     code, out, err = run(capsys, "value", "--S", "2", "--D", "2", "5", "10^6", "--max-c", "64")
     assert code == 3
-    assert out.split() == [str(imark_sequence([2], [2], upto=5)[5])]  # only the proven one
+    # the proven value, then the unprovable n's line (no number)
+    assert out.split() == [str(imark_sequence([2], [2], upto=5)[5]), "unproven"]
     assert err.startswith("error: ") and err.count("\n") == 1
     assert "m = " in err and "c = 64" in err
+
+
+@pytest.mark.parametrize("engine", ["layers", "reference"])
+def test_batch_prints_every_provable_value(capsys, engine):
+    # issue 15: an unprovable n no longer hides the values after it
+    g = imark_sequence([2], [2], upto=10)
+    code, out, err = run(capsys, "value", "--S", "2", "--D", "2", "999999", "10", "999998",
+                         "--max-c", "32", "--engine", engine)
+    assert code == 3
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[1] == str(g[10])
+    assert lines[0] == "unproven" and lines[2] in ("unproven", "0", "1", "2")
+    errors = err.splitlines()
+    assert all(e.startswith("error: ") for e in errors)
+    assert len(errors) == lines.count("unproven") and "n = 999999" in errors[0]
+    code, out, _ = run(capsys, "value", "--S", "2", "--D", "2", "999999", "10", "--max-c", "32",
+                       "--json", "--engine", engine)
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert code == 3 and first["grundy"] is None and first["n"] == 999999
+    assert first["tried"] == [8, 16, 32] and isinstance(first["m"], int)
+    assert second == {"schema": "imark-value/1", "S": [2], "D": [2], "n": 10, "grundy": g[10],
+                      "c": 8}
+
+
+def test_engines_agree_and_10_to_the_1000(capsys):
+    code, out, _ = run(capsys, "value", "--S", "1", "--D", "2,3", "10^60", "--json")
+    code2, out2, _ = run(capsys, "value", "--S", "1", "--D", "2,3", "10^60", "--json",
+                         "--engine", "reference")
+    assert code == code2 == 0 and out == out2
+    code, out, _ = run(capsys, "value", "--S", "1", "--D", "2,3", "10^1000")
+    assert code == 0 and out.strip() in ("0", "1", "2", "3")
 
 
 @pytest.mark.parametrize(("argv", "match"), [
@@ -69,10 +101,19 @@ def test_unprovable_value_is_exit_3_never_a_number(capsys):
     (["value", "--S", "1", "--D", "2,x", "5"], "comma-separated"),
     (["value", "--S", "1", "--D", "2", "five"], "not a natural number"),
     (["value", "--S", "1", "--D", "2", "-5"], ""),
-    (["value", "--S", "1", "--D", "2", "5", "--c", "0"], "c must be"),
+    (["value", "--S", "1", "--D", "2", "5", "--c", "0"], "argument --c: '0' must be at least 1"),
+    (["value", "--S", "1", "--D", "2", "5", "--c", "-1"], "argument --c: '-1' must be at least"),
+    (["value", "--S", "1", "--D", "2", "5", "--max-c", "0"], "argument --max-c: '0'"),
+    (["value", "--S", "1", "--D", "2", "5", "--max-seconds", "-1"], "--max-seconds"),
+    (["value", "--S", "1", "--D", "2", "5", "--max-seconds", "nan"], "--max-seconds"),
+    (["value", "--S", "1", "--D", "2", "5", "--engine", "fast"], "--engine"),
+    (["value", "--S", "99999999999999999999", "--D", "2", "10"], "guess vectors"),
+    (["value", "--S", "100000", "--D", "2", "10"], "guess vectors"),
+    (["survey", "--max-c", "0"], "--max-c"),
+    (["survey", "--max-s", "40"], "instances"),
     (["value", "--D", "2", "5"], "--S"),
     (["sequence", "--S", "1", "--D", "2"], "--upto"),
-    (["sequence", "--S", "1", "--D", "2", "--upto", "10^20"], "beyond the naive"),
+
     (["survey", "--jobs", "0"], "--jobs"),
     ([], "subcommand"),
 ])
@@ -121,3 +162,91 @@ def test_module_entry_point():
          "10^50", "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["n"] == 10**50
+
+
+# ---------------------------------------------------------------------------
+# budgets and impossible parameters (issue 15): one error line, exit 3, within seconds
+
+
+def _cli(*argv: str, timeout: float = 60, limit_bytes: int | None = None
+         ) -> tuple[int, str, str, float]:
+    """The CLI as a separate process (optionally under an address-space limit)."""
+    import time
+
+    def limit() -> None:
+        import resource
+
+        if limit_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "sdg_automata", "imark", *argv],
+                          capture_output=True, text=True, timeout=timeout, preexec_fn=limit)
+    return proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - t
+
+
+def _one_error(err: str) -> None:
+    assert "Traceback" not in err
+    assert err.splitlines()[-1].startswith("error: ")
+
+
+def test_survey_jobs_over_budget_are_rows():
+    """A survey is a sweep: a job over its budget is a row saying so, not a failed survey."""
+    code, out, err, seconds = _cli("survey", "--max-s", "1", "--max-d", "3", "--upto",
+                                   "3000000", "--max-seconds", "0.5", "--jobs", "1",
+                                   "--format", "json")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["status"] for r in rows] == ["budget"] * 3
+    assert all("0.5 s" in r["error"] and r["converges"] is None for r in rows)
+    assert seconds < 30
+
+
+@pytest.mark.parametrize(("argv", "match"), [
+    (["value", "--S", "1", "--D", "2,3", "10^1000", "--max-seconds", "0.3"], "0.3 s"),
+    (["value", "--S", "1", "--D", "2,3", "10^1000", "--max-states", "500"], "500 intervals"),
+    (["value", "--S", "1", "--D", "2,3", "10^1000", "--max-states", "500", "--engine",
+      "reference"], "intervals"),
+    (["value", "--S", "1", "--D", "2,3,5,7", "10^1000"], "columns of intervals"),
+    (["sequence", "--S", "1", "--D", "2", "--upto", "10^10"], "more than the limit"),
+    (["sequence", "--S", "1", "--D", "", "--upto", "10^10", "--max-seconds", "0.5"], "0.5 s"),
+])
+def test_budgets_exit_3_quickly(argv, match):
+    code, out, err, seconds = _cli(*argv)
+    assert code == 3, err
+    _one_error(err)
+    assert match in err.splitlines()[-1]
+    assert seconds < 30
+
+
+def test_sequence_streams_in_bounded_memory():
+    # D = ∅: nothing is read back beyond max S, so 10^6 values stream in a small table
+    code, out, err, _ = _cli("sequence", "--S", "1,2", "--D", "", "--upto", "10^6")
+    assert code == 0 and err == ""
+    values = out.split()
+    assert len(values) == 10**6 + 1 and values[:4] == ["0", "1", "2", "0"]
+    assert values[-1] == str(10**6 % 3)
+
+
+def test_memory_error_is_a_budget_row():
+    # a survey table of 10^8 starts needs about 0.9 GB: under a 600 MB address space the
+    # allocation fails, and the survey (a sweep) reports that job as over its budget
+    code, out, err, _ = _cli("survey", "--max-s", "1", "--max-d", "2", "--upto", "10^8",
+                             "--jobs", "1", "--format", "json", limit_bytes=600 << 20)
+    assert code == 0 and "Traceback" not in err, err
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert row["status"] == "budget" and "out of memory" in row["error"]
+
+
+def test_ctrl_c_is_exit_130():
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "sdg_automata", "imark", "value", "--S", "1",
+                             "--D", "2,3", "10^1000", "--engine", "reference"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.splitlines()[-1].startswith("error: interrupted") and "Traceback" not in err

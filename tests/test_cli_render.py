@@ -243,8 +243,8 @@ def test_start_option_wherever_a_grammar_is_read(capsys: pytest.CaptureFixture[s
             if hasattr(action, "choices") and isinstance(action.choices, dict):
                 for sub in action.choices.values():
                     found += grammar_commands(sub)
-        if any(a.dest == "grammar" for a in parser._actions):
-            found.append(parser)
+        if any(a.dest == "grammar" and not a.option_strings for a in parser._actions):
+            found.append(parser)  # a GRAMMAR file argument
         return found
 
     commands = grammar_commands(build_parser())
@@ -294,20 +294,15 @@ def test_no_abbreviated_options_and_the_installed_name(capsys: pytest.CaptureFix
 
 def test_imark_survey_json_streams_rows_as_they_finish(monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from sdg_automata import imark
+    from sdg_automata import imark, sweep
 
-    real, seen = imark.survey, []
+    real, seen = sweep.JsonlSink.write, []
 
-    def spy(instances: Any, **kwargs: Any) -> Any:
-        on_result = kwargs.pop("on_result")
+    def spy(self: Any, row: dict[str, Any]) -> None:
+        real(self, row)
+        seen.append(capsys.readouterr().out)  # on stdout already, while the survey runs
 
-        def finished(row: Any) -> None:
-            on_result(row)
-            seen.append(capsys.readouterr().out)  # already printed, before the survey ends
-
-        return real(instances, on_result=finished, **kwargs)
-
-    monkeypatch.setattr(imark, "survey", spy)
+    monkeypatch.setattr(sweep.JsonlSink, "write", spy)
     code, out, _ = run(["imark", "survey", "--max-s", "2", "--max-d", "3", "--upto", "40",
                         "--jobs", "1", "--format", "json"], capsys)
     assert code == 0 and out == ""  # nothing was left for the end

@@ -13,16 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdg_automata import imark
-from sdg_automata.errors import ConvergenceError, InputError
+from sdg_automata.errors import ConvergenceError, InputError, SdgBug
 from sdg_automata.imark import (
+    ENGINES,
     NAIVE_BASE,
     IMark,
     IMarkConvergenceError,
     IMarkValue,
-    _InternalError,
-    _rules,
-    _Store,
     coalescence_steps,
     imark_cache_clear,
     imark_grundy,
@@ -35,6 +32,10 @@ from sdg_automata.imark import (
     survey_instance,
     survey_instances,
 )
+from sdg_automata.imark import naive as imark_naive_module
+from sdg_automata.imark import reference as reference_engine
+from sdg_automata.imark.game import rules as _rules
+from sdg_automata.imark.reference import _Store
 
 #: the instances of the issue; each converges (Nivasch–Rubinstein prove ({1}, {d1, d2}))
 CONVERGING = [((1,), (2, 3)), ((1,), (2, 5)), ((1, 2), (2, 3)), ((2,), (2, 3)), ((1,), (3, 4))]
@@ -153,7 +154,7 @@ def test_bad_c_and_huge_guess_space():
 
 
 def test_duplicates_merge():
-    assert IMark.of([1, 1], [3, 2, 3]) == IMark((1,), (2, 3))
+    assert IMark.of([1, 1], [3, 2, 3]) == IMark(S=(1,), D=(2, 3))
 
 
 # ---------------------------------------------------------------------------
@@ -162,33 +163,37 @@ def test_duplicates_merge():
 
 @pytest.mark.parametrize(("S", "D"), CONVERGING)
 def test_every_n_up_to_1e5_dense(S, D):
-    # one call proves every n ≤ 10^5 (the union of the sets M(n) is all of [0, 10^5])
+    # one call proves every n ≤ 10^5 (the union of the sets M(n) is all of [0, 10^5]); the
+    # reference engine processes the union at once
     imark_cache_clear()
     g = table(S, D)
-    values = imark_values(S, D, ns=range(N + 1))
+    values = imark_values(S, D, ns=range(N + 1), engine="reference")
     assert bytes(v.grundy for v in values) == g[:N + 1]
     assert all(v.c >= 1 for v in values)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("S", "D"), CONVERGING)
-def test_spec_literal_on_strided_and_small_n(S, D):
+def test_spec_literal_on_strided_and_small_n(S, D, engine):
     # reuse=False: SPEC §6 literally, every interval from all guesses
     g = table(S, D)
-    ns = list(range(0, 3001)) + list(range(3001, N + 1, 613)) + [N]
-    values = imark_values(S, D, ns=ns, reuse=False)
+    step = 1 if engine == "reference" else 7
+    ns = list(range(0, 3001, step)) + list(range(3001, N + 1, 613)) + [N]
+    values = imark_values(S, D, ns=ns, reuse=False, engine=engine)
     assert [v.grundy for v in values] == [g[n] for n in ns]
     # the reported c really proves the value on its own
     for v in values[::97]:
-        assert imark_value(S, D, n=v.n, c=v.c, reuse=False).grundy == v.grundy
+        assert imark_value(S, D, n=v.n, c=v.c, reuse=False, engine=engine).grundy == v.grundy
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(CONVERGING), st.integers(0, N), st.booleans())
-def test_single_queries_cold(instance, n, reuse):
+@given(st.sampled_from(CONVERGING), st.integers(0, N), st.booleans(),
+       st.sampled_from(list(ENGINES)))
+def test_single_queries_cold(instance, n, reuse, engine):
     S, D = instance
     if reuse:
         imark_cache_clear()
-    v = imark_value(S, D, n=n, reuse=reuse)
+    v = imark_value(S, D, n=n, reuse=reuse, engine=engine)
     assert v.grundy == table(S, D)[n]
     assert isinstance(v, IMarkValue) and (v.S, v.D, v.n) == (S, D, n)
 
@@ -202,11 +207,15 @@ def test_survey_c_is_the_smallest_window(S, D):
     c = row.c
     g = table(S, D)
     ns = range(upto + 2 * c + 1)
-    assert [v.grundy for v in imark_values(S, D, ns=ns, c=c, reuse=False)] == list(g[:len(ns)])
+    assert [v.grundy for v in imark_values(S, D, ns=ns, c=c, reuse=False, engine="reference")
+            ] == list(g[:len(ns)])
+    layered = imark_values(S, D, ns=ns[::11], c=c, reuse=False, engine="layers")
+    assert [v.grundy for v in layered] == list(g[:len(ns):11])
     m = row.worst_start + 2 * (c - 1)  # I_m starts at the worst start
-    with pytest.raises(IMarkConvergenceError) as info:
-        imark_value(S, D, n=m, c=c - 1, reuse=False)
-    assert info.value.m == m and info.value.c == c - 1
+    for engine in ENGINES:
+        with pytest.raises(IMarkConvergenceError) as info:
+            imark_value(S, D, n=m, c=c - 1, reuse=False, engine=engine)
+        assert info.value.m == m and info.value.c == c - 1
 
 
 def test_coalescence_steps_match_the_survey():
@@ -241,18 +250,20 @@ def test_odd_positions_of_s2_d2_never_converge():
 @pytest.mark.parametrize(("S", "D"), [((2,), (2,)), ((1, 3), (2, 3)), ((2, 3), (2, 3)),
                                       ((1, 2), (2,))])
 @pytest.mark.parametrize("c", [3, 8, 32])
-def test_failing_instances_never_return_a_wrong_value(S, D, c):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_failing_instances_never_return_a_wrong_value(S, D, c, engine):
     g = imark_sequence(S, D, upto=25000)
-    outcomes = [_attempt(S, D, n, c) for n in range(0, 25001, 41)]
+    outcomes = [_attempt(S, D, n, c, engine) for n in range(0, 25001, 41)]
     proven = [(n, v) for n, v in outcomes if v is not None]
     assert all(v == g[n] for n, v in proven)
     assert len(proven) < len(outcomes)  # the instance really fails somewhere
     assert proven  # small n come from the naive table
 
 
-def _attempt(S: tuple[int, ...], D: tuple[int, ...], n: int, c: int) -> tuple[int, int | None]:
+def _attempt(S: tuple[int, ...], D: tuple[int, ...], n: int, c: int,
+             engine: str = "layers") -> tuple[int, int | None]:
     try:
-        return n, imark_value(S, D, n=n, c=c, reuse=False).grundy
+        return n, imark_value(S, D, n=n, c=c, reuse=False, engine=engine).grundy
     except ConvergenceError:
         return n, None
 
@@ -263,13 +274,14 @@ def test_reuse_proves_more_but_the_same_values():
     S, D = (1, 3), (2, 3)
     imark_cache_clear()
     g = imark_sequence(S, D, upto=20000)
-    values = imark_values(S, D, ns=range(20001))
+    values = imark_values(S, D, ns=range(20001), engine="reference")
     assert bytes(v.grundy for v in values) == g
 
 
-def test_batch_reports_the_first_unprovable_n():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_batch_reports_the_first_unprovable_n(engine):
     with pytest.raises(IMarkConvergenceError) as info:
-        imark_values([2], [2], ns=[5, 10**6, 10**7], c=8, reuse=False)
+        imark_values([2], [2], ns=[5, 10**6, 10**7], c=8, reuse=False, engine=engine)
     assert info.value.n == 10**6
 
 
@@ -277,25 +289,27 @@ def test_batch_reports_the_first_unprovable_n():
 # edge cases
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("reuse", [False, True])
-def test_small_n_and_zero(reuse):
+def test_small_n_and_zero(reuse, engine):
     g = table((1,), (2, 3))
-    assert imark_grundy([1], [2, 3], 0, reuse=reuse) == 0
+    assert imark_grundy([1], [2, 3], 0, reuse=reuse, engine=engine) == 0
     for n in range(0, 40):  # n < 2c: the naive part of SPEC §6
-        assert imark_grundy([1], [2, 3], n, c=16, reuse=reuse) == g[n]
+        assert imark_grundy([1], [2, 3], n, c=16, reuse=reuse, engine=engine) == g[n]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("S", "D"), CONVERGING)
-def test_powers_of_the_divisors(S, D):
+def test_powers_of_the_divisors(S, D, engine):
     g = table(S, D)
     for d in (*D, D[0] * D[-1]):
         k = 0
         while d**k <= N:
-            assert imark_grundy(S, D, d**k, reuse=False) == g[d**k]
-            assert imark_grundy(S, D, d**k - 1, reuse=False) == g[d**k - 1]
+            assert imark_grundy(S, D, d**k, reuse=False, engine=engine) == g[d**k]
+            assert imark_grundy(S, D, d**k - 1, reuse=False, engine=engine) == g[d**k - 1]
             k += 1
         for k in (60, 150):  # huge powers: only consistency can be checked
-            assert 0 <= imark_grundy(S, D, d**k) <= len(S) + len(D)
+            assert 0 <= imark_grundy(S, D, d**k, engine=engine) <= len(S) + len(D)
 
 
 def _mex(values: set[int]) -> int:
@@ -309,34 +323,37 @@ def _mex(values: set[int]) -> int:
 @pytest.mark.parametrize("n", [10**18, 10**50 + 7, 2**200, 6**60])
 def test_huge_n_satisfy_the_recurrence(S, D, n):
     # no table reaches 10^50; check 𝒢(n) = mex of the followers' values instead, every value
-    # proven by the technique on its own
+    # proven by the technique on its own, by both engines
     game = IMark.of(S, D)
     value = imark_grundy(S, D, n)
     followers = {imark_grundy(S, D, f) for f in game.followers(n)}
     assert value == _mex(followers)
     assert imark_grundy(S, D, n, reuse=False) == value
     assert imark_grundy(S, D, n, c=64, reuse=False) == value
+    assert imark_grundy(S, D, n, c=64, reuse=False, engine="reference") == value
 
 
-def test_very_large_n_is_polylog():
-    v = imark_value([1], [2, 3], n=10**100)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_very_large_n_is_polylog(engine):
+    v = imark_value([1], [2, 3], n=10**100, engine=engine)
     assert 0 <= v.grundy <= 3 and v.c in (8, 16, 32)
 
 
-def test_reported_c_and_as_dict():
+def test_reported_c_and_to_json():
     imark_cache_clear()
     v = imark_value([1], [2, 3], n=10**6)
-    assert v.as_dict() == {"S": [1], "D": [2, 3], "n": 10**6, "grundy": 0, "c": v.c}
+    assert v.to_json() == {"S": [1], "D": [2, 3], "n": 10**6, "grundy": 0, "c": v.c}
     assert v.grundy == imark_naive([1], [2, 3], n=10**6)
 
 
 def test_pure_division_game_converges_and_pure_subtraction_does_not():
     g = imark_sequence([], [2, 3], upto=20000)
-    assert [imark_grundy([], [2, 3], n, reuse=False) for n in range(0, 20001, 37)] == \
-        list(g[::37])
-    assert imark_grundy([], [2, 3], 2**300) == 300 % 2
-    with pytest.raises(ConvergenceError):
-        imark_grundy([1], [], 10**6, reuse=False)
+    for engine in ENGINES:
+        assert [imark_grundy([], [2, 3], n, reuse=False, engine=engine)
+                for n in range(0, 20001, 37)] == list(g[::37])
+        assert imark_grundy([], [2, 3], 2**300, engine=engine) == 300 % 2
+        with pytest.raises(ConvergenceError):
+            imark_grundy([1], [], 10**6, reuse=False, engine=engine)
 
 
 def test_the_lookup_never_reads_an_unknown_value():
@@ -348,7 +365,7 @@ def test_the_lookup_never_reads_an_unknown_value():
     assert n in values and not failures
     del store.segs[n // 2]
     del store.segs[n]
-    with pytest.raises(_InternalError, match="outside the known interval"):
+    with pytest.raises(SdgBug, match="outside the known interval"):
         store._interval(n, 16, False)
 
 
@@ -368,8 +385,8 @@ def test_naive_base_and_cache_do_not_change_values():
 def test_survey_instances():
     inst = survey_instances(3, 6)
     assert len(inst) == 7 * (5 + 10)  # S ⊆ {1,2,3}, D ⊆ {2..6} with |D| ≤ 2
-    assert inst[0] == IMark((1,), (2,))
-    assert IMark((1, 3), (2, 3)) in inst
+    assert inst[0] == IMark(S=(1,), D=(2,))
+    assert IMark(S=(1, 3), D=(2, 3)) in inst
     assert len(survey_instances(2, 4, max_d_size=3)) == 3 * 7
     with pytest.raises(InputError):
         survey_instances(0, 6)
@@ -387,7 +404,7 @@ def test_survey_parallel_equals_serial():
     assert by[(1,), (2, 3)].c == 9
     assert not by[(2,), (2,)].converges
     assert by[(1, 2), (2,)].failed_start == 3
-    assert by[(1,), (2,)].as_dict()["converges"] is True
+    assert by[(1,), (2,)].to_json()["converges"] is True
 
 
 # ---------------------------------------------------------------------------
@@ -415,7 +432,7 @@ def _closure_m(n: int, D: tuple[int, ...]) -> set[int]:
 
 def _assert_memo_is_true() -> None:
     """Every interval the reuse memo holds is the true 𝒢 (what later runs trust as history)."""
-    for game, store in imark._STORES.items():
+    for game, store in reference_engine._STORES.items():
         g = table(game.S, game.D)
         assert bytes(store.base) == g[:len(store.base)]
         for m, (start, values) in store.segs.items():
@@ -433,7 +450,7 @@ _ns = st.one_of(
 _op = st.one_of(
     st.just("clear"),
     st.tuples(st.sampled_from(ADVERSARIAL), _ns, st.sampled_from([1, 2, 3, 4, 8, None]),
-              st.booleans()),
+              st.booleans(), st.sampled_from(list(ENGINES))),
 )
 
 
@@ -441,16 +458,16 @@ _op = st.one_of(
 @given(st.lists(_op, min_size=1, max_size=8), st.sampled_from([0, 3, 100, NAIVE_BASE]))
 def test_adversarial_orders_return_only_true_values(ops, naive_base):
     # NAIVE_BASE lowered so that the small windows really run intervals (and fail often)
-    with mock.patch.object(imark, "NAIVE_BASE", naive_base):
+    with mock.patch.object(imark_naive_module, "NAIVE_BASE", naive_base):
         imark_cache_clear()
         for op in ops:
             if op == "clear":
                 imark_cache_clear()
                 continue
-            (S, D), ns, c, reuse = op
+            (S, D), ns, c, reuse, engine = op
             g = table(S, D)
             try:
-                values = imark_values(S, D, ns=ns, c=c, max_c=16, reuse=reuse)
+                values = imark_values(S, D, ns=ns, c=c, max_c=16, reuse=reuse, engine=engine)
             except IMarkConvergenceError as e:
                 assert e.n in ns and e.m in _closure_m(e.n, D) and e.m > 2 * e.c
             else:
@@ -472,7 +489,7 @@ def test_adversarial_single_queries_warm_then_cold(S, D, c):
         for n in ns:
             for (S1, D1), g1 in (((S, D), g), (((1,), (2, 3)), other)):  # interleaved
                 try:
-                    v = imark_value(S1, D1, n=n, c=c, reuse=reuse)
+                    v = imark_value(S1, D1, n=n, c=c, reuse=reuse, engine="reference")
                 except ConvergenceError:
                     continue
                 assert v.grundy == g1[n], (S1, D1, n, reuse)
@@ -492,7 +509,7 @@ def test_huge_n_from_a_warm_memo_satisfy_the_recurrence(n, offsets, c):
     imark_cache_clear()
     for x in (n, *(n + k for k in offsets)):
         try:
-            value = imark_grundy(S, D, x, c=c)
+            value = imark_grundy(S, D, x, c=c, engine="reference")
         except ConvergenceError:
             continue
         assert value == _mex({imark_grundy(S, D, f, c=32, reuse=False)
@@ -500,10 +517,13 @@ def test_huge_n_from_a_warm_memo_satisfy_the_recurrence(n, offsets, c):
 
 
 def test_directly_built_games_are_validated():
-    # IMark(...) bypasses IMark.of; a negative divisor used to give a silent sequence
+    # IMark(...) validates once, in __post_init__; a negative divisor used to give a silent
+    # sequence
     with pytest.raises(InputError, match="D must contain"):
-        imark_sequence(IMark((1,), (-2,)), upto=10)
+        IMark(S=(1,), D=(-2,))
     with pytest.raises(InputError, match="S must contain"):
-        imark_grundy(IMark((0,), (2,)), None, 10**6)
-    assert imark_sequence(IMark((2, 1), (3, 2)), upto=50) == imark_sequence([1, 2], [2, 3],
+        IMark(S=(0,), D=(2,))
+    with pytest.raises(TypeError):  # keyword-only
+        IMark((1,), (2,))  # type: ignore[misc]
+    assert imark_sequence(IMark(S=(2, 1), D=(3, 2)), upto=50) == imark_sequence([1, 2], [2, 3],
                                                                             upto=50)

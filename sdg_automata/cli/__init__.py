@@ -30,13 +30,13 @@ from ..errors import (
     SdgBug,
     SdgError,
 )
-from . import automata, family, games, grundy, imark
+from . import automata, family, games, grundy, imark, octal, sweep
 from .common import EPILOG, SCHEMA, ExitCode, Parser, fail, json_options
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
 #: the command groups, in the order ``--help`` lists them
-GROUPS = (grundy, automata, games, family, imark)
+GROUPS = (grundy, automata, games, family, imark, octal, sweep)
 
 #: the installed command (``python -m sdg_automata`` runs the same)
 PROG = "sdg-automata"

@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import Any, get_args
 
-from ..errors import InputError
+from ..decide import STRATEGIES, Route
+from ..errors import BudgetExceeded, InputError
 from ..parse import read_text
 from .common import (
     ExitCode,
@@ -16,6 +18,7 @@ from .common import (
     add_drawing,
     add_grammar,
     add_output,
+    budget,
     check_visual,
     deliver,
     emit,
@@ -29,6 +32,10 @@ from .common import (
 
 __all__ = ["register"]
 
+#: ``regex`` counts the states of the minimal DFA up to this many times ``--max-dfa-states``
+#: before refusing, so that a DFA not far above the limit is refused with its exact size
+REGEX_COUNT_FACTOR = 10
+
 
 def _add_max(sub: Any) -> None:
     p = sub.add_parser(
@@ -38,10 +45,10 @@ def _add_max(sub: Any) -> None:
                     "Right- and left-linear grammars (SPEC §5).")
     add_grammar(p, nonterminal=True)
     p.add_argument("k", metavar="K", nargs="?", type=natural, help="the value to test")
-    p.add_argument("--method", choices=["onthefly", "explicit"], default="onthefly",
+    p.add_argument("--method", choices=get_args(Route), default="onthefly",
                    help="onthefly: search the implicit automaton, stopping as soon as settled; "
                         "explicit: build every M_{A,i} with automata-lib and test emptiness")
-    p.add_argument("--strategy", choices=["bfs", "dfs"], default="bfs",
+    p.add_argument("--strategy", choices=list(STRATEGIES), default="bfs",
                    help="on-the-fly search order: bfs gives shortest witnesses, dfs keeps less "
                         "in memory")
     p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
@@ -77,8 +84,7 @@ def _cmd_max(args: argparse.Namespace) -> int:
     within = _load_within(args.within) if args.within else None
     with progress(f"exploring from {head}", enabled=not args.json) as bar:
         verdict = max_grundy(g, head, args.k, method=args.method, strategy=args.strategy,
-                             within=within, max_states=args.max_states,
-                             max_seconds=args.max_seconds, progress=bar)
+                             within=within, budget=budget(args, bar))
     if args.json:
         emit(verdict.to_json())
     else:
@@ -109,7 +115,8 @@ def _add_dfa(sub: Any) -> None:
     add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="I", type=natural, help="the Grundy number")
     p.add_argument("--forward", action="store_true",
-                   help="the DFA of {w : 𝒢(A, w) = I} (reversed with automata-lib, minimal)")
+                   help="the DFA of {w : 𝒢(A, w) = I} (a subset construction of the reversed "
+                        "automaton, counted against --max-states as it is built; minimal)")
     p.add_argument("--minimal", action="store_true", help="minimize (automata-lib minify)")
     p.add_argument("--format", choices=["text", "json", "dot", "jff", "svg", "png"],
                    default="text",
@@ -134,11 +141,11 @@ def _cmd_dfa(args: argparse.Namespace) -> int:
     head = g.check_nonterminal(args.nonterminal)
     reachable = explore(args, g)
     machine = dfa(g, head, args.value, forward=args.forward, minimal=args.minimal,
-                  reachable=reachable)
+                  reachable=reachable, budget=budget(args))
     automaton = reachable.automaton
     label: Callable[[Any], str] = str
     if args.labels == "items":
-        if args.forward or args.minimal or not g.is_right_linear:
+        if args.forward or args.minimal or automaton.reading.mirrored:
             raise InputError("--labels items names the states of the unminimized M_{A,i} of a "
                              "right-linear grammar; drop --forward/--minimal")
         label = lambda s: automaton.label(reachable.states[s])  # noqa: E731
@@ -156,7 +163,7 @@ def _add_spectrum(sub: Any) -> None:
                     "occur on L(G, A), a shortest witness for each, and the reachable states.")
     add_grammar(p)
     p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
-    add_budget(p, seconds=False)
+    add_budget(p)
     p.set_defaults(func=_cmd_spectrum)
 
 
@@ -165,7 +172,7 @@ def _cmd_spectrum(args: argparse.Namespace) -> int:
 
     g = load(args)
     with progress("building the automaton", enabled=not args.json) as bar:
-        rows = spectrum(g, max_states=args.max_states, progress=bar)
+        rows = spectrum(g, budget=budget(args, bar))
     if args.json:
         for r in rows:
             emit({"nonterminal": r.nonterminal, "bound": r.bound, "max": r.maximum,
@@ -198,9 +205,10 @@ def _add_regex(sub: Any) -> None:
     add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="C", type=natural, help="the Grundy number")
     p.add_argument("--max-dfa-states", type=positive, default=50, metavar="N",
-                   help="refuse minimal DFAs with more than N states (default 50)")
+                   help="refuse minimal DFAs with more than N states (default 50), checked as "
+                        "the DFA is built")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_budget(p, seconds=False)
+    add_budget(p)
     p.set_defaults(func=_cmd_regex)
 
 
@@ -210,7 +218,22 @@ def _cmd_regex(args: argparse.Namespace) -> int:
 
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
-    machine = dfa(g, head, args.value, forward=True, reachable=explore(args, g))
+    reachable = explore(args, g)
+    # the size guard, checked while the subset construction builds the minimal DFA (and
+    # before automata-lib is called): counting on up to REGEX_COUNT_FACTOR times the limit
+    # lets the refusal say how large a DFA just above the limit is
+    cap = args.max_dfa_states * REGEX_COUNT_FACTOR
+    limits = budget(args)
+    guard = replace(limits, max_states=min(cap, limits.max_states or cap))
+    try:
+        machine = dfa(g, head, args.value, forward=True, reachable=reachable, budget=guard)
+    except BudgetExceeded as e:
+        if limits.max_states is not None and limits.max_states <= cap or e.explored < cap:
+            raise  # the user's own budget (states or seconds) ran out
+        raise InputError(f"the DFA has more than {cap} states; regular expressions by state "
+                         f"elimination grow exponentially, so the limit is "
+                         f"{args.max_dfa_states} states (raise it with --max-dfa-states)"
+                         ) from None
     regex = dfa_to_regex(machine, limit=args.max_dfa_states)
     if args.json:
         emit({"nonterminal": head, "grundy": args.value, "regex": regex,

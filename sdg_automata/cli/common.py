@@ -233,7 +233,7 @@ def explore(args: argparse.Namespace, g: Grammar) -> ReachableAutomaton:
     from ..construction import automaton_for
 
     with progress("building the automaton", enabled=not getattr(args, "json", False)) as bar:
-        return automaton_for(g).explore(max_states=args.max_states, progress=bar)
+        return automaton_for(g).explore(budget(args, bar))
 
 
 # -- output ------------------------------------------------------------------------

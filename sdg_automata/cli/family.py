@@ -78,20 +78,12 @@ def _cmd_family_modular(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_random(args: argparse.Namespace) -> int:
-    from automata.fa.dfa import DFA
-
     from ..families import intersection_grammar, product_truth, random_family
 
     dfas = random_family(args.dfas, args.states, seed=args.seed)
     g = intersection_grammar(dfas)  # InputError when every language is ⊆ {ε}
-    best = product_truth(dfas)
-    detail = ""
-    if best:
-        both = DFA.of_length(set(g.terminals), min_length=1, max_length=None)
-        for d in dfas[:best]:
-            both = both.intersection(d)
-        shortest = both.minimum_word_length()  # bound to a name: a cached method
-        detail = f", shortest witness length {shortest}"
+    best, length = product_truth(dfas)
+    detail = f", shortest witness length {length}" if best else ""
     print(f"ground truth (automata-lib products): max 𝒢(A) = {best}{detail}", file=sys.stderr)
     _write_grammar(g, args)
     return ExitCode.OK

@@ -17,6 +17,7 @@ from .common import (
     add_drawing,
     add_grammar,
     add_output,
+    budget,
     check_visual,
     deliver,
     emit,
@@ -117,7 +118,7 @@ def _add_period(sub: Any) -> None:
                     "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
                     "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
     add_grammar(p, nonterminal=True)
-    add_budget(p, seconds=False)
+    add_budget(p)
     p.add_argument("--json", action="store_true",
                    help="print {nonterminal, preperiod, period, values} (⊥ as null)")
     p.set_defaults(func=_cmd_period)
@@ -127,7 +128,7 @@ def _cmd_period(args: argparse.Namespace) -> int:
     from ..periodicity import proven_period
 
     g = load(args)
-    period = proven_period(g, g.check_nonterminal(args.nonterminal), max_states=args.max_states)
+    period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args))
     if args.json:
         emit(period.to_json())
         return ExitCode.OK

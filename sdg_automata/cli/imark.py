@@ -5,10 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, get_args
 
 from ..errors import InputError
-from .common import ExitCode, Parser, emit, stamped
+from ..imark.convergence import C_MAX, C_START, Engine
+from ..imark.naive import MAX_TABLE_BYTES
+from .common import (
+    EPILOG,
+    ExitCode,
+    Parser,
+    add_budget,
+    budget,
+    emit,
+    positive,
+    progress,
+    stamped,
+    unlimited_digits,
+)
 
 __all__ = ["register"]
 
@@ -33,27 +46,40 @@ def _add_imark(sub: Any) -> None:
 
     v = isub.add_parser(
         "value", help="𝒢(n) by the convergence technique, one line per n",
-        description="Print 𝒢(n) for each N, one line each, proven by the convergence technique "
-                    "(SPEC §6) in time polylogarithmic in n.  N may be written 10^18, 10**18 or "
-                    "1e18.  A value that cannot be proven is an error (exit 3), never a number.")
+        description="Print 𝒢(n) for each N, one line each in the order given, proven by the "
+                    "convergence technique (SPEC §6) in time polylogarithmic in n "
+                    "(10^1000 takes seconds).  N may be written 10^18, 10**18 or 1e18.  A "
+                    "value that cannot be proven is never a number: its line reads "
+                    "'unproven' (JSON: \"grundy\": null), stderr says why in one 'error:' "
+                    "line, the other values are still printed, and the exit status is 3.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     game_args(v)
     v.add_argument("n", metavar="N", nargs="+", type=_imark_big, help="positions")
-    v.add_argument("--c", type=int, default=None,
-                   help="the window c (I_m = [m-2c, m], J_m = [m-c, m]); default: 8, doubled "
-                        "on failure up to --max-c")
-    v.add_argument("--max-c", type=int, default=512, help="largest automatic c (default 512)")
+    v.add_argument("--c", type=positive, default=None,
+                   help=f"the window c >= 1 (I_m = [m-2c, m], J_m = [m-c, m]); default: "
+                        f"{C_START}, doubled on failure up to --max-c")
+    v.add_argument("--max-c", type=positive, default=C_MAX,
+                   help=f"largest automatic c (default {C_MAX})")
+    v.add_argument("--engine", choices=get_args(Engine), default="layers",
+                   help="layers: the exponent grid a layer at a time (default); reference: "
+                        "the first implementation, one interval at a time (for comparison)")
+    add_budget(v)
     v.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"S": [1], "D": [2, 3], "n": ..., '
                         '"grundy": ..., "c": ...}')
-
     v.set_defaults(func=_cmd_imark_value)
 
     s = isub.add_parser(
         "sequence", help="the naive sequence 𝒢(0..N)",
-        description="Stream 𝒢(0), ..., 𝒢(N) computed bottom up (Θ(N) time and memory; "
-                    "N = 10^7 takes about a second), one value per line.")
+        description="Stream 𝒢(0), ..., 𝒢(N) computed bottom up, one value per line "
+                    "(Θ(N) time; N = 10^7 takes about a second).  Memory: only 𝒢 on "
+                    "[0, N/min D] and the last max S values are kept; beyond "
+                    f"{MAX_TABLE_BYTES >> 30} GiB of them the command refuses at once "
+                    "(exit 3).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     game_args(s)
     s.add_argument("--upto", metavar="N", type=_imark_big, required=True, help="last position")
+    add_budget(s, states=False)
     s.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"n": ..., "grundy": ...}')
     s.set_defaults(func=_cmd_imark_sequence)
@@ -66,21 +92,23 @@ def _add_imark(sub: Any) -> None:
                     "the true division followers and report the smallest c such that all guess "
                     "sequences agree from lo+c on for every start (then 'value' proves every "
                     "n <= N+2c with that c), or the first start where they do not agree within "
-                    "--max-c steps.  Instances run in parallel over local processes.")
-    y.add_argument("--max-s", type=int, default=3, help="S ranges over subsets of {1..MAX_S} "
-                                                        "(default 3)")
-    y.add_argument("--max-d", type=int, default=6, help="D ranges over subsets of {2..MAX_D} "
-                                                        "(default 6)")
-    y.add_argument("--max-d-size", type=int, default=2, help="at most this many divisors "
-                                                             "(default 2)")
+                    "--max-c steps.  Instances run on the sweep engine (see 'sweep --help'): "
+                    "local processes or a Dask cluster, rows streamed in the order of the "
+                    "instances, --out resumable.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    y.add_argument("--max-s", type=positive, default=3,
+                   help="S ranges over subsets of {1..MAX_S} (default 3)")
+    y.add_argument("--max-d", type=positive, default=6,
+                   help="D ranges over subsets of {2..MAX_D} (default 6)")
+    y.add_argument("--max-d-size", type=positive, default=2,
+                   help="at most this many divisors (default 2)")
     y.add_argument("--upto", metavar="N", type=_imark_big, default=2000,
                    help="last start checked (default 2000)")
-    y.add_argument("--max-c", type=int, default=128,
+    y.add_argument("--max-c", type=positive, default=128,
                    help="a start needing more steps counts as not converging (default 128)")
-    y.add_argument("--jobs", type=int, default=None,
-                   help="worker processes (default: the number of CPUs)")
-    y.add_argument("--format", choices=["table", "json", "csv"], default="table",
-                   help="table (rich, with a progress bar on a terminal), JSON lines or CSV")
+    from .sweep import add_sweep_options
+
+    add_sweep_options(y, states=False)
     y.set_defaults(func=_cmd_imark_survey)
 
 
@@ -119,28 +147,36 @@ def _cmd_imark_missing(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_value(args: argparse.Namespace) -> int:
-    from ..imark import IMark, imark_value
+    from ..imark import IMark, IMarkConvergenceError, imark_prove
 
     game = IMark.of(args.S, args.D)
-    for n in args.n:
-        v = imark_value(game, n=n, c=args.c, max_c=args.max_c)
-        if args.json:
-            emit(v.as_dict())
-        else:
-            print(v.grundy)
-        sys.stdout.flush()  # each proven value is out before a later one fails
-    return ExitCode.OK
+    failed = 0
+    with unlimited_digits(), progress("i-Mark intervals", enabled=not args.json,
+                                      unit="intervals") as bar:
+        for v in imark_prove(game, ns=args.n, c=args.c, max_c=args.max_c, engine=args.engine,
+                             budget=budget(args, bar)):
+            if isinstance(v, IMarkConvergenceError):
+                failed += 1
+                print(f"error: {v}", file=sys.stderr)
+                if args.json:
+                    emit(v.to_json())
+                else:
+                    print("unproven")
+            elif args.json:
+                emit(v.to_json())
+            else:
+                print(v.grundy)
+            sys.stdout.flush()  # each value is out before a later one runs out of budget
+    return ExitCode.BUDGET if failed else ExitCode.OK
 
 
 def _cmd_imark_sequence(args: argparse.Namespace) -> int:
     from ..imark import IMark, imark_sequence_chunks
 
     game = IMark.of(args.S, args.D)
-    if args.upto > 10**10:
-        raise InputError(f"--upto {args.upto} is beyond the naive sequence (it keeps one byte "
-                         "per position); use 'imark value' for single large positions")
     n = 0
-    for chunk in imark_sequence_chunks(game, upto=args.upto):
+    chunks = imark_sequence_chunks(game, upto=args.upto, budget=budget(args))
+    for chunk in chunks:
         if args.json:
             lines = [json.dumps(stamped({"n": n + i, "grundy": g})) for i, g in enumerate(chunk)]
         else:
@@ -151,77 +187,25 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_survey(args: argparse.Namespace) -> int:
-    import os
-
-    from ..imark import SurveyRow, survey, survey_instances
+    from ..imark import survey_instances
+    from ..sweeps.imark import imark_sweep
+    from .sweep import run
 
     instances = survey_instances(args.max_s, args.max_d, max_d_size=args.max_d_size)
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError("--jobs must be >= 1")
-    if args.max_c < 1:
-        raise InputError("--max-c must be >= 1")
-    jobs = args.jobs or os.cpu_count() or 1
-    show_progress = args.format == "table" and sys.stderr.isatty()
+    if args.format is None and not args.out:
+        args.format = "table"  # the survey's default, on a terminal or not
+    converging = [0, 0]
 
-    def stream(row: SurveyRow) -> None:  # JSON lines as instances finish, not at the end
-        emit(row.as_dict())
-        sys.stdout.flush()
+    def count(row: dict[str, Any]) -> None:
+        converging[0] += bool(row["converges"])
+        converging[1] += 1
 
-    if args.format == "json":
-        survey(instances, upto=args.upto, max_c=args.max_c, jobs=jobs, on_result=stream)
-        return ExitCode.OK
-    if show_progress:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(f"i-Mark survey ({jobs} jobs)", total=len(instances))
-            rows = survey(instances, upto=args.upto, max_c=args.max_c, jobs=jobs,
-                          on_result=lambda _row: bar.advance(task))
-    else:
-        rows = survey(instances, upto=args.upto, max_c=args.max_c, jobs=jobs)
-
-    def show(t: tuple[int, ...]) -> str:
-        return "{" + ",".join(map(str, t)) + "}"
-
-    if args.format == "csv":
-        import csv
-
-        out = csv.writer(sys.stdout, lineterminator="\n")
-        fields = ["S", "D", "upto", "max_c", "converges", "c", "worst_start", "failed_start",
-                  "starts", "seconds"]
-        out.writerow(fields)
-        for row in rows:
-            d = row.as_dict()
-            d["S"], d["D"] = show(row.S), show(row.D)
-            out.writerow(["" if d[f] is None else d[f] for f in fields])
-    else:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=f"i-Mark convergence, starts up to {args.upto} "
-                            f"(c capped at {args.max_c})")
-        for name in ("S", "D", "c", "worst start", "result", "seconds"):
-            table.add_column(name, justify="right" if name in ("c", "worst start", "seconds")
-                             else "left")
-
-        def result(row: SurveyRow) -> str:
-            if row.converges:
-                return "[green]converges[/green]"
-            return f"[red]no convergence from start {row.failed_start}[/red]"
-
-        for row in rows:
-            table.add_row(show(row.S), show(row.D), "" if row.c is None else str(row.c),
-                          "" if row.worst_start is None else str(row.worst_start), result(row),
-                          f"{row.seconds:.2f}")
-        console = Console()
-        console.print(table)
-        good = sum(row.converges for row in rows)
-        console.print(f"{good} of {len(rows)} instances converge for every start up to "
-                      f"{args.upto}")
-    return ExitCode.OK
+    code = run(args, imark_sweep(instances, upto=args.upto, max_c=args.max_c), ordered=True,
+               observe=count)
+    if args.format == "table":
+        print(f"{converging[0]} of {converging[1]} instances converge for every start up to "
+              f"{args.upto}")
+    return code
 
 
 def register(sub: Any) -> None:
