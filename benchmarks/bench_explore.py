@@ -4,11 +4,11 @@ Every figure is a whole child process (``python -m benchmarks.peak``, so VmHWM
 is that process's own peak), old and new run back to back on the same instance:
 
 * *old* — every automaton built with ``memo_limit=0``, so that ``step`` and
-  ``expand`` go to ``step_reference``, the Step 3–4 computation before issue
+  ``follow`` are ``step_reference``, the Step 3–4 computation before issue
   11; for ``max`` also the breadth-first search before it (:func:`_crawl_bfs`:
   the crawl with a dict index and a per-state callback);
 * *new* — the memoized step (one table per group of nonterminals, compiled
-  into ``expand``), and the search loop written out over packed states.
+  into ``follow``), and the search loop written out over packed states.
 
 Rows: ``explore()`` of the reachable part (states/s over the CPU time of the
 exploration alone; bytes/state = (VmHWM − the child's floor on Example 3) /
@@ -130,7 +130,7 @@ def run(quick: bool = False) -> list[dict]:
 
 
 def _crawl_bfs(search: Any) -> Any:
-    """The breadth-first search before issue 11 (engine 56bb2e9), kept as the reference:
+    """The breadth-first search before issue 11 (engine b1be8b6), kept as the reference:
     :func:`~sdg_automata.crawl.crawl` (a dict index, a list of states) with a ``stop``
     callback reading 𝒢_A off every new state."""
     from sdg_automata.crawl import crawl
@@ -146,8 +146,8 @@ def _crawl_bfs(search: Any) -> Any:
             return bool(settled(v))
         return False
 
-    c = crawl(walk.initial, walk.expand, len(search.automaton.alphabet), search.budget,
-              what="search", rows=False, stop=stop)
+    c = crawl(walk.initial, walk.follow, walk.letters, search.budget, what="search", rows=False,
+              stop=stop)
     witness = search.automaton.witness
     return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
                          explored=len(c.states), complete=c.complete,
@@ -163,7 +163,7 @@ def _child(task: str, route: str, path: str) -> None:
     if route == "old":  # the Step 3–4 computation and the search loop before issue 11
         import sdg_automata.decide as decide
 
-        # no memo: every automaton's step, follow and expand are step_reference
+        # no memo: every automaton's step and follow are step_reference
         GrundyAutomaton.__init__.__kwdefaults__["memo_limit"] = 0
         decide.STRATEGIES["bfs"] = _crawl_bfs
     g = load_grammar(path)

@@ -250,10 +250,8 @@ class GrundyAutomaton:
         #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
         #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
         self.follow: Callable[[int, str], int] = self.step_reference
-        #: ``expand(q)``: [δ(q, a) for a in Σ] in one call, as crawls take it
-        self.expand: Callable[[int], list[int]] = self._expand_reference
         if self._plans:
-            self.follow, self.expand = _compile(self._plans, self._miss)
+            self.follow = _compile(self._plans, self._miss)
         # memo of run(): state ids, their bitsets, and per-id successor dicts
         self._ids: dict[int, int] = {self.initial: 0}
         self._states: list[int] = [self.initial]
@@ -276,11 +274,6 @@ class GrundyAutomaton:
         (:meth:`_learn`).  Groups are :func:`_groups`.
         """
         return self.follow(q, a)
-
-    def _expand_reference(self, q: int) -> list[int]:
-        """[δ(q, a) for a in Σ] by :meth:`step_reference` (no memo)."""
-        reference = self.step_reference
-        return [reference(q, a) for a in self.alphabet]
 
     def _miss(self, q: int, a: str) -> int:
         """δ(q, a) where the compiled lookups know no part: learn it, or no memo for ``a``."""
@@ -310,11 +303,11 @@ class GrundyAutomaton:
                 raise SdgBug(f"step memo: letter {a!r}, key {key:#x} gives two parts")
         self._memo_size += added
         if self._memo_size > self.memo_limit:
-            for plan in self._plans.values():  # a crawl may still hold the compiled code
+            for plan in self._plans.values():  # a crawl may still hold the compiled follow
                 for group in plan.groups:
                     group.memo.clear()
             self._plans = {}  # past the limit: memory back, reference steps from now on
-            self.follow, self.expand = self.step_reference, self._expand_reference
+            self.follow = self.step_reference
             self._memo_size = 0
         return out
 
@@ -489,7 +482,7 @@ class GrundyAutomaton:
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
         budget = as_budget(budget, max_states=max_states, progress=progress)
-        found = crawl(self.initial, self.expand, len(self.alphabet), budget, what="construction")
+        found = crawl(self.initial, self.follow, self.alphabet, budget, what="construction")
         return ReachableAutomaton(automaton=self, found=found)
 
 
@@ -616,43 +609,35 @@ class _Plan(NamedTuple):
 
 
 def _compile(plans: dict[str, _Plan], miss: Callable[[int, str], int],
-             ) -> tuple[Callable[[int, str], int], Callable[[int], list[int]]]:
-    """The memo's hit path as straight-line code: ``follow(q, a)`` and ``expand(q)``.
+             ) -> Callable[[int, str], int]:
+    """The memo's hit path as one straight-line function ``follow(q, a) -> δ(q, a)``.
 
-    Per letter, ``o = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per
-    group that waits for others, with the masks as constants.  ``follow(q, a)
-    -> δ(q, a)`` picks the letter's lines; ``expand(q) -> [δ(q, a) for a in
-    Σ]`` runs every letter's, one call per state (what
-    :func:`~sdg_automata.crawl.crawl` takes).  An unknown key (``KeyError``)
-    or another letter goes to ``miss``, which learns.  Written out rather
+    Per letter, ``out = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per
+    group that waits for others, with the masks as constants; an unknown key
+    (``KeyError``) or another letter goes to ``miss``.  Written out rather
     than looped over: the loop's per-group unpacking and stores cost a third
-    of a step, a call per letter more (measured in
+    of a step, the per-letter dispatch another call (measured in
     ``benchmarks/bench_explore.py``).  The source holds only ints made here
     and the letters' ``repr``.
     """
-    names: dict[str, Any] = {"miss": miss, "letters": tuple(plans)}
-    picked: list[str] = []   # follow's body
-    every: list[str] = []    # expand's body
+    names: dict[str, Any] = {"miss": miss}
+    body: list[str] = []
     for c, (a, plan) in enumerate(plans.items()):
         plain = [f"m{c}_{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
                  if not group.deps]
-        lines = [f"o{c} = {' | '.join(plain) or '0'}"]
+        body += [f"if a == {a!r}:", f"    out = {' | '.join(plain) or '0'}"]
         for g, group in enumerate(plan.groups):
             names[f"m{c}_{g}"] = group.memo
             if group.deps:
-                key = f"o{c} & {group.deps:#x}"
+                key = f"out & {group.deps:#x}"
                 if group.mask:
                     key = f"q & {group.mask:#x} | {key}"
-                lines.append(f"o{c} |= m{c}_{g}[{key}]")
-        picked += [f"if a == {a!r}:", *(f"    {line}" for line in lines), f"    return o{c}"]
-        every += lines
-    every.append(f"return [{', '.join(f'o{c}' for c in range(len(plans)))}]")
-    source = ("def follow(q, a):\n    try:\n" + "".join(f"        {line}\n" for line in picked)
-              + "    except KeyError:\n        pass\n    return miss(q, a)\n\n"
-              + "def expand(q):\n    try:\n" + "".join(f"        {line}\n" for line in every)
-              + "    except KeyError:\n        return [follow(q, a) for a in letters]\n")
+                body.append(f"    out |= m{c}_{g}[{key}]")
+        body.append("    return out")
+    source = ("def follow(q, a):\n    try:\n" + "".join(f"        {line}\n" for line in body)
+              + "    except KeyError:\n        pass\n    return miss(q, a)\n")
     exec(source, names)  # our own ints and letters only, see the docstring
-    return names["follow"], names["expand"]
+    return names["follow"]  # type: ignore[no-any-return]
 
 
 def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str,
@@ -863,18 +848,15 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
     # is the initial one (the empty language: one state looping on every letter)
     empty = 0 if start == 0 else -1
 
-    def expand(subset: int) -> list[int]:
-        out = []
-        for masks in pred:
-            image, rest = 0, subset
-            while rest:
-                low = rest & -rest
-                image |= masks[low.bit_length() - 1]
-                rest ^= low
-            out.append(image or empty)
-        return out
+    def follow(subset: int, masks: list[int]) -> int:  # a letter is its predecessor masks
+        image, rest = 0, subset
+        while rest:
+            low = rest & -rest
+            image |= masks[low.bit_length() - 1]
+            rest ^= low
+        return image or empty
 
-    subsets = crawl(start, expand, len(alphabet), budget, what="subset construction")
+    subsets = crawl(start, follow, pred, budget, what="subset construction")
     rows = subsets.rows
     transitions = {d: {a: rows[k][d] for k, a in enumerate(alphabet) if rows[k][d] >= 0}
                    for d in range(len(subsets.states))}

@@ -1,9 +1,8 @@
 """One breadth-first crawl of an implicit automaton, in ints, under a budget.
 
-An implicit automaton is an ``initial`` state and an ``expand(state)`` that
-returns the successors on letters 0 … width − 1 (``-1``: no transition on that
-letter); one call per state, so an automaton can compute all its letters at
-once.  :func:`crawl` numbers the reachable states 0, 1, … in breadth-first
+An implicit automaton is an ``initial`` state, its ``letters`` and a
+``follow(state, letter)`` that returns the successor (``-1``: no transition on
+that letter).  :func:`crawl` numbers the reachable states 0, 1, … in breadth-first
 order and keeps the breadth-first tree (``parent``/``via``), so the path to a
 state is a shortest word reaching it.  It is greenery's ``crawl``
 (``greenery/fsm.py``) with int states, a dict index and ``array`` tables.
@@ -21,12 +20,14 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .budget import UNLIMITED, Budget
 from .errors import BudgetExceeded
 
 __all__ = ["Crawl", "crawl", "tree_path"]
+
+L = TypeVar("L")
 
 #: the budget's clock and the progress callback are consulted once per this many new states
 #: (a power of two: the test is one mask on the hot path)
@@ -85,8 +86,8 @@ def tree_path(parent: array[int], via: array[int], s: int) -> list[int]:
 
 def crawl(
     initial: int,
-    expand: Callable[[int], Sequence[int]],
-    width: int,
+    follow: Callable[[int, L], int],
+    letters: Sequence[L],
     budget: Budget = UNLIMITED,
     *,
     what: str = "construction",
@@ -99,10 +100,13 @@ def crawl(
     ----------
     initial:
         The initial state (a non-negative int).
-    expand:
-        ``expand(q)[k]`` is the successor of ``q`` on letter ``k`` (``-1``: none).
-    width:
-        The number of letters.
+    follow:
+        ``follow(q, letters[k])`` is the successor of ``q`` on letter ``k``
+        (``-1``: none), e.g. :meth:`GrundyAutomaton.step
+        <sdg_automata.construction.GrundyAutomaton.step>` itself.
+    letters:
+        The letters, in the order that numbers the states; ``via`` and
+        ``rows`` index into it.
     budget:
         ``max_states`` stops the crawl exactly when a state beyond it would be
         numbered; ``max_seconds`` and ``progress`` are consulted every
@@ -126,16 +130,20 @@ def crawl(
     meter = budget.start(what, unit="states")
     limit = budget.max_states
     cap = -1 if limit is None else limit  # numbering state `cap` would exceed the budget
+    width = len(letters)
     index = {initial: 0}
     states = [initial]
     parent = array("l", [-1])
     via = array("b" if width < 128 else "l", [-1])
     tables = tuple(array("l") for _ in range(width)) if rows else ()
     record = [table.append for table in tables] if rows else None
+    numbered = list(enumerate(letters))
     sid = 0
     try:
         while sid < len(states):
-            for k, nq in enumerate(expand(states[sid])):
+            q = states[sid]
+            for k, a in numbered:
+                nq = follow(q, a)
                 t = index.get(nq)
                 if t is None:
                     if nq < 0:  # no transition on this letter

@@ -33,7 +33,7 @@ offers it at once):
 Subset subsumption (antichains) is *not* used: it is unsound here
 (``notes/literature.md`` §D gives a counterexample).
 
-A regular constraint ``within`` (an automata-lib DFA on the words w, or a
+A regular constraint ``within`` (an automata-lib DFA or NFA on the words w, or a
 regular expression) restricts the positions to L(G, A) ∩ L(within); the
 search walks the product on the fly.
 """
@@ -59,6 +59,7 @@ from .store import PackedStates
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
+    from automata.fa.nfa import NFA
 
 __all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict", "constraint",
            "max_grundy", "spectrum"]
@@ -159,8 +160,8 @@ class Constraint:
         return len(self.final)
 
 
-def constraint(within: DFA | str, alphabet: tuple[str, ...], *, reverse: bool) -> Constraint:
-    """Tables for ``within`` (an automata-lib DFA or a regular expression on w).
+def constraint(within: DFA | NFA | str, alphabet: tuple[str, ...], *, reverse: bool) -> Constraint:
+    """Tables for ``within`` (an automata-lib DFA or NFA, or a regular expression on w).
 
     With ``reverse`` the tables read wᴿ (the automaton of a right-linear
     grammar does); without, they read w (the automaton of a mirror does).
@@ -189,9 +190,10 @@ def constraint(within: DFA | str, alphabet: tuple[str, ...], *, reverse: bool) -
     return Constraint(initial=number[d.initial_state], rows=rows, final=final)
 
 
-def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
+def _nfa(within: DFA | NFA | str, alphabet: tuple[str, ...]) -> Any:
     """``within`` as an automata-lib NFA; a regex may use Σ and its own letters."""
     from automata.base.exceptions import AutomatonException, RegexException
+    from automata.fa.dfa import DFA
     from automata.fa.nfa import NFA
     from automata.regex.parser import RESERVED_CHARACTERS
 
@@ -199,6 +201,11 @@ def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
         if isinstance(within, str):
             letters = set(alphabet) | (set(within) - RESERVED_CHARACTERS - {"\\"})
             return NFA.from_regex(within, input_symbols=letters)
+        if isinstance(within, NFA):  # determinized by the caller's subset construction
+            return within
+        if not isinstance(within, DFA):
+            raise InputError(f"a constraint is a regular expression or an automata-lib DFA or "
+                             f"NFA, not a {type(within).__name__}")
         return NFA.from_dfa(within)
     except (AutomatonException, RegexException) as e:
         raise InputError(f"invalid constraint {within!r}: {e}") from None
@@ -212,16 +219,17 @@ def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
 class _Walk:
     """The automaton a search walks: M itself, or M × within packed as q << shift | d.
 
-    ``expand(s)[c]`` is the successor on letter c (``-1``: the constraint
-    forbids it), as :func:`~sdg_automata.crawl.crawl` takes it; ``value(s)``
-    is 𝒢_A read off s where the constraint accepts, else ``None``.
+    ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
+    constraint forbids it), as :func:`~sdg_automata.crawl.crawl` takes it;
+    ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
     ``marks[v]`` is the bit of s meaning A^v ∈ q, and ``accepting`` (``None``:
     always) the constraint's acceptance: a search can test ``s & marks`` first
     and call nothing on most states.  Every s is below ``2**bits``.
     """
 
     initial: int
-    expand: Callable[[int], Sequence[int]]
+    follow: Callable[[int, Any], int]
+    letters: Sequence[Any]
     value: Callable[[int], int | None]
     marks: tuple[int, ...]
     accepting: Callable[[int], bool] | None
@@ -229,31 +237,28 @@ class _Walk:
 
 
 def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
-    step, alphabet, grundy_at = automaton.step, automaton.alphabet, automaton.grundy_at
+    step, grundy_at = automaton.step, automaton.grundy_at
     fields = automaton.value_bits(head)
     if within is None:
-        return _Walk(initial=automaton.initial, expand=automaton.expand,
+        return _Walk(initial=automaton.initial, follow=automaton.follow, letters=automaton.alphabet,
                      value=partial(grundy_at, head=head), marks=fields, accepting=None,
                      bits=len(automaton.items))
     shift = within.size.bit_length()
     dmask = (1 << shift) - 1
-    letters = [(within.rows[a], a) for a in alphabet]
     final = within.final
 
-    def expand(s: int) -> list[int]:
-        q, d = s >> shift, s & dmask
-        out = []
-        for row, a in letters:
-            nd = row[d]
-            # a dead constraint state: no word through here is allowed
-            out.append(step(q, a) << shift | nd if nd >= 0 else -1)
-        return out
+    def follow(s: int, letter: tuple[array[int], str]) -> int:
+        row, a = letter
+        nd = row[s & dmask]
+        # a dead constraint state: no word through here is allowed
+        return step(s >> shift, a) << shift | nd if nd >= 0 else -1
 
     def value(s: int) -> int | None:
         return grundy_at(s >> shift, head) if final[s & dmask] else None
 
-    return _Walk(initial=automaton.initial << shift | within.initial, expand=expand,
-                 value=value, marks=tuple(m << shift for m in fields),
+    return _Walk(initial=automaton.initial << shift | within.initial, follow=follow,
+                 letters=[(within.rows[a], a) for a in automaton.alphabet], value=value,
+                 marks=tuple(m << shift for m in fields),
                  accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
 
 
@@ -304,7 +309,7 @@ def max_grundy(
     *,
     method: Route = "onthefly",
     strategy: Strategy = "bfs",
-    within: DFA | str | None = None,
+    within: DFA | NFA | str | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
     max_seconds: float | None = None,
@@ -324,7 +329,8 @@ def max_grundy(
         A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses) or
         ``"dfs"`` (less memory); on the fly only.
     within:
-        Restrict positions to the words of this DFA or regular expression.
+        Restrict positions to the words of this DFA, NFA (determinized) or regular
+        expression.
     budget:
         States, seconds and progress (:class:`~sdg_automata.budget.Budget`);
         :class:`~sdg_automata.errors.BudgetExceeded` when they run out.
@@ -412,11 +418,11 @@ def _bfs(search: _Search) -> _SearchResult:
     unless it shows one.
     """
     walk, settled, budget = search.walk, search.settled, search.budget
-    expand, marks, accepting = walk.expand, walk.marks, walk.accepting
+    follow, marks, accepting = walk.follow, walk.marks, walk.accepting
     meter: Meter = budget.start("search", unit="states")
     limit = budget.max_states
     cap = -1 if limit is None else limit  # numbering state `cap` would exceed the budget
-    width = len(search.automaton.alphabet)
+    width = len(walk.letters)
     store = PackedStates(walk.bits)
     store.add(walk.initial)
     add = store.add
@@ -427,15 +433,15 @@ def _bfs(search: _Search) -> _SearchResult:
     unseen = 0  # the marks of the values not found yet
     for m in marks:
         unseen |= m
-    letters = range(width)
+    numbered = list(enumerate(walk.letters))
     mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
     sid = t = 0  # the number of the state expanded, of the last state reached
     stopped = False
     try:
         while frontier and not stopped:
-            successors = expand(frontier.popleft())
-            for k in letters:
-                ns = successors[k]
+            q = frontier.popleft()
+            for k, a in numbered:
+                ns = follow(q, a)
                 if ns < 0 or not add(ns):
                     continue
                 t += 1
@@ -476,16 +482,14 @@ def _dfs(search: _Search) -> _SearchResult:
     (:meth:`GrundyAutomaton.witness` of the letters read).
     """
     walk, settled, witness = search.walk, search.settled, search.automaton.witness
-    expand, value = walk.expand, walk.value
-    width = len(search.automaton.alphabet)
+    follow, value, letters = walk.follow, walk.value, walk.letters
+    width = len(letters)
     meter: Meter = search.budget.start("search", unit="states")
     limit = search.budget.max_states
     cap = -1 if limit is None else limit
     seen = {walk.initial}
-    # per path entry: its successors (computed at once, as expand gives them) and how many
-    # of them were tried
-    path = [expand(walk.initial)]
-    tried = [0]
+    path = [walk.initial]  # the states along the current path
+    tried = [0]            # per path entry: how many of its letters were tried
     read: list[int] = []   # letters read along the path
     found: dict[int, str] = {}
     deepest = 1
@@ -500,7 +504,7 @@ def _dfs(search: _Search) -> _SearchResult:
                     read.pop()
                 continue
             tried[-1] = c + 1
-            ns = path[-1][c]
+            ns = follow(path[-1], letters[c])
             if ns < 0 or ns in seen:
                 continue
             if len(seen) == cap:
@@ -516,7 +520,7 @@ def _dfs(search: _Search) -> _SearchResult:
                 if settled(v):
                     return _SearchResult(found=found, explored=len(seen), complete=False,
                                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
-            path.append(expand(ns))
+            path.append(ns)
             tried.append(0)
             read.append(c)
             deepest = max(deepest, len(path))
@@ -542,7 +546,7 @@ if tuple(STRATEGIES) != get_args(Strategy):  # the table and the type are one li
 
 
 def _explicit(
-    automaton: GrundyAutomaton, head: str, k: int | None, within: DFA | str | None,
+    automaton: GrundyAutomaton, head: str, k: int | None, within: DFA | NFA | str | None,
     budget: Budget, started: float,
 ) -> Verdict:
     """The paper's route: emptiness of each L(M_{A,i}) with automata-lib (SPEC §5)."""
@@ -577,7 +581,7 @@ def _explicit(
     return _verdict(head, k, bound, found, len(reachable), True, started, method="explicit")
 
 
-def _constraint_dfa(within: DFA | str, alphabet: tuple[str, ...], reading: Reading) -> DFA:
+def _constraint_dfa(within: DFA | NFA | str, alphabet: tuple[str, ...], reading: Reading) -> DFA:
     """``within`` read the automaton's way (wᴿ, or w for a mirror), over exactly Σ."""
     from automata.fa.dfa import DFA
 

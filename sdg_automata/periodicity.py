@@ -172,7 +172,7 @@ def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
                                                "grammars; this one is {kind}")
     # over one letter the breadth-first crawl is the lasso q₀, q₁, …: state n is qₙ and the
     # last state's successor is the first repetition q_μ
-    lasso = crawl(automaton.initial, automaton.expand, 1,
+    lasso = crawl(automaton.initial, automaton.step, (a,),
                   as_budget(budget, max_states=max_states), what="lasso")
     states = lasso.states
     tail = lasso.rows[0][-1]  # μ: q_{μ+λ} = q_μ

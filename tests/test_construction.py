@@ -299,172 +299,6 @@ def test_minimal_and_forward_dfas_print_the_same_in_every_run(examples_dir):
 
 
 # ---------------------------------------------------------------------------
-# the memo of step() (issue 11 §1) against step_reference, today's computation
-
-
-def _every_step_is_the_reference(g, *, max_states=3000):
-    """Walk the reachable part with a memoized automaton; compare every δ(q, a) with the
-    reference of a separate automaton (no shared memo).  Returns the memoized automaton."""
-    m = GrundyAutomaton(g)
-    reference = GrundyAutomaton(g, memo_limit=0)
-    seen = {m.initial}
-    queue = [m.initial]
-    for q in queue:  # breadth-first: early steps miss, later ones hit
-        for a in m.alphabet:
-            nq = m.step(q, a)
-            assert nq == reference.step_reference(q, a), (m.label(q), a)
-            if nq not in seen and len(seen) < max_states:
-                seen.add(nq)
-                queue.append(nq)
-    for q in queue:  # a second pass: every step now answered from the memo
-        for a in m.alphabet:
-            assert m.step(q, a) == reference.step(q, a)
-    fresh = GrundyAutomaton(g)  # every letter at once, learning as it goes
-    for q in queue:
-        assert fresh.expand(q) == [reference.step_reference(q, a) for a in m.alphabet]
-    fresh = GrundyAutomaton(g)  # one letter at a time (what step calls), learning as it goes
-    for q in queue:
-        assert [fresh.follow(q, a) for a in m.alphabet] == [
-            reference.step_reference(q, a) for a in m.alphabet]
-        assert fresh.follow(q, "#") == 0  # outside Σ: ∅
-    return m
-
-
-def test_memo_spec_examples_keep_the_reference(example3, csub):
-    """Should take the reference route where one group holds every nonterminal."""
-    for g in (example3, csub):
-        m = _every_step_is_the_reference(g)
-        assert m.memo_sizes() == {}  # A and B read each other: one group, nothing to memoize
-    # the SPEC §4 table through both routes
-    m, ref = GrundyAutomaton(example3), GrundyAutomaton(example3, memo_limit=0)
-    by_label = {items(m.label(q)): q for q in m.explore().states}
-    for source, letter, target in EXAMPLE3_TRANSITIONS:
-        q = by_label[items(source)]
-        assert items(m.label(m.step(q, letter))) == items(target)
-        assert items(m.label(ref.step_reference(q, letter))) == items(target)
-
-
-@pytest.mark.parametrize("specs", [["3:0", "5:2", "7:3"], ["16:0", "9:6", "5:0", "3:1"],
-                                   ["3:0", "5:2", "7:3", "11:5"]])
-def test_memo_hardness_modular(specs):
-    """Should give the reference's transitions on SPEC §5's family, one memo group per DFA
-    (its V chain folded in) and one for A, and the CRT's maximum."""
-    from sdg_automata.families import ModularSpec, modular_family, modular_truth
-
-    parsed = [ModularSpec.parse(s) for s in specs]
-    g = modular_family(parsed)
-    m = _every_step_is_the_reference(g, max_states=10**6)
-    sizes = m.memo_sizes()
-    assert list(sizes) == ["a"] and len(sizes["a"]) == len(specs) + 1
-    assert all(sizes["a"])
-    reachable = m.explore()
-    assert reachable.states == GrundyAutomaton(g, memo_limit=0).explore().states
-    values = {v for v in reachable.values("A") if v is not None}
-    assert max(values) == modular_truth(parsed)[0]
-
-
-@pytest.mark.parametrize("seed", [0, 7])
-def test_memo_hardness_random(seed):
-    """Should give the reference's transitions on random DFAs (binary) and automata-lib's
-    answer for the maximum."""
-    from sdg_automata.families import intersection_grammar, product_truth, random_family
-
-    dfas = random_family(3, 5, seed=seed)
-    g = intersection_grammar(dfas)
-    m = _every_step_is_the_reference(g, max_states=10**6)
-    assert sum(map(sum, m.memo_sizes().values())) > 0
-    values = {v for v in m.explore().values("A") if v is not None}
-    assert max(values) == product_truth(dfas)[0]  # (max, shortest witness length)
-
-
-@st.composite
-def _grammars_in_groups(draw):
-    """Two or three random right-linear grammars side by side (renamed apart), tied
-    by unit rules: a top unit rule into each part and random unit rules between parts,
-    kept acyclic by only pointing to a later part."""
-    from sdg_automata.grammar import Grammar, Rule
-
-    parts = draw(st.lists(right_linear_grammars(max_nonterminals=3), min_size=2, max_size=3))
-    rules, sigma = [], set()
-    for p, g in enumerate(parts):
-        def name(s, p=p, g=g):
-            return f"{s}{p}" if s in g.nonterminals else s
-        rules += [Rule(name(r.head), tuple(map(name, r.body))) for r in g.rules]
-        sigma |= set(g.terminals)
-        rules.append(Rule("S", (name(g.start),)))
-        if p + 1 < len(parts) and draw(st.booleans()):
-            later = parts[p + 1]
-            target = f"{draw(st.sampled_from(later.nonterminals))}{p + 1}"
-            rules.append(Rule(f"{draw(st.sampled_from(g.nonterminals))}{p}", (target,)))
-    return Grammar(rules=rules, start="S", terminals=sorted(sigma))
-
-
-@settings(max_examples=60, deadline=None)
-@given(right_linear_grammars())
-def test_memo_random_grammars(g):
-    _every_step_is_the_reference(g, max_states=1500)
-
-
-@settings(max_examples=60, deadline=None)
-@given(_grammars_in_groups())
-def test_memo_random_grammars_in_groups(g):
-    """Should agree with the reference where the memo has several groups, some of them
-    waiting for others through unit rules."""
-    _every_step_is_the_reference(g, max_states=1500)
-
-
-def test_memo_unit_waits_on_a_cycle_merge_groups():
-    """Should merge groups that wait for each other (A2 → B and B2 → A), keep the
-    independent C apart, and still give the reference."""
-    g = parse_grammar("S -> A | C\nA -> a A2\nA2 -> B | a\nB -> b B2\nB2 -> A | b\n"
-                      "C -> a C | c")
-    m = _every_step_is_the_reference(g)
-    from sdg_automata.construction import _groups
-
-    letter_rules = [(r.head, "".join(r.body[:-1]), r.body[-1]) for r in g.rules
-                    if not g.is_unit(r) and g.is_nonterminal(r.body[-1])]
-    groups = [set(x) for x in _groups(g, letter_rules, m.end_symbol)]
-    assert {"A", "A2", "B", "B2"} in groups and {"C"} in groups
-    assert groups.index({"S"}) == len(groups) - 1  # S waits for both: last
-    assert sum(map(len, m.memo_sizes().values())) > 0
-
-
-def test_memo_limit():
-    """Should drop the memo past its limit (and keep answering), refuse a negative limit."""
-    from sdg_automata.families import ModularSpec, modular_family
-
-    g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])
-    full = GrundyAutomaton(g, memo_limit=0).explore().states
-    small = GrundyAutomaton(g, memo_limit=20)
-    assert small.explore().states == full
-    assert small.memo_sizes() == {}  # dropped: more than 20 entries were needed
-    roomy = GrundyAutomaton(g)
-    assert roomy.explore().states == full
-    assert 20 < sum(roomy.memo_sizes()["a"]) <= roomy.memo_limit
-    assert GrundyAutomaton(g, memo_limit=0).memo_sizes() == {}
-    with pytest.raises(InputError, match="memo_limit"):
-        GrundyAutomaton(g, memo_limit=-1)
-
-
-def test_memo_checks_itself():
-    """Should raise SdgBug when a part learned before disagrees with a new computation."""
-    from sdg_automata.errors import SdgBug
-    from sdg_automata.families import ModularSpec, modular_family
-
-    g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2")])
-    m = GrundyAutomaton(g)
-    states = m.explore().states
-    plan = m._plans["a"]
-    plan.groups[-1].memo.clear()  # the next step misses in the last group only ...
-    true_step = m.step_reference
-    first = plan.groups[0].owned & -plan.groups[0].owned
-    m.step_reference = lambda q, a: true_step(q, a) ^ first  # ... and learns a wrong part
-    with pytest.raises(SdgBug, match="two parts"):
-        for q in states:
-            m.step(q, "a")
-
-
-# ---------------------------------------------------------------------------
 # the read-only view of Steps 3–4
 
 
@@ -576,21 +410,164 @@ def test_the_subset_construction_obeys_the_budget():
     assert time.perf_counter() - started < 5
 
 
-@pytest.mark.parametrize("specs", [["3:0", "5:2", "7:3", "3:1"], ["3:0", "5:2", "7:3", "11:5"],
-                                   ["16:0", "9:6", "5:0", "3:1"]])
-@pytest.mark.parametrize("strategy", ["bfs", "dfs"])
-def test_memo_max_on_the_hardness_family(specs, strategy):
-    """Should find the CRT's maximum through the memoized step (and, for bfs, over packed
-    states: a shortest witness, of the CRT's length), exactly, with or without exploring
-    everything."""
-    from sdg_automata.decide import max_grundy
+# ---------------------------------------------------------------------------
+# the memo of step() (issue 11 §1) against step_reference, today's computation
+
+
+def _every_step_is_the_reference(g, *, max_states=3000):
+    """Walk the reachable part with a memoized automaton; compare every δ(q, a) with the
+    reference of a separate automaton (no shared memo).  Returns the memoized automaton."""
+    m = GrundyAutomaton(g)
+    reference = GrundyAutomaton(g, memo_limit=0)
+    seen = {m.initial}
+    queue = [m.initial]
+    for q in queue:  # breadth-first: early steps miss, later ones hit
+        for a in m.alphabet:
+            nq = m.step(q, a)
+            assert nq == reference.step_reference(q, a), (m.label(q), a)
+            if nq not in seen and len(seen) < max_states:
+                seen.add(nq)
+                queue.append(nq)
+    for q in queue:  # a second pass: every step now answered from the memo
+        for a in m.alphabet:
+            assert m.step(q, a) == reference.step(q, a)
+    fresh = GrundyAutomaton(g)  # the compiled follow, learning as it goes
+    for q in queue:
+        assert [fresh.follow(q, a) for a in m.alphabet] == [
+            reference.step_reference(q, a) for a in m.alphabet]
+        assert fresh.follow(q, "#") == 0  # outside Σ: ∅
+    return m
+
+
+def test_memo_spec_examples_keep_the_reference(example3, csub):
+    """Should take the reference route where one group holds every nonterminal."""
+    for g in (example3, csub):
+        m = _every_step_is_the_reference(g)
+        assert m.memo_sizes() == {}  # A and B read each other: one group, nothing to memoize
+    # the SPEC §4 table through both routes
+    m, ref = GrundyAutomaton(example3), GrundyAutomaton(example3, memo_limit=0)
+    by_label = {items(m.label(q)): q for q in m.explore().states}
+    for source, letter, target in EXAMPLE3_TRANSITIONS:
+        q = by_label[items(source)]
+        assert items(m.label(m.step(q, letter))) == items(target)
+        assert items(m.label(ref.step_reference(q, letter))) == items(target)
+
+
+@pytest.mark.parametrize("specs", [["3:0", "5:2", "7:3"], ["16:0", "9:6", "5:0", "3:1"],
+                                   ["3:0", "5:2", "7:3", "11:5"]])
+def test_memo_hardness_modular(specs):
+    """Should give the reference's transitions on SPEC §5's family, one memo group per DFA
+    (its V chain folded in) and one for A, and the CRT's maximum."""
     from sdg_automata.families import ModularSpec, modular_family, modular_truth
 
     parsed = [ModularSpec.parse(s) for s in specs]
-    top, length = modular_truth(parsed)
-    verdict = max_grundy(modular_family(parsed), "A", strategy=strategy)
-    assert verdict.exact and verdict.maximum == top
-    assert verdict.witness == "a" * len(verdict.witness)
-    if strategy == "bfs":
-        assert len(verdict.witness) == length
-    assert verdict.stopped_early == (top == len(specs))  # the top value m_A ends the search
+    g = modular_family(parsed)
+    m = _every_step_is_the_reference(g, max_states=10**6)
+    sizes = m.memo_sizes()
+    assert list(sizes) == ["a"] and len(sizes["a"]) == len(specs) + 1
+    assert all(sizes["a"])
+    reachable = m.explore()
+    assert reachable.states == GrundyAutomaton(g, memo_limit=0).explore().states
+    values = {v for v in reachable.values("A") if v is not None}
+    assert max(values) == modular_truth(parsed)[0]
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_memo_hardness_random(seed):
+    """Should give the reference's transitions on random DFAs (binary) and automata-lib's
+    answer for the maximum."""
+    from sdg_automata.families import intersection_grammar, product_truth, random_family
+
+    dfas = random_family(3, 5, seed=seed)
+    g = intersection_grammar(dfas)
+    m = _every_step_is_the_reference(g, max_states=10**6)
+    assert sum(map(sum, m.memo_sizes().values())) > 0
+    values = {v for v in m.explore().values("A") if v is not None}
+    assert max(values) == product_truth(dfas)[0]
+
+
+@st.composite
+def _grammars_in_groups(draw):
+    """Two or three random right-linear grammars side by side (renamed apart), tied
+    by unit rules: a top unit rule into each part and random unit rules between parts,
+    kept acyclic by only pointing to a later part."""
+    from sdg_automata.grammar import Grammar, Rule
+
+    parts = draw(st.lists(right_linear_grammars(max_nonterminals=3), min_size=2, max_size=3))
+    rules, sigma = [], set()
+    for p, g in enumerate(parts):
+        def name(s, p=p, g=g):
+            return f"{s}{p}" if s in g.nonterminals else s
+        rules += [Rule(name(r.head), tuple(map(name, r.body))) for r in g.rules]
+        sigma |= set(g.terminals)
+        rules.append(Rule("S", (name(g.start),)))
+        if p + 1 < len(parts) and draw(st.booleans()):
+            later = parts[p + 1]
+            target = f"{draw(st.sampled_from(later.nonterminals))}{p + 1}"
+            rules.append(Rule(f"{draw(st.sampled_from(g.nonterminals))}{p}", (target,)))
+    return Grammar(rules=rules, start="S", terminals=sorted(sigma))
+
+
+@settings(max_examples=60, deadline=None)
+@given(right_linear_grammars())
+def test_memo_random_grammars(g):
+    _every_step_is_the_reference(g, max_states=1500)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_grammars_in_groups())
+def test_memo_random_grammars_in_groups(g):
+    """Should agree with the reference where the memo has several groups, some of them
+    waiting for others through unit rules."""
+    _every_step_is_the_reference(g, max_states=1500)
+
+
+def test_memo_unit_waits_on_a_cycle_merge_groups():
+    """Should merge groups that wait for each other (A2 → B and B2 → A), keep the
+    independent C apart, and still give the reference."""
+    g = parse_grammar("S -> A | C\nA -> a A2\nA2 -> B | a\nB -> b B2\nB2 -> A | b\n"
+                      "C -> a C | c")
+    m = _every_step_is_the_reference(g)
+    from sdg_automata.construction import _groups
+
+    letter_rules = [(r.head, "".join(r.body[:-1]), r.body[-1]) for r in g.rules
+                    if not g.is_unit(r) and g.is_nonterminal(r.body[-1])]
+    groups = [set(x) for x in _groups(g, letter_rules, m.end_symbol)]
+    assert {"A", "A2", "B", "B2"} in groups and {"C"} in groups
+    assert groups.index({"S"}) == len(groups) - 1  # S waits for both: last
+    assert sum(map(len, m.memo_sizes().values())) > 0
+
+
+def test_memo_limit():
+    """Should drop the memo past its limit (and keep answering), refuse a negative limit."""
+    from sdg_automata.families import ModularSpec, modular_family
+
+    g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])
+    full = GrundyAutomaton(g, memo_limit=0).explore().states
+    small = GrundyAutomaton(g, memo_limit=20)
+    assert small.explore().states == full
+    assert small.memo_sizes() == {}  # dropped: more than 20 entries were needed
+    roomy = GrundyAutomaton(g)
+    assert roomy.explore().states == full
+    assert 20 < sum(roomy.memo_sizes()["a"]) <= roomy.memo_limit
+    assert GrundyAutomaton(g, memo_limit=0).memo_sizes() == {}
+    with pytest.raises(InputError, match="memo_limit"):
+        GrundyAutomaton(g, memo_limit=-1)
+
+
+def test_memo_checks_itself():
+    """Should raise SdgBug when a part learned before disagrees with a new computation."""
+    from sdg_automata.errors import SdgBug
+    from sdg_automata.families import ModularSpec, modular_family
+
+    g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2")])
+    m = GrundyAutomaton(g)
+    states = m.explore().states
+    plan = m._plans["a"]
+    plan.groups[-1].memo.clear()  # the next step misses in the last group only ...
+    true_step = m.step_reference
+    first = plan.groups[0].owned & -plan.groups[0].owned
+    m.step_reference = lambda q, a: true_step(q, a) ^ first  # ... and learns a wrong part
+    with pytest.raises(SdgBug, match="two parts"):
+        for q in states:
+            m.step(q, "a")

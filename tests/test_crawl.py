@@ -41,7 +41,8 @@ def test_crawl_is_breadth_first_search(table: list[list[int]]) -> None:
     """Should number states in BFS order, keep every edge, and a shortest path to each."""
     graph = dict(enumerate(table))
     # states are shifted by 100 so that numbers and states cannot be confused
-    c = crawl(100, lambda q: [t + 100 if t >= 0 else -1 for t in graph[q - 100]], 3)
+    c = crawl(100, lambda q, k: graph[q - 100][k] + 100 if graph[q - 100][k] >= 0 else -1,
+              range(3))
     assert c.complete and c.stopped == -1
     assert [s - 100 for s in c.states] == _bfs_order(0, graph)
     assert c.index == {q: s for s, q in enumerate(c.states)}
@@ -68,12 +69,12 @@ def test_crawl_is_breadth_first_search(table: list[list[int]]) -> None:
 
 def test_budget_is_exact_and_says_how_far() -> None:
     """Should keep exactly max_states states and stop on the next one."""
-    def counter(q: int) -> list[int]:
-        return [2 * q % 64, (2 * q + 1) % 64]
+    def counter(q: int, a: int) -> int:
+        return (2 * q + a) % 64
 
-    assert len(crawl(0, counter, 2, Budget(max_states=64)).states) == 64
+    assert len(crawl(0, counter, (0, 1), Budget(max_states=64)).states) == 64
     with pytest.raises(BudgetExceeded, match="budget of 63 states") as info:
-        crawl(0, counter, 2, Budget(max_states=63), what="counting")
+        crawl(0, counter, (0, 1), Budget(max_states=63), what="counting")
     assert info.value.explored == 63 and "counting" in str(info.value)
 
 
@@ -85,7 +86,7 @@ def test_stop_ends_the_crawl_at_the_state() -> None:
         seen.append((s, q))
         return q == 5
 
-    c = crawl(0, lambda q: [q + 1, q + 2], 2, rows=False, stop=stop)
+    c = crawl(0, lambda q, a: q + a, (1, 2), rows=False, stop=stop)
     assert not c.complete and c.states[c.stopped] == 5
     assert seen[0] == (1, 1)  # the initial state is never offered
     assert c.rows == ()
@@ -94,27 +95,27 @@ def test_stop_ends_the_crawl_at_the_state() -> None:
 def test_clock_and_progress_are_consulted() -> None:
     """Should report progress every CHECK_EVERY states and honour max_seconds."""
     reported: list[int] = []
-    crawl(0, lambda q: [q + 1 if q < 3 * CHECK_EVERY else q], 1,
+    crawl(0, lambda q, a: q + 1 if q < 3 * CHECK_EVERY else q, (0,),
           Budget(progress=reported.append))
     assert reported == [CHECK_EVERY, 2 * CHECK_EVERY, 3 * CHECK_EVERY]
     with pytest.raises(BudgetExceeded, match="budget of 1e-09 s") as info:
-        crawl(0, lambda q: [q + 1], 1, Budget(max_seconds=1e-9))
+        crawl(0, lambda q, a: q + 1, (0,), Budget(max_seconds=1e-9))
     assert info.value.explored == CHECK_EVERY
 
 
 def test_memory_and_ctrl_c_say_how_far() -> None:
     """Should turn MemoryError into BudgetExceeded and Ctrl-C into Interrupted."""
     def failing(error: type[BaseException]) -> object:
-        def expand(q: int) -> list[int]:
+        def follow(q: int, a: int) -> int:
             if q == 10:
                 raise error
-            return [q + 1]
-        return expand
+            return q + 1
+        return follow
 
     with pytest.raises(BudgetExceeded, match="ran out of memory after 11 states"):
-        crawl(0, failing(MemoryError), 1)  # type: ignore[arg-type]
+        crawl(0, failing(MemoryError), (0,))  # type: ignore[arg-type]
     with pytest.raises(Interrupted, match="interrupted after 11 states") as info:
-        crawl(0, failing(KeyboardInterrupt), 1)  # type: ignore[arg-type]
+        crawl(0, failing(KeyboardInterrupt), (0,))  # type: ignore[arg-type]
     assert info.value.explored == 11
 
 
@@ -125,6 +126,6 @@ def test_memory_pressure_stops_before_the_machine_runs_out(
 
     monkeypatch.setattr(budget, "memory_pressure", lambda: "only 1 MB left")
     with pytest.raises(BudgetExceeded, match="before memory ran out.*only 1 MB left"):
-        crawl(0, lambda q: [q + 1], 1)
+        crawl(0, lambda q, a: q + 1, (0,))
     monkeypatch.undo()
     assert budget.memory_pressure() is None  # this machine is not out of memory

@@ -19,6 +19,7 @@ from .common import (
     emit,
     positive,
     progress,
+    stamped,
     unlimited_digits,
 )
 
@@ -142,7 +143,7 @@ def _imark_big(text: str) -> int:
 
 def _cmd_imark_missing(args: argparse.Namespace) -> int:
     raise InputError("imark needs a subcommand: value, sequence or survey "
-                     "(see 'sdg_automata imark --help')")
+                     "(see 'sdg-automata imark --help')")
 
 
 def _cmd_imark_value(args: argparse.Namespace) -> int:
@@ -177,7 +178,7 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
     chunks = imark_sequence_chunks(game, upto=args.upto, budget=budget(args))
     for chunk in chunks:
         if args.json:
-            lines = [json.dumps({"n": n + i, "grundy": g}) for i, g in enumerate(chunk)]
+            lines = [json.dumps(stamped({"n": n + i, "grundy": g})) for i, g in enumerate(chunk)]
         else:
             lines = list(map(str, chunk))
         sys.stdout.write("\n".join(lines) + "\n")
