@@ -68,7 +68,7 @@ def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("argv", [
     ["0.8"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
     ["0.77", "--digits", "2"], ["survey", "--digits", "1", "--grammar"], ["0.77", "--upto", "0"],
-    ["0.77", "--jobs", "2"], ["0.77", "--out", "x.jsonl"], ["survey", "--digits", "1", "--json"],
+    ["0.77", "--jobs", "2"], ["0.77", "--out", "x.jsonl"],
     ["0.77", "--max-seconds", "nan"], ["0.07", "--grammar"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:

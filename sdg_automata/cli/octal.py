@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
-from .common import ExitCode, add_output, budget, fail, output, positive, progress
+from .common import ExitCode, add_output, budget, fail, output, positive, progress, stamped
 from .sweep import add_sweep_options, run
 
 __all__ = ["register"]
@@ -63,6 +63,8 @@ _CODE_ONLY = {"values": None, "grammar": False, "output": None, "json": False}
 
 def _cmd_octal(args: argparse.Namespace) -> int:
     survey = args.code == SURVEY
+    if survey and args.json:  # --json is --format json wherever a JSON form exists
+        args.json, args.format = False, args.format or "json"
     misplaced = _CODE_ONLY if survey else _SURVEY_ONLY
     wrong = [f"--{o}" for o, default in misplaced.items() if getattr(args, o) != default]
     if wrong:
