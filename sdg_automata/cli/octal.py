@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
-from .common import ExitCode, add_output, budget, fail, output, positive, progress
+from .common import ExitCode, add_output, budget, fail, output, positive, progress, stamped
 from .sweep import add_sweep_options, run
 
 __all__ = ["register"]
