@@ -309,8 +309,8 @@ def dfa_to_regex(d: DFA, *, limit: int | None = REGEX_STATE_LIMIT) -> str | None
 
     if limit is not None and len(d.states) > limit:
         raise InputError(f"the DFA has {len(d.states)} states; regular expressions by state "
-                         f"elimination grow exponentially, so the limit is {limit} states "
-                         "(raise the limit: limit=, or --max-dfa-states on the command line)")
+                         f"elimination grow exponentially, so at most {limit} states are "
+                         "taken (--max-dfa-states raises that limit)")
     bad = sorted(a for a in d.input_symbols if len(a) != 1 or a in REGEX_RESERVED)
     if bad:
         raise InputError(f"letter(s) {', '.join(map(repr, bad))} cannot be written in "

@@ -19,6 +19,12 @@ settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fuzz-long", action="store_true", default=False,
+                     help="run the CLI fuzz suite (tests/test_fuzz_cli.py) with many more cases")
+
+
 TESTS = Path(__file__).resolve().parent
 EXAMPLES = TESTS.parent / "examples"
 

@@ -119,7 +119,14 @@ def test_words_from_file(capsys, tmp_path, examples_dir):
     code, out, err = run(["grundy", examples_dir / "example3.txt", "A", "aab",
                           "--words-from", words], capsys)
     assert code == 0 and err == ""
-    assert out.splitlines() == ["2", "1", "2", "0"]  # arguments first, then the file
+    # arguments first, then one line per line of the file: a blank line is the empty
+    # word, not a position, so the n-th answer is about the n-th line (issue 15)
+    assert out.splitlines() == ["2", "1", "not a position", "2", "0"]
+    words.write_bytes(b"\xef\xbb\xbfa\r\n\r\naa\x0cb\n")  # a BOM, CRLF, a form feed
+    code, out, err = run(["grundy", examples_dir / "example3.txt", "A", "--words-from", words],
+                         capsys)
+    assert code == 0 and out.splitlines() == ["1", "not a position", "not a position"]
+    assert "U+000C" not in err and "'\\x0c'" in err  # the form feed is a letter, not a line end
 
 
 def test_words_from_stdin(capsys, monkeypatch, examples_dir):

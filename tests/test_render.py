@@ -302,7 +302,7 @@ def test_regex_round_trips_on_random_right_linear_grammars() -> None:
 
 def test_regex_guards() -> None:
     minimal = dfa(example3(), "A", 0, forward=True)
-    with pytest.raises(InputError, match="limit is 3 states"):
+    with pytest.raises(InputError, match="at most 3 states"):
         dfa_to_regex(minimal, limit=3)
     assert dfa_to_regex(dfa(example3(), "A", 3, forward=True)) is None  # 𝒢_A never reaches 3
     star = DFA(states={0}, input_symbols={"*"}, transitions={0: {"*": 0}}, initial_state=0,

@@ -43,10 +43,11 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
 
 def _add_moves(sub: Any) -> None:
     p = sub.add_parser(
-        "moves", help="every legal move of a position, its value, and the winning moves",
-        description="List every move of a multiset position A:w ... (SPEC §2) with the Grundy "
-                    "number of the position it leads to, and name the winning moves (those to "
-                    "XOR 0).")
+        "moves", help="the positions one move leads to, their values, and the winning moves",
+        description="List the moves of a multiset position A:w ... (SPEC §2) with the Grundy "
+                    "number of the position each leads to, and name the winning moves (those to "
+                    "XOR 0). Moves that lead to the same position (two derivation steps with "
+                    "the same result) are listed once.")
     _add_position_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_moves)

@@ -226,8 +226,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
         with _progress(todo, sweep.name, enabled=True) as advance:
 
             def on_row(row: dict[str, Any]) -> None:
-                # JSON rows name their schema (docs/schemas/), in a file as on stdout
-                sink.write(stamped(row) if fmt == "jsonl" else row)
+                sink.write(stamped(row) if fmt == "jsonl" else row)  # JSON names its schema
                 if observe is not None:
                     observe(row)
                 if advance is not None:
