@@ -19,6 +19,8 @@ SUITES = [
     "bench_explore",
     "bench_sweep",
     "bench_octal",
+    "bench_count",
+    "bench_parse",
 ]
 
 

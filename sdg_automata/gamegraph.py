@@ -123,7 +123,7 @@ def game_graph(
 
     def too_many() -> InputError:
         return InputError(f"the game graph up to length {max_length} has more than {max_nodes} "
-                          "positions; lower the length or raise the node limit")
+                          "positions; lower --max-length or raise --max-nodes")
 
     adjacency: dict[Position, list[Position]] = {}
     queue: list[Position] = []

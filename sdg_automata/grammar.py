@@ -29,7 +29,7 @@ EPSILON_SPELLINGS = frozenset({"ε", "ϵ", "Є", "$", "epsilon", "eps", "λ", '"
 
 #: What may not occur in a nonterminal name: the text format's arrows (a name
 #: holding one could not be written back), besides blanks and control characters.
-_ARROWS = ("->", "→")
+_ARROWS = ("->", "→", "::=")
 
 
 def check_name(name: object) -> str | None:
@@ -37,7 +37,8 @@ def check_name(name: object) -> str | None:
 
     A name is a non-empty string of printable characters without blanks
     (:meth:`str.isprintable` refuses control, format and separator characters,
-    NUL and a stray byte-order mark among them), without ``->`` or ``→``, and
+    NUL and a stray byte-order mark among them), without an arrow of the text
+    format (``->``, ``→``, ``::=``), and
     not an ε spelling: so every name can be written in the text format.
     """
     if not isinstance(name, str):

@@ -113,7 +113,7 @@ def from_pyformlang(cfg: CFG, *, start: str | None = None) -> Grammar:
         rules.append(Rule(str(p.head.value), tuple(names)))
     if start is None:
         if cfg.start_symbol is None:
-            raise InputError("the CFG has no start symbol: give start=")
+            raise InputError("the CFG has no start symbol: name one (the start argument)")
         start = str(cfg.start_symbol.value)
     letters = [str(t.value) for t in cfg.terminals if str(t.value) not in heads]
     return Grammar(rules=rules, start=start, terminals=sorted(letters))

@@ -1,6 +1,7 @@
 """Reading and writing grammars: the text format and the JSON format.
 
-Text format (pyformlang's, one rule per line)::
+Text format (one rule per line; close to pyformlang's but not the same, see
+:mod:`sdg_automata.interop` for the differences)::
 
     # Example 3 of the seed paper
     start: A            # optional; default: the first left-hand side
@@ -18,7 +19,14 @@ JSON format::
 Nonterminals are exactly the rule heads.  Any other token is read as a
 sequence of one-character terminals (``ab`` is ``a b``), except that a token
 containing a nonterminal's name (``aaA``) is refused as ambiguous.  ε
-alternatives are refused: the game has no ε rules.
+alternatives are refused: the game has no ε rules (pyformlang's ``$`` and
+``Є`` included).  Names and letters are checked by
+:func:`~sdg_automata.grammar.check_name` and :func:`~sdg_automata.grammar.check_letter`;
+a control character anywhere in a text grammar is refused with its line.
+Files are read as ``utf-8-sig`` (a byte-order mark is dropped); JSON goes
+through :func:`~sdg_automata.jsontext.load_json` (no duplicate keys, bounded
+nesting).  Reading is linear in the size of the grammar: the line of an
+offending JSON rule is looked up only when there is an error to report.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def test_value_json_objects(capsys):
     code, out, _ = run(capsys, "value", "--S", "1", "--D", "2,3", "1000000", "10^18", "--json")
     assert code == 0
     first, second = (json.loads(line) for line in out.splitlines())
-    assert set(first) == {"S", "D", "n", "grundy", "c"}
+    assert set(first) == {"schema", "S", "D", "n", "grundy", "c"}
     assert first["S"] == [1] and first["D"] == [2, 3] and first["n"] == 10**6
     assert first["grundy"] == 0 and first["c"] >= 1
     assert second["n"] == 10**18 and second["grundy"] == 2
@@ -81,7 +81,8 @@ def test_batch_prints_every_provable_value(capsys, engine):
     first, second = (json.loads(line) for line in out.splitlines())
     assert code == 3 and first["grundy"] is None and first["n"] == 999999
     assert first["tried"] == [8, 16, 32] and isinstance(first["m"], int)
-    assert second == {"S": [2], "D": [2], "n": 10, "grundy": g[10], "c": 8}
+    assert second == {"schema": "imark-value/1", "S": [2], "D": [2], "n": 10, "grundy": g[10],
+                      "c": 8}
 
 
 def test_engines_agree_and_10_to_the_1000(capsys):
@@ -128,7 +129,7 @@ def test_sequence_streams_values(capsys):
     assert [int(x) for x in out.split()] == list(imark_sequence([1], [2, 3], upto=200))
     code, out, _ = run(capsys, "sequence", "--S", "", "--D", "2", "--upto", "8", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
-    assert rows[8] == {"n": 8, "grundy": 1} and len(rows) == 9
+    assert rows[8] == {"schema": "imark-sequence/1", "n": 8, "grundy": 1} and len(rows) == 9
 
 
 def test_survey_json(capsys):

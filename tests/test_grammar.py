@@ -326,6 +326,7 @@ def test_input_list_is_copied():
         ("A\u200b", "(U+200B)"),  # zero-width space, a format character
         ("A->B", "arrow"),
         ("A→B", "arrow"),
+        ("A::=B", "arrow"),
         ("$", "spells ε"),
         ("epsilon", "spells ε"),
     ],

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from strategies import cfgs
 
 from sdg_automata.errors import GrammarError, GrammarSyntaxError, InputError, UnitCycleError
@@ -499,3 +500,38 @@ def test_many_rules_parse(tmp_path):
     g = grammar_from_json(json.dumps({"rules": rules}, indent=1))
     assert len(g.rules) == 3 * n + 1
     assert grammar_from_text(grammar_to_text(g)) == g
+
+
+# any names and letters the Grammar accepts survive both formats (issue 15: the
+# refusals are exactly what keeps the text format able to hold every grammar)
+
+_LETTER = st.one_of(st.sampled_from("aAbB0|#:-><→é名'\"{}[],$Є ε\t\x00\ufeff"),
+                    st.characters(blacklist_categories=("Cs",)))
+_NAME = st.text(_LETTER, min_size=1, max_size=4)
+
+
+@st.composite
+def _odd_grammars(draw):
+    heads = draw(st.lists(_NAME, min_size=1, max_size=3, unique=True))
+    symbols = st.one_of(st.sampled_from(heads), _LETTER)
+    rules = [Rule(draw(st.sampled_from(heads)), tuple(draw(st.lists(symbols, min_size=1,
+                                                                      max_size=3))))
+             for _ in range(draw(st.integers(1, 5)))]
+    rules += [Rule(h, (draw(_LETTER),)) for h in heads]  # every head derives something
+    try:
+        return Grammar(rules=rules)
+    except GrammarError:
+        assume(False)
+        raise
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(_odd_grammars())
+def test_every_accepted_grammar_round_trips(g):
+    assert grammar_from_json(grammar_to_json(g)) == g
+    try:
+        text = grammar_to_text(g)
+    except GrammarError as e:  # a letter or name with | or #: the text format cannot hold it
+        assert "use JSON" in str(e)
+        return
+    assert grammar_from_text(text) == g

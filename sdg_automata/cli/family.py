@@ -49,8 +49,9 @@ def _add_family(sub: Any) -> None:
     s.set_defaults(func=_cmd_family_subtraction)
     for q in (m, r, s):
         add_output(q)
-        q.add_argument("--format", choices=["json", "text"], default="json",
-                       help="grammar format (default json)")
+        q.add_argument("--format", choices=["json", "text"], default=None,
+                       help="grammar format (default: text when -o names a .txt file, "
+                            "else json)")
         q.epilog = EPILOG
         q.formatter_class = argparse.RawDescriptionHelpFormatter
 
@@ -58,7 +59,10 @@ def _add_family(sub: Any) -> None:
 def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
     from ..parse import grammar_to_json, grammar_to_text
 
-    output(args, grammar_to_json(g) if args.format == "json" else grammar_to_text(g))
+    fmt = args.format
+    if fmt is None:  # the file's suffix decides, so `-o s134.txt` holds the text format
+        fmt = "text" if str(args.output or "").lower().endswith(".txt") else "json"
+    output(args, grammar_to_json(g) if fmt == "json" else grammar_to_text(g))
 
 
 def _cmd_family_modular(args: argparse.Namespace) -> int:
