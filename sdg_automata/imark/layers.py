@@ -94,6 +94,8 @@ class _SetTable:
     def _close(self) -> bool:
         """Fill T for every set reachable from the full set under any masks, if they are at
         most :data:`_CLOSURE` (then no step needs a miss check)."""
+        if self.r.VK > _CLOSURE_STATES:  # sets of many states: found lazily, as met
+            return False
         i = 0
         while i < len(self.sets):
             if len(self.sets) > _CLOSURE:
@@ -124,8 +126,9 @@ class _SetTable:
 
 #: divisors up to this get their position patterns tabulated per residue
 _PATTERN_D = 1 << 10
-#: the most sets of guess states tabulated up front
+#: the most sets of guess states tabulated up front, and the most guess states for that
 _CLOSURE = 1 << 10
+_CLOSURE_STATES = 64
 #: the agreement table's mark for "the guesses disagree here" (values are < 255)
 _DISAGREE = 255
 
