@@ -51,7 +51,7 @@ def _instance(spec: str, folder: Path) -> tuple[Path, int | None]:
     if spec.startswith("seed"):
         states = int(spec.split("x")[1].split()[0])
         dfas = random_family(3, states, seed=int(spec.split()[1].rstrip(",")))
-        g, truth = intersection_grammar(dfas), product_truth(dfas)
+        g, truth = intersection_grammar(dfas), product_truth(dfas)[0]
     else:
         specs = [ModularSpec.parse(s) for s in spec.split()]
         g, truth = modular_family(specs), modular_truth(specs)[0]

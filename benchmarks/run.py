@@ -11,7 +11,17 @@ import importlib
 import json
 import sys
 
-SUITES = ["bench_grundy", "bench_construction", "bench_decide", "bench_imark"]
+SUITES = [
+    "bench_grundy",
+    "bench_construction",
+    "bench_decide",
+    "bench_imark",
+    "bench_explore",
+    "bench_sweep",
+    "bench_octal",
+    "bench_count",
+    "bench_parse",
+]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,11 +7,16 @@ module cites the section of ``docs/SPEC.md`` it implements.
 
 The names below are importable from the package itself; the heavier ones are
 loaded on first use (PEP 562), so ``python -m sdg_automata`` starts fast.
+
+In a running IPython kernel, importing the package registers its notebook
+displays (:func:`sdg_automata.render.load_ipython_extension`); elsewhere
+``%load_ext sdg_automata`` does it.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -39,9 +44,10 @@ if TYPE_CHECKING:
     from .bounds import upper_bound, upper_bounds
     from .construction import GrundyAutomaton, dfa
     from .counting import count, density, generating_function
-    from .decide import Verdict, decide_max_grundy, max_grundy, spectrum
+    from .decide import Verdict, max_grundy, spectrum
     from .imark import imark_grundy, imark_sequence
     from .impartial import grundy_values, solve_game_graph, winning_moves
+    from .octal import OctalGame
     from .periodicity import proven_period
     from .play import analyze
 
@@ -52,14 +58,40 @@ _LAZY = {
     "upper_bound": "bounds", "upper_bounds": "bounds",
     "GrundyAutomaton": "construction", "dfa": "construction",
     "count": "counting", "density": "counting", "generating_function": "counting",
-    "Verdict": "decide", "decide_max_grundy": "decide", "max_grundy": "decide",
+    "Verdict": "decide", "max_grundy": "decide",
     "spectrum": "decide",
     "imark_grundy": "imark", "imark_sequence": "imark",
+    "OctalGame": "octal",
     "grundy_values": "impartial", "solve_game_graph": "impartial",
     "winning_moves": "impartial",
     "proven_period": "periodicity",
     "analyze": "play",
 }
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext sdg_automata``: see :func:`sdg_automata.render.load_ipython_extension`."""
+    from .render import load_ipython_extension as register
+
+    register(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext sdg_automata``."""
+    from .render import unload_ipython_extension as unregister
+
+    unregister(ipython)
+
+
+def _register_in_kernel() -> None:
+    """Register the notebook displays when imported inside IPython (never imports IPython)."""
+    ipython_module = sys.modules.get("IPython")
+    shell = None if ipython_module is None else ipython_module.get_ipython()
+    if shell is not None and hasattr(shell, "display_formatter"):
+        load_ipython_extension(shell)
+
+
+_register_in_kernel()
 
 
 def __getattr__(name: str) -> Any:
@@ -82,6 +114,7 @@ __all__ = [
     "InputError",
     "Interrupted",
     "MisereSumError",
+    "OctalGame",
     "Rule",
     "SdgBug",
     "SdgError",
@@ -92,7 +125,6 @@ __all__ = [
     "__version__",
     "analyze",
     "count",
-    "decide_max_grundy",
     "density",
     "dfa",
     "generating_function",

@@ -17,17 +17,25 @@ message.
 from __future__ import annotations
 
 import math
+import os
+import resource
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import BudgetExceeded, InputError, Interrupted
 
-__all__ = ["Budget", "Meter", "UNLIMITED"]
+__all__ = ["MEMORY_RESERVE", "Budget", "Meter", "UNLIMITED", "as_budget", "available_bytes",
+           "memory_pressure"]
+
+#: a phase that grows without a known size (a crawl) stops with BudgetExceeded once fewer
+#: bytes than this are left to allocate (:func:`available_bytes`); more than such a phase
+#: allocates between two checks, so it stops before a MemoryError
+MEMORY_RESERVE = 128 << 20
 
 
 def _count(name: str, value: Any) -> int | None:
@@ -85,6 +93,42 @@ class Budget:
 UNLIMITED = Budget()
 
 
+def as_budget(
+    budget: Budget | None = None,
+    *,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Budget:
+    """``budget`` (default :data:`UNLIMITED`) with any limit given by keyword put in.
+
+    Lets a long phase keep its keyword spelling (``explore(max_states=10)``)
+    while every limit still goes through one :class:`Budget`, validated there.
+    """
+    budget = UNLIMITED if budget is None else budget
+    changes: dict[str, Any] = {}
+    if max_states is not None:
+        changes["max_states"] = max_states
+    if max_seconds is not None:
+        changes["max_seconds"] = max_seconds
+    if progress is not None:
+        changes["progress"] = progress
+    return replace(budget, **changes) if changes else budget
+
+
+def memory_pressure() -> str | None:
+    """Why this process is about to run out of memory (a phrase), or ``None``.
+
+    Pressure is fewer than :data:`MEMORY_RESERVE` bytes left to allocate, as
+    :func:`available_bytes` counts them (the machine's ``MemAvailable``, or
+    what ``RLIMIT_AS`` leaves); unknown quantities (no ``/proc``) never count.
+    """
+    left = available_bytes()
+    if left is not None and left < MEMORY_RESERVE:
+        return f"only {left >> 20} MB left to allocate"
+    return None
+
+
 class Meter:
     """The running clock and counter of one phase under a :class:`Budget`.
 
@@ -135,10 +179,20 @@ class Meter:
             self.count = count
             raise self.exceeded(count, f"{limit} {self.unit}")
 
+    def check_memory(self, count: int) -> None:
+        """Raise :class:`BudgetExceeded` when memory is about to run out
+        (:func:`memory_pressure`); a file read or two, so call it rarely."""
+        reason = memory_pressure()
+        if reason is not None:
+            self.count = count
+            raise BudgetExceeded(f"{self.what} stopped before memory ran out ({reason}) "
+                                 f"after {count} {self.unit}", explored=count)
+
     def interrupted(self, count: int | None = None) -> Interrupted:
         """The error for Ctrl-C during this phase."""
         n = self.count if count is None else count
-        return Interrupted(f"interrupted during {self.what} after {n} {self.unit}", explored=n)
+        # "interrupted after N …" first: the command line has always begun that way
+        return Interrupted(f"interrupted after {n} {self.unit} ({self.what})", explored=n)
 
     @contextmanager
     def library(self, what: str) -> Iterator[None]:
@@ -165,10 +219,39 @@ class Meter:
         try:
             yield
         except KeyboardInterrupt:
-            raise Interrupted(f"interrupted during {what}", explored=self.count) from None
+            raise Interrupted(f"interrupted after {self.count} {self.unit} (inside {what})",
+                              explored=self.count) from None
         finally:
             if armed:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, previous)
         if seconds is not None and time.perf_counter() > self.deadline:
             raise self.exceeded(self.count, f"{seconds:g} s")
+
+
+def available_bytes() -> int | None:
+    """Bytes this process can still allocate, as far as the system says; ``None``: unknown.
+
+    The smaller of Linux's ``MemAvailable`` (/proc/meminfo) and what the
+    address-space limit (``RLIMIT_AS``, e.g. ``ulimit -v``) leaves above the
+    current virtual size.  Phases whose size is known in advance compare their
+    estimate with it and refuse at once instead of dying of ``MemoryError``.
+    """
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError):
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        try:
+            with open("/proc/self/statm", encoding="ascii") as f:
+                used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError):
+            used = 0
+        found.append(max(0, soft - used))
+    return min(found) if found else None

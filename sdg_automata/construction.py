@@ -28,15 +28,20 @@ References
 from __future__ import annotations
 
 import contextlib
+import graphlib
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .bounds import upper_bounds
-from .errors import BudgetExceeded, InputError, Interrupted
+from .budget import UNLIMITED, Budget, as_budget
+from .crawl import Crawl, crawl
+from .errors import InputError, SdgBug
 from .grammar import Grammar
+from .reading import Reading, reading_of
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -44,15 +49,18 @@ if TYPE_CHECKING:
 __all__ = [
     "GrundyAutomaton",
     "Item",
+    "LetterTable",
     "ReachableAutomaton",
+    "TransitionTables",
     "automaton_for",
-    "automaton_grundy",
     "canonical",
     "dfa",
     "fast_automata",
 ]
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: default cap on the entries of :meth:`GrundyAutomaton.step`'s memo (about 100 bytes each)
+MEMO_LIMIT = 1 << 16
 
 
 @dataclass(frozen=True, order=True)
@@ -67,16 +75,54 @@ class Item:
         return f"{self.prefix}{self.nonterminal}{str(self.value).translate(_SUPERSCRIPT)}"
 
 
-def jupyter_mimebundle(self: object, include: Iterable[str] | None = None,
-                       exclude: Iterable[str] | None = None, **kwargs: Any) -> dict[str, str]:
-    """``_repr_mimebundle_`` for Jupyter: :func:`sdg_automata.render.diagram` of ``self``.
+class LetterTable(NamedTuple):
+    """Steps 3–4 for one letter a, per item bit k (see :class:`TransitionTables`).
 
-    The renderer is imported only when a notebook displays something, so the
-    command line never pays for it.
+    A named tuple rather than a dataclass: :meth:`GrundyAutomaton.step` unpacks
+    it on every transition.
     """
-    from .render import diagram
 
-    return diagram(self)._repr_mimebundle_(include, exclude, **kwargs)
+    #: the bits of the items that matter on a (a shift or a contribution)
+    relevant: int
+    #: ``shift[k]``: the bitset {a·x B^j} of Step 4 for item k = x B^j (0 when a·x ∉ Γ_N)
+    shift: tuple[int, ...]
+    #: ``contributions[k]``: pairs (nonterminal id of A, 1 << j) of Step 3 — item k = x B^j
+    #: puts j into J_A for every rule A → a x B
+    contributions: tuple[tuple[tuple[int, int], ...], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransitionTables:
+    """A read-only view of the transition relation δ of Steps 3–4 (SPEC §4).
+
+    Enough to compute δ(q, a) without :meth:`GrundyAutomaton.step`, e.g. for a
+    new search strategy (symbolic, SAT-based) that needs the relation itself:
+    for q ∩ ``letters[a].relevant``, Step 4 ORs ``shift[k]`` over the bits k
+    of q; Step 3 ORs each ``contributions[k]`` mask into J_A, then, for each
+    (A, Cs) of ``unit_plan`` in the order <_Γ, adds 𝒢 of every unit C in Cs
+    computed in the same step; A gets the item A^{mex J_A} at bit
+    ``base[A] + mex J_A`` (never above ``bound[A]``, SPEC §3).
+
+    Attributes
+    ----------
+    items:
+        ``items[k]`` is the item of bit k.
+    nonterminals:
+        The nonterminal of each id used by ``contributions``, ``base``, ``bound``.
+    base, bound:
+        Per nonterminal id: the bit of A⁰ and m_A.
+    letters:
+        Per letter of Σ, its :class:`LetterTable`; a letter outside Σ leads to ∅.
+    unit_plan:
+        (A, (C, …)) for every A with unit rules A → C, in the order <_Γ.
+    """
+
+    items: tuple[Item, ...]
+    nonterminals: tuple[str, ...]
+    base: tuple[int, ...]
+    bound: tuple[int, ...]
+    letters: Mapping[str, LetterTable]
+    unit_plan: tuple[tuple[int, tuple[int, ...]], ...]
 
 
 class GrundyAutomaton:
@@ -85,7 +131,15 @@ class GrundyAutomaton:
     Parameters
     ----------
     grammar:
-        A right-linear grammar (mirror a left-linear one first).
+        A right-linear grammar (:func:`automaton_for` serves left-linear ones
+        through their mirror).
+    reading:
+        How the grammar the user gave maps onto ``grammar`` (default: it *is*
+        ``grammar``); set by :func:`automaton_for`.
+    memo_limit:
+        At most this many entries in the memo of :meth:`step` (all groups and
+        letters together, default 65,536: a few MB); past it the memo is dropped
+        and every step is :meth:`step_reference`.  ``0`` disables the memo.
 
     Attributes
     ----------
@@ -97,6 +151,10 @@ class GrundyAutomaton:
         m_A for every nonterminal (SPEC §3); item values never exceed them.
     items:
         Every item of Γ′ ∪ Γ_N; bit k of a state stands for ``items[k]``.
+    reading:
+        Which way the user's words are read (:class:`~sdg_automata.reading.Reading`):
+        :meth:`grundy` takes the user's w and witnesses are given back in the
+        user's order, whether ``grammar`` is the user's or its mirror.
 
     Notes
     -----
@@ -105,13 +163,17 @@ class GrundyAutomaton:
     outside Σ leads to it.
     """
 
-    _repr_mimebundle_ = jupyter_mimebundle
-
-    def __init__(self, grammar: Grammar):
+    def __init__(self, grammar: Grammar, *, reading: Reading | None = None,
+                 memo_limit: int = MEMO_LIMIT):
         if not grammar.is_right_linear:
             raise InputError(
                 f"the Step 1–5 construction needs a right-linear grammar; this one is "
                 f"{grammar.kind}" + (" (use grammar.mirror())" if grammar.is_left_linear else ""))
+        if reading is None:
+            reading = Reading(grammar=grammar, right_linear=grammar, mirrored=False)
+        elif reading.right_linear is not grammar:
+            raise SdgBug("a GrundyAutomaton must be built on its reading's right-linear grammar")
+        self.reading = reading
         self.grammar = grammar
         self.alphabet: tuple[str, ...] = grammar.terminals
         self.bounds = upper_bounds(grammar)
@@ -149,7 +211,7 @@ class GrundyAutomaton:
         # Step 3/4 tables per letter: for each item bit, the shifted item a·x B^j and the
         # contributions (A, 1 << j) it makes to the sets J_A
         nt_id = {a: k for k, a in enumerate(nts)}
-        self._tables: dict[str, tuple[int, list[int], list[tuple[tuple[int, int], ...]]]] = {}
+        self._tables: dict[str, LetterTable] = {}
         for a in self.alphabet:
             shift = [0] * len(items)
             contrib: list[list[tuple[int, int]]] = [[] for _ in items]
@@ -164,7 +226,7 @@ class GrundyAutomaton:
                     for j in range(bound[tail] + 1):
                         contrib[bit + j].append((nt_id[head], 1 << j))
             relevant = sum(1 << k for k in range(len(items)) if shift[k] or contrib[k])
-            self._tables[a] = (relevant, shift, [tuple(c) for c in contrib])
+            self._tables[a] = LetterTable(relevant, tuple(shift), tuple(tuple(c) for c in contrib))
         # Step 3 visits A in the order <_Γ so that δ′_C is known before A → C needs it;
         # heads without unit rules depend on nothing computed in the same step
         self._base_of = [self._base[a] for a in nts]
@@ -175,6 +237,21 @@ class GrundyAutomaton:
             if any(grammar.is_unit(r) for r in grammar.rules_of(a))
         )
         self._unit_heads = frozenset(h for h, _ in self._unit_plan)
+        # the memo of step(): per letter, one table per group of nonterminals
+        if memo_limit < 0:
+            raise InputError(f"memo_limit must be a natural number, not {memo_limit}")
+        self.memo_limit = memo_limit
+        self._memo_size = 0
+        self._plans: dict[str, _Plan] = {}
+        if memo_limit:
+            groups = _groups(grammar, letter_rules, end)
+            if len(groups) > 1:  # one group holding everything would only add lookups
+                self._plans = {a: self._plan(groups + [(end,)], a) for a in self.alphabet}
+        #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
+        #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
+        self.follow: Callable[[int, str], int] = self.step_reference
+        if self._plans:
+            self.follow = _compile(self._plans, self._miss)
         # memo of run(): state ids, their bitsets, and per-id successor dicts
         self._ids: dict[int, int] = {self.initial: 0}
         self._states: list[int] = [self.initial]
@@ -183,7 +260,89 @@ class GrundyAutomaton:
     # -- the automaton -------------------------------------------------------
 
     def step(self, q: int, a: str) -> int:
-        """δ(q, a) by Steps 3 and 4 (SPEC §4).
+        """δ(q, a) by Steps 3 and 4 (SPEC §4), memoized per group of nonterminals.
+
+        The part of δ(q, a) that a group of nonterminals owns (the values A^v of
+        its heads, the shifted items a x B^j of its B) depends only on the bits
+        of q its rules read and, through unit rules A → C leaving the group, on
+        the values of C just computed.  Each group keeps a table from those bits
+        (``q & mask | out & deps``) to its part;
+        groups come in dependency order, so a step whose parts are all known is
+        one AND and one dict lookup per group (:attr:`follow`, compiled by
+        :func:`_compile`).  The first unknown part sends the whole step to
+        :meth:`step_reference`, whose answer fills every group's table
+        (:meth:`_learn`).  Groups are :func:`_groups`.
+        """
+        return self.follow(q, a)
+
+    def _miss(self, q: int, a: str) -> int:
+        """δ(q, a) where the compiled lookups know no part: learn it, or no memo for ``a``."""
+        plan = self._plans.get(a)
+        if plan is None:  # a letter outside Σ, or the memo was dropped
+            return self.step_reference(q, a)
+        return self._learn(q, a, plan)
+
+    def _learn(self, q: int, a: str, plan: _Plan) -> int:
+        """δ(q, a) by :meth:`step_reference`, recorded in every group's table.
+
+        Two checks cost nothing on the fast path: a key met before must give
+        the same part (the key holds everything the part depends on), and the
+        parts must cover δ(q, a) (groups left out for ``a`` contribute nothing).
+        """
+        out = self.step_reference(q, a)
+        if out & plan.uncovered:
+            raise SdgBug(f"step memo: letter {a!r} sets items outside its groups")
+        added = 0
+        for mask, deps, owned, memo in plan.groups:
+            key, part = q & mask | out & deps, out & owned
+            known = memo.get(key)
+            if known is None:
+                memo[key] = part
+                added += 1
+            elif known != part:
+                raise SdgBug(f"step memo: letter {a!r}, key {key:#x} gives two parts")
+        self._memo_size += added
+        if self._memo_size > self.memo_limit:
+            for plan in self._plans.values():  # a crawl may still hold the compiled follow
+                for group in plan.groups:
+                    group.memo.clear()
+            self._plans = {}  # past the limit: memory back, reference steps from now on
+            self.follow = self.step_reference
+            self._memo_size = 0
+        return out
+
+    def memo_sizes(self) -> dict[str, list[int]]:
+        """Entries of each group's memo of :meth:`step`, per letter (empty: no memo)."""
+        return {a: [len(g.memo) for g in plan.groups] for a, plan in self._plans.items()}
+
+    def _plan(self, groups: list[tuple[str, ...]], a: str) -> _Plan:
+        """The memo tables of letter ``a`` for ``groups`` (in dependency order)."""
+        _, shift, contrib = self._tables[a]
+        nts = self.grammar.nonterminals
+        group_of = {b: g for g, members in enumerate(groups) for b in members}
+        owner = [group_of[item.nonterminal] for item in self.items]
+        width = len(self.items)
+        every: list[_Group] = []
+        covered = 0
+        for g, members in enumerate(groups):
+            mask = sum(1 << k for k in range(width)
+                       if shift[k] and owner[k] == g
+                       or any(group_of[nts[h]] == g for h, _ in contrib[k]))
+            outside = {r.body[0] for b in members if b != self.end_symbol
+                       for r in self.grammar.rules_of(b)
+                       if self.grammar.is_unit(r) and group_of[r.body[0]] != g}
+            deps = sum(((2 << self.bounds[c]) - 1) << self._base[c] for c in outside)
+            if not mask and not deps:
+                continue  # reads nothing: no item of the group is set on this letter
+            if mask & deps:  # a rule A → a C would have put C in A's group
+                raise SdgBug(f"step memo: group {members} reads the items of a unit target")
+            owned = sum(1 << k for k in range(width) if owner[k] == g)
+            covered |= owned
+            every.append(_Group(mask, deps, owned, {}))
+        return _Plan(tuple(every), ((1 << width) - 1) & ~covered)
+
+    def step_reference(self, q: int, a: str) -> int:
+        """δ(q, a) by Steps 3 and 4 (SPEC §4), computed from scratch.
 
         J_{A,q,a} collects j for every rule A → a x B with x B^j ∈ q, then, in
         the order <_Γ, the value of C for every unit rule A → C; δ′_A adds
@@ -226,6 +385,19 @@ class GrundyAutomaton:
                 out |= 1 << (base[h] + v)
         return out
 
+    @cached_property
+    def tables(self) -> TransitionTables:
+        """The transition relation of Steps 3–4, read-only (see :class:`TransitionTables`)."""
+        return TransitionTables(
+            items=self.items, nonterminals=self.grammar.nonterminals,
+            base=tuple(self._base_of), bound=tuple(self._bound_of),
+            letters=MappingProxyType(self._tables), unit_plan=self._unit_plan)
+
+    def value_bits(self, head: str) -> tuple[int, ...]:
+        """``bits[v]``: the bit of A^v (v = 0 … m_A); ``q & bits[v]`` tests Step 5's F_{A,v}."""
+        base = self._base[head]
+        return tuple(1 << (base + v) for v in range(self.bounds[head] + 1))
+
     def grundy_at(self, q: int, head: str) -> int | None:
         """The i with A^i ∈ q (Step 5: q ∈ F_{A,i}), or ``None``."""
         base = self._base[head]
@@ -262,11 +434,18 @@ class GrundyAutomaton:
         return t
 
     def grundy(self, head: str, w: str) -> int | None:
-        """𝒢_{G,A}(w), by running the automaton on wᴿ (Theorem of SPEC §4)."""
+        """𝒢_{G,A}(w) for the user's grammar and word, by running the automaton on
+        wᴿ (Theorem of SPEC §4) — on w itself when it serves a mirror."""
         self.grammar.check_nonterminal(head)
         if not w:
             return None
-        return self.grundy_at(self.run(reversed(w)), head)
+        return self.grundy_at(self.run(self.reading.automaton_input(w)), head)
+
+    def witness(self, read: Iterable[int]) -> str:
+        """The user's word for which the automaton reads the letters ``read`` (indices into
+        :attr:`alphabet`, in reading order)."""
+        alphabet = self.alphabet
+        return self.reading.witness("".join([alphabet[k] for k in read]))
 
     def item_set(self, q: int) -> tuple[Item, ...]:
         """The items of state ``q``."""
@@ -281,58 +460,30 @@ class GrundyAutomaton:
 
     def explore(
         self,
+        budget: Budget = UNLIMITED,
         *,
         max_states: int | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> ReachableAutomaton:
-        """Build the part reachable from q₀, breadth-first.
+        """Build the part reachable from q₀, breadth-first (:func:`~sdg_automata.crawl.crawl`).
 
         Parameters
         ----------
-        max_states:
-            Budget; :class:`~sdg_automata.errors.BudgetExceeded` once more
-            states would be needed.
-        progress:
-            Called with the number of states found, every 4096 states.
+        budget:
+            :class:`~sdg_automata.errors.BudgetExceeded` once more than
+            ``budget.max_states`` states would be needed or the time is up.
+        max_states, progress:
+            The same limits by keyword (put into ``budget``); ``progress`` is
+            called with the number of states found now and then.
 
         Returns
         -------
         ReachableAutomaton
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
-        index = {self.initial: 0}
-        states = [self.initial]
-        rows = [array("l") for _ in self.alphabet]
-        parent = array("l", [-1])
-        via = array("b", [-1])
-        step = self.step
-        letters = list(enumerate(self.alphabet))
-        sid = 0
-        try:
-            while sid < len(states):
-                q = states[sid]
-                for k, a in letters:
-                    nq = step(q, a)
-                    t = index.get(nq)
-                    if t is None:
-                        if max_states is not None and len(states) >= max_states:
-                            raise BudgetExceeded(
-                                f"construction stopped at the budget of {max_states} states "
-                                f"({sid} fully expanded, {len(states) - sid} waiting)",
-                                explored=len(states))
-                        t = index[nq] = len(states)
-                        states.append(nq)
-                        parent.append(sid)
-                        via.append(k)
-                        if progress is not None and not len(states) & 4095:
-                            progress(len(states))
-                    rows[k].append(t)
-                sid += 1
-        except KeyboardInterrupt:
-            raise Interrupted(f"interrupted after {len(states)} states built",
-                              explored=len(states)) from None
-        return ReachableAutomaton(
-            automaton=self, states=tuple(states), rows=tuple(rows), parent=parent, via=via)
+        budget = as_budget(budget, max_states=max_states, progress=progress)
+        found = crawl(self.initial, self.follow, self.alphabet, budget, what="construction")
+        return ReachableAutomaton(automaton=self, found=found)
 
 
 @dataclass(frozen=True, eq=False)
@@ -341,16 +492,30 @@ class ReachableAutomaton:
 
     ``rows[k][s]`` is the successor of state ``s`` on ``alphabet[k]``; state 0
     is q₀.  ``parent``/``via`` form the breadth-first tree, so the path to a
-    state is a shortest word reaching it.
+    state is a shortest word reaching it.  Made by :meth:`GrundyAutomaton.explore`
+    from a :class:`~sdg_automata.crawl.Crawl`.
     """
 
-    _repr_mimebundle_ = jupyter_mimebundle
-
     automaton: GrundyAutomaton
-    states: tuple[int, ...]
-    rows: tuple[array[int], ...]
-    parent: array[int]
-    via: array[int]
+    found: Crawl
+
+    @property
+    def states(self) -> list[int]:
+        """``states[s]``: the bitset of state ``s``."""
+        return self.found.states
+
+    @property
+    def rows(self) -> tuple[array[int], ...]:
+        """``rows[k][s]``: the successor of ``s`` on ``alphabet[k]``."""
+        return self.found.rows
+
+    @property
+    def parent(self) -> array[int]:
+        return self.found.parent
+
+    @property
+    def via(self) -> array[int]:
+        return self.found.via
 
     def __len__(self) -> int:
         return len(self.states)
@@ -369,15 +534,13 @@ class ReachableAutomaton:
         return frozenset(s for s, v in enumerate(self.values(head)) if v == i)
 
     def word_to(self, s: int) -> str:
-        """The word w whose reverse is the breadth-first path to ``s`` (shortest)."""
-        letters = []
-        while s > 0:
-            letters.append(self.alphabet[self.via[s]])
-            s = self.parent[s]
-        return "".join(letters)  # collected backwards, so this is w itself, not wᴿ
+        """A shortest user's word w that leads to ``s`` (the automaton reads it along the
+        breadth-first path: wᴿ, or w for a mirror)."""
+        return self.automaton.witness(self.found.path(s))
 
-    def spectrum(self, head: str) -> dict[int, str]:
-        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value."""
+    def shortest_witnesses(self, head: str) -> dict[int, str]:
+        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value
+        (one row of :func:`sdg_automata.decide.spectrum`)."""
         found: dict[int, str] = {}
         for s, v in enumerate(self.values(head)):
             if v is not None and v not in found:
@@ -425,9 +588,115 @@ class ReachableAutomaton:
                        initial_state=0, final_states=frozenset(final_states))
 
 
+class _Group(NamedTuple):
+    """One group's memo for one letter: key ``q & mask | out & deps`` → part ``δ & owned``.
+
+    ``mask`` and ``deps`` are disjoint: ``deps`` holds the fields C^j of unit
+    targets outside the group, whose items the group's rules never read.
+    """
+
+    mask: int
+    deps: int
+    owned: int
+    memo: dict[int, int]
+
+
+class _Plan(NamedTuple):
+    """The memo of one letter: its groups in dependency order, and the bits none owns."""
+
+    groups: tuple[_Group, ...]
+    uncovered: int
+
+
+def _compile(plans: dict[str, _Plan], miss: Callable[[int, str], int],
+             ) -> Callable[[int, str], int]:
+    """The memo's hit path as one straight-line function ``follow(q, a) -> δ(q, a)``.
+
+    Per letter, ``out = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per
+    group that waits for others, with the masks as constants; an unknown key
+    (``KeyError``) or another letter goes to ``miss``.  Written out rather
+    than looped over: the loop's per-group unpacking and stores cost a third
+    of a step, the per-letter dispatch another call (measured in
+    ``benchmarks/bench_explore.py``).  The source holds only ints made here
+    and the letters' ``repr``.
+    """
+    names: dict[str, Any] = {"miss": miss}
+    body: list[str] = []
+    for c, (a, plan) in enumerate(plans.items()):
+        plain = [f"m{c}_{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
+                 if not group.deps]
+        body += [f"if a == {a!r}:", f"    out = {' | '.join(plain) or '0'}"]
+        for g, group in enumerate(plan.groups):
+            names[f"m{c}_{g}"] = group.memo
+            if group.deps:
+                key = f"out & {group.deps:#x}"
+                if group.mask:
+                    key = f"q & {group.mask:#x} | {key}"
+                body.append(f"    out |= m{c}_{g}[{key}]")
+        body.append("    return out")
+    source = ("def follow(q, a):\n    try:\n" + "".join(f"        {line}\n" for line in body)
+              + "    except KeyError:\n        pass\n    return miss(q, a)\n")
+    exec(source, names)  # our own ints and letters only, see the docstring
+    return names["follow"]  # type: ignore[no-any-return]
+
+
+def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str,
+            ) -> list[tuple[str, ...]]:
+    """Nonterminals grouped for the memo of :meth:`GrundyAutomaton.step`, dependencies first.
+
+    A rule A → a x B ties A to B (A reads B's items), so groups start as the
+    connected components of those ties (the end symbol E ties nothing: every
+    terminal rule reads it).  A unit rule A → C makes A's group wait for C's;
+    groups on a cycle of such waits are merged.  A group that reads no item
+    (unit rules only) and waits for one group alone joins it: its values are a
+    function of that group's, so the joint key is no larger.  On the hardness
+    family of SPEC §5 this gives one group per DFA (with its V chain) and A.
+    """
+    nts = grammar.nonterminals
+    root = {b: b for b in nts}
+
+    def find(b: str) -> str:
+        while root[b] != b:
+            root[b] = root[root[b]]
+            b = root[b]
+        return b
+
+    def waits() -> dict[str, set[str]]:
+        graph: dict[str, set[str]] = {find(b): set() for b in nts}
+        for r in grammar.rules:
+            if grammar.is_unit(r) and find(r.head) != find(r.body[0]):
+                graph[find(r.head)].add(find(r.body[0]))
+        return graph
+
+    for head, _, tail in letter_rules:
+        if tail != end:
+            root[find(head)] = find(tail)
+    while True:  # merge waits on a cycle until the groups form a DAG
+        try:
+            order = list(graphlib.TopologicalSorter(waits()).static_order())
+            break
+        except graphlib.CycleError as e:
+            cycle = e.args[1]
+            for b in cycle[1:]:
+                root[find(b)] = find(cycle[0])
+    reads = {find(head) for head, _, _ in letter_rules}
+    for g in order:  # dependencies first, so a chain of unit-only groups folds in one pass
+        if g in reads:
+            continue
+        targets = {find(r.body[0]) for b in nts if find(b) == find(g)
+                   for r in grammar.rules_of(b) if grammar.is_unit(r)} - {find(g)}
+        if len(targets) == 1:
+            root[find(g)] = targets.pop()
+    members: dict[str, list[str]] = {}
+    for b in nts:
+        members.setdefault(find(b), []).append(b)
+    order = list(graphlib.TopologicalSorter(waits()).static_order())
+    return [tuple(members[g]) for g in order]
+
+
 def _bound_violated(value: int, bound: int) -> None:
     # would contradict SPEC §3; never answer from a broken state
-    raise AssertionError(f"Grundy value {value} exceeds the bound {bound}")
+    raise SdgBug(f"Grundy value {value} exceeds the bound {bound}")
 
 
 @contextlib.contextmanager
@@ -450,29 +719,27 @@ def fast_automata() -> Iterator[None]:
         config.should_validate_automata, config.allow_mutable_automata = old
 
 
-def automaton_for(grammar: Grammar) -> GrundyAutomaton:
-    """The Step 1–5 automaton that serves ``grammar``.
+def automaton_for(grammar: Grammar, *, refusal: str | None = None) -> GrundyAutomaton:
+    """The Step 1–5 automaton that serves ``grammar``, reading words the user's way.
 
     A right-linear grammar's own automaton reads wᴿ.  A left-linear grammar is
     served by its mirror G′ (𝒢_G(w) = 𝒢_{G′}(wᴿ)), whose automaton therefore
-    reads w itself; callers tell the two apart by ``grammar.is_right_linear``.
+    reads w itself.  The automaton's :attr:`~GrundyAutomaton.reading` holds
+    that decision: :meth:`~GrundyAutomaton.grundy` takes the user's word and
+    witnesses come back in the user's order, so no caller reverses anything.
+
+    Parameters
+    ----------
+    refusal:
+        The message for a grammar that is neither (``{kind}``: its class).
 
     Raises
     ------
     InputError
         For a grammar that is neither right- nor left-linear.
     """
-    if grammar.is_right_linear:
-        return GrundyAutomaton(grammar)
-    if grammar.is_left_linear:
-        return GrundyAutomaton(grammar.mirror())
-    raise InputError(f"automata are built for right-linear grammars (and left-linear ones "
-                     f"through their mirror); this one is {grammar.kind}")
-
-
-def automaton_grundy(grammar: Grammar, head: str, w: str) -> int | None:
-    """𝒢_{G,A}(w) through the automaton (right-linear grammars)."""
-    return GrundyAutomaton(grammar).grundy(head, w)
+    reading = reading_of(grammar) if refusal is None else reading_of(grammar, refusal=refusal)
+    return GrundyAutomaton(reading.right_linear, reading=reading)
 
 
 def dfa(
@@ -483,6 +750,7 @@ def dfa(
     forward: bool = False,
     minimal: bool = False,
     reachable: ReachableAutomaton | None = None,
+    budget: Budget = UNLIMITED,
     max_states: int | None = None,
 ) -> DFA:
     """M_{A,i} as an automata-lib DFA (Step 5).
@@ -494,31 +762,110 @@ def dfa(
     forward:
         ``False`` (default): M_{A,i} exactly as in the paper, accepting
         { wᴿ : 𝒢_{G,A}(w) = i }.  ``True``: the DFA of { w : 𝒢_{G,A}(w) = i },
-        by automata-lib's reversal and subset construction, minimal.
+        minimal (see Notes).
     minimal:
         Minimize with automata-lib's ``minify()`` (Hopcroft).
     reachable:
-        A prebuilt :meth:`GrundyAutomaton.explore` result to share.
+        A prebuilt :func:`automaton_for` ``(grammar).explore()`` result to share.
+    budget:
+        Covers every phase: the exploration and the subset construction count
+        states against ``max_states`` (each phase on its own) as they are
+        built; automata-lib's ``minify`` runs under the remaining seconds.
     max_states:
-        Budget for the exploration.
+        The same state limit by keyword (put into ``budget``).
+
+    Raises
+    ------
+    BudgetExceeded
+        When a phase needs more states or time than ``budget`` allows.
 
     Notes
     -----
-    Left-linear grammars go through their mirror G′: 𝒢_G(w) = 𝒢_{G′}(wᴿ), so
-    M′_{A,i} accepts the forward language of G and its reversal the other one.
-    """
-    from automata.fa.dfa import DFA
-    from automata.fa.nfa import NFA
+    A DFA that reads the other way than the automaton (``forward`` for a
+    right-linear grammar; the paper's M_{A,i} for a left-linear one, served by
+    its mirror G′ with 𝒢_G(w) = 𝒢_{G′}(wᴿ)) is the subset construction of the
+    reversed reachable automaton, in int bitsets, counted against the budget
+    as it is built.  By Brzozowski's theorem the determinized reverse of a DFA
+    whose states are all reachable is the minimal DFA of the reversed language
+    [2]_, so no minimization follows.
 
+    References
+    ----------
+    .. [2] J. A. Brzozowski, "Canonical regular expressions and minimal state
+       graphs for definite events", Symposium on Mathematical Theory of
+       Automata, 1962.
+    """
+    budget = as_budget(budget, max_states=max_states)
     grammar.check_nonterminal(head)
     if reachable is None:
-        reachable = automaton_for(grammar).explore(max_states=max_states)
-    flip = not grammar.is_right_linear  # the mirror's automaton reads w, not wᴿ
-    machine = reachable.to_dfa(reachable.accepting(head, i))
-    if forward != flip:
-        small = machine.minify()
-        return canonical(DFA.from_nfa(NFA.from_dfa(small).reverse()))  # minimal already
-    return canonical(machine.minify()) if minimal else machine
+        reachable = automaton_for(grammar).explore(budget)
+    final = reachable.accepting(head, i)
+    # the automaton reads the user's w forwards exactly when it serves a mirror
+    if forward != reachable.automaton.reading.mirrored:
+        return _reversed_dfa(reachable, final, budget)
+    machine = reachable.to_dfa(final)
+    if not minimal:
+        return machine
+    meter = budget.start("minimization", unit="states")
+    with meter.library("automata-lib minify"):
+        return canonical(machine.minify())
+
+
+def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: Budget) -> DFA:
+    """The minimal DFA of the reversed language of ``reachable`` with ``final`` (Brzozowski).
+
+    Subsets of the reachable states are int bitsets; the subset reached from
+    F on a letter a is the union of the a-predecessors of its members, and it
+    accepts when it holds q₀ (state 0).  The states are numbered breadth-first
+    along the sorted letters, so the DFA is already :func:`canonical`.
+    """
+    from automata.base.utils import freeze_value
+    from automata.fa.dfa import DFA
+
+    alphabet, n = reachable.alphabet, len(reachable)
+    # predecessors of every state per letter, as bitsets: grouped first, then one OR chain
+    meter = budget.start("reversal", unit="states")
+    pred: list[list[int]] = []
+    try:
+        for row in reachable.rows:
+            groups: list[list[int]] = [[] for _ in range(n)]
+            for s, t in enumerate(row):
+                groups[t].append(s)
+            masks = [0] * n
+            for t, sources in enumerate(groups):
+                mask = 0
+                for s in sources:
+                    mask |= 1 << s
+                masks[t] = mask
+            pred.append(masks)
+    except KeyboardInterrupt:
+        raise meter.interrupted(n) from None
+
+    start = 0
+    for s in final:
+        start |= 1 << s
+    # as automata-lib's from_nfa: the empty subset is left out (a partial DFA) unless it
+    # is the initial one (the empty language: one state looping on every letter)
+    empty = 0 if start == 0 else -1
+
+    def follow(subset: int, masks: list[int]) -> int:  # a letter is its predecessor masks
+        image, rest = 0, subset
+        while rest:
+            low = rest & -rest
+            image |= masks[low.bit_length() - 1]
+            rest ^= low
+        return image or empty
+
+    subsets = crawl(start, follow, pred, budget, what="subset construction")
+    rows = subsets.rows
+    transitions = {d: {a: rows[k][d] for k, a in enumerate(alphabet) if rows[k][d] >= 0}
+                   for d in range(len(subsets.states))}
+    with fast_automata():
+        return DFA(states=frozenset(range(len(subsets.states))),
+                   input_symbols=frozenset(alphabet), transitions=freeze_value(transitions),
+                   initial_state=0,
+                   final_states=frozenset(d for d, q in enumerate(subsets.states) if q & 1),
+                   allow_partial=True)
 
 
 def canonical(d: DFA) -> DFA:

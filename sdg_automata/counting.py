@@ -3,19 +3,47 @@
 The Step 1–5 automaton (SPEC §4) reads wᴿ, and reversal is a bijection on the
 words of each length, so the words of length n with 𝒢_{G,A}(w) = c are counted
 by the paths of length n from q₀ into F_{A,c}, i.e. by the words of length n of
-M_{A,c}.  automata-lib does the classical work:
+M_{A,c}.  automata-lib minimizes; the counting itself runs over int tables:
 
 * :class:`ClassMachine` — the reachable automaton, explored once; each class c
-  becomes automata-lib's minimal DFA of M_{A,c} (``minify``, Hopcroft), and
-  :meth:`ClassMachine.count` is automata-lib's ``count_words_of_length``, a
-  dynamic program over the states: exact, n in the thousands is immediate.
+  becomes automata-lib's minimal DFA of M_{A,c} (``minify``, Hopcroft), copied
+  into a :class:`TransferTable` (int rows, trimmed to the states that can still
+  reach F) on which :meth:`ClassMachine.count` works.
+* Two exact counting methods over that table, chosen by :func:`plan` (below):
+
+  ``"levels"``
+      cₙ(s) = Σ_a cₙ₋₁(δ(s, a)), c₀ = [s ∈ F]: two rolling levels of big
+      integers, so O(m) integers alive (automata-lib's
+      ``count_words_of_length`` keeps every level: N = 10⁴ on a 397-state
+      class took 1.6 GB).  Time ≈ N·E additions (E live transitions) of
+      numbers of N·log₂|Σ|/2 bits on average.
+  ``"power"``
+      countₙ = e_{q₀}ᵀ Mᴺ f for the transfer matrix M (M[s][t] = letters from
+      s to t; Stanley, Theorem 4.7.2) by repeated squaring: about m³ log N
+      multiplications, the last ones of numbers of N·log₂|Σ|/2 bits, which
+      CPython multiplies by Karatsuba.  Wins when N is large and m small
+      (Example 3 at N = 10⁶: seconds, where the levels would take minutes).
+
+  automata-lib's ``count_words_of_length`` stays reachable as the method
+  ``"automata-lib"``: the reference of the tests and of ``benchmarks/bench_count``.
+* **Cost rule.**  :func:`plan` estimates both methods from the table's size, N
+  and |Σ| with the per-operation costs of CPython's integers measured on the
+  development machine (:data:`COSTS`), takes the cheaper, and refuses at once
+  (:class:`~sdg_automata.errors.BudgetExceeded`) when the estimate does not fit:
+  more memory than :func:`~sdg_automata.budget.available_bytes`, or more time
+  than :data:`COUNT_SECONDS` (one hour), or, with a ``max_seconds`` budget,
+  more than three times that budget (the meter stops the run at the budget
+  anyway; the slack keeps an estimate that errs high from refusing a count
+  that would have finished).
+  The estimates are good to a factor of about 3 on a quiet machine; a run that
+  is not refused is still metered by its :class:`~sdg_automata.budget.Budget`.
 * :meth:`ClassMachine.generating_function` — Σₙ countₙ xⁿ.  The transfer
-  matrix M of the minimal DFA (M[s][t] = number of letters from s to t) gives
-  it as e₀ᵀ (I − xM)⁻¹ f, a rational function whose denominator has degree at
-  most m = the number of states (Cayley–Hamilton).  So 2m counts determine it,
-  and the Berlekamp–Massey algorithm over the rationals recovers it exactly,
-  without inverting a symbolic matrix (sympy's ``find_linear_recurrence``
-  solves dense rational systems instead: 0.14 s at 4 states, minutes at 211).
+  matrix M of the minimal DFA gives it as e₀ᵀ (I − xM)⁻¹ f, a rational
+  function whose denominator has degree at most m = the number of states
+  (Cayley–Hamilton).  So 2m counts determine it, and the Berlekamp–Massey
+  algorithm over the rationals recovers it exactly, without inverting a
+  symbolic matrix (sympy's ``find_linear_recurrence`` solves dense rational
+  systems instead: 0.14 s at 4 states, minutes at 211).
 * :meth:`ClassMachine.density` — the limit points of countₙ / |Σ|ⁿ.  M/|Σ| is
   stochastic, so its eigenvalues of modulus 1 are simple roots of unity whose
   orders divide the periods of the closed strongly connected components; the
@@ -48,23 +76,33 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import gcd
-from typing import TYPE_CHECKING, Any
+from operator import add, mul
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from .budget import UNLIMITED, Budget, Meter, available_bytes
 from .construction import ReachableAutomaton, automaton_for
-from .errors import InputError
+from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
 
 __all__ = [
+    "COSTS",
+    "COUNTERS",
+    "COUNT_SECONDS",
     "GF_STATE_LIMIT",
     "ClassMachine",
+    "CountMethod",
     "Density",
+    "Estimate",
+    "TransferTable",
+    "plan",
     "count",
     "count_sequence",
     "density",
@@ -120,6 +158,341 @@ class Density:
         return f"oscillates: {parts}; mean {self.mean}"
 
 
+# -- counting over int tables ------------------------------------------------------------
+
+CountMethod = Literal["auto", "levels", "power", "automata-lib"]
+"""How :meth:`ClassMachine.count` counts (see the module docstring)."""
+
+#: per-operation costs of CPython's integers, in seconds, measured on the development
+#: machine (Python 3.11, shared 2-core): an addition costs ``op + bits·add_bit``, a
+#: product ``op + mul·bits**mul_exp`` (Karatsuba), ``str()`` of an int ``str·bits²``
+#: (CPython 3.11 converts to decimal in quadratic time)
+COSTS: dict[str, float] = {"op": 4e-8, "add_bit": 4e-11, "mul": 1.1e-11, "mul_exp": 1.62,
+                           "str": 1e-12}
+
+#: a count whose estimate exceeds this many seconds is refused up front; with a time
+#: budget (``max_seconds``) the limit is three times that budget instead
+COUNT_SECONDS = 3600.0
+
+#: bytes per state automata-lib's ``minify`` needs (automata-lib notes: about 1.6 KB)
+MINIFY_BYTES_PER_STATE = 2000
+
+
+@dataclass(frozen=True, kw_only=True)
+class Estimate:
+    """What one counting method would cost: the basis of :func:`plan`'s choice.
+
+    Attributes
+    ----------
+    method:
+        ``"levels"`` or ``"power"``.
+    seconds:
+        Estimated time of the count (not of printing it).
+    bytes:
+        Estimated peak memory of the integers alive.
+    decimal_seconds:
+        Estimated time to write the count in decimal (CPython's ``str``).
+    """
+
+    method: str
+    seconds: float
+    bytes: int
+    decimal_seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields as a JSON object."""
+        return {"method": self.method, "seconds": self.seconds, "bytes": self.bytes,
+                "decimal_seconds": self.decimal_seconds}
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class TransferTable:
+    """A complete DFA as int tables, trimmed to its live states, for counting.
+
+    Live states are those from which a final state can be reached; they are
+    numbered 0 … m−1 and every other state becomes the one index ``m``
+    (``dead``), whose count is always 0.
+
+    Attributes
+    ----------
+    rows:
+        ``rows[k][s]``: the successor of live state ``s`` on the k-th letter
+        (``dead`` when it cannot reach F any more).
+    final:
+        ``final[s]`` is 1 when live state ``s`` is accepting, else 0.
+    initial:
+        The initial state (``dead`` when the language is empty).
+    """
+
+    rows: tuple[tuple[int, ...], ...]
+    final: tuple[int, ...]
+    initial: int
+
+    def __post_init__(self) -> None:
+        m = len(self.final)
+        if not self.rows or any(len(r) != m for r in self.rows):
+            raise SdgBug("a transfer table needs one row of m successors per letter")
+        if not 0 <= self.initial <= m or any(not 0 <= t <= m for r in self.rows for t in r):
+            raise SdgBug("a transfer table's states are 0 … m (m: the dead state)")
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[int]], finals: Iterable[int],
+                  initial: int = 0) -> TransferTable:
+        """Trim a complete DFA given as ``rows[k][s]`` (states 0 … n−1) to its live part."""
+        n = len(rows[0])
+        fin = set(finals)
+        back: list[list[int]] = [[] for _ in range(n)]
+        for r in rows:
+            for s, t in enumerate(r):
+                back[t].append(s)
+        live = [False] * n
+        queue = sorted(fin)
+        for s in queue:
+            live[s] = True
+        for t in queue:  # breadth-first backwards from F
+            for s in back[t]:
+                if not live[s]:
+                    live[s] = True
+                    queue.append(s)
+        index = [-1] * n
+        order = [s for s in range(n) if live[s]]
+        for k, s in enumerate(order):
+            index[s] = k
+        dead = len(order)
+        return cls(rows=tuple(tuple(index[r[s]] if live[r[s]] else dead for s in order)
+                              for r in rows),
+                   final=tuple(int(s in fin) for s in order),
+                   initial=index[initial] if live[initial] else dead)
+
+    @classmethod
+    def from_dfa(cls, d: DFA) -> TransferTable:
+        """The table of a complete automata-lib DFA, its letters in sorted order."""
+        states = sorted(d.states, key=repr)
+        number = {q: k for k, q in enumerate(states)}
+        rows = [[number[d.transitions[q][a]] for q in states] for a in sorted(d.input_symbols)]
+        return cls.from_rows(rows, (number[q] for q in d.final_states), number[d.initial_state])
+
+    @property
+    def size(self) -> int:
+        """m, the number of live states."""
+        return len(self.final)
+
+    @property
+    def dead(self) -> int:
+        """The index standing for every state that cannot reach F."""
+        return len(self.final)
+
+    @property
+    def edges(self) -> int:
+        """Transitions between live states."""
+        return sum(t != self.dead for r in self.rows for t in r)
+
+    # -- the two methods -------------------------------------------------------------
+
+    def levels(self, max_length: int, meter: Meter | None = None) -> Iterator[int]:
+        """count₀, count₁, …, count_{max_length}, with two levels of integers alive.
+
+        Backwards: cₙ(s) is the number of words of length n leading from s into
+        F; countₙ = cₙ(q₀).  The dead state's entry stays 0.
+        """
+        if self.initial == self.dead:
+            yield from (0 for _ in range(max_length + 1))
+            return
+        for level in self._backward(max_length, meter):
+            yield level[self.initial]
+
+    def _stride(self) -> int:
+        # check the budget about every 4096 additions: often enough for 10⁵-state
+        # classes, rarely enough to cost nothing on 4-state ones
+        return max(1, 4096 // max(1, self.edges))
+
+    def _backward(self, max_length: int, meter: Meter | None) -> Iterator[list[int]]:
+        """c₀, c₁, …, c_{max_length} as lists (index ``dead`` holds 0), two alive."""
+        level = [*self.final, 0]
+        yield level
+        first, rest = self.rows[0], self.rows[1:]
+        stride = self._stride()
+        try:
+            for n in range(1, max_length + 1):
+                if len(rest) == 1:
+                    nxt = [level[a] + level[b] for a, b in zip(first, rest[0], strict=True)]
+                else:
+                    get = level.__getitem__
+                    nxt = list(map(get, first))
+                    for r in rest:
+                        nxt = list(map(add, nxt, map(get, r)))
+                nxt.append(0)
+                level = nxt
+                yield level
+                if meter is not None and not n % stride:
+                    meter.check(n)
+        except KeyboardInterrupt:
+            if meter is None:
+                raise
+            raise meter.interrupted() from None
+
+    def count_levels(self, length: int, meter: Meter | None = None) -> int:
+        """count_{length} by :meth:`levels` (only the last level is kept).
+
+        Meeting in the middle (half the levels forwards from q₀, a dot product)
+        would halve the bits added, but the forward step needs predecessor
+        lists of varying length; measured on the 396-state class it was 15%
+        slower at N = 10⁴ and even at 3·10⁴, so the levels run backwards only.
+        """
+        last = 0
+        for last in self.levels(length, meter):  # noqa: B007 - only the last level is wanted
+            pass
+        return last
+
+    def matrix(self) -> list[list[int]]:
+        """The transfer matrix over the live states: M[s][t] = letters from s to t."""
+        m = self.size
+        out = [[0] * m for _ in range(m)]
+        for r in self.rows:
+            for s, t in enumerate(r):
+                if t != m:
+                    out[s][t] += 1
+        return out
+
+    def count_power(self, length: int, meter: Meter | None = None) -> int:
+        """count_{length} = e_{q₀}ᵀ Mᴺ f by repeated squaring of M.
+
+        The vector v = Mⁿ f is multiplied by the squares M^{2ᵏ} of the set bits
+        of N; the top square is never formed (v ← P(Pv) instead of P²v), which
+        saves the largest m³ products.
+        """
+        if self.initial == self.dead:
+            return 0
+        v = list(self.final)
+        p = self.matrix()
+        n = length
+        try:
+            step = 0
+            while n:
+                if n & 1:
+                    v = _matvec(p, v)
+                n >>= 1
+                if n == 1:
+                    v = _matvec(p, _matvec(p, v))
+                    break
+                if n:
+                    p = _matmul(p, p)
+                step += 1
+                if meter is not None:
+                    meter.check(step)
+        except KeyboardInterrupt:
+            if meter is None:
+                raise
+            raise meter.interrupted() from None
+        return v[self.initial]
+
+    # -- the cost rule -------------------------------------------------------------------
+
+    def estimate(self, method: str, length: int) -> Estimate:
+        """What counting words of length ``length`` costs by ``method`` (see :data:`COSTS`)."""
+        op, add_bit, mul_c = COSTS["op"], COSTS["add_bit"], COSTS["mul"]
+        exp = COSTS["mul_exp"]
+        bits = max(1.0, length * math.log2(max(2, len(self.rows))))  # count_N < |Σ|^N
+        m, e = max(1, self.size), max(1, self.edges)
+        decimal = COSTS["str"] * bits * bits
+        if method == "levels":
+            # N levels of E additions of numbers of bits/2 on average
+            seconds = length * e * (op + add_bit * bits / 2)
+            return Estimate(method=method, seconds=seconds, decimal_seconds=decimal,
+                            bytes=int(2 * (m + 1) * (bits / 8 + 40)))
+        # squarings k = 1 … K−1 with entries of about 2ᵏ·(bits/N) bits, then ≤ 2K matvecs
+        per_letter = bits / max(1, length)
+        top = max(1, length.bit_length())
+        seconds = 0.0
+        for k in range(1, top):
+            b = per_letter * 2 ** (k - 1)
+            seconds += m**3 * (2 * op + mul_c * b**exp) + 2 * m * m * (op + mul_c * b**exp)
+        seconds += 2 * m * m * (op + mul_c * (bits / 2) ** exp)
+        return Estimate(method=method, seconds=seconds, decimal_seconds=decimal,
+                        bytes=int(3 * m * m * (bits / 16 + 40) + 2 * m * (bits / 8 + 40)))
+
+
+def _matmul(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
+    cols = list(zip(*b, strict=True))
+    return [[sum(map(mul, row, col)) for col in cols] for row in a]
+
+
+def _matvec(a: list[list[int]], v: list[int]) -> list[int]:
+    return [sum(map(mul, row, v)) for row in a]
+
+
+#: the counting methods over a :class:`TransferTable`
+COUNTERS: dict[str, Callable[[TransferTable, int, Meter | None], int]] = {
+    "levels": TransferTable.count_levels,
+    "power": TransferTable.count_power,
+}
+
+
+def plan(table: TransferTable, length: int, *, method: CountMethod = "auto",
+         budget: Budget = UNLIMITED, decimal: bool = False) -> Estimate:
+    """The method to count words of length ``length`` on ``table``, refused if it cannot fit.
+
+    Parameters
+    ----------
+    table:
+        The class's transfer table.
+    length:
+        N.
+    method:
+        ``"auto"``: the cheaper of ``"levels"`` and ``"power"`` by their
+        estimates; otherwise that method (``"automata-lib"`` is estimated as
+        ``"levels"`` keeping every level).
+    budget:
+        With ``max_seconds``, the time ceiling is three times that; without,
+        :data:`COUNT_SECONDS`.
+    decimal:
+        Include the time to write the count in decimal.
+
+    Raises
+    ------
+    BudgetExceeded
+        When the estimate needs more memory than :func:`available_bytes`, or
+        more than three times the allowed seconds: refused before any work.
+    """
+    if method == "auto":
+        est = min((table.estimate(name, length) for name in COUNTERS), key=lambda e: e.seconds)
+    elif method == "automata-lib":
+        lv = table.estimate("levels", length)
+        # every level kept, each of (on average) half the final count's bits, in dicts
+        # (measured: 1.4 GB at N = 10⁴ on a 396-state class)
+        est = Estimate(method=method, seconds=lv.seconds * 3, bytes=lv.bytes * length // 4,
+                       decimal_seconds=lv.decimal_seconds)
+    elif method in COUNTERS:
+        est = table.estimate(method, length)
+    else:
+        raise InputError(f"unknown counting method {method!r} "
+                         f"(expected one of {', '.join(get_args(CountMethod))})")
+    seconds = est.seconds + (est.decimal_seconds if decimal else 0.0)
+    # with a time budget the meter stops the run anyway: refuse only what is clearly over it
+    ceiling = (3 * budget.max_seconds if budget.max_seconds is not None else COUNT_SECONDS)
+    free = available_bytes()
+    bits = length * math.log2(max(2, len(table.rows)))
+    why = (f"counting words of length {length} on a {table.size}-state class "
+           f"({est.method}, numbers of about {bits:.3g} bits)")
+    if free is not None and est.bytes > free:
+        raise BudgetExceeded(f"{why} needs about {_bytes(est.bytes)} of memory; "
+                             f"{_bytes(free)} is available")
+    if seconds > ceiling:
+        limit = (f"three times the budget of {budget.max_seconds:g} s"
+                 if budget.max_seconds is not None else f"the limit of {ceiling:g} s")
+        raise BudgetExceeded(f"{why} would take about {seconds:.3g} s, over {limit} (a larger "
+                             "time budget allows it: --max-seconds on the command line)")
+    return est
+
+
+def _bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if n < 1024 or unit == "TB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} TB"  # pragma: no cover
+
+
 @dataclass(frozen=True, eq=False)
 class ClassMachine:
     """The Grundy classes of one nonterminal, each as automata-lib's minimal DFA.
@@ -132,6 +505,7 @@ class ClassMachine:
     reachable: ReachableAutomaton
     head: str
     _dfas: dict[int | None, DFA] = field(default_factory=dict, repr=False)
+    _tables: dict[int | None, TransferTable] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, grammar: Grammar, head: str, *, reachable: ReachableAutomaton | None = None,
@@ -171,49 +545,107 @@ class ClassMachine:
         found = set(self.reachable.values(self.head))
         return tuple(sorted(found, key=lambda v: (v is not None, v)))
 
-    def dfa(self, value: int | None) -> DFA:
-        """automata-lib's minimal DFA of the class (it reads wᴿ; same counts as w)."""
+    def dfa(self, value: int | None, budget: Budget = UNLIMITED) -> DFA:
+        """automata-lib's minimal DFA of the class (it reads wᴿ; same counts as w).
+
+        ``budget.max_seconds`` covers automata-lib's ``minify``; an automaton
+        whose minimization would need more memory than is available
+        (:data:`MINIFY_BYTES_PER_STATE`) is refused with
+        :class:`~sdg_automata.errors.BudgetExceeded` before it starts.
+        """
         if value not in self._dfas:
+            n = len(self.reachable)
+            free = available_bytes()
+            if free is not None and n * MINIFY_BYTES_PER_STATE > free:
+                raise BudgetExceeded(f"minimizing the {n}-state class automaton needs about "
+                                     f"{_bytes(n * MINIFY_BYTES_PER_STATE)} of memory; "
+                                     f"{_bytes(free)} is available", explored=n)
             machine = self.reachable.to_dfa(self.reachable.accepting(self.head, value))
-            self._dfas[value] = machine.minify()
+            meter = budget.start("minimization", unit="states")
+            with meter.library("automata-lib minify"):
+                self._dfas[value] = machine.minify()
         return self._dfas[value]
+
+    def table(self, value: int | None, budget: Budget = UNLIMITED) -> TransferTable:
+        """The minimal DFA of the class as a :class:`TransferTable` (made once)."""
+        if value not in self._tables:
+            self._tables[value] = TransferTable.from_dfa(self.dfa(value, budget))
+        return self._tables[value]
 
     # -- counting ----------------------------------------------------------------
 
-    def count(self, value: int | None, length: int) -> int:
-        """|{w ∈ Σⁿ : 𝒢_{G,A}(w) = value}| for n = ``length`` (``None``: non-positions)."""
+    def plan(self, value: int | None, length: int, *, method: CountMethod = "auto",
+             budget: Budget = UNLIMITED, decimal: bool = False) -> Estimate:
+        """:func:`plan` for this class: the method :meth:`count` will use, or a refusal."""
         if length < 0:
             raise InputError(f"a length is a natural number, not {length}")
-        return int(self.dfa(value).count_words_of_length(length))
+        return plan(self.table(value, budget), length, method=method, budget=budget,
+                    decimal=decimal)
 
-    def sequence(self, value: int | None, max_length: int) -> list[int]:
-        """[count₀, count₁, …, count_{max_length}] for ``value``."""
+    def count(self, value: int | None, length: int, *, method: CountMethod = "auto",
+              budget: Budget = UNLIMITED) -> int:
+        """|{w ∈ Σⁿ : 𝒢_{G,A}(w) = value}| for n = ``length`` (``None``: non-positions).
+
+        Parameters
+        ----------
+        value, length:
+            The class c and n.
+        method:
+            ``"auto"`` (the cost rule of :func:`plan`), ``"levels"``,
+            ``"power"``, or ``"automata-lib"`` (its ``count_words_of_length``:
+            the reference; it keeps every level in memory).
+        budget:
+            ``max_seconds`` bounds minimization and counting; ``progress``
+            hears the levels (or squarings) done.  ``max_states`` is ignored:
+            it bounds the exploration (:meth:`build`).
+
+        Raises
+        ------
+        BudgetExceeded
+            Refused up front (:func:`plan`) or stopped at the budget.
+        """
+        budget = replace(budget, max_states=None)  # a state budget is the exploration's
+        est = self.plan(value, length, method=method, budget=budget)
+        if est.method == "automata-lib":
+            meter = budget.start("count", unit="levels")
+            with meter.library("automata-lib count_words_of_length"):
+                return int(self.dfa(value).count_words_of_length(length))
+        meter = budget.start("count", unit="levels" if est.method == "levels" else "squarings")
+        return COUNTERS[est.method](self.table(value, budget), length, meter)
+
+    def sequence(self, value: int | None, max_length: int, *,
+                 budget: Budget = UNLIMITED) -> list[int]:
+        """[count₀, count₁, …, count_{max_length}] for ``value`` (two levels alive)."""
         if max_length < 0:
             raise InputError(f"a length is a natural number, not {max_length}")
-        d = self.dfa(value)
-        return [int(d.count_words_of_length(n)) for n in range(max_length + 1)]
+        budget = replace(budget, max_states=None)  # a state budget is the exploration's
+        table = self.table(value, budget)
+        plan(table, max_length, method="levels", budget=budget)
+        return list(table.levels(max_length, budget.start("count", unit="levels")))
 
-    def counts(self, length: int) -> dict[int | None, int]:
+    def counts(self, length: int, *, budget: Budget = UNLIMITED) -> dict[int | None, int]:
         """Every class that has words of length ``length``, with their numbers.
 
         ``None`` (not a position) appears when some word is not one; the
         numbers add up to |Σ|^length.
         """
-        found = {v: self.count(v, length) for v in self.classes}
+        found = {v: self.count(v, length, budget=budget) for v in self.classes}
         return {v: n for v, n in found.items() if n}
 
     # -- sympy ---------------------------------------------------------------------
 
-    def _recurrence(self, value: int | None, limit: int | None) -> tuple[list[int], list[int]]:
-        m = len(self.dfa(value).states)
+    def _recurrence(self, value: int | None, limit: int | None,
+                    budget: Budget = UNLIMITED) -> tuple[list[int], list[int]]:
+        m = len(self.dfa(value, budget).states)
         if limit is not None and m > limit:
             raise InputError(f"the minimal DFA of the class has {m} states; the generating "
-                             f"function is computed up to {limit} (raise the limit: limit=, or "
-                             "--max-dfa-states on the command line)")
-        return _rational_gf(self.sequence(value, 2 * m + 1))
+                             f"function and the density are computed for classes of at most "
+                             f"{limit} states (--max-dfa-states raises that limit)")
+        return _rational_gf(self.sequence(value, 2 * m + 1, budget=budget))
 
     def generating_function(self, value: int | None, x: Any = None, *,
-                            limit: int | None = GF_STATE_LIMIT) -> Any:
+                            limit: int | None = GF_STATE_LIMIT,
+                            budget: Budget = UNLIMITED) -> Any:
         """Σₙ countₙ xⁿ as a sympy rational function P(x)/Q(x) in lowest terms.
 
         Parameters
@@ -225,20 +657,23 @@ class ClassMachine:
         limit:
             Refuse (:class:`~sdg_automata.errors.InputError`) when the minimal
             DFA of the class has more states; ``None``: no limit.
+        budget:
+            ``max_seconds`` bounds minimization and the 2m counts.
         """
         import sympy
 
         x = sympy.Symbol("x") if x is None else x
-        numerator, denominator = self._recurrence(value, limit)
+        numerator, denominator = self._recurrence(value, limit, budget)
         p = sum((c * x**k for k, c in enumerate(numerator)), sympy.Integer(0))
         q = sum((c * x**k for k, c in enumerate(denominator)), sympy.Integer(0))
         return sympy.factor(p / q)
 
-    def density(self, value: int | None, *, limit: int | None = GF_STATE_LIMIT) -> Density:
+    def density(self, value: int | None, *, limit: int | None = GF_STATE_LIMIT,
+                budget: Budget = UNLIMITED) -> Density:
         """The limit points of countₙ / |Σ|ⁿ (see the module docstring), exactly."""
         import sympy
 
-        numerator, denominator = self._recurrence(value, limit)
+        numerator, denominator = self._recurrence(value, limit, budget)
         if not any(numerator):
             return Density(1, (Fraction(0),))
         k = len(self.alphabet)
@@ -359,14 +794,16 @@ def _rational_gf(seq: Sequence[int]) -> tuple[list[int], list[int]]:
 
 
 def count(grammar: Grammar, head: str, value: int | None, length: int, *,
-          max_states: int | None = None) -> int:
+          max_states: int | None = None, method: CountMethod = "auto",
+          budget: Budget = UNLIMITED) -> int:
     """|{w ∈ Σⁿ : 𝒢_{G,A}(w) = value}| for n = ``length`` (exact).
 
     >>> from sdg_automata import load_grammar
     >>> count(load_grammar("examples/example3.txt"), "A", 0, 10)
     409
     """
-    return ClassMachine.build(grammar, head, max_states=max_states).count(value, length)
+    machine = ClassMachine.build(grammar, head, max_states=max_states)
+    return machine.count(value, length, method=method, budget=budget)
 
 
 def count_sequence(grammar: Grammar, head: str, value: int | None, max_length: int, *,

@@ -15,11 +15,14 @@ Two routes answer the same questions and return the same :class:`Verdict`:
   maximum is m_A; asked "max = k?" and A^j with j > k seen: no), and only the
   cone of influence of A (the nonterminals A reaches) is kept.
 
-Search strategies of the on-the-fly route:
+Search strategies of the on-the-fly route (:data:`STRATEGIES`; a new one is
+a function ``(_Search) -> _SearchResult`` added there, and the command line
+offers it at once):
 
 * ``"bfs"`` keeps every reached state with its breadth-first parent: witnesses
-  are shortest words.  Memory: the state set, a dict index and two small
-  int arrays.
+  are shortest words.  Memory: the states packed in a
+  :class:`~sdg_automata.store.PackedStates` (fixed-width records, about 60
+  bytes per state on the hardness family), the frontier, two small int arrays.
 * ``"dfs"`` keeps only a hash set of the reached states and the current path
   (no index, no parents): about a third less memory for the same states
   visited, but the witnesses are not shortest and an early stop may come later
@@ -30,7 +33,7 @@ Search strategies of the on-the-fly route:
 Subset subsumption (antichains) is *not* used: it is unsound here
 (``notes/literature.md`` §D gives a counterexample).
 
-A regular constraint ``within`` (an automata-lib DFA on the words w, or a
+A regular constraint ``within`` (an automata-lib DFA or NFA on the words w, or a
 regular expression) restricts the positions to L(G, A) ∩ L(within); the
 search walks the product on the fly.
 """
@@ -40,21 +43,35 @@ from __future__ import annotations
 import sys
 import time
 from array import array
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from .construction import GrundyAutomaton, automaton_for, jupyter_mimebundle
-from .errors import BudgetExceeded, InputError, Interrupted
+from .budget import UNLIMITED, Budget, Meter, as_budget
+from .construction import GrundyAutomaton, automaton_for
+from .crawl import CHECK_EVERY, MEMORY_EVERY, tree_path
+from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
+from .reading import Reading, reading_of
+from .store import PackedStates
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
+    from automata.fa.nfa import NFA
 
-__all__ = ["Constraint", "Verdict", "constraint", "decide_max_grundy", "max_grundy", "spectrum"]
+__all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict", "constraint",
+           "max_grundy", "spectrum"]
 
-Method = Literal["onthefly", "explicit"]
+#: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
+Route = Literal["onthefly", "explicit"]
+#: the on-the-fly search order (``max_grundy(strategy=...)``; keys of :data:`STRATEGIES`)
 Strategy = Literal["bfs", "dfs"]
+
+#: the refusal for grammars no automaton serves
+_REFUSAL = ("Max-Grundy is decided here for right- and left-linear grammars; this one is "
+            "{kind}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,8 +107,6 @@ class Verdict:
     method, strategy:
         How it was decided.
     """
-
-    _repr_mimebundle_ = jupyter_mimebundle
 
     nonterminal: str
     k: int | None
@@ -145,19 +160,22 @@ class Constraint:
         return len(self.final)
 
 
-def constraint(within: DFA | str, alphabet: tuple[str, ...], *, reverse: bool) -> Constraint:
-    """Tables for ``within`` (an automata-lib DFA or a regular expression on w).
+def constraint(within: DFA | NFA | str, alphabet: tuple[str, ...], *, reverse: bool) -> Constraint:
+    """Tables for ``within`` (an automata-lib DFA or NFA, or a regular expression on w).
 
-    With ``reverse`` the tables read wᴿ, as the automaton does: reversal and
-    determinization are automata-lib's.  Letters of Σ unknown to ``within`` lead
-    to the dead state.
+    With ``reverse`` the tables read wᴿ (the automaton of a right-linear
+    grammar does); without, they read w (the automaton of a mirror does).
+    Either way the DFA is the subset construction of a reversed NFA, so it is
+    the minimal partial DFA of its language (Brzozowski); reversal and
+    determinization are automata-lib's.  Letters of Σ unknown to ``within``
+    lead to the dead state.
     """
     from automata.fa.dfa import DFA
+    from automata.fa.nfa import NFA
 
-    if reverse:
-        d = DFA.from_nfa(_nfa(within, alphabet).reverse())
-    else:
-        d = within if isinstance(within, DFA) else DFA.from_nfa(_nfa(within, alphabet))
+    d = DFA.from_nfa(_nfa(within, alphabet).reverse())
+    if not reverse:
+        d = DFA.from_nfa(NFA.from_dfa(d).reverse())
     number = {s: k for k, s in enumerate(sorted(d.states, key=repr))}
     rows: dict[str, array[int]] = {}
     for a in alphabet:
@@ -172,13 +190,116 @@ def constraint(within: DFA | str, alphabet: tuple[str, ...], *, reverse: bool) -
     return Constraint(initial=number[d.initial_state], rows=rows, final=final)
 
 
+def _nfa(within: DFA | NFA | str, alphabet: tuple[str, ...]) -> Any:
+    """``within`` as an automata-lib NFA; a regex may use Σ and its own letters."""
+    from automata.base.exceptions import AutomatonException, RegexException
+    from automata.fa.dfa import DFA
+    from automata.fa.nfa import NFA
+    from automata.regex.parser import RESERVED_CHARACTERS
+
+    try:
+        if isinstance(within, str):
+            letters = set(alphabet) | (set(within) - RESERVED_CHARACTERS - {"\\"})
+            return NFA.from_regex(within, input_symbols=letters)
+        if isinstance(within, NFA):  # determinized by the caller's subset construction
+            return within
+        if not isinstance(within, DFA):
+            raise InputError(f"a constraint is a regular expression or an automata-lib DFA or "
+                             f"NFA, not a {type(within).__name__}")
+        return NFA.from_dfa(within)
+    except (AutomatonException, RegexException) as e:
+        raise InputError(f"invalid constraint {within!r}: {e}") from None
+
+
+# ---------------------------------------------------------------------------
+# the searched automaton and the search's request and result
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class _Walk:
+    """The automaton a search walks: M itself, or M × within packed as q << shift | d.
+
+    ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
+    constraint forbids it), as :func:`~sdg_automata.crawl.crawl` takes it;
+    ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
+    ``marks[v]`` is the bit of s meaning A^v ∈ q, and ``accepting`` (``None``:
+    always) the constraint's acceptance: a search can test ``s & marks`` first
+    and call nothing on most states.  Every s is below ``2**bits``.
+    """
+
+    initial: int
+    follow: Callable[[int, Any], int]
+    letters: Sequence[Any]
+    value: Callable[[int], int | None]
+    marks: tuple[int, ...]
+    accepting: Callable[[int], bool] | None
+    bits: int
+
+
+def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
+    step, grundy_at = automaton.step, automaton.grundy_at
+    fields = automaton.value_bits(head)
+    if within is None:
+        return _Walk(initial=automaton.initial, follow=automaton.follow, letters=automaton.alphabet,
+                     value=partial(grundy_at, head=head), marks=fields, accepting=None,
+                     bits=len(automaton.items))
+    shift = within.size.bit_length()
+    dmask = (1 << shift) - 1
+    final = within.final
+
+    def follow(s: int, letter: tuple[array[int], str]) -> int:
+        row, a = letter
+        nd = row[s & dmask]
+        # a dead constraint state: no word through here is allowed
+        return step(s >> shift, a) << shift | nd if nd >= 0 else -1
+
+    def value(s: int) -> int | None:
+        return grundy_at(s >> shift, head) if final[s & dmask] else None
+
+    return _Walk(initial=automaton.initial << shift | within.initial, follow=follow,
+                 letters=[(within.rows[a], a) for a in automaton.alphabet], value=value,
+                 marks=tuple(m << shift for m in fields),
+                 accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class _Search:
+    """What a search strategy is asked: the values of A on the walk, until settled.
+
+    Attributes
+    ----------
+    automaton, head, k, bound:
+        M (restricted to the cone of A), A, the question's k (or ``None``), m_A.
+    walk:
+        The automaton searched (M, or M × the constraint).
+    budget:
+        States and seconds (every strategy counts the states it reaches).
+    """
+
+    automaton: GrundyAutomaton
+    head: str
+    k: int | None
+    bound: int
+    walk: _Walk
+    budget: Budget
+
+    def settled(self, value: int) -> bool:
+        """Whether seeing ``value`` settles the question (SPEC §5)."""
+        return value == self.bound or (self.k is not None and value > self.k)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _SearchResult:
+    """What a strategy found: a witness per value, states reached, and how it ended."""
+
+    found: dict[int, str]
+    explored: int
+    complete: bool
+    peak_bytes: int
+
+
 # ---------------------------------------------------------------------------
 # the decision
-
-
-def _settled(value: int, k: int | None, bound: int) -> bool:
-    """Whether seeing ``value`` settles the question (SPEC §5)."""
-    return value == bound or (k is not None and value > k)
 
 
 def max_grundy(
@@ -186,9 +307,10 @@ def max_grundy(
     head: str,
     k: int | None = None,
     *,
-    method: Method = "onthefly",
+    method: Route = "onthefly",
     strategy: Strategy = "bfs",
-    within: DFA | str | None = None,
+    within: DFA | NFA | str | None = None,
+    budget: Budget = UNLIMITED,
     max_states: int | None = None,
     max_seconds: float | None = None,
     progress: Callable[[int], None] | None = None,
@@ -204,13 +326,16 @@ def max_grundy(
     method:
         ``"onthefly"`` (default) or ``"explicit"`` (see the module docstring).
     strategy:
-        ``"bfs"`` (shortest witnesses) or ``"dfs"`` (less memory); on the fly only.
+        A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses) or
+        ``"dfs"`` (less memory); on the fly only.
     within:
-        Restrict positions to the words of this DFA or regular expression.
-    max_states, max_seconds:
-        Budgets; :class:`~sdg_automata.errors.BudgetExceeded` when they run out.
-    progress:
-        Called with the number of states explored, now and then.
+        Restrict positions to the words of this DFA, NFA (determinized) or regular
+        expression.
+    budget:
+        States, seconds and progress (:class:`~sdg_automata.budget.Budget`);
+        :class:`~sdg_automata.errors.BudgetExceeded` when they run out.
+    max_states, max_seconds, progress:
+        The same by keyword (put into ``budget``).
 
     Returns
     -------
@@ -232,66 +357,29 @@ def max_grundy(
     >>> v.answer, v.maximum, v.witness
     (True, 2, 'aa')
     """
+    budget = as_budget(budget, max_states=max_states, max_seconds=max_seconds,
+                       progress=progress)
     grammar.check_nonterminal(head)
     if k is not None and k < 0:
         raise InputError(f"k must be a natural number, not {k}")
-    if not grammar.is_right_linear:
-        if not grammar.is_left_linear:
-            raise InputError(f"Max-Grundy is decided here for right- and left-linear grammars; "
-                             f"this one is {grammar.kind}")
-        mirror_within = None if within is None else _mirrored(within, grammar.terminals)
-        mirrored = max_grundy(grammar.mirror(), head, k, method=method, strategy=strategy,
-                              within=mirror_within, max_states=max_states,
-                              max_seconds=max_seconds, progress=progress)
-        return _replace_witnesses(mirrored, {v: w[::-1] for v, w in mirrored.witnesses.items()})
+    # the direction is the whole grammar's; the cone of influence of A keeps it
+    reading = reading_of(grammar, refusal=_REFUSAL).restricted_to(head)
     started = time.perf_counter()
-    automaton = GrundyAutomaton(grammar.restricted_to(head))  # the cone of influence of A
+    automaton = GrundyAutomaton(reading.right_linear, reading=reading)
     bound = automaton.bounds[head]
     if method == "explicit":
-        return _explicit(automaton, head, k, within, max_states, max_seconds, progress, started)
+        return _explicit(automaton, head, k, within, budget, started)
     if method != "onthefly":
-        raise InputError(f"unknown method {method!r} (expected onthefly or explicit)")
-    table = None if within is None else constraint(within, automaton.alphabet, reverse=True)
-    search = _bfs if strategy == "bfs" else _dfs if strategy == "dfs" else None
+        raise InputError(f"unknown method {method!r} (expected {' or '.join(ROUTES)})")
+    search = STRATEGIES.get(strategy)
     if search is None:
-        raise InputError(f"unknown strategy {strategy!r} (expected bfs or dfs)")
-    found, explored, complete, peak = search(
-        automaton, head, k, bound, table, max_states, max_seconds, progress)
-    return _verdict(head, k, bound, found, explored, complete, started, method="onthefly",
-                    strategy=strategy, peak_bytes=peak)
-
-
-#: the name the decision procedure goes by in the issue tracker; the on-the-fly search is
-#: :func:`max_grundy`'s default method
-decide_max_grundy = max_grundy
-
-
-def _mirrored(within: DFA | str, alphabet: tuple[str, ...]) -> DFA:
-    """The constraint on wᴿ (a left-linear grammar's mirror reads wᴿ where G reads w)."""
-    from automata.fa.dfa import DFA
-
-    return DFA.from_nfa(_nfa(within, alphabet).reverse())
-
-
-def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
-    """``within`` as an automata-lib NFA; a regex may use Σ and its own letters."""
-    from automata.base.exceptions import AutomatonException, RegexException
-    from automata.fa.nfa import NFA
-    from automata.regex.parser import RESERVED_CHARACTERS
-
-    try:
-        if isinstance(within, str):
-            letters = set(alphabet) | (set(within) - RESERVED_CHARACTERS - {"\\"})
-            return NFA.from_regex(within, input_symbols=letters)
-        return NFA.from_dfa(within)
-    except (AutomatonException, RegexException) as e:
-        raise InputError(f"invalid constraint {within!r}: {e}") from None
-
-
-def _replace_witnesses(v: Verdict, witnesses: dict[int, str]) -> Verdict:
-    from dataclasses import replace
-
-    return replace(v, witnesses=witnesses)
+        raise InputError(f"unknown strategy {strategy!r} (expected {' or '.join(STRATEGIES)})")
+    table = None if within is None else constraint(within, automaton.alphabet,
+                                                   reverse=not reading.mirrored)
+    result = search(_Search(automaton=automaton, head=head, k=k, bound=bound,
+                            walk=_walk(automaton, head, table), budget=budget))
+    return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
+                    method="onthefly", strategy=strategy, peak_bytes=result.peak_bytes)
 
 
 def _verdict(
@@ -311,108 +399,6 @@ def _verdict(
                    seconds=time.perf_counter() - started, stopped_early=not complete, **how)
 
 
-def _budget(max_states: int | None, max_seconds: float | None, started: float, explored: int,
-            ) -> None:
-    if max_states is not None and explored > max_states:
-        raise BudgetExceeded(f"search stopped at the budget of {max_states} states without an "
-                             f"answer ({explored} states reached)", explored=explored)
-    if max_seconds is not None and time.perf_counter() - started > max_seconds:
-        raise BudgetExceeded(f"search stopped at the budget of {max_seconds:g} s without an "
-                             f"answer ({explored} states explored)", explored=explored)
-
-
-_SearchResult = tuple[dict[int, str], int, bool, int]
-#: a successor in the searched automaton: (letter index, state, automaton state q, accepting)
-_Successor = tuple[int, int, int, bool]
-
-
-def _product(
-    automaton: GrundyAutomaton, within: Constraint | None,
-) -> tuple[int, Callable[[int], Iterator[_Successor]]]:
-    """The automaton the searches walk: M itself, or M × within packed as q << shift | d.
-
-    ``accepting`` says whether the constraint accepts there (always, without one).
-    """
-    step, letters = automaton.step, list(enumerate(automaton.alphabet))
-    if within is None:
-        def plain(q: int) -> Iterator[_Successor]:
-            for c, a in letters:
-                nq = step(q, a)
-                yield c, nq, nq, True
-
-        return automaton.initial, plain
-    shift = within.size.bit_length()
-    dmask = (1 << shift) - 1
-    rows = [within.rows[a] for _, a in letters]
-    final = within.final
-
-    def product(s: int) -> Iterator[_Successor]:
-        q, d = s >> shift, s & dmask
-        for c, a in letters:
-            nd = rows[c][d]
-            if nd >= 0:  # a dead constraint state: no word through here is allowed
-                nq = step(q, a)
-                yield c, nq << shift | nd, nq, bool(final[nd])
-
-    return automaton.initial << shift | within.initial, product
-
-
-def _bfs(
-    automaton: GrundyAutomaton, head: str, k: int | None, bound: int, within: Constraint | None,
-    max_states: int | None, max_seconds: float | None, progress: Callable[[int], None] | None,
-) -> _SearchResult:
-    """Breadth-first search; the BFS tree gives shortest witnesses."""
-    started = time.perf_counter()
-    grundy_at = automaton.grundy_at
-    start, successors = _product(automaton, within)
-    index = {start: 0}
-    states = [start]
-    parent = array("l", [-1])
-    via = array("b", [-1])
-    found: dict[int, int] = {}
-    sid = 0
-    try:
-        while sid < len(states):
-            for c, ns, nq, accepting in successors(states[sid]):
-                if ns in index:
-                    continue
-                t = index[ns] = len(states)
-                states.append(ns)
-                parent.append(sid)
-                via.append(c)
-                if not t & 1023:
-                    _budget(max_states, max_seconds, started, t)
-                    if progress:
-                        progress(t)
-                v = grundy_at(nq, head)
-                if v is not None and v not in found and accepting:
-                    found[v] = t
-                    if _settled(v, k, bound):
-                        return (_words(found, parent, via, automaton.alphabet), len(states),
-                                False, _bytes(index, states, parent, via))
-            sid += 1
-            if max_states is not None and len(states) > max_states:
-                _budget(max_states, None, started, len(states))
-    except KeyboardInterrupt:
-        raise Interrupted(f"interrupted after {len(states)} states explored",
-                          explored=len(states)) from None
-    return (_words(found, parent, via, automaton.alphabet), len(states), True,
-            _bytes(index, states, parent, via))
-
-
-def _words(found: dict[int, int], parent: array[int], via: array[int],
-           alphabet: tuple[str, ...]) -> dict[int, str]:
-    """Witness words from the breadth-first tree: the path read is wᴿ, walked back it is w."""
-    out = {}
-    for v, s in found.items():
-        w = []
-        while s > 0:
-            w.append(alphabet[via[s]])
-            s = parent[s]
-        out[v] = "".join(w)
-    return out
-
-
 def _bytes(*structures: Any) -> int:
     total = 0
     for obj in structures:
@@ -422,93 +408,184 @@ def _bytes(*structures: Any) -> int:
     return total
 
 
-def _dfs(
-    automaton: GrundyAutomaton, head: str, k: int | None, bound: int, within: Constraint | None,
-    max_states: int | None, max_seconds: float | None, progress: Callable[[int], None] | None,
-) -> _SearchResult:
-    """Depth-first search keeping only a set of reached states and the current path."""
-    started = time.perf_counter()
-    grundy_at, alphabet = automaton.grundy_at, automaton.alphabet
-    start, successors = _product(automaton, within)
-    seen = {start}
-    pending = [successors(start)]  # per path entry: its successors not tried yet
-    read: list[str] = []           # letters read along the path (wᴿ)
+def _bfs(search: _Search) -> _SearchResult:
+    """Breadth-first search; shortest witnesses.
+
+    :func:`~sdg_automata.crawl.crawl`'s loop written out for the search (issue
+    11): the states reached in a :class:`~sdg_automata.store.PackedStates`,
+    the frontier as ints in a queue, the tree in two arrays, and a new state
+    costs one AND against the marks of the values not seen yet, with no call
+    unless it shows one.
+    """
+    walk, settled, budget = search.walk, search.settled, search.budget
+    follow, marks, accepting = walk.follow, walk.marks, walk.accepting
+    meter: Meter = budget.start("search", unit="states")
+    limit = budget.max_states
+    cap = -1 if limit is None else limit  # numbering state `cap` would exceed the budget
+    width = len(walk.letters)
+    store = PackedStates(walk.bits)
+    store.add(walk.initial)
+    add = store.add
+    frontier = deque([walk.initial])  # only the states reached but not expanded, as ints
+    parent = array("i", [-1])  # 4 bytes: up to 2³¹ states, far beyond any memory here
+    via = array("b" if width < 128 else "l", [-1])
+    found_at: dict[int, int] = {}
+    unseen = 0  # the marks of the values not found yet
+    for m in marks:
+        unseen |= m
+    numbered = list(enumerate(walk.letters))
+    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
+    sid = t = 0  # the number of the state expanded, of the last state reached
+    stopped = False
+    try:
+        while frontier and not stopped:
+            q = frontier.popleft()
+            for k, a in numbered:
+                ns = follow(q, a)
+                if ns < 0 or not add(ns):
+                    continue
+                t += 1
+                if t == cap:
+                    raise meter.exceeded(t, f"{limit} states")
+                frontier.append(ns)
+                parent.append(sid)
+                via.append(k)
+                if not t & mask:
+                    meter.check(t)
+                    if not t & memory_mask:
+                        meter.check_memory(t)
+                if ns & unseen and (accepting is None or accepting(ns)):
+                    v = next(v for v, m in enumerate(marks) if ns & m & unseen)
+                    found_at[v] = t
+                    unseen &= ~marks[v]
+                    if settled(v):
+                        stopped = True
+                        break
+            sid += 1
+    except KeyboardInterrupt:
+        raise meter.interrupted(t + 1) from None
+    except MemoryError:
+        n = t + 1
+        del store, frontier, parent, via  # give the memory back before reporting
+        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
+    witness = search.automaton.witness
+    return _SearchResult(found={v: witness(tree_path(parent, via, u)) for v, u in found_at.items()},
+                         explored=t + 1, complete=not stopped,
+                         peak_bytes=store.nbytes + _bytes(parent, via, frontier))
+
+
+def _dfs(search: _Search) -> _SearchResult:
+    """Depth-first search keeping only a set of reached states and the current path.
+
+    Not a crawl (the order is depth-first and no tree is kept), but the same
+    budget (:class:`~sdg_automata.budget.Meter`) and the same witnesses
+    (:meth:`GrundyAutomaton.witness` of the letters read).
+    """
+    walk, settled, witness = search.walk, search.settled, search.automaton.witness
+    follow, value, letters = walk.follow, walk.value, walk.letters
+    width = len(letters)
+    meter: Meter = search.budget.start("search", unit="states")
+    limit = search.budget.max_states
+    cap = -1 if limit is None else limit
+    seen = {walk.initial}
+    path = [walk.initial]  # the states along the current path
+    tried = [0]            # per path entry: how many of its letters were tried
+    read: list[int] = []   # letters read along the path
     found: dict[int, str] = {}
     deepest = 1
+    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
     try:
-        while pending:
-            nxt = next(pending[-1], None)
-            if nxt is None:
-                pending.pop()
+        while path:
+            c = tried[-1]
+            if c == width:
+                path.pop()
+                tried.pop()
                 if read:
                     read.pop()
                 continue
-            c, ns, nq, accepting = nxt
-            if ns in seen:
+            tried[-1] = c + 1
+            ns = follow(path[-1], letters[c])
+            if ns < 0 or ns in seen:
                 continue
+            if len(seen) == cap:
+                raise meter.exceeded(len(seen), f"{limit} states")
             seen.add(ns)
-            if not len(seen) & 1023:
-                _budget(max_states, max_seconds, started, len(seen))
-                if progress:
-                    progress(len(seen))
-            v = grundy_at(nq, head)
-            if v is not None and v not in found and accepting:
-                found[v] = alphabet[c] + "".join(reversed(read))
-                if _settled(v, k, bound):
-                    return found, len(seen), False, _bytes(seen) + deepest * 3 * 8
-            pending.append(successors(ns))
-            read.append(alphabet[c])
-            deepest = max(deepest, len(pending))
-        if max_states is not None and len(seen) > max_states:
-            _budget(max_states, None, started, len(seen))
+            if not len(seen) & mask:
+                meter.check(len(seen))
+                if not len(seen) & memory_mask:
+                    meter.check_memory(len(seen))
+            v = value(ns)
+            if v is not None and v not in found:
+                found[v] = witness([*read, c])
+                if settled(v):
+                    return _SearchResult(found=found, explored=len(seen), complete=False,
+                                         peak_bytes=_bytes(seen) + deepest * 3 * 8)
+            path.append(ns)
+            tried.append(0)
+            read.append(c)
+            deepest = max(deepest, len(path))
     except KeyboardInterrupt:
-        raise Interrupted(f"interrupted after {len(seen)} states explored",
-                          explored=len(seen)) from None
-    return found, len(seen), True, _bytes(seen) + deepest * 3 * 8
+        raise meter.interrupted(len(seen)) from None
+    except MemoryError:
+        n = len(seen)
+        del seen, path, tried, read  # give the memory back before reporting
+        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
+    return _SearchResult(found=found, explored=len(seen), complete=True,
+                         peak_bytes=_bytes(seen) + deepest * 3 * 8)
+
+
+#: the on-the-fly search strategies by name: each takes a :class:`_Search` and returns a
+#: :class:`_SearchResult`; the ``Strategy`` type and the command line's choices follow
+STRATEGIES: dict[str, Callable[[_Search], _SearchResult]] = {"bfs": _bfs, "dfs": _dfs}
+
+#: the routes of :func:`max_grundy` (``method=``), in the order the command line lists them
+ROUTES: tuple[str, ...] = get_args(Route)
+
+if tuple(STRATEGIES) != get_args(Strategy):  # the table and the type are one list
+    raise SdgBug("decide.STRATEGIES and decide.Strategy disagree")
 
 
 def _explicit(
-    automaton: GrundyAutomaton, head: str, k: int | None, within: DFA | str | None,
-    max_states: int | None, max_seconds: float | None, progress: Callable[[int], None] | None,
-    started: float,
+    automaton: GrundyAutomaton, head: str, k: int | None, within: DFA | NFA | str | None,
+    budget: Budget, started: float,
 ) -> Verdict:
     """The paper's route: emptiness of each L(M_{A,i}) with automata-lib (SPEC §5)."""
     bound = automaton.bounds[head]
-
-    def tick(n: int) -> None:  # explore() calls it now and then: the clock is checked there
-        _budget(None, max_seconds, started, n)
-        if progress:
-            progress(n)
-
-    reachable = automaton.explore(max_states=max_states, progress=tick)  # Ctrl-C: Interrupted
+    reachable = automaton.explore(budget)  # Ctrl-C: Interrupted
+    meter = budget.start("emptiness tests", unit="states")
+    meter.count = len(reachable)
+    if budget.max_seconds is not None:  # the seconds count from the start of the decision
+        meter.deadline = started + budget.max_seconds
     values = reachable.values(head)
+    reading = automaton.reading
     guard = None
     if within is not None:
-        guard = _constraint_dfa(within, automaton.alphabet)
+        guard = _constraint_dfa(within, automaton.alphabet, reading)
     found: dict[int, str] = {}
     for i in range(bound, -1, -1):
-        _budget(None, max_seconds, started, len(reachable))
-        # a private DFA: tested for emptiness, then dropped, so no need to freeze it
-        machine = reachable.to_dfa((s for s, v in enumerate(values) if v == i), frozen=False)
-        if guard is None:
-            empty = machine.isempty()
-            if not empty:
-                found[i] = reachable.word_to(values.index(i))
-        else:
-            product = machine.intersection(guard, minify=False)
-            word = _shortest(product)
-            if word is not None:
-                found[i] = word[::-1]
+        with meter.library("automata-lib emptiness"):
+            # a private DFA: tested for emptiness, then dropped, so no need to freeze it
+            machine = reachable.to_dfa((s for s, v in enumerate(values) if v == i),
+                                       frozen=False)
+            if guard is None:
+                empty = machine.isempty()
+                if not empty:
+                    found[i] = reachable.word_to(values.index(i))
+            else:
+                product = machine.intersection(guard, minify=False)
+                word = _shortest(product)
+                if word is not None:
+                    found[i] = reading.witness(word)
         if found:
             break  # the largest non-empty L(M_{A,i}) is the maximum (SPEC §5)
     return _verdict(head, k, bound, found, len(reachable), True, started, method="explicit")
 
 
-def _constraint_dfa(within: DFA | str, alphabet: tuple[str, ...]) -> DFA:
-    """``within`` reversed (it constrains w, M reads wᴿ), over exactly Σ."""
+def _constraint_dfa(within: DFA | NFA | str, alphabet: tuple[str, ...], reading: Reading) -> DFA:
+    """``within`` read the automaton's way (wᴿ, or w for a mirror), over exactly Σ."""
     from automata.fa.dfa import DFA
 
-    tables = constraint(within, alphabet, reverse=True)
+    tables = constraint(within, alphabet, reverse=not reading.mirrored)
     dead = tables.size
     transitions = {d: {a: (tables.rows[a][d] if tables.rows[a][d] >= 0 else dead)
                        for a in alphabet} for d in range(dead)}
@@ -560,21 +637,19 @@ class SpectrumRow:
 
 
 def spectrum(
-    grammar: Grammar, *, max_states: int | None = None,
+    grammar: Grammar, *, budget: Budget = UNLIMITED, max_states: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[SpectrumRow]:
     """For every nonterminal: m_A, the values reached and a shortest witness for each.
 
-    One exploration of the whole grammar's automaton serves every nonterminal.
-    Left-linear grammars go through their mirror (witnesses reversed back).
+    One exploration of the whole grammar's automaton serves every nonterminal
+    (left-linear grammars through their mirror; witnesses in the user's order).
     """
     automaton = automaton_for(grammar)
-    reachable = automaton.explore(max_states=max_states, progress=progress)
+    reachable = automaton.explore(as_budget(budget, max_states=max_states, progress=progress))
     rows = []
     for head in grammar.nonterminals:
-        found = reachable.spectrum(head)
-        if not grammar.is_right_linear:  # the mirror's witnesses read backwards
-            found = {v: w[::-1] for v, w in found.items()}
+        found = reachable.shortest_witnesses(head)
         rows.append(SpectrumRow(nonterminal=head, bound=automaton.bounds[head], witnesses=found,
                                 states=len(reachable)))
     return rows

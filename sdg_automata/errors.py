@@ -29,7 +29,17 @@ __all__ = [
     "UnitCycleError",
     "UnknownPositionError",
     "VisualUnavailable",
+    "brief",
 ]
+
+
+def brief(text: str, limit: int = 40) -> str:
+    """``repr(text)``, cut in the middle when long: error messages stay one short line
+    however large the input (a megabyte-long name is a fuzzer's favourite)."""
+    if len(text) <= limit:
+        return repr(text)
+    half = limit // 2
+    return f"{text[:half]!r}…{text[-half:]!r} ({len(text):,} characters)"
 
 
 class SdgError(Exception):

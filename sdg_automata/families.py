@@ -223,11 +223,14 @@ def even_length_dfa(alphabet: Iterable[str]) -> DFA:
                initial_state=0, final_states={0})
 
 
-def product_truth(dfas: Sequence[DFA]) -> int | None:
-    """Ground truth for :func:`intersection_grammar` by automata-lib products.
+def product_truth(dfas: Sequence[DFA]) -> tuple[int | None, int | None]:
+    """Ground truth for :func:`intersection_grammar` by automata-lib products:
+    (max 𝒢_A, length of a shortest witness), as :func:`modular_truth` gives it.
 
-    The largest j with L(D₁) ∩ … ∩ L(D_j) ∖ {ε} ≠ ∅ (0 when only single
-    languages are non-empty; ``None`` when all are ⊆ {ε}).
+    The maximum is the largest j with L(D₁) ∩ … ∩ L(D_j) ∖ {ε} ≠ ∅ (0 when
+    only single languages are non-empty; ``None`` when all are ⊆ {ε}); the
+    length is that of a shortest word of the j-fold intersection (``None``
+    when the maximum is 0 or ``None``, as in :func:`modular_truth`).
     """
     from automata.fa.dfa import DFA
 
@@ -238,15 +241,16 @@ def product_truth(dfas: Sequence[DFA]) -> int | None:
         return not d.isdisjoint(nonempty)
 
     if not any(has_word(d) for d in dfas):
-        return None
-    best = 0
+        return None, None
+    best, length = 0, None
     acc = nonempty
     for j, d in enumerate(dfas, 1):
         acc = acc.intersection(d)
         if not has_word(acc):
             break
-        best = j
-    return best
+        shortest = acc.minimum_word_length()  # bound to a name: a cached method
+        best, length = j, shortest
+    return best, length
 
 
 # ---------------------------------------------------------------------------

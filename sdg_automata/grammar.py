@@ -18,12 +18,61 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar, Literal
 
-from .errors import GrammarError, UnitCycleError
+from .errors import GrammarError, UnitCycleError, brief
 
-__all__ = ["EPSILON_SPELLINGS", "Grammar", "GrammarKind", "Rule"]
+__all__ = ["EPSILON_SPELLINGS", "Grammar", "GrammarKind", "Rule", "check_letter",
+           "check_name"]
 
-#: Spellings of the empty word; the SDG has no ε rules, so they are refused.
-EPSILON_SPELLINGS = frozenset({"ε", "ϵ", "epsilon", "eps", "λ", '""', "''"})
+#: Spellings of the empty word, pyformlang's (``epsilon``, ``$``, ``ε``, ``ϵ``, ``Є``)
+#: among them; the SDG has no ε rules, so they are refused.
+EPSILON_SPELLINGS = frozenset({"ε", "ϵ", "Є", "$", "epsilon", "eps", "λ", '""', "''"})
+
+#: What may not occur in a nonterminal name: the text format's arrows (a name
+#: holding one could not be written back), besides blanks and control characters.
+_ARROWS = ("->", "→", "::=")
+
+
+def check_name(name: object) -> str | None:
+    """Why ``name`` cannot be a nonterminal, or ``None`` when it can.
+
+    A name is a non-empty string of printable characters without blanks
+    (:meth:`str.isprintable` refuses control, format and separator characters,
+    NUL and a stray byte-order mark among them), without an arrow of the text
+    format (``->``, ``→``, ``::=``), and
+    not an ε spelling: so every name can be written in the text format.
+    """
+    if not isinstance(name, str):
+        return f"a nonterminal must be a string, not {type(name).__name__}"
+    if not name or name.isspace():
+        return "empty or blank nonterminal name"
+    if not name.isprintable() or " " in name:
+        return (f"nonterminal name {brief(name)} contains a blank or a control character "
+                f"({_first_unprintable(name)})")
+    if any(arrow in name for arrow in _ARROWS):
+        return f"nonterminal name {brief(name)} contains an arrow"
+    if name in EPSILON_SPELLINGS:
+        return f"{name!r} spells ε and cannot name a nonterminal"
+    return None
+
+
+def check_letter(letter: object) -> str | None:
+    """Why ``letter`` cannot be a terminal, or ``None`` when it can: one printable,
+    non-blank character that does not spell ε."""
+    if not isinstance(letter, str):
+        return f"a terminal must be a string, not {type(letter).__name__}"
+    if letter in EPSILON_SPELLINGS:
+        return f"{letter!r} spells ε: the game has no ε rules"
+    if len(letter) != 1:
+        return f"terminal {brief(letter)} is not one character"
+    if not letter.isprintable() or letter == " ":
+        return (f"terminal {letter!r} is a blank or a control character "
+                f"({_first_unprintable(letter)})")
+    return None
+
+
+def _first_unprintable(text: str) -> str:
+    c = next((c for c in text if not c.isprintable() or c == " "), " ")
+    return f"U+{ord(c):04X}"
 
 GrammarKind = Literal["right-linear", "left-linear", "linear", "context-free"]
 
@@ -86,29 +135,31 @@ class Grammar:
         if not rules:
             raise GrammarError("the grammar has no rules")
         heads = tuple(dict.fromkeys(r.head for r in rules))
+        for h in heads:
+            fault = check_name(h)
+            if fault:
+                raise GrammarError(fault, rule=next(r for r in rules if r.head == h))
         if start is None:
             start = rules[0].head
         if start not in heads:
-            raise GrammarError(f"start symbol {start!r} has no rules")
+            raise GrammarError(f"start symbol {brief(start)} has no rules")
         heads = (start,) + tuple(h for h in heads if h != start)
         nts = frozenset(heads)
         letters = set()
         for r in rules:
             if not r.body:
-                raise GrammarError(f"rule {r.head} -> ε: the game has no ε rules", rule=r)
+                raise GrammarError(f"rule {brief(r.head)} -> ε: the game has no ε rules", rule=r)
             for s in r.body:
-                if s in nts:
+                if s in nts or s in letters:
                     continue
-                if s in EPSILON_SPELLINGS:
-                    raise GrammarError(f"rule {r}: ε alternatives are not allowed", rule=r)
-                if len(s) != 1:
-                    raise GrammarError(
-                        f"rule {r}: terminal {s!r} is not one character", rule=r
-                    )
+                fault = check_letter(s)
+                if fault:
+                    raise GrammarError(f"rule {brief(str(r), 60)}: {fault}", rule=r)
                 letters.add(s)
         for t in terminals:
-            if len(t) != 1:
-                raise GrammarError(f"declared terminal {t!r} is not one character")
+            fault = check_letter(t)
+            if fault:
+                raise GrammarError(f"declared terminals: {fault}")
             if t in nts:
                 raise GrammarError(f"declared terminal {t!r} is also a nonterminal")
             letters.add(t)

@@ -1,6 +1,7 @@
 """Reading and writing grammars: the text format and the JSON format.
 
-Text format (pyformlang's, one rule per line)::
+Text format (one rule per line; close to pyformlang's but not the same, see
+:mod:`sdg_automata.interop` for the differences)::
 
     # Example 3 of the seed paper
     start: A            # optional; default: the first left-hand side
@@ -18,102 +19,147 @@ JSON format::
 Nonterminals are exactly the rule heads.  Any other token is read as a
 sequence of one-character terminals (``ab`` is ``a b``), except that a token
 containing a nonterminal's name (``aaA``) is refused as ambiguous.  ε
-alternatives are refused: the game has no ε rules.
+alternatives are refused: the game has no ε rules (pyformlang's ``$`` and
+``Є`` included).  Names and letters are checked by
+:func:`~sdg_automata.grammar.check_name` and :func:`~sdg_automata.grammar.check_letter`;
+a control character anywhere in a text grammar is refused with its line.
+Files are read as ``utf-8-sig`` (a byte-order mark is dropped); JSON goes
+through :func:`~sdg_automata.jsontext.load_json` (no duplicate keys, bounded
+nesting).  Reading is linear in the size of the grammar: the line of an
+offending JSON rule is looked up only when there is an error to report.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from .errors import GrammarError, GrammarSyntaxError, InputError
-from .grammar import EPSILON_SPELLINGS, Grammar, Rule
+from .errors import GrammarError, GrammarSyntaxError, InputError, brief
+from .grammar import EPSILON_SPELLINGS, Grammar, Rule, check_name
+from .jsontext import json_lines, load_json
 
 __all__ = ["grammar_from_json", "grammar_from_text", "grammar_to_json", "grammar_to_text",
            "load_grammar", "parse_grammar", "read_text"]
 
 _ARROW = re.compile(r"->|→|::=")
 _DIRECTIVE = re.compile(r"^(start|terminals)\s*:\s*(.*)$")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# C0 and C1 control characters other than tab and the line breaks: a text file
+# holding one is damaged (a NUL, a stray escape), never a grammar
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+Alternative = str | list[Any]
+"""One right-hand side as written: a spaced string, or (JSON) a list of symbols."""
 
 
-def _symbols(token: str, heads: Iterable[str]) -> list[str]:
-    """Turn one token of a right-hand side into symbols."""
-    heads = set(heads)
-    if token in heads:
-        return [token]
-    if token in EPSILON_SPELLINGS:
-        raise GrammarError(f"ε alternative {token!r}: the game has no ε rules")
-    clash = sorted(h for h in heads if h in token)
-    if clash:
-        spaced = " ".join(_split_ambiguous(token, clash))
-        raise GrammarError(
-            f"ambiguous token {token!r} contains the nonterminal {clash[0]!r}: "
-            f"separate the symbols with spaces, e.g. {spaced!r}"
-        )
-    return list(token)
+class _Tokens:
+    """Reads the tokens of right-hand sides against a fixed set of nonterminal names.
 
+    Built once per grammar, so each token costs time in its own length: a token
+    is a nonterminal, an ε spelling, or a run of one-letter terminals, and it
+    is ambiguous when some nonterminal's name occurs inside it (``aaA``).
+    """
 
-def _split_ambiguous(token: str, heads: list[str]) -> list[str]:
-    # best-effort suggestion only: longest nonterminal names first
-    out: list[str] = []
-    i = 0
-    names = sorted(heads, key=len, reverse=True)
-    while i < len(token):
-        for h in names:
-            if token.startswith(h, i):
-                out.append(h)
-                i += len(h)
-                break
-        else:
-            out.append(token[i])
-            i += 1
-    return out
+    def __init__(self, heads: Iterable[str]):
+        self.heads = frozenset(heads)
+        self.firsts = frozenset(h[0] for h in self.heads)
+        self.lengths = sorted({len(h) for h in self.heads})
 
+    def symbols(self, token: str) -> list[str]:
+        """Turn one token of a right-hand side into symbols."""
+        if token in self.heads:
+            return [token]
+        if token in EPSILON_SPELLINGS:
+            raise GrammarError(f"ε alternative {token!r}: the game has no ε rules")
+        clash = self._clash(token)
+        if clash:
+            spaced = " ".join(self._split(token))
+            raise GrammarError(
+                f"ambiguous token {brief(token)} contains the nonterminal {brief(clash)}: "
+                f"separate the symbols with spaces, e.g. {brief(spaced, 60)}"
+            )
+        return list(token)
 
-def _body(alternative: str | list[Any], heads: Iterable[str]) -> tuple[str, ...]:
-    tokens = alternative if isinstance(alternative, list) else alternative.split()
-    if not tokens or (len(tokens) == 1 and tokens[0] == ""):
-        raise GrammarError("empty alternative (ε): the game has no ε rules")
-    body: list[str] = []
-    for tok in tokens:
-        if not isinstance(tok, str):
-            raise GrammarSyntaxError(f"a symbol must be a string, not {tok!r}")
-        if tok == "":
-            raise GrammarError('ε alternative "": the game has no ε rules')
-        body.extend(_symbols(tok, heads))
-    return tuple(body)
+    def _clash(self, token: str) -> str | None:
+        """The first nonterminal name (by position, then length) inside ``token``."""
+        for i, c in enumerate(token):
+            if c in self.firsts:
+                for n in self.lengths:
+                    if token[i:i + n] in self.heads:
+                        return token[i:i + n]
+        return None
+
+    def _split(self, token: str) -> list[str]:
+        # best-effort suggestion only: longest nonterminal names first
+        out: list[str] = []
+        i = 0
+        longest = self.lengths[::-1]
+        while i < len(token):
+            n = next((n for n in longest if token[i:i + n] in self.heads), 1)
+            out.append(token[i:i + n])
+            i += n
+        return out
+
+    def body(self, alternative: Alternative) -> tuple[str, ...]:
+        """The symbols of one right-hand side."""
+        tokens = alternative if isinstance(alternative, list) else alternative.split()
+        if not tokens or (len(tokens) == 1 and tokens[0] == ""):
+            raise GrammarError("empty alternative (ε): the game has no ε rules")
+        body: list[str] = []
+        for tok in tokens:
+            if not isinstance(tok, str):
+                raise GrammarSyntaxError(f"a symbol must be a string, not {_json_type(tok)}")
+            if tok == "":
+                raise GrammarError('ε alternative "": the game has no ε rules')
+            body.extend(self.symbols(tok))
+        return tuple(body)
 
 
 def _build(
-    entries: list[tuple[str, str | list[Any], int | None]],
+    entries: list[tuple[str, Alternative]],
+    locate: Callable[[int], int | None],
     start: str | None,
     terminals: str,
     source: str,
     start_line: int | None = None,
 ) -> Grammar:
-    """Make the Grammar; attach ``source:line`` to any error."""
+    """Make the Grammar; attach ``source:line`` to any error.
+
+    ``locate(k)`` is the line of ``entries[k]``; it is called only to report an
+    error, so it may be slow (JSON locations are found by a scan of the text).
+    """
     if not entries:
         raise GrammarError("the grammar has no rules", source=source)
-    heads = dict.fromkeys(h for h, _, _ in entries)
+    first: dict[str, int] = {}
+    for k, (head, _) in enumerate(entries):
+        if head not in first:
+            first[head] = k
+            fault = check_name(head)
+            if fault:
+                raise GrammarError(fault, source=source, line=locate(k))
+    tokens = _Tokens(first)
     rules: list[Rule] = []
-    lines: dict[Rule, int | None] = {}
-    for head, alt, line in entries:
+    where: dict[Rule, int] = {}
+    for k, (head, alt) in enumerate(entries):
         try:
-            rule = Rule(head, _body(alt, heads))
+            rule = Rule(head, tokens.body(alt))
         except GrammarError as e:
-            raise e.located(source, line) from None
+            raise e.located(source, locate(k)) from None
         rules.append(rule)
-        lines.setdefault(rule, line)
-    if start is not None and start not in heads:
-        raise GrammarError(f"start symbol {start!r} has no rules", source=source, line=start_line)
+        where.setdefault(rule, k)
+    if start is not None and start not in first:
+        raise GrammarError(f"start symbol {brief(start)} has no rules", source=source,
+                           line=start_line)
     try:
         return Grammar(rules=rules, start=start, terminals=terminals)
     except GrammarError as e:
-        raise e.located(source, lines.get(e.rule) if e.rule else None) from None
+        at = where.get(e.rule) if e.rule else None
+        raise e.located(source, locate(at) if at is not None else None) from None
 
 
 def grammar_from_text(text: str, *, source: str = "<string>") -> Grammar:
@@ -122,14 +168,21 @@ def grammar_from_text(text: str, *, source: str = "<string>") -> Grammar:
     Raises
     ------
     GrammarSyntaxError, GrammarError
-        With ``source`` and the line number in the message.
+        With ``source`` and the line number in the message; a control
+        character anywhere in the text is refused.
     """
-    entries: list[tuple[str, str | list[Any], int | None]] = []
+    entries: list[tuple[str, Alternative]] = []
+    lines: list[int] = []
     start: str | None = None
     start_line: int | None = None
     terminals = ""
     head: str | None = None
-    for number, raw in enumerate(text.splitlines(), 1):
+    text = text.removeprefix("\ufeff")
+    for number, raw in enumerate(_LINE_BREAK.split(text), 1):
+        bad = _CONTROL.search(raw)
+        if bad:
+            raise GrammarSyntaxError(f"control character U+{ord(bad.group()):04X} at column "
+                                     f"{bad.start() + 1}", source=source, line=number)
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
@@ -153,15 +206,17 @@ def grammar_from_text(text: str, *, source: str = "<string>") -> Grammar:
             parts = _ARROW.split(line, maxsplit=1)
             if len(parts) != 2:
                 raise GrammarSyntaxError(
-                    f"expected 'HEAD -> body | body ...', got {raw.strip()!r}",
+                    f"expected 'HEAD -> body | body ...', got {brief(raw.strip(), 60)}",
                     source=source, line=number)
             head = parts[0].strip()
             if not head or len(head.split()) != 1:
-                raise GrammarSyntaxError(f"the left-hand side {parts[0].strip()!r} must be one "
-                                         "nonterminal name", source=source, line=number)
+                raise GrammarSyntaxError(f"the left-hand side {brief(parts[0].strip())} must be "
+                                         "one nonterminal name", source=source, line=number)
             rhs = parts[1]
-        entries.extend((head, alt.strip(), number) for alt in rhs.split("|"))
-    return _build(entries, start, terminals, source, start_line)
+        for alt in rhs.split("|"):
+            entries.append((head, alt.strip()))
+            lines.append(number)
+    return _build(entries, lines.__getitem__, start, terminals, source, start_line)
 
 
 def grammar_from_json(text: str, *, source: str = "<string>") -> Grammar:
@@ -170,76 +225,72 @@ def grammar_from_json(text: str, *, source: str = "<string>") -> Grammar:
     Raises
     ------
     GrammarSyntaxError
-        Invalid JSON (with line and column) or a wrong shape.
+        Invalid JSON (with line and column), a duplicate key, nesting deeper
+        than the format's, or a wrong shape.
     GrammarError
         An invalid grammar; the message names the line of the offending rule.
     """
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise GrammarSyntaxError(f"invalid JSON: {e.msg} (column {e.colno})", source=source,
-                                 line=e.lineno) from None
+    data = load_json(text, source=source, error=GrammarSyntaxError)
+    found: list[Any] = []  # the line map, made on the first error only
+
+    def line_of(*path: Any) -> int | None:
+        if not found:
+            found.append(json_lines(text))
+        at: dict[tuple[Any, ...], int] = found[0]
+        while path and path not in at:
+            path = path[:-1]  # the nearest enclosing value that has a line
+        return at.get(path)
+
+    def fail(message: str, *path: Any) -> GrammarSyntaxError:
+        return GrammarSyntaxError(message, source=source, line=line_of(*path) if path else 1)
+
     if not isinstance(data, dict):
-        raise GrammarSyntaxError("the JSON grammar must be an object with a 'rules' key",
-                                 source=source, line=1)
+        raise fail("the JSON grammar must be an object with a 'rules' key, not "
+                   f"{_json_type(data)}")
     unknown = set(data) - {"start", "rules", "terminals"}
     if unknown:
         first = sorted(unknown)[0]
-        raise GrammarSyntaxError(f"unknown key {first!r} (expected start, rules, terminals)",
-                                 source=source, line=_json_line(text, first, key=True))
+        raise fail(f"unknown key {brief(first)} (expected start, rules, terminals)", first)
     rules = data.get("rules")
     if not isinstance(rules, dict):
-        raise GrammarSyntaxError("'rules' must be an object mapping each nonterminal to a list "
-                                 "of alternatives", source=source,
-                                 line=_json_line(text, "rules", key=True))
+        raise fail("'rules' must be an object mapping each nonterminal to a list "
+                   "of alternatives", "rules")
     start = data.get("start")
     if start is not None and not isinstance(start, str):
-        raise GrammarSyntaxError("'start' must be a string", source=source,
-                                 line=_json_line(text, "start", key=True))
+        raise fail("'start' must be a string", "start")
     terminals = data.get("terminals", "")
     if isinstance(terminals, list) and all(isinstance(t, str) for t in terminals):
         terminals = "".join(terminals)
     if not isinstance(terminals, str):
-        raise GrammarSyntaxError("'terminals' must be a string of letters", source=source,
-                                 line=_json_line(text, "terminals", key=True))
-    entries: list[tuple[str, str | list[Any], int | None]] = []
-    rules_line = _json_line(text, "rules", key=True)
+        raise fail("'terminals' must be a string of letters", "terminals")
+    entries: list[tuple[str, Alternative]] = []
+    paths: list[tuple[str, int]] = []
     for head, alts in rules.items():
-        line = _json_line(text, head, after=rules_line, key=True)
         if isinstance(alts, str):
             alts = [alts]
         if not isinstance(alts, list) or not alts:
-            raise GrammarSyntaxError(f"the alternatives of {head!r} must be a non-empty list",
-                                     source=source, line=line)
-        for alt in alts:
+            raise fail(f"the alternatives of {brief(head)} must be a non-empty list",
+                       "rules", head)
+        for i, alt in enumerate(alts):
             if not isinstance(alt, (str, list)):
-                raise GrammarSyntaxError(f"alternative {alt!r} of {head!r} must be a string or "
-                                         "a list of symbols", source=source, line=line)
-            entries.append((head, alt, _json_line(text, alt, after=line) or line))
-    return _build(entries, start, "".join(terminals.split()), source,
-                  _json_line(text, "start", key=True))
+                raise fail(f"alternative {i + 1} of {brief(head)} must be a string or a list "
+                           f"of symbols, not {_json_type(alt)}", "rules", head, i)
+            entries.append((head, alt))
+            paths.append((head, i))
+    return _build(entries, lambda k: line_of("rules", *paths[k]), start,
+                  "".join(terminals.split()), source,
+                  line_of("start") if start is not None and start not in rules else None)
 
 
-def _json_line(text: str, value: Any, after: int | None = None, *, key: bool = False
-               ) -> int | None:
-    """The line where the JSON literal ``value`` first appears (from line ``after`` on);
-    with ``key``, only where it is an object key (followed by ``:``)."""
-    needle = json.dumps(value, ensure_ascii=False)
-    offset = 0
-    if after:
-        offset = sum(len(s) for s in text.splitlines(keepends=True)[: after - 1])
-    if key:
-        found = re.compile(re.escape(needle) + r"\s*:").search(text, offset)
-        at = found.start() if found else -1
-    else:
-        at = text.find(needle, offset)
-    if at < 0 and isinstance(value, list):  # pretty-printed lists: look for the first element
-        return after
-    return text.count("\n", 0, at) + 1 if at >= 0 else None
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+             int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def parse_grammar(text: str, *, source: str = "<string>") -> Grammar:
     """Parse either format: JSON when the text starts with ``{``, else the text format."""
+    text = text.removeprefix("\ufeff")
     if text.lstrip().startswith("{"):
         return grammar_from_json(text, source=source)
     return grammar_from_text(text, source=source)
@@ -248,18 +299,21 @@ def parse_grammar(text: str, *, source: str = "<string>") -> Grammar:
 def read_text(path: str | PathLike[str], *, what: str = "file") -> str:
     """The UTF-8 text of an input file (``"-"``: standard input).
 
+    Every text input is read as ``utf-8-sig``: a byte-order mark, which some
+    editors put first, is dropped instead of becoming part of the first name
+    or word.
+
     Raises
     ------
     InputError
-        Saying which file and why: missing, a directory, unreadable, not UTF-8.
+        Saying which file and why: missing, a directory, unreadable, not UTF-8;
+        standard input closed.
     """
     if str(path) == "-":
-        import sys
-
-        return sys.stdin.read()
+        return _read_stdin()
     name = repr(str(path))
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"cannot read {name}: no such file") from None
     except IsADirectoryError:
@@ -268,6 +322,23 @@ def read_text(path: str | PathLike[str], *, what: str = "file") -> str:
         raise InputError(f"{name} is not UTF-8 text ({e.reason})") from None
     except OSError as e:
         raise InputError(f"cannot read {name}: {e.strerror}") from None
+
+
+def _read_stdin() -> str:
+    stream = getattr(sys.stdin, "buffer", None)
+    try:
+        if stream is None:  # a text stream without bytes (a test's StringIO), or none at all
+            if sys.stdin is None:
+                raise InputError("cannot read standard input: it is closed")
+            text: str = sys.stdin.read()
+            return text.removeprefix("\ufeff")
+        data: bytes = stream.read()
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"standard input is not UTF-8 text ({e.reason})") from None
+    except (OSError, ValueError) as e:  # ValueError: reading a closed file
+        raise InputError(f"cannot read standard input: {getattr(e, 'strerror', None) or e}"
+                         ) from None
 
 
 def load_grammar(path: str | Path) -> Grammar:

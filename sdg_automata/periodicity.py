@@ -11,8 +11,9 @@ smallest eventual period of s divides λ, so every divisor of λ is checked over
 one cycle, and the preperiod is the last n below μ where the period fails.
 Nothing is extrapolated: the lasso covers every n.
 
-Unary left-linear grammars are handled through their mirror, which has the
-same sequence (the reverse of aⁿ is aⁿ).  Grammars over more letters, and
+Unary left-linear grammars are handled through their mirror
+(:func:`~sdg_automata.construction.automaton_for`), which has the same
+sequence (the reverse of aⁿ is aⁿ).  Grammars over more letters, and
 grammars that are neither right- nor left-linear, are refused.
 
 :func:`guess_period` is what one does without a proof — read a period off a
@@ -45,7 +46,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .errors import BudgetExceeded, InputError
+from .budget import UNLIMITED, Budget, as_budget
+from .construction import automaton_for
+from .crawl import crawl
+from .errors import InputError, SdgBug
 from .grammar import Grammar
 
 __all__ = ["GuessedPeriod", "Period", "guess_period", "proven_period", "unary_letter"]
@@ -89,7 +93,7 @@ class Period:
     def value(self, n: int) -> int | None:
         """s(n) = 𝒢(A, aⁿ) for any n ≥ 1, from the period (``None`` for ⊥)."""
         if n < 1:
-            raise ValueError(f"s(n) is defined for n ≥ 1, not {n}")
+            raise InputError(f"s(n) is defined for n ≥ 1, not {n}")
         if n <= self.preperiod:
             return self.prefix[n - 1]
         return self.values[(n - self.preperiod - 1) % self.period]
@@ -126,7 +130,8 @@ def unary_letter(grammar: Grammar) -> str:
     return grammar.terminals[0]
 
 
-def proven_period(grammar: Grammar, head: str, *, max_states: int | None = None) -> Period:
+def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
+                  max_states: int | None = None) -> Period:
     """The preperiod, period and one period of n ↦ 𝒢(A, aⁿ), proven by the lasso.
 
     Parameters
@@ -136,8 +141,10 @@ def proven_period(grammar: Grammar, head: str, *, max_states: int | None = None)
         game, :func:`~sdg_automata.families.subtraction_grammar`).
     head:
         The nonterminal A.
+    budget:
+        Limits on the lasso's length (``max_states``) and time.
     max_states:
-        Budget on the lasso's length.
+        The same state limit by keyword (put into ``budget``).
 
     Raises
     ------
@@ -145,7 +152,8 @@ def proven_period(grammar: Grammar, head: str, *, max_states: int | None = None)
         For more than one letter, a grammar that is neither right- nor
         left-linear, or an unknown nonterminal.
     BudgetExceeded
-        When the lasso has more than ``max_states`` states.
+        When the lasso has more than ``max_states`` states, takes too long or
+        runs out of memory.
 
     Notes
     -----
@@ -157,26 +165,17 @@ def proven_period(grammar: Grammar, head: str, *, max_states: int | None = None)
     N = max(μ, 1) (λ-periodicity carries it to every n ≥ N).  For n < N the
     values are all known, so p₀ is the last failure of s(n + p) = s(n) there.
     """
-    from .construction import GrundyAutomaton  # lazily: the heavy module
-
     grammar.check_nonterminal(head)
     a = unary_letter(grammar)
-    if not (grammar.is_right_linear or grammar.is_left_linear):
-        raise InputError(f"periods are proven for right- or left-linear grammars; this one is "
-                         f"{grammar.kind}")
     # aⁿ reversed is aⁿ, so a left-linear grammar's mirror has the very same sequence
-    automaton = GrundyAutomaton(grammar if grammar.is_right_linear else grammar.mirror())
-    index: dict[int, int] = {}
-    states: list[int] = []
-    q = automaton.initial
-    while q not in index:
-        if max_states is not None and len(states) >= max_states:
-            raise BudgetExceeded(f"the lasso has more than {max_states} states",
-                                 explored=len(states))
-        index[q] = len(states)
-        states.append(q)
-        q = automaton.step(q, a)
-    tail = index[q]  # μ: q_{μ+λ} = q_μ
+    automaton = automaton_for(grammar, refusal="periods are proven for right- or left-linear "
+                                               "grammars; this one is {kind}")
+    # over one letter the breadth-first crawl is the lasso q₀, q₁, …: state n is qₙ and the
+    # last state's successor is the first repetition q_μ
+    lasso = crawl(automaton.initial, automaton.step, (a,),
+                  as_budget(budget, max_states=max_states), what="lasso")
+    states = lasso.states
+    tail = lasso.rows[0][-1]  # μ: q_{μ+λ} = q_μ
     cycle = len(states) - tail  # λ
 
     def s(n: int) -> int | None:  # s(n) for any n ≥ 1, from the lasso
@@ -184,8 +183,11 @@ def proven_period(grammar: Grammar, head: str, *, max_states: int | None = None)
         return automaton.grundy_at(states[k], head)
 
     start = max(tail, 1)
-    period = next(d for d in range(1, cycle + 1)
-                  if cycle % d == 0 and all(s(n + d) == s(n) for n in range(start, start + cycle)))
+    one_cycle = range(start, start + cycle)
+    period = next((d for d in range(1, cycle + 1)
+                   if cycle % d == 0 and all(s(n + d) == s(n) for n in one_cycle)), None)
+    if period is None:  # λ itself is always a period of s: the lasso is broken
+        raise SdgBug(f"no period divides the lasso's cycle {cycle}")
     preperiod = next((n for n in range(start - 1, 0, -1) if s(n + period) != s(n)), 0)
     return Period(
         nonterminal=head, letter=a, preperiod=preperiod, period=period,

@@ -37,11 +37,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from .errors import InputError
+from .budget import UNLIMITED, Budget
+from .construction import GrundyAutomaton, automaton_for
+from .errors import InputError, SdgBug
 from .grammar import Grammar, Rule
 from .impartial import nim_sum
+from .reading import servable
 from .semantics import Pair, Position, SubstringTable, make_position, split_spans
 
 if TYPE_CHECKING:
@@ -231,6 +234,10 @@ class Analyzer:
         Any grammar (SPEC §1).
     method:
         See :data:`MoveMethod`.
+    budget:
+        Limits each substring table (the CFG route: O(|w|³) per component,
+        refused up front when it cannot fit in memory); the automaton's route
+        is one linear pass per word.
 
     Raises
     ------
@@ -238,24 +245,19 @@ class Analyzer:
         For ``method="dfa"`` on a grammar that is neither right- nor left-linear.
     """
 
-    def __init__(self, grammar: Grammar, *, method: MoveMethod = "auto"):
-        if method not in ("auto", "dfa", "cyk"):
+    def __init__(self, grammar: Grammar, *, method: MoveMethod = "auto",
+                 budget: Budget = UNLIMITED):
+        if method not in get_args(MoveMethod):
             raise InputError(f"unknown method {method!r} (expected auto, dfa or cyk)")
-        linear = grammar.is_right_linear or grammar.is_left_linear
+        linear = servable(grammar)
         if method == "dfa" and not linear:
             raise InputError(f"method 'dfa' needs a right- or left-linear grammar, this one is "
                              f"{grammar.kind}")
         self.grammar = grammar
+        self.budget = budget
         self.method: Literal["dfa", "cyk"] = "dfa" if linear and method != "cyk" else "cyk"
-        # a left-linear grammar is played on its mirror, with every word reversed
-        self._flip = self.method == "dfa" and not grammar.is_right_linear
-        self._rlg = grammar.mirror() if self._flip else grammar
-        if self.method == "dfa":
-            from .construction import GrundyAutomaton  # lazily: the heavy module
-
-            self._automaton: GrundyAutomaton | None = GrundyAutomaton(self._rlg)
-        else:
-            self._automaton = None
+        # a left-linear grammar is played on its mirror: the automaton's reading says so
+        self._automaton = automaton_for(grammar) if self.method == "dfa" else None
         self._cache: dict[Pair, tuple[int | None, tuple[ComponentMove, ...]]] = {}
 
     # -- one component ---------------------------------------------------------
@@ -279,10 +281,8 @@ class Analyzer:
         """𝒢_{G,A}(w), or ``None`` when w ∉ L(G, A)."""
         return self.component(head, w)[0]
 
-    def _suffix_states(self, u: str) -> list[int]:
+    def _suffix_states(self, automaton: GrundyAutomaton, u: str) -> list[int]:
         """states[i]: the automaton's state after reading the reverse of u[i:] (SPEC §4)."""
-        automaton = self._automaton
-        assert automaton is not None
         n = len(u)
         states = [0] * (n + 1)
         q = states[n] = automaton.initial
@@ -292,11 +292,13 @@ class Analyzer:
 
     def _linear_moves(self, head: str, w: str) -> tuple[int | None, tuple[ComponentMove, ...]]:
         automaton = self._automaton
-        assert automaton is not None
-        flip, rlg = self._flip, self._rlg
-        u = w[::-1] if flip else w
+        if automaton is None:
+            raise SdgBug("the automaton's moves were asked of a substring-DP analyzer")
+        reading = automaton.reading
+        rlg = reading.right_linear
+        u = reading.word(w)  # the right-linear grammar's word: every successor is a suffix
         n = len(u)
-        states = self._suffix_states(u)
+        states = self._suffix_states(automaton, u)
         value = automaton.grundy_at(states[0], head)
         if value is None:
             return None, ()
@@ -316,15 +318,14 @@ class Analyzer:
                 found = automaton.grundy_at(states[k], last)  # 𝒢_last(u[k:]) from one state
                 if found is None:
                     continue
-                y = u[k:]
-                parts, v = ((last, y[::-1] if flip else y),), found
-            rule = Rule(r.head, r.body[::-1]) if flip else r  # the caller's rule, not the mirror's
-            options.setdefault(parts, ComponentMove(rule, parts, v))
+                parts, v = ((last, reading.word(u[k:])),), found
+            # the caller's rule and words, not the mirror's
+            options.setdefault(parts, ComponentMove(reading.rule(r), parts, v))
         return value, tuple(options.values())
 
     def _cfg_moves(self, head: str, w: str) -> tuple[int | None, tuple[ComponentMove, ...]]:
         g = self.grammar
-        table = SubstringTable(g, w)
+        table = SubstringTable(g, w, budget=self.budget)  # the long phase: O(|w|³)
         value = table.grundy(head)
         if value is None:
             return None, ()

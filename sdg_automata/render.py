@@ -18,43 +18,51 @@ Graphviz).  Without it :func:`dot_to_svg` and :func:`dot_to_png` raise
 :class:`VisualUnavailable` (an :class:`~sdg_automata.errors.InputError` that
 says what to install); DOT still works.
 
-Jupyter: :func:`diagram` wraps an automata-lib DFA, the Step 1–5 automaton,
-its reachable part, a Max-Grundy verdict or a game graph into a
+Jupyter: :func:`diagram` wraps an automata-lib DFA or NFA, the Step 1–5
+automaton, its reachable part, a Max-Grundy verdict or a game graph into a
 :class:`Diagram`, whose ``_repr_mimebundle_`` gives SVG when Graphviz is
 available and the drawing is small (:data:`DRAW_LIMIT` states), an HTML table
 and a text table otherwise (at most :data:`TABLE_LIMIT` rows, so a 10⁵-state
-automaton shows its first rows instead of freezing the notebook).
-:func:`sdg_automata.construction.jupyter_mimebundle` puts the same on a class.
+automaton shows its first rows instead of freezing the notebook), and one line
+beyond :data:`LINE_LIMIT` states.  :func:`load_ipython_extension`
+(``%load_ext sdg_automata``, or ``import sdg_automata`` in a kernel) makes
+notebooks display all of these through :func:`diagram`.
+
+This module presents; it sits at the top of the package's layers (only the
+command line and the package root import it) and nothing below imports it.
+The game graph itself is :mod:`sdg_automata.gamegraph`, re-exported here.
 
 >>> from sdg_automata import load_grammar
 >>> gg = game_graph(load_grammar("examples/example3.txt"), ["A"], 2)
->>> [f"{gg.name(p)}: {v}" for p, v in zip(gg.nodes, gg.values)][:5]
-['∅: 0', '(A, a): 1', '(A, b): 0', '(B, b): 1', '(A, aa): 2']
+>>> print(diagram(gg).text.splitlines()[0])
+game graph: 10 positions, 10 moves
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError, VisualUnavailable
-from .impartial import grundy_values
+from .construction import GrundyAutomaton, ReachableAutomaton
+from .decide import Verdict
+from .errors import BudgetExceeded, InputError, Interrupted, VisualUnavailable
+from .gamegraph import GameGraph, game_graph
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
-
-    from .construction import ReachableAutomaton
-    from .grammar import Grammar
-    from .semantics import Position
+    from automata.fa.nfa import NFA
 
 __all__ = [
     "DRAW_LIMIT",
+    "DRAW_SECONDS",
+    "LINE_LIMIT",
     "REGEX_STATE_LIMIT",
     "TABLE_LIMIT",
     "Diagram",
@@ -67,23 +75,30 @@ __all__ = [
     "dfa_to_json",
     "dfa_to_regex",
     "dfa_to_table",
-    "text_table",
     "diagram",
     "dot_to_png",
     "dot_to_svg",
     "game_graph",
     "game_graph_to_dot",
-
+    "load_ipython_extension",
+    "nfa_to_dot",
     "reachable_to_dot",
+    "text_table",
+    "unload_ipython_extension",
     "visual_available",
 ]
 
 Labeler = Callable[[Any], str]
 
-#: the largest number of states (or game-graph nodes) drawn as SVG in a notebook
-DRAW_LIMIT = 200
+#: the largest number of states (or game-graph nodes) drawn as SVG in a notebook; Graphviz's
+#: layout of a 2-letter random DFA takes ~1 s at 50 states, ~27 s at 100, minutes at 200
+DRAW_LIMIT = 100
+#: how long a notebook display waits for Graphviz's layout before showing the table alone
+DRAW_SECONDS = 5.0
 #: the largest number of rows of a table shown in a notebook
 TABLE_LIMIT = 60
+#: the largest automaton :func:`diagram` tabulates; beyond it, one line (a table sorts every state)
+LINE_LIMIT = 100_000
 #: how far :func:`diagram` explores a :class:`~sdg_automata.construction.GrundyAutomaton`
 EXPLORE_LIMIT = 5000
 
@@ -114,16 +129,39 @@ def text_table(rows: Sequence[Sequence[str]], *, right: Sequence[bool] = ()) -> 
         for row in rows)
 
 
-def _dfa_rows(d: DFA, label: Labeler, limit: int | None) -> tuple[list[list[str]], int]:
-    """Header + one row per state (at most ``limit``), and the number left out."""
-    symbols = sorted(d.input_symbols)
+def _is_dfa(fa: Any) -> bool:
+    """Whether an automata-lib automaton is a DFA (a letter leads to one state) rather
+    than an NFA (to a set of states).  If automata-lib's NFA module was never
+    imported, ``fa`` cannot be one of its NFAs."""
+    nfa = sys.modules.get("automata.fa.nfa")
+    return nfa is None or not isinstance(fa, nfa.NFA)
+
+
+def _targets(fa: Any, state: Any, rank: Mapping[Any, int]) -> dict[str, list[Any]]:
+    """Letter -> target states of one state (ε written ``ε``; targets in ``rank`` order)."""
+    out = fa.transitions.get(state, {})
+    if _is_dfa(fa):
+        return {a: [t] for a, t in sorted(out.items())}
+    return {a or "ε": sorted(ts, key=rank.__getitem__) for a, ts in sorted(out.items()) if ts}
+
+
+def _fa_rows(fa: Any, label: Labeler, limit: int | None) -> tuple[list[list[str]], int]:
+    """Header + one row per state (at most ``limit``), and the number left out;
+    an NFA's cell is a set of states, ``—`` is no transition (it rejects)."""
+    deterministic = _is_dfa(fa)
+    symbols = sorted(fa.input_symbols)
+    if not deterministic and any("" in out for out in fa.transitions.values()):
+        symbols.append("ε")
     rows = [["", "state", *symbols]]
-    order = _order(d)
+    order = _order(fa)
+    rank = {s: k for k, s in enumerate(order)}
     shown = order if limit is None else order[:limit]
     for s in shown:
-        mark = ("→" if s == d.initial_state else "") + ("*" if s in d.final_states else "")
-        out = d.transitions.get(s, {})
-        rows.append([mark, label(s), *(label(out[a]) if a in out else "—" for a in symbols)])
+        mark = ("→" if s == fa.initial_state else "") + ("*" if s in fa.final_states else "")
+        out = _targets(fa, s, rank)
+        cells = [("—" if a not in out else label(out[a][0]) if deterministic
+                  else "{" + ", ".join(map(label, out[a])) + "}") for a in symbols]
+        rows.append([mark, label(s), *cells])
     return rows, len(order) - len(shown)
 
 
@@ -133,7 +171,7 @@ def dfa_to_table(d: DFA, *, label: Labeler = str, limit: int | None = None) -> s
 
     ``limit`` shows only the first rows and says how many were left out.
     """
-    rows, left = _dfa_rows(d, label, limit)
+    rows, left = _fa_rows(d, label, limit)
     return text_table(rows) + (f"… {left} more states\n" if left else "")
 
 
@@ -150,7 +188,7 @@ def _html_table(rows: Sequence[Sequence[str]], caption: str, left: int) -> str:
 
 def dfa_to_html(d: DFA, *, label: Labeler = str, limit: int | None = TABLE_LIMIT) -> str:
     """The transition table of :func:`dfa_to_table` as an HTML ``<table>``."""
-    rows, left = _dfa_rows(d, label, limit)
+    rows, left = _fa_rows(d, label, limit)
     return _html_table(rows, f"DFA: {len(d.states)} states, {len(d.final_states)} final", left)
 
 
@@ -271,8 +309,8 @@ def dfa_to_regex(d: DFA, *, limit: int | None = REGEX_STATE_LIMIT) -> str | None
 
     if limit is not None and len(d.states) > limit:
         raise InputError(f"the DFA has {len(d.states)} states; regular expressions by state "
-                         f"elimination grow exponentially, so the limit is {limit} states "
-                         "(raise the limit: limit=, or --max-dfa-states on the command line)")
+                         f"elimination grow exponentially, so at most {limit} states are "
+                         "taken (--max-dfa-states raises that limit)")
     bad = sorted(a for a in d.input_symbols if len(a) != 1 or a in REGEX_RESERVED)
     if bad:
         raise InputError(f"letter(s) {', '.join(map(repr, bad))} cannot be written in "
@@ -343,12 +381,27 @@ def dfa_to_dot(d: DFA, *, label: Labeler = str, name: str = "DFA") -> str:
       q1 -> q0 [label="a"];
     }
     """
-    ids = {s: f"q{k}" for k, s in enumerate(_order(d))}
-    nodes = [(node, label(s), "shape=doublecircle" if s in d.final_states else "shape=circle")
+    return _fa_dot(d, label, name)
+
+
+def nfa_to_dot(n: NFA, *, label: Labeler = str, name: str = "NFA") -> str:
+    """DOT text for an automata-lib NFA: one edge per target state, ``ε`` for ε-moves."""
+    return _fa_dot(n, label, name)
+
+
+def _fa_dot(fa: Any, label: Labeler, name: str) -> str:
+    rank = {s: k for k, s in enumerate(_order(fa))}
+    ids = {s: f"q{k}" for s, k in rank.items()}
+    nodes = [(node, label(s), "shape=doublecircle" if s in fa.final_states else "shape=circle")
              for s, node in ids.items()]
-    edges = [(node, ids[t], ",".join(letters)) for s, node in ids.items()
-             for t, letters in _grouped(d.transitions.get(s, {})).items()]
-    return _dot(name, nodes, ids[d.initial_state], edges)
+    edges = []
+    for s, node in ids.items():
+        grouped: dict[Any, list[str]] = {}  # letters grouped by target: one edge `a,b`
+        for a, targets in _targets(fa, s, rank).items():
+            for t in targets:
+                grouped.setdefault(t, []).append(a)
+        edges += [(node, ids[t], ",".join(letters)) for t, letters in grouped.items()]
+    return _dot(name, nodes, ids[fa.initial_state], edges)
 
 
 def reachable_to_dot(
@@ -380,117 +433,6 @@ def reachable_to_dot(
 
 # ---------------------------------------------------------------------------
 # game graphs (the paper's Figures 1 and 7)
-
-
-@dataclass(frozen=True, eq=False)
-class GameGraph:
-    """A finite part of the game graph of an SDG, with Grundy numbers.
-
-    Attributes
-    ----------
-    nodes:
-        Positions (sorted multisets of (A, w)); ``()`` is the final position ∅.
-        Ordered by total length, then by words and nonterminals.
-    edges:
-        Moves, as pairs of indices into ``nodes``.
-    values:
-        𝒢 of each node, computed on the graph itself (mex of the successors').
-    """
-
-    nodes: tuple[Position, ...]
-    edges: tuple[tuple[int, int], ...]
-    values: tuple[int, ...]
-
-    @staticmethod
-    def name(position: Position) -> str:
-        """``(A, aa)`` for a singleton, ``{(A, a), (B, b)}`` for a multiset, ``∅``."""
-        parts = [f"({h}, {w})" for h, w in position]
-        if not parts:
-            return "∅"
-        return parts[0] if len(parts) == 1 else "{" + ", ".join(parts) + "}"
-
-    def value(self, head: str, w: str) -> int | None:
-        """𝒢 of the singleton (A, w), if it is a node."""
-        try:
-            return self.values[self.nodes.index(((head, w),))]
-        except ValueError:
-            return None
-
-    def p_positions(self) -> list[Position]:
-        """The nodes with Grundy number 0 (the previous player wins)."""
-        return [p for p, v in zip(self.nodes, self.values, strict=True) if v == 0]
-
-
-def game_graph(
-    grammar: Grammar,
-    heads: Iterable[str] | None = None,
-    max_length: int = 3,
-    *,
-    max_nodes: int = 2000,
-) -> GameGraph:
-    """Every position (X, w) with X in ``heads`` and 1 ≤ |w| ≤ ``max_length``,
-    with every position reachable from them by moves (SPEC §2).
-
-    Like the paper's Figures 1 and 7.  For a right-linear grammar every
-    successor is a singleton or ∅; for other grammars moves may lead to
-    multisets, which are expanded too.  Grundy numbers are computed on the
-    graph (mex of the successors', in increasing total length: a move always
-    shortens the position), independently of :mod:`sdg_automata.semantics`'
-    evaluators (the graph solver of :mod:`sdg_automata.impartial` does it); only
-    membership and moves come from there.
-
-    Parameters
-    ----------
-    grammar:
-        Any grammar.
-    heads:
-        The nonterminals X (default: all).
-    max_length:
-        The largest |w|.
-    max_nodes:
-        Refuse (:class:`~sdg_automata.errors.InputError`) larger graphs.
-    """
-    from .semantics import grundy, position_moves
-
-    chosen = tuple(grammar.check_nonterminal(h) for h in heads) if heads else grammar.nonterminals
-    if max_length < 0:
-        raise InputError(f"the maximum length is a natural number, not {max_length}")
-    letters = sorted(grammar.terminals)
-
-    def too_many() -> InputError:
-        return InputError(f"the game graph up to length {max_length} has more than {max_nodes} "
-                          "positions; lower the length or raise the node limit")
-
-    adjacency: dict[Position, list[Position]] = {}
-    queue: list[Position] = []
-    for n in range(1, max_length + 1):
-        if len(letters) ** n > max_nodes * 10:
-            raise too_many()
-        for t in product(letters, repeat=n):
-            w = "".join(t)
-            for h in chosen:
-                if grundy(grammar, h, w) is not None:
-                    queue.append(((h, w),))
-                    adjacency[queue[-1]] = []
-        if len(queue) > max_nodes:
-            raise too_many()
-    for position in queue:  # the queue grows while it is read: breadth-first closure
-        targets = adjacency[position]
-        for _, succ in position_moves(grammar, position):
-            if succ not in targets:
-                targets.append(succ)
-            if succ not in adjacency:
-                adjacency[succ] = []
-                queue.append(succ)
-                if len(queue) > max_nodes:
-                    raise too_many()
-    nodes = sorted(adjacency, key=lambda p: (sum(len(w) for _, w in p), len(p),
-                                             [(len(w), w, h) for h, w in p]))
-    index = {p: k for k, p in enumerate(nodes)}
-    # the game graph's own values (SPEC §7 solver); no unit cycles (SPEC §1) makes it acyclic
-    values = grundy_values(adjacency)
-    edges = tuple((index[p], index[s]) for p in nodes for s in adjacency[p])
-    return GameGraph(nodes=tuple(nodes), edges=edges, values=tuple(values[p] for p in nodes))
 
 
 def game_graph_to_dot(gg: GameGraph, *, name: str = "SDG") -> str:
@@ -525,30 +467,56 @@ def require_visual(fmt: str = "SVG and PNG") -> None:
         raise VisualUnavailable(f"{fmt} output needs Graphviz: {INSTALL_HINT}")
 
 
-def _draw(dot: str, fmt: str) -> bytes:
+# Graphviz runs in a child interpreter: its C layout cannot be interrupted from Python,
+# and it writes Fontconfig warnings straight to file descriptor 2.
+_DRAW_CHILD = (
+    "import sys, pygraphviz\n"
+    "fmt = sys.argv[1]\n"
+    "data = pygraphviz.AGraph(string=sys.stdin.read()).draw(format=fmt, prog='dot')\n"
+    "sys.stdout.buffer.write(data)\n"
+)
+
+
+def _draw(dot: str, fmt: str, *, max_seconds: float | None = None) -> bytes:
+    """Graphviz ``dot``'s layout of ``dot`` as ``fmt`` bytes, in a child process.
+
+    Ctrl-C and ``max_seconds`` stop the child at once (the layout itself never
+    looks at signals); Graphviz's chatter on stderr is shown only if it fails.
+    """
+    import subprocess
+    import sys
+
     require_visual(fmt.upper())
-    import pygraphviz
+    try:
+        done = subprocess.run([sys.executable, "-c", _DRAW_CHILD, fmt], input=dot.encode(),
+                              capture_output=True, timeout=max_seconds, check=False)
+    except subprocess.TimeoutExpired:
+        raise BudgetExceeded(f"Graphviz's layout stopped at the budget of {max_seconds:g} s"
+                             ) from None
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted during Graphviz's layout") from None
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.decode(errors="replace").splitlines()
+                 if ln.strip() and "Fontconfig" not in ln]
+        raise InputError(f"Graphviz could not draw the graph: {lines[-1] if lines else '?'}")
+    return done.stdout
 
-    data = pygraphviz.AGraph(string=dot).draw(format=fmt, prog="dot")
-    assert isinstance(data, bytes)
-    return data
 
-
-def dot_to_svg(dot: str) -> str:
+def dot_to_svg(dot: str, *, max_seconds: float | None = None) -> str:
     """Lay out DOT text with Graphviz ``dot``; the SVG document."""
-    return _draw(dot, "svg").decode("utf-8")
+    return _draw(dot, "svg", max_seconds=max_seconds).decode("utf-8")
 
 
-def dot_to_png(dot: str) -> bytes:
+def dot_to_png(dot: str, *, max_seconds: float | None = None) -> bytes:
     """Lay out DOT text with Graphviz ``dot``; the PNG bytes."""
-    return _draw(dot, "png")
+    return _draw(dot, "png", max_seconds=max_seconds)
 
 
 # ---------------------------------------------------------------------------
 # Jupyter
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Diagram:
     """Something to show: DOT text (``None`` when too large to draw) and tables.
 
@@ -594,14 +562,15 @@ class Diagram:
             wanted &= set(include)
         if exclude is not None:
             wanted -= set(exclude)
-        bundle: dict[str, str] = {}
-        if "text/plain" in wanted:
-            bundle["text/plain"] = self.text
-        if "text/html" in wanted:
-            bundle["text/html"] = self.html
+        text, page, svg = self.text, self.html, None
         if "image/svg+xml" in wanted and self.dot is not None and visual_available():
-            bundle["image/svg+xml"] = dot_to_svg(self.dot)
-        return bundle
+            try:
+                svg = dot_to_svg(self.dot, max_seconds=DRAW_SECONDS)
+            except BudgetExceeded:  # a dense graph: the table alone, said so
+                note = f"not drawn: Graphviz's layout took more than {DRAW_SECONDS:g} s"
+                text, page = f"{text}({note})\n", f"{page}\n<p>({html.escape(note)})</p>"
+        bundle = {"text/plain": text, "text/html": page, "image/svg+xml": svg}
+        return {kind: data for kind, data in bundle.items() if kind in wanted and data is not None}
 
 
 def _reachable_diagram(reachable: ReachableAutomaton, title: str) -> Diagram:
@@ -621,45 +590,89 @@ def _reachable_diagram(reachable: ReachableAutomaton, title: str) -> Diagram:
     return Diagram(text=text, html=_html_table(rows, caption, left), dot=dot)
 
 
-def diagram(obj: Any, *, label: Labeler | None = None) -> Diagram:
-    """A :class:`Diagram` of an automata-lib DFA, a GrundyAutomaton, a
-    ReachableAutomaton, a Verdict or a GameGraph (``label`` names DFA states)."""
-    from .construction import GrundyAutomaton, ReachableAutomaton
-    from .decide import Verdict
-    from .errors import BudgetExceeded
-
-    if isinstance(obj, GameGraph):
-        rows = [["position", "𝒢"], *([obj.name(p), str(v)]
-                                     for p, v in zip(obj.nodes, obj.values, strict=True))]
-        shown, left = rows[: TABLE_LIMIT + 1], max(0, len(rows) - 1 - TABLE_LIMIT)
-        caption = f"game graph: {len(obj.nodes)} positions, {len(obj.edges)} moves"
-        more = f"… {left} more\n" if left else ""
-        return Diagram(text=caption + "\n" + text_table(shown) + more,
-                       html=_html_table(shown, caption, left),
-                       dot=game_graph_to_dot(obj) if len(obj.nodes) <= DRAW_LIMIT else None)
-    if isinstance(obj, ReachableAutomaton):
-        return _reachable_diagram(obj, "reachable part of M")
-    if isinstance(obj, GrundyAutomaton):
-        try:
-            reachable = obj.explore(max_states=EXPLORE_LIMIT)
-        except BudgetExceeded:
-            text = (f"GrundyAutomaton over {{{', '.join(obj.alphabet)}}} with {len(obj.items)} "
-                    f"items: more than {EXPLORE_LIMIT} reachable states, not shown "
-                    "(explore() it and show parts)")
-            return Diagram(text=text + "\n", html=f"<p>{html.escape(text)}</p>")
-        return _reachable_diagram(reachable, "GrundyAutomaton")
-    if isinstance(obj, Verdict):
-        return _verdict_diagram(obj)
-    if hasattr(obj, "transitions") and hasattr(obj, "final_states"):  # an automata-lib DFA
-        name = label or str
-        n = len(obj.states)
-        return Diagram(text=dfa_to_table(obj, label=name, limit=TABLE_LIMIT),
-                       html=dfa_to_html(obj, label=name),
-                       dot=dfa_to_dot(obj, label=name) if n <= DRAW_LIMIT else None)
-    raise InputError(f"cannot draw a {type(obj).__name__}")
+def _one_line(text: str) -> Diagram:
+    return Diagram(text=text + "\n", html=f"<p>{html.escape(text)}</p>")
 
 
-def _verdict_diagram(v: Any) -> Diagram:
+@functools.singledispatch
+def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
+    """A :class:`Diagram` of an automata-lib DFA or NFA, a GrundyAutomaton, a
+    ReachableAutomaton, a Verdict or a GameGraph (``label`` names DFA/NFA states).
+
+    Dispatches on the type (:func:`functools.singledispatch`); a new kind of
+    object is shown by ``@diagram.register``.  Sizes are capped so that showing
+    never freezes a notebook: drawn up to :data:`DRAW_LIMIT` states or nodes
+    (and :data:`DRAW_SECONDS` of layout), a table of the first
+    :data:`TABLE_LIMIT` rows beyond, one line beyond :data:`LINE_LIMIT` states.
+
+    Raises
+    ------
+    InputError
+        For any other object.
+    """
+    dfa_class, nfa_class = _automata_lib_registered()
+    if isinstance(obj, (dfa_class, nfa_class)):  # registered just now
+        return diagram(obj, label=label)
+    raise InputError(f"cannot draw a {type(obj).__name__} (diagram() shows automata-lib DFAs "
+                     "and NFAs, GrundyAutomaton, ReachableAutomaton, Verdict and GameGraph)")
+
+
+@functools.cache
+def _automata_lib_registered() -> tuple[type, type]:
+    """Register automata-lib's DFA and NFA with :func:`diagram` on first need
+    (importing automata-lib costs about 80 ms, which ``import render`` does not pay)."""
+    from automata.fa.dfa import DFA
+    from automata.fa.nfa import NFA
+
+    diagram.register(DFA, _fa_diagram)
+    diagram.register(NFA, _fa_diagram)
+    return DFA, NFA
+
+
+def _fa_diagram(fa: Any, *, label: Labeler | None = None) -> Diagram:
+    name = label or str
+    n = len(fa.states)
+    kind = "DFA" if _is_dfa(fa) else "NFA"
+    if n > LINE_LIMIT:
+        return _one_line(f"{kind}: {n} states over {{{', '.join(sorted(fa.input_symbols))}}}, "
+                         f"{len(fa.final_states)} final (more than {LINE_LIMIT}: not tabulated)")
+    rows, left = _fa_rows(fa, name, TABLE_LIMIT)
+    table = text_table(rows) + (f"… {left} more states\n" if left else "")
+    caption = f"{kind}: {n} states, {len(fa.final_states)} final"
+    return Diagram(text=table, html=_html_table(rows, caption, left),
+                   dot=_fa_dot(fa, name, kind) if n <= DRAW_LIMIT else None)
+
+
+@diagram.register
+def _(reachable: ReachableAutomaton, *, label: Labeler | None = None) -> Diagram:
+    return _reachable_diagram(reachable, "reachable part of M")
+
+
+@diagram.register
+def _(automaton: GrundyAutomaton, *, label: Labeler | None = None) -> Diagram:
+    try:
+        reachable = automaton.explore(max_states=EXPLORE_LIMIT)
+    except BudgetExceeded:
+        return _one_line(f"GrundyAutomaton over {{{', '.join(automaton.alphabet)}}} with "
+                         f"{len(automaton.items)} items: more than {EXPLORE_LIMIT} reachable "
+                         "states, not shown (explore() it and show parts)")
+    return _reachable_diagram(reachable, "GrundyAutomaton")
+
+
+@diagram.register
+def _(gg: GameGraph, *, label: Labeler | None = None) -> Diagram:
+    rows = [["position", "𝒢"], *([gg.name(p), str(v)]
+                                 for p, v in zip(gg.nodes, gg.values, strict=True))]
+    shown, left = rows[: TABLE_LIMIT + 1], max(0, len(rows) - 1 - TABLE_LIMIT)
+    caption = f"game graph: {len(gg.nodes)} positions, {len(gg.edges)} moves"
+    more = f"… {left} more\n" if left else ""
+    return Diagram(text=caption + "\n" + text_table(shown) + more,
+                   html=_html_table(shown, caption, left),
+                   dot=game_graph_to_dot(gg) if len(gg.nodes) <= DRAW_LIMIT else None)
+
+
+@diagram.register
+def _(v: Verdict, *, label: Labeler | None = None) -> Diagram:
     if v.maximum is None:
         headline = f"no positions for {v.nonterminal}"
     else:
@@ -673,3 +686,40 @@ def _verdict_diagram(v: Any) -> Diagram:
     rows = [["𝒢", "witness"], *([str(k), repr(w)] for k, w in sorted(v.witnesses.items()))]
     text = f"{headline}\n{detail}\n" + (text_table(rows) if v.witnesses else "")
     return Diagram(text=text, html=_html_table(rows, f"{headline} — {detail}", 0))
+
+
+# ---------------------------------------------------------------------------
+# IPython / Jupyter registration
+
+#: automata-lib's classes, displayed through :func:`diagram` instead of automata-lib's own
+#: drawing (which needs coloraide and has no size limit); registered by name, so automata-lib
+#: is not imported until one of its automata is shown
+AUTOMATA_LIB_DISPLAYED = (("automata.fa.dfa", "DFA"), ("automata.fa.nfa", "NFA"))
+
+
+def _display(obj: object) -> dict[str, str]:
+    return diagram(obj)._repr_mimebundle_()
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext sdg_automata``: notebooks show this package's objects and
+    automata-lib's DFAs/NFAs through :func:`diagram`, with its size caps.
+
+    ``import sdg_automata`` in a running IPython kernel does the same.
+    Registered on IPython's mimebundle formatter, whose type printers come
+    before an object's own ``_repr_mimebundle_``.
+    """
+    formatter = ipython.display_formatter.mimebundle_formatter
+    for cls in diagram.registry:
+        if cls is not object:
+            formatter.for_type(cls, _display)
+    for module, name in AUTOMATA_LIB_DISPLAYED:
+        formatter.for_type_by_name(module, name, _display)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext sdg_automata``: back to every object's own display."""
+    formatter = ipython.display_formatter.mimebundle_formatter
+    for cls in [*diagram.registry, *(f"{m}.{n}" for m, n in AUTOMATA_LIB_DISPLAYED)]:
+        if cls is not object:
+            formatter.pop(cls, None)

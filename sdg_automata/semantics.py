@@ -22,14 +22,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
-from .errors import InputError
+from .budget import UNLIMITED, Budget, available_bytes
+from .errors import BudgetExceeded, InputError
 from .grammar import Grammar, Rule
 from .impartial import mex, mex_mask, nim_sum
+from .reading import reading_of, servable
 
 __all__ = [
     "Method",
     "Pair",
     "Position",
+    "ReferenceSubstringTable",
     "Span",
     "SubstringTable",
     "evaluator",
@@ -41,6 +44,7 @@ __all__ = [
     "position_moves",
     "successors",
     "suffix_grundy",
+    "table_bytes",
 ]
 
 Pair = tuple[str, str]
@@ -106,48 +110,130 @@ def split_spans(
                      if is_position(sym, p, q))
 
 
-def naive_grundy(grammar: Grammar, head: str, w: str) -> int | None:
+def naive_grundy(grammar: Grammar, head: str, w: str, *,
+                 budget: Budget = UNLIMITED) -> int | None:
     """𝒢_{G,A}(w) straight from the definition (SPEC §2); ``None`` for ⊥.
 
     A word is a position of A iff it has a move (SPEC §2: a word of L(G, A)
-    always has one, the first step of a derivation, and a move is one).  This
-    recursion on that fact never consults a parser; it is exponential and meant
-    for short words in tests.
+    always has one, the first step of a derivation, and a move is one).  Every
+    move of (B, u) is enumerated by :func:`split_spans` and its value is the
+    nim-sum of its parts' values; 𝒢 is the mex.  No parser is consulted.
+
+    The values of the parts are those of shorter subwords of w (or of the same
+    subword, for a unit rule), so they are computed bottom-up: the distinct
+    subwords of w by increasing length, the nonterminals in the unit-rule order
+    <_Γ.  There is no recursion for the word's length to drive (a 180-letter
+    word used to raise ``RecursionError``).  The number of moves enumerated is
+    exponential in the length of the bodies; the method is meant for short
+    words in tests.  ``budget.max_seconds`` bounds it (unit: subwords).
     """
     grammar.check_nonterminal(head)
+    n = len(w)
+    if n == 0:
+        return None
+    heads = grammar.unit_order
+    rules = {a: grammar.rules_of(a) for a in heads}
     memo: dict[Pair, int | None] = {}
+    meter = budget.start("definition", unit="subwords")
+    done = 0
+    try:
+        for length in range(1, n + 1):
+            for u in dict.fromkeys(w[i:i + length] for i in range(n - length + 1)):
+                def is_position(b: str, i: int, j: int, u: str = u) -> bool:
+                    return memo[(b, u[i:j])] is not None
 
-    def value(a: str, u: str) -> int | None:
-        if (a, u) in memo:
-            return memo[(a, u)]
-        options = {
-            nim_sum(value(b, u[i:j]) or 0 for b, i, j in spans)
-            for r in grammar.rules_of(a)
-            for spans in split_spans(grammar, r, u,
-                                     lambda b, i, j: value(b, u[i:j]) is not None)
-        }
-        memo[(a, u)] = mex(options) if options else None
-        return memo[(a, u)]
-
-    return value(head, w)
+                for a in heads:
+                    options = {nim_sum(memo[(b, u[i:j])] or 0 for b, i, j in spans)
+                               for r in rules[a]
+                               for spans in split_spans(grammar, r, u, is_position)}
+                    memo[(a, u)] = mex(options) if options else None
+                done += 1
+                meter.check(done)  # a long subword alone may take a while: check each
+    except KeyboardInterrupt:
+        raise meter.interrupted(done) from None
+    return memo[(head, w)]
 
 
 # ---------------------------------------------------------------------------
 # general CFGs: dynamic programming over substrings
 
 
+class _Program:
+    """A grammar compiled for the substring tables: bodies as interned suffixes.
+
+    ``suffixes[s] = (first symbol, is a nonterminal, id of the rest or −1)``;
+    ``tops[b]`` are the ids of b's non-unit bodies, ``unit[b]`` the targets of
+    its unit rules, ``order`` the nonterminal ids in the unit-rule order <_Γ.
+    """
+
+    def __init__(self, grammar: Grammar):
+        self.nts = grammar.nonterminals
+        self.nt_id = {a: k for k, a in enumerate(self.nts)}
+        self.suffix_id: dict[tuple[str, ...], int] = {}
+        self.suffixes: list[tuple[str, bool, int]] = []
+        self.unit: list[list[int]] = [[] for _ in self.nts]
+        self.tops: list[list[int]] = [[] for _ in self.nts]
+        for r in grammar.rules:
+            if grammar.is_unit(r):
+                self.unit[self.nt_id[r.head]].append(self.nt_id[r.body[0]])
+            else:
+                self.tops[self.nt_id[r.head]].append(self._intern(grammar, r.body))
+        self.order = [self.nt_id[a] for a in grammar.unit_order]
+        # a suffix that is one nonterminal is known only once that nonterminal is
+        self.early = [s for s, (_, is_nt, rest) in enumerate(self.suffixes)
+                      if not is_nt or rest >= 0]
+        self.late = [s for s, (_, is_nt, rest) in enumerate(self.suffixes)
+                     if is_nt and rest < 0]
+
+    def _intern(self, grammar: Grammar, body: tuple[str, ...]) -> int:
+        # iterative: bodies may be long; the rest of a suffix is interned first
+        k = len(body)
+        rest = -1
+        while k > 0 and body[k - 1:] in self.suffix_id:
+            k -= 1
+        if k < len(body):
+            rest = self.suffix_id[body[k:]]
+        for i in range(k - 1, -1, -1):
+            self.suffix_id[body[i:]] = len(self.suffixes)
+            self.suffixes.append((body[i], grammar.is_nonterminal(body[i]), rest))
+            rest = len(self.suffixes) - 1
+        return rest
+
+
+def table_bytes(grammar: Grammar, n: int) -> int:
+    """A lower estimate of the memory :class:`SubstringTable` needs for a word of n letters.
+
+    Each nonterminal keeps, for every start, a map from values to bitsets of
+    n bits (one value counted), plus one column of every suffix.
+    """
+    program = _Program(grammar)
+    return len(program.nts) * n * (n // 8 + 300) + len(program.suffixes) * n * 16
+
+
 class SubstringTable:
     """𝒢_{G,B}(w[i:j]) for every nonterminal B and every substring of ``w``.
 
     For each suffix s of a right-hand side and each substring w[p:j], the table
-    keeps X(s, p, j), the set of XOR values of the splits of w[p:j] among the
-    nonterminals of s (terminals must match).  Then for a non-unit rule A → β,
-    the successors of (A, w[i:j]) through it have exactly the values
-    X(β, i, j); a unit rule A → B contributes 𝒢_B(w[i:j]).  Substrings are
-    taken by increasing length and, within one substring, nonterminals in the
-    unit-rule order <_Γ, so every value read is already known.
+    computes X(s, p, j), the set of XOR values of the splits of w[p:j] among
+    the nonterminals of s (terminals must match).  Then for a non-unit rule
+    A → β, the successors of (A, w[i:j]) through it have exactly the values
+    X(β, i, j); a unit rule A → B contributes 𝒢_B(w[i:j]).
 
-    Time O(|w|³ · |G|) set operations; memory O(|w|² · |G|).
+    Substrings are taken column by column (by end j, then by decreasing start
+    p), so every substring read is shorter or already done, and within one
+    substring nonterminals follow the unit-rule order <_Γ.  Sets of values are
+    int bitmasks, and the splits of a suffix B·s′ are all examined at once with
+    bitsets over split points: for each value v of B and u of s′,
+
+        v ⊕ u ∈ X(B·s′, p, j)  ⟺  ends_B(p, v) ∧ starts_{s′}(j, u) ≠ 0,
+
+    where ``ends_B(p, v)`` has bit q when 𝒢_B(w[p:q]) = v and
+    ``starts_{s′}(j, u)`` has bit q when u ∈ X(s′, q, j) (issue 11 §4; the
+    per-split loop is kept as :class:`ReferenceSubstringTable`).  Only the
+    current column of X is kept, so memory is the ``ends`` bitsets:
+    about |N|·|w|²/8 bytes per value that occurs.
+
+    Time O(|w|² · |G| · V²) big-int ANDs of |w| bits, for V the values that occur.
 
     Parameters
     ----------
@@ -155,41 +241,137 @@ class SubstringTable:
         Any grammar (SPEC §1).
     w:
         The word; letters outside Σ simply match no terminal.
+    budget:
+        ``max_seconds`` stops the fill (unit: substrings); ``progress`` gets the
+        number of substrings done.
+
+    Raises
+    ------
+    BudgetExceeded
+        When the table would not fit in the available memory
+        (:func:`table_bytes`, checked before any work) or at the budget.
+    """
+
+    def __init__(self, grammar: Grammar, w: str, *, budget: Budget = UNLIMITED):
+        self.grammar = grammar
+        self.word = w
+        n = len(w)
+        needed = table_bytes(grammar, n)
+        free = available_bytes()
+        if free is not None and needed > free:
+            raise BudgetExceeded(f"the substring table of a {n}-letter word needs at least "
+                                 f"{needed / 2**20:.0f} MB; {free / 2**20:.0f} MB is available")
+        prog = _Program(grammar)
+        suffixes, order, tops, unit = prog.suffixes, prog.order, prog.tops, prog.unit
+        nts = prog.nts
+        # ends[b][p]: {value v: bitset of q with 𝒢_b(w[p:q]) = v}
+        ends: list[list[dict[int, int]]] = [[{} for _ in range(n + 1)] for _ in nts]
+        any_end: list[list[int]] = [[0] * (n + 1) for _ in nts]
+        rests = sorted({rest for (_, is_nt, rest) in suffixes if is_nt and rest >= 0})
+        first_nt = [(s, prog.nt_id[sym], rest) for s, (sym, is_nt, rest) in enumerate(suffixes)
+                    if is_nt and rest >= 0]
+        first_t = [(s, sym, rest) for s, (sym, is_nt, rest) in enumerate(suffixes)
+                   if not is_nt]
+        late = [(s, prog.nt_id[suffixes[s][0]]) for s in prog.late]
+        meter = budget.start("substring table", unit="substrings")
+        done = 0
+        try:
+            for j in range(1, n + 1):
+                x = [[0] * (j + 1) for _ in suffixes]  # X(s, p, j) for this column
+                starts: dict[int, dict[int, int]] = {r: {} for r in rests}
+                any_start = dict.fromkeys(rests, 0)
+                for p in range(j - 1, -1, -1):
+                    letter = w[p]
+                    for s, sym, rest in first_t:
+                        if letter == sym:
+                            if rest < 0:
+                                if p + 1 == j:
+                                    x[s][p] = 1
+                            elif p + 1 < j:
+                                x[s][p] = x[rest][p + 1]
+                    for s, b, rest in first_nt:
+                        ends_bp = ends[b][p]
+                        if not any_end[b][p] & any_start[rest]:
+                            continue
+                        acc = 0
+                        starts_r = starts[rest]
+                        for v, e in ends_bp.items():
+                            for u, st in starts_r.items():
+                                if e & st:
+                                    acc |= 1 << (v ^ u)
+                        x[s][p] = acc
+                    gcur = [-1] * len(nts)
+                    bit = 1 << j
+                    for b in order:
+                        mask = 0
+                        for s in tops[b]:
+                            mask |= x[s][p]
+                        for c in unit[b]:
+                            if gcur[c] >= 0:
+                                mask |= 1 << gcur[c]
+                        if mask:
+                            v = mex_mask(mask)
+                            gcur[b] = v
+                            row = ends[b][p]
+                            row[v] = row.get(v, 0) | bit
+                            any_end[b][p] |= bit
+                    for s, b in late:
+                        if gcur[b] >= 0:
+                            x[s][p] = 1 << gcur[b]
+                    pbit = 1 << p
+                    for r in rests:
+                        mask = x[r][p]
+                        if mask:
+                            any_start[r] |= pbit
+                            col = starts[r]
+                            while mask:
+                                low = mask & -mask
+                                u = low.bit_length() - 1
+                                col[u] = col.get(u, 0) | pbit
+                                mask ^= low
+                done += j
+                meter.check(done)
+        except KeyboardInterrupt:
+            raise meter.interrupted(done) from None
+        self._ends = ends
+        self._nt_id = prog.nt_id
+
+    def grundy(self, head: str, i: int = 0, j: int | None = None) -> int | None:
+        """𝒢_{G,head}(w[i:j]), or ``None`` when w[i:j] ∉ L(G, head)."""
+        self.grammar.check_nonterminal(head)
+        j = len(self.word) if j is None else j
+        if not 0 <= i < j <= len(self.word):
+            return None
+        for v, e in self._ends[self._nt_id[head]][i].items():
+            if e >> j & 1:
+                return v
+        return None
+
+    def is_position(self, head: str, i: int, j: int) -> bool:
+        """Whether w[i:j] ∈ L(G, head)."""
+        return self.grundy(head, i, j) is not None
+
+
+class ReferenceSubstringTable:
+    """The substring table with one Python step per split point: the reference.
+
+    The same values as :class:`SubstringTable`, by the direct recurrence:
+    X(B·s′, p, j) = ⋃_q {𝒢_B(w[p:q]) ⊕ u : u ∈ X(s′, q, j)}, substrings by
+    increasing length, the whole O(|w|²·|G|) table kept.  Time O(|w|³ · |G|)
+    set operations.  Kept for the tests and ``benchmarks/bench_grundy``.
     """
 
     def __init__(self, grammar: Grammar, w: str):
         self.grammar = grammar
         self.word = w
         n = len(w)
-        nts = grammar.nonterminals
-        nt_id = {a: k for k, a in enumerate(nts)}
-        # intern every suffix of every body: id -> (first symbol, is_nonterminal, rest id)
-        suffix_id: dict[tuple[str, ...], int] = {}
-        suffixes: list[tuple[str, bool, int]] = []
-
-        def intern(body: tuple[str, ...]) -> int:
-            if not body:
-                return -1
-            if body not in suffix_id:
-                rest = intern(body[1:])
-                suffix_id[body] = len(suffixes)
-                suffixes.append((body[0], grammar.is_nonterminal(body[0]), rest))
-            return suffix_id[body]
-
-        unit: list[list[int]] = [[] for _ in nts]
-        tops: list[list[int]] = [[] for _ in nts]
-        for r in grammar.rules:
-            if grammar.is_unit(r):
-                unit[nt_id[r.head]].append(nt_id[r.body[0]])
-            else:
-                tops[nt_id[r.head]].append(intern(r.body))
-        order = [nt_id[a] for a in grammar.unit_order]
+        prog = _Program(grammar)
+        suffixes, order, tops, unit = prog.suffixes, prog.order, prog.tops, prog.unit
+        nts, nt_id = prog.nts, prog.nt_id
         # g[b][p][j]: value or -1; defined[b][p]: [(j, value)] in increasing j
         g = [[[-1] * (n + 1) for _ in range(n + 1)] for _ in nts]
         defined: list[list[list[tuple[int, int]]]] = [[[] for _ in range(n + 1)] for _ in nts]
         x = [[[0] * (n + 1) for _ in range(n + 1)] for _ in suffixes]
-        early = [s for s, (_, is_nt, rest) in enumerate(suffixes) if not is_nt or rest >= 0]
-        late = [s for s, (_, is_nt, rest) in enumerate(suffixes) if is_nt and rest < 0]
 
         def fill(s: int, p: int, j: int) -> None:
             sym, is_nt, rest = suffixes[s]
@@ -215,7 +397,7 @@ class SubstringTable:
         for length in range(1, n + 1):
             for p in range(n - length + 1):
                 j = p + length
-                for s in early:
+                for s in prog.early:
                     fill(s, p, j)
                 for b in order:
                     mask = 0
@@ -228,7 +410,7 @@ class SubstringTable:
                         v = mex_mask(mask)
                         g[b][p][j] = v
                         defined[b][p].append((j, v))
-                for s in late:
+                for s in prog.late:
                     fill(s, p, j)
         self._g = g
         self._nt_id = nt_id
@@ -241,10 +423,6 @@ class SubstringTable:
             return None
         v = self._g[self._nt_id[head]][i][j]
         return v if v >= 0 else None
-
-    def is_position(self, head: str, i: int, j: int) -> bool:
-        """Whether w[i:j] ∈ L(G, head)."""
-        return self.grundy(head, i, j) is not None
 
 
 # ---------------------------------------------------------------------------
@@ -313,35 +491,37 @@ def suffix_grundy(grammar: Grammar, w: str) -> dict[str, int | None]:
 # the public entry points
 
 
-def evaluator(grammar: Grammar, *, method: Method = "auto") -> Callable[[str, str], int | None]:
+def evaluator(grammar: Grammar, *, method: Method = "auto",
+              budget: Budget = UNLIMITED) -> Callable[[str, str], int | None]:
     """A function ``(A, w) -> 𝒢_{G,A}(w)`` that keeps its precomputation across calls.
 
     Use it for batches of words: with the automaton, transitions computed for
     one word serve every later one.  See :func:`grundy` for ``method``.
+    ``budget`` bounds each word's substring table or definition (its clock
+    starts anew for every word); the linear routes need none.
     """
-    linear = grammar.is_right_linear or grammar.is_left_linear
+    linear = servable(grammar)
     if method == "naive":
-        return lambda head, w: naive_grundy(grammar, head, w) if w else None
+        return lambda head, w: naive_grundy(grammar, head, w, budget=budget) if w else None
     if method == "cyk" or (method in ("auto", "brute") and not linear):
-        return lambda head, w: (SubstringTable(grammar, w).grundy(grammar.check_nonterminal(head))
-                                if w else None)
+        return lambda head, w: (SubstringTable(grammar, w, budget=budget)
+                                .grundy(grammar.check_nonterminal(head)) if w else None)
     if method not in ("auto", "brute", "dfa"):
         raise InputError(f"unknown method {method!r} (expected auto, dfa, brute, cyk or naive)")
-    if not linear:
-        raise InputError(f"method {method!r} needs a right- or left-linear grammar, this one is "
-                         f"{grammar.kind}")
-    flip = not grammar.is_right_linear
-    rlg = grammar.mirror() if flip else grammar
+    # left-linear grammars are served by their mirror: the reading decides it, once
+    reading = reading_of(grammar, refusal=f"method {method!r} needs a right- or left-linear "
+                                          f"grammar, this one is {{kind}}")
     if method == "brute":
+        rlg = reading.right_linear
+
         def by_suffixes(head: str, w: str) -> int | None:
             rlg.check_nonterminal(head)
-            return suffix_grundy(rlg, w[::-1] if flip else w)[head] if w else None
+            return suffix_grundy(rlg, reading.word(w))[head] if w else None
 
         return by_suffixes
     from .construction import GrundyAutomaton  # lazily: the heavy module
 
-    automaton = GrundyAutomaton(rlg)
-    return lambda head, w: automaton.grundy(head, w[::-1] if flip else w)
+    return GrundyAutomaton(reading.right_linear, reading=reading).grundy
 
 
 def grundy(grammar: Grammar, head: str, w: str, *, method: Method = "auto") -> int | None:

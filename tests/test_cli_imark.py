@@ -36,7 +36,7 @@ def test_value_json_objects(capsys):
     code, out, _ = run(capsys, "value", "--S", "1", "--D", "2,3", "1000000", "10^18", "--json")
     assert code == 0
     first, second = (json.loads(line) for line in out.splitlines())
-    assert set(first) == {"S", "D", "n", "grundy", "c"}
+    assert set(first) == {"schema", "S", "D", "n", "grundy", "c"}
     assert first["S"] == [1] and first["D"] == [2, 3] and first["n"] == 10**6
     assert first["grundy"] == 0 and first["c"] >= 1
     assert second["n"] == 10**18 and second["grundy"] == 2
@@ -81,7 +81,8 @@ def test_batch_prints_every_provable_value(capsys, engine):
     first, second = (json.loads(line) for line in out.splitlines())
     assert code == 3 and first["grundy"] is None and first["n"] == 999999
     assert first["tried"] == [8, 16, 32] and isinstance(first["m"], int)
-    assert second == {"S": [2], "D": [2], "n": 10, "grundy": g[10], "c": 8}
+    assert second == {"schema": "imark-value/1", "S": [2], "D": [2], "n": 10, "grundy": g[10],
+                      "c": 8}
 
 
 def test_engines_agree_and_10_to_the_1000(capsys):
@@ -128,7 +129,7 @@ def test_sequence_streams_values(capsys):
     assert [int(x) for x in out.split()] == list(imark_sequence([1], [2, 3], upto=200))
     code, out, _ = run(capsys, "sequence", "--S", "", "--D", "2", "--upto", "8", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
-    assert rows[8] == {"n": 8, "grundy": 1} and len(rows) == 9
+    assert rows[8] == {"schema": "imark-sequence/1", "n": 8, "grundy": 1} and len(rows) == 9
 
 
 def test_survey_json(capsys):
@@ -189,6 +190,18 @@ def _one_error(err: str) -> None:
     assert err.splitlines()[-1].startswith("error: ")
 
 
+def test_survey_jobs_over_budget_are_rows():
+    """A survey is a sweep: a job over its budget is a row saying so, not a failed survey."""
+    code, out, err, seconds = _cli("survey", "--max-s", "1", "--max-d", "3", "--upto",
+                                   "3000000", "--max-seconds", "0.5", "--jobs", "1",
+                                   "--format", "json")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["status"] for r in rows] == ["budget"] * 3
+    assert all("0.5 s" in r["error"] and r["converges"] is None for r in rows)
+    assert seconds < 30
+
+
 @pytest.mark.parametrize(("argv", "match"), [
     (["value", "--S", "1", "--D", "2,3", "10^1000", "--max-seconds", "0.3"], "0.3 s"),
     (["value", "--S", "1", "--D", "2,3", "10^1000", "--max-states", "500"], "500 intervals"),
@@ -197,8 +210,6 @@ def _one_error(err: str) -> None:
     (["value", "--S", "1", "--D", "2,3,5,7", "10^1000"], "columns of intervals"),
     (["sequence", "--S", "1", "--D", "2", "--upto", "10^10"], "more than the limit"),
     (["sequence", "--S", "1", "--D", "", "--upto", "10^10", "--max-seconds", "0.5"], "0.5 s"),
-    (["survey", "--max-s", "1", "--max-d", "3", "--upto", "3000000", "--max-seconds", "0.5",
-      "--jobs", "1"], "budget"),
 ])
 def test_budgets_exit_3_quickly(argv, match):
     code, out, err, seconds = _cli(*argv)
@@ -217,14 +228,14 @@ def test_sequence_streams_in_bounded_memory():
     assert values[-1] == str(10**6 % 3)
 
 
-def test_memory_error_is_exit_3():
+def test_memory_error_is_a_budget_row():
     # a survey table of 10^8 starts needs about 0.9 GB: under a 600 MB address space the
-    # allocation fails, and the failure is one error line, exit 3
-    code, _, err, _ = _cli("survey", "--max-s", "1", "--max-d", "2", "--upto", "10^8",
-                           "--jobs", "1", "--format", "json", limit_bytes=600 << 20)
-    assert code == 3, err
-    _one_error(err)
-    assert "memory" in err
+    # allocation fails, and the survey (a sweep) reports that job as over its budget
+    code, out, err, _ = _cli("survey", "--max-s", "1", "--max-d", "2", "--upto", "10^8",
+                             "--jobs", "1", "--format", "json", limit_bytes=600 << 20)
+    assert code == 0 and "Traceback" not in err, err
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert row["status"] == "budget" and "out of memory" in row["error"]
 
 
 def test_ctrl_c_is_exit_130():

@@ -292,7 +292,7 @@ def test_family_random(capsys, tmp_path, seed):
     out_file = tmp_path / "r.json"
     code, out, err = run(capsys, "family", "random", "--dfas", "3", "--states", "6",
                          "--seed", str(seed), "-o", str(out_file))
-    truth = product_truth(random_family(3, 6, seed=seed))
+    truth, _ = product_truth(random_family(3, 6, seed=seed))
     if truth is None:
         assert_one_error(code, err)
         return
@@ -312,7 +312,7 @@ def test_family_random_shortest_witness(capsys, tmp_path):
     assert code == 0
     code, out, _ = run(capsys, "max", str(out_file), "A", "--json")
     obj = json.loads(out)
-    truth = product_truth(random_family(2, 4, seed=3))
+    truth, _ = product_truth(random_family(2, 4, seed=3))
     assert obj["max"] == truth
     if truth:
         assert f"shortest witness length {len(obj['witness'])}" in err
@@ -422,7 +422,9 @@ def test_ctrl_c_ends_cleanly_with_how_far(tmp_path: Path, method: str) -> None:
     path.write_text(grammar_to_json(modular_family(specs)), encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "sdg_automata", "max", str(path), "A",
                              "--method", method], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            # a shell's background job inherits SIGINT ignored: undo that
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(1.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

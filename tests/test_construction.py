@@ -15,7 +15,7 @@ from strategies import (
 )
 
 from sdg_automata.bounds import upper_bounds
-from sdg_automata.construction import GrundyAutomaton, automaton_grundy, dfa
+from sdg_automata.construction import GrundyAutomaton, dfa
 from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
 from sdg_automata.parse import parse_grammar
 
@@ -129,8 +129,8 @@ def test_dfas_validate(example3, csub, forward, minimal):
 def test_example3_spectrum(example3_reachable):
     # SPEC §2: 𝒢_A takes 0, 1, 2; 𝒢_B takes 0, 1.  Shortest witnesses from the
     # tables: 𝒢_A(b) = 0, 𝒢_A(a) = 1, 𝒢_A(aa) = 2; 𝒢_B(b) = 1, 𝒢_B(ba) = 0.
-    assert example3_reachable.spectrum("A") == {0: "b", 1: "a", 2: "aa"}
-    spectrum_b = example3_reachable.spectrum("B")
+    assert example3_reachable.shortest_witnesses("A") == {0: "b", 1: "a", 2: "aa"}
+    spectrum_b = example3_reachable.shortest_witnesses("B")
     assert set(spectrum_b) == {0, 1}
     assert spectrum_b[1] == "b"
     assert len(spectrum_b[0]) == 2 and spectrum_b[0][::-1] in EXAMPLE3_REVERSED["B"][0]
@@ -157,7 +157,7 @@ def test_foreign_letters_and_empty_word(example3):
     assert m.step(m.initial, "c") == 0
     assert m.grundy("A", "abc") is None
     assert m.grundy("A", "") is None
-    assert automaton_grundy(example3, "A", "aab") == 2  # SPEC §2: baa ∈ A_2
+    assert GrundyAutomaton(example3).grundy("A", "aab") == 2  # SPEC §2: baa ∈ A_2
     with pytest.raises(GrammarError):
         m.grundy("Z", "a")
 
@@ -241,7 +241,7 @@ def test_spectrum_is_the_set_of_values(g):
             v = oracle(head, w)
             if v is not None and v not in shortest:
                 shortest[v] = len(w)  # shortlex: the first hit is a shortest one
-        spectrum = reachable.spectrum(head)
+        spectrum = reachable.shortest_witnesses(head)
         assert set(spectrum) == set(shortest), head
         assert list(spectrum) == sorted(spectrum)
         for v, witness in spectrum.items():
@@ -296,3 +296,278 @@ def test_minimal_and_forward_dfas_print_the_same_in_every_run(examples_dir):
                 for extra in (["--forward"], ["--minimal", "--format", "json"])]
         outputs.add(tuple(done))
     assert len(outputs) == 1
+
+
+# ---------------------------------------------------------------------------
+# the read-only view of Steps 3–4
+
+
+def _delta_from_view(m: GrundyAutomaton, q: int, a: str) -> int:
+    """δ(q, a) recomputed from ``m.tables`` alone, as a new strategy would (SPEC §4)."""
+    view = m.tables
+    table = view.letters.get(a)
+    if table is None:
+        return 0
+    out, sets = 0, [0] * len(view.nonterminals)
+    for k in range(q.bit_length()):
+        if q >> k & 1 and table.relevant >> k & 1:
+            out |= table.shift[k]
+            for h, mask in table.contributions[k]:
+                sets[h] |= mask
+    value: dict[int, int] = {}
+    planned = {h for h, _ in view.unit_plan}
+    for h, j in enumerate(sets):
+        if j and h not in planned:
+            value[h] = next(v for v in range(64) if not j >> v & 1)
+    for h, units in view.unit_plan:
+        j = sets[h]
+        for c in units:
+            if c in value:
+                j |= 1 << value[c]
+        if j:
+            value[h] = next(v for v in range(64) if not j >> v & 1)
+    for h, v in value.items():
+        assert v <= view.bound[h]
+        out |= 1 << (view.base[h] + v)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(right_linear_grammars())
+def test_the_tables_view_is_the_transition_relation(g):
+    """Should let δ be recomputed from the public view, equal to step on every reachable edge."""
+    m = GrundyAutomaton(g)
+    view = m.tables
+    assert view.items == m.items and set(view.letters) == set(g.terminals)
+    with pytest.raises(TypeError):
+        view.letters["z"] = view.letters[g.terminals[0]]  # type: ignore[index]
+    reachable = m.explore(max_states=500)
+    for s, a, _ in reachable.transitions():
+        q = reachable.states[s]
+        assert _delta_from_view(m, q, a) == m.step(q, a)
+    assert _delta_from_view(m, m.initial, "#") == m.step(m.initial, "#") == 0
+
+
+def test_a_broken_bound_is_a_bug_not_an_answer(example3):
+    """Should raise SdgBug when a value would exceed m_A (SPEC §3), never answer."""
+    from sdg_automata.errors import SdgBug
+
+    m = GrundyAutomaton(example3)
+    m._bound_of = [0] * len(m._bound_of)  # corrupt the bounds: the check must fire
+    with pytest.raises(SdgBug, match="exceeds the bound"):
+        m.run("aa")
+
+
+# ---------------------------------------------------------------------------
+# the reversed DFA: our subset construction against automata-lib's
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_reversed_dfa_is_automata_libs_reversal(data):
+    """Should equal automata-lib's reversal + determinization, and be minimal (Brzozowski)."""
+    from automata.fa.dfa import DFA
+    from automata.fa.nfa import NFA
+
+    g = data.draw(st.one_of(right_linear_grammars(max_nonterminals=3),
+                            left_linear_grammars(max_nonterminals=3)))
+    head = data.draw(st.sampled_from(g.nonterminals))
+    reachable = (GrundyAutomaton(g) if g.is_right_linear else
+                 GrundyAutomaton(g.mirror())).explore(max_states=300)
+    assume(len(reachable) <= 120)
+    for i in range(upper_bounds(g if g.is_right_linear else g.mirror())[head] + 1):
+        machine = reachable.to_dfa(reachable.accepting(head, i))
+        theirs = DFA.from_nfa(NFA.from_dfa(machine).reverse())
+        ours = dfa(g, head, i, forward=g.is_right_linear)  # the side that needs a reversal
+        assert ours == theirs, (head, i)
+        assert len(ours.states) == len(theirs.minify().states), (head, i)  # minimal already
+        ours.validate()
+
+
+#: issue 15: a 125-state automaton whose forward DFA has more than 175,000 states
+ISSUE15 = """Y -> a Y | b B | b b C
+C -> a a D | b C
+S -> B | b c | c a | c b
+D -> B | a S | c | c S
+B -> a C | a c | b Y | c S"""
+
+
+def test_the_subset_construction_obeys_the_budget():
+    """Should stop at the state budget, and at the clock, while building the subsets."""
+    import time
+
+    from sdg_automata.budget import Budget
+
+    g = parse_grammar(ISSUE15)
+    assert len(GrundyAutomaton(g).explore()) == 125
+    with pytest.raises(BudgetExceeded, match="subset construction stopped at the budget of "
+                                             "300 states") as info:
+        dfa(g, "Y", 0, forward=True, minimal=True, budget=Budget(max_states=300))
+    assert info.value.explored == 300
+    started = time.perf_counter()
+    with pytest.raises(BudgetExceeded, match="budget of 0.3 s"):
+        dfa(g, "Y", 0, forward=True, budget=Budget(max_seconds=0.3))
+    assert time.perf_counter() - started < 5
+
+
+# ---------------------------------------------------------------------------
+# the memo of step() (issue 11 §1) against step_reference, today's computation
+
+
+def _every_step_is_the_reference(g, *, max_states=3000):
+    """Walk the reachable part with a memoized automaton; compare every δ(q, a) with the
+    reference of a separate automaton (no shared memo).  Returns the memoized automaton."""
+    m = GrundyAutomaton(g)
+    reference = GrundyAutomaton(g, memo_limit=0)
+    seen = {m.initial}
+    queue = [m.initial]
+    for q in queue:  # breadth-first: early steps miss, later ones hit
+        for a in m.alphabet:
+            nq = m.step(q, a)
+            assert nq == reference.step_reference(q, a), (m.label(q), a)
+            if nq not in seen and len(seen) < max_states:
+                seen.add(nq)
+                queue.append(nq)
+    for q in queue:  # a second pass: every step now answered from the memo
+        for a in m.alphabet:
+            assert m.step(q, a) == reference.step(q, a)
+    fresh = GrundyAutomaton(g)  # the compiled follow, learning as it goes
+    for q in queue:
+        assert [fresh.follow(q, a) for a in m.alphabet] == [
+            reference.step_reference(q, a) for a in m.alphabet]
+        assert fresh.follow(q, "#") == 0  # outside Σ: ∅
+    return m
+
+
+def test_memo_spec_examples_keep_the_reference(example3, csub):
+    """Should take the reference route where one group holds every nonterminal."""
+    for g in (example3, csub):
+        m = _every_step_is_the_reference(g)
+        assert m.memo_sizes() == {}  # A and B read each other: one group, nothing to memoize
+    # the SPEC §4 table through both routes
+    m, ref = GrundyAutomaton(example3), GrundyAutomaton(example3, memo_limit=0)
+    by_label = {items(m.label(q)): q for q in m.explore().states}
+    for source, letter, target in EXAMPLE3_TRANSITIONS:
+        q = by_label[items(source)]
+        assert items(m.label(m.step(q, letter))) == items(target)
+        assert items(m.label(ref.step_reference(q, letter))) == items(target)
+
+
+@pytest.mark.parametrize("specs", [["3:0", "5:2", "7:3"], ["16:0", "9:6", "5:0", "3:1"],
+                                   ["3:0", "5:2", "7:3", "11:5"]])
+def test_memo_hardness_modular(specs):
+    """Should give the reference's transitions on SPEC §5's family, one memo group per DFA
+    (its V chain folded in) and one for A, and the CRT's maximum."""
+    from sdg_automata.families import ModularSpec, modular_family, modular_truth
+
+    parsed = [ModularSpec.parse(s) for s in specs]
+    g = modular_family(parsed)
+    m = _every_step_is_the_reference(g, max_states=10**6)
+    sizes = m.memo_sizes()
+    assert list(sizes) == ["a"] and len(sizes["a"]) == len(specs) + 1
+    assert all(sizes["a"])
+    reachable = m.explore()
+    assert reachable.states == GrundyAutomaton(g, memo_limit=0).explore().states
+    values = {v for v in reachable.values("A") if v is not None}
+    assert max(values) == modular_truth(parsed)[0]
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_memo_hardness_random(seed):
+    """Should give the reference's transitions on random DFAs (binary) and automata-lib's
+    answer for the maximum."""
+    from sdg_automata.families import intersection_grammar, product_truth, random_family
+
+    dfas = random_family(3, 5, seed=seed)
+    g = intersection_grammar(dfas)
+    m = _every_step_is_the_reference(g, max_states=10**6)
+    assert sum(map(sum, m.memo_sizes().values())) > 0
+    values = {v for v in m.explore().values("A") if v is not None}
+    assert max(values) == product_truth(dfas)[0]
+
+
+@st.composite
+def _grammars_in_groups(draw):
+    """Two or three random right-linear grammars side by side (renamed apart), tied
+    by unit rules: a top unit rule into each part and random unit rules between parts,
+    kept acyclic by only pointing to a later part."""
+    from sdg_automata.grammar import Grammar, Rule
+
+    parts = draw(st.lists(right_linear_grammars(max_nonterminals=3), min_size=2, max_size=3))
+    rules, sigma = [], set()
+    for p, g in enumerate(parts):
+        def name(s, p=p, g=g):
+            return f"{s}{p}" if s in g.nonterminals else s
+        rules += [Rule(name(r.head), tuple(map(name, r.body))) for r in g.rules]
+        sigma |= set(g.terminals)
+        rules.append(Rule("S", (name(g.start),)))
+        if p + 1 < len(parts) and draw(st.booleans()):
+            later = parts[p + 1]
+            target = f"{draw(st.sampled_from(later.nonterminals))}{p + 1}"
+            rules.append(Rule(f"{draw(st.sampled_from(g.nonterminals))}{p}", (target,)))
+    return Grammar(rules=rules, start="S", terminals=sorted(sigma))
+
+
+@settings(max_examples=60, deadline=None)
+@given(right_linear_grammars())
+def test_memo_random_grammars(g):
+    _every_step_is_the_reference(g, max_states=1500)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_grammars_in_groups())
+def test_memo_random_grammars_in_groups(g):
+    """Should agree with the reference where the memo has several groups, some of them
+    waiting for others through unit rules."""
+    _every_step_is_the_reference(g, max_states=1500)
+
+
+def test_memo_unit_waits_on_a_cycle_merge_groups():
+    """Should merge groups that wait for each other (A2 → B and B2 → A), keep the
+    independent C apart, and still give the reference."""
+    g = parse_grammar("S -> A | C\nA -> a A2\nA2 -> B | a\nB -> b B2\nB2 -> A | b\n"
+                      "C -> a C | c")
+    m = _every_step_is_the_reference(g)
+    from sdg_automata.construction import _groups
+
+    letter_rules = [(r.head, "".join(r.body[:-1]), r.body[-1]) for r in g.rules
+                    if not g.is_unit(r) and g.is_nonterminal(r.body[-1])]
+    groups = [set(x) for x in _groups(g, letter_rules, m.end_symbol)]
+    assert {"A", "A2", "B", "B2"} in groups and {"C"} in groups
+    assert groups.index({"S"}) == len(groups) - 1  # S waits for both: last
+    assert sum(map(len, m.memo_sizes().values())) > 0
+
+
+def test_memo_limit():
+    """Should drop the memo past its limit (and keep answering), refuse a negative limit."""
+    from sdg_automata.families import ModularSpec, modular_family
+
+    g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])
+    full = GrundyAutomaton(g, memo_limit=0).explore().states
+    small = GrundyAutomaton(g, memo_limit=20)
+    assert small.explore().states == full
+    assert small.memo_sizes() == {}  # dropped: more than 20 entries were needed
+    roomy = GrundyAutomaton(g)
+    assert roomy.explore().states == full
+    assert 20 < sum(roomy.memo_sizes()["a"]) <= roomy.memo_limit
+    assert GrundyAutomaton(g, memo_limit=0).memo_sizes() == {}
+    with pytest.raises(InputError, match="memo_limit"):
+        GrundyAutomaton(g, memo_limit=-1)
+
+
+def test_memo_checks_itself():
+    """Should raise SdgBug when a part learned before disagrees with a new computation."""
+    from sdg_automata.errors import SdgBug
+    from sdg_automata.families import ModularSpec, modular_family
+
+    g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2")])
+    m = GrundyAutomaton(g)
+    states = m.explore().states
+    plan = m._plans["a"]
+    plan.groups[-1].memo.clear()  # the next step misses in the last group only ...
+    true_step = m.step_reference
+    first = plan.groups[0].owned & -plan.groups[0].owned
+    m.step_reference = lambda q, a: true_step(q, a) ^ first  # ... and learns a wrong part
+    with pytest.raises(SdgBug, match="two parts"):
+        for q in states:
+            m.step(q, "a")

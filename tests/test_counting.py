@@ -19,16 +19,21 @@ from itertools import product
 import pytest
 from golden import csub, example3  # noqa: E402
 
+from sdg_automata import counting
+from sdg_automata.budget import Budget
 from sdg_automata.counting import (
+    COUNTERS,
     ClassMachine,
     Density,
+    TransferTable,
     berlekamp_massey,
     count,
     count_sequence,
     density,
     generating_function,
+    plan,
 )
-from sdg_automata.errors import BudgetExceeded, InputError
+from sdg_automata.errors import BudgetExceeded, InputError, SdgBug
 from sdg_automata.families import subtraction_grammar
 from sdg_automata.grammar import Grammar, Rule
 from sdg_automata.parse import parse_grammar
@@ -245,8 +250,10 @@ def test_generating_function_series_on_random_grammars(seed: int) -> None:
 
 
 def test_generating_function_limit() -> None:
-    with pytest.raises(InputError, match="states"):
+    """Should say the limit is a number of states, and name no Python keyword."""
+    with pytest.raises(InputError, match="classes of at most 2 states") as err:
         generating_function(example3(), "A", 0, limit=2)
+    assert "limit=" not in str(err.value) and "computed up to" not in str(err.value)
 
 
 # ---------------------------------------------------------------------------
@@ -319,3 +326,113 @@ def test_unary_density_agrees_with_proven_period() -> None:
             d = machine.density(value)
             for n in range(p.preperiod + 1, p.preperiod + 1 + 2 * p.period):
                 assert d.limits[n % d.period] == (1 if p.value(n) == value else 0)
+
+
+# ---------------------------------------------------------------------------
+# the int-table methods against automata-lib's count_words_of_length
+
+
+TERNARY = "A -> a A | b B | c A | c\nB -> a B | b A | c C | b\nC -> c A | a C | b | a"
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_methods_agree_with_automata_lib(seed: int) -> None:
+    """Should give automata-lib's count_words_of_length by every method, for every class."""
+    g = random_linear_grammar(random.Random(300 + seed), left=seed % 3 == 2)
+    machine = ClassMachine.build(g, g.start)
+    for value in machine.classes:
+        reference = machine.dfa(value)
+        expected = [int(reference.count_words_of_length(n)) for n in range(70)]
+        assert machine.sequence(value, 69) == expected
+        for n in (0, 1, 2, 3, 7, 31, 32, 33, 64, 69):
+            for method in ("levels", "power", "automata-lib", "auto"):
+                assert machine.count(value, n, method=method) == expected[n], (value, n, method)
+
+
+def test_methods_agree_on_three_letters() -> None:
+    g = parse_grammar(TERNARY)
+    machine = ClassMachine.build(g, "A")
+    assert len(machine.alphabet) == 3
+    for value in machine.classes:
+        reference = machine.dfa(value)
+        for n in (0, 1, 5, 17, 40):
+            expected = int(reference.count_words_of_length(n))
+            assert machine.count(value, n, method="levels") == expected
+            assert machine.count(value, n, method="power") == expected
+        assert sum(machine.counts(17).values()) == 3**17
+
+
+def test_power_and_levels_agree_on_long_words() -> None:
+    g = random_linear_grammar(random.Random(7))
+    machine = ClassMachine.build(g, g.start)
+    for value in machine.classes:
+        table = machine.table(value)
+        for n in (1000, 2049):
+            assert table.count_power(n) == table.count_levels(n)
+
+
+def test_example3_at_a_hundred_thousand_is_the_closed_form() -> None:
+    """5·countₙ − 2ⁿ⁺¹ has period 4 (GF denominator (1 − 2x)(1 + x²)); checked far out."""
+    machine = ClassMachine.build(example3(), "A")
+    pattern = {n % 4: 5 * EXAMPLE3_COUNTS_A[0][n] - 2 ** (n + 1) for n in range(8, 12)}
+    for n in (10**5, 10**5 + 1, 10**5 + 2, 10**5 + 3):
+        assert 5 * machine.count(0, n, method="power") - 2 ** (n + 1) == pattern[n % 4]
+    assert plan(machine.table(0), 10**5).method == "power"
+
+
+def test_transfer_table_trims_states_that_cannot_accept() -> None:
+    # 0 -a-> 1 (final), 0 -b-> 2 (dead), 1 -> 1, 2 -> 2
+    table = TransferTable.from_rows([[1, 1, 2], [2, 1, 2]], [1])
+    assert table.size == 2 and table.dead == 2 and table.edges == 3
+    assert table.rows == ((1, 1), (2, 1)) and table.final == (0, 1)
+    assert list(table.levels(4)) == [0, 1, 2, 4, 8]
+    empty = TransferTable.from_rows([[1, 1], [0, 1]], [])
+    assert empty.initial == empty.dead == 0
+    assert empty.count_levels(5) == empty.count_power(5) == 0
+    with pytest.raises(SdgBug):
+        TransferTable(rows=((0, 5),), final=(0, 1), initial=0)
+
+
+def test_the_cost_rule() -> None:
+    """Should pick the power for a small class and long words, the levels for many states."""
+    small = ClassMachine.build(example3(), "A").table(0)
+    assert plan(small, 10).method == "levels"  # short words: a few additions
+    assert plan(small, 10**6).method == "power"
+    n = 60  # a 60-state cycle: m³ products per squaring lose against N·E additions
+    big = TransferTable.from_rows([[(s + 1) % n for s in range(n)], list(range(n))], [0])
+    assert plan(big, 10**4).method == "levels"
+    assert set(COUNTERS) == {"levels", "power"}
+    with pytest.raises(InputError, match="unknown counting method"):
+        plan(small, 5, method="fast")  # type: ignore[arg-type]
+
+
+def test_huge_lengths_are_refused_up_front() -> None:
+    machine = ClassMachine.build(example3(), "A")
+    started = time.perf_counter()
+    with pytest.raises(BudgetExceeded, match="would take about"):
+        machine.count(0, 10**9)
+    with pytest.raises(BudgetExceeded, match="over three times the budget of 1 s"):
+        machine.count(0, 10**7, budget=Budget(max_seconds=1))
+    assert time.perf_counter() - started < 5
+
+
+def test_memory_is_refused_up_front(monkeypatch: pytest.MonkeyPatch) -> None:
+    machine = ClassMachine.build(example3(), "A")
+    machine.table(0)
+    monkeypatch.setattr(counting, "available_bytes", lambda: 10_000)
+    with pytest.raises(BudgetExceeded, match="of memory"):
+        machine.count(0, 10**5)
+    assert machine.count(0, 10) == 409  # small counts still fit
+    with pytest.raises(BudgetExceeded, match="minimizing"):
+        machine.dfa(1)  # not minimized yet: 10 states × 2 KB do not fit in 10 KB
+
+
+def test_the_budget_stops_a_long_count() -> None:
+    table = TransferTable.from_rows([[1, 0], [0, 1]], [0])
+    meter = Budget(max_seconds=0.05).start("count", unit="levels")
+    with pytest.raises(BudgetExceeded, match="levels reached"):
+        table.count_levels(10**7, meter)
+    meter = Budget(max_seconds=0.01).start("count", unit="squarings")
+    big = TransferTable.from_rows([[(s + 1) % 30 for s in range(30)], list(range(30))], [0])
+    with pytest.raises(BudgetExceeded):
+        big.count_power(10**6, meter)

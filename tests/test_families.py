@@ -222,7 +222,7 @@ def test_smallest_common_solution_examples():
 def test_random_family_against_products(seed):
     count, size = 1 + seed % 4, 2 + seed % 5
     dfas = random_family(count, size, seed=seed)
-    truth = product_truth(dfas)
+    truth, length = product_truth(dfas)
     if truth is None:
         with pytest.raises(InputError):
             intersection_grammar(dfas)
@@ -237,6 +237,8 @@ def test_random_family_against_products(seed):
             assert not dfas[truth].accepts_input(w)
         assert grundy(g, "A", w, method="brute") == truth
         assert max_grundy(g, "A", truth, method=method, strategy=strategy).answer is True
+        if strategy == "bfs":  # shortest witnesses: the length product_truth computes
+            assert len(w) == length if truth else length is None
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -289,7 +291,7 @@ def test_intersection_grammar_needs_a_nonempty_word():
                        initial_state=0, final_states={0})
     with pytest.raises(InputError, match="no non-empty word"):
         intersection_grammar([only_epsilon])
-    assert product_truth([only_epsilon]) is None
+    assert product_truth([only_epsilon]) == (None, None)  # (max, length), as modular_truth
 
 
 def test_random_family_inputs():

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from hypothesis import given, settings
 from strategies import cfgs, left_linear_grammars, right_linear_grammars
 
 from sdg_automata.errors import GrammarError, InputError, UnitCycleError
-from sdg_automata.grammar import Grammar, Rule
+from sdg_automata.grammar import Grammar, Rule, check_letter, check_name
 
 
 def R(head: str, body: str) -> Rule:
@@ -307,3 +308,85 @@ def test_input_list_is_copied():
     rules.append(R("A", "b b"))
     assert len(g.rules) == 7
     assert R("A", "b b") not in g.rules
+
+
+# ---------------------------------------------------------------------------
+# names and letters (issue 15: every grammar the API accepts can be written as text)
+
+
+@pytest.mark.parametrize(
+    ("head", "fragment"),
+    [
+        ("", "empty or blank"),
+        ("   ", "empty or blank"),
+        ("\t", "empty or blank"),
+        ("A B", "blank or a control character (U+0020)"),
+        ("A\x00", "control character (U+0000)"),
+        ("\ufeffA", "control character (U+FEFF)"),  # a byte-order mark glued to a name
+        ("A\u200b", "(U+200B)"),  # zero-width space, a format character
+        ("A->B", "arrow"),
+        ("A→B", "arrow"),
+        ("A::=B", "arrow"),
+        ("$", "spells ε"),
+        ("epsilon", "spells ε"),
+    ],
+)
+def test_bad_nonterminal_names_are_refused(head, fragment):
+    assert check_name(head) is not None and fragment in check_name(head)
+    with pytest.raises(GrammarError, match=re.escape(fragment)) as info:
+        Grammar(rules=[Rule("S", ("a",)), Rule(head, ("a",))])
+    assert info.value.rule == Rule(head, ("a",))
+
+
+@pytest.mark.parametrize("head", ["A", "A1", "Expr", "Ä", "A'", "<expr>", "A|B", "名"])
+def test_good_nonterminal_names(head):
+    assert check_name(head) is None
+    assert Grammar(rules=[Rule(head, ("a",))]).nonterminals == (head,)
+
+
+@pytest.mark.parametrize(
+    ("letter", "fragment"),
+    [
+        ("\x00", "control character (U+0000)"),
+        ("\x1b", "(U+001B)"),
+        ("\x7f", "(U+007F)"),
+        (" ", "blank"),
+        ("\u00a0", "blank or a control character (U+00A0)"),
+        ("\ufeff", "(U+FEFF)"),
+        ("$", "spells ε"),
+        ("Є", "spells ε"),
+        ("ab", "not one character"),
+    ],
+)
+def test_bad_letters_are_refused(letter, fragment):
+    assert fragment in (check_letter(letter) or "")
+    with pytest.raises(GrammarError, match=re.escape(fragment)):
+        Grammar(rules=[Rule("A", ("a", letter))])
+    with pytest.raises(GrammarError, match=re.escape(fragment)):
+        Grammar(rules=[Rule("A", ("a",))], terminals=[letter])
+
+
+@pytest.mark.parametrize("letter", ["a", "Z", "0", "|", "#", "é", "→", "-"])
+def test_good_letters(letter):
+    assert check_letter(letter) is None
+    assert letter in Grammar(rules=[Rule("A", (letter,))]).terminals
+
+
+def test_error_messages_stay_short_for_huge_names():
+    huge = "N" * 1_000_000
+    with pytest.raises(GrammarError) as info:
+        Grammar(rules=[Rule(huge + " ", ("a",))])
+    assert len(str(info.value)) < 200 and "1,000,001 characters" in str(info.value)
+    with pytest.raises(GrammarError) as info:
+        Grammar(rules=[Rule("A", ("a", "x" * 1_000_000))])
+    assert len(str(info.value)) < 300
+
+
+def test_a_long_unit_chain_is_fine():
+    # 3,000 unit rules A0 -> A1 -> ... -> a: the order <_Γ is found without recursion
+    n = 3000
+    g = Grammar(rules=[Rule(f"A{i}", (f"A{i + 1}",)) for i in range(n)] + [Rule(f"A{n}", ("a",))])
+    assert g.unit_order == tuple(f"A{i}" for i in range(n, -1, -1))
+    with pytest.raises(UnitCycleError) as info:
+        Grammar(rules=[Rule(f"A{i}", (f"A{(i + 1) % n}",)) for i in range(n)])
+    assert len(info.value.cycle) == n + 1

@@ -444,3 +444,16 @@ def test_file_errors(tmp_path: Path) -> None:
         with pytest.raises(GraphCycleError) as info:
             loader(cyc)
         assert str(info.value) == f"{cyc}:3: the game graph has a cycle x -> y -> x"
+
+
+def test_json_deep_nesting_bom_and_long_numbers_are_clean(tmp_path: Path) -> None:
+    n = 100_000
+    with pytest.raises(GameGraphError, match="nested more than 32 levels"):
+        game_graph_from_json('{"positions": {"x": ' + "[" * n + "]" * n + "}}")
+    with pytest.raises(GameGraphError, match="digits"):
+        game_graph_from_json('{"positions": {"x": [' + "7" * 5000 + "]}}")
+    with pytest.raises(GameGraphError, match=r"follower an array of position 'x'"):
+        game_graph_from_json('{"positions": {"x": [' + "[" * 20 + "]" * 20 + "]}}")
+    path = tmp_path / "g.json"
+    path.write_bytes(b'\xef\xbb\xbf{"positions": {"x": ["y"]}}')
+    assert load_game_graph(path) == {"x": ("y",), "y": ()}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from strategies import cfgs
 
 from sdg_automata.errors import GrammarError, GrammarSyntaxError, InputError, UnitCycleError
@@ -17,6 +18,7 @@ from sdg_automata.parse import (
     grammar_to_text,
     load_grammar,
     parse_grammar,
+    read_text,
 )
 
 
@@ -341,7 +343,195 @@ def test_errors_are_value_errors():
 
 
 def test_unwritable_symbols_are_refused_by_the_text_writer():
-    g = Grammar(rules=[Rule("A B", ("a",))])
+    g = Grammar(rules=[Rule("A", ("a", "|"))])
     with pytest.raises(GrammarError, match="use JSON"):
         grammar_to_text(g)
     assert grammar_from_json(grammar_to_json(g)) == g
+
+
+# ---------------------------------------------------------------------------
+# hostile and damaged input (issue 15): one clear error, quickly, never a hang,
+# a RecursionError or a silently different grammar
+
+
+@pytest.mark.parametrize(
+    ("rules", "fragment"),
+    [
+        ('{"": ["a"]}', "empty or blank nonterminal name"),  # used to hang in the splitter
+        ('{"  ": ["a"]}', "empty or blank nonterminal name"),
+        ('{"A B": ["a"]}', "contains a blank"),
+        ('{"A->B": ["a"]}', "contains an arrow"),
+        ('{"A\\u0000": ["a"]}', "control character (U+0000)"),
+        ('{"A": ["a \\u0000"]}', "control character (U+0000)"),
+        ('{"A": [["a", "\\u0007"]]}', "control character (U+0007)"),
+        ('{"A": [["a", " "]]}', "blank"),
+        ('{"A": ["a $"]}', "ε alternative '$'"),
+        ('{"A": ["a", "Є"]}', "ε alternative 'Є'"),
+    ],
+)
+def test_json_bad_names_and_letters(rules, fragment):
+    text = '{\n  "rules": {\n    "S": ["a"],\n    ' + rules[1:-1] + "\n  }\n}\n"
+    e = _error(GrammarError, text, source="g.json")
+    assert fragment in str(e)
+    assert e.line == 4, str(e)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ("A -> a\nB -> b\x00\n", 2, "control character U+0000 at column 7"),
+        ("A -> a\x1b[31m\n", 1, "U+001B"),
+        ("A -> a | b\nC -> c\n# \x07 in a comment\n", 3, "U+0007"),
+        ("A -> a A | $\n", 1, "ε alternative '$'"),
+        ("A -> Є | a\n", 1, "ε alternative 'Є'"),
+        ("A\u200b -> a\n", 1, "(U+200B)"),
+        ("A -> a\u00a0b\n", None, None),  # a no-break space separates, like a space
+    ],
+)
+def test_text_control_characters_and_epsilons(text, line, fragment):
+    if fragment is None:
+        assert set(grammar_from_text(text).rules) == {R("A", "a b")}
+        return
+    e = _error(GrammarError, text)
+    assert fragment in str(e)
+    assert e.line == line, str(e)
+
+
+def test_byte_order_marks_are_dropped(tmp_path):
+    for name, text in [("g.txt", grammar_to_text(EXAMPLE3)), ("g.json", grammar_to_json(EXAMPLE3))]:
+        path = tmp_path / name
+        path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+        assert load_grammar(path) == EXAMPLE3
+        assert parse_grammar("\ufeff" + text) == EXAMPLE3
+    # a BOM that is not the first character is refused, never read as part of a name
+    e = _error(GrammarError, "A -> a B | a\n\ufeffB -> b\n")
+    assert "U+FEFF" in str(e) and e.line == 2
+
+
+def test_read_text_drops_the_bom_and_reads_stdin_as_utf8(tmp_path, monkeypatch):
+    import io
+    import sys
+
+    path = tmp_path / "w.txt"
+    path.write_bytes(b"\xef\xbb\xbfab\n")
+    assert read_text(path) == "ab\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xef\xbb\xbfab\xc3\xa9\n"),
+                                                       encoding="latin-1"))
+    assert read_text("-") == "abé\n"  # the bytes are UTF-8 whatever the locale says
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xff\n")))
+    with pytest.raises(InputError, match="standard input is not UTF-8"):
+        read_text("-")
+    monkeypatch.setattr(sys, "stdin", None)
+    with pytest.raises(InputError, match="standard input: it is closed"):
+        read_text("-")
+    closed = io.TextIOWrapper(io.BytesIO(b""))
+    closed.close()
+    monkeypatch.setattr(sys, "stdin", closed)
+    with pytest.raises(InputError, match="cannot read standard input"):
+        read_text("-")
+
+
+def test_duplicate_json_keys_are_refused():
+    text = '{\n  "rules": {\n    "A": ["a"],\n    "A": ["b"]\n  }\n}\n'
+    e = _error(GrammarSyntaxError, text, source="g.json")
+    assert "duplicate key 'A'" in str(e) and e.line == 4
+    e = _error(GrammarSyntaxError, '{"start": "A",\n"rules": {"A": ["a"]},\n"start": "A"}',
+               source="g.json")
+    assert "duplicate key 'start'" in str(e) and e.line == 3
+
+
+@pytest.mark.parametrize("opener", ["[", '{"a": '])
+def test_deep_nesting_is_refused_without_recursion(opener):
+    closer = "]" if opener == "[" else "}"
+    n = 100_000
+    for text in ('{"rules": {"A": ' + opener * n + closer * n + "}}",
+                 '{"rules":\n {"A": ["a"]}, "x": ' + opener * n + "}"):
+        e = _error(GrammarSyntaxError, text, source="g.json")
+        assert "nested more than 32 levels" in str(e)
+    # depth inside strings does not count
+    assert grammar_from_json('{"rules": {"A": ["a"]}, "terminals": "' + "[" * 40 + '"}')
+
+
+def test_json_numbers_too_long_for_python():
+    e = _error(GrammarSyntaxError, '{"rules": {"A": ["a"]}, "start": ' + "9" * 5000 + "}",
+               source="g.json")
+    assert "invalid JSON" in str(e) and "digits" in str(e)
+
+
+def test_json_wrong_shapes_never_print_nested_values():
+    deep = "[" * 25 + "]" * 25
+    e = _error(GrammarSyntaxError, '{"rules": {"A": [' + deep + "]}}", source="g.json")
+    assert "must be a string, not an array" in str(e) and len(str(e)) < 100
+
+
+def test_huge_names_give_short_messages():
+    huge = "a" * 1_000_000
+    e = _error(GrammarError, f"A -> {huge}A\n")
+    assert "ambiguous" in str(e) and len(str(e)) < 300
+    e = _error(GrammarError, '{"rules": {"' + huge + ' ": ["a"]}}', source="g.json")
+    assert len(str(e)) < 200
+
+
+def test_a_3000_rule_unit_chain_parses():
+    n = 3000
+    text = "".join(f"A{i} -> A{i + 1}\n" for i in range(n)) + f"A{n} -> a\n"
+    g = grammar_from_text(text)
+    assert len(g.rules) == n + 1 and g.unit_order[0] == f"A{n}"
+
+
+def test_json_lines_follow_paths_not_text():
+    from sdg_automata.jsontext import json_lines
+
+    text = ('{\n "start": "A",\n "rules": {\n  "A": [\n   "B",\n   ["a", "A"]\n  ],\n'
+            '  "\\u0042": "b"\n }\n}\n')
+    lines = json_lines(text)
+    assert lines[("start",)] == 2 and lines[("rules",)] == 3
+    assert lines[("rules", "A")] == 4 and lines[("rules", "A", 0)] == 5
+    assert lines[("rules", "A", 1)] == 6 and lines[("rules", "A", 1, 1)] == 6
+    assert lines[("rules", "B")] == 8  # the escaped key is found by its value
+    assert lines.duplicate is None
+
+
+def test_many_rules_parse(tmp_path):
+    # many rules, in both formats; the time is measured by benchmarks/bench_parse.py
+    n = 2_000
+    rules = {f"N{i}": [f"a N{i + 1}", "b", f"a b N{i * 7 % n}"] for i in range(n)}
+    rules[f"N{n}"] = ["a"]
+    g = grammar_from_json(json.dumps({"rules": rules}, indent=1))
+    assert len(g.rules) == 3 * n + 1
+    assert grammar_from_text(grammar_to_text(g)) == g
+
+
+# any names and letters the Grammar accepts survive both formats (issue 15: the
+# refusals are exactly what keeps the text format able to hold every grammar)
+
+_LETTER = st.one_of(st.sampled_from("aAbB0|#:-><→é名'\"{}[],$Є ε\t\x00\ufeff"),
+                    st.characters(blacklist_categories=("Cs",)))
+_NAME = st.text(_LETTER, min_size=1, max_size=4)
+
+
+@st.composite
+def _odd_grammars(draw):
+    heads = draw(st.lists(_NAME, min_size=1, max_size=3, unique=True))
+    symbols = st.one_of(st.sampled_from(heads), _LETTER)
+    rules = [Rule(draw(st.sampled_from(heads)), tuple(draw(st.lists(symbols, min_size=1,
+                                                                      max_size=3))))
+             for _ in range(draw(st.integers(1, 5)))]
+    rules += [Rule(h, (draw(_LETTER),)) for h in heads]  # every head derives something
+    try:
+        return Grammar(rules=rules)
+    except GrammarError:
+        assume(False)
+        raise
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(_odd_grammars())
+def test_every_accepted_grammar_round_trips(g):
+    assert grammar_from_json(grammar_to_json(g)) == g
+    try:
+        text = grammar_to_text(g)
+    except GrammarError as e:  # a letter or name with | or #: the text format cannot hold it
+        assert "use JSON" in str(e)
+        return
+    assert grammar_from_text(text) == g

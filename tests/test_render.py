@@ -9,9 +9,12 @@ PNG tests need the optional ``visual`` extra and are skipped without it.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 import pytest
@@ -299,7 +302,7 @@ def test_regex_round_trips_on_random_right_linear_grammars() -> None:
 
 def test_regex_guards() -> None:
     minimal = dfa(example3(), "A", 0, forward=True)
-    with pytest.raises(InputError, match="limit is 3 states"):
+    with pytest.raises(InputError, match="at most 3 states"):
         dfa_to_regex(minimal, limit=3)
     assert dfa_to_regex(dfa(example3(), "A", 3, forward=True)) is None  # 𝒢_A never reaches 3
     star = DFA(states={0}, input_symbols={"*"}, transitions={0: {"*": 0}}, initial_state=0,
@@ -344,15 +347,116 @@ def test_mimebundles_of_engine_objects(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "text/html" not in diagram(reachable)._repr_mimebundle_(exclude=["text/html"])
 
 
-def test_classes_carry_repr_mimebundle() -> None:
+def _shell() -> Any:
+    """A real IPython shell (the process's one instance), with sdg_automata's displays."""
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "sdg_automata")
+    return shell
+
+
+def _displayed(shell: Any, obj: object) -> dict[str, str]:
+    data, _ = shell.display_formatter.format(obj)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_ipython_shows_engine_objects_and_automata_lib_dfas(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_pygraphviz(monkeypatch)  # automata-lib's own drawing would raise ImportError here
+    shell = _shell()
+    from sdg_automata.decide import max_grundy
+
+    automaton = GrundyAutomaton(example3())
+    for obj in (automaton, automaton.explore(), max_grundy(example3(), "A"),
+                game_graph(example3(), None, 2), dfa(example3(), "A", 1)):
+        data = _displayed(shell, obj)
+        assert data["text/html"] == diagram(obj).html, type(obj).__name__
+        assert data["text/plain"] == diagram(obj).text
+    with pytest.raises(ImportError):  # what a notebook showed before: automata-lib's drawing
+        dfa(example3(), "A", 1)._repr_mimebundle_()
+    shell.run_line_magic("unload_ext", "sdg_automata")
+    assert "text/html" not in _displayed(shell, automaton)
+    shell.run_line_magic("load_ext", "sdg_automata")
+
+
+def test_importing_the_package_in_a_kernel_registers_the_displays() -> None:
+    import importlib
+
+    import sdg_automata
+
+    shell = _shell()
+    shell.run_line_magic("unload_ext", "sdg_automata")
+    reachable = GrundyAutomaton(example3()).explore()
+    assert "text/html" not in _displayed(shell, reachable)
+    importlib.reload(sdg_automata)  # what `import sdg_automata` runs inside a kernel
+    assert _displayed(shell, reachable)["text/html"].startswith("<table>")
+
+
+def test_ipython_shows_a_big_dfa_as_a_capped_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    shell = _shell()
+    n = render.DRAW_LIMIT + 1
+    cycle = DFA(states=set(range(n)), input_symbols={"a"},
+                transitions={k: {"a": (k + 1) % n} for k in range(n)}, initial_state=0,
+                final_states={0})
+    data = _displayed(shell, cycle)
+    assert "image/svg+xml" not in data  # too big to draw
+    assert f"… {n - render.TABLE_LIMIT} more states" in data["text/plain"]
+    monkeypatch.setattr(render, "LINE_LIMIT", 100)
+    data = _displayed(shell, cycle)
+    assert data["text/plain"].count("\n") == 1 and f"{n} states" in data["text/plain"]
+
+
+def test_nfa_diagram_table_and_dot() -> None:
+    n = NFA(states={"p", "q", "r"}, input_symbols={"a", "b"},
+            transitions={"p": {"a": {"p", "q"}, "": {"r"}}, "q": {"b": {"r"}}, "r": {}},
+            initial_state="p", final_states={"r"})
+    shown = diagram(n)
+    rows = [line.split() for line in shown.text.splitlines()]
+    assert rows[0] == ["state", "a", "b", "ε"]
+    assert rows[1] == ["→", "p", "{p,", "q}", "—", "{r}"]
+    assert rows[3] == ["*", "r", "—", "—", "—"]
+    assert shown.dot is not None
+    nodes, edges, _ = parse_dot(shown.dot)
+    named = {attrs["label"]: node for node, attrs in nodes.items() if "label" in attrs
+             and node != "__start__"}
+    drawn = {(s, t, a.get("label")) for s, t, a in edges if s != "__start__"}
+    p, q, r = named["p"], named["q"], named["r"]
+    assert drawn == {(p, p, "a"), (p, q, "a"), (p, r, "ε"), (q, r, "b")}
+    assert nodes[r]["shape"] == "doublecircle"
+    assert render.nfa_to_dot(n) == shown.dot.replace('"DFA"', '"NFA"')
+
+
+def test_diagram_of_an_nfa_from_automata_lib_operations() -> None:
+    # the forward reading of M_{A,0}: automata-lib's reversal, an NFA with ε-moves
+    reversed_nfa = NFA.from_dfa(dfa(example3(), "A", 0)).reverse()
+    shown = diagram(reversed_nfa)
+    assert shown.text.splitlines()[0].split()[-1] == "ε"
+    assert len(shown.text.splitlines()) == len(reversed_nfa.states) + 1
+
+
+def test_diagram_dispatches_on_type() -> None:
     from sdg_automata.construction import ReachableAutomaton
     from sdg_automata.decide import Verdict
 
-    for cls in (GrundyAutomaton, ReachableAutomaton, Verdict):
-        if not hasattr(cls, "_repr_mimebundle_"):
-            pytest.skip(f"{cls.__name__} has no _repr_mimebundle_ yet")
-    reachable = GrundyAutomaton(example3()).explore()
-    assert "text/plain" in reachable._repr_mimebundle_(include=["text/plain"])
+    assert {GrundyAutomaton, ReachableAutomaton, Verdict, GameGraph} <= set(diagram.registry)
+    diagram(dfa(example3(), "A", 0))  # automata-lib's classes join on first use
+    assert {DFA, NFA} <= set(diagram.registry)
+    with pytest.raises(InputError, match="cannot draw a complex"):
+        diagram(1j)
+
+
+def test_importing_render_does_not_import_automata_lib() -> None:
+    code = "import sys, sdg_automata.render; print('automata' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(render.__file__).parents[1])})
+    assert out.stdout.strip() == "False"
+    code = "import sys, sdg_automata; print('sdg_automata.render' in sys.modules)"  # no kernel
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(render.__file__).parents[1])})
+    assert out.stdout.strip() == "False"
 
 
 def test_size_caps_keep_big_automata_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -402,3 +506,16 @@ def test_diagram_is_frozen() -> None:
     d = Diagram(text="t", html="h")
     with pytest.raises(AttributeError):
         d.text = "u"  # type: ignore[misc]
+
+
+def test_a_slow_layout_shows_the_table_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pygraphviz")
+    monkeypatch.setattr(render, "DRAW_SECONDS", 0.001)  # less than starting the layout child
+    n = 30
+    ring = DFA(states=set(range(n)), input_symbols={"a", "b"},
+               transitions={k: {"a": (k + 1) % n, "b": (7 * k + 3) % n} for k in range(n)},
+               initial_state=0, final_states={0})
+    bundle = diagram(ring)._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle
+    assert bundle["text/plain"].endswith("(not drawn: Graphviz's layout took more than 0.001 s)\n")
+    assert "not drawn" in bundle["text/html"] and bundle["text/html"].startswith("<table>")

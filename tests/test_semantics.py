@@ -24,10 +24,13 @@ from strategies import (
     words,
 )
 
-from sdg_automata.errors import GrammarError, InputError
+from sdg_automata import semantics
+from sdg_automata.budget import Budget
+from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
 from sdg_automata.grammar import Grammar
 from sdg_automata.parse import parse_grammar
 from sdg_automata.semantics import (
+    ReferenceSubstringTable,
     SubstringTable,
     evaluator,
     grundy,
@@ -238,6 +241,65 @@ def test_substring_table_covers_every_substring(data):
     assert table.grundy(g.start, 0, 0) is None
 
 
+def assert_same_tables(g: Grammar, w: str) -> None:
+    new, old = SubstringTable(g, w), ReferenceSubstringTable(g, w)
+    for i in range(len(w)):
+        for j in range(i + 1, len(w) + 1):
+            for head in g.nonterminals:
+                assert new.grundy(head, i, j) == old.grundy(head, i, j), (head, i, j)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_bitset_table_equals_the_reference(data):
+    """Should give the per-split table's value on every substring of longer words."""
+    g = data.draw(cfgs())
+    assert_same_tables(g, data.draw(words(g.terminals, max_size=14)))
+
+
+DYCK = "S -> a S b | S S | a b"
+#: a non-linear grammar whose values go beyond 1 (several XOR values per span)
+WIDE = "S -> S S | S T | a | b S\nT -> a T b | T S | b | a a"
+
+
+@pytest.mark.parametrize("text", [DYCK, WIDE])
+def test_bitset_table_equals_the_reference_on_long_words(text):
+    g = parse_grammar(text)
+    rnd = random.Random(5)
+    seen = set()
+    for w in ["ab" * 20, "a" * 30, *("".join(rnd.choice("ab") for _ in range(40))
+                                      for _ in range(3))]:
+        assert_same_tables(g, w)
+        table = SubstringTable(g, w)
+        seen |= {table.grundy(h, i, j) for h in g.nonterminals for i in range(len(w))
+                 for j in range(i + 1, len(w) + 1)}
+    assert len(seen - {None}) >= 2
+
+
+def test_naive_has_no_recursion_limit():
+    """Should evaluate 180- and 400-letter words by the definition without RecursionError."""
+    g = parse_grammar(DYCK)
+    for w in ("ab" * 90, "a" * 100 + "b" * 100, "ab" * 200):
+        assert naive_grundy(g, "S", w) == SubstringTable(g, w).grundy("S")
+    chain = parse_grammar("A -> a A | a")  # right-linear: depth |w| in the old recursion
+    assert naive_grundy(chain, "A", "a" * 3000) == grundy(chain, "A", "a" * 3000)
+
+
+def test_tables_obey_the_budget(monkeypatch):
+    g = parse_grammar(DYCK)
+    with pytest.raises(BudgetExceeded, match="substrings reached"):
+        SubstringTable(g, "ab" * 400, budget=Budget(max_seconds=0.01))
+    with pytest.raises(BudgetExceeded, match="subwords reached"):
+        naive_grundy(g, "S", "ab" * 1000, budget=Budget(max_seconds=0.01))
+    seen = []
+    SubstringTable(g, "ab" * 10, budget=Budget(progress=seen.append))
+    assert seen[-1] == 20 * 21 // 2  # every substring, reported column by column
+    monkeypatch.setattr(semantics, "available_bytes", lambda: 10**6)
+    with pytest.raises(BudgetExceeded, match="needs at least"):
+        SubstringTable(g, "ab" * 2000)
+    assert SubstringTable(g, "ab" * 20).grundy("S") == 1  # small tables still fit
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_right_linear_routes_agree(data):
@@ -432,3 +494,17 @@ def test_million_letters_dfa(csub):
     expected = csub_values(w)[0]
     assert grundy(csub, "A", w, method="dfa") == expected
     assert grundy(csub, "A", w) == expected
+
+
+def test_naive_needs_no_deep_recursion():
+    # a 3,000-rule unit chain and a long word: the definition runs on an explicit stack
+    import sys
+
+    n = 3000
+    chain = parse_grammar("".join(f"A{i} -> A{i + 1}\n" for i in range(n)) + f"A{n} -> a A{n} | a")
+    assert n > sys.getrecursionlimit() // 2
+    assert naive_grundy(chain, "A0", "a") == 1
+    assert naive_grundy(chain, "A0", "aa") == naive_grundy(chain, f"A{n}", "aa") == 0
+    csub = parse_grammar("A -> a A | a a A | b A | a | a a | b")
+    w = "ab" * 200  # the old recursion needed about three frames per letter
+    assert naive_grundy(csub, "A", w) == grundy(csub, "A", w, method="brute")

@@ -6,15 +6,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import Any, get_args
 
-from ..errors import InputError
+from ..decide import STRATEGIES, Route
+from ..errors import BudgetExceeded, InputError
 from ..parse import read_text
 from .common import (
     ExitCode,
     add_budget,
+    add_drawing,
     add_grammar,
     add_output,
+    budget,
     check_visual,
     deliver,
     emit,
@@ -28,6 +32,10 @@ from .common import (
 
 __all__ = ["register"]
 
+#: ``regex`` counts the states of the minimal DFA up to this many times ``--max-dfa-states``
+#: before refusing, so that a DFA not far above the limit is refused with its exact size
+REGEX_COUNT_FACTOR = 10
+
 
 def _add_max(sub: Any) -> None:
     p = sub.add_parser(
@@ -37,10 +45,10 @@ def _add_max(sub: Any) -> None:
                     "Right- and left-linear grammars (SPEC §5).")
     add_grammar(p, nonterminal=True)
     p.add_argument("k", metavar="K", nargs="?", type=natural, help="the value to test")
-    p.add_argument("--method", choices=["onthefly", "explicit"], default="onthefly",
+    p.add_argument("--method", choices=get_args(Route), default="onthefly",
                    help="onthefly: search the implicit automaton, stopping as soon as settled; "
                         "explicit: build every M_{A,i} with automata-lib and test emptiness")
-    p.add_argument("--strategy", choices=["bfs", "dfs"], default="bfs",
+    p.add_argument("--strategy", choices=list(STRATEGIES), default="bfs",
                    help="on-the-fly search order: bfs gives shortest witnesses, dfs keeps less "
                         "in memory")
     p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
@@ -76,8 +84,7 @@ def _cmd_max(args: argparse.Namespace) -> int:
     within = _load_within(args.within) if args.within else None
     with progress(f"exploring from {head}", enabled=not args.json) as bar:
         verdict = max_grundy(g, head, args.k, method=args.method, strategy=args.strategy,
-                             within=within, max_states=args.max_states,
-                             max_seconds=args.max_seconds, progress=bar)
+                             within=within, budget=budget(args, bar))
     if args.json:
         emit(verdict.to_json())
     else:
@@ -108,7 +115,8 @@ def _add_dfa(sub: Any) -> None:
     add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="I", type=natural, help="the Grundy number")
     p.add_argument("--forward", action="store_true",
-                   help="the DFA of {w : 𝒢(A, w) = I} (reversed with automata-lib, minimal)")
+                   help="the DFA of {w : 𝒢(A, w) = I} (a subset construction of the reversed "
+                        "automaton, counted against --max-states as it is built; minimal)")
     p.add_argument("--minimal", action="store_true", help="minimize (automata-lib minify)")
     p.add_argument("--format", choices=["text", "json", "dot", "jff", "svg", "png"],
                    default="text",
@@ -119,7 +127,8 @@ def _add_dfa(sub: Any) -> None:
                    help="state names: numbers, or the item sets of SPEC §4 (only for the "
                         "unminimized M_{A,i})")
     add_output(p)
-    add_budget(p, seconds=False)
+    add_drawing(p)
+    add_budget(p)
     p.set_defaults(func=_cmd_dfa)
 
 
@@ -132,18 +141,21 @@ def _cmd_dfa(args: argparse.Namespace) -> int:
     head = g.check_nonterminal(args.nonterminal)
     reachable = explore(args, g)
     machine = dfa(g, head, args.value, forward=args.forward, minimal=args.minimal,
-                  reachable=reachable)
+                  reachable=reachable, budget=budget(args))
     automaton = reachable.automaton
     label: Callable[[Any], str] = str
     if args.labels == "items":
-        if args.forward or args.minimal or not g.is_right_linear:
+        if args.forward or args.minimal or automaton.reading.mirrored:
             raise InputError("--labels items names the states of the unminimized M_{A,i} of a "
                              "right-linear grammar; drop --forward/--minimal")
         label = lambda s: automaton.label(reachable.states[s])  # noqa: E731
     writers: dict[str, Callable[..., str]] = {
         "text": dfa_to_table, "json": dfa_to_json, "dot": dfa_to_dot, "jff": dfa_to_jff,
         "svg": dfa_to_dot, "png": dfa_to_dot}  # svg/png: DOT laid out by deliver
-    deliver(args, writers[args.format](machine, label=label))
+    deliver(args, writers[args.format](machine, label=label), size=len(machine.states))
+    if not machine.final_states:  # every state is reachable: no final state, no word
+        print(f"note: no word w has 𝒢({head}, w) = {args.value}: the DFA accepts nothing",
+              file=sys.stderr)
     return ExitCode.OK
 
 
@@ -151,10 +163,12 @@ def _add_spectrum(sub: Any) -> None:
     p = sub.add_parser(
         "spectrum", help="every nonterminal: bound, values reached, a witness per value",
         description="For every nonterminal A: the bound m_A (SPEC §3), the Grundy values that "
-                    "occur on L(G, A), a shortest witness for each, and the reachable states.")
+                    "occur on L(G, A), a shortest witness for each, and the reachable states. "
+                    "The automaton reads all of Σ, so a declared letter that no rule uses "
+                    "(terminals: c) adds one reachable state: the dead state it leads to.")
     add_grammar(p)
     p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
-    add_budget(p, seconds=False)
+    add_budget(p)
     p.set_defaults(func=_cmd_spectrum)
 
 
@@ -163,7 +177,7 @@ def _cmd_spectrum(args: argparse.Namespace) -> int:
 
     g = load(args)
     with progress("building the automaton", enabled=not args.json) as bar:
-        rows = spectrum(g, max_states=args.max_states, progress=bar)
+        rows = spectrum(g, budget=budget(args, bar))
     if args.json:
         for r in rows:
             emit({"nonterminal": r.nonterminal, "bound": r.bound, "max": r.maximum,
@@ -196,9 +210,10 @@ def _add_regex(sub: Any) -> None:
     add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="C", type=natural, help="the Grundy number")
     p.add_argument("--max-dfa-states", type=positive, default=50, metavar="N",
-                   help="refuse minimal DFAs with more than N states (default 50)")
+                   help="refuse minimal DFAs with more than N states (default 50), checked as "
+                        "the DFA is built")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_budget(p, seconds=False)
+    add_budget(p)
     p.set_defaults(func=_cmd_regex)
 
 
@@ -208,8 +223,26 @@ def _cmd_regex(args: argparse.Namespace) -> int:
 
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
-    machine = dfa(g, head, args.value, forward=True, reachable=explore(args, g))
-    regex = dfa_to_regex(machine, limit=args.max_dfa_states)
+    reachable = explore(args, g)
+    # the size guard, checked while the subset construction builds the minimal DFA (and
+    # before automata-lib is called): counting on up to REGEX_COUNT_FACTOR times the limit
+    # lets the refusal say how large a DFA just above the limit is
+    cap = args.max_dfa_states * REGEX_COUNT_FACTOR
+    limits = budget(args)
+    guard = replace(limits, max_states=min(cap, limits.max_states or cap))
+    try:
+        machine = dfa(g, head, args.value, forward=True, reachable=reachable, budget=guard)
+    except BudgetExceeded as e:
+        if limits.max_states is not None and limits.max_states <= cap or e.explored < cap:
+            raise  # the user's own budget (states or seconds) ran out
+        raise InputError(f"the DFA has more than {cap} states; regular expressions by state "
+                         f"elimination grow exponentially, so the limit is "
+                         f"{args.max_dfa_states} states (raise it with --max-dfa-states)"
+                         ) from None
+    meter = limits.start("state elimination", unit="states")
+    meter.count = len(machine.states)
+    with meter.library("automata-lib GNFA"):  # --max-seconds reaches inside automata-lib
+        regex = dfa_to_regex(machine, limit=args.max_dfa_states)
     if args.json:
         emit({"nonterminal": head, "grundy": args.value, "regex": regex,
                "empty": regex is None, "dfa_states": len(machine.states)})
@@ -222,10 +255,16 @@ def _cmd_regex(args: argparse.Namespace) -> int:
 
 
 def _add_count(sub: Any) -> None:
+    from ..counting import COUNT_SECONDS, CountMethod
+
     p = sub.add_parser(
         "count", help="how many words of length N have 𝒢(A, w) = C; generating function; density",
-        description="Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, by dynamic "
-                    "programming over the minimal automaton (not by enumeration). --gf: the "
+        description="Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, over the int "
+                    "tables of the minimal automaton (not by enumeration): two rolling levels of "
+                    "integers, or powers of the transfer matrix when N is large and the class "
+                    "small, whichever is estimated cheaper. A count estimated to need more "
+                    f"memory than is available, or more than {COUNT_SECONDS:g} s (3 × S with "
+                    "--max-seconds S), is refused at once with exit 3. --gf: the "
                     "rational generating function Σ countₙ xⁿ (sympy); --density: the limit of "
                     "countₙ / |Σ|ⁿ, or its limit points along the residues of n when the class "
                     "oscillates (exact rationals). Right- and left-linear grammars.")
@@ -237,8 +276,12 @@ def _add_count(sub: Any) -> None:
     p.add_argument("--max-dfa-states", type=positive, default=500, metavar="N",
                    help="--gf/--density: refuse classes whose minimal DFA has more than N "
                         "states (default 500; the cost grows quadratically)")
+    p.add_argument("--method", choices=get_args(CountMethod), default="auto",
+                   help="auto: the cheaper by estimate; levels: two rolling levels of "
+                        "integers; power: transfer-matrix powers; automata-lib: its "
+                        "count_words_of_length (the reference; keeps every level)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_budget(p, seconds=False)
+    add_budget(p)
     p.set_defaults(func=_cmd_count)
 
 
@@ -251,12 +294,20 @@ def _cmd_count(args: argparse.Namespace) -> int:
     head = g.check_nonterminal(args.nonterminal)
     machine = ClassMachine.build(g, head, reachable=explore(args, g))
     out: dict[str, Any] = {"nonterminal": head, "grundy": args.value}
-    if args.length is not None:
-        out["length"] = args.length
-        out["count"] = machine.count(args.value, args.length)
-    if args.gf:
-        out["gf"] = str(machine.generating_function(args.value, limit=args.max_dfa_states))
-    density = machine.density(args.value, limit=args.max_dfa_states) if args.density else None
+    with progress("counting", enabled=not args.json, unit="levels") as bar:
+        limits = budget(args, bar)
+        if args.length is not None:
+            out["length"] = args.length
+            # refuse before any work what could not be counted or printed in time
+            machine.plan(args.value, args.length, method=args.method, budget=limits,
+                         decimal=True)
+            out["count"] = machine.count(args.value, args.length, method=args.method,
+                                         budget=limits)
+        if args.gf:
+            out["gf"] = str(machine.generating_function(args.value, limit=args.max_dfa_states,
+                                                        budget=limits))
+        density = (machine.density(args.value, limit=args.max_dfa_states, budget=limits)
+                   if args.density else None)
     if density is not None:
         out["density"] = density.to_json()
     with unlimited_digits():  # counts of long words exceed Python's 4300-digit default

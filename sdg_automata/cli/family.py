@@ -49,8 +49,9 @@ def _add_family(sub: Any) -> None:
     s.set_defaults(func=_cmd_family_subtraction)
     for q in (m, r, s):
         add_output(q)
-        q.add_argument("--format", choices=["json", "text"], default="json",
-                       help="grammar format (default json)")
+        q.add_argument("--format", choices=["json", "text"], default=None,
+                       help="grammar format (default: text when -o names a .txt file, "
+                            "else json)")
         q.epilog = EPILOG
         q.formatter_class = argparse.RawDescriptionHelpFormatter
 
@@ -58,7 +59,10 @@ def _add_family(sub: Any) -> None:
 def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
     from ..parse import grammar_to_json, grammar_to_text
 
-    output(args, grammar_to_json(g) if args.format == "json" else grammar_to_text(g))
+    fmt = args.format
+    if fmt is None:  # the file's suffix decides, so `-o s134.txt` holds the text format
+        fmt = "text" if str(args.output or "").lower().endswith(".txt") else "json"
+    output(args, grammar_to_json(g) if fmt == "json" else grammar_to_text(g))
 
 
 def _cmd_family_modular(args: argparse.Namespace) -> int:
@@ -78,20 +82,12 @@ def _cmd_family_modular(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_random(args: argparse.Namespace) -> int:
-    from automata.fa.dfa import DFA
-
     from ..families import intersection_grammar, product_truth, random_family
 
     dfas = random_family(args.dfas, args.states, seed=args.seed)
     g = intersection_grammar(dfas)  # InputError when every language is ⊆ {ε}
-    best = product_truth(dfas)
-    detail = ""
-    if best:
-        both = DFA.of_length(set(g.terminals), min_length=1, max_length=None)
-        for d in dfas[:best]:
-            both = both.intersection(d)
-        shortest = both.minimum_word_length()  # bound to a name: a cached method
-        detail = f", shortest witness length {shortest}"
+    best, length = product_truth(dfas)
+    detail = f", shortest witness length {length}" if best else ""
     print(f"ground truth (automata-lib products): max 𝒢(A) = {best}{detail}", file=sys.stderr)
     _write_grammar(g, args)
     return ExitCode.OK

@@ -14,14 +14,17 @@ from ..play import MoveMethod, Player
 from .common import (
     ExitCode,
     add_budget,
+    add_drawing,
     add_grammar,
     add_output,
+    budget,
     check_visual,
     deliver,
     emit,
     load,
     natural,
     positive,
+    stamped,
 )
 
 __all__ = ["register"]
@@ -35,14 +38,16 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
                    help="auto: the automaton for right/left-linear grammars (one pass over each "
                         "word's suffixes), the substring DP otherwise; dfa: the automaton; cyk: "
                         "the substring DP")
+    add_budget(p, states=False)
 
 
 def _add_moves(sub: Any) -> None:
     p = sub.add_parser(
-        "moves", help="every legal move of a position, its value, and the winning moves",
-        description="List every move of a multiset position A:w ... (SPEC §2) with the Grundy "
-                    "number of the position it leads to, and name the winning moves (those to "
-                    "XOR 0).")
+        "moves", help="the positions one move leads to, their values, and the winning moves",
+        description="List the moves of a multiset position A:w ... (SPEC §2) with the Grundy "
+                    "number of the position each leads to, and name the winning moves (those to "
+                    "XOR 0). Moves that lead to the same position (two derivation steps with "
+                    "the same result) are listed once.")
     _add_position_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_moves)
@@ -52,7 +57,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     from ..play import Analyzer, format_parts, parse_position
     from ..render import text_table
 
-    analyzer = Analyzer(load(args), method=args.method)
+    analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
     analysis = analyzer.analyze(parse_position(analyzer, args.position))
     if args.json:
         emit(analysis.to_json())
@@ -89,7 +94,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     from ..play import Analyzer, Game, parse_position, play_terminal
 
-    analyzer = Analyzer(load(args), method=args.method)
+    analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
     game = Game(analyzer, parse_position(analyzer, args.position), to_move=args.first)
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
@@ -115,7 +120,7 @@ def _add_period(sub: Any) -> None:
                     "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
                     "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
     add_grammar(p, nonterminal=True)
-    add_budget(p, seconds=False)
+    add_budget(p)
     p.add_argument("--json", action="store_true",
                    help="print {nonterminal, preperiod, period, values} (⊥ as null)")
     p.set_defaults(func=_cmd_period)
@@ -125,7 +130,7 @@ def _cmd_period(args: argparse.Namespace) -> int:
     from ..periodicity import proven_period
 
     g = load(args)
-    period = proven_period(g, g.check_nonterminal(args.nonterminal), max_states=args.max_states)
+    period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args))
     if args.json:
         emit(period.to_json())
         return ExitCode.OK
@@ -240,32 +245,27 @@ def _add_game_graph(sub: Any) -> None:
                    help="text: one line per position; json: nodes and moves; dot: DOT; "
                         "svg, png: drawn by Graphviz")
     add_output(p)
+    add_drawing(p)
+    add_budget(p, states=False)
     p.set_defaults(func=_cmd_game_graph)
 
 
 def _cmd_game_graph(args: argparse.Namespace) -> int:
-    from ..render import game_graph, game_graph_to_dot
+    from ..gamegraph import game_graph
+    from ..render import game_graph_to_dot
 
     check_visual(args)
     g = load(args)
     gg = game_graph(g, args.nonterminals or None, args.max_length, max_nodes=args.max_nodes)
     if args.format == "json":
-        moves: list[list[int]] = [[] for _ in gg.nodes]
-        for s, t in gg.edges:
-            moves[s].append(t)
-        text = json.dumps({"nodes": [{"position": [list(part) for part in p], "grundy": v,
-                                      "moves": m}
-                                     for p, v, m in zip(gg.nodes, gg.values, moves, strict=True)]},
-                          ensure_ascii=False) + "\n"
+        text = json.dumps(stamped(gg.to_json()), ensure_ascii=False) + "\n"
     elif args.format == "text":
-        targets: list[list[str]] = [[] for _ in gg.nodes]
-        for s, t in gg.edges:
-            targets[s].append(gg.name(gg.nodes[t]))
-        text = "".join(f"{gg.name(p)}\t{v}\t{', '.join(ts) or '(no move)'}\n"
-                       for p, v, ts in zip(gg.nodes, gg.values, targets, strict=True))
+        names = [gg.name(p) for p in gg.nodes]
+        text = "".join(f"{name}\t{v}\t{', '.join(names[t] for t in ts) or '(no move)'}\n"
+                       for name, v, ts in zip(names, gg.values, gg.moves(), strict=True))
     else:
         text = game_graph_to_dot(gg)
-    deliver(args, text)
+    deliver(args, text, size=len(gg.nodes))
     return ExitCode.OK
 
 

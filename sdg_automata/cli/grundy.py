@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Callable
 from typing import Any, get_args
 
-from ..errors import InputError
+from ..errors import InputError, brief
 from ..grammar import Grammar
 from ..parse import read_text
 from ..semantics import Method
-from .common import ExitCode, add_grammar, emit, load
+from .common import ExitCode, add_grammar, budget, duration, emit, load, progress
 
 __all__ = ["register"]
 
@@ -39,10 +41,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     else:
         print(f"{args.grammar}: valid {g.kind} grammar")
         print(f"start:        {g.start}")
-        print(f"nonterminals: {', '.join(g.nonterminals)}")
-        print(f"terminals:    {', '.join(g.terminals) or '(none)'}")
+        print(f"nonterminals: {_listing(g.nonterminals)}")
+        print(f"terminals:    {_listing(g.terminals) or '(none)'}")
         print(f"rules:        {len(g.rules)}")
     return ExitCode.OK
+
+
+def _listing(names: tuple[str, ...], limit: int = 12) -> str:
+    """``A, B, C``; a long list keeps its ends and says how long it is (--json has all)."""
+    if len(names) <= limit:
+        return ", ".join(names)
+    head, tail = names[: limit - 3], names[-2:]
+    return (f"{', '.join(head)}, …, {', '.join(tail)} ({len(names):,} in all; "
+            "--json lists every one)")
 
 
 def _add_grundy(sub: Any) -> None:
@@ -54,7 +65,9 @@ def _add_grundy(sub: Any) -> None:
     p.add_argument("nonterminal", metavar="NONTERMINAL", nargs="?", help="the nonterminal A")
     p.add_argument("words", metavar="WORD", nargs="*", help="words to evaluate")
     p.add_argument("--words-from", metavar="FILE",
-                   help="read further words from FILE, one per line ('-' for stdin)")
+                   help="read further words from FILE, one per line ('-' for stdin); a blank "
+                        "line is the empty word, 'not a position', so output lines match "
+                        "input lines")
     p.add_argument("--position", metavar="A:w", nargs="+",
                    help="a multiset position, e.g. --position A:aab B:ba")
     p.add_argument("--method", choices=get_args(Method), default="auto",
@@ -62,14 +75,27 @@ def _add_grundy(sub: Any) -> None:
                         "otherwise; dfa: the automaton; brute: the exact dynamic programs; "
                         "cyk: the substring DP; naive: the definition (exponential)")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--max-seconds", type=duration, metavar="S",
+                   help="stop with exit 3 after S seconds on one word (the substring DP of a "
+                        "context-free grammar, or --method naive); a word whose table would "
+                        "not fit in memory is refused at once")
     p.set_defaults(func=_cmd_grundy)
+
+
+#: line ends of a word list: those of files, not str.splitlines's (form feeds, U+2028, ...),
+#: so that the n-th answer is about the n-th line as an editor counts lines
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _words(args: argparse.Namespace) -> list[str]:
     words = list(args.words)
     if args.words_from:
         text = read_text(args.words_from, what="word list")
-        words.extend(line.strip() for line in text.splitlines() if line.strip())
+        lines = _LINE_END.split(text)
+        if lines and lines[-1] == "":  # the end of the last line, not one more line
+            lines.pop()
+        # blank lines are kept (the empty word, never a position): one answer per line
+        words.extend(line.strip() for line in lines)
     return words
 
 
@@ -77,16 +103,27 @@ def _warn_outside(g: Grammar, w: str) -> None:
     """Say on stderr why a word with letters outside Σ is not a position."""
     bad = sorted(set(w) - set(g.terminals))
     if bad:
-        print(f"warning: {w!r} has letter(s) {', '.join(map(repr, bad))} outside the alphabet "
+        print(f"warning: {brief(w)} has letter(s) {', '.join(map(repr, bad))} outside the alphabet "
               f"{{{', '.join(g.terminals)}}}: not a position", file=sys.stderr)
 
 
 def _cmd_grundy(args: argparse.Namespace) -> int:
-    from ..play import parse_pair
+    from ..reading import servable
     from ..semantics import evaluator
 
     g = load(args)
-    value = evaluator(g, method=args.method)
+    # only the substring DP and the definition run long enough to show progress
+    tabled = args.method in ("cyk", "naive") or (args.method != "dfa" and not servable(g))
+    unit = "subwords" if args.method == "naive" else "substrings"
+    with progress("Grundy numbers", enabled=tabled and not args.json, unit=unit) as bar:
+        return _grundy_words(args, g, evaluator(g, method=args.method,
+                                                budget=budget(args, bar)))
+
+
+def _grundy_words(args: argparse.Namespace, g: Grammar,
+                  value: Callable[[str, str], int | None]) -> int:
+    from ..play import parse_pair
+
     if args.position:
         if args.nonterminal or args.words or args.words_from:
             raise InputError("--position takes the place of NONTERMINAL and WORDs")

@@ -19,6 +19,7 @@ from .common import (
     emit,
     positive,
     progress,
+    stamped,
     unlimited_digits,
 )
 
@@ -91,7 +92,9 @@ def _add_imark(sub: Any) -> None:
                     "the true division followers and report the smallest c such that all guess "
                     "sequences agree from lo+c on for every start (then 'value' proves every "
                     "n <= N+2c with that c), or the first start where they do not agree within "
-                    "--max-c steps.  Instances run in parallel over local processes.",
+                    "--max-c steps.  Instances run on the sweep engine (see 'sweep --help'): "
+                    "local processes or a Dask cluster, rows streamed in the order of the "
+                    "instances, --out resumable.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     y.add_argument("--max-s", type=positive, default=3,
                    help="S ranges over subsets of {1..MAX_S} (default 3)")
@@ -103,11 +106,9 @@ def _add_imark(sub: Any) -> None:
                    help="last start checked (default 2000)")
     y.add_argument("--max-c", type=positive, default=128,
                    help="a start needing more steps counts as not converging (default 128)")
-    y.add_argument("--jobs", type=positive, default=None,
-                   help="worker processes (default: the number of CPUs)")
-    add_budget(y, states=False)
-    y.add_argument("--format", choices=["table", "json", "csv"], default="table",
-                   help="table (rich, with a progress bar on a terminal), JSON lines or CSV")
+    from .sweep import add_sweep_options
+
+    add_sweep_options(y, states=False)
     y.set_defaults(func=_cmd_imark_survey)
 
 
@@ -142,7 +143,7 @@ def _imark_big(text: str) -> int:
 
 def _cmd_imark_missing(args: argparse.Namespace) -> int:
     raise InputError("imark needs a subcommand: value, sequence or survey "
-                     "(see 'sdg_automata imark --help')")
+                     "(see 'sdg-automata imark --help')")
 
 
 def _cmd_imark_value(args: argparse.Namespace) -> int:
@@ -177,7 +178,7 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
     chunks = imark_sequence_chunks(game, upto=args.upto, budget=budget(args))
     for chunk in chunks:
         if args.json:
-            lines = [json.dumps({"n": n + i, "grundy": g}) for i, g in enumerate(chunk)]
+            lines = [json.dumps(stamped({"n": n + i, "grundy": g})) for i, g in enumerate(chunk)]
         else:
             lines = list(map(str, chunk))
         sys.stdout.write("\n".join(lines) + "\n")
@@ -186,67 +187,25 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_survey(args: argparse.Namespace) -> int:
-    from ..imark import SurveyRow, default_jobs, survey, survey_instances
+    from ..imark import survey_instances
+    from ..sweeps.imark import imark_sweep
+    from .sweep import run
 
     instances = survey_instances(args.max_s, args.max_d, max_d_size=args.max_d_size)
-    jobs = args.jobs or default_jobs()
-    show_progress = args.format == "table" and sys.stderr.isatty()
-    if show_progress:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    if args.format is None and not args.out:
+        args.format = "table"  # the survey's default, on a terminal or not
+    converging = [0, 0]
 
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(f"i-Mark survey ({jobs} jobs)", total=len(instances))
-            rows = survey(instances, upto=args.upto, max_c=args.max_c, jobs=jobs,
-                          budget=budget(args), on_result=lambda _row: bar.advance(task))
-    else:
-        rows = survey(instances, upto=args.upto, max_c=args.max_c, jobs=jobs,
-                      budget=budget(args))
+    def count(row: dict[str, Any]) -> None:
+        converging[0] += bool(row["converges"])
+        converging[1] += 1
 
-    def show(t: tuple[int, ...]) -> str:
-        return "{" + ",".join(map(str, t)) + "}"
-
-    if args.format == "json":
-        for row in rows:
-            emit(row.to_json())
-    elif args.format == "csv":
-        import csv
-
-        out = csv.writer(sys.stdout, lineterminator="\n")
-        fields = ["S", "D", "upto", "max_c", "converges", "c", "worst_start", "failed_start",
-                  "starts", "seconds"]
-        out.writerow(fields)
-        for row in rows:
-            d = row.to_json()
-            d["S"], d["D"] = show(row.S), show(row.D)
-            out.writerow(["" if d[f] is None else d[f] for f in fields])
-    else:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=f"i-Mark convergence, starts up to {args.upto} "
-                            f"(c capped at {args.max_c})")
-        for name in ("S", "D", "c", "worst start", "result", "seconds"):
-            table.add_column(name, justify="right" if name in ("c", "worst start", "seconds")
-                             else "left")
-
-        def result(row: SurveyRow) -> str:
-            if row.converges:
-                return "[green]converges[/green]"
-            return f"[red]no convergence from start {row.failed_start}[/red]"
-
-        for row in rows:
-            table.add_row(show(row.S), show(row.D), "" if row.c is None else str(row.c),
-                          "" if row.worst_start is None else str(row.worst_start), result(row),
-                          f"{row.seconds:.2f}")
-        console = Console()
-        console.print(table)
-        good = sum(row.converges for row in rows)
-        console.print(f"{good} of {len(rows)} instances converge for every start up to "
-                      f"{args.upto}")
-    return ExitCode.OK
+    code = run(args, imark_sweep(instances, upto=args.upto, max_c=args.max_c), ordered=True,
+               observe=count)
+    if args.format == "table":
+        print(f"{converging[0]} of {converging[1]} instances converge for every start up to "
+              f"{args.upto}")
+    return code
 
 
 def register(sub: Any) -> None:

@@ -1,0 +1,125 @@
+"""Octal games: the sparse-space method against the O(n²) computations, and certify times.
+
+Measured side by side in one run:
+
+* values/s for 𝒢(0..n−1) at n = 10⁴ and 10⁵: the sparse-space method, the
+  full O(n²) mex with each heap's splits XORed by numpy (the fallback), and
+  the naive definition in plain Python (the tests' oracle; at 10⁴ only — it
+  is O(n²) Python work, about 100× the time at 10⁵).  Every route must give
+  the same values.
+* the time to certify each benchmark game's period by the octal periodicity
+  theorem, checked against the published preperiod and period.
+* peak memory (tracemalloc, numpy included) of the sparse method at 10⁵ and
+  2·10⁵ values: bytes per value stays flat (memory linear in the values).
+
+Targets (issue 14): every 2- and 3-digit game whose period appears within 10⁴
+values certified in under a second; 0.127 in under a minute; 0.16 and 0.56
+in under ten minutes (moonshot: one minute).
+
+``python -m benchmarks bench_octal [--quick]`` prints the tables; ``run()``
+returns the rows.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from typing import Any
+
+from benchmarks.common import show
+from sdg_automata.octal import OctalGame, naive_values
+
+#: (code, published least preperiod, period): Winning Ways ch. 4; Gangolli–Plambeck
+#: 1989 and tczajka/octal-games src/SolvedGames.md for the long ones
+GAMES = [
+    ("0.77", 71, 12), ("0.07", 53, 34), ("0.137", 52, 34), ("0.45", 498, 20),
+    ("0.156", 3479, 349), ("0.644", 3256, 442), ("0.165", 5181, 1550), ("0.356", 7315, 142),
+    ("0.127", 46578, 4), ("0.16", 105351, 149459), ("0.56", 326640, 144),
+]
+QUICK_GAMES = GAMES[:5]
+SPEED_GAMES = ["0.16", "0.77"]
+
+
+def _timed(fn: Any) -> tuple[float, Any]:
+    t = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - t, result
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    """Measure; one dict per row (seconds; ``None`` where not measured)."""
+    rows: list[dict[str, Any]] = []
+    sizes = [2000] if quick else [10**4, 10**5]
+    for code in SPEED_GAMES:
+        game = OctalGame.parse(code)
+        for n in sizes:
+            sparse_s, sparse = _timed(lambda n=n, game=game: game.values(n, method="sparse"))
+            full_s, full = _timed(lambda n=n, game=game: game.values(n, method="full"))
+            naive_s = None
+            if n <= 10**4:
+                naive_s, naive = _timed(lambda n=n, game=game: naive_values(game, n))
+                if naive != sparse.tolist():
+                    raise AssertionError(f"{code}: naive and sparse disagree below {n}")
+            if full.tolist() != sparse.tolist():
+                raise AssertionError(f"{code}: full and sparse disagree below {n}")
+            rows.append({"bench": "octal", "case": "values", "code": code, "n": n,
+                         "sparse_s": sparse_s, "full_s": full_s, "naive_s": naive_s,
+                         "full_ratio": full_s / sparse_s,
+                         "naive_ratio": None if naive_s is None else naive_s / sparse_s})
+    for code, pre, per in QUICK_GAMES if quick else GAMES:
+        seconds, result = _timed(lambda code=code: OctalGame.parse(code).period())
+        if (result.preperiod, result.period) != (pre, per) or not result.certified:
+            raise AssertionError(f"{code}: certified {result.preperiod}/{result.period}, "
+                                 f"published {pre}/{per}")
+        sparse = result.sparse
+        rows.append({"bench": "octal", "case": "certify", "code": code, "preperiod": pre,
+                     "period": per, "checked_to": result.checked_to, "seconds": seconds,
+                     "mask": None if sparse is None else
+                     f"{sparse.mask:#x}{'+pos' if sparse.positional else ''}",
+                     "rare": None if sparse is None else sparse.rare})
+    if not quick:
+        game = OctalGame.parse("0.16")
+        for n in (10**5, 2 * 10**5):
+            tracemalloc.start()
+            game.values(n, method="sparse")
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            rows.append({"bench": "octal", "case": "memory", "code": "0.16", "n": n,
+                         "peak_bytes": peak, "bytes_per_value": peak / n})
+    _show(rows)
+    return rows
+
+
+def _rate(n: int, s: float | None) -> str:
+    return "" if s is None else f"{n / s:,.0f}"
+
+
+def _show(rows: list[dict[str, Any]]) -> None:
+    speed = [r for r in rows if r["case"] == "values"]
+    show("octal values/s: sparse space vs full O(n²) (numpy) vs naive definition (Python)",
+         ["code", "n", "sparse values/s", "full values/s", "naive values/s", "full / sparse",
+          "naive / sparse"],
+         [[r["code"], f"{r['n']:,}", _rate(r["n"], r["sparse_s"]), _rate(r["n"], r["full_s"]),
+           _rate(r["n"], r["naive_s"]) or "not run", f"{r['full_ratio']:.1f}×",
+           "" if r["naive_ratio"] is None else f"{r['naive_ratio']:.0f}×"] for r in speed])
+    show("octal periods certified by the periodicity theorem (published values agree)",
+         ["code", "preperiod", "period", "values computed", "seconds", "rare mask", "rare heaps"],
+         [[r["code"], r["preperiod"], r["period"], r["checked_to"], f"{r['seconds']:.3f}",
+           r["mask"] or "(full)", "" if r["rare"] is None else r["rare"]]
+          for r in rows if r["case"] == "certify"])
+    memory = [r for r in rows if r["case"] == "memory"]
+    if memory:
+        show("octal sparse method, peak memory (tracemalloc)",
+             ["code", "n", "peak", "bytes / value"],
+             [[r["code"], f"{r['n']:,}", f"{r['peak_bytes'] / 2**20:.2f} MiB",
+               f"{r['bytes_per_value']:.1f}"] for r in memory])
+
+
+def main() -> None:
+    import sys
+
+    run(quick="--quick" in sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""What a researcher wants from a sweep's rows: tables, and plots through matplotlib.
+
+Grammar sweeps (rows of :mod:`sdg_automata.sweeps.grammars`):
+
+* the distribution of max 𝒢_{G,A} over L(G, A) (SPEC §5) per nonterminal;
+* the largest automata (reachable states, SPEC §4);
+* the smallest grammar reaching each Grundy value, with its witness, where
+  *smallest* orders grammars by (nonterminals, rules, letters in all bodies,
+  key); the value is the largest over the grammar's nonterminals.
+
+i-Mark surveys (rows of :mod:`sdg_automata.sweeps.imark`): which (S, D)
+converge, and with which c (SPEC §6).
+
+Rows whose status is not ``"ok"`` are counted, never summarized as if they
+were answers.  Plots (:func:`plot`, the ``plot`` extra): a histogram of the
+grammars' maximum values by grammar size (rules), or a heat map of c over
+(S, D).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import InputError
+
+__all__ = ["Summary", "grammar_size", "load_rows", "plot", "summarize"]
+
+Kind = Literal["grammars", "imark"]
+
+
+def load_rows(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a sweep's output, JSON Lines or CSV (nested cells as JSON).
+
+    A torn last line (a sweep still running, or killed) is left out.
+    """
+    from .parse import read_text
+
+    text = read_text(path, what="sweep output")
+    rows: list[dict[str, Any]] = []
+    if text.startswith("key,") or text.startswith('"key"'):
+        return [{k: _from_cell(v) for k, v in record.items()}
+                for record in csv.DictReader(io.StringIO(text))]
+    lines = text.split("\n")
+    complete = lines[:-1]  # after the last newline: torn or empty
+    for i, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            if i == len(complete):
+                break
+            raise InputError("not a JSON row", source=str(path), line=i) from None
+        if not isinstance(row, dict) or "key" not in row:
+            raise InputError("not a row of a sweep (no 'key')", source=str(path), line=i)
+        rows.append(row)
+    if not rows:
+        raise InputError("no rows", source=str(path))
+    return rows
+
+
+def _from_cell(cell: str | None) -> Any:
+    if cell is None or cell == "":
+        return None
+    try:
+        return json.loads(cell)
+    except ValueError:
+        return cell
+
+
+def _kind(rows: Sequence[dict[str, Any]]) -> Kind:
+    if all("grammar" in r for r in rows):
+        return "grammars"
+    if all("S" in r and "D" in r for r in rows):
+        return "imark"
+    raise InputError("the rows are neither a grammar sweep's nor an i-Mark survey's")
+
+
+def grammar_size(row: dict[str, Any]) -> tuple[int, int, int]:
+    """(nonterminals, rules, letters in all bodies) of a grammar row."""
+    from .parse import parse_grammar
+
+    g = parse_grammar(row["grammar"])
+    letters = sum(1 for r in g.rules for s in r.body if not g.is_nonterminal(s))
+    return len(g.nonterminals), len(g.rules), letters
+
+
+def _top(row: dict[str, Any]) -> tuple[int | None, str | None, str | None]:
+    """The largest maximum over the grammar's nonterminals, which one, and its witness."""
+    best: tuple[int | None, str | None, str | None] = (None, None, None)
+    for head, value in (row.get("max") or {}).items():
+        if value is not None and (best[0] is None or value > best[0]):
+            best = (value, head, (row.get("witness") or {}).get(head))
+    return best
+
+
+@dataclass(frozen=True, kw_only=True)
+class Summary:
+    """The tables of :func:`summarize` (each a header row, then rows); ``to_json`` shows them.
+
+    The command line prints them as plain-text tables (``render.text_table``).
+    """
+
+    kind: Kind
+    status: dict[str, int]
+    tables: dict[str, list[list[Any]]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "status": self.status,
+                "tables": {name: [dict(zip(t[0], r, strict=True)) for r in t[1:]]
+                           for name, t in self.tables.items()}}
+
+
+def summarize(rows: Sequence[dict[str, Any]], *, top: int = 5) -> Summary:
+    """The summary tables of a sweep's rows (grammars or i-Mark, told apart by their fields)."""
+    kind = _kind(rows)
+    status = dict(sorted(Counter(str(r.get("status", "ok")) for r in rows).items()))
+    ok = [r for r in rows if r.get("status", "ok") == "ok"]
+    if kind == "imark":
+        return Summary(kind=kind, status=status, tables=_imark_tables(ok))
+    return Summary(kind=kind, status=status, tables=_grammar_tables(ok, top))
+
+
+def _grammar_tables(ok: Sequence[dict[str, Any]], top: int) -> dict[str, list[list[Any]]]:
+    heads = sorted({h for r in ok for h in r["max"]}, key=lambda h: (len(h), h))
+    values = sorted({v for r in ok for v in r["max"].values() if v is not None})
+    per_head = {h: Counter(r["max"].get(h) for r in ok) for h in heads}
+    distribution: list[list[Any]] = [["max", *heads]]
+    distribution += [[v, *(per_head[h][v] for h in heads)] for v in values]
+    largest: list[list[Any]] = [["states", "max", "key"]]
+    largest += [[r["states"], _top(r)[0], r["key"]]
+                for r in sorted(ok, key=lambda r: (-r["states"], r["key"]))[:top]]
+    smallest: dict[int, tuple[tuple[int, int, int, str], dict[str, Any]]] = {}
+    for r in ok:
+        value = _top(r)[0]
+        if value is None:
+            continue
+        order = (*grammar_size(r), r["key"])
+        if value not in smallest or order < smallest[value][0]:
+            smallest[value] = (order, r)
+    first: list[list[Any]] = [["value", "nonterminals", "rules", "letters", "nonterminal",
+                               "witness", "key"]]
+    for value in sorted(smallest):
+        (n, rules, letters, key), r = smallest[value]
+        _, head, witness = _top(r)
+        first.append([value, n, rules, letters, head, witness, key])
+    return {"maximum per nonterminal (grammars)": distribution,
+            f"largest automata (top {top})": largest,
+            "smallest grammar reaching each value": first}
+
+
+def _show(values: Sequence[int]) -> str:
+    return "{" + ",".join(map(str, values)) + "}"
+
+
+def _imark_tables(ok: Sequence[dict[str, Any]]) -> dict[str, list[list[Any]]]:
+    table: list[list[Any]] = [["S", "D", "c", "worst start", "result"]]
+    for r in sorted(ok, key=lambda r: (len(r["S"]), r["S"], len(r["D"]), r["D"])):
+        result = "converges" if r["converges"] else f"no convergence from {r['failed_start']}"
+        table.append([_show(r["S"]), _show(r["D"]), r["c"], r["worst_start"], result])
+    counts = Counter(r["c"] for r in ok if r["converges"])
+    dist: list[list[Any]] = [["c", "instances"]]
+    dist += [[c, n] for c, n in sorted(counts.items())]
+    dist.append(["none", sum(1 for r in ok if not r["converges"])])
+    return {"convergence per instance": table, "instances by c": dist}
+
+
+# ---------------------------------------------------------------------------
+# plots
+
+
+def plot(rows: Sequence[dict[str, Any]], out: str | Path) -> None:
+    """Draw the sweep's picture to ``out`` (``.png`` or ``.svg``) with matplotlib.
+
+    Grammars: a histogram of each grammar's largest maximum, one bar group per
+    number of rules.  i-Mark: a heat map of c over (S, D), grey where the
+    instance does not converge.
+
+    Raises
+    ------
+    InputError
+        Without matplotlib (``pip install "sdg_automata[plot]"``), or for
+        another file type.
+    """
+    suffix = Path(out).suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise InputError(f"--plot writes .png or .svg files, not {str(out)!r}")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InputError("plots need matplotlib: pip install 'sdg_automata[plot]'") from None
+    ok = [r for r in rows if r.get("status", "ok") == "ok"]
+    if not ok:
+        raise InputError("no row with status 'ok' to plot")
+    fig = (_grammar_plot if _kind(rows) == "grammars" else _imark_plot)(plt, ok)
+    try:
+        fig.savefig(out, dpi=120, bbox_inches="tight",
+                    metadata={"Date": None} if suffix == ".svg" else None)
+    except OSError as e:
+        raise InputError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
+
+
+def _grammar_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
+    by_size: dict[int, Counter[int]] = {}
+    for r in ok:
+        value = _top(r)[0]
+        if value is not None:
+            by_size.setdefault(grammar_size(r)[1], Counter())[value] += 1
+    sizes = sorted(by_size)
+    values = sorted({v for c in by_size.values() for v in c})
+    fig, ax = plt.subplots(figsize=(7, 4))
+    width = 0.8 / max(1, len(sizes))
+    for i, size in enumerate(sizes):
+        xs = [v + (i - (len(sizes) - 1) / 2) * width for v in values]
+        ax.bar(xs, [by_size[size][v] for v in values], width=width,
+               label=f"{size} rule" + ("" if size == 1 else "s"))
+    ax.set_yscale("log")
+    ax.set_xticks(values)
+    ax.set_xlabel("largest maximum Grundy value over the grammar's nonterminals")
+    ax.set_ylabel("grammars (isomorphism classes)")
+    ax.set_title(f"Maximum Grundy value by grammar size ({len(ok)} grammars)")
+    ax.legend(title="grammar size", fontsize="small")
+    return fig
+
+
+def _imark_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
+    import math
+
+    s_sets = sorted({tuple(r["S"]) for r in ok}, key=lambda s: (len(s), s))
+    d_sets = sorted({tuple(r["D"]) for r in ok}, key=lambda d: (len(d), d))
+    grid = [[math.nan] * len(d_sets) for _ in s_sets]
+    labels = [[""] * len(d_sets) for _ in s_sets]
+    for r in ok:
+        i, j = s_sets.index(tuple(r["S"])), d_sets.index(tuple(r["D"]))
+        if r["converges"]:
+            grid[i][j] = math.log2(r["c"])
+            labels[i][j] = str(r["c"])
+        else:
+            labels[i][j] = "×"
+    fig, ax = plt.subplots(figsize=(max(5, 0.45 * len(d_sets) + 2),
+                                    max(3, 0.4 * len(s_sets) + 1.5)))
+    cmap = plt.get_cmap("viridis").with_extremes(bad="lightgrey")
+    image = ax.imshow(grid, cmap=cmap, aspect="auto")
+    for i in range(len(s_sets)):
+        for j in range(len(d_sets)):
+            ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=7,
+                    color="black" if math.isnan(grid[i][j]) else "white")
+    ax.set_xticks(range(len(d_sets)), [_show(d) for d in d_sets], rotation=90, fontsize=7)
+    ax.set_yticks(range(len(s_sets)), [_show(s) for s in s_sets], fontsize=7)
+    ax.set_xlabel("D")
+    ax.set_ylabel("S")
+    ax.set_title("i-Mark(S, D): the window c that converges (× none)")
+    fig.colorbar(image, ax=ax, label="log₂ c")
+    return fig

@@ -1,0 +1,714 @@
+"""Sweeps: many independent jobs, one row each, streamed, resumable, on any executor.
+
+A :class:`Sweep` is a sequence of picklable jobs, a key for each job, and a
+function job → row (a frozen dataclass with ``to_json``).  :func:`run_sweep`
+runs it over any :class:`concurrent.futures.Executor`: a local process pool,
+or a Dask cluster through ``Client.get_executor`` (:func:`dask_executor`; the
+``cluster`` extra).  There is no scheduler, socket or queue of our own.
+
+Guarantees (issue 12):
+
+* **Streamed.**  Each row is handed to the sink as soon as its job is done,
+  in completion order; the sinks (:class:`JsonlSink`, :class:`CsvSink`,
+  :class:`TableSink`) write and flush it at once.
+* **Resumable, nothing lost.**  :func:`resume` reads an output file before a
+  sweep appends to it: the keys it holds are skipped, and a torn last line (a
+  sweep killed mid-write, SIGKILL included) is detected and cut off, so a
+  killed sweep loses at most the rows in flight and never duplicates or
+  corrupts one.  :func:`locked` keeps a second sweep from appending to the
+  same file at the same time.
+* **Failures are rows.**  A job that raises gives a row with
+  ``"status": "error"`` and an ``error`` message; a job over its per-job
+  :class:`~sdg_automata.budget.Budget` gives ``"status": "budget"``; a worker
+  process that dies is found by rerunning the jobs it may have held one at a
+  time on a fresh pool, and the job that kills it again is an error row.  On
+  Dask (which reschedules a dead worker's tasks itself and gives up with
+  ``KilledWorker``), a failed batch is rerun job by job, so only the job that
+  fails alone becomes an error row.
+* **Same code everywhere.**  :func:`check_workers` compares the package
+  version and a fingerprint of its source on every Dask worker with ours and
+  refuses to run when they differ.
+
+Jobs are sent in batches (``batch`` jobs per task) so that the per-task cost
+of a distributed scheduler (about a millisecond) is shared by many small jobs;
+at most ``window`` batches are in flight, so a sweep of millions of jobs does
+not queue millions of futures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import importlib
+import io
+import itertools
+import json
+import os
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import IO, Any, Generic, Literal, Protocol, TypeVar, get_args
+
+from .budget import UNLIMITED, Budget, Meter
+from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
+
+__all__ = [
+    "FORMATS", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status", "Sweep",
+    "SweepStats", "TableSink", "check_workers", "dask_executor", "fingerprint", "locked",
+    "plain_cells", "process_pool", "resume", "run_sweep",
+]
+
+Status = Literal["ok", "budget", "error"]
+Format = Literal["jsonl", "csv", "table"]
+#: the output formats, for the command line's ``choices=``
+FORMATS: tuple[str, ...] = get_args(Format)
+
+J = TypeVar("J")
+
+
+class Row(Protocol):
+    """What a job returns: a frozen dataclass with a ``key`` and ``to_json``."""
+
+    @property
+    def key(self) -> str: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sweep(Generic[J]):
+    """A sweep: what to run and how to name it.
+
+    Parameters
+    ----------
+    name:
+        What the sweep is, for progress and messages (``"grammars"``).
+    jobs:
+        The jobs, picklable; any iterable that can be iterated again (a list,
+        or a lazy collection such as :class:`~sdg_automata.sweeps.grammars.GrammarJobs`):
+        the runner takes them one batch at a time.
+    key:
+        A job's key, unique in the sweep; it is the ``key`` field of its row
+        and what resuming matches.
+    work:
+        Job → row, a module-level function (workers import it by name); it
+        gets the job's :class:`~sdg_automata.budget.Meter` and may raise
+        :class:`~sdg_automata.errors.BudgetExceeded`.
+    failed:
+        (job, status, message) → the row of a job that ran out of budget
+        (``"budget"``) or failed (``"error"``); module-level as well.
+    columns:
+        The row fields in the order CSV shows them.
+    brief:
+        A row as the short cells of a terminal table (header → cell); the
+        fields of ``columns`` as they are when ``None``.
+    csv:
+        A row as CSV shows it (the same fields, some written otherwise);
+        the row itself when ``None``.
+    unit:
+        What the per-job budget counts (for messages).
+    """
+
+    name: str
+    jobs: Iterable[J]
+    key: Callable[[J], str]
+    work: Callable[[J, Meter], Row]
+    failed: Callable[[J, Status, str], Row]
+    columns: tuple[str, ...]
+    brief: Callable[[dict[str, Any]], dict[str, str]] | None = None
+    csv: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    unit: str = "states"
+
+    def __post_init__(self) -> None:
+        if "key" not in self.columns or "status" not in self.columns:
+            raise SdgBug(f"sweep {self.name!r}: rows need 'key' and 'status' columns")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepStats:
+    """What a run did: rows written by status, jobs skipped (already done), wall time."""
+
+    rows: int
+    ok: int
+    budget: int
+    error: int
+    skipped: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        """Rows per second."""
+        return self.rows / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": self.rows, "ok": self.ok, "budget": self.budget, "error": self.error,
+                "skipped": self.skipped, "seconds": round(self.seconds, 3),
+                "rows_per_second": round(self.rate, 2)}
+
+    def __str__(self) -> str:
+        return (f"{self.rows} rows ({self.ok} ok, {self.budget} budget, {self.error} error), "
+                f"{self.skipped} skipped as already done, {self.seconds:.1f} s, "
+                f"{self.rate:.1f} rows/s")
+
+
+# ---------------------------------------------------------------------------
+# the worker side
+
+
+def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str], Row],
+               jobs: Sequence[J], budget: Budget, unit: str) -> list[dict[str, Any]]:
+    """Run jobs one after the other where the executor put us; every job gives one row."""
+    rows = []
+    for job in jobs:
+        meter = budget.start("job", unit=unit)
+        try:
+            with meter.library("job"):  # the per-job deadline, also inside libraries
+                row = work(job, meter)
+        except BudgetExceeded as e:
+            row = failed(job, "budget", str(e))
+        except MemoryError:  # a resource limit, like a budget: the job did not fit
+            row = failed(job, "budget", "out of memory: the job does not fit in this worker")
+        except Interrupted:
+            raise
+        except Exception as e:  # noqa: BLE001 -- a failing job is a row, not a failed sweep
+            row = failed(job, "error", f"{type(e).__name__}: {e}")
+        rows.append(row.to_json())
+    return rows
+
+
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops the sweep in one place."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def process_pool(jobs: int) -> Executor:
+    """A local process pool of ``jobs`` workers that ignore Ctrl-C.
+
+    Leaving it through an exception (Ctrl-C) terminates the workers instead of
+    waiting for the jobs they run.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    class Pool(ProcessPoolExecutor):
+        def __exit__(self, kind: Any, value: Any, tb: Any) -> Any:
+            if kind is not None:
+                _stop(self)
+            return super().__exit__(kind, value, tb)
+
+    return Pool(max_workers=jobs, initializer=_ignore_sigint)
+
+
+def _stop(executor: Executor) -> None:
+    """Shut an executor down without waiting; a process pool's workers are terminated."""
+    # workers first: the pool then fails its pending futures itself (cancelling them first
+    # makes Python 3.11's pool thread die on InvalidStateError while marking them broken)
+    for p in list((getattr(executor, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            p.terminate()
+    executor.shutdown(wait=False)
+
+
+# ---------------------------------------------------------------------------
+# the runner
+
+
+def run_sweep(
+    sweep: Sweep[J],
+    on_row: Callable[[dict[str, Any]], None],
+    *,
+    executor: Executor | None = None,
+    restart: Callable[[], Executor] | None = None,
+    budget: Budget = UNLIMITED,
+    skip: Container[str] = frozenset(),
+    batch: int = 1,
+    window: int = 8,
+    ordered: bool = False,
+) -> SweepStats:
+    """Run every job of ``sweep`` whose key is not in ``skip``; hand each row to ``on_row``.
+
+    Parameters
+    ----------
+    sweep:
+        The jobs and the job → row function.
+    on_row:
+        Called in this process with each row (a JSON-ready dict) as soon as it
+        is done, in completion order.
+    executor:
+        Where jobs run: any :class:`concurrent.futures.Executor` (a
+        :func:`process_pool`, :func:`dask_executor`); ``None`` runs them here,
+        one after the other.
+    restart:
+        Makes a fresh executor when ``executor`` breaks (a worker process
+        died); the jobs in flight are then rerun one at a time to find the one
+        that kills its worker, which becomes an error row.  Without it, every
+        job in flight at the break is an error row.
+    budget:
+        The per-job budget (``max_states``, ``max_seconds``).
+    skip:
+        Keys already done (see :func:`resume`).
+    batch, window:
+        Jobs per task, and tasks in flight at once.
+    ordered:
+        Hand rows over in the order of the jobs (each as soon as it and every
+        earlier one are done) instead of the order they finish in.
+
+    Returns
+    -------
+    SweepStats
+
+    Raises
+    ------
+    Interrupted
+        On Ctrl-C, saying how many rows were written (the rest can be resumed).
+    """
+    if batch < 1 or window < 1:
+        raise InputError(f"batch and window must be positive, not {batch} and {window}")
+    started = time.perf_counter()
+    counts = dict.fromkeys(get_args(Status), 0)
+    skipped = [0]
+    sent: deque[str] = deque()  # keys in job order, as they are taken (for ordered)
+    waiting: dict[str, dict[str, Any]] = {}  # rows done before an earlier one, when ordered
+
+    def pending() -> Iterator[tuple[str, J]]:
+        """The jobs not done yet, taken lazily: a sweep may have millions."""
+        for job in sweep.jobs:
+            k = sweep.key(job)
+            if k in skip:
+                skipped[0] += 1
+            else:
+                if ordered:
+                    sent.append(k)
+                yield k, job
+
+    def deliver(keys: Sequence[str], rows: list[dict[str, Any]]) -> None:
+        if [r.get("key") for r in rows] != list(keys):
+            raise SdgBug(f"sweep {sweep.name!r}: rows came back for other keys than sent")
+        if ordered:
+            waiting.update(zip(keys, rows, strict=True))
+            rows = []
+            while sent and sent[0] in waiting:
+                rows.append(waiting.pop(sent.popleft()))
+        for row in rows:
+            on_row(row)
+            counts[row["status"]] = counts.get(row["status"], 0) + 1  # once it is out
+
+    def failures(chunk: Sequence[tuple[str, J]], message: str) -> list[dict[str, Any]]:
+        return [sweep.failed(job, "error", message).to_json() for _, job in chunk]
+
+    try:
+        if executor is None:
+            for k, job in pending():
+                deliver([k], _run_batch(sweep.work, sweep.failed, [job], budget, sweep.unit))
+        else:
+            _run_on(sweep, executor, restart, pending(), budget, batch, window, deliver,
+                    failures)
+    except (KeyboardInterrupt, Interrupted):
+        done = sum(counts.values())
+        raise Interrupted(f"sweep {sweep.name} interrupted after {done} rows; rerun the same "
+                          f"command with the same --out to resume", explored=done) from None
+    return SweepStats(rows=sum(counts.values()), ok=counts["ok"], budget=counts["budget"],
+                      error=counts["error"], skipped=skipped[0],
+                      seconds=time.perf_counter() - started)
+
+
+def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor] | None,
+            pending: Iterator[tuple[str, J]], budget: Budget, batch: int, window: int,
+            deliver: Callable[[Sequence[str], list[dict[str, Any]]], None],
+            failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]]) -> None:
+    """The windowed submit/collect loop of :func:`run_sweep` over an executor."""
+    chunks = iter(lambda: list(itertools.islice(pending, batch)), [])
+    in_flight: dict[Future[list[dict[str, Any]]], list[tuple[str, J]]] = {}
+    own: list[Executor] = []  # executors made by restart, shut down here
+
+    def submit(ex: Executor, chunk: list[tuple[str, J]]) -> None:
+        jobs = [job for _, job in chunk]
+        in_flight[ex.submit(_run_batch, sweep.work, sweep.failed, jobs, budget, sweep.unit)] = chunk
+
+    def collect(fut: Future[list[dict[str, Any]]], chunk: list[tuple[str, J]]) -> bool:
+        """Deliver a finished task's rows; False when its executor broke."""
+        try:
+            rows = fut.result()
+        except BrokenExecutor:
+            return False
+        except Exception as e:  # noqa: BLE001 -- e.g. Dask's KilledWorker: the jobs are rows
+            if len(chunk) > 1:  # one job may have taken its batch down: each again, alone
+                for one in chunk:
+                    submit(executor, [one])
+                return True
+            rows = failures(chunk, f"the worker failed: {type(e).__name__}: {e}")
+        deliver([k for k, _ in chunk], rows)
+        return True
+
+    try:
+        while True:
+            for chunk in chunks:
+                submit(executor, chunk)
+                if len(in_flight) >= window:
+                    break
+            if not in_flight:
+                return
+            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            suspects: list[tuple[str, J]] = []
+            for fut in finished:
+                chunk = in_flight.pop(fut)
+                if not collect(fut, chunk):
+                    suspects += chunk
+            if not suspects:
+                continue
+            # a worker died: every task still in flight on this executor is lost as well
+            for fut, chunk in in_flight.items():
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    deliver([k for k, _ in chunk], fut.result())
+                else:  # lost with the pool, or failed: rerun alone below
+                    suspects += chunk
+            in_flight.clear()
+            _stop(executor)
+            if restart is None:
+                deliver([k for k, _ in suspects], failures(suspects, "the worker died"))
+                return _drain(chunks, deliver, failures)
+            executor = restart()
+            own.append(executor)
+            for one in suspects:  # alone on a fresh pool: a death now is this job's
+                submit(executor, [one])
+                fut = next(iter(in_flight))
+                wait([fut])
+                chunk = in_flight.pop(fut)
+                if not collect(fut, chunk):
+                    deliver([chunk[0][0]], failures(chunk, "the worker process died running it"))
+                    _stop(executor)
+                    executor = restart()
+                    own.append(executor)
+    finally:  # futures still in flight (an exception) go with their executor's shutdown
+        for ex in own:
+            _stop(ex)
+
+
+def _drain(chunks: Iterator[list[tuple[str, J]]],
+           deliver: Callable[[Sequence[str], list[dict[str, Any]]], None],
+           failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]]) -> None:
+    """Without a way to restart, the jobs not yet sent are error rows too."""
+    for chunk in chunks:
+        deliver([k for k, _ in chunk], failures(chunk, "not run: the executor broke"))
+
+
+# ---------------------------------------------------------------------------
+# output: sinks, resuming, locking
+
+
+class Sink(Protocol):
+    """Where rows go, one at a time, flushed."""
+
+    def write(self, row: dict[str, Any]) -> None: ...
+
+
+def _stdout() -> IO[str]:
+    return sys.stdout  # looked up per write: a progress display may have wrapped it
+
+
+@dataclass
+class JsonlSink:
+    """JSON Lines: one object per line, flushed per row (the default for ``--out``)."""
+
+    stream: IO[str] | None = None
+
+    def write(self, row: dict[str, Any]) -> None:
+        out = self.stream or _stdout()
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        out.flush()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+@dataclass
+class CsvSink:
+    """CSV with a header line; nested fields (dicts, lists) as JSON in their cell."""
+
+    columns: tuple[str, ...]
+    stream: IO[str] | None = None
+    header: bool = True
+    cells: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+
+    def write(self, row: dict[str, Any]) -> None:
+        out = self.stream or _stdout()
+        if self.cells is not None:
+            row = self.cells(row)
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        if self.header:
+            writer.writerow(self.columns)
+            self.header = False
+        writer.writerow([_cell(row.get(c)) for c in self.columns])
+        out.write(buffer.getvalue())
+        out.flush()
+
+
+@dataclass
+class TableSink:
+    """Aligned rows for a terminal, one line per row as it arrives, header first.
+
+    ``cells`` turns a row into its display cells (the sweep's :attr:`Sweep.brief`).
+    Widths are fixed by the header and the first row, at least ``least`` and at
+    most ``width``; longer cells are cut (the last column never is).
+    """
+
+    cells: Callable[[dict[str, Any]], dict[str, str]]
+    width: int = 24
+    least: int = 10
+    stream: IO[str] | None = None
+    _widths: list[int] = field(default_factory=list, repr=False)
+
+    def _line(self, cells: Sequence[str]) -> str:
+        *first, last = cells
+        cut = [c if len(c) <= w else c[:w - 1] + "…" for c, w in zip(first, self._widths,
+                                                                       strict=True)]
+        return "  ".join(c.ljust(w) for c, w in zip(cut, self._widths, strict=True)) + "  " + last
+
+    def write(self, row: dict[str, Any]) -> None:
+        out = self.stream or _stdout()
+        cells = self.cells(row)
+        if not self._widths:
+            self._widths = [max(len(h), self.least, min(self.width, len(c)))
+                            for h, c in cells.items()][:-1]
+            out.write(self._line(list(cells)) + "\n")
+        out.write(self._line(list(cells.values())) + "\n")
+        out.flush()
+
+
+def plain_cells(columns: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, str]]:
+    """Display cells that are the row's fields as they are (nested ones as JSON)."""
+    def cells(row: dict[str, Any]) -> dict[str, str]:
+        return {c: _cell(row.get(c)) for c in columns}
+
+    return cells
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resumed:
+    """What :func:`resume` found in an output file."""
+
+    done: frozenset[str]
+    torn_bytes: int  # bytes of a torn last line that were cut off (0: none)
+    header: bool  # whether the file already has its header (CSV)
+
+
+def resume(path: str | os.PathLike[str], fmt: Format, columns: Sequence[str]) -> Resumed:
+    """Read the keys already in ``path`` and cut off a torn last line.
+
+    A line is *torn* when it is the last and does not end with a newline, or
+    does not parse (a writer killed between two writes).  Every other line
+    must be a row of this sweep (it has every field of ``columns``), else
+    :class:`~sdg_automata.errors.InputError` (the file is someone else's, and
+    appending to it would mix sweeps).
+    """
+    if fmt == "table":
+        raise InputError("--out takes jsonl or csv; the table format is for the terminal")
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"cannot write {str(p)!r}: it is a directory")
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        return Resumed(done=frozenset(), torn_bytes=0, header=False)
+    except OSError as e:
+        raise InputError(f"cannot read {str(p)!r}: {e.strerror or e}") from None
+    lines = [line + b"\n" for line in data.split(b"\n")[:-1]]  # after the last \n: torn
+    read = _read_jsonl if fmt == "jsonl" else _read_csv
+    keys, keep = read(lines, tuple(columns), str(p))
+    header = fmt == "csv" and keep > 0
+    if keep < len(data):
+        with open(p, "r+b") as f:
+            f.truncate(keep)
+    return Resumed(done=frozenset(keys), torn_bytes=len(data) - keep, header=header)
+
+
+def _read_jsonl(lines: list[bytes], columns: tuple[str, ...], path: str
+                ) -> tuple[set[str], int]:
+    """The keys of a JSON Lines file, and the bytes to keep (a torn last line dropped)."""
+    keys: set[str] = set()
+    keep = 0
+    for i, line in enumerate(lines, start=1):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            if i == len(lines):  # a torn line that got its newline: dropped
+                break
+            raise InputError("not a JSON row: the file does not hold rows of this sweep; "
+                             "refusing to append to it", source=path, line=i) from None
+        missing = [c for c in columns if c not in row] if isinstance(row, dict) else ["key"]
+        if missing:
+            raise InputError(f"no field {missing[0]!r}: the file does not hold rows of this "
+                             f"sweep; refusing to append to it", source=path, line=i)
+        keys.add(str(row["key"]))
+        keep += len(line)
+    return keys, keep
+
+
+def _read_csv(lines: list[bytes], columns: tuple[str, ...], path: str
+              ) -> tuple[set[str], int]:
+    """The keys of a CSV file, and the bytes to keep (a torn last record dropped).
+
+    Records may span lines (a grammar's text is quoted with its newlines), so
+    the reader is fed line by line and the bytes of each record are counted.
+    """
+    consumed = [0]
+
+    def feed() -> Iterator[str]:
+        for line in lines:
+            consumed[0] += len(line)
+            yield line.decode("utf-8", errors="replace")
+
+    reader = csv.reader(feed(), strict=True)
+    keys: set[str] = set()
+    keep = 0
+    k = columns.index("key")
+    first = True
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return keys, keep
+        except csv.Error:  # an open quote at the end: the record was torn
+            return keys, keep
+        complete = len(record) == len(columns)
+        if first and tuple(record) != columns:
+            raise InputError(f"its header is not this sweep's columns ({','.join(columns)}); "
+                             f"refusing to append to it", source=path)
+        if not complete:
+            if consumed[0] == sum(map(len, lines)):  # the last record: torn
+                return keys, keep
+            raise InputError(f"{len(record)} fields, not {len(columns)}; refusing to append "
+                             f"to it", source=path, line=reader.line_num)
+        if not first:
+            keys.add(record[k])
+        first = False
+        keep = consumed[0]
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
+    """Open ``path`` for appending, holding an exclusive lock while the sweep writes.
+
+    A second sweep on the same file fails at once with
+    :class:`~sdg_automata.errors.InputError` instead of interleaving rows.
+    """
+    try:
+        f = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115 -- closed below
+    except OSError as e:
+        raise InputError(f"cannot write {os.fspath(path)!r}: {e.strerror or e}") from None
+    with f:
+        try:
+            import fcntl
+
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            pass
+        except OSError:
+            raise InputError(f"{os.fspath(path)!r} is being written by another sweep") from None
+        yield f
+
+
+# ---------------------------------------------------------------------------
+# Dask
+
+
+@cache
+def fingerprint() -> str:
+    """The package version and a hash of its source files: equal means the same code."""
+    # the package is imported before any of its modules; importing it here would put
+    # this module above everything the package root re-exports
+    version = sys.modules[__package__ or "sdg_automata"].__version__
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return f"{version}+{digest.hexdigest()[:12]}"
+
+
+def _worker_identity() -> dict[str, str]:
+    """Run on each worker by :func:`check_workers`."""
+    return {"fingerprint": fingerprint(), "python": sys.version.split()[0],
+            "path": str(Path(__file__).resolve().parent)}
+
+
+def check_workers(client: Any) -> int:
+    """Refuse a cluster whose workers run other code; return how many threads it has.
+
+    Each worker reports :func:`fingerprint` (version + source hash); a worker
+    that cannot import ``sdg_automata`` at all fails the check as well.
+
+    Raises
+    ------
+    InputError
+        Naming the first worker that differs, with both fingerprints.
+    """
+    ours = fingerprint()
+    try:
+        found = client.run(_worker_identity)
+    except Exception as e:  # noqa: BLE001 -- what a worker raises is its business
+        raise InputError(f"the Dask workers cannot run sdg_automata ({type(e).__name__}: {e}); "
+                         f"install sdg_automata {ours.split('+')[0]} on every worker") from None
+    if not found:
+        raise InputError("the Dask cluster has no workers")
+    for address, who in sorted(found.items()):
+        if who["fingerprint"] != ours:
+            raise InputError(
+                f"Dask worker {address} runs sdg_automata {who['fingerprint']} from "
+                f"{who['path']}, but this client runs {ours}: install the same version on "
+                f"every worker (the fingerprint hashes the package source)")
+    info = client.scheduler_info()
+    return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()) or 1
+
+
+@contextlib.contextmanager
+def dask_executor(address: str, *, workers: int | None = None,
+                  timeout: float = 20.0) -> Iterator[tuple[Executor, int]]:
+    """A Dask cluster as an Executor, and its number of worker threads.
+
+    Parameters
+    ----------
+    address:
+        ``tcp://HOST:PORT`` of a running ``dask scheduler``, or ``"local"``
+        for a :class:`distributed.LocalCluster` of ``workers`` processes with
+        one thread each (``"local-threads"``: one process, for tests).
+
+    Raises
+    ------
+    InputError
+        When the ``cluster`` extra is not installed, the scheduler cannot be
+        reached, or the workers run other code (:func:`check_workers`).
+    """
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise InputError("--scheduler needs Dask: pip install 'sdg_automata[cluster]'") from None
+    with contextlib.ExitStack() as stack:
+        if address in ("local", "local-threads"):
+            n = workers or os.cpu_count() or 1
+            cluster = stack.enter_context(distributed.LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=address == "local",
+                dashboard_address=None))
+            target: Any = cluster
+        else:
+            target = address
+        try:
+            client = stack.enter_context(distributed.Client(target, timeout=timeout))
+            client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError) as e:
+            raise InputError(f"cannot reach a Dask scheduler with workers at {address!r}: "
+                             f"{e}") from None
+        width = check_workers(client)
+        executor = client.get_executor(pure=False)
+        yield executor, width

@@ -1,0 +1,644 @@
+"""A fuzz suite for the command line (issue 15): damaged files, hostile arguments.
+
+Two generators drive every subcommand that ``python -m sdg_automata --help``
+lists (found by walking the argument parser, so a new command or option is
+fuzzed without editing this file):
+
+* **files**: grammar files and game graphs mutated from the valid examples —
+  byte flips, truncation, deep nesting, huge names, byte-order marks, control
+  characters, invalid UTF-8, duplicate keys, ε spellings, blank and empty
+  names — fed to a command that reads them;
+* **arguments**: argument vectors built from each subcommand's own options,
+  with values drawn from valid ones and from classes of bad ones (negative,
+  huge, NaN, infinite, non-numeric, empty, missing files, directories,
+  outputs over inputs).
+
+Every case must end with an exit code in {0, 1, 2, 3}, no ``Traceback`` on
+either stream, ``error: ...`` as the last line of stderr when the code is 2
+or 3, every input file's bytes unchanged, and within :data:`TIMEOUT` seconds.
+The CLI runs in-process (``sdg_automata.cli.main``) for speed, with a few real
+subprocess cases.  CI runs a few hundred derandomized cases in-process; ``pytest --fuzz-long``
+runs more, with huge inputs (10⁵-byte names and nesting), each in its own
+process under a 3 GB address-space limit, and ``-s`` prints the table of
+bad-input classes tried, with the slowest refusal of each.
+"""
+
+from __future__ import annotations
+
+import _thread
+import argparse
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from sdg_automata.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+GRAMMARS = sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".txt", ".json"))
+GRAPHS = sorted((EXAMPLES / "graphs").glob("*.json"))
+
+#: seconds a single case may take before it counts as a hang
+TIMEOUT = 20.0
+
+CI_EXAMPLES = 100
+LONG_EXAMPLES = 300
+
+
+# ---------------------------------------------------------------------------
+# running the command line in-process
+
+
+@dataclass
+class Outcome:
+    """What one run of the command line did."""
+
+    argv: list[str]
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+
+    def problems(self) -> list[str]:
+        """Every broken promise of issue 15, in words (empty when the run was clean)."""
+        out = []
+        if self.timed_out:
+            out.append(f"no answer within {TIMEOUT:.0f} s")
+        elif self.code not in (0, 1, 2, 3):
+            out.append(f"exit code {self.code}")
+        for name, text in (("stdout", self.stdout), ("stderr", self.stderr)):
+            if "Traceback" in text:
+                out.append(f"a traceback on {name}")
+        if self.code in (2, 3):
+            lines = self.stderr.rstrip("\n").splitlines()
+            if not lines or not lines[-1].startswith("error: "):
+                out.append("the last line of stderr is not 'error: ...'")
+        return out
+
+
+def _stream(data: bytes = b"") -> io.TextIOWrapper:
+    """A text stream with a ``.buffer``, like the real ones (PNG goes to the buffer)."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace",
+                            write_through=True)
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    raw = stream.buffer
+    assert isinstance(raw, io.BytesIO)
+    return raw.getvalue().decode("utf-8", errors="replace")
+
+
+@contextlib.contextmanager
+def _watchdog(seconds: float) -> Iterator[list[bool]]:
+    """Interrupt the main thread (as Ctrl-C would) after ``seconds``; yields [fired]."""
+    fired = [False]
+
+    def fire() -> None:
+        fired[0] = True
+        _thread.interrupt_main()
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield fired
+    finally:
+        timer.cancel()
+
+
+#: address space a case may add to what the test process had when the suite began
+MEMORY = 3 * 2**30
+
+
+def _vm_size() -> int | None:
+    try:
+        status = Path("/proc/self/status").read_text()
+        return int(status.split("VmSize:")[1].split()[0]) * 1024
+    except (OSError, IndexError, ValueError):  # not Linux
+        return None
+
+
+_CEILING = [(_vm_size() or 0) + MEMORY]  # fixed once: a cap relative to each case would ratchet
+
+
+@contextlib.contextmanager
+def _memory_limit() -> Iterator[None]:
+    """Cap the address space at :data:`_CEILING`, so a runaway case ends in MemoryError
+    (which the CLI reports as exit 3) instead of swapping a shared machine; the old
+    limit comes back afterwards."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    old = resource.getrlimit(resource.RLIMIT_AS)
+    cap = _CEILING[0]
+    if old[1] != resource.RLIM_INFINITY:
+        cap = min(cap, old[1])
+    resource.setrlimit(resource.RLIMIT_AS, (cap, old[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, old)
+
+
+def _limit_child() -> None:  # pragma: no cover - runs in the child
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def run_process(argv: list[str]) -> Outcome:
+    """Run ``python -m sdg_automata argv`` in a fresh process under a 3 GB address-space
+    limit and :data:`TIMEOUT`: what ``--fuzz-long`` does with its huge inputs, so no
+    case can take the test runner's memory with it."""
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", ""),
+           "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sdg_automata", *argv], capture_output=True,
+                              timeout=TIMEOUT, env=env, stdin=subprocess.DEVNULL,
+                              preexec_fn=_limit_child if os.name == "posix" else None)
+    except subprocess.TimeoutExpired as e:
+        def text(b: bytes | str | None) -> str:
+            return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+
+        return Outcome(argv, 130, text(e.stdout), text(e.stderr), time.perf_counter() - start,
+                       timed_out=True)
+    return Outcome(argv, proc.returncode, proc.stdout.decode(errors="replace"),
+                   proc.stderr.decode(errors="replace"), time.perf_counter() - start)
+
+
+def run_cli(argv: list[str], stdin: bytes = b"") -> Outcome:
+    """Run ``main(argv)`` with its own standard streams; never raises."""
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = _stream(stdin), _stream(), _stream()
+    out, err = sys.stdout, sys.stderr
+    start = time.perf_counter()
+    code: int
+    try:
+        with _memory_limit(), _watchdog(TIMEOUT) as fired:
+            try:
+                code = main(argv)
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except KeyboardInterrupt:
+                code = 130
+            except BaseException as e:  # noqa: BLE001 -- an escape is the finding itself
+                import traceback
+
+                traceback.print_exception(e, file=sys.stderr)
+                code = -1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    seconds = time.perf_counter() - start
+    return Outcome(argv, code, _text(out), _text(err), seconds, fired[0])
+
+
+# ---------------------------------------------------------------------------
+# the statistics behind the table of the closing note
+
+
+@dataclass
+class Tally:
+    """Cases tried and clean per bad-input class, and the slowest refused case."""
+
+    tried: dict[str, int] = field(default_factory=dict)
+    clean: dict[str, int] = field(default_factory=dict)
+    slowest: dict[str, tuple[float, str]] = field(default_factory=dict)
+
+    def add(self, kind: str, outcome: Outcome) -> None:
+        self.tried[kind] = self.tried.get(kind, 0) + 1
+        if not outcome.problems():
+            self.clean[kind] = self.clean.get(kind, 0) + 1
+        if outcome.code in (2, 3) and outcome.seconds > self.slowest.get(kind, (-1.0, ""))[0]:
+            self.slowest[kind] = (outcome.seconds, " ".join(outcome.argv)[:100])
+
+    def table(self) -> str:
+        rows = [f"{'class':<28} {'tried':>6} {'clean':>6} {'slowest refusal':>16}  case"]
+        for kind in sorted(self.tried):
+            secs, case = self.slowest.get(kind, (0.0, ""))
+            rows.append(f"{kind:<28} {self.tried[kind]:>6} {self.clean.get(kind, 0):>6} "
+                        f"{secs:>15.3f}s  {case}")
+        return "\n".join(rows)
+
+
+TALLY = Tally()
+#: the first case of each known finding that broke a promise (printed with -s)
+FINDINGS: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _print_tally(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if TALLY.tried:
+        print("\n" + TALLY.table())
+    for name, case in FINDINGS.items():
+        print(f"\nknown finding: {name}\n{case}")
+
+
+def _long(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--fuzz-long"))
+
+
+def _examples(request: pytest.FixtureRequest) -> int:
+    return LONG_EXAMPLES if _long(request) else CI_EXAMPLES
+
+
+def _big(request: pytest.FixtureRequest) -> int:
+    return 100_000 if _long(request) else 3_000
+
+
+# ---------------------------------------------------------------------------
+# damaged files
+
+
+def inserts(big: int) -> dict[str, list[bytes]]:
+    """Chunks a mutation inserts, by bad-input class; ``big`` sizes the huge ones.
+
+    CI keeps ``big`` at a few thousand: a run of letters that long is already a
+    name no one types, and a rule body of n letters costs the Step 1–5
+    construction O(n²) memory (reported in issue 15's closing note), which at
+    10⁵ letters is gigabytes.  ``--fuzz-long`` uses 10⁵ under a memory limit.
+    """
+    return {
+        "deep nesting": [b"[" * 40, b"[" * big, b"{\"a\": " * (big // 8), b"[1," * (big // 4)],
+        "huge name": [b"A" * big, b" " + b"N" * big + b" ", b"a" * (big // 2)],
+        "byte-order mark": [b"\xef\xbb\xbf"],
+        "control character": [bytes([c]) for c in (0, 1, 7, 8, 11, 12, 27, 31, 127)]
+                             + ["\u0085".encode(), "\u200b".encode(), "\u2028".encode()],
+        "invalid UTF-8": [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xfe\xff"],
+        "ε spelling": [b" $ ", " Є ".encode(), " ε ".encode(), b" epsilon ", b'""', b" | "],
+        "blank or empty name": [b'"": ["a"], ', b'"  ": ["a"], ', b'"A B": ["a"], ',
+                                b"\n -> a\n", b'"A->B": ["a"], ', b"\n\t-> b\n"],
+        "grammar syntax": [b"->", b"|", b"\n|", b"#", b":", b"start: ", b"terminals: ", b"\n",
+                           b"\r", b"\r\n", b'"', b"}", b",", b"\\", b"9" * 5000],
+    }
+
+
+@dataclass(frozen=True)
+class FileCase:
+    """A damaged input file: how it was made, and its bytes."""
+
+    kind: str
+    seed: str
+    suffix: str
+    data: bytes
+
+    def __repr__(self) -> str:  # hypothesis prints falsifying examples: keep them short
+        return (f"FileCase({self.kind!r}, {self.seed!r}, {self.suffix!r}, {len(self.data)} "
+                f"bytes: {self.data[:80]!r}…{self.data[-40:]!r})")
+
+
+@st.composite
+def damaged_files(draw: st.DrawFn, seeds: list[Path], big: int) -> FileCase:
+    seed = draw(st.sampled_from(seeds))
+    data = bytearray(seed.read_bytes())
+    chunks = inserts(big)
+    kind = draw(st.sampled_from([*chunks, "byte flip", "truncation", "duplicate line"]))
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(data)))
+        if kind in chunks:
+            data[at:at] = draw(st.sampled_from(chunks[kind]))
+        elif kind == "byte flip":
+            if data:
+                at = min(at, len(data) - 1)
+                data[at] ^= draw(st.integers(1, 255))
+        elif kind == "truncation":
+            del data[at:]
+        else:
+            lines = bytes(data).splitlines(keepends=True)
+            if lines:
+                k = draw(st.integers(0, len(lines) - 1))
+                lines.insert(k, lines[k])
+                data = bytearray(b"".join(lines))
+    suffix = draw(st.sampled_from([seed.suffix, seed.suffix, ".txt" if seed.suffix == ".json"
+                                   else ".json"]))
+    return FileCase(kind, seed.name, suffix, bytes(data))
+
+
+#: commands that read a grammar, with arguments that make them cheap on the examples
+GRAMMAR_COMMANDS: list[list[str]] = [
+    ["check"], ["check", "--json"], ["grundy", "{g}", "A", "aab", "ba"],
+    ["grundy", "{g}", "S", "ab"], ["grundy", "{g}", "A", "abab", "--method", "cyk"],
+    ["max", "{g}", "A", "--max-states", "2000"], ["dfa", "{g}", "A", "0"],
+    ["dfa", "{g}", "A", "1", "--format", "json"], ["spectrum", "{g}", "--max-states", "2000"],
+    ["regex", "{g}", "A", "0"], ["count", "{g}", "A", "0", "--length", "5"],
+    ["moves", "{g}", "A:aab"], ["period", "{g}", "A"], ["game-graph", "{g}", "--max-length", "2"],
+]
+
+
+def _argv(template: list[str], path: str) -> list[str]:
+    if "{g}" in template:
+        return [a.replace("{g}", path) for a in template]
+    return [*template, path]
+
+
+def _check_file_case(tmp: Path, case: FileCase, template: list[str], kind: str,
+                     long: bool = False) -> Outcome:
+    path = tmp / f"input{case.suffix}"
+    path.write_bytes(case.data)
+    argv = _argv(template, str(path))
+    outcome = run_process(argv) if long else run_cli(argv)
+    TALLY.add(kind, outcome)
+    problems = outcome.problems()
+    if path.read_bytes() != case.data:
+        problems.append("the input file changed")
+    assert not problems, _report(outcome, problems, case)
+    return outcome
+
+
+def _report(outcome: Outcome, problems: list[str], case: FileCase | None = None) -> str:
+    made = f"\ninput: {case.kind} of {case.seed} as {case.suffix}, {len(case.data)} bytes, " \
+           f"starting {case.data[:120]!r}" if case else ""
+    return (f"{'; '.join(problems)}\ncommand: {' '.join(outcome.argv)[:300]}{made}\n"
+            f"exit {outcome.code} after {outcome.seconds:.2f} s\n"
+            f"stdout: {outcome.stdout[-500:]!r}\nstderr: {outcome.stderr[-1500:]!r}")
+
+
+def test_damaged_grammar_files(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    @settings(max_examples=_examples(request), suppress_health_check=list(HealthCheck))
+    @given(case=damaged_files(GRAMMARS, _big(request)), template=st.sampled_from(GRAMMAR_COMMANDS))
+    def run(case: FileCase, template: list[str]) -> None:
+        _check_file_case(tmp_path, case, template, f"grammar: {case.kind}", _long(request))
+
+    run()
+
+
+def test_damaged_game_graphs(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    @settings(max_examples=max(30, _examples(request) // 5),
+              suppress_health_check=list(HealthCheck))
+    @given(case=damaged_files(GRAPHS, _big(request)),
+           template=st.sampled_from([["graph", "{g}"], ["graph", "{g}", "--misere"],
+                                     ["graph", "{g}", "--json"], ["graph", "{g}", "--sum", "3"]]))
+    def run(case: FileCase, template: list[str]) -> None:
+        _check_file_case(tmp_path, case, template, f"game graph: {case.kind}", _long(request))
+
+    run()
+
+
+# ---------------------------------------------------------------------------
+# hostile argument vectors, for every subcommand
+
+
+def _commands() -> dict[tuple[str, ...], argparse.ArgumentParser]:
+    """Every (sub)command path and its parser, from the CLI's own parser."""
+    out: dict[tuple[str, ...], argparse.ArgumentParser] = {}
+
+    def walk(path: tuple[str, ...], parser: argparse.ArgumentParser) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs and path:
+            out[path] = parser
+        for action in subs:
+            for name, child in action.choices.items():
+                walk((*path, name), child)
+
+    walk((), build_parser())
+    return out
+
+
+COMMANDS = _commands()
+
+NUMBERS = {
+    "valid number": ["0", "1", "2", "3", "5", "10", "64"],
+    "negative number": ["-1", "-5", "-0"],
+    "huge number": ["99999999999999999999", "1000000000", "10**9", "1e9", "9" * 400],
+    "non-finite number": ["nan", "inf", "-inf", "NaN", "1e400"],
+    "not a number": ["", "abc", "1.5", "0x10", "1,2", "Ⅻ", "٣"],
+}
+
+WORDS = ["a", "b", "aab", "abab", "ba", "c", "", "A", "a b", "ε", "$", "aaaaaaaaaaaaaaaaaaaa",
+         "A:aab", "B:ba", "A:", ":a", "Z:a", "A:aab:b", "ab" * 40]
+NAMES = ["A", "B", "S", "Z", "a", "", "A B", "ε", "-", "AA" * 50]
+SPECS = ["2:1", "3:0", "5:4", "2", "2:2", "0:1", "x:y", "1:0", "2:-1", "7:3", "", "99999999:1"]
+SETS = ["1,2,3", "{1,2}", "2", "1..3", "3,4", "", "0", "-1", "1,,2", "100000", "1 2"]
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files an argument vector may name, made once per test."""
+
+    grammars: list[str]
+    graphs: list[str]
+    words: list[str]
+    dfas: list[str]
+    outputs: list[str]
+    bad: list[str]
+
+    @property
+    def inputs(self) -> list[str]:
+        return [*self.grammars, *self.graphs, *self.words, *self.dfas]
+
+
+def _make_files(tmp: Path) -> Files:
+    grammars = [str(p) for p in GRAMMARS]
+    (tmp / "bom.txt").write_bytes(b"\xef\xbb\xbfA -> a A | a a A | B | a | a a\nB -> b A | b\n")
+    (tmp / "words.txt").write_text("aab\n\nba\n  \nc\nabab\n", encoding="utf-8")
+    (tmp / "words_bom.txt").write_bytes(b"\xef\xbb\xbfaab\r\nba\r\n")
+    (tmp / "words_bad.txt").write_bytes(b"a\x00b\n\xff\n" + b"a" * 100_000 + b"\n")
+    (tmp / "dfa.json").write_text(
+        '{"states": ["0", "1"], "input_symbols": ["a", "b"], "initial_state": "0", '
+        '"final_states": ["1"], "transitions": {"0": {"a": "1", "b": "0"}, '
+        '"1": {"a": "1", "b": "0"}}}', encoding="utf-8")
+    (tmp / "dfa_bad.json").write_text('{"states": [], "transitions": {"0": 1}}',
+                                      encoding="utf-8")
+    (tmp / "empty.txt").write_bytes(b"")
+    (tmp / "dir").mkdir(exist_ok=True)
+    return Files(
+        grammars=[*grammars, str(tmp / "bom.txt")],
+        graphs=[str(p) for p in GRAPHS],
+        words=[str(tmp / n) for n in ("words.txt", "words_bom.txt", "words_bad.txt")],
+        dfas=[str(tmp / "dfa.json"), str(tmp / "dfa_bad.json")],
+        outputs=[str(tmp / "out.txt"), str(tmp / "out.json"), str(tmp / "no" / "such" / "x"),
+                 str(tmp / "dir")],
+        bad=[str(tmp / "missing.txt"), str(tmp / "dir"), str(tmp / "empty.txt"), "-", ""],
+    )
+
+
+@dataclass(frozen=True)
+class ArgCase:
+    """An argument vector and the bad-input classes its values were drawn from."""
+
+    argv: list[str]
+    kinds: tuple[str, ...]
+
+
+@st.composite
+def argument_vectors(draw: st.DrawFn, files: Files) -> ArgCase:
+    path = draw(st.sampled_from(sorted(COMMANDS)))
+    parser = COMMANDS[path]
+    kinds: list[str] = []
+
+    def value(action: argparse.Action) -> str:
+        dest = action.dest
+        if action.choices is not None:
+            if draw(st.integers(0, 9)) == 0:
+                kinds.append("bad choice")
+                return draw(st.sampled_from(["bogus", "", "TEXT"]))
+            return str(draw(st.sampled_from(list(action.choices))))
+        if dest in ("grammar", "graph", "within", "words_from", "output"):
+            if draw(st.integers(0, 5)) == 0:
+                kinds.append("bad path")
+                pool = files.bad + (files.inputs if dest == "output" else [])
+                return draw(st.sampled_from(pool))
+            pools = {"grammar": files.grammars, "graph": files.graphs, "words_from": files.words,
+                     "within": [*files.dfas, "a*", "(a|b)*b", "(a", "", "a**", "[ab]"],
+                     "output": files.outputs}
+            return draw(st.sampled_from(pools[dest]))
+        if dest in ("nonterminal", "nonterminals"):
+            return draw(st.sampled_from(NAMES))
+        if dest in ("words", "position", "sum"):
+            return draw(st.sampled_from(WORDS if dest != "sum" else ["0", "1", "2", "3", "x"]))
+        if dest == "specs":
+            return draw(st.sampled_from(SPECS))
+        if dest in ("S", "D", "subtraction"):
+            return draw(st.sampled_from(SETS))
+        kind = draw(st.sampled_from(list(NUMBERS)))
+        # mostly valid numbers: the bad ones are refused at once, the valid ones run
+        if draw(st.integers(0, 2)) != 0:
+            kind = "valid number"
+        kinds.append(kind)
+        return draw(st.sampled_from(NUMBERS[kind]))
+
+    argv = list(path)
+    optionals = []
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        if not action.option_strings:
+            if action.nargs == "?" and draw(st.booleans()):
+                continue
+            n = {"*": draw(st.integers(0, 2)), "+": draw(st.integers(1, 2))}.get(
+                str(action.nargs), 1)
+            argv += [value(action) for _ in range(n)]
+        elif draw(st.integers(0, 3)) == 0:
+            optionals.append(action)
+    for action in optionals:
+        argv.append(draw(st.sampled_from(action.option_strings)))
+        if action.nargs != 0:
+            n = {"+": draw(st.integers(1, 2))}.get(str(action.nargs), 1)
+            argv += [value(action) for _ in range(n)]
+    mess = draw(st.integers(0, 11))
+    if mess == 0 and len(argv) > len(path):
+        kinds.append("missing argument")
+        del argv[draw(st.integers(len(path), len(argv) - 1))]
+    elif mess == 1:
+        kinds.append("unknown option")
+        argv.insert(draw(st.integers(len(path), len(argv))), draw(st.sampled_from(
+            ["--bogus", "-x", "--max-state", "--", "-", "--json=1"])))
+    if any("--jobs" in a.option_strings for a in parser._actions):
+        # worker processes would be forks of the test runner, which the per-case
+        # watchdog cannot stop; one job runs the same code in this process
+        argv = [a for a in argv if a not in ("--scheduler",)] + ["--jobs", "1"]
+    return ArgCase(argv, tuple(kinds) or ("valid arguments",))
+
+
+#: Open findings in other owners' areas (issue 15), each a predicate on the argument
+#: vector.  CI does not generate them (it must stay green while they are open);
+#: ``--fuzz-long`` runs them and counts them as not clean without failing.  Remove an
+#: entry when its fix lands: the long run then holds it to the same promises.
+KNOWN: dict[str, Callable[[list[str]], bool]] = {
+    # `imark survey --max-d 64 --jobs 1` and `--max-c 100000`: no answer and no refusal
+    # within 30 s (2^64 sets D are not refused up front; --max-s 64 and a huge --upto are)
+    "imark survey: --max-d/--max-d-size/--max-c sizes not refused up front (imark owner)":
+        lambda a: a[:2] == ["imark", "survey"] and any(
+            _big_number(v) for k, v in zip(a, a[1:], strict=False)
+            if k in ("--max-d", "--max-d-size", "--max-c")),
+}
+
+
+def _big_number(text: str) -> bool:
+    try:
+        return int(text) > 12
+    except ValueError:
+        return text.strip().startswith("10**") or text in ("1e9",)
+
+
+def _known(argv: list[str]) -> str | None:
+    return next((name for name, hit in KNOWN.items() if hit(argv)), None)
+
+
+def _snapshot(paths: list[str]) -> dict[str, bytes]:
+    return {p: Path(p).read_bytes() for p in paths if Path(p).is_file()}
+
+
+def test_hostile_arguments(request: pytest.FixtureRequest, tmp_path: Path,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    long = _long(request)
+    files = _make_files(tmp_path)
+    before = _snapshot(files.inputs)
+
+    @settings(max_examples=2 * _examples(request), suppress_health_check=list(HealthCheck))
+    @given(case=argument_vectors(files))
+    def run(case: ArgCase) -> None:
+        known = _known(case.argv)
+        assume(known is None or long)
+        outcome = run_process(case.argv) if long else run_cli(case.argv)
+        for kind in dict.fromkeys(case.kinds):
+            TALLY.add(f"{case.argv[0]}: {kind}", outcome)
+        problems = outcome.problems()
+        changed = [p for p, data in before.items() if Path(p).read_bytes() != data]
+        if changed:
+            problems.append(f"input files changed: {changed}")
+        if known and problems:
+            FINDINGS.setdefault(known, _report(outcome, problems))
+            return
+        assert not problems, _report(outcome, problems)
+
+    run()
+
+
+def test_every_subcommand_is_fuzzed() -> None:
+    # the argument fuzzer walks the parser: no subcommand can be forgotten
+    listed = {name for name in build_parser()._subparsers._group_actions[0].choices}  # type: ignore[union-attr]
+    assert {path[0] for path in COMMANDS} == listed
+    assert ("imark", "value") in COMMANDS and ("family", "subtraction") in COMMANDS
+
+
+# ---------------------------------------------------------------------------
+# a few real processes: what in-process runs cannot show (the interpreter's own
+# exit path, real standard streams)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "argv"),
+    [
+        ("deep.json", b'{"rules": {"A": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}",
+         ["check"]),
+        ("deep_graph.json", b'{"positions": {"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}",
+         ["graph"]),
+        ("empty_name.json", b'{"rules": {"": ["a"]}}', ["check"]),
+        ("nul.txt", b"A -> a\x00 | a A\n", ["grundy", "{g}", "A", "aa"]),
+        ("chain.txt", b"".join(b"A%d -> A%d\n" % (i, i + 1) for i in range(3000))
+         + b"A3000 -> a\n", ["grundy", "{g}", "A0", "a", "--method", "naive"]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_real_processes(tmp_path: Path, name: str, data: bytes, argv: list[str]) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    full = _argv(argv, str(path))
+    outcome = run_process(full)
+    problems = outcome.problems()
+    if path.read_bytes() != data:
+        problems.append("the input file changed")
+    assert not problems, _report(outcome, problems)
+    assert outcome.code in (0, 2), _report(outcome, ["unexpected exit code"])
+    if name == "chain.txt":
+        assert outcome.stdout == "1\n"
+    else:
+        assert outcome.code == 2 and outcome.stderr.count("\n") == 1

@@ -1,0 +1,87 @@
+"""The source distribution is complete: build it, unpack it, run tests from it (issue 13).
+
+``python -m build --sdist`` (the ``build`` package, in the ``test`` extra) builds
+it in an isolated environment, as a package index would.  The unpacked tree
+must hold every file of the repository that is under version control (but the
+CI script and git's own files) and must pass a subset of the test suite with
+the package imported from the unpacked tree itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+import sdg_automata
+
+ROOT = Path(__file__).resolve().parent.parent
+#: tracked files a source distribution does not need
+NOT_SHIPPED = (".ci/", ".gitignore", ".gitattributes", ".github/")
+#: what the tests need at the least, checked even outside a git checkout
+ESSENTIAL = ("tests/conftest.py", "tests/golden.py", "tests/strategies.py",
+             "examples/example3.txt", "examples/dyck.txt", "benchmarks/run.py", "docs/SPEC.md",
+             "LICENSE", "README.md", "pyproject.toml", "sdg_automata/py.typed",
+             "sdg_automata/cli/__init__.py")
+#: a subset of the suite that touches the examples, the docs, the helpers and the README
+SUBSET = ("tests/test_parse.py", "tests/test_import_graph.py", "tests/test_render.py",
+          "README.md")
+
+
+def _tracked() -> set[str] | None:
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        return None
+    out = subprocess.run([git, "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    return {f for f in out.stdout.decode().split("\0") if f and not f.startswith(NOT_SHIPPED)
+            and (ROOT / f).exists()}
+
+
+@pytest.fixture(scope="module")
+def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("build", reason="the sdist test needs the build package (test extra)")
+    out = tmp_path_factory.mktemp("sdist")
+    done = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(out),
+                           str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (archive,) = out.glob("sdg_automata-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(out, filter="data") if sys.version_info >= (3, 12) else tar.extractall(out)
+    (tree,) = (p for p in out.iterdir() if p.is_dir())
+    return tree
+
+
+def test_the_sdist_ships_every_tracked_file(unpacked: Path) -> None:
+    shipped = {str(p.relative_to(unpacked)) for p in unpacked.rglob("*") if p.is_file()}
+    assert set(ESSENTIAL) <= shipped, sorted(set(ESSENTIAL) - shipped)
+    tracked = _tracked()
+    if tracked is not None:
+        assert tracked <= shipped, sorted(tracked - shipped)
+    assert not [f for f in shipped if "__pycache__" in f or f.endswith(".pyc")]
+
+
+def test_the_sdist_metadata(unpacked: Path) -> None:
+    info = (unpacked / "PKG-INFO").read_text(encoding="utf-8")
+    assert f"\nVersion: {sdg_automata.__version__}\n" in info  # single-sourced
+    assert "\nLicense-Expression: MIT\n" in info
+    assert "Classifier: Typing :: Typed" in info and "Keywords:" in info
+
+
+def test_tests_run_from_the_unpacked_sdist(unpacked: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(unpacked)}
+    code = "import sdg_automata; print(sdg_automata.__file__)"
+    where = subprocess.run([sys.executable, "-c", code], cwd=unpacked, env=env,
+                           capture_output=True, text=True, check=True)
+    assert Path(where.stdout.strip()).is_relative_to(unpacked)  # not this checkout's copy
+    done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider",
+                           *SUBSET], cwd=unpacked, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    summary = done.stdout.strip().splitlines()[-1]
+    assert " passed" in summary and "error" not in summary and "failed" not in summary, summary
+    assert int(summary.split()[0]) > 50, summary
