@@ -244,7 +244,7 @@ def test_start_option_wherever_a_grammar_is_read(capsys: pytest.CaptureFixture[s
                 for sub in action.choices.values():
                     found += grammar_commands(sub)
         if any(a.dest == "grammar" and not a.option_strings for a in parser._actions):
-            found.append(parser)
+            found.append(parser)  # a GRAMMAR file argument
         return found
 
     commands = grammar_commands(build_parser())
@@ -294,25 +294,19 @@ def test_no_abbreviated_options_and_the_installed_name(capsys: pytest.CaptureFix
 
 def test_imark_survey_json_streams_rows_as_they_finish(monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """Each row is on stdout as soon as its instance is done, not at the end of the survey."""
-    from sdg_automata.sweeps import imark as imark_sweeps
+    from sdg_automata import imark, sweep
 
-    real, seen = imark_sweeps.imark_row, []
+    real, seen = sweep.JsonlSink.write, []
 
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        seen.append(capsys.readouterr().out)  # what was printed before this instance ran
-        return real(*args, **kwargs)
+    def spy(self: Any, row: dict[str, Any]) -> None:
+        real(self, row)
+        seen.append(capsys.readouterr().out)  # on stdout already, while the survey runs
 
-    monkeypatch.setattr(imark_sweeps, "imark_row", spy)
+    monkeypatch.setattr(sweep.JsonlSink, "write", spy)
     code, out, _ = run(["imark", "survey", "--max-s", "2", "--max-d", "3", "--upto", "40",
                         "--jobs", "1", "--format", "json"], capsys)
-    from sdg_automata import imark
-
-    total = len(imark.survey_instances(2, 3, max_d_size=2))
-    assert code == 0 and len(seen) == total > 3
-    printed = [text.count("\n") for text in seen]
-    assert printed == [0] + [1] * (total - 1)  # row k was out before instance k + 1 started
-    rows = [json.loads(text) for text in [*seen[1:], out]]
-    assert all(row["upto"] == 40 and row["status"] == "ok" for row in rows)
-
-
+    assert code == 0 and out == ""  # nothing was left for the end
+    assert len(seen) == len(imark.survey_instances(2, 3, max_d_size=2)) > 3
+    rows = [json.loads(text) for text in seen]
+    assert all(text.count("\n") == 1 for text in seen)
+    assert all(row["schema"] == "imark-survey/1" and row["upto"] == 40 for row in rows)

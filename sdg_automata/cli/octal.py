@@ -85,7 +85,7 @@ def _cmd_code(args: argparse.Namespace) -> int:
     if result.certified and args.values is not None:
         data["values"] = [result.value(n) for n in range(args.values)]
     if args.json:
-        output(args, json.dumps(data, ensure_ascii=False) + "\n")
+        output(args, json.dumps(stamped(data), ensure_ascii=False) + "\n")
     elif result.certified:
         shown = data["values"] if args.values is not None else data["values"][:SHOWN]
         more = " ..." if args.values is None and len(data["values"]) > SHOWN else ""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..sweep import FORMATS, Format, Sweep
-from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive
+from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive, stamped
 
 if TYPE_CHECKING:
     from ..summarize import Summary
@@ -226,7 +226,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
         with _progress(todo, sweep.name, enabled=True) as advance:
 
             def on_row(row: dict[str, Any]) -> None:
-                sink.write(row)
+                sink.write(stamped(row) if fmt == "jsonl" else row)  # JSON names its schema
                 if observe is not None:
                     observe(row)
                 if advance is not None:
