@@ -307,9 +307,18 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     dtype = np.uint8 if d1 <= 256 else np.int64
     digits = np.zeros((R, width), dtype=dtype)
     sums = cols.sums
-    for j, q in enumerate(cols.q):
-        k = int(sums[j])
-        digits[j, k:] = _digits(q, d1, width - k)
+    if d1 == 2:  # every column's bits in one unpacking
+        size = (width + 7) // 8
+        raw = np.frombuffer(b"".join(q.to_bytes(size, "little") for q in cols.q),
+                            dtype=np.uint8).reshape(R, size)
+        bits = np.unpackbits(raw, axis=1, bitorder="little")
+        for j in range(R):
+            k = int(sums[j])
+            digits[j, k:] = bits[j, :width - k]
+    else:
+        for j, q in enumerate(cols.q):
+            k = int(sums[j])
+            digits[j, k:] = _digits(q, d1, width - k)
     active_upto = np.searchsorted(sums, np.arange(width), side="right")
 
     val = np.zeros(R + 1, dtype=np.int64)  # m per column, capped at _CAP
