@@ -333,7 +333,7 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     pos = 2 * c - np.arange(2 * c + 1, dtype=np.int64)
     pattern = {d: _pattern(pos, np.arange(min(d, _PATTERN_D), dtype=np.int64), d, c)
                for d in D}
-    done = 0
+    done = meter.count  # intervals of the whole call (earlier values and windows too)
     for s in range(width - 1, -1, -1):
         na = int(active_upto[s])
         dig = digits[:na, s].astype(np.int64)
