@@ -250,3 +250,12 @@ def test_ctrl_c_is_exit_130():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err.splitlines()[-1].startswith("error: interrupted") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["survey", "--max-d", "64", "--jobs", "1"],
+                                  ["survey", "--max-c", "100000", "--jobs", "1"]])
+def test_survey_too_large_without_a_time_budget_is_refused(capsys, argv):
+    # worst case instances × starts × max_c beyond 10^9 steps: refused up front (exit 3)
+    code, out, err = run(capsys, *argv)
+    assert code == 3 and out == ""
+    assert err.startswith("error: this survey may run") and err.count("\n") == 1

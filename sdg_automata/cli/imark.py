@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any, get_args
 
-from ..errors import InputError
+from ..errors import BudgetExceeded, InputError
 from ..imark.convergence import C_MAX, C_START, Engine
 from ..imark.naive import MAX_TABLE_BYTES
 from .common import (
@@ -187,11 +187,17 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_survey(args: argparse.Namespace) -> int:
-    from ..imark import survey_instances
+    from ..imark.survey import MAX_SURVEY_STEPS, survey_instances, survey_steps
     from ..sweeps.imark import imark_sweep
     from .sweep import run
 
     instances = survey_instances(args.max_s, args.max_d, max_d_size=args.max_d_size)
+    steps = survey_steps(len(instances), args.upto, args.max_c)
+    if steps > MAX_SURVEY_STEPS and args.max_seconds is None:
+        raise BudgetExceeded(
+            f"this survey may run {steps:,} guess steps ({len(instances):,} instances × "
+            f"{args.upto:,} starts × --max-c {args.max_c}), more than {MAX_SURVEY_STEPS:,}: "
+            "give --max-seconds, or fewer instances, starts or a smaller --max-c")
     if args.format is None and not args.out:
         args.format = "table"  # the survey's default, on a terminal or not
     converging = [0, 0]
