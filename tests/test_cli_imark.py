@@ -231,8 +231,10 @@ def test_sequence_streams_in_bounded_memory():
 def test_memory_error_is_a_budget_row():
     # a survey table of 10^8 starts needs about 0.9 GB: under a 600 MB address space the
     # allocation fails, and the survey (a sweep) reports that job as over its budget
+    # (--max-seconds: without a time budget a survey this long is refused up front)
     code, out, err, _ = _cli("survey", "--max-s", "1", "--max-d", "2", "--upto", "10^8",
-                             "--jobs", "1", "--format", "json", limit_bytes=600 << 20)
+                             "--jobs", "1", "--format", "json", "--max-seconds", "120",
+                             limit_bytes=600 << 20)
     assert code == 0 and "Traceback" not in err, err
     (row,) = [json.loads(line) for line in out.splitlines()]
     assert row["status"] == "budget" and "out of memory" in row["error"]
