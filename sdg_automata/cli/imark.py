@@ -63,7 +63,10 @@ def _add_imark(sub: Any) -> None:
     v.add_argument("--engine", choices=get_args(Engine), default="layers",
                    help="layers: the exponent grid a layer at a time (default); reference: "
                         "the first implementation, one interval at a time (for comparison)")
-    add_budget(v)
+    v.add_argument("--max-states", type=positive, metavar="N",
+                   help="stop with exit 3 once N intervals J_m have been computed (all N "
+                        "values and windows together)")
+    add_budget(v, states=False)
     v.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"S": [1], "D": [2, 3], "n": ..., '
                         '"grundy": ..., "c": ...}')
