@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any, get_args
 
-from ..errors import InputError
+from ..errors import BudgetExceeded, InputError
 from ..imark.convergence import C_MAX, C_START, Engine
 from ..imark.naive import MAX_TABLE_BYTES
 from .common import (
@@ -64,7 +64,10 @@ def _add_imark(sub: Any) -> None:
     v.add_argument("--engine", choices=get_args(Engine), default="layers",
                    help="layers: the exponent grid a layer at a time (default); reference: "
                         "the first implementation, one interval at a time (for comparison)")
-    add_budget(v)
+    v.add_argument("--max-states", type=positive, metavar="N",
+                   help="stop with exit 3 once N intervals J_m have been computed (all N "
+                        "values and windows together)")
+    add_budget(v, states=False)
     v.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"S": [1], "D": [2, 3], "n": ..., '
                         '"grundy": ..., "c": ...}')
@@ -168,11 +171,17 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_survey(args: argparse.Namespace) -> int:
-    from ..imark import survey_instances
+    from ..imark.survey import MAX_SURVEY_STEPS, survey_instances, survey_steps
     from ..sweeps.imark import imark_sweep
     from .sweep import run
 
     instances = survey_instances(args.max_s, args.max_d, max_d_size=args.max_d_size)
+    steps = survey_steps(len(instances), args.upto, args.max_c)
+    if steps > MAX_SURVEY_STEPS and args.max_seconds is None:
+        raise BudgetExceeded(
+            f"this survey may run {steps:,} guess steps ({len(instances):,} instances × "
+            f"{args.upto:,} starts × --max-c {args.max_c}), more than {MAX_SURVEY_STEPS:,}: "
+            "give --max-seconds, or fewer instances, starts or a smaller --max-c")
     if args.format is None and not args.out:
         args.format = "table"  # the survey's default, on a terminal or not
     converging = [0, 0]
