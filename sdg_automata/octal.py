@@ -633,7 +633,7 @@ class _Engine:
                 if table is None or table_rare != len(rare):
                     table, table_rare = self._rare_table(rare), len(rare)
                 offsets, first = table
-                for x in np.flatnonzero(np.bincount((g[offsets + h] ^ first).ravel())).tolist():
+                for x in np.bincount(g[offsets + h] ^ first).nonzero()[0].tolist():
                     marks |= 1 << x
             scanned = [0] * len(two)
             while True:
@@ -661,7 +661,7 @@ class _Engine:
                     else:  # a long search: numpy, in windows growing 4× at a time
                         top = min(half, max(_WINDOW, 4 * a))
                         x_all = g[a + 1:top + 1] ^ g[s - top:s - a][::-1]
-                        for x in np.flatnonzero(np.bincount(x_all)).tolist():
+                        for x in np.bincount(x_all).nonzero()[0].tolist():
                             marks |= 1 << x
                         a = top
                     scanned[i] = a
@@ -697,8 +697,8 @@ class _Engine:
         heap n reads ``g[offsets + n] ^ first``."""
         base = np.array(rare, dtype=np.int64)
         ks = np.array(self.two, dtype=np.int64)
-        offsets = -ks[:, None] - base[None, :]
-        first: Values = np.ascontiguousarray(np.broadcast_to(self.g[base], offsets.shape))
+        offsets = (-ks[:, None] - base[None, :]).ravel()
+        first: Values = np.tile(self.g[base], len(ks))
         return offsets, first
 
 

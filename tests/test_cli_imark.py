@@ -231,8 +231,10 @@ def test_sequence_streams_in_bounded_memory():
 def test_memory_error_is_a_budget_row():
     # a survey table of 10^8 starts needs about 0.9 GB: under a 600 MB address space the
     # allocation fails, and the survey (a sweep) reports that job as over its budget
+    # (--max-seconds: without a time budget a survey this long is refused up front)
     code, out, err, _ = _cli("survey", "--max-s", "1", "--max-d", "2", "--upto", "10^8",
-                             "--jobs", "1", "--format", "json", limit_bytes=600 << 20)
+                             "--jobs", "1", "--format", "json", "--max-seconds", "120",
+                             limit_bytes=600 << 20)
     assert code == 0 and "Traceback" not in err, err
     (row,) = [json.loads(line) for line in out.splitlines()]
     assert row["status"] == "budget" and "out of memory" in row["error"]
@@ -250,3 +252,12 @@ def test_ctrl_c_is_exit_130():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err.splitlines()[-1].startswith("error: interrupted") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["survey", "--max-d", "64", "--jobs", "1"],
+                                  ["survey", "--max-c", "100000", "--jobs", "1"]])
+def test_survey_too_large_without_a_time_budget_is_refused(capsys, argv):
+    # worst case instances × starts × max_c beyond 10^9 steps: refused up front (exit 3)
+    code, out, err = run(capsys, *argv)
+    assert code == 3 and out == ""
+    assert err.startswith("error: this survey may run") and err.count("\n") == 1

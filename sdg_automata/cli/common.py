@@ -13,6 +13,7 @@ import contextvars
 import enum
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -155,11 +156,27 @@ def json_options(parser: argparse.ArgumentParser, command: str = "") -> None:
                 json_options(sub, f"{command} {name}".strip())
 
 
+_NUMBER = re.compile(r"(-?\d+)(?:(\^|\*\*)(\d+)|[eE](\d+))?")
+#: the most digits a number on the command line may have (10^1000000 is accepted)
+MAX_DIGITS = 10**6
+
+
 def _whole(text: str, least: int, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a {what}") from None
+    """A whole number, also written 10^18, 10**18 or 1e18 (the notation of huge positions)."""
+    match = _NUMBER.fullmatch(text.strip().replace("_", ""))
+    if not match or len(match.group(1)) > 4000:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a {what} (write e.g. 1000000, 10^18, 10**18 or 1e18)")
+    base, _, power, exp10 = match.groups()
+    value = int(base)
+    digits = len(str(abs(value))) if value else 1
+    if (power is not None and abs(value) > 1 and digits * int(power) > MAX_DIGITS) or (
+            exp10 is not None and value and int(exp10) > MAX_DIGITS):
+        raise argparse.ArgumentTypeError(f"{text!r} has more than {MAX_DIGITS:,} digits")
+    if power is not None:
+        value = value ** int(power)
+    elif exp10 is not None:
+        value = value * 10 ** int(exp10)
     if value < least:
         raise argparse.ArgumentTypeError(
             f"{text!r} must be at least 1" if least else
