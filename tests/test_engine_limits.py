@@ -159,7 +159,7 @@ def test_memory_limit_ends_with_exit_3(tmp_path: Path, argv: list[str]) -> None:
 def test_moves_and_play_bound_the_substring_table(capsys: pytest.CaptureFixture[str]) -> None:
     """Should stop a CFG component's O(|w|³) table at --max-seconds (exit 3, one line)."""
     dyck = Path(__file__).resolve().parent.parent / "examples" / "dyck.txt"
-    word = "a" * 150 + "b" * 150
+    word = "a" * 600 + "b" * 600  # the bitset table takes seconds here, far over 0.05 s
     for command in ("moves", "play"):
         code, out, err = run([command, dyck, f"S:{word}", "--max-seconds", "0.05"], capsys)
         assert code == 3, (command, err)

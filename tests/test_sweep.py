@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import sdg_automata
 from sdg_automata.budget import Budget, Meter
 from sdg_automata.errors import InputError, Interrupted
 from sdg_automata.parse import parse_grammar
@@ -179,7 +181,8 @@ def test_real_dask_cluster(tmp_path: Path, local_rows: dict[str, str]) -> None:
             f.write("\n# changed\n")
         procs.append(_start(worker, dict(env, PYTHONPATH=str(other))))
         _workers(address, 3)
-        with pytest.raises(InputError, match=r"Dask worker .* runs sdg_automata 0\.1\.0\+\w+ "
+        version = re.escape(sdg_automata.__version__)
+        with pytest.raises(InputError, match=rf"Dask worker .* runs sdg_automata {version}\+\w+ "
                                              r"from .*other.* but this client runs"):
             with dask_executor(address):
                 pass
