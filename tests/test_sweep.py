@@ -3,6 +3,7 @@ resuming after SIGKILL; torn lines; failing jobs and dying workers as rows."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -484,3 +485,25 @@ def test_a_lost_batch_is_rerun_job_by_job() -> None:
     assert list(rows) == [str(i) for i in range(12)]
     assert rows["5"]["status"] == "error" and "KilledWorker" in rows["5"]["error"]
     assert [k for k, r in rows.items() if r["status"] == "error"] == ["3", "5"]
+
+
+@pytest.mark.parametrize("pool", [False, True], ids=["here", "pool"])
+def test_ctrl_c_inside_a_write_is_counted(pool: bool) -> None:
+    """A Ctrl-C that lands while a row is being written (after its bytes are out, before the
+    engine counts it) should still count that row: the message equals the rows written."""
+    written: list[dict[str, Any]] = []
+
+    def on_row(row: dict[str, Any]) -> None:
+        written.append(row)
+        if len(written) == 5:  # Python runs the handler at the next bytecode: in here
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+
+    with contextlib.ExitStack() as stack:
+        executor = stack.enter_context(process_pool(2)) if pool else None
+        with pytest.raises(Interrupted, match=r"interrupted after \d+ rows") as caught:
+            run_sweep(grammar_sweep(SMALL), on_row, executor=executor, window=2)
+    assert caught.value.explored == len(written) >= 5
+    assert f"after {len(written)} rows" in str(caught.value)
+    if not pool:  # jobs run here are cut at once, right after the row being written
+        assert len(written) == 5
