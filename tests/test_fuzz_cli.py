@@ -85,6 +85,10 @@ class Outcome:
             lines = self.stderr.rstrip("\n").splitlines()
             if not lines or not lines[-1].startswith("error: "):
                 out.append("the last line of stderr is not 'error: ...'")
+            elif "out of memory" in lines[-1]:
+                # exit 3 all the same, but only because the test's memory cap stopped it:
+                # a size that cannot fit must be estimated and refused before the work
+                out.append("ran out of memory instead of being refused up front")
         return out
 
 
