@@ -595,7 +595,17 @@ def test_hostile_arguments(request: pytest.FixtureRequest, tmp_path: Path,
         for kind in dict.fromkeys(case.kinds):
             TALLY.add(f"{case.argv[0]}: {kind}", outcome)
         problems = outcome.problems()
-        changed = [p for p, data in before.items() if Path(p).read_bytes() != data]
+        # the files this command reads must be unchanged; an output may name another
+        # command's input (that is no damage), and every file is put back for the next case
+        written = {v for k, v in zip(case.argv, case.argv[1:], strict=False)
+                   if k in ("-o", "--output", "--out")}
+        read = set(case.argv) - written
+        changed = [p for p, data in before.items()
+                   if p in read and Path(p).read_bytes() != data]
+        for p, data in before.items():
+            if not Path(p).is_file() or Path(p).read_bytes() != data:
+                with contextlib.suppress(OSError):
+                    Path(p).write_bytes(data)
         if changed:
             problems.append(f"input files changed: {changed}")
         if known and problems:
