@@ -82,6 +82,8 @@ def _instance(kind: str, spec: str, folder: Path) -> tuple[Path, int | None]:
 def _measure(task: str, route: str, path: Path) -> dict:
     seconds, peak, out = child(["-m", "benchmarks.bench_explore", task, route, str(path)],
                                timeout=1800)
+    if not out.strip():  # child() lets exit code 1 through (a decision's "no"); not ours
+        raise RuntimeError(f"{task} {route} {path.name}: the child printed nothing")
     return {**json.loads(out), "wall": seconds, "peak": peak}
 
 

@@ -3,7 +3,8 @@
 Rows: Example 3 and CSub words of 10⁴–10⁶ random letters; the automaton
 (`grundy --method dfa`, construction and warm-up included) against the linear
 suffix DP (`--method brute`), as a ratio and in letters per second.  Then the
-substring DP for a context-free (non-linear) grammar at 50–200 letters.
+substring table for a context-free (non-linear) grammar on its worst case (ab)^k,
+k = 100 … 800: the per-split reference against the bitset table (issue 11 §4).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from benchmarks.common import SEED, best_of, show
 from sdg_automata import load_grammar
 from sdg_automata.parse import parse_grammar
-from sdg_automata.semantics import evaluator
+from sdg_automata.semantics import ReferenceSubstringTable, SubstringTable, evaluator
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -44,22 +45,18 @@ def run(quick: bool = False) -> list[dict]:
            r["dp_letters_per_s"]] for r in rows])
     dyck = parse_grammar(DYCK)
     cfg_rows = []
-    for n in ([20, 50] if quick else [50, 100, 200]):
-        w = "".join(rng.choice("ab") for _ in range(n // 2))  # a random prefix, then close it
-        depth = 0
-        word = []
-        for c in w:
-            if c == "b" and depth == 0:
-                c = "a"
-            depth += 1 if c == "a" else -1
-            word.append(c)
-        word.extend("b" * depth)
-        word += ["a", "b"] * ((n - len(word)) // 2)
-        u = "".join(word)
-        t, v = best_of(lambda u=u: evaluator(dyck, method="cyk")("S", u), 1)
-        cfg_rows.append({"grammar": "dyck", "length": len(u), "cyk_s": t, "grundy": v})
-    show("Substring DP on a non-linear CFG (S -> a S b | S S | a b), one balanced word",
-         ["|w|", "seconds", "grundy"], [[r["length"], r["cyk_s"], r["grundy"]] for r in cfg_rows])
+    for k in ([10, 20] if quick else [100, 200, 400, 800]):
+        u = "ab" * k  # the worst case: every even span is balanced, in many ways
+        t_old, v_old = best_of(lambda u=u: ReferenceSubstringTable(dyck, u).grundy("S"), 1)
+        t_new, v_new = best_of(lambda u=u: SubstringTable(dyck, u).grundy("S"), 1 if k > 200
+                               else 3)
+        assert v_old == v_new, (k, v_old, v_new)
+        cfg_rows.append({"grammar": "dyck", "length": len(u), "reference_s": t_old,
+                         "bitset_s": t_new, "ratio": t_old / t_new, "grundy": v_new})
+    show("Substring table, S -> a S b | S S | a b on (ab)^k: per-split reference vs bitsets",
+         ["|w|", "reference s", "bitsets s", "ratio", "grundy"],
+         [[r["length"], r["reference_s"], r["bitset_s"], r["ratio"], r["grundy"]]
+          for r in cfg_rows])
     return rows + cfg_rows
 
 

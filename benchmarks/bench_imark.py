@@ -1,30 +1,37 @@
-"""i-Mark(S, D): the convergence technique against the naive table (SPEC §6).
+"""i-Mark(S, D) (SPEC §6): the layered engine against the reference engine and the naive table.
 
 Measured side by side in one run:
 
-* n = 10⁵, 10⁶, 10⁷: the naive sequence 𝒢(0..n) against one value 𝒢(n) by the
-  convergence technique from a cold cache (default mode, and SPEC §6 literally
-  with ``reuse=False``); the ratio is naive / convergence (default mode).
-* n = 10¹⁸, 10⁵⁰ (and 10¹⁰⁰ unless quick): the time of one value, cold.
+* **Huge n, whole processes** (issue 11 §3): ``python -m sdg_automata imark value
+  ... --engine reference`` (the first implementation, one interval at a time,
+  kept reachable as the reference) against ``--engine layers`` (the default:
+  the exponent grid a layer at a time, intervals in lockstep), each as its own
+  process: wall time and peak RSS (VmHWM).  ({1}, {2, 3}) at 10¹⁸, 10¹⁰⁰,
+  10¹⁰⁰⁰; ({1}, {2, 3, 5}) at 10¹⁸, 10¹⁰⁰; ({1, 2}, {2, 3}) at 10¹⁰⁰.  The two
+  engines must print the same 𝒢(n).
+  Targets: 10¹⁰⁰⁰ for ({1}, {2, 3}) under 10 s and 300 MB (reference: 89 s,
+  2.1 GB); ({1}, {2, 3, 5}) at 10¹⁰⁰ under 5 s.
+* **Naive vs convergence, in process**: the naive sequence 𝒢(0..n) against one
+  value 𝒢(n) from a cold cache, n = 10⁵, 10⁶, 10⁷ (issue 5's target: ≥ 100× at 10⁷).
 
-Targets (issue 5): 10¹⁸ in under a second; at 10⁷ at least 100× faster than
-the naive sequence.
-
-``python -m benchmarks bench_imark [--quick]`` prints the table; ``run()``
+``python -m benchmarks bench_imark [--quick]`` prints the tables (quick: the
+small cases only, no 10¹⁰⁰⁰ and no reference run over 10 s); ``run()``
 returns the rows.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.common import show
+from benchmarks.common import child, show
 from sdg_automata.imark import IMark, imark_cache_clear, imark_sequence, imark_value
 
 MAIN = IMark.of([1], [2, 3])
-WIDER = IMark.of([1, 2], [2, 3])
+WIDE = IMark.of([1], [2, 3, 5])
+LONG = IMark.of([1, 2], [2, 3])
 
 
 def _best(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -37,55 +44,69 @@ def _best(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return best, result
 
 
-def _cold(game: IMark, n: int, reuse: bool = True) -> Any:
+def _cold(game: IMark, n: int, engine: str) -> Any:
     imark_cache_clear()
-    return imark_value(game, n=n, reuse=reuse)
+    return imark_value(game, n=n, engine=engine)  # type: ignore[arg-type]
 
 
-def run(quick: bool = False) -> list[dict[str, Any]]:
-    """Measure; one dict per row (times in seconds, ``None`` where not measured)."""
-    rows: list[dict[str, Any]] = []
+def _process(game: IMark, exponent: int, engine: str) -> tuple[float, int, dict[str, Any]]:
+    """One ``imark value`` process: (seconds, peak RSS bytes, its JSON answer)."""
+    args = ["-m", "sdg_automata", "imark", "value", "--S", ",".join(map(str, game.S)),
+            "--D", ",".join(map(str, game.D)), f"10^{exponent}", "--json", "--engine", engine]
+    seconds, peak, out = child(args, timeout=1800)
+    return seconds, peak, json.loads(out)
+
+
+def huge(quick: bool) -> list[dict[str, Any]]:
+    """Reference vs layered engine as whole processes."""
+    cases = [(MAIN, 18), (MAIN, 100), (WIDE, 18)]
+    if not quick:
+        cases += [(MAIN, 1000), (WIDE, 100), (LONG, 100)]
+    rows = []
+    for game, e in cases:
+        new_s, new_b, new = _process(game, e, "layers")
+        old_s, old_b, old = _process(game, e, "reference")
+        if new["grundy"] != old["grundy"]:
+            raise AssertionError(f"{game} at 10^{e}: the engines disagree ({old} vs {new})")
+        rows.append({"bench": "imark", "case": "engines", "instance": str(game), "n": f"10^{e}",
+                     "grundy": new["grundy"], "c_layers": new["c"], "c_reference": old["c"],
+                     "reference_s": old_s, "layers_s": new_s, "time_ratio": old_s / new_s,
+                     "reference_mb": old_b / 2**20, "layers_mb": new_b / 2**20,
+                     "memory_ratio": old_b / new_b})
+    show("i-Mark at huge n: reference vs layered engine (whole processes, peak RSS)",
+         ["instance", "n", "𝒢(n)", "c", "reference", "layers", "time ratio", "reference RSS",
+          "layers RSS", "RSS ratio"],
+         [[r["instance"].removeprefix("i-Mark"), r["n"], r["grundy"],
+           f"{r['c_layers']} / {r['c_reference']}", f"{r['reference_s']:.2f} s",
+           f"{r['layers_s']:.2f} s", f"{r['time_ratio']:.1f}×", f"{r['reference_mb']:.0f} MB",
+           f"{r['layers_mb']:.0f} MB", f"{r['memory_ratio']:.1f}×"] for r in rows])
+    return rows
+
+
+def naive(quick: bool) -> list[dict[str, Any]]:
+    """The naive table against one convergence value (each engine), in this process."""
+    rows = []
     sizes = [10**5, 10**6] if quick else [10**5, 10**6, 10**7]
     for n in sizes:
         naive_s, table = _best(lambda n=n: imark_sequence(MAIN, upto=n), 1 if n >= 10**7 else 3)
-        conv_s, v = _best(lambda n=n: _cold(MAIN, n), 5)
-        spec_s, w = _best(lambda n=n: _cold(MAIN, n, reuse=False), 5)
+        new_s, v = _best(lambda n=n: _cold(MAIN, n, "layers"), 5)
+        old_s, w = _best(lambda n=n: _cold(MAIN, n, "reference"), 5)
         if not v.grundy == w.grundy == table[n]:
             raise AssertionError(f"{MAIN}: values disagree at n = {n}")
         rows.append({"bench": "imark", "case": "naive vs convergence", "instance": str(MAIN),
                      "n": n, "grundy": v.grundy, "c": v.c, "naive_s": naive_s,
-                     "convergence_s": conv_s, "spec_literal_s": spec_s,
-                     "ratio": naive_s / conv_s})
-    singles = [(MAIN, 10**18), (MAIN, 10**50), (WIDER, 10**18)]
-    if not quick:
-        singles += [(MAIN, 10**100), (WIDER, 10**50)]
-    for game, n in singles:
-        conv_s, v = _best(lambda game=game, n=n: _cold(game, n), 1 if n > 10**60 else 3)
-        spec_s, w = _best(lambda game=game, n=n: _cold(game, n, reuse=False), 1)
-        if v.grundy != w.grundy:
-            raise AssertionError(f"{game}: values disagree at n = {n}")
-        rows.append({"bench": "imark", "case": "one value", "instance": str(game), "n": n,
-                     "grundy": v.grundy, "c": v.c, "naive_s": None, "convergence_s": conv_s,
-                     "spec_literal_s": spec_s, "ratio": None})
-    _show(rows)
+                     "layers_s": new_s, "reference_s": old_s, "ratio": naive_s / new_s})
+    show("i-Mark: naive table vs one value by the convergence technique (cold, in process)",
+         ["instance", "n", "𝒢(n)", "c", "naive", "layers", "reference", "naive / layers"],
+         [[r["instance"].removeprefix("i-Mark"), f"10^{len(str(r['n'])) - 1}", r["grundy"],
+           r["c"], f"{r['naive_s'] * 1000:.1f} ms", f"{r['layers_s'] * 1000:.2f} ms",
+           f"{r['reference_s'] * 1000:.2f} ms", f"{r['ratio']:.0f}×"] for r in rows])
     return rows
 
 
-def _n(n: int) -> str:
-    e = len(str(n)) - 1
-    return f"10^{e}" if n == 10**e else str(n)
-
-
-def _show(rows: list[dict[str, Any]]) -> None:
-    def ms(x: float | None) -> str:
-        return "" if x is None else f"{x * 1000:.2f} ms"
-
-    show("i-Mark: convergence technique vs naive table (cold cache)",
-         ["instance", "n", "𝒢(n)", "c", "naive", "convergence", "SPEC literal",
-          "naive / convergence"],
-         [[r["instance"].removeprefix("i-Mark"), _n(r["n"]), r["grundy"], r["c"],
-           ms(r["naive_s"]), ms(r["convergence_s"]), ms(r["spec_literal_s"]),
-           "" if r["ratio"] is None else f"{r['ratio']:.0f}×"] for r in rows])
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    """Measure; one dict per row (times in seconds, memory in MB)."""
+    return huge(quick) + naive(quick)
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ SUITES = [
     "bench_explore",
     "bench_sweep",
     "bench_octal",
+    "bench_count",
     "bench_parse",
 ]
 

@@ -32,9 +32,10 @@ from .errors import BudgetExceeded, InputError, Interrupted
 __all__ = ["MEMORY_RESERVE", "Budget", "Meter", "UNLIMITED", "as_budget", "available_bytes",
            "memory_pressure"]
 
-#: a phase that checks memory stops (BudgetExceeded) once less than this share of the
-#: machine's memory is available, or its address space is this close to ``RLIMIT_AS``
-MEMORY_RESERVE = 0.05
+#: a phase that grows without a known size (a crawl) stops with BudgetExceeded once fewer
+#: bytes than this are left to allocate (:func:`available_bytes`); more than such a phase
+#: allocates between two checks, so it stops before a MemoryError
+MEMORY_RESERVE = 128 << 20
 
 
 def _count(name: str, value: Any) -> int | None:
@@ -115,46 +116,16 @@ def as_budget(
     return replace(budget, **changes) if changes else budget
 
 
-def _meminfo() -> dict[str, int]:
-    """``/proc/meminfo`` in bytes (empty where there is none)."""
-    out = {}
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                key, _, rest = line.partition(":")
-                fields = rest.split()
-                if fields and fields[0].isdigit():
-                    out[key] = int(fields[0]) * 1024
-    except OSError:
-        pass
-    return out
-
-
 def memory_pressure() -> str | None:
     """Why this process is about to run out of memory (a phrase), or ``None``.
 
-    Two limits count: the address-space limit (``RLIMIT_AS``, as ``ulimit -v``
-    sets it), against this process's virtual size; and the machine's
-    available memory (``MemAvailable``), against its total.  Either within
-    :data:`MEMORY_RESERVE` of the end is pressure.  Unknown quantities (no
-    ``/proc``) never count.
+    Pressure is fewer than :data:`MEMORY_RESERVE` bytes left to allocate, as
+    :func:`available_bytes` counts them (the machine's ``MemAvailable``, or
+    what ``RLIMIT_AS`` leaves); unknown quantities (no ``/proc``) never count.
     """
-    import os
-    import resource
-
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
-        try:
-            with open("/proc/self/statm", encoding="ascii") as f:
-                size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError):
-            size = 0
-        if size > soft * (1 - MEMORY_RESERVE):
-            return f"{size >> 20} MB of the {soft >> 20} MB address-space limit in use"
-    info = _meminfo()
-    total, available = info.get("MemTotal"), info.get("MemAvailable")
-    if total and available is not None and available < total * MEMORY_RESERVE:
-        return f"only {available >> 20} MB of the machine's {total >> 20} MB left"
+    left = available_bytes()
+    if left is not None and left < MEMORY_RESERVE:
+        return f"only {left >> 20} MB left to allocate"
     return None
 
 

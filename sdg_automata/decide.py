@@ -33,7 +33,7 @@ offers it at once):
 Subset subsumption (antichains) is *not* used: it is unsound here
 (``notes/literature.md`` §D gives a counterexample).
 
-A regular constraint ``within`` (an automata-lib DFA on the words w, or a
+A regular constraint ``within`` (an automata-lib DFA or NFA on the words w, or a
 regular expression) restricts the positions to L(G, A) ∩ L(within); the
 search walks the product on the fly.
 """
@@ -59,6 +59,7 @@ from .store import PackedStates
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
+    from automata.fa.nfa import NFA
 
 __all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict", "constraint",
            "max_grundy", "spectrum"]
@@ -159,8 +160,8 @@ class Constraint:
         return len(self.final)
 
 
-def constraint(within: DFA | str, alphabet: tuple[str, ...], *, reverse: bool) -> Constraint:
-    """Tables for ``within`` (an automata-lib DFA or a regular expression on w).
+def constraint(within: DFA | NFA | str, alphabet: tuple[str, ...], *, reverse: bool) -> Constraint:
+    """Tables for ``within`` (an automata-lib DFA or NFA, or a regular expression on w).
 
     With ``reverse`` the tables read wᴿ (the automaton of a right-linear
     grammar does); without, they read w (the automaton of a mirror does).
@@ -189,9 +190,10 @@ def constraint(within: DFA | str, alphabet: tuple[str, ...], *, reverse: bool) -
     return Constraint(initial=number[d.initial_state], rows=rows, final=final)
 
 
-def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
+def _nfa(within: DFA | NFA | str, alphabet: tuple[str, ...]) -> Any:
     """``within`` as an automata-lib NFA; a regex may use Σ and its own letters."""
     from automata.base.exceptions import AutomatonException, RegexException
+    from automata.fa.dfa import DFA
     from automata.fa.nfa import NFA
     from automata.regex.parser import RESERVED_CHARACTERS
 
@@ -199,6 +201,11 @@ def _nfa(within: DFA | str, alphabet: tuple[str, ...]) -> Any:
         if isinstance(within, str):
             letters = set(alphabet) | (set(within) - RESERVED_CHARACTERS - {"\\"})
             return NFA.from_regex(within, input_symbols=letters)
+        if isinstance(within, NFA):  # determinized by the caller's subset construction
+            return within
+        if not isinstance(within, DFA):
+            raise InputError(f"a constraint is a regular expression or an automata-lib DFA or "
+                             f"NFA, not a {type(within).__name__}")
         return NFA.from_dfa(within)
     except (AutomatonException, RegexException) as e:
         raise InputError(f"invalid constraint {within!r}: {e}") from None
@@ -302,7 +309,7 @@ def max_grundy(
     *,
     method: Route = "onthefly",
     strategy: Strategy = "bfs",
-    within: DFA | str | None = None,
+    within: DFA | NFA | str | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
     max_seconds: float | None = None,
@@ -322,7 +329,8 @@ def max_grundy(
         A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses) or
         ``"dfs"`` (less memory); on the fly only.
     within:
-        Restrict positions to the words of this DFA or regular expression.
+        Restrict positions to the words of this DFA, NFA (determinized) or regular
+        expression.
     budget:
         States, seconds and progress (:class:`~sdg_automata.budget.Budget`);
         :class:`~sdg_automata.errors.BudgetExceeded` when they run out.
@@ -538,7 +546,7 @@ if tuple(STRATEGIES) != get_args(Strategy):  # the table and the type are one li
 
 
 def _explicit(
-    automaton: GrundyAutomaton, head: str, k: int | None, within: DFA | str | None,
+    automaton: GrundyAutomaton, head: str, k: int | None, within: DFA | NFA | str | None,
     budget: Budget, started: float,
 ) -> Verdict:
     """The paper's route: emptiness of each L(M_{A,i}) with automata-lib (SPEC §5)."""
@@ -573,7 +581,7 @@ def _explicit(
     return _verdict(head, k, bound, found, len(reachable), True, started, method="explicit")
 
 
-def _constraint_dfa(within: DFA | str, alphabet: tuple[str, ...], reading: Reading) -> DFA:
+def _constraint_dfa(within: DFA | NFA | str, alphabet: tuple[str, ...], reading: Reading) -> DFA:
     """``within`` read the automaton's way (wᴿ, or w for a mirror), over exactly Σ."""
     from automata.fa.dfa import DFA
 

@@ -9,9 +9,10 @@ and whose edges are moves.  It may be given as
   listed), and it appears in every result;
 * any directed graph with ``.nodes`` and ``.successors(node)``, such as a
   :class:`networkx.DiGraph` (duck-typed: networkx is never imported here);
-* a JSON file ``{"positions": {"x": ["y", "z"], ...}}`` read by
-  :func:`load_game_graph` or solved by :func:`solve_game_graph_file` (the same
-  sink rule; positions are strings; errors carry the file and line).
+* a JSON file ``{"positions": {"x": ["y", "z"], ...}}``, a plain JSON object
+  of lists, or networkx's node-link JSON, read by :func:`load_game_graph` or
+  solved by :func:`solve_game_graph_file` (the same sink rule; positions are
+  strings; errors carry the file and line).
 
 Normal play (SPEC §7): a sink is a P-position with Grundy number 0; the Grundy
 number of a position is the mex of its followers' numbers, and it is 0 exactly
@@ -623,12 +624,56 @@ def _line(text: str, *path: str) -> int | None:
     return json_lines(text).get(path)
 
 
+def _node_link(data: dict[str, Any], source: str) -> dict[str, list[Any]]:
+    """networkx's node-link JSON (``nx.node_link_data``: ``nodes`` + ``edges`` or
+    ``links``) as ``{position: followers}``; integer ids become their decimal strings."""
+    edges_key = "edges" if "edges" in data else "links"
+    if data.get("directed") is False:
+        raise GameGraphError("the node-link graph is undirected; a game graph's moves have a "
+                             "direction (\"directed\": true)", source=source)
+
+    def name(node: Any) -> str:
+        if isinstance(node, bool) or not isinstance(node, (str, int)):
+            raise GameGraphError(f"node id {json.dumps(node)[:40]} must be a string or an "
+                                 "integer", source=source)
+        return str(node)
+
+    positions: dict[str, list[Any]] = {}
+    for node in data["nodes"]:
+        if not isinstance(node, dict) or "id" not in node:
+            raise GameGraphError('every node of a node-link graph is an object with an "id"',
+                                 source=source)
+        positions.setdefault(name(node["id"]), [])
+    for edge in data[edges_key]:
+        if not isinstance(edge, dict) or "source" not in edge or "target" not in edge:
+            raise GameGraphError(f'every {edges_key[:-1]} of a node-link graph is an object '
+                                 'with "source" and "target"', source=source)
+        followers = positions.setdefault(name(edge["source"]), [])
+        target = name(edge["target"])
+        if target not in followers:  # a multigraph's parallel edges are one move
+            followers.append(target)
+    return positions
+
+
+def _is_node_link(data: dict[str, Any]) -> bool:
+    return isinstance(data.get("nodes"), list) and any(
+        isinstance(data.get(k), list) and all(isinstance(e, dict) for e in data[k])
+        for k in ("edges", "links")) and all(isinstance(n, dict) for n in data["nodes"])
+
+
 def _json_adjacency(text: str, source: str) -> dict[str, tuple[str, ...]]:
-    """The graph in JSON ``text``, shape-checked."""
+    """The graph in JSON ``text``, shape-checked.  Three shapes are read (see
+    :func:`game_graph_from_json`): ``{"positions": {...}}``, networkx's node-link
+    JSON, and a plain object of lists."""
     data = load_json(text, source=source, error=GameGraphError)
     if not isinstance(data, dict):
         raise GameGraphError('a game graph must be a JSON object {"positions": {...}}, '
                              f"not {_json_type(data)}", source=source, line=1)
+    at: tuple[str, ...] | None = ("positions",)  # where positions sit, for line numbers
+    if _is_node_link(data):
+        data, at = {"positions": _node_link(data, source)}, None
+    elif "positions" not in data and data and all(type(v) is list for v in data.values()):
+        data, at = {"positions": data}, ()  # a plain object of lists
     unknown = sorted(set(data) - _ALLOWED_KEYS)
     if unknown:
         raise GameGraphError(f"unknown key {brief(unknown[0])} (expected 'positions', "
@@ -643,20 +688,22 @@ def _json_adjacency(text: str, source: str) -> dict[str, tuple[str, ...]]:
         raise GameGraphError("'positions' must be an object position -> list of followers, "
                              f"not {_json_type(positions)}", source=source,
                              line=_line(text, "positions"))
+
+    def line(position: str) -> int | None:
+        return None if at is None else _line(text, *at, position)
+
     for position, followers in positions.items():
         if type(followers) is not list:
             raise GameGraphError(
                 f"the followers of position {brief(position)} must be a list, not "
-                f"{_json_type(followers)}", source=source,
-                line=_line(text, "positions", position))
+                f"{_json_type(followers)}", source=source, line=line(position))
     odd = [(p, f) for p, fs in positions.items() for f in fs if type(f) is not str]
     if odd:
         position, bad = odd[0]
         shown = _json_type(bad) if isinstance(bad, (list, dict)) else json.dumps(bad)
         raise GameGraphError(
             f"follower {shown} of position {brief(position)} must be a string "
-            "(positions are the keys of 'positions')",
-            source=source, line=_line(text, "positions", position))
+            "(positions are the keys of 'positions')", source=source, line=line(position))
     return _complete({p: tuple(fs) for p, fs in positions.items()})
 
 
@@ -671,7 +718,12 @@ def game_graph_from_json(text: str, *, source: str = "<string>") -> dict[str, tu
 
     The only other key allowed at the top is ``"description"`` (a string).
     Positions are strings; a follower that is not a key of ``"positions"`` is
-    a sink.  The graph is checked to be acyclic.
+    a sink.  The graph is checked to be acyclic.  Two other shapes are read
+    as the same graph: a plain object of lists ``{"x": ["y", "z"], ...}``
+    (what ``json.dump`` of a dict of lists writes), and networkx's node-link
+    JSON (``json.dump(nx.node_link_data(G))``, with ``"edges"`` or the older
+    ``"links"``; integer node ids become their decimal strings; an undirected
+    graph is refused).
 
     Parameters
     ----------

@@ -25,7 +25,10 @@ Three routes compute 𝒢(0), …, 𝒢(N − 1), all exact:
   rare value below the common candidate is found, which is almost at once;
   only a heap whose value really is rare needs the whole search.  The mask is
   detected from the values themselves (the class with fewest members), and
-  a wrong or useless mask makes the method slow, never wrong.
+  a wrong or useless mask makes the method slow, never wrong.  ``"auto"``
+  also watches how many splits it visits per block of heaps and runs the
+  full mex instead until the next detection when the rare values are not
+  rare enough (Officers, 0.6).
 
 :meth:`OctalGame.period` proves the eventual period with the octal
 periodicity theorem (Guy–Smith 1956): if 𝒢(n + p) = 𝒢(n) for all
@@ -54,8 +57,7 @@ References
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -67,19 +69,23 @@ from .budget import UNLIMITED, Budget, Meter
 from .errors import InputError, SdgBug
 from .grammar import Grammar, Rule
 from .impartial import mex
+from .sweep import Status, Sweep, run_sweep
 
 __all__ = [
     "DEFAULT_MAX_N",
     "Method",
     "OctalGame",
     "OctalPeriod",
+    "SURVEY_COLUMNS",
     "SURVEY_MAX_N",
     "SparseSpace",
     "SurveyRow",
     "codes",
     "naive_values",
     "survey",
+    "survey_failed",
     "survey_row",
+    "survey_sweep",
 ]
 
 Method = Literal["auto", "sparse", "full", "naive"]
@@ -283,13 +289,15 @@ class OctalGame:
         once N ≥ 2·max(n₀, 1) + 2p + t values are known.
 
         **Minimality.**  Once (n₀, p) is proven, every value is known.  The
-        least eventual period P divides every eventual period, in particular
-        p, and a divisor d of p is an eventual period iff 𝒢(n + d) = 𝒢(n) on
-        one window n₀ ≤ n < n₀ + p (p-periodicity carries it further).  Every
-        multiple of P has the same least preperiod as P (if 𝒢(n + kP) = 𝒢(n)
-        for n ≥ m but not 𝒢(m' + P) = 𝒢(m') at m' ≥ m, then 𝒢(m' + P) =
-        𝒢(m' + P + kP)... = 𝒢(m'), absurd), which is 1 + the last n < n₀ with
-        𝒢(n + P) ≠ 𝒢(n), read off the computed values.
+        eventual periods are exactly the multiples of the least one, P, so P
+        divides p, and a divisor d of p is an eventual period iff
+        𝒢(n + d) = 𝒢(n) on one window n₀ ≤ n < n₀ + p (p-periodicity carries
+        it further).  Every multiple kP has the same least preperiod as P:
+        were 𝒢(n + kP) = 𝒢(n) for all n ≥ m while 𝒢(m' + P) ≠ 𝒢(m') for some
+        m' ≥ m, then with j large 𝒢(m') = 𝒢(m' + jkP) = 𝒢(m' + P + jkP) =
+        𝒢(m' + P) (the middle step is P-periodicity far out), absurd.  So the
+        least preperiod is 1 + the last n < n₀ with 𝒢(n + P) ≠ 𝒢(n), read off
+        the computed values.  (Full text: ``docs/octal.md``.)
         """
         if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
             raise InputError(f"max_n must be a positive integer, not {max_n!r}")
@@ -423,9 +431,13 @@ def naive_values(game: OctalGame, n: int) -> list[int]:
 
 # -- the engine ---------------------------------------------------------------------------
 
-_WINDOW = 256  # common-common splits searched first (from the smallest heap)
+_PYTHON_PAIRS = 32  # rare splits per heap paired in plain Python; more go to numpy
+_PYTHON_SCAN = 16  # common-common splits searched one by one before numpy takes over
+_WINDOW = 256  # the first numpy window of common-common splits (then 4× larger each time)
 _DETECT = 1024  # values computed fully before the first mask detection
-_SPARSE_ENOUGH = 0.25  # the rare fraction under which the sparse method pays
+_SPARSE_ENOUGH = 0.25  # the rare fraction under which the sparse method may pay
+_SPARSE_GAIN = 4  # "auto" falls back to the full mex when sparse visits over 1/4 of the splits
+_JUDGE_FROM = 2048  # ... judged on blocks of 1024 heaps from this heap on
 
 
 def _parity_table(mask: int, size: int) -> npt.NDArray[np.uint8]:
@@ -487,7 +499,6 @@ class _Engine:
         self.rare: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.rare_count = 0
         self.bits = 1
-        self.parity: npt.NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
 
     def _reserve(self, n: int) -> None:
         if n > len(self.g):
@@ -513,7 +524,6 @@ class _Engine:
         self.rare = np.zeros(max(1024, 2 * len(rare)), dtype=np.int64)
         self.rare[:len(rare)] = rare
         self.rare_count = len(rare)
-        self.parity = _parity_table(space.mask, 2 << self.bits)
 
     def extend(self, n: int, meter: Meter) -> None:
         """Compute values up to 𝒢(n − 1)."""
@@ -543,8 +553,6 @@ class _Engine:
     def _grow_bits(self, value: int) -> None:
         if value >> self.bits:
             self.bits = value.bit_length()
-            if self.space is not None:
-                self.parity = _parity_table(self.space.mask, 2 << self.bits)
 
     def _run_one_heap(self, stop: int, meter: Meter) -> None:
         g = self.g
@@ -585,67 +593,113 @@ class _Engine:
         self.n = stop
 
     def _run_sparse(self, stop: int, meter: Meter) -> None:
+        """The sparse-space method, one heap at a time, options as bits of a Python int.
+
+        Few rare heaps are paired in plain Python (a numpy call costs more than
+        dozens of XORs); many go through one numpy table.  The common-common
+        splits are searched in Python, from the smallest heap, only until the
+        rare-class value in question turns up, then by numpy in windows growing
+        4× at a time (a heap whose value really is rare needs all of them).
+        """
         space = self.space
         assert space is not None
         g = self.g
+        gl: list[int] = g[:self.n].tolist()
+        rare: list[int] = self.rare[:self.rare_count].tolist()
         positional = space.positional
         rho = space.rare_parity
+        mask = space.mask
+        one, two, terminal = self.one, self.two, self.terminal
+        table: tuple[npt.NDArray[np.int64], Values] | None = None
+        table_rare = -1
+        work = full_work = 0  # splits visited, and what the full mex would have visited
+        block = self.n  # where the block of heaps being judged began
         for h in range(self.n, stop):
-            size = (1 << self.bits) + 1
-            seen = np.zeros(size, dtype=bool)
-            for k in self.one:
+            flip = (h & 1) if positional else 0
+            marks = 0
+            for k in one:
                 if k < h:
-                    seen[g[h - k]] = True
-            if h in self.terminal:
-                seen[0] = True
-            rare = self.rare[:self.rare_count]
-            heap_flip = (h & 1) if positional else 0
-            scanned: list[int] = []
-            for k in self.two:
-                s = h - k
-                half = s // 2
-                if half < 1:
-                    scanned.append(0)
-                    continue
-                r = rare[:np.searchsorted(rare, s)]
-                if len(r):
-                    seen[g[r] ^ g[s - r]] = True
-                w = min(half, _WINDOW)
-                seen[g[1:w + 1] ^ g[s - w:s][::-1]] = True
-                scanned.append(w)
-            parity = self.parity
+                    marks |= 1 << gl[h - k]
+            if h in terminal:
+                marks |= 1
+            if len(rare) * len(two) <= _PYTHON_PAIRS or h < rare[-1] + self.game.t + 2:
+                for k in two:
+                    s = h - k
+                    for r in rare:
+                        if r >= s:
+                            break
+                        marks |= 1 << (gl[r] ^ gl[s - r])
+            else:  # every rare heap fits in every split: one numpy table
+                if table is None or table_rare != len(rare):
+                    table, table_rare = self._rare_table(rare), len(rare)
+                offsets, first = table
+                for x in np.bincount(g[offsets + h] ^ first).nonzero()[0].tolist():
+                    marks |= 1 << x
+            scanned = [0] * len(two)
             while True:
-                v = int(seen.argmin())
-                # common-class values are all marked when missing: v is the mex
-                if parity[v] ^ heap_flip != rho:
+                v = (~marks & (marks + 1)).bit_length() - 1  # the least value not an option
+                # a common-class value missing from the options is the mex
+                if ((v & mask).bit_count() & 1) ^ flip != rho:
                     break
-                # a rare-class value: search further among the common-common splits
+                # a rare-class value: search the common-common splits until v turns up
                 more = False
-                for i, k in enumerate(self.two):
+                for i, k in enumerate(two):
                     s = h - k
                     half = s // 2
-                    lo = scanned[i]
-                    if lo >= half:
+                    a = scanned[i]
+                    if a >= half:
                         continue
-                    hi = min(half, 4 * lo if lo else _WINDOW)
-                    seen[g[lo + 1:hi + 1] ^ g[s - hi:s - lo][::-1]] = True
-                    scanned[i] = hi
                     more = True
+                    if a < _PYTHON_SCAN:
+                        top = min(half, _PYTHON_SCAN)
+                        while a < top:
+                            a += 1
+                            x = gl[a] ^ gl[s - a]
+                            marks |= 1 << x
+                            if x == v:
+                                break
+                    else:  # a long search: numpy, in windows growing 4× at a time
+                        top = min(half, max(_WINDOW, 4 * a))
+                        x_all = g[a + 1:top + 1] ^ g[s - top:s - a][::-1]
+                        for x in np.bincount(x_all).nonzero()[0].tolist():
+                            marks |= 1 << x
+                        a = top
+                    scanned[i] = a
+                    if marks >> v & 1:
+                        break
                 if not more:
                     break
+            gl.append(v)
             g[h] = v
-            if v >> self.bits:
-                self._grow_bits(v)
-            if h >= 1 and self.parity[v] ^ heap_flip == rho:
-                if self.rare_count == len(self.rare):
-                    grown = np.zeros(2 * len(self.rare), dtype=np.int64)
-                    grown[:self.rare_count] = self.rare
-                    self.rare = grown
-                self.rare[self.rare_count] = h
-                self.rare_count += 1
+            if h >= 1 and ((v & mask).bit_count() & 1) ^ flip == rho:
+                rare.append(h)
+            work += len(rare) * len(two) + sum(scanned)
+            full_work += len(two) * (h // 2)
             if h & 1023 == 0:
                 meter.check(h)
+                if (self.method == "auto" and h >= _JUDGE_FROM and h - block >= 1024
+                        and work * _SPARSE_GAIN > full_work):
+                    # over a whole block the rare values were not rare enough: the full
+                    # mex is cheaper until the next detection, which may find a better mask
+                    # (below _JUDGE_FROM numpy's per-call cost, not the splits visited,
+                    # decides, and either method is quick)
+                    self.space, stop = None, h + 1
+                    break
+                work = full_work = 0
+                block = h
         self.n = stop
+        self.rare = np.array(rare, dtype=np.int64)
+        self.rare_count = len(rare)
+        self.bits = max(self.bits, int(g[:stop].max()).bit_length() if stop else 1)
+
+    def _rare_table(self, rare: list[int]) -> tuple[npt.NDArray[np.int64], Values]:
+        """Offsets and rare-heap values of every rare split, for all splitting k at once:
+        heap n reads ``g[offsets + n] ^ first``."""
+        base = np.array(rare, dtype=np.int64)
+        ks = np.array(self.two, dtype=np.int64)
+        offsets = (-ks[:, None] - base[None, :]).ravel()
+        first: Values = np.tile(self.g[base], len(ks))
+        return offsets, first
 
 
 _RUNNERS: dict[str, Callable[[_Engine, int, Meter], None]] = {
@@ -713,33 +767,90 @@ def codes(digits: int) -> Iterator[str]:
                 yield "0." + "".join(map(str, ds))
 
 
+#: the fields of a survey row, in the order CSV shows them
+SURVEY_COLUMNS = ("key", "status", "code", "preperiod", "period", "certified", "checked_to",
+                  "mask", "positional", "rare", "seconds", "error")
+
+
 @dataclass(frozen=True, kw_only=True)
 class SurveyRow:
-    """One code of a survey: its :class:`OctalPeriod` and the seconds it took."""
+    """One code of a survey (a :class:`~sdg_automata.sweep.Row`): its period or why not.
 
-    result: OctalPeriod
-    seconds: float = field(compare=False)
+    ``status`` is ``"ok"`` when the job finished (certified or open up to
+    ``checked_to``), ``"budget"`` or ``"error"`` when it did not (``error``
+    says why; ``result`` is then ``None``).
+    """
+
+    code: str
+    status: Status
+    result: OctalPeriod | None = None
+    seconds: float = field(default=0.0, compare=False)
+    error: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The code: what a resumed survey matches."""
+        return self.code
 
     def to_json(self) -> dict[str, Any]:
-        """The result's JSON without the values, plus ``seconds`` and ``sparse``."""
-        data = self.result.to_json()
-        del data["values"]
-        sparse = self.result.sparse
-        data["sparse"] = None if sparse is None else sparse.to_json()
-        data["seconds"] = round(self.seconds, 4)
-        return data
+        """The :data:`SURVEY_COLUMNS`, without the values (``null`` where unknown)."""
+        r, sp = self.result, self.result.sparse if self.result else None
+        return {"key": self.code, "status": self.status, "code": self.code,
+                "preperiod": r and r.preperiod, "period": r and r.period,
+                "certified": r.certified if r else None,
+                "checked_to": r.checked_to if r else None,
+                "mask": sp.mask if sp else None, "positional": sp.positional if sp else None,
+                "rare": sp.rare if sp else None, "seconds": round(self.seconds, 4),
+                "error": self.error}
 
 
-def survey_row(code: str, max_n: int) -> SurveyRow:
-    """:meth:`OctalGame.period` of one code, timed (a job for any executor)."""
-    started = time.perf_counter()
-    result = OctalGame.parse(code).period(max_n=max_n)
-    return SurveyRow(result=result, seconds=time.perf_counter() - started)
+def survey_row(job: tuple[str, int], meter: Meter) -> SurveyRow:
+    """The sweep's work: :meth:`OctalGame.period` of one (code, max_n), timed."""
+    code, max_n = job
+    result = OctalGame.parse(code).period(max_n=max_n, budget=meter.budget)
+    return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
+
+
+def survey_failed(job: tuple[str, int], status: Status, message: str) -> SurveyRow:
+    """The sweep's row for a job over its budget or failed."""
+    return SurveyRow(code=job[0], status=status, error=message)
+
+
+def _brief(row: dict[str, Any]) -> dict[str, str]:
+    """A row as the short cells of a terminal table ("open" when not proven up to N)."""
+    def cell(value: Any) -> str:
+        return "" if value is None else str(value)
+
+    if row["status"] != "ok":
+        first = row["status"]
+    elif not row["certified"]:
+        first = "open"
+    else:
+        first = cell(row["preperiod"])
+    return {"code": row["code"], "preperiod": first, "period": cell(row["period"]),
+            "values": cell(row["checked_to"]), "seconds": f"{row['seconds']:.3f}"}
+
+
+def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N) -> Sweep[tuple[str, int]]:
+    """Every code of up to ``digits`` digits as a sweep (:mod:`sdg_automata.sweep`).
+
+    Run it with :func:`~sdg_automata.sweep.run_sweep` on any executor, or on
+    the command line with ``octal survey``.
+    """
+    if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
+        raise InputError(f"max_n must be a positive integer, not {max_n!r}")
+    return Sweep(name="octal games", jobs=[(c, max_n) for c in codes(digits)],
+                 key=_job_key, work=survey_row, failed=survey_failed, columns=SURVEY_COLUMNS,
+                 brief=_brief, unit="values")
+
+
+def _job_key(job: tuple[str, int]) -> str:
+    return job[0]
 
 
 def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None = None,
-           on_row: Callable[[SurveyRow], None] | None = None) -> list[SurveyRow]:
-    """:meth:`OctalGame.period` of every code with up to ``digits`` digits.
+           budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
+    """The rows of :func:`survey_sweep`, in code order.
 
     Parameters
     ----------
@@ -748,21 +859,12 @@ def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None 
     max_n:
         Values per code before it is reported open ("not proven up to N").
     executor:
-        Runs the codes (a process pool, or a cluster's executor: each job is
-        :func:`survey_row`, a module-level function of picklable arguments);
-        ``None`` runs them here, one after the other.
-    on_row:
-        Called with each row as it arrives (in code order).
+        Where the codes run (a process pool, a Dask executor); ``None``: here.
+    budget:
+        The per-code budget; a code over it is a row with status ``"budget"``.
     """
-    todo = list(codes(digits))
-    rows: Iterable[SurveyRow]
-    if executor is None:
-        rows = (survey_row(c, max_n) for c in todo)
-    else:
-        rows = executor.map(survey_row, todo, [max_n] * len(todo))
-    out: list[SurveyRow] = []
-    for row in rows:
-        out.append(row)
-        if on_row is not None:
-            on_row(row)
-    return out
+    sweep = survey_sweep(digits, max_n=max_n)
+    rows: dict[str, dict[str, Any]] = {}
+    run_sweep(sweep, lambda row: rows.__setitem__(row["key"], row), executor=executor,
+              budget=budget)
+    return [rows[c] for c, _ in sweep.jobs]

@@ -1,6 +1,7 @@
 """Reading and writing grammars: the text format and the JSON format.
 
-Text format (pyformlang's, one rule per line)::
+Text format (one rule per line; close to pyformlang's but not the same, see
+:mod:`sdg_automata.interop` for the differences)::
 
     # Example 3 of the seed paper
     start: A            # optional; default: the first left-hand side

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from .budget import UNLIMITED, Budget
 from .construction import GrundyAutomaton, automaton_for
 from .errors import InputError, SdgBug
 from .grammar import Grammar, Rule
@@ -233,6 +234,10 @@ class Analyzer:
         Any grammar (SPEC §1).
     method:
         See :data:`MoveMethod`.
+    budget:
+        Limits each substring table (the CFG route: O(|w|³) per component,
+        refused up front when it cannot fit in memory); the automaton's route
+        is one linear pass per word.
 
     Raises
     ------
@@ -240,7 +245,8 @@ class Analyzer:
         For ``method="dfa"`` on a grammar that is neither right- nor left-linear.
     """
 
-    def __init__(self, grammar: Grammar, *, method: MoveMethod = "auto"):
+    def __init__(self, grammar: Grammar, *, method: MoveMethod = "auto",
+                 budget: Budget = UNLIMITED):
         if method not in get_args(MoveMethod):
             raise InputError(f"unknown method {method!r} (expected auto, dfa or cyk)")
         linear = servable(grammar)
@@ -248,6 +254,7 @@ class Analyzer:
             raise InputError(f"method 'dfa' needs a right- or left-linear grammar, this one is "
                              f"{grammar.kind}")
         self.grammar = grammar
+        self.budget = budget
         self.method: Literal["dfa", "cyk"] = "dfa" if linear and method != "cyk" else "cyk"
         # a left-linear grammar is played on its mirror: the automaton's reading says so
         self._automaton = automaton_for(grammar) if self.method == "dfa" else None
@@ -318,7 +325,7 @@ class Analyzer:
 
     def _cfg_moves(self, head: str, w: str) -> tuple[int | None, tuple[ComponentMove, ...]]:
         g = self.grammar
-        table = SubstringTable(g, w)
+        table = SubstringTable(g, w, budget=self.budget)  # the long phase: O(|w|³)
         value = table.grundy(head)
         if value is None:
             return None, ()

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DRAW_LIMIT",
+    "DRAW_SECONDS",
     "LINE_LIMIT",
     "REGEX_STATE_LIMIT",
     "TABLE_LIMIT",
@@ -89,8 +90,11 @@ __all__ = [
 
 Labeler = Callable[[Any], str]
 
-#: the largest number of states (or game-graph nodes) drawn as SVG in a notebook
-DRAW_LIMIT = 200
+#: the largest number of states (or game-graph nodes) drawn as SVG in a notebook; Graphviz's
+#: layout of a 2-letter random DFA takes ~1 s at 50 states, ~27 s at 100, minutes at 200
+DRAW_LIMIT = 100
+#: how long a notebook display waits for Graphviz's layout before showing the table alone
+DRAW_SECONDS = 5.0
 #: the largest number of rows of a table shown in a notebook
 TABLE_LIMIT = 60
 #: the largest automaton :func:`diagram` tabulates; beyond it, one line (a table sorts every state)
@@ -284,10 +288,6 @@ def dfa_to_jff(d: DFA, *, label: Labeler | None = None) -> str:
 #: grows the expression exponentially (about 1 MB at 50 states of a random DFA)
 REGEX_STATE_LIMIT = 50
 
-#: automata-lib's regular-expression operators (``automata.regex.parser``)
-REGEX_RESERVED = frozenset("*|()? \t&+.^{}[]\\")
-
-
 def dfa_to_regex(d: DFA, *, limit: int | None = REGEX_STATE_LIMIT) -> str | None:
     """A regular expression in automata-lib's syntax for L(d), or ``None`` when it is empty.
 
@@ -302,12 +302,14 @@ def dfa_to_regex(d: DFA, *, limit: int | None = REGEX_STATE_LIMIT) -> str | None
         automata-lib's regular-expression operators.
     """
     from automata.fa.gnfa import GNFA
+    from automata.regex.parser import RESERVED_CHARACTERS  # the one set: automata-lib's
 
     if limit is not None and len(d.states) > limit:
         raise InputError(f"the DFA has {len(d.states)} states; regular expressions by state "
                          f"elimination grow exponentially, so at most {limit} states are "
                          "taken (--max-dfa-states raises that limit)")
-    bad = sorted(a for a in d.input_symbols if len(a) != 1 or a in REGEX_RESERVED)
+    bad = sorted(a for a in d.input_symbols
+                 if len(a) != 1 or a in RESERVED_CHARACTERS or a == "\\")
     if bad:
         raise InputError(f"letter(s) {', '.join(map(repr, bad))} cannot be written in "
                          "automata-lib's regular-expression syntax")
@@ -558,16 +560,15 @@ class Diagram:
             wanted &= set(include)
         if exclude is not None:
             wanted -= set(exclude)
-        bundle: dict[str, str] = {}
-        if "text/plain" in wanted:
-            bundle["text/plain"] = self.text
-        if "text/html" in wanted:
-            bundle["text/html"] = self.html
+        text, page, svg = self.text, self.html, None
         if "image/svg+xml" in wanted and self.dot is not None and visual_available():
-            bundle["image/svg+xml"] = dot_to_svg(self.dot)
-        return bundle
-
-
+            try:
+                svg = dot_to_svg(self.dot, max_seconds=DRAW_SECONDS)
+            except BudgetExceeded:  # a dense graph: the table alone, said so
+                note = f"not drawn: Graphviz's layout took more than {DRAW_SECONDS:g} s"
+                text, page = f"{text}({note})\n", f"{page}\n<p>({html.escape(note)})</p>"
+        bundle = {"text/plain": text, "text/html": page, "image/svg+xml": svg}
+        return {kind: data for kind, data in bundle.items() if kind in wanted and data is not None}
 
 
 def _reachable_diagram(reachable: ReachableAutomaton, title: str) -> Diagram:
@@ -598,9 +599,9 @@ def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
 
     Dispatches on the type (:func:`functools.singledispatch`); a new kind of
     object is shown by ``@diagram.register``.  Sizes are capped so that showing
-    never freezes a notebook: drawn up to :data:`DRAW_LIMIT` states or nodes, a
-    table of the first :data:`TABLE_LIMIT` rows beyond, one line beyond
-    :data:`LINE_LIMIT` states.
+    never freezes a notebook: drawn up to :data:`DRAW_LIMIT` states or nodes
+    (and :data:`DRAW_SECONDS` of layout), a table of the first
+    :data:`TABLE_LIMIT` rows beyond, one line beyond :data:`LINE_LIMIT` states.
 
     Raises
     ------

@@ -148,8 +148,7 @@ def naive_grundy(grammar: Grammar, head: str, w: str, *,
                                for spans in split_spans(grammar, r, u, is_position)}
                     memo[(a, u)] = mex(options) if options else None
                 done += 1
-                if not done & 1023:
-                    meter.check(done)
+                meter.check(done)  # a long subword alone may take a while: check each
     except KeyboardInterrupt:
         raise meter.interrupted(done) from None
     return memo[(head, w)]
@@ -492,18 +491,21 @@ def suffix_grundy(grammar: Grammar, w: str) -> dict[str, int | None]:
 # the public entry points
 
 
-def evaluator(grammar: Grammar, *, method: Method = "auto") -> Callable[[str, str], int | None]:
+def evaluator(grammar: Grammar, *, method: Method = "auto",
+              budget: Budget = UNLIMITED) -> Callable[[str, str], int | None]:
     """A function ``(A, w) -> 𝒢_{G,A}(w)`` that keeps its precomputation across calls.
 
     Use it for batches of words: with the automaton, transitions computed for
     one word serve every later one.  See :func:`grundy` for ``method``.
+    ``budget`` bounds each word's substring table or definition (its clock
+    starts anew for every word); the linear routes need none.
     """
     linear = servable(grammar)
     if method == "naive":
-        return lambda head, w: naive_grundy(grammar, head, w) if w else None
+        return lambda head, w: naive_grundy(grammar, head, w, budget=budget) if w else None
     if method == "cyk" or (method in ("auto", "brute") and not linear):
-        return lambda head, w: (SubstringTable(grammar, w).grundy(grammar.check_nonterminal(head))
-                                if w else None)
+        return lambda head, w: (SubstringTable(grammar, w, budget=budget)
+                                .grundy(grammar.check_nonterminal(head)) if w else None)
     if method not in ("auto", "brute", "dfa"):
         raise InputError(f"unknown method {method!r} (expected auto, dfa, brute, cyk or naive)")
     # left-linear grammars are served by their mirror: the reading decides it, once

@@ -21,7 +21,10 @@ Guarantees (issue 12):
   ``"status": "error"`` and an ``error`` message; a job over its per-job
   :class:`~sdg_automata.budget.Budget` gives ``"status": "budget"``; a worker
   process that dies is found by rerunning the jobs it may have held one at a
-  time on a fresh pool, and the job that kills it again is an error row.
+  time on a fresh pool, and the job that kills it again is an error row.  On
+  Dask (which reschedules a dead worker's tasks itself and gives up with
+  ``KilledWorker``), a failed batch is rerun job by job, so only the job that
+  fails alone becomes an error row.
 * **Same code everywhere.**  :func:`check_workers` compares the package
   version and a fingerprint of its source on every Dask worker with ours and
   refuses to run when they differ.
@@ -204,11 +207,12 @@ def process_pool(jobs: int) -> Executor:
 
 def _stop(executor: Executor) -> None:
     """Shut an executor down without waiting; a process pool's workers are terminated."""
-    processes = getattr(executor, "_processes", None)  # ProcessPoolExecutor's, if any
-    executor.shutdown(wait=False, cancel_futures=True)
-    for p in list((processes or {}).values()):
+    # workers first: the pool then fails its pending futures itself (cancelling them first
+    # makes Python 3.11's pool thread die on InvalidStateError while marking them broken)
+    for p in list((getattr(executor, "_processes", None) or {}).values()):
         with contextlib.suppress(Exception):
             p.terminate()
+    executor.shutdown(wait=False)
 
 
 # ---------------------------------------------------------------------------
@@ -334,6 +338,10 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
         except BrokenExecutor:
             return False
         except Exception as e:  # noqa: BLE001 -- e.g. Dask's KilledWorker: the jobs are rows
+            if len(chunk) > 1:  # one job may have taken its batch down: each again, alone
+                for one in chunk:
+                    submit(executor, [one])
+                return True
             rows = failures(chunk, f"the worker failed: {type(e).__name__}: {e}")
         deliver([k for k, _ in chunk], rows)
         return True
@@ -356,7 +364,9 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
                 continue
             # a worker died: every task still in flight on this executor is lost as well
             for fut, chunk in in_flight.items():
-                if not fut.done() or not collect(fut, chunk):
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    deliver([k for k, _ in chunk], fut.result())
+                else:  # lost with the pool, or failed: rerun alone below
                     suspects += chunk
             in_flight.clear()
             _stop(executor)
@@ -375,9 +385,7 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
                     _stop(executor)
                     executor = restart()
                     own.append(executor)
-    finally:
-        for fut in in_flight:
-            fut.cancel()
+    finally:  # futures still in flight (an exception) go with their executor's shutdown
         for ex in own:
             _stop(ex)
 

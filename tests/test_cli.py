@@ -62,7 +62,8 @@ def test_check_json(capsys, examples_dir):
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert len(lines) == 1
-    assert json.loads(lines[0]) == {"grammar": str(path), "kind": "right-linear", "start": "A",
+    assert json.loads(lines[0]) == {"schema": "check/1", "grammar": str(path),
+                                    "kind": "right-linear", "start": "A",
                                     "nonterminals": ["A"], "terminals": "ab", "rules": 6}
 
 
@@ -105,10 +106,11 @@ def test_grundy_json_lines(capsys, examples_dir):
     code, out, err = run(["grundy", examples_dir / "example3.txt", "B", "ba", "a", "--json"],
                          capsys)
     assert code == 0 and err == ""
-    assert out.splitlines() == ['{"nonterminal": "B", "word": "ba", "grundy": 0}',
-                                '{"nonterminal": "B", "word": "a", "grundy": null}']
+    head = '{"schema": "grundy/1", '
+    assert out.splitlines() == [head + '"nonterminal": "B", "word": "ba", "grundy": 0}',
+                                head + '"nonterminal": "B", "word": "a", "grundy": null}']
     code, out, _ = run(["grundy", examples_dir / "example3.txt", "A", "aab", "--json"], capsys)
-    assert out == '{"nonterminal": "A", "word": "aab", "grundy": 2}\n'
+    assert out == head + '"nonterminal": "A", "word": "aab", "grundy": 2}\n'
 
 
 def test_words_from_file(capsys, tmp_path, examples_dir):
@@ -154,7 +156,8 @@ def test_position_json_and_non_position(capsys, examples_dir):
     code, out, _ = run(["grundy", examples_dir / "example3.txt", "--json",
                         "--position", "A:a", "A:aa"], capsys)
     assert code == 0
-    assert json.loads(out) == {"position": [{"nonterminal": "A", "word": "a", "grundy": 1},
+    assert json.loads(out) == {"schema": "grundy/1",
+                               "position": [{"nonterminal": "A", "word": "a", "grundy": 1},
                                             {"nonterminal": "A", "word": "aa", "grundy": 2}],
                                "grundy": 3}
     code, out, _ = run(["grundy", examples_dir / "example3.txt",
@@ -165,7 +168,7 @@ def test_position_json_and_non_position(capsys, examples_dir):
 
 def test_version(capsys):
     code, out, _ = run(["--version"], capsys)
-    assert code == 0 and out.startswith("sdg_automata ")
+    assert code == 0 and out.startswith("sdg-automata ")
 
 
 # ---------------------------------------------------------------------------

@@ -53,7 +53,8 @@ def test_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, SUB, "--json")
     assert code == 0
     data = json.loads(out)
-    assert data == {"positions": {str(n): {"grundy": n % 4, "outcome": "P" if n % 4 == 0 else "N"}
+    assert data == {"schema": "graph/1",
+                    "positions": {str(n): {"grundy": n % 4, "outcome": "P" if n % 4 == 0 else "N"}
                                   for n in range(12, -1, -1)}}
 
 
@@ -90,6 +91,7 @@ def test_sum_json(capsys: pytest.CaptureFixture[str]) -> None:
                        "--json")
     assert code == 0
     assert json.loads(out) == {
+        "schema": "graph/1",
         "components": [{"position": "h3", "grundy": 3}, {"position": "h4", "grundy": 4},
                        {"position": "h2", "grundy": 2}],
         "grundy": 5, "outcome": "N",

@@ -36,7 +36,7 @@ def test_value_json_objects(capsys):
     code, out, _ = run(capsys, "value", "--S", "1", "--D", "2,3", "1000000", "10^18", "--json")
     assert code == 0
     first, second = (json.loads(line) for line in out.splitlines())
-    assert set(first) == {"S", "D", "n", "grundy", "c"}
+    assert set(first) == {"schema", "S", "D", "n", "grundy", "c"}
     assert first["S"] == [1] and first["D"] == [2, 3] and first["n"] == 10**6
     assert first["grundy"] == 0 and first["c"] >= 1
     assert second["n"] == 10**18 and second["grundy"] == 2
@@ -81,7 +81,8 @@ def test_batch_prints_every_provable_value(capsys, engine):
     first, second = (json.loads(line) for line in out.splitlines())
     assert code == 3 and first["grundy"] is None and first["n"] == 999999
     assert first["tried"] == [8, 16, 32] and isinstance(first["m"], int)
-    assert second == {"S": [2], "D": [2], "n": 10, "grundy": g[10], "c": 8}
+    assert second == {"schema": "imark-value/1", "S": [2], "D": [2], "n": 10, "grundy": g[10],
+                      "c": 8}
 
 
 def test_engines_agree_and_10_to_the_1000(capsys):
@@ -128,7 +129,7 @@ def test_sequence_streams_values(capsys):
     assert [int(x) for x in out.split()] == list(imark_sequence([1], [2, 3], upto=200))
     code, out, _ = run(capsys, "sequence", "--S", "", "--D", "2", "--upto", "8", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
-    assert rows[8] == {"n": 8, "grundy": 1} and len(rows) == 9
+    assert rows[8] == {"schema": "imark-sequence/1", "n": 8, "grundy": 1} and len(rows) == 9
 
 
 def test_survey_json(capsys):
@@ -230,8 +231,10 @@ def test_sequence_streams_in_bounded_memory():
 def test_memory_error_is_a_budget_row():
     # a survey table of 10^8 starts needs about 0.9 GB: under a 600 MB address space the
     # allocation fails, and the survey (a sweep) reports that job as over its budget
+    # (--max-seconds: without a time budget a survey this long is refused up front)
     code, out, err, _ = _cli("survey", "--max-s", "1", "--max-d", "2", "--upto", "10^8",
-                             "--jobs", "1", "--format", "json", limit_bytes=600 << 20)
+                             "--jobs", "1", "--format", "json", "--max-seconds", "120",
+                             limit_bytes=600 << 20)
     assert code == 0 and "Traceback" not in err, err
     (row,) = [json.loads(line) for line in out.splitlines()]
     assert row["status"] == "budget" and "out of memory" in row["error"]
@@ -249,3 +252,12 @@ def test_ctrl_c_is_exit_130():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err.splitlines()[-1].startswith("error: interrupted") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["survey", "--max-d", "64", "--jobs", "1"],
+                                  ["survey", "--max-c", "100000", "--jobs", "1"]])
+def test_survey_too_large_without_a_time_budget_is_refused(capsys, argv):
+    # worst case instances × starts × max_c beyond 10^9 steps: refused up front (exit 3)
+    code, out, err = run(capsys, *argv)
+    assert code == 3 and out == ""
+    assert err.startswith("error: this survey may run") and err.count("\n") == 1

@@ -30,7 +30,8 @@ def test_json_is_the_issue_shape(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "0.07", "--json")
     assert code == 0 and err == ""
     data = json.loads(out)
-    assert list(data) == ["code", "preperiod", "period", "certified", "checked_to", "values"]
+    assert list(data) == ["schema", "code", "preperiod", "period", "certified", "checked_to",
+                          "values"]
     assert (data["code"], data["preperiod"], data["period"], data["certified"]) == \
         ("0.07", 53, 34, True)
     assert data["values"] == naive_values(OctalGame.parse("0.07"), 53 + 34)
@@ -67,6 +68,7 @@ def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("argv", [
     ["0.8"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
     ["0.77", "--digits", "2"], ["survey", "--digits", "1", "--grammar"], ["0.77", "--upto", "0"],
+    ["0.77", "--jobs", "2"], ["0.77", "--out", "x.jsonl"],
     ["0.77", "--max-seconds", "nan"], ["0.07", "--grammar"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
@@ -90,20 +92,32 @@ def test_grammar_round_trips_through_grundy(capsys: pytest.CaptureFixture[str],
     assert capsys.readouterr().out.split() == [str(truth[13])]
 
 
-def test_survey_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
-    """Should print one row per code, open codes marked, and a summary on stderr."""
-    code, out, err = run(capsys, "survey", "--digits", "1", "--upto", "1500")
+def test_survey_rows_and_resume(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Should stream one JSON row per code on the sweep engine, and resume from --out."""
+    code, out, err = run(capsys, "survey", "--digits", "1", "--upto", "1500", "--jobs", "1",
+                         "--format", "jsonl")
     assert code == 0
-    lines = out.splitlines()
-    assert lines[0].split() == ["code", "preperiod", "period", "values", "seconds"]
-    assert [line.split()[0] for line in lines[1:]] == [f"0.{d}" for d in range(1, 8)]
-    assert "0.6  " in out and "open" in out and "up to 1500" in out
-    assert err == "6 of 7 codes proven periodic within 1500 values\n"
-    code, out, _ = run(capsys, "survey", "--digits", "1", "--upto", "1500", "--json",
-                       "--jobs", "2")
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["code"] for r in rows] == [f"0.{d}" for d in range(1, 8)]
     assert rows[3]["preperiod"] == 54 and rows[3]["period"] == 34  # 0.4
+    assert rows[5]["certified"] is False and rows[5]["checked_to"] == 1500  # 0.6, open
+    path = tmp_path / "survey.jsonl"
+    path.write_text(out.splitlines()[0] + "\n")  # as if killed after the first row
+    code, out, err = run(capsys, "survey", "--digits", "1", "--upto", "1500", "--jobs", "2",
+                         "--out", str(path))
+    assert code == 0 and "6 rows (6 ok" in err and "1 skipped" in err
+    done = [json.loads(line) for line in path.read_text().splitlines()]
+    assert sorted(r["code"] for r in done) == [f"0.{d}" for d in range(1, 8)]
+
+
+def test_survey_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """Should show open codes as "open" in the terminal table."""
+    code, out, _ = run(capsys, "survey", "--digits", "1", "--upto", "1500", "--jobs", "1",
+                       "--format", "table")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["code", "preperiod", "period", "values", "seconds"]
+    assert lines[6].split()[:2] == ["0.6", "open"] and lines[3].split()[:3] == ["0.3", "0", "2"]
 
 
 def test_as_a_process() -> None:
@@ -111,3 +125,19 @@ def test_as_a_process() -> None:
     done = subprocess.run([sys.executable, "-m", "sdg_automata", "octal", "0.77", "--json"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0 and json.loads(done.stdout)["period"] == 12
+
+
+def test_help_defaults_are_the_librarys() -> None:
+    """The CLI names the library's limits without importing it (numpy stays out of start-up)."""
+    import subprocess
+    import sys
+
+    from sdg_automata import octal
+    from sdg_automata.cli import octal as cli_octal
+
+    assert (cli_octal.DEFAULT_MAX_N, cli_octal.SURVEY_MAX_N) == (octal.DEFAULT_MAX_N,
+                                                                 octal.SURVEY_MAX_N)
+    loaded = subprocess.run([sys.executable, "-c", "import sys; from sdg_automata.cli import "
+                             "build_parser; build_parser(); print('numpy' in sys.modules)"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "False"

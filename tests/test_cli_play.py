@@ -170,13 +170,13 @@ def test_play_end_to_end(examples_dir):
 def test_period_json(capsys, tmp_path):
     code, out, _ = run(capsys, "period", subtraction_file(tmp_path, {1, 2}), "A", "--json")
     assert code == 0
-    assert json.loads(out) == {"nonterminal": "A", "preperiod": 0, "period": 3,
-                               "values": [1, 2, 0]}
+    period = {"schema": "period/1", "nonterminal": "A"}
+    assert json.loads(out) == {**period, "preperiod": 0, "period": 3, "values": [1, 2, 0]}
     code, out, _ = run(capsys, "period", subtraction_file(tmp_path, {1, 3, 4}), "A", "--json")
-    assert json.loads(out) == {"nonterminal": "A", "preperiod": 0, "period": 7,
+    assert json.loads(out) == {**period, "preperiod": 0, "period": 7,
                                "values": [1, 0, 1, 2, 3, 2, 0]}
     code, out, _ = run(capsys, "period", subtraction_file(tmp_path, {2, 3}), "A", "--json")
-    assert json.loads(out) == {"nonterminal": "A", "preperiod": 1, "period": 5,
+    assert json.loads(out) == {**period, "preperiod": 1, "period": 5,
                                "values": [1, 1, 0, 0, 2]}
 
 

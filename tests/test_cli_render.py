@@ -166,7 +166,8 @@ def test_count_example3_length_10_matches_brute_force(capsys: pytest.CaptureFixt
     assert brute[0] == 409
     code, out, _ = run(["count", EXAMPLE3, "A", "0", "--length", "10", "--json"], capsys)
     assert code == 0
-    assert json.loads(out) == {"nonterminal": "A", "grundy": 0, "length": 10, "count": 409}
+    assert json.loads(out) == {"schema": "count/1", "nonterminal": "A", "grundy": 0, "length": 10,
+                               "count": 409}
     for value in (1, 2):
         code, out, _ = run(["count", EXAMPLE3, "A", value, "--length", "10"], capsys)
         assert out == f"{brute[value]}\n"
@@ -220,3 +221,92 @@ def test_count_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert code == 3 and "budget" in err
     code, out, err = run(["count", EXAMPLE3, "A", "0", "--gf", "--max-dfa-states", "2"], capsys)
     assert_input_error(code, out, err, "4 states", "--max-dfa-states")
+
+
+# ---------------------------------------------------------------------------
+# conventions shared by every command (issue 13)
+
+
+def test_start_option_wherever_a_grammar_is_read(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["check", EXAMPLE3, "--start", "B", "--json"], capsys)
+    assert code == 0 and json.loads(out)["start"] == "B"
+    code, out, _ = run(["check", EXAMPLE3, "--json"], capsys)
+    assert json.loads(out)["start"] == "A"
+    code, out, err = run(["check", EXAMPLE3, "--start", "Z"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("error: --start 'Z': not a nonterminal") and "A, B" in err
+    from sdg_automata.cli import build_parser
+
+    def grammar_commands(parser: Any) -> list[Any]:
+        found = []
+        for action in parser._actions:
+            if hasattr(action, "choices") and isinstance(action.choices, dict):
+                for sub in action.choices.values():
+                    found += grammar_commands(sub)
+        if any(a.dest == "grammar" and not a.option_strings for a in parser._actions):
+            found.append(parser)  # a GRAMMAR file argument
+        return found
+
+    commands = grammar_commands(build_parser())
+    assert len(commands) >= 10
+    assert all(any("--start" in a.option_strings for a in p._actions) for p in commands)
+
+
+@pytest.mark.parametrize("argv", [
+    ["max", EXAMPLE3, "A"], ["spectrum", EXAMPLE3], ["check", EXAMPLE3],
+    ["grundy", EXAMPLE3, "A", "aab"], ["dfa", EXAMPLE3, "A", "0"],
+    ["game-graph", EXAMPLE3, "--max-length", "2"], ["count", EXAMPLE3, "A", "0", "--length", "4"],
+    ["period", "UNARY", "A"], ["graph", EXAMPLES / "graphs" / "dag.json"],
+    ["imark", "value", "--S", "1", "--D", "2,3", "100"],
+], ids=lambda argv: str(argv[0]) if argv[0] != "imark" else "imark value")
+def test_json_and_format_json_are_the_same(argv: list[Any], tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    if "UNARY" in argv:  # a subtraction game, S = {1, 2}
+        (tmp_path / "s12.txt").write_text("A -> a A | a a A | a | a a\n", encoding="utf-8")
+        argv = [tmp_path / "s12.txt" if a == "UNARY" else a for a in argv]
+    def without_timing(text: str) -> Any:
+        data = json.loads(text) if text.lstrip().startswith("{") and "\n{" not in text.strip() \
+            else [json.loads(line) for line in text.splitlines()]
+        rows = data if isinstance(data, list) else [data]
+        for row in rows:
+            row.pop("seconds", None)
+        return data
+
+    code_a, a, _ = run([*argv, "--json"], capsys)
+    code_b, b, _ = run([*argv, "--format", "json"], capsys)
+    assert code_a == code_b == 0
+    assert without_timing(a) == without_timing(b)
+    code_c, c, _ = run(argv, capsys)
+    assert code_c == 0 and c != a  # the default is the text form
+
+
+def test_no_abbreviated_options_and_the_installed_name(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["max", EXAMPLE3, "A", "--max-st", "5"], capsys)
+    assert code == 2 and "unrecognized arguments: --max-st 5" in err
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: sdg-automata ")
+    with pytest.raises(SystemExit):
+        main(["imark", "survey", "--help"])
+    assert capsys.readouterr().out.startswith("usage: sdg-automata imark survey ")
+
+
+def test_imark_survey_json_streams_rows_as_they_finish(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from sdg_automata import imark, sweep
+
+    real, seen = sweep.JsonlSink.write, []
+
+    def spy(self: Any, row: dict[str, Any]) -> None:
+        real(self, row)
+        seen.append(capsys.readouterr().out)  # on stdout already, while the survey runs
+
+    monkeypatch.setattr(sweep.JsonlSink, "write", spy)
+    code, out, _ = run(["imark", "survey", "--max-s", "2", "--max-d", "3", "--upto", "40",
+                        "--jobs", "1", "--format", "json"], capsys)
+    assert code == 0 and out == ""  # nothing was left for the end
+    assert len(seen) == len(imark.survey_instances(2, 3, max_d_size=2)) > 3
+    rows = [json.loads(text) for text in seen]
+    assert all(text.count("\n") == 1 for text in seen)
+    assert all(row["schema"] == "imark-survey/1" and row["upto"] == 40 for row in rows)

@@ -154,3 +154,15 @@ def test_memory_limit_ends_with_exit_3(tmp_path: Path, argv: list[str]) -> None:
     assert proc.returncode == 3, proc.stderr
     one_error(proc.stderr, "memory")
     assert time.perf_counter() - started < 60
+
+
+def test_moves_and_play_bound_the_substring_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """Should stop a CFG component's O(|w|³) table at --max-seconds (exit 3, one line)."""
+    dyck = Path(__file__).resolve().parent.parent / "examples" / "dyck.txt"
+    word = "a" * 150 + "b" * 150
+    for command in ("moves", "play"):
+        code, out, err = run([command, dyck, f"S:{word}", "--max-seconds", "0.05"], capsys)
+        assert code == 3, (command, err)
+        one_error(err, "substring table", "budget of 0.05 s")
+    code, out, _ = run(["moves", dyck, "S:aabb", "--max-seconds", "30"], capsys)
+    assert code == 0 and out.startswith("position  S:aabb")

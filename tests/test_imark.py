@@ -527,3 +527,145 @@ def test_directly_built_games_are_validated():
         IMark((1,), (2,))  # type: ignore[misc]
     assert imark_sequence(IMark(S=(2, 1), D=(3, 2)), upto=50) == imark_sequence([1, 2], [2, 3],
                                                                             upto=50)
+
+
+# ---------------------------------------------------------------------------
+# the layered engine against the naive table and the reference engine
+
+#: instances that exercise every branch of the layered engine: masks beyond a byte
+#: (V > 8), a divisor past the tabulated patterns (> 1024), a smallest divisor that is
+#: not a power of two, a history of two, no subtraction, one divisor (a single column)
+LAYERED = [((1,), (2, 3)), ((1,), (2, 3, 5, 7, 11, 13, 17)), ((1,), (2, 1500)), ((1,), (3, 4)),
+           ((1, 2), (2, 3)), ((), (2, 3)), ((1,), (5,)), ((2,), (2, 3)), ((1,), (3, 5, 7))]
+
+
+@pytest.mark.parametrize(("S", "D"), LAYERED)
+def test_layers_match_the_naive_table(S, D):
+    # SPEC §6 literally (reuse=False: a table only up to 2c + max S), so nearly every n runs
+    # many intervals, and each value must be the naive one or an error
+    upto = 60000
+    g = imark_sequence(S, D, upto=upto)
+    ns = sorted(n for n in {*range(0, 200), *range(200, upto + 1, 331), upto, *(d**3 for d in D)}
+                if n <= upto)
+    proven = 0
+    for n in ns:
+        for c in (4, 16):
+            try:
+                v = imark_value(S, D, n=n, c=c, reuse=False)
+            except IMarkConvergenceError as e:
+                assert e.m in _closure_m(n, D)
+                continue
+            assert v.grundy == g[n], (S, D, n, c)
+            proven += 1
+    assert proven >= len(ns) // 2  # not vacuous: many are proven
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([i for i in LAYERED if len(i[1]) <= 3]), st.integers(10**15, 10**30),
+       st.sampled_from([4, 8, 16]))
+def test_layers_and_reference_prove_the_same_values(instance, n, c):
+    # SPEC §6 literally, the two engines accept exactly the same intervals (all guesses from
+    # m − 2c, agreement on all of J_m), so they prove the same n with the same value
+    S, D = instance
+    layers, reference_ = (_attempt(S, D, n, c, engine)[1] for engine in ENGINES)
+    assert layers == reference_
+
+
+def test_layers_at_10_to_the_1000_satisfy_the_recurrence():
+    game = IMark(S=(1,), D=(2, 3))
+    n = 10**1000 + 1  # odd, not a multiple of 3: its only follower is n − 1
+    assert game.followers(n) == [n - 1]
+    assert imark_grundy(game, None, n) == _mex({imark_grundy(game, None, n - 1)})
+
+
+def test_wide_divisors_fall_back_to_the_reference_engine():
+    # a divisor ≥ 2^20 below n is outside the layered engine's int64 arithmetic
+    from sdg_automata.imark.layers import supports
+
+    S, D = (1,), (2, 2**21 + 1)
+    game = IMark(S=S, D=D)
+    assert not supports(game, 2**22) and supports(game, 2**20)
+    g = imark_sequence(S, D, upto=2**22 + 10)
+    for n in (2**21 + 1, 2 * (2**21 + 1), 2**22 + 7):
+        assert imark_grundy(S, D, n, c=16, reuse=False) == g[n]
+
+
+def test_the_grid_guard_refuses_before_work():
+    import time
+
+    from sdg_automata.errors import BudgetExceeded
+
+    t = time.perf_counter()
+    with pytest.raises(BudgetExceeded, match="columns of intervals"):
+        imark_grundy([1], [2, 3, 5, 7], 10**1000)
+    assert time.perf_counter() - t < 10
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_budgets_stop_the_technique(engine):
+    from sdg_automata.budget import Budget
+    from sdg_automata.errors import BudgetExceeded
+
+    with pytest.raises(BudgetExceeded, match="intervals"):
+        imark_value([1], [2, 3], n=10**300, engine=engine, budget=Budget(max_states=100))
+    with pytest.raises(BudgetExceeded, match="0.05 s"):
+        imark_value([1], [2, 3], n=10**600, engine=engine, budget=Budget(max_seconds=0.05))
+
+
+def test_prove_keeps_going_after_a_failure():
+    from sdg_automata.imark import imark_prove
+
+    g = imark_sequence([2], [2], upto=100)
+    out = list(imark_prove([2], [2], ns=[10**6, 10, 10**6, 77], max_c=16))
+    assert isinstance(out[0], IMarkConvergenceError) and out[0].n == 10**6
+    assert isinstance(out[2], IMarkConvergenceError)
+    assert [(v.n, v.grundy) for v in (out[1], out[3])] == [(10, g[10]), (77, g[77])]
+    assert out[0].to_json()["grundy"] is None
+
+
+# ---------------------------------------------------------------------------
+# the naive table streams in bounded memory
+
+
+@pytest.mark.parametrize(("S", "D"), [((1,), (2, 3)), ((1, 2, 3, 4, 5), (2, 3, 5)), ((3,), ()),
+                                      ((20,), (2, 3)), ((10**20, 1), (2, 10**30))])
+@pytest.mark.parametrize("chunk", [1, 7, 1000, 1 << 16])
+def test_streamed_chunks_equal_the_definition(S, D, chunk):
+    upto = 5000
+    pieces = list(imark_sequence_chunks(S, D, upto=upto, chunk=chunk))
+    assert all(1 <= len(p) <= chunk for p in pieces)
+    assert list(b"".join(pieces)) == reference(tuple(s for s in S if s <= upto),
+                                               tuple(d for d in D if d <= upto), upto)
+
+
+def test_table_bytes_and_refusal():
+    from sdg_automata.errors import BudgetExceeded
+    from sdg_automata.imark import table_bytes
+
+    assert table_bytes(IMark(S=(1,), D=(2, 3)), 10**10) == 10**10 // 2 + 1 + 1
+    assert table_bytes(IMark(S=(1, 2), D=()), 10**12) == 2  # D = ∅: only the last max S
+    assert table_bytes(IMark(S=(10**20,), D=(2,)), 100) == 51  # S beyond upto: dropped
+    with pytest.raises(BudgetExceeded, match="more than the limit"):
+        imark_sequence_chunks([1], [2], upto=10**10)
+    with pytest.raises(BudgetExceeded, match="more than the limit of 1,000"):
+        imark_sequence_chunks([1], [2], upto=10**4, max_bytes=1000)
+
+
+def test_huge_subtractions_cost_nothing():
+    # max S = 10^20 used to hang while building a table of V^(max S) states
+    assert imark_sequence([10**20], [2], upto=8) == imark_sequence([], [2], upto=8)
+    with pytest.raises(InputError, match="guess vectors"):
+        imark_grundy([10**20], [2], 10)
+
+
+def test_survey_takes_any_executor():
+    from concurrent.futures import ThreadPoolExecutor
+
+    inst = survey_instances(2, 3)
+    serial = survey(inst, upto=300, jobs=1)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        threaded = survey(inst, upto=300, executor=pool)
+    assert [(r.S, r.D, r.c, r.failed_start) for r in serial] == \
+        [(r.S, r.D, r.c, r.failed_start) for r in threaded]
+    with pytest.raises(InputError, match="instances"):
+        survey_instances(40, 6)

@@ -157,3 +157,29 @@ def test_only_the_command_line_and_the_root_are_above_render() -> None:
     # and render does present the engine's objects: it imports them, they do not import it
     assert {f"{ROOT}.construction", f"{ROOT}.decide", f"{ROOT}.gamegraph"} <= graph[
         f"{ROOT}.render"]
+
+
+#: the layers of README's "Architecture" section; a module imports only from its own layer
+#: or the layers before it (modules added later and not listed here are not checked)
+LAYERS = [
+    {"errors", "budget", "jsontext"},
+    {"grammar", "parse", "impartial"},
+    {"bounds", "reading", "crawl", "construction"},
+    {"semantics", "gamegraph", "decide", "counting", "periodicity", "play", "families", "imark",
+     "octal", "interop"},
+    {"render"},
+]
+
+
+def test_the_readme_layers_hold() -> None:
+    rank = {f"{ROOT}.{m}": k for k, layer in enumerate(LAYERS) for m in layer}
+
+    def top(module: str) -> str:  # a subpackage's modules sit in its layer
+        return ".".join(module.split(".")[:2])
+
+    for type_only in (False, True):
+        graph = import_graph(type_only=type_only)
+        upward = sorted((top(m), top(t)) for m, ts in graph.items() for t in ts
+                        if top(m) in rank and top(t) in rank and rank[top(t)] > rank[top(m)])
+        allowed = {(f"{ROOT}.errors", f"{ROOT}.grammar")}  # type-only: GrammarError.rule: Rule
+        assert set(upward) <= (allowed if type_only else set()), upward

@@ -1,4 +1,7 @@
-"""pyformlang interop (sdg_automata.interop): conversions checked against pyformlang's own CYK.
+"""Interop: pyformlang grammars (sdg_automata.interop), automata-lib NFAs as constraints,
+networkx game graphs as JSON.
+
+pyformlang conversions are checked against pyformlang's own CYK.
 
 pyformlang's ``CFG.contains`` is an independent membership test: (A, w) is a
 position of the game exactly when A ⇒* w (SPEC §1–2), which the package's own
@@ -6,6 +9,9 @@ semantics reports as a Grundy number that is not ``None``.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 import pytest
 from golden import EXAMPLES, csub, example3
@@ -93,3 +99,122 @@ def test_without_pyformlang_says_what_to_install(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "pyformlang.cfg", None)
     with pytest.raises(InputError, match=r'pip install "sdg_automata\[interop\]"'):
         to_pyformlang(example3())
+
+
+# ---------------------------------------------------------------------------
+# automata-lib NFAs as Max-Grundy constraints (determinized)
+
+
+@pytest.mark.parametrize("regex", ["b*a", "(ab)*a*", "a*b*", "b(a|b)*b"])
+@pytest.mark.parametrize("method", ["onthefly", "explicit"])
+def test_an_nfa_constraint_is_its_language(regex: str, method: str) -> None:
+    import re
+
+    from automata.fa.nfa import NFA
+
+    from sdg_automata.decide import max_grundy
+
+    g = example3()
+    nfa = NFA.from_regex(regex, input_symbols={"a", "b"})
+    verdict = max_grundy(g, "A", within=nfa, method=method)
+    # independent: every word of length ≤ 8 in the language, by Python's re, valued by the DP
+    brute = {grundy(g, "A", w) for w in all_words("ab", 8) if re.fullmatch(regex, w)} - {None}
+    assert verdict.maximum == max(brute) and verdict.exact
+    if method == "onthefly":  # it reports every value it meets; explicit only the maximum
+        assert set(verdict.witnesses) == brute
+    for value, w in verdict.witnesses.items():
+        assert re.fullmatch(regex, w) and grundy(g, "A", w) == value
+    assert verdict.witnesses == max_grundy(g, "A", within=regex, method=method).witnesses
+
+
+def test_a_constraint_of_another_type_is_one_clear_error() -> None:
+    from sdg_automata.decide import max_grundy
+
+    with pytest.raises(InputError, match="^a constraint is a regular expression or an "
+                                         "automata-lib DFA or NFA, not a dict$"):
+        max_grundy(example3(), "A", within={"states": []})  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# game graphs: networkx node-link JSON and plain objects of lists
+
+
+def _random_dag(seed: int, n: int = 30) -> Any:
+    import random
+
+    nx = pytest.importorskip("networkx")
+    rng = random.Random(seed)
+    g = nx.DiGraph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from((i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.15)
+    return g
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_node_link_and_plain_json_are_the_same_game(seed: int, tmp_path: Path) -> None:
+    import json
+
+    import networkx as nx
+
+    from sdg_automata.impartial import load_game_graph, solve_game_graph
+
+    g = _random_dag(seed)
+    # independent route: the DiGraph itself, duck-typed, no JSON involved
+    expected = {str(k): v for k, v in solve_game_graph(g).grundy.items()}
+    files = {
+        "node-link": nx.node_link_data(g, edges="edges"),
+        "node-link (links)": nx.node_link_data(g, edges="links"),
+        "plain": {str(u): [str(v) for v in g.successors(u)] for u in g.nodes},
+        "positions": {"positions": {str(u): [str(v) for v in g.successors(u)] for u in g.nodes}},
+    }
+    for name, data in files.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        graph = load_game_graph(path)
+        assert {k: v for k, v in solve_game_graph(graph).grundy.items()} == expected, name
+        assert set(graph) == set(expected)
+
+
+def test_the_graph_command_reads_every_shape(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import networkx as nx
+
+    from sdg_automata.cli import main
+
+    g = nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c"), ("c", "t")])
+    outputs = []
+    for name, data in {"nl": nx.node_link_data(g, edges="edges"),
+                       "plain": {u: list(g.successors(u)) for u in g.nodes}}.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        assert main(["graph", str(path), "--json"]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0] == outputs[1]
+    # by hand: t is a sink (0), c -> t (1), b -> c (0), a -> b, c (mex{0, 1} = 2)
+    assert {p: v["grundy"] for p, v in outputs[0]["positions"].items()} == {
+        "t": 0, "c": 1, "b": 0, "a": 2}
+    assert outputs[0]["positions"]["b"]["outcome"] == "P"
+
+
+@pytest.mark.parametrize(("data", "match"), [
+    ({"directed": False, "nodes": [{"id": "a"}], "edges": []}, "undirected"),
+    ({"nodes": [{"id": [1]}], "edges": []}, "node id .* must be a string or an integer"),
+    ({"nodes": [{"name": "a"}], "edges": []}, 'an object with an "id"'),
+    ({"nodes": [{"id": "a"}], "links": [{"source": "a"}]}, '"source" and "target"'),
+    ({"nodes": [{"id": "a"}, {"id": "b"}],
+      "edges": [{"source": "a", "target": "b"}, {"source": "b", "target": "a"}]}, "cycle"),
+    ({"a": ["b"], "b": ["a"]}, "cycle a -> b -> a"),
+    ({"a": ["b"], "b": [1]}, "follower 1 of position 'b' must be a string"),
+])
+def test_bad_graph_shapes_are_one_clear_error(data: Any, match: str, tmp_path: Path) -> None:
+    import json
+
+    from sdg_automata.errors import GameGraphError
+    from sdg_automata.impartial import load_game_graph
+
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(GameGraphError, match=match):
+        load_game_graph(path)

@@ -24,12 +24,15 @@ import pytest
 from sdg_automata.budget import Budget
 from sdg_automata.errors import BudgetExceeded, InputError, SdgBug
 from sdg_automata.octal import (
+    SURVEY_COLUMNS,
     OctalGame,
     OctalPeriod,
+    SurveyRow,
     codes,
     detect_space,
     naive_values,
     survey,
+    survey_sweep,
 )
 from sdg_automata.semantics import SubstringTable
 
@@ -151,6 +154,13 @@ def test_sparse_and_full_agree_with_naive(code: str) -> None:
     assert game.values(2000, method="sparse").tolist() == truth
     if game.splits:
         assert game.values(700, method="full").tolist() == truth[:700]
+
+
+@pytest.mark.parametrize("code", ["0.6", "0.127", "0.16"])
+def test_auto_switching_agrees_with_full(code: str) -> None:
+    """Should give the full mex's values where "auto" moves between sparse and full (n > 2048)."""
+    game = OctalGame.parse(code)
+    assert game.values(6000).tolist() == game.values(6000, method="full").tolist()
 
 
 def test_values_arguments() -> None:
@@ -300,14 +310,28 @@ def test_codes() -> None:
 
 
 def test_survey_local_and_pooled() -> None:
-    """Should give the same rows here, on threads and on processes, in code order."""
+    """Should give the same rows here, on threads and on processes (the sweep engine)."""
+    def plain(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
     here = survey(1, max_n=2000)
-    assert [r.result.code for r in here] == list(codes(1))
+    assert [r["code"] for r in here] == list(codes(1))
     with ThreadPoolExecutor(2) as pool:
-        assert survey(1, max_n=2000, executor=pool) == here
+        assert plain(survey(1, max_n=2000, executor=pool)) == plain(here)
     with ProcessPoolExecutor(2) as pool:
-        assert survey(1, max_n=2000, executor=pool) == here
+        assert plain(survey(1, max_n=2000, executor=pool)) == plain(here)
     # every one-digit game is solved but Officers (0.6)
-    assert [r.result.code for r in here if not r.result.certified] == ["0.6"]
-    row = here[0].to_json()
-    assert row["code"] == "0.1" and "values" not in row and row["seconds"] >= 0
+    assert [r["code"] for r in here if not r["certified"]] == ["0.6"]
+    assert here[3]["preperiod"] == 54 and here[3]["period"] == 34  # 0.4
+    assert set(here[0]) == set(SURVEY_COLUMNS) and here[0]["status"] == "ok"
+
+
+def test_survey_budget_rows() -> None:
+    """Should turn a code over its per-code budget into a "budget" row, not a failure."""
+    rows = survey(1, max_n=50_000, budget=Budget(max_seconds=0.05))
+    officers = rows[5]
+    assert officers["code"] == "0.6" and officers["status"] == "budget"
+    assert "budget" in officers["error"] and officers["period"] is None
+    assert SurveyRow(code="0.6", status="budget").to_json()["certified"] is None
+    with pytest.raises(InputError):
+        survey_sweep(2, max_n=0)

@@ -406,7 +406,7 @@ def test_ipython_shows_a_big_dfa_as_a_capped_table(monkeypatch: pytest.MonkeyPat
     assert f"… {n - render.TABLE_LIMIT} more states" in data["text/plain"]
     monkeypatch.setattr(render, "LINE_LIMIT", 100)
     data = _displayed(shell, cycle)
-    assert data["text/plain"].count("\n") == 1 and "201 states" in data["text/plain"]
+    assert data["text/plain"].count("\n") == 1 and f"{n} states" in data["text/plain"]
 
 
 def test_nfa_diagram_table_and_dot() -> None:
@@ -450,6 +450,10 @@ def test_diagram_dispatches_on_type() -> None:
 
 def test_importing_render_does_not_import_automata_lib() -> None:
     code = "import sys, sdg_automata.render; print('automata' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(render.__file__).parents[1])})
+    assert out.stdout.strip() == "False"
+    code = "import sys, sdg_automata; print('sdg_automata.render' in sys.modules)"  # no kernel
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(Path(render.__file__).parents[1])})
     assert out.stdout.strip() == "False"
@@ -502,3 +506,16 @@ def test_diagram_is_frozen() -> None:
     d = Diagram(text="t", html="h")
     with pytest.raises(AttributeError):
         d.text = "u"  # type: ignore[misc]
+
+
+def test_a_slow_layout_shows_the_table_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pygraphviz")
+    monkeypatch.setattr(render, "DRAW_SECONDS", 0.001)  # less than starting the layout child
+    n = 30
+    ring = DFA(states=set(range(n)), input_symbols={"a", "b"},
+               transitions={k: {"a": (k + 1) % n, "b": (7 * k + 3) % n} for k in range(n)},
+               initial_state=0, final_states={0})
+    bundle = diagram(ring)._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle
+    assert bundle["text/plain"].endswith("(not drawn: Graphviz's layout took more than 0.001 s)\n")
+    assert "not drawn" in bundle["text/html"] and bundle["text/html"].startswith("<table>")

@@ -46,8 +46,13 @@ def _tracked() -> set[str] | None:
 def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("build", reason="the sdist test needs the build package (test extra)")
     out = tmp_path_factory.mktemp("sdist")
+    # build from a copy: setuptools writes egg-info into the tree it builds
+    source = tmp_path_factory.mktemp("source") / "sdg_automata"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis",
+        ".benchmarks", ".venv"))
     done = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(out),
-                           str(ROOT)], capture_output=True, text=True, timeout=600)
+                           str(source)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     (archive,) = out.glob("sdg_automata-*.tar.gz")
     with tarfile.open(archive) as tar:
@@ -70,6 +75,22 @@ def test_the_sdist_metadata(unpacked: Path) -> None:
     assert f"\nVersion: {sdg_automata.__version__}\n" in info  # single-sourced
     assert "\nLicense-Expression: MIT\n" in info
     assert "Classifier: Typing :: Typed" in info and "Keywords:" in info
+    citation = (unpacked / "CITATION.cff").read_text(encoding="utf-8")
+    assert f"\nversion: {sdg_automata.__version__}\n" in citation  # the one other copy
+
+
+def test_the_wheel_built_from_the_sdist_holds_every_subpackage(unpacked: Path,
+                                                               tmp_path: Path) -> None:
+    import zipfile
+
+    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path),
+                           str(unpacked)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (wheel,) = tmp_path.glob("sdg_automata-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    sources = {str(p.relative_to(ROOT)) for p in (ROOT / "sdg_automata").rglob("*.py")}
+    assert sources <= names, sorted(sources - names)  # e.g. sdg_automata/cli/ (a subpackage)
+    assert "sdg_automata/py.typed" in names
 
 
 def test_tests_run_from_the_unpacked_sdist(unpacked: Path) -> None:

@@ -80,6 +80,7 @@ SIZES = [
     (1, "ab", 2, 1, False), (1, "ab", 2, 2, False), (1, "abc", 2, 1, False),
     (2, "ab", 1, 1, False), (2, "ab", 1, 2, False), (2, "ab", 2, 1, False),
     (2, "a", 2, 2, True), (2, "ab", 1, 1, True), (3, "a", 1, 2, False), (3, "ab", 1, 1, True),
+    (2, "abc", 1, 1, False),
 ]
 
 

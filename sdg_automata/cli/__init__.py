@@ -31,14 +31,15 @@ from ..errors import (
     SdgError,
 )
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import EPILOG, ExitCode, Parser, fail
+from .common import EPILOG, SCHEMA, ExitCode, Parser, fail, json_options
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
 #: the command groups, in the order ``--help`` lists them
 GROUPS = (grundy, automata, games, family, imark, octal, sweep)
 
-PROG = "sdg_automata"
+#: the installed command (``python -m sdg_automata`` runs the same)
+PROG = "sdg-automata"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for group in GROUPS:
         group.register(sub)
+    json_options(parser)
     for p in sub.choices.values():
         p.epilog = p.epilog or EPILOG
         p.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -97,6 +99,7 @@ def _silence_stdout() -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    SCHEMA.set(getattr(args, "schema", None))
     code = int(args.func(args))
     sys.stdout.flush()  # a full disk or a closed pipe shows here, while we can still say so
     return code

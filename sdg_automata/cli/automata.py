@@ -239,7 +239,10 @@ def _cmd_regex(args: argparse.Namespace) -> int:
                          f"elimination grow exponentially, so the limit is "
                          f"{args.max_dfa_states} states (raise it with --max-dfa-states)"
                          ) from None
-    regex = dfa_to_regex(machine, limit=args.max_dfa_states)
+    meter = limits.start("state elimination", unit="states")
+    meter.count = len(machine.states)
+    with meter.library("automata-lib GNFA"):  # --max-seconds reaches inside automata-lib
+        regex = dfa_to_regex(machine, limit=args.max_dfa_states)
     if args.json:
         emit({"nonterminal": head, "grundy": args.value, "regex": regex,
                "empty": regex is None, "dfa_states": len(machine.states)})
@@ -252,10 +255,16 @@ def _cmd_regex(args: argparse.Namespace) -> int:
 
 
 def _add_count(sub: Any) -> None:
+    from ..counting import COUNT_SECONDS, CountMethod
+
     p = sub.add_parser(
         "count", help="how many words of length N have 𝒢(A, w) = C; generating function; density",
-        description="Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, by dynamic "
-                    "programming over the minimal automaton (not by enumeration). --gf: the "
+        description="Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, over the int "
+                    "tables of the minimal automaton (not by enumeration): two rolling levels of "
+                    "integers, or powers of the transfer matrix when N is large and the class "
+                    "small, whichever is estimated cheaper. A count estimated to need more "
+                    f"memory than is available, or more than {COUNT_SECONDS:g} s (3 × S with "
+                    "--max-seconds S), is refused at once with exit 3. --gf: the "
                     "rational generating function Σ countₙ xⁿ (sympy); --density: the limit of "
                     "countₙ / |Σ|ⁿ, or its limit points along the residues of n when the class "
                     "oscillates (exact rationals). Right- and left-linear grammars.")
@@ -267,8 +276,12 @@ def _add_count(sub: Any) -> None:
     p.add_argument("--max-dfa-states", type=positive, default=500, metavar="N",
                    help="--gf/--density: refuse classes whose minimal DFA has more than N "
                         "states (default 500; the cost grows quadratically)")
+    p.add_argument("--method", choices=get_args(CountMethod), default="auto",
+                   help="auto: the cheaper by estimate; levels: two rolling levels of "
+                        "integers; power: transfer-matrix powers; automata-lib: its "
+                        "count_words_of_length (the reference; keeps every level)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_budget(p, seconds=False)
+    add_budget(p)
     p.set_defaults(func=_cmd_count)
 
 
@@ -281,12 +294,20 @@ def _cmd_count(args: argparse.Namespace) -> int:
     head = g.check_nonterminal(args.nonterminal)
     machine = ClassMachine.build(g, head, reachable=explore(args, g))
     out: dict[str, Any] = {"nonterminal": head, "grundy": args.value}
-    if args.length is not None:
-        out["length"] = args.length
-        out["count"] = machine.count(args.value, args.length)
-    if args.gf:
-        out["gf"] = str(machine.generating_function(args.value, limit=args.max_dfa_states))
-    density = machine.density(args.value, limit=args.max_dfa_states) if args.density else None
+    with progress("counting", enabled=not args.json, unit="levels") as bar:
+        limits = budget(args, bar)
+        if args.length is not None:
+            out["length"] = args.length
+            # refuse before any work what could not be counted or printed in time
+            machine.plan(args.value, args.length, method=args.method, budget=limits,
+                         decimal=True)
+            out["count"] = machine.count(args.value, args.length, method=args.method,
+                                         budget=limits)
+        if args.gf:
+            out["gf"] = str(machine.generating_function(args.value, limit=args.max_dfa_states,
+                                                        budget=limits))
+        density = (machine.density(args.value, limit=args.max_dfa_states, budget=limits)
+                   if args.density else None)
     if density is not None:
         out["density"] = density.to_json()
     with unlimited_digits():  # counts of long words exceed Python's 4300-digit default

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import contextvars
 import enum
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -26,10 +28,10 @@ if TYPE_CHECKING:
     from ..construction import ReachableAutomaton
 
 __all__ = [
-    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "add_budget", "add_drawing",
-    "add_grammar", "add_output",
-    "budget", "check_visual", "deliver", "duration", "emit", "explore", "fail", "load",
-    "natural", "output", "positive", "progress", "unlimited_digits",
+    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "SCHEMA", "add_budget",
+    "add_drawing", "add_grammar", "add_output", "budget", "check_visual", "deliver", "duration",
+    "emit", "explore", "fail", "json_options", "load", "natural", "output", "positive",
+    "progress", "schema_name", "stamped", "unlimited_digits",
 ]
 
 
@@ -55,7 +57,13 @@ EPILOG = """exit codes: 0 success / yes, 1 no, 2 usage or input error,
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are one ``error:`` line and exit 2."""
+    """An ArgumentParser whose usage errors are one ``error:`` line and exit 2, and
+    which takes no abbreviated options (``--max`` is not ``--max-states``: a later
+    option must not change what an old command line means)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         fail(f"{message} (see '{self.prog} --help')")
@@ -68,30 +76,107 @@ def fail(message: str, code: int = ExitCode.INPUT_ERROR) -> NoReturn:
     raise SystemExit(code)
 
 
+#: the schema of the running command's JSON objects (``docs/schemas/NAME.json``), or None
+SCHEMA: contextvars.ContextVar[str | None] = contextvars.ContextVar("SCHEMA", default=None)
+#: the version of every schema in ``docs/schemas/``; raised when a field changes meaning
+SCHEMA_VERSION = 1
+
+
+def schema_name(command: str) -> str:
+    """The ``"schema"`` value of a command's JSON objects: ``NAME/VERSION``, where
+    ``docs/schemas/NAME.json`` is the JSON Schema (``imark survey`` → ``imark-survey/1``)."""
+    return f"{command.replace(' ', '-')}/{SCHEMA_VERSION}"
+
+
+def stamped(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with the running command's ``"schema"`` first (see :func:`schema_name`)."""
+    name = SCHEMA.get()
+    return obj if name is None else {"schema": name, **obj}
+
+
 def emit(obj: Any) -> None:
-    """One JSON object on one line of stdout."""
-    print(json.dumps(obj, ensure_ascii=False))
+    """One JSON object on one line of stdout, its ``"schema"`` first."""
+    print(json.dumps(stamped(obj) if isinstance(obj, dict) else obj, ensure_ascii=False))
 
 
 # -- arguments -----------------------------------------------------------------
 
 def add_grammar(p: argparse.ArgumentParser, *, nonterminal: bool = False) -> None:
-    """The GRAMMAR argument (and NONTERMINAL)."""
+    """The GRAMMAR argument (and NONTERMINAL), and ``--start X``."""
     p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
     if nonterminal:
         p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
+    p.add_argument("--start", metavar="X",
+                   help="the start symbol (default: the file's 'start', else the first rule's "
+                        "head; pyformlang's text output lists rules in no fixed order)")
 
 
 def load(args: argparse.Namespace) -> Grammar:
-    """The grammar named by the GRAMMAR argument."""
-    return load_grammar(args.grammar)
+    """The grammar named by the GRAMMAR argument, with ``--start`` applied."""
+    g = load_grammar(args.grammar)
+    start = getattr(args, "start", None)
+    if start is not None and start != g.start:
+        if start not in g.nonterminals:
+            raise InputError(f"--start {start!r}: not a nonterminal of {args.grammar} "
+                             f"(it has {', '.join(g.nonterminals[:10])}"
+                             f"{', ...' if len(g.nonterminals) > 10 else ''})")
+        g = Grammar(rules=g.rules, start=start, terminals=g.terminals)
+    return g
+
+
+class _FormatAsJson(argparse.Action):
+    """``--format text|json`` on a command that has ``--json``: the same flag."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values == "json")
+
+
+def json_options(parser: argparse.ArgumentParser, command: str = "") -> None:
+    """Accept both ``--json`` and ``--format json`` wherever a JSON form exists, and
+    name each command's JSON schema (for :func:`emit`), on ``parser`` and every subcommand.
+
+    A command with ``--json`` gains ``--format {text,json}``; a command whose
+    ``--format`` offers ``json`` gains ``--json`` (short for ``--format json``).
+    """
+    options = {o: a for a in parser._actions for o in a.option_strings}
+    has_json, fmt = "--json" in options, options.get("--format")
+    if has_json and fmt is None:
+        parser.add_argument("--format", choices=("text", "json"), action=_FormatAsJson,
+                            dest=options["--json"].dest,
+                            help="--format json is --json; text (the default) is for people")
+    elif fmt is not None and not has_json and "json" in (fmt.choices or ()):
+        parser.add_argument("--json", action="store_const", dest=fmt.dest, const="json",
+                            help="the same as --format json")
+    if has_json or (fmt is not None and "json" in (fmt.choices or ())):
+        parser.set_defaults(schema=schema_name(command))
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                json_options(sub, f"{command} {name}".strip())
+
+
+_NUMBER = re.compile(r"(-?\d+)(?:(\^|\*\*)(\d+)|[eE](\d+))?")
+#: the most digits a number on the command line may have (10^1000000 is accepted)
+MAX_DIGITS = 10**6
 
 
 def _whole(text: str, least: int, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a {what}") from None
+    """A whole number, also written 10^18, 10**18 or 1e18 (the notation of huge positions)."""
+    match = _NUMBER.fullmatch(text.strip().replace("_", ""))
+    if not match or len(match.group(1)) > 4000:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a {what} (write e.g. 1000000, 10^18, 10**18 or 1e18)")
+    base, _, power, exp10 = match.groups()
+    value = int(base)
+    digits = len(str(abs(value))) if value else 1
+    if (power is not None and abs(value) > 1 and digits * int(power) > MAX_DIGITS) or (
+            exp10 is not None and value and int(exp10) > MAX_DIGITS):
+        raise argparse.ArgumentTypeError(f"{text!r} has more than {MAX_DIGITS:,} digits")
+    if power is not None:
+        value = value ** int(power)
+    elif exp10 is not None:
+        value = value * 10 ** int(exp10)
     if value < least:
         raise argparse.ArgumentTypeError(
             f"{text!r} must be at least 1" if least else

@@ -24,6 +24,7 @@ from .common import (
     load,
     natural,
     positive,
+    stamped,
 )
 
 __all__ = ["register"]
@@ -37,6 +38,7 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
                    help="auto: the automaton for right/left-linear grammars (one pass over each "
                         "word's suffixes), the substring DP otherwise; dfa: the automaton; cyk: "
                         "the substring DP")
+    add_budget(p, states=False)
 
 
 def _add_moves(sub: Any) -> None:
@@ -55,7 +57,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     from ..play import Analyzer, format_parts, parse_position
     from ..render import text_table
 
-    analyzer = Analyzer(load(args), method=args.method)
+    analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
     analysis = analyzer.analyze(parse_position(analyzer, args.position))
     if args.json:
         emit(analysis.to_json())
@@ -92,7 +94,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     from ..play import Analyzer, Game, parse_position, play_terminal
 
-    analyzer = Analyzer(load(args), method=args.method)
+    analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
     game = Game(analyzer, parse_position(analyzer, args.position), to_move=args.first)
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
@@ -249,25 +251,18 @@ def _add_game_graph(sub: Any) -> None:
 
 
 def _cmd_game_graph(args: argparse.Namespace) -> int:
-    from ..render import game_graph, game_graph_to_dot
+    from ..gamegraph import game_graph
+    from ..render import game_graph_to_dot
 
     check_visual(args)
     g = load(args)
     gg = game_graph(g, args.nonterminals or None, args.max_length, max_nodes=args.max_nodes)
     if args.format == "json":
-        moves: list[list[int]] = [[] for _ in gg.nodes]
-        for s, t in gg.edges:
-            moves[s].append(t)
-        text = json.dumps({"nodes": [{"position": [list(part) for part in p], "grundy": v,
-                                      "moves": m}
-                                     for p, v, m in zip(gg.nodes, gg.values, moves, strict=True)]},
-                          ensure_ascii=False) + "\n"
+        text = json.dumps(stamped(gg.to_json()), ensure_ascii=False) + "\n"
     elif args.format == "text":
-        targets: list[list[str]] = [[] for _ in gg.nodes]
-        for s, t in gg.edges:
-            targets[s].append(gg.name(gg.nodes[t]))
-        text = "".join(f"{gg.name(p)}\t{v}\t{', '.join(ts) or '(no move)'}\n"
-                       for p, v, ts in zip(gg.nodes, gg.values, targets, strict=True))
+        names = [gg.name(p) for p in gg.nodes]
+        text = "".join(f"{name}\t{v}\t{', '.join(names[t] for t in ts) or '(no move)'}\n"
+                       for name, v, ts in zip(names, gg.values, gg.moves(), strict=True))
     else:
         text = game_graph_to_dot(gg)
     deliver(args, text, size=len(gg.nodes))

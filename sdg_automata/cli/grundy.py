@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from typing import Any, get_args
 
 from ..errors import InputError, brief
 from ..grammar import Grammar
 from ..parse import read_text
 from ..semantics import Method
-from .common import ExitCode, add_grammar, emit, load
+from .common import ExitCode, add_grammar, budget, duration, emit, load, progress
 
 __all__ = ["register"]
 
@@ -74,6 +75,10 @@ def _add_grundy(sub: Any) -> None:
                         "otherwise; dfa: the automaton; brute: the exact dynamic programs; "
                         "cyk: the substring DP; naive: the definition (exponential)")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--max-seconds", type=duration, metavar="S",
+                   help="stop with exit 3 after S seconds on one word (the substring DP of a "
+                        "context-free grammar, or --method naive); a word whose table would "
+                        "not fit in memory is refused at once")
     p.set_defaults(func=_cmd_grundy)
 
 
@@ -103,11 +108,22 @@ def _warn_outside(g: Grammar, w: str) -> None:
 
 
 def _cmd_grundy(args: argparse.Namespace) -> int:
-    from ..play import parse_pair
+    from ..reading import servable
     from ..semantics import evaluator
 
     g = load(args)
-    value = evaluator(g, method=args.method)
+    # only the substring DP and the definition run long enough to show progress
+    tabled = args.method in ("cyk", "naive") or (args.method != "dfa" and not servable(g))
+    unit = "subwords" if args.method == "naive" else "substrings"
+    with progress("Grundy numbers", enabled=tabled and not args.json, unit=unit) as bar:
+        return _grundy_words(args, g, evaluator(g, method=args.method,
+                                                budget=budget(args, bar)))
+
+
+def _grundy_words(args: argparse.Namespace, g: Grammar,
+                  value: Callable[[str, str], int | None]) -> int:
+    from ..play import parse_pair
+
     if args.position:
         if args.nonterminal or args.words or args.words_from:
             raise InputError("--position takes the place of NONTERMINAL and WORDs")

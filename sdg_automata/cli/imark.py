@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any, get_args
 
-from ..errors import InputError
+from ..errors import BudgetExceeded, InputError
 from ..imark.convergence import C_MAX, C_START, Engine
 from ..imark.naive import MAX_TABLE_BYTES
 from .common import (
@@ -17,8 +17,10 @@ from .common import (
     add_budget,
     budget,
     emit,
+    natural,
     positive,
     progress,
+    stamped,
     unlimited_digits,
 )
 
@@ -53,7 +55,7 @@ def _add_imark(sub: Any) -> None:
                     "line, the other values are still printed, and the exit status is 3.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     game_args(v)
-    v.add_argument("n", metavar="N", nargs="+", type=_imark_big, help="positions")
+    v.add_argument("n", metavar="N", nargs="+", type=natural, help="positions")
     v.add_argument("--c", type=positive, default=None,
                    help=f"the window c >= 1 (I_m = [m-2c, m], J_m = [m-c, m]); default: "
                         f"{C_START}, doubled on failure up to --max-c")
@@ -62,7 +64,10 @@ def _add_imark(sub: Any) -> None:
     v.add_argument("--engine", choices=get_args(Engine), default="layers",
                    help="layers: the exponent grid a layer at a time (default); reference: "
                         "the first implementation, one interval at a time (for comparison)")
-    add_budget(v)
+    v.add_argument("--max-states", type=positive, metavar="N",
+                   help="stop with exit 3 once N intervals J_m have been computed (all N "
+                        "values and windows together)")
+    add_budget(v, states=False)
     v.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"S": [1], "D": [2, 3], "n": ..., '
                         '"grundy": ..., "c": ...}')
@@ -77,7 +82,7 @@ def _add_imark(sub: Any) -> None:
                     "(exit 3).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     game_args(s)
-    s.add_argument("--upto", metavar="N", type=_imark_big, required=True, help="last position")
+    s.add_argument("--upto", metavar="N", type=natural, required=True, help="last position")
     add_budget(s, states=False)
     s.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"n": ..., "grundy": ...}')
@@ -101,7 +106,7 @@ def _add_imark(sub: Any) -> None:
                    help="D ranges over subsets of {2..MAX_D} (default 6)")
     y.add_argument("--max-d-size", type=positive, default=2,
                    help="at most this many divisors (default 2)")
-    y.add_argument("--upto", metavar="N", type=_imark_big, default=2000,
+    y.add_argument("--upto", metavar="N", type=natural, default=2000,
                    help="last start checked (default 2000)")
     y.add_argument("--max-c", type=positive, default=128,
                    help="a start needing more steps counts as not converging (default 128)")
@@ -120,29 +125,9 @@ def _imark_ints(text: str) -> tuple[int, ...]:
             f"{text!r} is not a comma-separated list of integers") from None
 
 
-def _imark_big(text: str) -> int:
-    import re
-
-    t = text.strip().replace("_", "")
-    match = re.fullmatch(r"(\d+)(?:(\^|\*\*)(\d+)|[eE](\d+))?", t)
-    if not match:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a natural number (write e.g. 1000000, 10^18, 10**18 or 1e18)")
-    base, _, power, exp10 = match.groups()
-    if power is not None and len(str(int(base))) * int(power) > 10**6 or (
-            exp10 is not None and int(exp10) > 10**6):
-        raise argparse.ArgumentTypeError(f"{text!r} has more than a million digits")
-    value: int = int(base)
-    if power is not None:
-        value = value ** int(power)
-    elif exp10 is not None:
-        value = value * 10 ** int(exp10)
-    return value
-
-
 def _cmd_imark_missing(args: argparse.Namespace) -> int:
     raise InputError("imark needs a subcommand: value, sequence or survey "
-                     "(see 'sdg_automata imark --help')")
+                     "(see 'sdg-automata imark --help')")
 
 
 def _cmd_imark_value(args: argparse.Namespace) -> int:
@@ -177,7 +162,7 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
     chunks = imark_sequence_chunks(game, upto=args.upto, budget=budget(args))
     for chunk in chunks:
         if args.json:
-            lines = [json.dumps({"n": n + i, "grundy": g}) for i, g in enumerate(chunk)]
+            lines = [json.dumps(stamped({"n": n + i, "grundy": g})) for i, g in enumerate(chunk)]
         else:
             lines = list(map(str, chunk))
         sys.stdout.write("\n".join(lines) + "\n")
@@ -186,11 +171,17 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_survey(args: argparse.Namespace) -> int:
-    from ..imark import survey_instances
+    from ..imark.survey import MAX_SURVEY_STEPS, survey_instances, survey_steps
     from ..sweeps.imark import imark_sweep
     from .sweep import run
 
     instances = survey_instances(args.max_s, args.max_d, max_d_size=args.max_d_size)
+    steps = survey_steps(len(instances), args.upto, args.max_c)
+    if steps > MAX_SURVEY_STEPS and args.max_seconds is None:
+        raise BudgetExceeded(
+            f"this survey may run {steps:,} guess steps ({len(instances):,} instances × "
+            f"{args.upto:,} starts × --max-c {args.max_c}), more than {MAX_SURVEY_STEPS:,}: "
+            "give --max-seconds, or fewer instances, starts or a smaller --max-c")
     if args.format is None and not args.out:
         args.format = "table"  # the survey's default, on a terminal or not
     converging = [0, 0]

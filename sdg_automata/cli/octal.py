@@ -4,22 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
-from .common import (
-    ExitCode,
-    add_budget,
-    add_output,
-    budget,
-    emit,
-    fail,
-    output,
-    positive,
-    progress,
-)
+from .common import ExitCode, add_output, budget, fail, output, positive, progress, stamped
+from .sweep import add_sweep_options, run
 
 __all__ = ["register"]
 
@@ -29,16 +19,22 @@ SHOWN = 100
 SURVEY = "survey"
 
 
-def _add_octal(sub: Any) -> None:
-    from ..octal import DEFAULT_MAX_N, SURVEY_MAX_N
+#: ``octal.DEFAULT_MAX_N`` and ``octal.SURVEY_MAX_N``, for the help text: importing the octal
+#: module loads numpy, which would triple the start-up of every command (a test keeps them equal)
+DEFAULT_MAX_N = 1 << 20
+SURVEY_MAX_N = 1 << 15
 
+
+def _add_octal(sub: Any) -> None:
     p = sub.add_parser(
         "octal", help="Grundy values and the proven period of an octal game, or a survey",
         description="The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles): "
                     "its Grundy values by the sparse-space method and its least preperiod and "
                     "period, proven by the octal periodicity theorem (Guy-Smith). Not proven "
                     "within --upto values: exit 3, naming the values computed. "
-                    f"'octal {SURVEY} --digits D' does every code of up to D digits.")
+                    f"'octal {SURVEY} --digits D' does every code of up to D digits on the "
+                    "sweep engine (streamed rows, resumable with --out, local processes or "
+                    "Dask; see 'sweep --help').")
     p.add_argument("code", metavar="CODE", help=f"an octal code such as 0.77 or .07, or "
                                                f"'{SURVEY}'")
     p.add_argument("--upto", type=positive, metavar="N",
@@ -47,24 +43,34 @@ def _add_octal(sub: Any) -> None:
     p.add_argument("--values", type=positive, metavar="K",
                    help=f"show the first K values (default: text {SHOWN}, JSON the first "
                         "preperiod + period)")
-    p.add_argument("--json", action="store_true", help="one JSON object (per code) on stdout")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--grammar", action="store_true",
                    help="print the unary grammar whose SDG is the game (A -> a^k | a^k A | "
                         "A a^k A), for 'grundy' and 'period'; exit 2 when the game is not one")
     p.add_argument("--digits", type=int, choices=(1, 2, 3), metavar="D",
                    help=f"{SURVEY}: every code of 1..D digits (D = 1, 2 or 3)")
-    p.add_argument("--jobs", type=positive, default=1, metavar="J",
-                   help=f"{SURVEY}: run on J worker processes (default 1: here)")
-    add_budget(p, states=False)
     add_output(p)
+    add_sweep_options(p)  # the survey runs on the sweep engine: --out, --format, --jobs, ...
+    for action in p._actions:
+        if action.dest in ("max_states", "max_seconds"):
+            action.help = (f"one code: stop with exit 3 after N values (--max-states) or S "
+                           f"seconds; {SURVEY}: per code, a row with status 'budget'")
     p.set_defaults(func=_cmd_octal)
+
+
+#: options of a survey only (the sweep engine's), with their defaults
+_SURVEY_ONLY = {"digits": None, "out": None, "format": None, "jobs": None, "scheduler": None,
+                "batch": None}
+#: options of one code only
+_CODE_ONLY = {"values": None, "grammar": False, "output": None, "json": False}
 
 
 def _cmd_octal(args: argparse.Namespace) -> int:
     survey = args.code == SURVEY
-    wrong = ([f"--{o}" for o in ("values", "grammar") if getattr(args, o)] if survey
-             else [f"--{o}" for o in ("digits",) if getattr(args, o) is not None]
-             + (["--jobs"] if args.jobs != 1 else []))
+    if survey and args.json:  # --json is --format json wherever a JSON form exists
+        args.json, args.format = False, args.format or "json"
+    misplaced = _CODE_ONLY if survey else _SURVEY_ONLY
+    wrong = [f"--{o}" for o, default in misplaced.items() if getattr(args, o) != default]
     if wrong:
         raise InputError(f"{', '.join(wrong)} {'does' if len(wrong) == 1 else 'do'} not apply "
                          f"to {'a survey' if survey else 'one code'}")
@@ -85,7 +91,7 @@ def _cmd_code(args: argparse.Namespace) -> int:
     if result.certified and args.values is not None:
         data["values"] = [result.value(n) for n in range(args.values)]
     if args.json:
-        output(args, json.dumps(data, ensure_ascii=False) + "\n")
+        output(args, json.dumps(stamped(data), ensure_ascii=False) + "\n")
     elif result.certified:
         shown = data["values"] if args.values is not None else data["values"][:SHOWN]
         more = " ..." if args.values is None and len(data["values"]) > SHOWN else ""
@@ -99,44 +105,11 @@ def _cmd_code(args: argparse.Namespace) -> int:
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from concurrent.futures import ProcessPoolExecutor
-
-    from ..octal import SURVEY_MAX_N, SurveyRow, survey
-    from ..render import text_table
+    from ..octal import SURVEY_MAX_N, survey_sweep
 
     if args.digits is None:
         raise InputError(f"'octal {SURVEY}' needs --digits 1, 2 or 3")
-    upto = args.upto or SURVEY_MAX_N
-    rows: list[list[str]] = [["code", "preperiod", "period", "values", "seconds"]]
-    lines: list[str] = []
-
-    def row(r: SurveyRow) -> None:
-        res = r.result
-        if args.json:
-            line = json.dumps(r.to_json(), ensure_ascii=False)
-            lines.append(line)
-            if not args.output:
-                emit(r.to_json())
-            return
-        rows.append([res.code, str(res.preperiod) if res.certified else "open",
-                     str(res.period) if res.certified else f"up to {res.checked_to}",
-                     str(res.checked_to), f"{r.seconds:.3f}"])
-
-    on_row: Callable[[SurveyRow], None] = row
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as pool:
-            done = survey(args.digits, max_n=upto, executor=pool, on_row=on_row)
-    else:
-        done = survey(args.digits, max_n=upto, on_row=on_row)
-    if args.json:
-        if args.output:
-            output(args, "".join(line + "\n" for line in lines))
-    else:
-        output(args, text_table(rows, right=[False, True, True, True, True]))
-    proven = sum(r.result.certified for r in done)
-    print(f"{proven} of {len(done)} codes proven periodic within {upto} values",
-          file=sys.stderr)
-    return ExitCode.OK
+    return run(args, survey_sweep(args.digits, max_n=args.upto or SURVEY_MAX_N), ordered=True)
 
 
 _HANDLERS: dict[bool, Callable[[argparse.Namespace], int]] = {

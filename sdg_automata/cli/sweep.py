@@ -11,13 +11,14 @@ import contextlib
 import functools
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..sweep import FORMATS, Format, Sweep
-from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive
+from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive, stamped
 
 if TYPE_CHECKING:
     from ..summarize import Summary
@@ -76,12 +77,13 @@ def register(sub: Any) -> None:
 
     g = ssub.add_parser(
         "grammars", help="every right-linear grammar of a size, once per isomorphism class",
-        description="Every right-linear grammar with exactly N nonterminals N0 (the start), "
-                    "N1, ..., at most R rules each, bodies of at most L letters followed by at "
-                    "most one nonterminal, over LETTERS; once per isomorphism class (renaming "
-                    "N1.. and permuting letters); skipping unit cycles and nonterminals that "
-                    "derive nothing.  Row: key, grammar, states, bounds m_A, max and witness "
-                    "per nonterminal, status, seconds.\n\n" + DESCRIPTION,
+        description=textwrap.fill(
+            "Every right-linear grammar with exactly N nonterminals N0 (the start), N1, ..., "
+            "at most R rules each, bodies of at most L letters followed by at most one "
+            "nonterminal, over LETTERS; once per isomorphism class (renaming N1.. and "
+            "permuting letters); skipping unit cycles and nonterminals that derive nothing.  "
+            "Row: key, grammar, states, bounds m_A, max and witness per nonterminal, status, "
+            "seconds.", 79) + "\n\n" + DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     g.add_argument("--nonterminals", type=positive, required=True, metavar="N")
     g.add_argument("--letters", required=True, help="the alphabet, e.g. ab")
@@ -184,8 +186,10 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
     skip: frozenset[str] = frozenset()
     with contextlib.ExitStack() as stack:
         if args.out:
-            found = resume(args.out, fmt, sweep.columns)  # before the lock: it may truncate
-            stream = stack.enter_context(locked(args.out))
+            if fmt == "table":  # checked before the file is created
+                raise InputError("--out takes jsonl or csv; the table format is for the terminal")
+            stream = stack.enter_context(locked(args.out))  # first: resume may cut the file
+            found = resume(args.out, fmt, sweep.columns)
             skip = found.done
             if found.torn_bytes:
                 print(f"note: cut off a torn last line of {args.out} ({found.torn_bytes} "
@@ -222,7 +226,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
         with _progress(todo, sweep.name, enabled=True) as advance:
 
             def on_row(row: dict[str, Any]) -> None:
-                sink.write(row)
+                sink.write(stamped(row) if fmt == "jsonl" else row)  # JSON names its schema
                 if observe is not None:
                     observe(row)
                 if advance is not None:
@@ -254,8 +258,13 @@ def _summary_text(summary: Summary) -> str:
 def _cmd_summarize(args: argparse.Namespace) -> int:
     from ..summarize import load_rows, plot, summarize
 
+    if args.plot and not args.plot.lower().endswith((".png", ".svg")):
+        raise InputError(f"--plot writes .png or .svg files, not {args.plot!r}")
     rows = load_rows(args.file)
-    summary = summarize(rows, top=args.top)
+    try:
+        summary = summarize(rows, top=args.top)
+    except InputError as e:
+        raise e.located(args.file) from None
     if args.json:
         emit(summary.to_json())
     else:

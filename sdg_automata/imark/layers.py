@@ -94,6 +94,8 @@ class _SetTable:
     def _close(self) -> bool:
         """Fill T for every set reachable from the full set under any masks, if they are at
         most :data:`_CLOSURE` (then no step needs a miss check)."""
+        if self.r.VK > _CLOSURE_STATES:  # sets of many states: found lazily, as met
+            return False
         i = 0
         while i < len(self.sets):
             if len(self.sets) > _CLOSURE:
@@ -124,8 +126,9 @@ class _SetTable:
 
 #: divisors up to this get their position patterns tabulated per residue
 _PATTERN_D = 1 << 10
-#: the most sets of guess states tabulated up front
+#: the most sets of guess states tabulated up front, and the most guess states for that
 _CLOSURE = 1 << 10
+_CLOSURE_STATES = 64
 #: the agreement table's mark for "the guesses disagree here" (values are < 255)
 _DISAGREE = 255
 
@@ -304,9 +307,18 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     dtype = np.uint8 if d1 <= 256 else np.int64
     digits = np.zeros((R, width), dtype=dtype)
     sums = cols.sums
-    for j, q in enumerate(cols.q):
-        k = int(sums[j])
-        digits[j, k:] = _digits(q, d1, width - k)
+    if d1 == 2:  # every column's bits in one unpacking
+        size = (width + 7) // 8
+        raw = np.frombuffer(b"".join(q.to_bytes(size, "little") for q in cols.q),
+                            dtype=np.uint8).reshape(R, size)
+        bits = np.unpackbits(raw, axis=1, bitorder="little")
+        for j in range(R):
+            k = int(sums[j])
+            digits[j, k:] = bits[j, :width - k]
+    else:
+        for j, q in enumerate(cols.q):
+            k = int(sums[j])
+            digits[j, k:] = _digits(q, d1, width - k)
     active_upto = np.searchsorted(sums, np.arange(width), side="right")
 
     val = np.zeros(R + 1, dtype=np.int64)  # m per column, capped at _CAP
@@ -321,7 +333,7 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     pos = 2 * c - np.arange(2 * c + 1, dtype=np.int64)
     pattern = {d: _pattern(pos, np.arange(min(d, _PATTERN_D), dtype=np.int64), d, c)
                for d in D}
-    done = 0
+    done = meter.count  # intervals of the whole call (earlier values and windows too)
     for s in range(width - 1, -1, -1):
         na = int(active_upto[s])
         dig = digits[:na, s].astype(np.int64)

@@ -27,11 +27,14 @@ from ..errors import BudgetExceeded, InputError
 from .game import IMark, Rules, game_of, position, rules
 from .naive import MAX_TABLE_BYTES, imark_sequence
 
-__all__ = ["MAX_INSTANCES", "SurveyRow", "coalescence_steps", "default_jobs", "survey",
-           "survey_instance", "survey_instances"]
+__all__ = ["MAX_INSTANCES", "MAX_SURVEY_STEPS", "SurveyRow", "coalescence_steps", "default_jobs",
+           "survey", "survey_instance", "survey_instances", "survey_steps"]
 
 #: the most instances one survey enumerates
 MAX_INSTANCES = 100_000
+#: the most guess-set steps (instances × starts × max_c, the worst case) a survey runs
+#: without a time budget; beyond it the command line refuses up front
+MAX_SURVEY_STEPS = 10**9
 #: bytes per start the survey keeps (a table byte and a Python list slot)
 _BYTES_PER_START = 9
 
@@ -186,6 +189,12 @@ def survey_instance(S: Iterable[int] | IMark, D: Iterable[int] | None = None, *,
     return SurveyRow(S=game.S, D=game.D, upto=upto, max_c=max_c, c=max(1, worst),
                      worst_start=worst_start, failed_start=None, starts=max(0, upto - K),
                      seconds=time.perf_counter() - t0)
+
+
+def survey_steps(instances: int, upto: int, max_c: int) -> int:
+    """The worst-case number of guess-set steps of a survey: every start of every instance
+    running the full ``max_c`` steps (converging instances take far fewer)."""
+    return instances * upto * max_c
 
 
 def _count(max_s: int, max_d: int, max_d_size: int, max_s_size: int) -> int:

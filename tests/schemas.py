@@ -1,0 +1,43 @@
+"""The published JSON Schemas (``docs/schemas/``) as validators, for the tests.
+
+A command's JSON objects name their schema (``"schema": "max/1"`` is
+``docs/schemas/max.json``, version 1); the exchange formats (``dfa``,
+``grammar``) carry no such field and are validated by name.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
+
+
+@cache
+def validator(name: str) -> Any:
+    """A jsonschema validator for ``docs/schemas/NAME.json`` (KeyError if there is none)."""
+    from jsonschema import Draft202012Validator
+
+    path = SCHEMAS / f"{name}.json"
+    if not path.exists():
+        raise KeyError(name)
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def schema_of(obj: dict[str, Any]) -> str:
+    """The file name of the schema an object names: ``max/1`` -> ``max``."""
+    name, _, version = obj["schema"].rpartition("/")
+    assert version == "1", obj["schema"]
+    return name
+
+
+def validate(obj: Any, name: str | None = None) -> str:
+    """Validate ``obj`` against its schema (named by its ``"schema"`` field unless
+    ``name`` is given); return the schema's name.  Raises ``jsonschema.ValidationError``."""
+    name = name or schema_of(obj)
+    validator(name).validate(obj)
+    return name
