@@ -165,3 +165,15 @@ def test_family_size_limits_in_the_library():
     assert product_truth(dfas)[0] is not None
     with pytest.raises(BudgetExceeded, match="product of the first"):
         product_truth(random_family(4, 2000, seed=0))
+
+
+def test_within_dfa_json_is_read_like_every_json_input(capsys, tmp_path):
+    g = ROOT / "examples" / "example3.txt"
+    cases = {"deep.json": "[" * 100_000 + "]" * 100_000,
+             "dup.json": '{"states": ["0"],\n "states": ["1"]}'}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code, out, err = run(["max", g, "A", "--within", tmp_path / "deep.json"], capsys)
+    assert code == 2 and "nested more than 32 levels" in err and err.count("\n") == 1
+    code, out, err = run(["max", g, "A", "--within", tmp_path / "dup.json"], capsys)
+    assert code == 2 and "dup.json:2: duplicate key 'states'" in err
