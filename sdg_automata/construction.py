@@ -30,16 +30,16 @@ from __future__ import annotations
 import contextlib
 import graphlib
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .bounds import upper_bounds
-from .budget import UNLIMITED, Budget, as_budget
+from .budget import UNLIMITED, Budget, as_budget, available_bytes
 from .crawl import Crawl, crawl
-from .errors import InputError, SdgBug
+from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 from .reading import Reading, reading_of
 
@@ -125,6 +125,28 @@ class TransitionTables:
     unit_plan: tuple[tuple[int, tuple[int, ...]], ...]
 
 
+#: bytes Step 2 takes per character of the suffixes it keeps (measured: 3.1–3.3 with the
+#: per-letter tables built from them)
+_SUFFIX_BYTES = 4
+
+
+def _check_suffix_room(letter_rules: Sequence[tuple[str, str, str]]) -> None:
+    """Refuse at once the grammars whose Step 2 suffixes cannot fit in memory.
+
+    Γ_N holds every suffix of every rule body as a string, so a body of L letters costs
+    L²/2 characters: a single 40,000-letter body needs about 2.5 GB.
+    """
+    chars = sum(len(letters) * (len(letters) - 1) // 2 for _, letters, _ in letter_rules)
+    need = chars * _SUFFIX_BYTES
+    free = available_bytes()
+    if free is not None and need > free:
+        longest = max(len(letters) for _, letters, _ in letter_rules)
+        raise BudgetExceeded(
+            f"the Step 1–5 construction keeps every suffix of every rule body (the longest has "
+            f"{longest} letters): about {need / 2**20:,.0f} MB, but {free / 2**20:,.0f} MB is "
+            "available; split long bodies into rules of a few letters each")
+
+
 class GrundyAutomaton:
     """The implicit automaton M of Steps 1–5 for a right-linear grammar (SPEC §4).
 
@@ -192,6 +214,7 @@ class GrundyAutomaton:
             letters = "".join(r.body[:-1] if tail != end else r.body)
             letter_rules.append((r.head, letters, tail))
         # Step 2: Γ′ (x = ε) and Γ_N (x a non-empty suffix of y in A → a y B)
+        _check_suffix_room(letter_rules)
         prefixes: dict[str, set[str]] = {b: {""} for b in bound}
         for _, letters, tail in letter_rules:
             prefixes[tail].update(letters[i:] for i in range(1, len(letters)))

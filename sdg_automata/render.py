@@ -221,11 +221,11 @@ def dfa_from_json(text: str, *, source: str = "<string>") -> DFA:
     from automata.base.exceptions import AutomatonException
     from automata.fa.dfa import DFA
 
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"invalid JSON: {e.msg} (column {e.colno})", source=source,
-                         line=e.lineno) from None
+    from .jsontext import load_json
+
+    # the one JSON reader of the package: duplicate keys, deep nesting and huge numbers
+    # are refused as for grammars and game graphs
+    data = load_json(text, source=source)
     try:
         return DFA(
             states=frozenset(data["states"]),

@@ -125,3 +125,55 @@ def test_limit_errors_name_the_option_not_a_keyword(capsys):
     assert code == 2 and "--max-nodes" in err and "--max-length" in err
     code, _, err = run(["regex", g, "A", "0", "--max-dfa-states", "1"], capsys)
     assert code == 2 and "--max-dfa-states" in err and "limit=" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["family", "subtraction", "1000000000"], "2,000,000,001 symbols"),
+        (["family", "modular", "99999999:1", "99999999:1"], "symbols, over the limit"),
+        (["family", "modular", "1000003:1"], "8,000,025 symbols"),
+        (["family", "random", "--dfas", "50", "--states", "50"], "states, over the limit"),
+    ],
+)
+def test_family_sizes_are_refused_before_any_work(capsys, tmp_path, argv, fragment):
+    # these took 15 GB and minutes before (issue 15): now one line and exit 3, at once
+    code, out, err = run([*argv, "-o", tmp_path / "x.json"], capsys)
+    assert code == 3 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and fragment in err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_family_size_limits_in_the_library():
+    from sdg_automata.errors import BudgetExceeded
+    from sdg_automata.families import (
+        MAX_SYMBOLS,
+        ModularSpec,
+        modular_family,
+        product_truth,
+        random_family,
+        subtraction_grammar,
+    )
+
+    k = (MAX_SYMBOLS - 1) // 2  # Σ 2k + 1 = MAX_SYMBOLS: the largest allowed
+    with pytest.raises(BudgetExceeded):
+        subtraction_grammar({k + 1})
+    assert len(subtraction_grammar({1, 3, 4}).rules) == 6
+    with pytest.raises(BudgetExceeded):
+        modular_family([ModularSpec(MAX_SYMBOLS, 0)])
+    dfas = random_family(9, 6, seed=0)  # a small reachable product: answered
+    assert product_truth(dfas)[0] is not None
+    with pytest.raises(BudgetExceeded, match="product of the first"):
+        product_truth(random_family(4, 2000, seed=0))
+
+
+def test_within_dfa_json_is_read_like_every_json_input(capsys, tmp_path):
+    g = ROOT / "examples" / "example3.txt"
+    cases = {"deep.json": "[" * 100_000 + "]" * 100_000,
+             "dup.json": '{"states": ["0"],\n "states": ["1"]}'}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code, out, err = run(["max", g, "A", "--within", tmp_path / "deep.json"], capsys)
+    assert code == 2 and "nested more than 32 levels" in err and err.count("\n") == 1
+    code, out, err = run(["max", g, "A", "--within", tmp_path / "dup.json"], capsys)
+    assert code == 2 and "dup.json:2: duplicate key 'states'" in err

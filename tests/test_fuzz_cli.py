@@ -85,6 +85,10 @@ class Outcome:
             lines = self.stderr.rstrip("\n").splitlines()
             if not lines or not lines[-1].startswith("error: "):
                 out.append("the last line of stderr is not 'error: ...'")
+            elif "out of memory" in lines[-1]:
+                # exit 3 all the same, but only because the test's memory cap stopped it:
+                # a size that cannot fit must be estimated and refused before the work
+                out.append("ran out of memory instead of being refused up front")
         return out
 
 
@@ -601,14 +605,18 @@ def test_hostile_arguments(request: pytest.FixtureRequest, tmp_path: Path,
         for kind in dict.fromkeys(case.kinds):
             TALLY.add(f"{case.argv[0]}: {kind}", outcome)
         problems = outcome.problems()
-        changed = [p for p, data in before.items() if Path(p).read_bytes() != data]
+        # the files this command reads must be unchanged; an -o may name another command's
+        # input (no damage: they are copies), and every file is put back for the next case
         argv = case.argv
-        inputs = {a for i, a in enumerate(argv)  # named other than as the -o target
-                  if a in before and not (i and argv[i - 1] in ("-o", "--output"))}
-        for p in changed:  # an input of this command must never change; restore every copy
-            if p in inputs:
-                problems.append(f"input file changed: {p}")
-            Path(p).write_bytes(before[p])
+        inputs = {a for i, a in enumerate(argv)  # named other than as the output
+                  if a in before and not (i and argv[i - 1] in ("-o", "--output", "--out"))}
+        for p, data in before.items():
+            now = Path(p).read_bytes() if Path(p).is_file() else None
+            if now != data:
+                if p in inputs:
+                    problems.append(f"input file changed: {p}")
+                with contextlib.suppress(OSError):
+                    Path(p).write_bytes(data)
         if known and problems:
             FINDINGS.setdefault(known, _report(outcome, problems))
             return
