@@ -354,6 +354,9 @@ def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
 KILLED = GrammarShape(nonterminals=1, letters="ab", max_rules=3, max_body=3)
 GRAMMARS = ["sweep", "grammars", "--nonterminals", "1", "--letters", "ab", "--max-rules", "3",
             "--max-body", "3"]  # 1610 classes
+# 15770 classes, ~3 s on 2 processes: a signal sent after 100 rows lands mid-run even when a
+# loaded machine leaves the test's polling loop asleep for a second (1610 take ~0.3 s)
+LONG = [*GRAMMARS[:-1], "4"]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -444,7 +447,7 @@ def test_ctrl_c_says_how_far(tmp_path: Path, jobs: str) -> None:
     """Should stop on SIGINT to the process group with exit 130 and one line that counts
     exactly the rows in the file."""
     out = tmp_path / "rows.jsonl"
-    p = subprocess.Popen([sys.executable, "-m", "sdg_automata", *GRAMMARS, "--jobs", jobs,
+    p = subprocess.Popen([sys.executable, "-m", "sdg_automata", *LONG, "--jobs", jobs,
                           "--out", str(out)], env=dict(os.environ, PYTHONPATH=str(ROOT)),
                          start_new_session=True, stderr=subprocess.PIPE, text=True)
     try:
@@ -453,6 +456,7 @@ def test_ctrl_c_says_how_far(tmp_path: Path, jobs: str) -> None:
             if out.exists() and out.read_bytes().count(b"\n") >= 100:
                 break
             time.sleep(0.02)
+        assert p.poll() is None, "the sweep ended before it could be interrupted"
         os.killpg(p.pid, signal.SIGINT)
         _, err = p.communicate(timeout=60)
     finally:
@@ -462,6 +466,7 @@ def test_ctrl_c_says_how_far(tmp_path: Path, jobs: str) -> None:
     assert p.returncode == 130, err
     assert err.count("\n") == 1 and err.startswith("error: sweep grammars interrupted after ")
     written = out.read_text().count("\n")
+    assert 100 <= written < 15770
     assert f"after {written} rows; rerun" in err
 
 
