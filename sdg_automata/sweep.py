@@ -239,7 +239,9 @@ class _SigintGuard:
     :meth:`held` the signal is only noted; it is raised as
     :class:`KeyboardInterrupt` when the outermost held step ends or at
     :meth:`check`.  The handler replaces Python's default one only, on the main
-    thread (signals go nowhere else); elsewhere nothing is held.
+    thread (signals go nowhere else); elsewhere nothing is held.  A second
+    Ctrl-C before the first is raised is raised at once (the count may then be
+    one row short of a file the row was being written to).
     """
 
     def __init__(self) -> None:
@@ -247,9 +249,9 @@ class _SigintGuard:
         self._pending = False
 
     def _handler(self, signum: int, frame: Any) -> None:
-        if self._depth:
+        if self._depth and not self._pending:
             self._pending = True
-        else:
+        else:  # a second Ctrl-C does not wait (a write blocked on a full pipe never ends)
             raise KeyboardInterrupt
 
     @contextlib.contextmanager
