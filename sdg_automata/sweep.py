@@ -47,6 +47,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
@@ -66,6 +67,8 @@ __all__ = [
 ]
 
 Status = Literal["ok", "budget", "error"]
+#: seconds between two looks for a Ctrl-C while waiting for an executor
+_TICK = 0.1
 Format = Literal["jsonl", "csv", "table"]
 #: the output formats, for the command line's ``choices=``
 FORMATS: tuple[str, ...] = get_args(Format)
@@ -205,14 +208,79 @@ def process_pool(jobs: int) -> Executor:
     return Pool(max_workers=jobs, initializer=_ignore_sigint)
 
 
-def _stop(executor: Executor) -> None:
-    """Shut an executor down without waiting; a process pool's workers are terminated."""
-    # workers first: the pool then fails its pending futures itself (cancelling them first
-    # makes Python 3.11's pool thread die on InvalidStateError while marking them broken)
+def _stop(executor: Executor, *, settle: float = 5.0) -> None:
+    """Shut an executor down without waiting for its jobs; a process pool's workers are killed.
+
+    No future is cancelled, here or by the pool (``cancel_futures`` stays off):
+    the pool's management thread still owns them and fails each with
+    ``BrokenProcessPool`` once it sees the workers gone; a future cancelled
+    under it makes that thread (or the queue feeder thread, which holds the
+    same work items) die on ``InvalidStateError`` with a traceback on stderr,
+    after the sweep has already said it was interrupted (issue 15).  The
+    management thread is then given ``settle`` seconds to finish, so nothing
+    of the pool runs on while the caller reports and the interpreter exits.
+    """
+    manager = getattr(executor, "_executor_manager_thread", None)  # ProcessPoolExecutor's
     for p in list((getattr(executor, "_processes", None) or {}).values()):
         with contextlib.suppress(Exception):
             p.terminate()
     executor.shutdown(wait=False)
+    if isinstance(manager, threading.Thread) and manager is not threading.current_thread():
+        manager.join(settle)  # it fails the pending futures and joins the dead workers
+
+
+class _SigintGuard:
+    """Ctrl-C held back over steps it must not cut, and raised at a point of our choosing.
+
+    A Ctrl-C that lands between a sink's write and the count makes the message
+    one row short of the file; one that lands inside ``concurrent.futures``
+    (say while ``wait`` holds the futures' locks) can leave the pool's
+    management thread stuck or dying with a traceback (issue 15).  Inside
+    :meth:`held` the signal is only noted; it is raised as
+    :class:`KeyboardInterrupt` when the outermost held step ends or at
+    :meth:`check`.  The handler replaces Python's default one only, on the main
+    thread (signals go nowhere else); elsewhere nothing is held.
+    """
+
+    def __init__(self) -> None:
+        self._depth = 0
+        self._pending = False
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self._depth:
+            self._pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """Our handler instead of Python's default one, while the sweep runs."""
+        ours = (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+        if ours:
+            signal.signal(signal.SIGINT, self._handler)
+        try:
+            yield
+        finally:
+            if ours:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """A step Ctrl-C does not cut; one that came during it is raised after it."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+        if not self._depth:
+            self.check()
+
+    def check(self) -> None:
+        """Raise the Ctrl-C held so far, if any."""
+        if self._pending:
+            self._pending = False
+            raise KeyboardInterrupt
 
 
 # ---------------------------------------------------------------------------
@@ -296,19 +364,18 @@ def run_sweep(
             while sent and sent[0] in waiting:
                 rows.append(waiting.pop(sent.popleft()))
         for row in rows:
-            on_row(row)
-            counts[row["status"]] = counts.get(row["status"], 0) + 1  # once it is out
+            with guard.held():  # written and counted as one step: Ctrl-C comes before or after both
+                on_row(row)
+                counts[row["status"]] = counts.get(row["status"], 0) + 1
 
     def failures(chunk: Sequence[tuple[str, J]], message: str) -> list[dict[str, Any]]:
         return [sweep.failed(job, "error", message).to_json() for _, job in chunk]
 
+    guard = _SigintGuard()
     try:
-        if executor is None:
-            for k, job in pending():
-                deliver([k], _run_batch(sweep.work, sweep.failed, [job], budget, sweep.unit))
-        else:
-            _run_on(sweep, executor, restart, pending(), budget, batch, window, deliver,
-                    failures)
+        with guard.installed():
+            _run(sweep, executor, restart, pending(), budget, batch, window, deliver, failures,
+                 guard)
     except (KeyboardInterrupt, Interrupted):
         done = sum(counts.values())
         raise Interrupted(f"sweep {sweep.name} interrupted after {done} rows; rerun the same "
@@ -318,11 +385,31 @@ def run_sweep(
                       seconds=time.perf_counter() - started)
 
 
+def _run(sweep: Sweep[J], executor: Executor | None, restart: Callable[[], Executor] | None,
+         pending: Iterator[tuple[str, J]], budget: Budget, batch: int, window: int,
+         deliver: Callable[[Sequence[str], list[dict[str, Any]]], None],
+         failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]],
+         guard: _SigintGuard) -> None:
+    """Every job of :func:`run_sweep`, here one after the other or on ``executor``."""
+    if executor is None:  # jobs run here: Ctrl-C must cut them
+        for k, job in pending:
+            deliver([k], _run_batch(sweep.work, sweep.failed, [job], budget, sweep.unit))
+    else:  # jobs run elsewhere: Ctrl-C is taken between two waits, never inside the pool
+        with guard.held():
+            _run_on(sweep, executor, restart, pending, budget, batch, window, deliver,
+                    failures, guard.check)
+
+
 def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor] | None,
             pending: Iterator[tuple[str, J]], budget: Budget, batch: int, window: int,
             deliver: Callable[[Sequence[str], list[dict[str, Any]]], None],
-            failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]]) -> None:
-    """The windowed submit/collect loop of :func:`run_sweep` over an executor."""
+            failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]],
+            poll: Callable[[], None]) -> None:
+    """The windowed submit/collect loop of :func:`run_sweep` over an executor.
+
+    ``poll`` raises a Ctrl-C held meanwhile; it is called every :data:`_TICK`
+    seconds while waiting.
+    """
     chunks = iter(lambda: list(itertools.islice(pending, batch)), [])
     in_flight: dict[Future[list[dict[str, Any]]], list[tuple[str, J]]] = {}
     own: list[Executor] = []  # executors made by restart, shut down here
@@ -330,6 +417,14 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
     def submit(ex: Executor, chunk: list[tuple[str, J]]) -> None:
         jobs = [job for _, job in chunk]
         in_flight[ex.submit(_run_batch, sweep.work, sweep.failed, jobs, budget, sweep.unit)] = chunk
+
+    def settle(fs: Iterable[Future[list[dict[str, Any]]]]) -> set[Future[list[dict[str, Any]]]]:
+        """Wait for one of ``fs`` to finish, answering Ctrl-C within a tick."""
+        while True:
+            finished, _ = wait(fs, timeout=_TICK, return_when=FIRST_COMPLETED)
+            poll()
+            if finished:
+                return finished
 
     def collect(fut: Future[list[dict[str, Any]]], chunk: list[tuple[str, J]]) -> bool:
         """Deliver a finished task's rows; False when its executor broke."""
@@ -354,7 +449,7 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
                     break
             if not in_flight:
                 return
-            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            finished = settle(in_flight)
             suspects: list[tuple[str, J]] = []
             for fut in finished:
                 chunk = in_flight.pop(fut)
@@ -378,7 +473,7 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
             for one in suspects:  # alone on a fresh pool: a death now is this job's
                 submit(executor, [one])
                 fut = next(iter(in_flight))
-                wait([fut])
+                settle([fut])
                 chunk = in_flight.pop(fut)
                 if not collect(fut, chunk):
                     deliver([chunk[0][0]], failures(chunk, "the worker process died running it"))

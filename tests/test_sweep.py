@@ -3,6 +3,7 @@ resuming after SIGKILL; torn lines; failing jobs and dying workers as rows."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -353,6 +354,9 @@ def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
 KILLED = GrammarShape(nonterminals=1, letters="ab", max_rules=3, max_body=3)
 GRAMMARS = ["sweep", "grammars", "--nonterminals", "1", "--letters", "ab", "--max-rules", "3",
             "--max-body", "3"]  # 1610 classes
+# 15770 classes, ~3 s on 2 processes: a signal sent after 100 rows lands mid-run even when a
+# loaded machine leaves the test's polling loop asleep for a second (1610 take ~0.3 s)
+LONG = [*GRAMMARS[:-1], "4"]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -443,7 +447,7 @@ def test_ctrl_c_says_how_far(tmp_path: Path, jobs: str) -> None:
     """Should stop on SIGINT to the process group with exit 130 and one line that counts
     exactly the rows in the file."""
     out = tmp_path / "rows.jsonl"
-    p = subprocess.Popen([sys.executable, "-m", "sdg_automata", *GRAMMARS, "--jobs", jobs,
+    p = subprocess.Popen([sys.executable, "-m", "sdg_automata", *LONG, "--jobs", jobs,
                           "--out", str(out)], env=dict(os.environ, PYTHONPATH=str(ROOT)),
                          start_new_session=True, stderr=subprocess.PIPE, text=True)
     try:
@@ -452,6 +456,7 @@ def test_ctrl_c_says_how_far(tmp_path: Path, jobs: str) -> None:
             if out.exists() and out.read_bytes().count(b"\n") >= 100:
                 break
             time.sleep(0.02)
+        assert p.poll() is None, "the sweep ended before it could be interrupted"
         os.killpg(p.pid, signal.SIGINT)
         _, err = p.communicate(timeout=60)
     finally:
@@ -461,6 +466,7 @@ def test_ctrl_c_says_how_far(tmp_path: Path, jobs: str) -> None:
     assert p.returncode == 130, err
     assert err.count("\n") == 1 and err.startswith("error: sweep grammars interrupted after ")
     written = out.read_text().count("\n")
+    assert 100 <= written < 15770
     assert f"after {written} rows; rerun" in err
 
 
@@ -484,3 +490,25 @@ def test_a_lost_batch_is_rerun_job_by_job() -> None:
     assert list(rows) == [str(i) for i in range(12)]
     assert rows["5"]["status"] == "error" and "KilledWorker" in rows["5"]["error"]
     assert [k for k, r in rows.items() if r["status"] == "error"] == ["3", "5"]
+
+
+@pytest.mark.parametrize("pool", [False, True], ids=["here", "pool"])
+def test_ctrl_c_inside_a_write_is_counted(pool: bool) -> None:
+    """A Ctrl-C that lands while a row is being written (after its bytes are out, before the
+    engine counts it) should still count that row: the message equals the rows written."""
+    written: list[dict[str, Any]] = []
+
+    def on_row(row: dict[str, Any]) -> None:
+        written.append(row)
+        if len(written) == 5:  # Python runs the handler at the next bytecode: in here
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+
+    with contextlib.ExitStack() as stack:
+        executor = stack.enter_context(process_pool(2)) if pool else None
+        with pytest.raises(Interrupted, match=r"interrupted after \d+ rows") as caught:
+            run_sweep(grammar_sweep(SMALL), on_row, executor=executor, window=2)
+    assert caught.value.explored == len(written) >= 5
+    assert f"after {len(written)} rows" in str(caught.value)
+    if not pool:  # jobs run here are cut at once, right after the row being written
+        assert len(written) == 5
