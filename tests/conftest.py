@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--fuzz-long", action="store_true", default=False,
                      help="run the CLI fuzz suite (tests/test_fuzz_cli.py) with many more cases")
 
+
+# A shell's background job (CI runners, `cmd &`) starts with SIGINT ignored, and exec'd children
+# inherit that, so the tests that send Ctrl-C to a CLI process would wait in vain: restore the
+# default here, before any child is started.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 TESTS = Path(__file__).resolve().parent
 EXAMPLES = TESTS.parent / "examples"

@@ -143,3 +143,48 @@ def test_drawings_are_size_guarded(capsys, tmp_path):
     code, out, _ = run(["dfa", g, "A", "0", "--format", "svg", "--max-draw-states", "10000"],
                        capsys)
     assert code == 0 and out.lstrip().startswith("<?xml")
+
+
+def test_output_through_a_symlink_replaces_the_target_and_keeps_the_link(grammar, tmp_path,
+                                                                          capsys):
+    target = tmp_path / "target.txt"
+    target.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    code, _, _ = run(["dfa", grammar, "A", "0", "-o", link], capsys)
+    assert code == 0 and link.is_symlink()
+    assert target.read_text(encoding="utf-8").split()[:3] == ["state", "a", "b"]
+
+
+def test_output_to_a_device_is_written_in_place(grammar, capsys):
+    code, _, err = run(["dfa", grammar, "A", "0", "-o", os.devnull], capsys)
+    assert code == 0 and err == ""
+    assert Path(os.devnull).is_char_device()  # still the device, not a file put in its place
+
+
+def test_a_new_output_file_follows_the_umask(grammar, tmp_path, capsys):
+    old = os.umask(0o022)
+    try:
+        assert run(["dfa", grammar, "A", "0", "-o", tmp_path / "new.txt"], capsys)[0] == 0
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new.txt").stat().st_mode & 0o777 == 0o644
+
+
+def test_an_empty_output_name_is_refused(grammar, capsys):
+    code, out, err = run(["dfa", grammar, "A", "0", "-o", ""], capsys)
+    assert code == 2 and out == "" and err == "error: -o needs a file name\n"
+
+
+@pytest.mark.parametrize("argv, close", [(["--help"], "> /dev/full"), (["--help"], ">&-"),
+                                         (["--version"], ">&-")])
+def test_help_that_cannot_be_written_is_an_error(argv, close):
+    done = cli(*argv, close=close)
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith("error: cannot write the output")
+
+
+def test_no_command_is_an_error_after_the_help(capsys):
+    code, out, err = run([], capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1].startswith("error: ") and "usage:" in err

@@ -423,9 +423,7 @@ def test_ctrl_c_ends_cleanly_with_how_far(tmp_path: Path, method: str) -> None:
     path.write_text(grammar_to_json(modular_family(specs)), encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "sdg_automata", "max", str(path), "A",
                              "--method", method], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            # a shell's background job inherits SIGINT ignored: undo that
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

@@ -98,6 +98,15 @@ def _silence_stdout() -> None:
         pass
 
 
+def _flushed() -> None:
+    """Flush stdout now, while a failure (a full disk, a closed descriptor) can be reported."""
+    try:
+        sys.stdout.flush()
+    except OSError as e:
+        _silence_stdout()
+        fail(f"cannot write the output: {e.strerror or e}")
+
+
 def _run(args: argparse.Namespace) -> int:
     SCHEMA.set(getattr(args, "schema", None))
     code = int(args.func(args))
@@ -112,10 +121,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:
         sys.stdout = _ClosedStream("output")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version: printed; say so if the output was lost
+        if e.code == 0:
+            _flushed()
+        raise
+    except OSError as e:  # --help into a closed standard output
+        _silence_stdout()
+        fail(f"cannot write the output: {e.strerror or e}")
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
-        return ExitCode.INPUT_ERROR
+        fail("give a command (see the list above)")
     try:
         return _run(args)
     except InputError as e:

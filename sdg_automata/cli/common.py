@@ -14,6 +14,7 @@ import enum
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -53,7 +54,8 @@ class ExitCode(enum.IntEnum):
 
 
 EPILOG = """exit codes: 0 success / yes, 1 no, 2 usage or input error,
-3 budget exhausted (or value not provable), 130 interrupted"""
+3 budget or resource limit (or value not provable), 4 internal error (a bug),
+130 interrupted"""
 
 
 class Parser(argparse.ArgumentParser):
@@ -67,6 +69,11 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         fail(f"{message} (see '{self.prog} --help')")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse swallows a failed write of --help or --version: let main report it
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def fail(message: str, code: int = ExitCode.INPUT_ERROR) -> NoReturn:
@@ -272,18 +279,38 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _write_atomically(path: str, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` so that any failure leaves the old file untouched."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".sdg-", suffix=".tmp", dir=folder)
+    """Write ``data`` to ``path`` so that any failure leaves the old file untouched.
+
+    A symbolic link is followed (its target is replaced, the link stays); a path
+    that is not a regular file (a device such as /dev/null, a FIFO) is written
+    in place, as there is no old content to keep.
+    """
+    blob = data if isinstance(data, bytes) else data.encode("utf-8")
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(target, "wb") as f:
+            f.write(blob)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=".sdg-", suffix=".tmp", dir=os.path.dirname(target))
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+            f.write(blob)
             f.flush()
             os.fsync(f.fileno())
-        with contextlib.suppress(OSError):  # keep the old file's permissions
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        os.replace(tmp, path)
+        # the old file's permissions, or those of a new file (mkstemp's are 0600)
+        os.chmod(tmp, mode & 0o7777 if mode is not None else 0o666 & ~_umask())
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -293,6 +320,8 @@ def _write_atomically(path: str, data: str | bytes) -> None:
 def output(args: argparse.Namespace, data: str | bytes) -> None:
     """Write a result to ``-o FILE`` when given (atomically), else to stdout."""
     path = getattr(args, "output", None)
+    if path == "":
+        raise InputError("-o needs a file name")
     if path:
         for name in INPUT_ARGUMENTS:
             given = getattr(args, name, None)

@@ -67,8 +67,11 @@ _CODE_ONLY = {"values": None, "grammar": False, "output": None, "json": False}
 
 def _cmd_octal(args: argparse.Namespace) -> int:
     survey = args.code == SURVEY
-    if survey and args.json:  # --json is --format json wherever a JSON form exists
+    # --json and --format json are one flag wherever a JSON form exists
+    if survey and args.json:
         args.json, args.format = False, args.format or "json"
+    elif not survey and args.format in ("json", "jsonl"):
+        args.json, args.format = True, None
     misplaced = _CODE_ONLY if survey else _SURVEY_ONLY
     wrong = [f"--{o}" for o, default in misplaced.items() if getattr(args, o) != default]
     if wrong:

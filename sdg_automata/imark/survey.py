@@ -13,7 +13,6 @@ the rows frozen dataclasses, so both pickle.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -197,10 +196,21 @@ def survey_steps(instances: int, upto: int, max_c: int) -> int:
     return instances * upto * max_c
 
 
+def _subsets(n: int, most: int, cap: int) -> int:
+    """Σ_{1 ≤ k ≤ most} C(n, k), or the first partial sum over ``cap`` (huge n stay fast)."""
+    total, term = 0, 1
+    for k in range(1, most + 1):
+        term = term * (n - k + 1) // k  # C(n, k) from C(n, k - 1)
+        total += term
+        if total > cap:
+            break
+    return total
+
+
 def _count(max_s: int, max_d: int, max_d_size: int, max_s_size: int) -> int:
-    s = sum(math.comb(max_s, k) for k in range(1, max_s_size + 1))
-    d = sum(math.comb(max_d - 1, k) for k in range(1, max_d_size + 1))
-    return s * d
+    """The number of instances, or a number over :data:`MAX_INSTANCES` when there are more."""
+    return (_subsets(max_s, max_s_size, MAX_INSTANCES)
+            * _subsets(max_d - 1, max_d_size, MAX_INSTANCES))
 
 
 def survey_instances(max_s: int, max_d: int, *, max_d_size: int = 2,
@@ -222,8 +232,8 @@ def survey_instances(max_s: int, max_d: int, *, max_d_size: int = 2,
     s_top = max_s if max_s_size is None else min(max_s, max_s_size)
     count = _count(max_s, max_d, min(max_d_size, max_d - 1), s_top)
     if count > MAX_INSTANCES:
-        raise InputError(f"the survey would have {count:,} instances (at most "
-                         f"{MAX_INSTANCES:,}); lower --max-s, --max-d or --max-d-size")
+        raise InputError(f"the survey would have more than {MAX_INSTANCES:,} instances; lower "
+                         "--max-s, --max-d or --max-d-size")
     subsets = [c for k in range(1, s_top + 1) for c in combinations(range(1, max_s + 1), k)]
     divisors = [c for k in range(1, max_d_size + 1) for c in combinations(range(2, max_d + 1), k)]
     return [IMark(S=s, D=d) for s in subsets for d in divisors]
