@@ -512,3 +512,17 @@ def test_ctrl_c_inside_a_write_is_counted(pool: bool) -> None:
     assert f"after {len(written)} rows" in str(caught.value)
     if not pool:  # jobs run here are cut at once, right after the row being written
         assert len(written) == 5
+
+
+@pytest.mark.parametrize("shape", [dict(nonterminals=3, letters="abc", max_rules=4, max_body=4),
+                                   dict(nonterminals=9, letters="abcdef", max_rules=9,
+                                        max_body=9),
+                                   dict(nonterminals=2, letters="ab", max_rules=1, max_body=40)])
+def test_shapes_too_large_to_enumerate_are_refused_at_once(shape: dict[str, Any]) -> None:
+    """Should refuse before building any table (these took 14 GB or minutes before)."""
+    from sdg_automata.errors import BudgetExceeded
+
+    started = time.perf_counter()
+    with pytest.raises(BudgetExceeded, match="too large to enumerate"):
+        GrammarShape(**shape)
+    assert time.perf_counter() - started < 5

@@ -31,12 +31,13 @@ brute-force enumeration that groups all grammars by explicit isomorphism tests.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..errors import InputError
+from ..errors import BudgetExceeded, InputError
 from ..grammar import Grammar, Rule
 
 __all__ = ["GrammarShape", "count_classes", "grammar_classes", "nonterminal_name"]
@@ -52,6 +53,10 @@ Body = tuple[tuple[int, ...], int]
 def nonterminal_name(i: int) -> str:
     """The name of the i-th nonterminal of a swept grammar: ``N0`` (the start), ``N1``, …"""
     return f"N{i}"
+
+
+#: the most (rule set × renaming) entries the enumeration's tables may hold (about 1 GB)
+MAX_TABLE = 10_000_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +93,7 @@ class GrammarShape:
                              f"{self.letters!r}")
         if len(set(self.letters)) != len(self.letters):
             raise InputError(f"letters {self.letters!r} repeat a letter")
+        self.check_size()  # arithmetic only: before any table is built
 
     # -- the building blocks ---------------------------------------------------
 
@@ -103,6 +109,36 @@ class GrammarShape:
                         continue
                     out.append((word, target))
         return tuple(out)
+
+    def check_size(self) -> None:
+        """Refuse at once the shapes whose tables cannot be built.
+
+        The enumeration keeps every set of at most R bodies and its image under
+        every renaming; past :data:`MAX_TABLE` entries that is gigabytes (three
+        letters, bodies of four, four rules: 2·10⁹ sets).
+
+        Raises
+        ------
+        BudgetExceeded
+            Saying how many sets the shape has.
+        """
+        k, n = len(self.letters), self.nonterminals
+        group = math.factorial(k) * math.factorial(n - 1)  # letter and name permutations
+        if group > MAX_TABLE:
+            raise BudgetExceeded(
+                f"{k}! letter permutations × {n - 1}! renamings = {group:,} isomorphisms to "
+                "check: too large to enumerate; use fewer letters or nonterminals")
+        m = sum(k**length for length in range(self.max_body + 1)) * (n + 1)
+        m -= 1 + (0 if self.unit_rules else n)  # no empty body, no unit rule unless allowed
+        sets, term = 0, 1
+        for r in range(1, self.max_rules + 1):
+            term = term * (m - r + 1) // r
+            sets += term
+            if sets * group > MAX_TABLE:
+                raise BudgetExceeded(
+                    f"{m} possible bodies give more than {MAX_TABLE // group:,} sets of at "
+                    f"most {self.max_rules} rules per nonterminal: too large to enumerate; "
+                    "lower --max-rules, --max-body or the letters")
 
     @cached_property
     def rule_sets(self) -> tuple[tuple[int, ...], ...]:
