@@ -235,10 +235,9 @@ def _cmd_regex(args: argparse.Namespace) -> int:
     except BudgetExceeded as e:
         if limits.max_states is not None and limits.max_states <= cap or e.explored < cap:
             raise  # the user's own budget (states or seconds) ran out
-        raise InputError(f"the DFA has more than {cap} states; regular expressions by state "
-                         f"elimination grow exponentially, so the limit is "
-                         f"{args.max_dfa_states} states (raise it with --max-dfa-states)"
-                         ) from None
+        raise InputError(f"the DFA has more than {cap} states (counting stopped there), over "
+                         f"--max-dfa-states {args.max_dfa_states}: regular expressions by "
+                         "state elimination grow exponentially with the states") from None
     meter = limits.start("state elimination", unit="states")
     meter.count = len(machine.states)
     with meter.library("automata-lib GNFA"):  # --max-seconds reaches inside automata-lib
