@@ -62,7 +62,8 @@ from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
 
 __all__ = [
     "FORMATS", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status", "Sweep",
-    "SweepStats", "TableSink", "check_workers", "dask_executor", "fingerprint", "locked",
+    "SweepStats", "TableSink", "check_workers", "dask_executor", "default_jobs", "fingerprint",
+    "locked",
     "plain_cells", "process_pool", "resume", "run_sweep",
 ]
 
@@ -189,6 +190,11 @@ def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str
 def _ignore_sigint() -> None:
     """Pool workers leave Ctrl-C to the parent, which stops the sweep in one place."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def default_jobs() -> int:
+    """Worker processes when none are asked for: the number of CPUs (the one default)."""
+    return os.cpu_count() or 1
 
 
 def process_pool(jobs: int) -> Executor:
@@ -793,7 +799,7 @@ def dask_executor(address: str, *, workers: int | None = None,
         raise InputError("--scheduler needs Dask: pip install 'sdg_automata[cluster]'") from None
     with contextlib.ExitStack() as stack:
         if address in ("local", "local-threads"):
-            n = workers or os.cpu_count() or 1
+            n = workers or default_jobs()
             cluster = stack.enter_context(distributed.LocalCluster(
                 n_workers=n, threads_per_worker=1, processes=address == "local",
                 dashboard_address=None))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import os
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -17,7 +16,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..sweep import FORMATS, Format, Sweep
+from ..sweep import FORMATS, Format, Sweep, default_jobs
 from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive, stamped
 
 if TYPE_CHECKING:
@@ -215,7 +214,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
             executor, width = stack.enter_context(dask_executor(
                 args.scheduler, workers=args.jobs, timeout=args.connect_timeout))
         else:
-            jobs = args.jobs or os.cpu_count() or 1
+            jobs = args.jobs or default_jobs()
             if jobs > 1 and todo > 1:
                 jobs = min(jobs, todo)
                 executor = stack.enter_context(process_pool(jobs))

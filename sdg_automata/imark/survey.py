@@ -13,7 +13,6 @@ the rows frozen dataclasses, so both pickle.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, Future
@@ -23,6 +22,7 @@ from typing import Any
 
 from ..budget import UNLIMITED, Budget
 from ..errors import BudgetExceeded, InputError
+from ..sweep import default_jobs
 from .game import IMark, Rules, game_of, position, rules
 from .naive import MAX_TABLE_BYTES, imark_sequence
 
@@ -36,11 +36,6 @@ MAX_INSTANCES = 100_000
 MAX_SURVEY_STEPS = 10**9
 #: bytes per start the survey keeps (a table byte and a Python list slot)
 _BYTES_PER_START = 9
-
-
-def default_jobs() -> int:
-    """Worker processes when none are asked for: the number of CPUs (the one default)."""
-    return os.cpu_count() or 1
 
 
 def _division_masks(r: Rules, masks: list[int], g: bytes | bytearray, upto: int) -> list[int]:
