@@ -14,20 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from sdg_automata.cli import main
+from clirun import run
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(argv, capsys):
-    """Run the CLI in-process: (exit code, stdout, stderr)."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_input_error(code, out, err, *fragments):

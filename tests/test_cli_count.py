@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirun import run
 
-from sdg_automata.cli import main
 from sdg_automata.counting import ClassMachine
 from sdg_automata.parse import load_grammar
 from sdg_automata.semantics import SubstringTable
@@ -32,14 +32,6 @@ EXAMPLE3 = ROOT / "examples" / "example3.txt"
 DYCK = ROOT / "examples" / "dyck.txt"
 
 
-def run(argv: list[Any], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run the CLI in-process: (exit code, stdout, stderr)."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_error(err: str) -> bool:

@@ -12,20 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from clirun import run
 
-from sdg_automata.cli import common, main
+from sdg_automata.cli import common
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMAR = "A -> a A | a a A | B | a | a a\nB -> b A | b\n"
 
 
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def cli(*argv: str, stdin: int | None = None, stdout: int | None = None,

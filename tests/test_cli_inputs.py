@@ -11,21 +11,14 @@ import re
 from pathlib import Path
 
 import pytest
+from clirun import run
 
-from sdg_automata.cli import build_parser, main
+from sdg_automata.cli import build_parser
 from sdg_automata.parse import grammar_from_json, grammar_from_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(argv, capsys):
-    """Run the CLI in-process: (exit code, stdout, stderr)."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_check_abbreviates_long_name_lists(capsys, tmp_path):

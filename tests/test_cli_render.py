@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from automata.fa.dfa import DFA
 from automata.fa.nfa import NFA
+from clirun import run
 
 from sdg_automata.cli import main
 from sdg_automata.construction import dfa
@@ -30,14 +31,6 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE3 = EXAMPLES / "example3.txt"
 
 
-def run(argv: list[Any], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run the CLI in-process: (exit code, stdout, stderr)."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_input_error(code: int, out: str, err: str, *fragments: str) -> None:

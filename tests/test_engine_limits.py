@@ -11,11 +11,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, get_args
+from typing import get_args
 
 import pytest
+from clirun import run
 
-from sdg_automata.cli import build_parser, main
+from sdg_automata.cli import build_parser
 from sdg_automata.decide import ROUTES, STRATEGIES, Route, Strategy, max_grundy
 from sdg_automata.errors import BudgetExceeded
 from sdg_automata.families import ModularSpec, modular_family, subtraction_grammar
@@ -32,15 +33,6 @@ B -> a C | a c | b Y | c S
 
 #: issue 15: the lasso (and the search) would need about 5·10⁹ states
 HUGE = "101:1 103:2 107:3 109:4 113:5"
-
-
-def run(argv: list[Any], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_error(err: str, *fragments: str) -> None:
