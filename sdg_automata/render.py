@@ -240,7 +240,9 @@ def dfa_from_json(text: str, *, source: str = "<string>") -> DFA:
                          f"transitions, initial_state, final_states): {e!r}",
                          source=source) from None
     except AutomatonException as e:
-        raise InputError(f"invalid DFA: {e}", source=source) from None
+        raise InputError(f"invalid DFA: {e} (a DFA file holds one target per state and letter; "
+                         "an NFA is taken from Python, as an automata-lib NFA)",
+                         source=source) from None
 
 
 def dfa_to_jff(d: DFA, *, label: Labeler | None = None) -> str:
