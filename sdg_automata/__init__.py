@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from .periodicity import proven_period
     from .play import analyze
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: name -> the module that defines it, imported on first access
 _LAZY = {

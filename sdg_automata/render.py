@@ -288,10 +288,6 @@ def dfa_to_jff(d: DFA, *, label: Labeler | None = None) -> str:
 #: grows the expression exponentially (about 1 MB at 50 states of a random DFA)
 REGEX_STATE_LIMIT = 50
 
-#: automata-lib's regular-expression operators (``automata.regex.parser``)
-REGEX_RESERVED = frozenset("*|()? \t&+.^{}[]\\")
-
-
 def dfa_to_regex(d: DFA, *, limit: int | None = REGEX_STATE_LIMIT) -> str | None:
     """A regular expression in automata-lib's syntax for L(d), or ``None`` when it is empty.
 
@@ -306,12 +302,14 @@ def dfa_to_regex(d: DFA, *, limit: int | None = REGEX_STATE_LIMIT) -> str | None
         automata-lib's regular-expression operators.
     """
     from automata.fa.gnfa import GNFA
+    from automata.regex.parser import RESERVED_CHARACTERS  # the one set: automata-lib's
 
     if limit is not None and len(d.states) > limit:
         raise InputError(f"the DFA has {len(d.states)} states; regular expressions by state "
                          f"elimination grow exponentially, so at most {limit} states are "
                          "taken (--max-dfa-states raises that limit)")
-    bad = sorted(a for a in d.input_symbols if len(a) != 1 or a in REGEX_RESERVED)
+    bad = sorted(a for a in d.input_symbols
+                 if len(a) != 1 or a in RESERVED_CHARACTERS or a == "\\")
     if bad:
         raise InputError(f"letter(s) {', '.join(map(repr, bad))} cannot be written in "
                          "automata-lib's regular-expression syntax")

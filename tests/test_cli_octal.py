@@ -68,7 +68,7 @@ def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("argv", [
     ["0.8"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
     ["0.77", "--digits", "2"], ["survey", "--digits", "1", "--grammar"], ["0.77", "--upto", "0"],
-    ["0.77", "--jobs", "2"], ["0.77", "--out", "x.jsonl"], ["survey", "--digits", "1", "--json"],
+    ["0.77", "--jobs", "2"], ["0.77", "--out", "x.jsonl"],
     ["0.77", "--max-seconds", "nan"], ["0.07", "--grammar"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
@@ -125,3 +125,19 @@ def test_as_a_process() -> None:
     done = subprocess.run([sys.executable, "-m", "sdg_automata", "octal", "0.77", "--json"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0 and json.loads(done.stdout)["period"] == 12
+
+
+def test_help_defaults_are_the_librarys() -> None:
+    """The CLI names the library's limits without importing it (numpy stays out of start-up)."""
+    import subprocess
+    import sys
+
+    from sdg_automata import octal
+    from sdg_automata.cli import octal as cli_octal
+
+    assert (cli_octal.DEFAULT_MAX_N, cli_octal.SURVEY_MAX_N) == (octal.DEFAULT_MAX_N,
+                                                                 octal.SURVEY_MAX_N)
+    loaded = subprocess.run([sys.executable, "-c", "import sys; from sdg_automata.cli import "
+                             "build_parser; build_parser(); print('numpy' in sys.modules)"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "False"

@@ -54,7 +54,8 @@ CASES: dict[str, list[list[str]]] = {
     "family random": [["family", "random", "--dfas", "2", "--states", "3", "--seed", "1"]],
     "family subtraction": [["family", "subtraction", "1,3,4"]],
     "octal": [["octal", "0.07"], ["octal", "0.16", "--upto", "100"],
-              ["octal", "survey", "--digits", "1", "--upto", "200", "--jobs", "1"]],
+              ["octal", "survey", "--digits", "2", "--upto", "100", "--jobs", "1", "--format",
+               "json"]],
     "sweep grammars": [["sweep", "grammars", "--nonterminals", "2", "--letters", "ab",
                         "--max-rules", "2", "--max-body", "1", "--jobs", "1"]],
     "sweep summarize": [["sweep", "summarize", SWEEP_ROWS]],
@@ -87,7 +88,7 @@ def _run(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         capsys.readouterr()
         argv = [rows if a == SWEEP_ROWS else a for a in argv]
     try:
-        code = main([*argv, "--json"])
+        code = main(argv if "--format" in argv else [*argv, "--json"])
     except SystemExit as e:
         code = int(e.code or 0)
     out, err = capsys.readouterr()

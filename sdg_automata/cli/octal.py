@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
-from .common import ExitCode, add_output, budget, fail, output, positive, progress
+from .common import ExitCode, add_output, budget, fail, output, positive, progress, stamped
 from .sweep import add_sweep_options, run
 
 __all__ = ["register"]
@@ -19,9 +19,13 @@ SHOWN = 100
 SURVEY = "survey"
 
 
-def _add_octal(sub: Any) -> None:
-    from ..octal import DEFAULT_MAX_N, SURVEY_MAX_N
+#: ``octal.DEFAULT_MAX_N`` and ``octal.SURVEY_MAX_N``, for the help text: importing the octal
+#: module loads numpy, which would triple the start-up of every command (a test keeps them equal)
+DEFAULT_MAX_N = 1 << 20
+SURVEY_MAX_N = 1 << 15
 
+
+def _add_octal(sub: Any) -> None:
     p = sub.add_parser(
         "octal", help="Grundy values and the proven period of an octal game, or a survey",
         description="The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles): "
@@ -63,6 +67,8 @@ _CODE_ONLY = {"values": None, "grammar": False, "output": None, "json": False}
 
 def _cmd_octal(args: argparse.Namespace) -> int:
     survey = args.code == SURVEY
+    if survey and args.json:  # --json is --format json wherever a JSON form exists
+        args.json, args.format = False, args.format or "json"
     misplaced = _CODE_ONLY if survey else _SURVEY_ONLY
     wrong = [f"--{o}" for o, default in misplaced.items() if getattr(args, o) != default]
     if wrong:
