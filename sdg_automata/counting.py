@@ -641,6 +641,13 @@ class ClassMachine:
             raise InputError(f"the minimal DFA of the class has {m} states; the generating "
                              f"function and the density are computed for classes of at most "
                              f"{limit} states (--max-dfa-states raises that limit)")
+        try:
+            plan(self.table(value, budget), 2 * m + 1, method="levels",
+                 budget=replace(budget, max_states=None))
+        except BudgetExceeded as e:  # say why those counts are needed
+            raise BudgetExceeded(f"the generating function of a {m}-state class needs the "
+                                 f"counts up to length {2 * m + 1}: {e}", explored=e.explored
+                                 ) from None
         return _rational_gf(self.sequence(value, 2 * m + 1, budget=budget))
 
     def generating_function(self, value: int | None, x: Any = None, *,

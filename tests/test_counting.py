@@ -436,3 +436,13 @@ def test_the_budget_stops_a_long_count() -> None:
     big = TransferTable.from_rows([[(s + 1) % 30 for s in range(30)], list(range(30))], [0])
     with pytest.raises(BudgetExceeded):
         big.count_power(10**6, meter)
+
+
+def test_generating_function_refusal_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should name the generating function and the counts it needs when refusing them."""
+    machine = ClassMachine.build(example3(), "A")
+    machine.table(0)
+    monkeypatch.setattr(counting, "COSTS", {**counting.COSTS, "op": 1e3})  # every step slow
+    with pytest.raises(BudgetExceeded, match="generating function of a 4-state class needs "
+                                             "the counts up to length 9"):
+        machine.generating_function(0)
