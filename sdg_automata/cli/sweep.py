@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..errors import InputError, Interrupted
 from ..sweep import FORMATS, Format, Sweep, default_jobs
 from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive, stamped
 
@@ -203,7 +203,11 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
             sink = TableSink(sweep.brief or plain_cells(sweep.columns), stream=stream)
         else:
             sink = JsonlSink(stream)
-        todo = sum(1 for job in sweep.jobs if sweep.key(job) not in skip)
+        try:  # a first pass over the jobs, for the progress total, the pool and the batches
+            todo = sum(1 for job in sweep.jobs if sweep.key(job) not in skip)
+        except KeyboardInterrupt:
+            raise Interrupted(f"sweep {sweep.name} interrupted while counting its jobs, "
+                              "before any row was written") from None
         executor: Executor | None = None
         restart: Callable[[], Executor] | None = None
         width = 1
