@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "SCHEMA", "add_budget",
-    "add_drawing", "add_grammar", "add_output", "budget", "check_visual", "deliver", "duration",
-    "emit", "explore", "fail", "json_options", "load", "natural", "output", "positive",
-    "progress", "schema_name", "stamped", "unlimited_digits",
+    "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "check_visual",
+    "deliver", "duration", "emit", "explore", "fail", "json_options", "load", "natural",
+    "output", "positive", "progress", "schema_name", "stamped", "unlimited_digits",
 ]
 
 
@@ -224,6 +224,15 @@ def add_budget(p: argparse.ArgumentParser, *, states: bool = True, seconds: bool
         p.add_argument("--max-seconds", type=duration, metavar="S",
                        help="stop with exit 3 after S seconds")
 
+
+def add_engine(p: argparse.ArgumentParser) -> None:
+    """``--engine auto|compiled|python``: the compiled kernels or the Python reference
+    (:mod:`sdg_automata.kernels`)."""
+    from ..kernels import ENGINES
+
+    p.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="compiled: the numba kernels; python: the pure-Python reference; "
+                        "auto (default): compiled for runs large enough to repay loading numba")
 
 
 def budget(args: argparse.Namespace,

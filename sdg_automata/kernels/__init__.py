@@ -1,0 +1,114 @@
+"""Compiled kernels (numba) and the one place where an engine is chosen.
+
+The hot loops of the package (the on-the-fly Max-Grundy search, the
+exploration of the Step 1–5 automaton, octal values) exist twice: as the
+idiomatic pure-Python code that has always been the reference, and as array
+kernels compiled by numba.  Each kernel module of this package holds plain
+functions over numpy arrays decorated with :func:`jit`, and names the Python
+reference it must equal; the tests run both on the same instances and compare
+every result.  A kernel module imports numba when it is imported, so the
+engines import it inside the function that has chosen it.
+
+Choosing an engine (``engine=`` in the API, ``--engine`` on the command line):
+
+* ``"python"`` — the reference path, always available.
+* ``"compiled"`` — the numba kernels; an :class:`~sdg_automata.errors.InputError`
+  names what is missing when numba cannot be imported.
+* ``"auto"`` (the default) — the kernels when numba imports **and** the run is
+  large enough that compiling (or loading cached machine code and numba
+  itself, ~0.5 s) pays; small runs stay in Python (:func:`use_compiled`).
+
+``import sdg_automata`` never imports numba: only a run that chooses the
+compiled engine does.  Compiled code is cached on disk by numba
+(``cache=True``): next to the sources when the install location is writable,
+else in numba's user-wide cache directory (``NUMBA_CACHE_DIR`` overrides both);
+``SDG_AUTOMATA_NUMBA_CACHE=0`` turns caching off.
+
+numba is a dependency of the package on CPython (``pyproject.toml``), so
+``pip install sdg_automata`` brings it; where it cannot be imported (another
+interpreter, a platform without wheels, a broken install) ``"auto"`` runs the
+Python reference and says nothing, and ``"compiled"`` fails with one line.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, cast, get_args
+
+from ..errors import InputError
+
+__all__ = ["ENGINES", "Engine", "check_engine", "jit", "numba_missing", "use_compiled"]
+
+#: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
+Engine = Literal["auto", "compiled", "python"]
+#: the engines, in the order the command line lists them
+ENGINES: tuple[str, ...] = get_args(Engine)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def check_engine(engine: object) -> Engine:
+    """``engine`` if it names an engine, else :class:`InputError` listing them."""
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
+    return engine  # type: ignore[return-value]
+
+
+@functools.cache
+def numba_missing() -> str | None:
+    """Why numba cannot be used here (a phrase), or ``None`` when it can.
+
+    Imports numba on the first call (about half a second), so call it only
+    once a run has chosen to consider the compiled engine.
+    """
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        return None  # kernels then run as plain Python: slow, but still the kernels' code
+    try:
+        import numba  # noqa: F401
+    except Exception as e:  # ImportError, or a broken install raising anything else
+        return f"numba cannot be imported ({type(e).__name__}: {e})"
+    return None
+
+
+def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
+    """Whether a run of ``work`` units (states, values) should use the compiled kernels.
+
+    ``"auto"`` chooses them from ``threshold`` units on, when numba imports;
+    below it the Python reference finishes before numba would have loaded.
+
+    Raises
+    ------
+    InputError
+        For an unknown engine, or ``"compiled"`` without numba.
+    """
+    check_engine(engine)
+    if engine == "python":
+        return False
+    if engine == "auto" and work < threshold:
+        return False
+    reason = numba_missing()
+    if reason is None:
+        return True
+    if engine == "compiled":
+        raise InputError(f"the compiled engine needs numba: {reason} "
+                         "(pip install numba, or --engine python)")
+    return False
+
+
+def _caching() -> bool:
+    return os.environ.get("SDG_AUTOMATA_NUMBA_CACHE", "1") not in ("", "0")
+
+
+def jit(kernel: F) -> F:
+    """``kernel`` compiled by numba (``njit``, ``nogil``, cached on disk as the module
+    docstring says): the decorator of every kernel and helper in this package.
+
+    It imports numba, so a kernel module is imported only once
+    :func:`use_compiled` has said yes.  Compilation is lazy: the first call
+    with new argument types compiles, or loads the cached machine code.
+    """
+    import numba
+
+    return cast(F, numba.njit(cache=_caching(), nogil=True)(kernel))

@@ -1,0 +1,51 @@
+"""The engine choice of :mod:`sdg_automata.kernels` (the kernels themselves are tested
+beside the engines that use them, against their Python references)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from sdg_automata import kernels
+from sdg_automata.errors import InputError
+
+
+def test_engines_are_the_literal() -> None:
+    assert kernels.ENGINES == ("auto", "compiled", "python")
+    for e in kernels.ENGINES:
+        assert kernels.check_engine(e) == e
+    with pytest.raises(InputError, match="unknown engine 'fast'"):
+        kernels.check_engine("fast")
+
+
+def test_python_never_and_auto_only_from_the_threshold() -> None:
+    assert not kernels.use_compiled("python", work=10**9, threshold=1)
+    assert not kernels.use_compiled("auto", work=99, threshold=100)
+    assert kernels.use_compiled("auto", work=100, threshold=100) == (
+        kernels.numba_missing() is None)
+
+
+def test_without_numba_auto_falls_back_and_compiled_says_why(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernels, "numba_missing", lambda: "numba cannot be imported (test)")
+    assert not kernels.use_compiled("auto", work=10**9, threshold=1)
+    with pytest.raises(InputError, match="compiled engine needs numba.*--engine python"):
+        kernels.use_compiled("compiled", work=1, threshold=10)
+
+
+def test_numba_hidden_is_reported() -> None:
+    code = ("import sys; sys.modules['numba'] = None\n"
+            "from sdg_automata.kernels import numba_missing\n"
+            "print(numba_missing())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"PATH": "/usr/bin:/bin"}).stdout
+    assert out.startswith("numba cannot be imported (ModuleNotFoundError")
+
+
+def test_importing_the_package_does_not_import_numba() -> None:
+    code = "import sys, sdg_automata, sdg_automata.kernels; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
