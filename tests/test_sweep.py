@@ -16,6 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -302,12 +303,16 @@ def test_resume_cuts_a_torn_jsonl_line(tmp_path: Path) -> None:
     found = resume(out, "jsonl", COLUMNS)
     assert found.done == {r["key"] for r in rows[:10]} and found.torn_bytes == 40
     assert out.read_text().count("\n") == 10 and out.read_text().endswith("}\n")
-    # a garbled complete last line is torn as well; a garbled line before it is refused
+    # a complete last line (it has its newline) that is not a row is no torn write: a row
+    # is one write ending in its newline, so it is refused and kept, never cut (issue 21 §7)
     with open(out, "a") as f:
         f.write("{not json\n")
-    assert resume(out, "jsonl", COLUMNS).torn_bytes == len("{not json\n")
+    kept = out.read_bytes()
+    with pytest.raises(InputError, match=r"rows\.jsonl:11: not a JSON row"):
+        resume(out, "jsonl", COLUMNS)
+    assert out.read_bytes() == kept
     with open(out, "a") as f:
-        f.write("{not json\n" + json.dumps(rows[11]) + "\n")
+        f.write(json.dumps(rows[11]) + "\n")
     with pytest.raises(InputError, match=r"rows\.jsonl:11: not a JSON row"):
         resume(out, "jsonl", COLUMNS)
     other = tmp_path / "other.jsonl"
@@ -477,13 +482,17 @@ class LosingExecutor(ThreadPoolExecutor):
         if 5 in args[2]:
             from concurrent.futures import Future
 
+            from distributed import KilledWorker
+
             lost: Future[Any] = Future()
-            lost.set_exception(RuntimeError("KilledWorker: attempted to run task 3 times"))
+            worker = SimpleNamespace(address="tcp://127.0.0.1:1")
+            lost.set_exception(KilledWorker("_run_batch-5", worker, 3))
             return lost
         return super().submit(fn, *args, **kwargs)
 
 
 def test_a_lost_batch_is_rerun_job_by_job() -> None:
+    pytest.importorskip("distributed")
     with LosingExecutor(2) as pool:
         rows = {r["key"]: r for r in rows_of(TOY, executor=pool, batch=4, window=2,
                                              ordered=True)}
