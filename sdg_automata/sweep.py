@@ -808,6 +808,7 @@ def resume(path: str | os.PathLike[str], fmt: Format, columns: Sequence[str], *,
     except OSError as e:
         raise InputError(f"cannot read {str(p)!r}: {e.strerror or e}") from None
     lines = [line + b"\n" for line in data.split(b"\n")[:-1]]  # after the last \n: torn
+    _torn_tail(data[sum(map(len, lines)):], fmt, bool(lines), columns, str(p))
     read = _read_jsonl if fmt == "jsonl" else _read_csv
     status, keep = read(lines, tuple(columns), str(p))
     header = fmt == "csv" and keep > 0
@@ -817,6 +818,23 @@ def resume(path: str | os.PathLike[str], fmt: Format, columns: Sequence[str], *,
     done = frozenset(k for k, s in status.items() if s not in retry)
     return Resumed(done=done, torn_bytes=len(data) - keep, header=header,
                    retried=len(status) - len(done))
+
+
+def _torn_tail(tail: bytes, fmt: Format, after_lines: bool, columns: Sequence[str],
+               path: str) -> None:
+    """Refuse bytes after the last newline that cannot be the start of a row: cutting
+    them would delete what some other program wrote (a file of zeros, a text without
+    newline).  A JSON row starts with ``{``; a CSV file starts with its header."""
+    if not tail:
+        return
+    header = ",".join(columns).encode()
+    if fmt == "jsonl":
+        fits = tail.startswith(b"{")
+    else:
+        fits = after_lines or header.startswith(tail) or tail.startswith(header)
+    if not fits:
+        raise InputError("its last line is neither a row of this sweep nor the start of one; "
+                         "refusing to append to it", source=path)
 
 
 def _read_jsonl(lines: list[bytes], columns: tuple[str, ...], path: str
@@ -925,6 +943,8 @@ def locked(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
         except BaseException:
             if not existed:
                 _remove_if_empty(name, fd)
+            with contextlib.suppress(OSError):  # a row cut by a full disk is torn: resume
+                f.close()                        # cuts it, and flushing it again would fail
             raise
 
 

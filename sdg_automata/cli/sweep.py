@@ -294,6 +294,8 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
 
 def _check_options(args: argparse.Namespace, fmt: Format, retry: frozenset[str]) -> None:
     """Refuse what the sweep options cannot mean together, before anything is created."""
+    if args.out == "":
+        raise InputError("--out needs a file name")
     if args.out and fmt == "table":
         raise InputError("--out takes jsonl or csv; the table format is for the terminal")
     if retry and not args.out:
