@@ -570,8 +570,9 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
         jobs = [job for _, job in chunk]
         try:
             fut = ex.submit(_run_batch, sweep.work, sweep.failed, jobs, budget, sweep.unit)
-        except BrokenExecutor:  # the pool broke since the last wait: found at the next
-            raise
+        except BrokenExecutor as e:  # the pool broke since the last wait: a task that
+            fut = Future()           # failed with it, handled as those of the wait are
+            fut.set_exception(e)
         except Exception as e:  # noqa: BLE001 -- a closed Dask client, a lost connection
             raise _lost(e) from None
         in_flight[fut] = chunk

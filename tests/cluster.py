@@ -58,6 +58,7 @@ class Cluster:
 def dask_cluster(tmp: Path, workers: int = 2) -> Iterator[Cluster]:
     """A running cluster of ``workers`` workers (every process stopped at the end)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    tmp.mkdir(parents=True, exist_ok=True)
     file = tmp / "scheduler.json"
     scheduler = start(["distributed.cli.dask_scheduler", "--port", "0", "--scheduler-file",
                        str(file), *COMMON], env)
@@ -66,6 +67,8 @@ def dask_cluster(tmp: Path, workers: int = 2) -> Iterator[Cluster]:
         deadline = time.monotonic() + 60
         while not file.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
+        if not file.exists():
+            raise RuntimeError(f"the Dask scheduler did not start (exit {scheduler.poll()})")
         time.sleep(0.05)  # the file is written whole, but give it its last bytes
         cluster.address = json.loads(file.read_text())["address"]
         for _ in range(workers):

@@ -90,7 +90,8 @@ def resumes_to_the_whole(out: Path) -> None:
     assert done.returncode == 0, done.stderr
     keys = [r["key"] for r in rows_in(out)]
     assert len(keys) == len(set(keys)) == WHOLE
-    assert set(keys) == {r["key"] for r in rows_of(grammar_sweep(KILLED))}
+    sweep = grammar_sweep(KILLED)
+    assert set(keys) == {sweep.key(job) for job in sweep.jobs}
     assert all(r["status"] == "ok" for r in rows_in(out))
 
 
@@ -103,16 +104,16 @@ def test_killing_the_scheduler_writes_no_row_and_exits_3(tmp_path: Path) -> None
     pytest.importorskip("distributed")
     out = tmp_path / "rows.jsonl"
     with dask_cluster(tmp_path) as cluster:
-        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "1",
+        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "2",
                            "--connect-timeout", "5", "--out", str(out)])
-        wait_rows(out, 100, p)
+        wait_rows(out, 50, p)
         cluster.scheduler.kill()
         code, err = finish(p)
     assert code == 3, err
     one_line(err, "error: sweep grammars stopped after ")
     rows = rows_in(out)
     assert f"after {len(rows)} rows: " in err and "scheduler" in err and "resume" in err
-    assert 100 <= len(rows) < WHOLE and {r["status"] for r in rows} == {"ok"}
+    assert 50 <= len(rows) < WHOLE and {r["status"] for r in rows} == {"ok"}
     resumes_to_the_whole(out)
 
 
@@ -123,11 +124,11 @@ def test_a_killed_worker_loses_nothing_and_no_worker_left_exits_3(tmp_path: Path
     pytest.importorskip("distributed")
     out = tmp_path / "rows.jsonl"
     with dask_cluster(tmp_path) as cluster:
-        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "1",
+        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "2",
                            "--connect-timeout", "2", "--out", str(out)])
-        wait_rows(out, 100, p)
+        wait_rows(out, 50, p)
         cluster.workers[0].kill()
-        wait_rows(out, 300, p)
+        wait_rows(out, 150, p)
         cluster.workers[1].kill()
         code, err = finish(p)
     assert code == 3, err
@@ -144,9 +145,9 @@ def test_a_worker_running_other_code_joining_mid_run_is_refused(tmp_path: Path) 
     pytest.importorskip("distributed")
     out = tmp_path / "rows.jsonl"
     with dask_cluster(tmp_path, workers=1) as cluster:
-        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "1",
+        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "2",
                            "--out", str(out)])
-        wait_rows(out, 50, p)
+        wait_rows(out, 20, p)
         cluster.add_worker(changed_copy(tmp_path))
         cluster.wait_for(2)
         cluster.workers[0].kill()  # what is left to do goes to the other worker
@@ -480,8 +481,12 @@ def test_a_complete_last_line_that_is_not_a_row_is_refused(tmp_path: Path) -> No
     assert done.returncode == 2 and out.read_bytes() == before
     summary = cli("sweep", "summarize", str(out))
     assert summary.returncode == 2 and "rows.jsonl:4: not a JSON row" in summary.stderr
-    out.write_bytes(before[:-1])  # without its newline: torn, cut, run again
-    assert resume(out, "jsonl", COLUMNS).torn_bytes == len("an edited line")
+    out.write_bytes(before[:-1])  # without its newline, but no start of a row: refused too
+    with pytest.raises(InputError, match="neither a row of this sweep nor the start of one"):
+        resume(out, "jsonl", COLUMNS)
+    cut = before[:-len("an edited line\n")] + b'{"key": "ab: N0 -> a", "sta'
+    out.write_bytes(cut)  # a row cut by a kill: torn, cut off, its job runs again
+    assert resume(out, "jsonl", COLUMNS).torn_bytes == len('{"key": "ab: N0 -> a", "sta')
 
 
 def test_retry_errors_reruns_error_rows_and_the_last_row_counts(tmp_path: Path) -> None:
