@@ -98,15 +98,22 @@ def resumes_to_the_whole(out: Path) -> None:
 # -- §1-2: the cluster's faults are never rows --------------------------------------------
 
 
+def on_cluster(address: str, out: Path, *, rows: int, timeout: str = "5"
+               ) -> subprocess.Popen[str]:
+    """The 1610-row sweep on the cluster, a task per two jobs, once ``rows`` are written."""
+    p = sweep_process([*SHAPE, "--scheduler", address, "--batch", "2", "--connect-timeout",
+                       timeout, "--out", str(out)])
+    wait_rows(out, rows, p)
+    return p
+
+
 def test_killing_the_scheduler_writes_no_row_and_exits_3(tmp_path: Path) -> None:
     """Should stop at once with exit 3 and one line counting the rows in the file, none of
     them an error (7494e56 wrote hundreds of "CancelledError" rows, then a traceback)."""
     pytest.importorskip("distributed")
     out = tmp_path / "rows.jsonl"
     with dask_cluster(tmp_path) as cluster:
-        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "2",
-                           "--connect-timeout", "5", "--out", str(out)])
-        wait_rows(out, 50, p)
+        p = on_cluster(cluster.address, out, rows=50)
         cluster.scheduler.kill()
         code, err = finish(p)
     assert code == 3, err
@@ -124,9 +131,7 @@ def test_a_killed_worker_loses_nothing_and_no_worker_left_exits_3(tmp_path: Path
     pytest.importorskip("distributed")
     out = tmp_path / "rows.jsonl"
     with dask_cluster(tmp_path) as cluster:
-        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "2",
-                           "--connect-timeout", "2", "--out", str(out)])
-        wait_rows(out, 50, p)
+        p = on_cluster(cluster.address, out, rows=50, timeout="2")
         cluster.workers[0].kill()
         wait_rows(out, 150, p)
         cluster.workers[1].kill()
@@ -145,9 +150,7 @@ def test_a_worker_running_other_code_joining_mid_run_is_refused(tmp_path: Path) 
     pytest.importorskip("distributed")
     out = tmp_path / "rows.jsonl"
     with dask_cluster(tmp_path, workers=1) as cluster:
-        p = sweep_process([*SHAPE, "--scheduler", cluster.address, "--batch", "2",
-                           "--out", str(out)])
-        wait_rows(out, 20, p)
+        p = on_cluster(cluster.address, out, rows=20)
         cluster.add_worker(changed_copy(tmp_path))
         cluster.wait_for(2)
         cluster.workers[0].kill()  # what is left to do goes to the other worker
