@@ -80,7 +80,7 @@ def test_a_failed_write_keeps_the_old_file(grammar, tmp_path, capsys, monkeypatc
 
     monkeypatch.setattr(common.os, "fdopen", lambda *a, **k: Failing(real_fdopen(*a, **k)))
     code, _, err = run(["dfa", grammar, "A", "0", "-o", target], capsys)
-    assert code == 2
+    assert code == 3  # a full disk is a resource limit (issue 21 §6)
     assert err.splitlines() == [f"error: cannot write {str(target)!r}: No space left on device"]
     assert target.read_bytes() == b"the old result\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "out.txt"]  # no temp left
