@@ -84,10 +84,9 @@ from .errors import BudgetExceeded, InputError, Interrupted, ResourceError, SdgB
 from .stopping import is_stop_handler
 
 __all__ = [
-    "FORMATS", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status", "Sweep",
-    "SweepStats", "TableSink", "check_workers", "dask_executor", "default_jobs", "fingerprint",
-    "locked",
-    "plain_cells", "process_pool", "resume", "run_sweep",
+    "FORMATS", "Batch", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status",
+    "Sweep", "SweepStats", "TableSink", "check_workers", "dask_executor", "default_jobs",
+    "fingerprint", "locked", "plain_cells", "process_pool", "resume", "run_sweep",
 ]
 
 Status = Literal["ok", "budget", "error"]

@@ -547,3 +547,41 @@ def test_count_only_json_is_an_object_with_its_schema() -> None:
     from schemas import validate
 
     validate(obj)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"  # a zombie has ended; only its parent's wait is missing
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("platform", ["linux", "darwin"])
+def test_a_worker_dies_with_its_parent(platform: str) -> None:
+    """Should end a pool worker within a second of its parent's SIGKILL: through
+    PR_SET_PDEATHSIG on Linux, through the watchdog thread elsewhere (forced here by
+    naming another platform), so the fallback is tested too."""
+    script = (
+        "import os, sys, time\n"
+        "from sdg_automata import sweep\n"
+        "parent = os.getpid()\n"
+        "if os.fork() == 0:\n"
+        f"    sys.platform = {platform!r}\n"
+        "    sweep._die_with(parent)\n"
+        "    print(os.getpid(), flush=True)\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "time.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert p.stdout is not None
+    child = int(p.stdout.readline())
+    assert _alive(child)
+    p.kill()
+    p.wait()
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), f"the worker outlived its parent ({platform})"
