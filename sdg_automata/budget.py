@@ -206,7 +206,9 @@ class Meter:
         remaining = self.deadline - time.perf_counter()
         if seconds is not None and remaining <= 0:
             raise self.exceeded(self.count, f"{seconds:g} s")
-        armed = seconds is not None and threading.current_thread() is threading.main_thread()
+        # a deadline years away never fires, and setitimer overflows on it (--max-seconds 1e300)
+        armed = (seconds is not None and remaining < _LONGEST_ALARM
+                 and threading.current_thread() is threading.main_thread())
 
         def alarm(signum: int, frame: Any) -> None:
             raise BudgetExceeded(f"{what} stopped at the budget of {seconds:g} s "
@@ -227,6 +229,10 @@ class Meter:
                 signal.signal(signal.SIGALRM, previous)
         if seconds is not None and time.perf_counter() > self.deadline:
             raise self.exceeded(self.count, f"{seconds:g} s")
+
+
+#: seconds beyond which ``Meter.library`` sets no alarm (about three years)
+_LONGEST_ALARM = 1e8
 
 
 def available_bytes() -> int | None:

@@ -24,6 +24,7 @@ __all__ = [
     "InputError",
     "Interrupted",
     "MisereSumError",
+    "ResourceError",
     "SdgBug",
     "SdgError",
     "UnitCycleError",
@@ -198,6 +199,15 @@ class Interrupted(SdgError):
     def __init__(self, message: str, *, explored: int = 0):
         self.explored = explored
         super().__init__(message)
+
+
+class ResourceError(SdgError):
+    """Something the run depends on, outside its input, failed or ran out: the Dask
+    scheduler or its workers were lost, the disk is full.
+
+    The command line maps it to exit code 3, like a budget: nothing wrong was
+    written, and a sweep rerun with the same ``--out`` resumes where it stopped.
+    """
 
 
 class ConvergenceError(SdgError):

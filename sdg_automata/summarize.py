@@ -11,10 +11,15 @@ Grammar sweeps (rows of :mod:`sdg_automata.sweeps.grammars`):
 i-Mark surveys (rows of :mod:`sdg_automata.sweeps.imark`): which (S, D)
 converge, and with which c (SPEC §6).
 
+Octal surveys (rows of :func:`sdg_automata.octal.survey_sweep`): the proven
+preperiod and period of each code, the codes not proven within their values,
+and how many codes have each period.
+
 Rows whose status is not ``"ok"`` are counted, never summarized as if they
-were answers.  Plots (:func:`plot`, the ``plot`` extra): a histogram of the
-grammars' maximum values by grammar size (rules), or a heat map of c over
-(S, D).
+were answers.  A key with several rows (a job run again by ``--retry-errors``)
+counts by its last row, as resuming does.  Plots (:func:`plot`, the ``plot``
+extra): a histogram of the grammars' maximum values by grammar size (rules), a
+heat map of c over (S, D), or the codes' periods against their preperiods.
 """
 
 from __future__ import annotations
@@ -32,43 +37,66 @@ from .errors import InputError
 
 __all__ = ["Summary", "grammar_size", "load_rows", "plot", "summarize"]
 
-Kind = Literal["grammars", "imark"]
+Kind = Literal["grammars", "imark", "octal"]
 
 
 def load_rows(path: str | Path) -> list[dict[str, Any]]:
-    """The rows of a sweep's output, JSON Lines or CSV (nested cells as JSON).
+    """The rows of a sweep's output, JSON Lines or CSV (cells read back as written).
 
-    A torn last line (a sweep still running, or killed) is left out.
+    A torn last line (a sweep still running, or killed: the bytes after the
+    last newline) is left out; any other line that is not a row is an
+    :class:`~sdg_automata.errors.InputError`.  A key with several rows counts
+    by its last one.
     """
     from .parse import read_text
 
     text = read_text(path, what="sweep output")
-    rows: list[dict[str, Any]] = []
+    rows: dict[str, dict[str, Any]] = {}
     if text.startswith("key,") or text.startswith('"key"'):
-        return [{k: _from_cell(v) for k, v in record.items()}
-                for record in csv.DictReader(io.StringIO(text))]
-    lines = text.split("\n")
-    complete = lines[:-1]  # after the last newline: torn or empty
-    for i, line in enumerate(complete, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            if i == len(complete):
-                break
-            raise InputError("not a JSON row", source=str(path), line=i) from None
-        if not isinstance(row, dict) or "key" not in row:
-            raise InputError("not a row of a sweep (no 'key')", source=str(path), line=i)
-        rows.append(row)
+        complete = text[:text.rfind("\n") + 1]  # a torn last record left out
+        reader = csv.DictReader(io.StringIO(complete))
+        for record in reader:
+            if None in record or None in record.values():
+                raise InputError("not as many fields as the header names", source=str(path),
+                                 line=reader.line_num)
+            row = {k: _from_cell(k, v) for k, v in record.items()}
+            rows[str(row["key"])] = row
+    else:
+        for i, line in enumerate(text.split("\n")[:-1], start=1):  # after the last \n: torn
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError:
+                raise InputError("not a JSON row", source=str(path), line=i) from None
+            if not isinstance(row, dict) or "key" not in row:
+                raise InputError("not a row of a sweep (no 'key')", source=str(path), line=i)
+            rows[str(row["key"])] = row
     if not rows:
         raise InputError("no rows", source=str(path))
-    return rows
+    return list(rows.values())
 
 
-def _from_cell(cell: str | None) -> Any:
+#: CSV columns kept as text (a code such as 0.70 is not the number 0.7)
+_TEXT = frozenset({"key", "status", "grammar", "code", "error"})
+#: CSV columns written as sets, {1,2} (the i-Mark survey's S and D)
+_SETS = frozenset({"S", "D"})
+
+
+def _from_cell(column: str | None, cell: str | None) -> Any:
+    """A CSV cell as the row had it (the inverse of the sweep's CSV writer): empty is
+    None, True/False are booleans (Python's spelling), sets are lists, nested fields JSON."""
     if cell is None or cell == "":
         return None
+    if column in _TEXT:
+        return cell
+    if column in _SETS and cell.startswith("{") and cell.endswith("}"):
+        try:
+            return [int(v) for v in cell[1:-1].split(",") if v]
+        except ValueError:
+            return cell
+    if cell in ("True", "False"):
+        return cell == "True"
     try:
         return json.loads(cell)
     except ValueError:
@@ -80,7 +108,10 @@ def _kind(rows: Sequence[dict[str, Any]]) -> Kind:
         return "grammars"
     if all("S" in r and "D" in r for r in rows):
         return "imark"
-    raise InputError("the rows are neither a grammar sweep's nor an i-Mark survey's")
+    if all("code" in r and "period" in r for r in rows):
+        return "octal"
+    raise InputError("the rows are not a grammar sweep's, an i-Mark survey's or an octal "
+                     "survey's")
 
 
 def grammar_size(row: dict[str, Any]) -> tuple[int, int, int]:
@@ -119,13 +150,12 @@ class Summary:
 
 
 def summarize(rows: Sequence[dict[str, Any]], *, top: int = 5) -> Summary:
-    """The summary tables of a sweep's rows (grammars or i-Mark, told apart by their fields)."""
+    """The summary tables of a sweep's rows (grammars, i-Mark or octal, told apart by their
+    fields)."""
     kind = _kind(rows)
     status = dict(sorted(Counter(str(r.get("status", "ok")) for r in rows).items()))
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
-    if kind == "imark":
-        return Summary(kind=kind, status=status, tables=_imark_tables(ok))
-    return Summary(kind=kind, status=status, tables=_grammar_tables(ok, top))
+    return Summary(kind=kind, status=status, tables=_TABLES[kind](ok, top))
 
 
 def _grammar_tables(ok: Sequence[dict[str, Any]], top: int) -> dict[str, list[list[Any]]]:
@@ -160,7 +190,7 @@ def _show(values: Sequence[int]) -> str:
     return "{" + ",".join(map(str, values)) + "}"
 
 
-def _imark_tables(ok: Sequence[dict[str, Any]]) -> dict[str, list[list[Any]]]:
+def _imark_tables(ok: Sequence[dict[str, Any]], top: int) -> dict[str, list[list[Any]]]:
     table: list[list[Any]] = [["S", "D", "c", "worst start", "result"]]
     for r in sorted(ok, key=lambda r: (len(r["S"]), r["S"], len(r["D"]), r["D"])):
         result = "converges" if r["converges"] else f"no convergence from {r['failed_start']}"
@@ -172,16 +202,53 @@ def _imark_tables(ok: Sequence[dict[str, Any]]) -> dict[str, list[list[Any]]]:
     return {"convergence per instance": table, "instances by c": dist}
 
 
+def _code_order(row: dict[str, Any]) -> tuple[int, str]:
+    return len(row["code"]), row["code"]
+
+
+def _octal_tables(ok: Sequence[dict[str, Any]], top: int) -> dict[str, list[list[Any]]]:
+    proven = sorted((r for r in ok if r["certified"]), key=_code_order)
+    table: list[list[Any]] = [["code", "preperiod", "period", "values"]]
+    table += [[r["code"], r["preperiod"], r["period"], r["checked_to"]] for r in proven]
+    still: list[list[Any]] = [["code", "values"]]
+    still += [[r["code"], r["checked_to"]]
+              for r in sorted((r for r in ok if not r["certified"]), key=_code_order)]
+    counts = Counter(r["period"] for r in proven)
+    by_period: list[list[Any]] = [["period", "codes"]]
+    by_period += [[p, n] for p, n in sorted(counts.items())]
+    longest: list[list[Any]] = [["preperiod", "period", "code"]]
+    longest += [[r["preperiod"], r["period"], r["code"]]
+                for r in sorted(proven, key=lambda r: (-r["preperiod"], -r["period"],
+                                                       _code_order(r)))[:top]]
+    return {"proven periods (octal games)": table, "not proven within their values": still,
+            "codes by period": by_period, f"longest preperiods (top {top})": longest}
+
+
+_TABLES = {"grammars": _grammar_tables, "imark": _imark_tables, "octal": _octal_tables}
+
+
 # ---------------------------------------------------------------------------
 # plots
 
 
 def plot(rows: Sequence[dict[str, Any]], out: str | Path) -> None:
-    """Draw the sweep's picture to ``out`` (``.png`` or ``.svg``) with matplotlib.
+    """Draw the sweep's picture (:func:`picture`) to the file ``out``."""
+    data = picture(rows, out)
+    try:
+        Path(out).write_bytes(data)
+    except OSError as e:
+        raise InputError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+
+
+def picture(rows: Sequence[dict[str, Any]], out: str | Path) -> bytes:
+    """The sweep's picture, drawn with matplotlib as the file ``out`` would hold it
+    (``.png`` or ``.svg``, from its suffix); the command line writes it as it writes
+    every output (atomically, never over an input).
 
     Grammars: a histogram of each grammar's largest maximum, one bar group per
     number of rules.  i-Mark: a heat map of c over (S, D), grey where the
-    instance does not converge.
+    instance does not converge.  Octal: each proven code's period against its
+    preperiod.
 
     Raises
     ------
@@ -202,14 +269,14 @@ def plot(rows: Sequence[dict[str, Any]], out: str | Path) -> None:
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
     if not ok:
         raise InputError("no row with status 'ok' to plot")
-    fig = (_grammar_plot if _kind(rows) == "grammars" else _imark_plot)(plt, ok)
+    fig = _PLOTS[_kind(rows)](plt, ok)
+    buffer = io.BytesIO()
     try:
-        fig.savefig(out, dpi=120, bbox_inches="tight",
+        fig.savefig(buffer, format=suffix[1:], dpi=120, bbox_inches="tight",
                     metadata={"Date": None} if suffix == ".svg" else None)
-    except OSError as e:
-        raise InputError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
     finally:
         plt.close(fig)
+    return buffer.getvalue()
 
 
 def _grammar_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
@@ -264,3 +331,23 @@ def _imark_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
     ax.set_title("i-Mark(S, D): the window c that converges (× none)")
     fig.colorbar(image, ax=ax, label="log₂ c")
     return fig
+
+
+def _octal_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
+    proven = [r for r in ok if r["certified"]]
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.scatter([r["preperiod"] + 1 for r in proven], [r["period"] for r in proven], s=14)
+    if len(proven) <= 40:
+        for r in proven:
+            ax.annotate(r["code"], (r["preperiod"] + 1, r["period"]), fontsize=6,
+                        xytext=(3, 2), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("preperiod + 1")
+    ax.set_ylabel("period")
+    ax.set_title(f"Octal games: proven periods ({len(proven)} codes, "
+                 f"{len(ok) - len(proven)} not proven)")
+    return fig
+
+
+_PLOTS = {"grammars": _grammar_plot, "imark": _imark_plot, "octal": _octal_plot}

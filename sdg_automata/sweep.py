@@ -17,17 +17,30 @@ Guarantees (issue 12):
   killed sweep loses at most the rows in flight and never duplicates or
   corrupts one.  :func:`locked` keeps a second sweep from appending to the
   same file at the same time.
-* **Failures are rows.**  A job that raises gives a row with
-  ``"status": "error"`` and an ``error`` message; a job over its per-job
-  :class:`~sdg_automata.budget.Budget` gives ``"status": "budget"``; a worker
-  process that dies is found by rerunning the jobs it may have held one at a
-  time on a fresh pool, and the job that kills it again is an error row.  On
-  Dask (which reschedules a dead worker's tasks itself and gives up with
-  ``KilledWorker``), a failed batch is rerun job by job, so only the job that
-  fails alone becomes an error row.
+* **A row is the job's own outcome, never the cluster's** (issue 21 §1).  A
+  job that raises gives a row with ``"status": "error"`` and an ``error``
+  message; a job over its per-job :class:`~sdg_automata.budget.Budget` gives
+  ``"status": "budget"``.  A job that kills its worker is found by rerunning
+  the jobs in flight one at a time (on a fresh pool; on Dask, which reruns a
+  dead worker's tasks itself and gives up with ``KilledWorker`` after
+  ``distributed.scheduler.allowed-failures`` deaths), and only the job that
+  kills a worker alone becomes an error row.  Anything else that fails a task
+  -- the scheduler or the connection to it lost, a cancelled future, no
+  worker left for the executor's grace time -- is the sweep's fault: no row
+  is written for it, and :func:`run_sweep` stops with
+  :class:`~sdg_automata.errors.ResourceError` (exit 3) saying how many rows
+  it wrote; a rerun with the same ``--out`` recomputes exactly the rest.
+  Error rows are results like any other, so a resume skips them; delete
+  their lines to run those jobs again.
 * **Same code everywhere.**  :func:`check_workers` compares the package
   version and a fingerprint of its source on every Dask worker with ours and
-  refuses to run when they differ.
+  refuses to start when they differ; every batch's result carries the
+  fingerprint of the worker that ran it, so the rows of a worker running
+  other code that joins mid-run are refused, and the sweep stops saying so.
+* **Workers die with their parent.**  A local pool's workers ask Linux for
+  SIGKILL when the process that made them dies (``prctl(PR_SET_PDEATHSIG)``),
+  so a sweep killed with SIGKILL leaves no orphan holding its stdout; where
+  prctl is missing a thread in each worker polls its parent instead.
 
 Jobs are sent in batches (``batch`` jobs per task) so that the per-task cost
 of a distributed scheduler (about a millisecond) is shared by many small jobs;
@@ -46,30 +59,42 @@ import itertools
 import json
 import os
 import signal
+import stat
 import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    CancelledError,
+    Executor,
+    Future,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import IO, Any, Generic, Literal, Protocol, TypeVar, get_args
+from typing import IO, Any, Generic, Literal, NamedTuple, Protocol, TypeVar, get_args
 
 from .budget import UNLIMITED, Budget, Meter
-from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
+from .errors import BudgetExceeded, InputError, Interrupted, ResourceError, SdgBug
+from .stopping import is_stop_handler
 
 __all__ = [
-    "FORMATS", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status", "Sweep",
-    "SweepStats", "TableSink", "check_workers", "dask_executor", "default_jobs", "fingerprint",
-    "locked",
-    "plain_cells", "process_pool", "resume", "run_sweep",
+    "FORMATS", "Batch", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status",
+    "Sweep", "SweepStats", "TableSink", "check_workers", "dask_executor", "default_jobs",
+    "fingerprint", "locked", "plain_cells", "process_pool", "resume", "run_sweep",
 ]
 
 Status = Literal["ok", "budget", "error"]
 #: seconds between two looks for a Ctrl-C while waiting for an executor
 _TICK = 0.1
+#: the longest --connect-timeout: a wait of a day is "forever" on any cluster, and far
+#: longer ones overflow the clocks of threading and asyncio
+LONGEST_WAIT = 86400.0
 Format = Literal["jsonl", "csv", "table"]
 #: the output formats, for the command line's ``choices=``
 FORMATS: tuple[str, ...] = get_args(Format)
@@ -166,8 +191,25 @@ class SweepStats:
 # the worker side
 
 
+class Batch(NamedTuple):
+    """A task's result: its rows, and the code and place that computed them."""
+
+    fingerprint: str  #: :func:`fingerprint` of the worker
+    place: str  #: the worker (a Dask address, or the process id)
+    rows: list[dict[str, Any]]
+
+
+def _place() -> str:
+    """Where this runs: the Dask worker's address, or the process."""
+    distributed = sys.modules.get("distributed")
+    if distributed is not None:
+        with contextlib.suppress(ValueError):  # not inside a Dask task
+            return str(distributed.get_worker().address)
+    return f"process {os.getpid()}"
+
+
 def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str], Row],
-               jobs: Sequence[J], budget: Budget, unit: str) -> list[dict[str, Any]]:
+               jobs: Sequence[J], budget: Budget, unit: str) -> Batch:
     """Run jobs one after the other where the executor put us; every job gives one row."""
     rows = []
     for job in jobs:
@@ -184,12 +226,55 @@ def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str
         except Exception as e:  # noqa: BLE001 -- a failing job is a row, not a failed sweep
             row = failed(job, "error", f"{type(e).__name__}: {e}")
         rows.append(row.to_json())
-    return rows
+    return Batch(fingerprint(), _place(), rows)
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the parent, which stops the sweep in one place."""
+#: prctl(2)'s option: the signal a process gets when its parent dies (Linux)
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_start(parent: int) -> None:
+    """A pool worker's start: Ctrl-C is the parent's business (it stops the sweep in
+    one place), SIGTERM has its default action (the parent terminates its workers with
+    it), and the worker dies with its parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """End this process when ``parent`` dies, even by SIGKILL (issue 21 §5).
+
+    A pool worker otherwise outlives a killed sweep forever: it waits on a
+    queue whose write end it holds itself, and keeps the sweep's stdout open,
+    so a reader never sees end-of-file.  On Linux the kernel sends SIGKILL at
+    the parent's death (``PR_SET_PDEATHSIG``, asked through ctypes): at once,
+    even while the worker runs a compiled kernel that holds the GIL.  It fires
+    when the *thread* that started the worker ends, which for
+    :func:`process_pool` is the thread that first submits (the main thread of
+    the command line).  Elsewhere, or where prctl fails, a daemon thread looks
+    at the parent every half second instead (os.getppid changes when a POSIX
+    parent dies).
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
+                if os.getppid() != parent:  # the parent died before we asked
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+            pass
+    threading.Thread(target=_watch_parent, args=(parent,), name="sdg-parent-watch",
+                     daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:  # pragma: no cover - off Linux
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def default_jobs() -> int:
@@ -198,7 +283,8 @@ def default_jobs() -> int:
 
 
 def process_pool(jobs: int) -> Executor:
-    """A local process pool of ``jobs`` workers that ignore Ctrl-C.
+    """A local process pool of ``jobs`` workers that ignore Ctrl-C and die with this
+    process (:func:`_die_with`).
 
     Leaving it through an exception (Ctrl-C) terminates the workers instead of
     waiting for the jobs they run.
@@ -211,7 +297,7 @@ def process_pool(jobs: int) -> Executor:
                 _stop(self)
             return super().__exit__(kind, value, tb)
 
-    return Pool(max_workers=jobs, initializer=_ignore_sigint)
+    return Pool(max_workers=jobs, initializer=_worker_start, initargs=(os.getpid(),))
 
 
 def _stop(executor: Executor, *, settle: float = 5.0) -> None:
@@ -236,7 +322,8 @@ def _stop(executor: Executor, *, settle: float = 5.0) -> None:
 
 
 class _SigintGuard:
-    """Ctrl-C held back over steps it must not cut, and raised at a point of our choosing.
+    """Ctrl-C (and SIGTERM, which the command line makes a Ctrl-C: :mod:`~sdg_automata.stopping`)
+    held back over steps it must not cut, and raised at a point of our choosing.
 
     A Ctrl-C that lands between a sink's write and the count makes the message
     one row short of the file; one that lands inside ``concurrent.futures``
@@ -244,34 +331,40 @@ class _SigintGuard:
     management thread stuck or dying with a traceback (issue 15).  Inside
     :meth:`held` the signal is only noted; it is raised as
     :class:`KeyboardInterrupt` when the outermost held step ends or at
-    :meth:`check`.  The handler replaces Python's default one only, on the main
-    thread (signals go nowhere else); elsewhere nothing is held.  A second
-    Ctrl-C before the first is raised is raised at once (the count may then be
-    one row short of a file the row was being written to).
+    :meth:`check`, through the handler it stands in for.  It replaces only
+    handlers that raise :class:`KeyboardInterrupt`
+    (:func:`~sdg_automata.stopping.is_stop_handler`), on the main thread
+    (signals go nowhere else); elsewhere nothing is held.  A second signal
+    before the first is raised is raised at once (the count may then be one
+    row short of a file the row was being written to).
     """
 
     def __init__(self) -> None:
         self._depth = 0
-        self._pending = False
+        self._pending: int | None = None
+        self._handlers: dict[int, Any] = {}
 
     def _handler(self, signum: int, frame: Any) -> None:
-        if self._depth and not self._pending:
-            self._pending = True
-        else:  # a second Ctrl-C does not wait (a write blocked on a full pipe never ends)
-            raise KeyboardInterrupt
+        if self._depth and self._pending is None:
+            self._pending = signum
+        else:  # a second signal does not wait (a write blocked on a full pipe never ends)
+            self._handlers[signum](signum, frame)
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[None]:
-        """Our handler instead of Python's default one, while the sweep runs."""
-        ours = (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
-        if ours:
-            signal.signal(signal.SIGINT, self._handler)
+        """Our handler instead of the raising ones, while the sweep runs."""
+        if threading.current_thread() is threading.main_thread():
+            for signum in (int(signal.SIGINT), int(signal.SIGTERM)):
+                handler = signal.getsignal(signum)
+                if is_stop_handler(handler):
+                    self._handlers[signum] = handler
+                    signal.signal(signum, self._handler)
         try:
             yield
         finally:
-            if ours:
-                signal.signal(signal.SIGINT, signal.default_int_handler)
+            for signum, handler in self._handlers.items():
+                signal.signal(signum, handler)
+            self._handlers.clear()
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -285,10 +378,10 @@ class _SigintGuard:
             self.check()
 
     def check(self) -> None:
-        """Raise the Ctrl-C held so far, if any."""
-        if self._pending:
-            self._pending = False
-            raise KeyboardInterrupt
+        """Raise the Ctrl-C (or SIGTERM) held so far, if any."""
+        if self._pending is not None:
+            signum, self._pending = self._pending, None
+            self._handlers[signum](signum, None)
 
 
 # ---------------------------------------------------------------------------
@@ -315,16 +408,21 @@ def run_sweep(
         The jobs and the job → row function.
     on_row:
         Called in this process with each row (a JSON-ready dict) as soon as it
-        is done, in completion order.
+        is done, in completion order.  It may raise
+        :class:`~sdg_automata.errors.ResourceError` (a full disk): the sweep
+        then stops as when its cluster is lost.
     executor:
         Where jobs run: any :class:`concurrent.futures.Executor` (a
         :func:`process_pool`, :func:`dask_executor`); ``None`` runs them here,
-        one after the other.
+        one after the other.  An executor with a ``watch()`` method has it
+        called while the sweep waits; it raises
+        :class:`~sdg_automata.errors.ResourceError` when the executor can no
+        longer finish its tasks (a Dask cluster left without workers).
     restart:
         Makes a fresh executor when ``executor`` breaks (a worker process
         died); the jobs in flight are then rerun one at a time to find the one
-        that kills its worker, which becomes an error row.  Without it, every
-        job in flight at the break is an error row.
+        that kills its worker, which becomes an error row.  Without it, the
+        sweep stops there with :class:`~sdg_automata.errors.ResourceError`.
     budget:
         The per-job budget (``max_states``, ``max_seconds``).
     skip:
@@ -343,9 +441,17 @@ def run_sweep(
     ------
     Interrupted
         On Ctrl-C, saying how many rows were written (the rest can be resumed).
+    ResourceError
+        When the executor is lost (a Dask scheduler gone, its tasks cancelled,
+        no worker left) or ``on_row`` runs out of room, saying how many rows
+        were written; no row is written for a job the executor lost.
+    InputError
+        When a worker running other code (another :func:`fingerprint`) joins:
+        its rows are refused.
     """
     if batch < 1 or window < 1:
         raise InputError(f"batch and window must be positive, not {batch} and {window}")
+    batch, window = min(batch, sys.maxsize), min(window, sys.maxsize)  # islice's limit
     started = time.perf_counter()
     counts = dict.fromkeys(get_args(Status), 0)
     skipped = [0]
@@ -363,7 +469,15 @@ def run_sweep(
                     sent.append(k)
                 yield k, job
 
-    def deliver(keys: Sequence[str], rows: list[dict[str, Any]]) -> None:
+    def deliver(keys: Sequence[str], result: Batch) -> None:
+        rows = result.rows
+        if result.fingerprint != fingerprint():
+            raise InputError(
+                f"sweep {sweep.name}: {result.place} runs sdg_automata {result.fingerprint}, "
+                f"but this client runs {fingerprint()}: its {len(rows)} row(s) were refused "
+                f"and the sweep stopped after {sum(counts.values())} rows; install the same "
+                f"version on every worker (the fingerprint hashes the package source), then "
+                f"rerun the same command with the same --out to resume")
         if [r.get("key") for r in rows] != list(keys):
             raise SdgBug(f"sweep {sweep.name!r}: rows came back for other keys than sent")
         if ordered:
@@ -376,8 +490,9 @@ def run_sweep(
                 on_row(row)
                 counts[row["status"]] = counts.get(row["status"], 0) + 1
 
-    def failures(chunk: Sequence[tuple[str, J]], message: str) -> list[dict[str, Any]]:
-        return [sweep.failed(job, "error", message).to_json() for _, job in chunk]
+    def failures(chunk: Sequence[tuple[str, J]], message: str) -> Batch:
+        return Batch(fingerprint(), _place(),
+                     [sweep.failed(job, "error", message).to_json() for _, job in chunk])
 
     guard = _SigintGuard()
     try:
@@ -388,6 +503,10 @@ def run_sweep(
         done = sum(counts.values())
         raise Interrupted(f"sweep {sweep.name} interrupted after {done} rows; rerun the same "
                           f"command with the same --out to resume", explored=done) from None
+    except ResourceError as e:
+        raise ResourceError(f"sweep {sweep.name} stopped after {sum(counts.values())} rows: "
+                            f"{e}; rerun the same command with the same --out to resume the "
+                            f"jobs not done") from None
     return SweepStats(rows=sum(counts.values()), ok=counts["ok"], budget=counts["budget"],
                       error=counts["error"], skipped=skipped[0],
                       seconds=time.perf_counter() - started)
@@ -395,38 +514,69 @@ def run_sweep(
 
 def _run(sweep: Sweep[J], executor: Executor | None, restart: Callable[[], Executor] | None,
          pending: Iterator[tuple[str, J]], budget: Budget, batch: int, window: int,
-         deliver: Callable[[Sequence[str], list[dict[str, Any]]], None],
-         failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]],
+         deliver: Callable[[Sequence[str], Batch], None],
+         failures: Callable[[Sequence[tuple[str, J]], str], Batch],
          guard: _SigintGuard) -> None:
     """Every job of :func:`run_sweep`, here one after the other or on ``executor``."""
     if executor is None:  # jobs run here: Ctrl-C must cut them
         for k, job in pending:
             deliver([k], _run_batch(sweep.work, sweep.failed, [job], budget, sweep.unit))
     else:  # jobs run elsewhere: Ctrl-C is taken between two waits, never inside the pool
+        watch = getattr(executor, "watch", None)
+
+        def poll() -> None:
+            guard.check()
+            if watch is not None:
+                watch()
+
         with guard.held():
             _run_on(sweep, executor, restart, pending, budget, batch, window, deliver,
-                    failures, guard.check)
+                    failures, poll)
+
+
+def _killed_its_worker(e: BaseException) -> bool:
+    """Whether a failed task says one of its jobs killed the worker that ran it: Dask's
+    ``KilledWorker`` (the task's workers died ``allowed-failures`` times)."""
+    distributed = sys.modules.get("distributed")
+    return distributed is not None and isinstance(e, distributed.KilledWorker)
+
+
+def _lost(e: BaseException) -> ResourceError:
+    """The error for a task the executor lost (never a row: the job did not fail)."""
+    if isinstance(e, CancelledError):
+        why = ("a task was cancelled under it: the Dask scheduler, or the connection to it, "
+               "was lost")
+    else:
+        why = f"the executor failed ({type(e).__name__}: {e})"
+    return ResourceError(why)
 
 
 def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor] | None,
             pending: Iterator[tuple[str, J]], budget: Budget, batch: int, window: int,
-            deliver: Callable[[Sequence[str], list[dict[str, Any]]], None],
-            failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]],
+            deliver: Callable[[Sequence[str], Batch], None],
+            failures: Callable[[Sequence[tuple[str, J]], str], Batch],
             poll: Callable[[], None]) -> None:
     """The windowed submit/collect loop of :func:`run_sweep` over an executor.
 
-    ``poll`` raises a Ctrl-C held meanwhile; it is called every :data:`_TICK`
-    seconds while waiting.
+    ``poll`` raises a Ctrl-C held meanwhile, or a lost executor; it is called
+    every :data:`_TICK` seconds while waiting.
     """
     chunks = iter(lambda: list(itertools.islice(pending, batch)), [])
-    in_flight: dict[Future[list[dict[str, Any]]], list[tuple[str, J]]] = {}
+    in_flight: dict[Future[Batch], list[tuple[str, J]]] = {}
     own: list[Executor] = []  # executors made by restart, shut down here
 
     def submit(ex: Executor, chunk: list[tuple[str, J]]) -> None:
         jobs = [job for _, job in chunk]
-        in_flight[ex.submit(_run_batch, sweep.work, sweep.failed, jobs, budget, sweep.unit)] = chunk
+        try:
+            fut = ex.submit(_run_batch, sweep.work, sweep.failed, jobs, budget, sweep.unit)
+        except BrokenExecutor as e:  # the pool broke since the last wait: a task that
+            fut = Future()           # failed with it, handled as those of the wait are
+            fut.set_exception(e)
+        except Exception as e:  # noqa: BLE001 -- a closed Dask client, a lost connection
+            raise _lost(e) from None
+        in_flight[fut] = chunk
 
-    def settle(fs: Iterable[Future[list[dict[str, Any]]]]) -> set[Future[list[dict[str, Any]]]]:
+    def settle(fs: Iterable[Future[Batch]]) -> set[Future[Batch]]:
         """Wait for one of ``fs`` to finish, answering Ctrl-C within a tick."""
         while True:
             finished, _ = wait(fs, timeout=_TICK, return_when=FIRST_COMPLETED)
@@ -434,19 +584,29 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
             if finished:
                 return finished
 
-    def collect(fut: Future[list[dict[str, Any]]], chunk: list[tuple[str, J]]) -> bool:
-        """Deliver a finished task's rows; False when its executor broke."""
+    def collect(fut: Future[Batch], chunk: list[tuple[str, J]]) -> bool:
+        """Deliver a finished task's rows; False when its executor broke.
+
+        Only a job that kills its worker is a row here; any other failure of the
+        task (``_run_batch`` makes a row of whatever a job raises) is the
+        executor's, and stops the sweep without a row.
+        """
         try:
-            rows = fut.result()
+            result = fut.result()
         except BrokenExecutor:
             return False
-        except Exception as e:  # noqa: BLE001 -- e.g. Dask's KilledWorker: the jobs are rows
+        except Exception as e:  # noqa: BLE001 -- whatever the executor says, it is not a row
+            if not _killed_its_worker(e):
+                raise _lost(e) from None
             if len(chunk) > 1:  # one job may have taken its batch down: each again, alone
                 for one in chunk:
                     submit(executor, [one])
                 return True
-            rows = failures(chunk, f"the worker failed: {type(e).__name__}: {e}")
-        deliver([k for k, _ in chunk], rows)
+            tries = getattr(e, "allowed_failures", None)
+            result = failures(chunk, f"the job killed each of the "
+                                     f"{'' if tries is None else f'{tries + 1} '}Dask workers "
+                                     f"that ran it (KilledWorker)")
+        deliver([k for k, _ in chunk], result)
         return True
 
     try:
@@ -473,9 +633,9 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
                     suspects += chunk
             in_flight.clear()
             _stop(executor)
-            if restart is None:
-                deliver([k for k, _ in suspects], failures(suspects, "the worker died"))
-                return _drain(chunks, deliver, failures)
+            if restart is None:  # which job killed it cannot be found: not a row
+                raise ResourceError("a worker process died and the executor cannot be "
+                                    "restarted")
             executor = restart()
             own.append(executor)
             for one in suspects:  # alone on a fresh pool: a death now is this job's
@@ -491,14 +651,6 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
     finally:  # futures still in flight (an exception) go with their executor's shutdown
         for ex in own:
             _stop(ex)
-
-
-def _drain(chunks: Iterator[list[tuple[str, J]]],
-           deliver: Callable[[Sequence[str], list[dict[str, Any]]], None],
-           failures: Callable[[Sequence[tuple[str, J]], str], list[dict[str, Any]]]) -> None:
-    """Without a way to restart, the jobs not yet sent are error rows too."""
-    for chunk in chunks:
-        deliver([k for k, _ in chunk], failures(chunk, "not run: the executor broke"))
 
 
 # ---------------------------------------------------------------------------
@@ -602,25 +754,53 @@ def plain_cells(columns: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, 
 class Resumed:
     """What :func:`resume` found in an output file."""
 
-    done: frozenset[str]
+    done: frozenset[str]  # keys not to run again
     torn_bytes: int  # bytes of a torn last line that were cut off (0: none)
     header: bool  # whether the file already has its header (CSV)
+    retried: int = 0  # keys whose last row has a status to retry
 
 
-def resume(path: str | os.PathLike[str], fmt: Format, columns: Sequence[str]) -> Resumed:
+def _regular(path: str) -> bool:
+    """Whether ``path`` exists; :class:`~sdg_automata.errors.InputError` when it is not a
+    regular file (or a link to one): a sweep rereads its ``--out`` to resume, and a device
+    such as /dev/full reads forever, a FIFO blocks the open (issue 21 §6)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        raise InputError(f"cannot write {path!r}: {e.strerror or e}") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"cannot write {path!r}: it is a directory")
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "a device")
+        raise InputError(f"--out {path!r} is {kind}, not a regular file: a sweep appends its "
+                         f"rows to a file it can read again to resume")
+    return True
+
+
+def resume(path: str | os.PathLike[str], fmt: Format, columns: Sequence[str], *,
+           retry: Container[str] = frozenset()) -> Resumed:
     """Read the keys already in ``path`` and cut off a torn last line.
 
-    A line is *torn* when it is the last and does not end with a newline, or
-    does not parse (a writer killed between two writes).  Every other line
-    must be a row of this sweep (it has every field of ``columns``), else
-    :class:`~sdg_automata.errors.InputError` (the file is someone else's, and
-    appending to it would mix sweeps).
+    A key is done unless the status of its last row is in ``retry``
+    (``{"error"}`` for ``--retry-errors``): that job runs again, and its new
+    row, appended, is the one that counts.
+
+    A line is *torn* when it is the last and does not end with a newline (a
+    writer killed in the middle of a row: a row is one write ending with its
+    newline, which nothing inside a JSON row or a CSV field at its end can
+    be).  Every other line must be a row of this sweep (it has every field of
+    ``columns``) or blank, else :class:`~sdg_automata.errors.InputError` (the
+    file is someone else's, or was edited, and appending to it would mix
+    sweeps); a complete last line is no exception.
     """
     if fmt == "table":
         raise InputError("--out takes jsonl or csv; the table format is for the terminal")
     p = Path(path)
-    if p.is_dir():
-        raise InputError(f"cannot write {str(p)!r}: it is a directory")
+    if not _regular(str(p)):
+        return Resumed(done=frozenset(), torn_bytes=0, header=False)
     try:
         data = p.read_bytes()
     except FileNotFoundError:
@@ -628,43 +808,66 @@ def resume(path: str | os.PathLike[str], fmt: Format, columns: Sequence[str]) ->
     except OSError as e:
         raise InputError(f"cannot read {str(p)!r}: {e.strerror or e}") from None
     lines = [line + b"\n" for line in data.split(b"\n")[:-1]]  # after the last \n: torn
+    _torn_tail(data[sum(map(len, lines)):], fmt, bool(lines), columns, str(p))
     read = _read_jsonl if fmt == "jsonl" else _read_csv
-    keys, keep = read(lines, tuple(columns), str(p))
+    status, keep = read(lines, tuple(columns), str(p))
     header = fmt == "csv" and keep > 0
     if keep < len(data):
         with open(p, "r+b") as f:
             f.truncate(keep)
-    return Resumed(done=frozenset(keys), torn_bytes=len(data) - keep, header=header)
+    done = frozenset(k for k, s in status.items() if s not in retry)
+    return Resumed(done=done, torn_bytes=len(data) - keep, header=header,
+                   retried=len(status) - len(done))
+
+
+def _torn_tail(tail: bytes, fmt: Format, after_lines: bool, columns: Sequence[str],
+               path: str) -> None:
+    """Refuse bytes after the last newline that cannot be the start of a row: cutting
+    them would delete what some other program wrote (a file of zeros, a text without
+    newline).  A JSON row starts with ``{``; a CSV file starts with its header."""
+    if not tail:
+        return
+    header = ",".join(columns).encode()
+    if fmt == "jsonl":
+        fits = tail.startswith(b"{")
+    else:
+        fits = after_lines or header.startswith(tail) or tail.startswith(header)
+    if not fits:
+        raise InputError("its last line is neither a row of this sweep nor the start of one; "
+                         "refusing to append to it", source=path)
 
 
 def _read_jsonl(lines: list[bytes], columns: tuple[str, ...], path: str
-                ) -> tuple[set[str], int]:
-    """The keys of a JSON Lines file, and the bytes to keep (a torn last line dropped)."""
-    keys: set[str] = set()
+                ) -> tuple[dict[str, str], int]:
+    """The status of each key (its last row's) in a JSON Lines file's complete lines, and
+    their bytes (all of them)."""
+    keys: dict[str, str] = {}
     keep = 0
     for i, line in enumerate(lines, start=1):
+        keep += len(line)
+        if not line.strip():
+            continue
         try:
             row = json.loads(line)
         except ValueError:
-            if i == len(lines):  # a torn line that got its newline: dropped
-                break
             raise InputError("not a JSON row: the file does not hold rows of this sweep; "
                              "refusing to append to it", source=path, line=i) from None
         missing = [c for c in columns if c not in row] if isinstance(row, dict) else ["key"]
         if missing:
             raise InputError(f"no field {missing[0]!r}: the file does not hold rows of this "
                              f"sweep; refusing to append to it", source=path, line=i)
-        keys.add(str(row["key"]))
-        keep += len(line)
+        keys[str(row["key"])] = str(row["status"])
     return keys, keep
 
 
 def _read_csv(lines: list[bytes], columns: tuple[str, ...], path: str
-              ) -> tuple[set[str], int]:
-    """The keys of a CSV file, and the bytes to keep (a torn last record dropped).
+              ) -> tuple[dict[str, str], int]:
+    """The status of each key (its last row's) in a CSV file, and the bytes to keep (a
+    torn last record dropped).
 
     Records may span lines (a grammar's text is quoted with its newlines), so
-    the reader is fed line by line and the bytes of each record are counted.
+    the reader is fed line by line and the bytes of each record are counted; a
+    record cut inside such a field (an open quote at the end) is torn.
     """
     consumed = [0]
 
@@ -674,28 +877,29 @@ def _read_csv(lines: list[bytes], columns: tuple[str, ...], path: str
             yield line.decode("utf-8", errors="replace")
 
     reader = csv.reader(feed(), strict=True)
-    keys: set[str] = set()
+    whole = b"".join(lines)
+    keys: dict[str, str] = {}
     keep = 0
-    k = columns.index("key")
+    k, st = columns.index("key"), columns.index("status")
     first = True
     while True:
         try:
             record = next(reader)
         except StopIteration:
             return keys, keep
-        except csv.Error:  # an open quote at the end: the record was torn
-            return keys, keep
-        complete = len(record) == len(columns)
+        except csv.Error as e:
+            if consumed[0] == len(whole) and whole[keep:].count(b'"') % 2:
+                return keys, keep  # a quoted field still open at the end: torn
+            raise InputError(f"not CSV ({e}); refusing to append to it", source=path,
+                             line=reader.line_num) from None
         if first and tuple(record) != columns:
             raise InputError(f"its header is not this sweep's columns ({','.join(columns)}); "
                              f"refusing to append to it", source=path)
-        if not complete:
-            if consumed[0] == sum(map(len, lines)):  # the last record: torn
-                return keys, keep
+        if len(record) != len(columns):  # a complete record: the file was not written so
             raise InputError(f"{len(record)} fields, not {len(columns)}; refusing to append "
                              f"to it", source=path, line=reader.line_num)
         if not first:
-            keys.add(record[k])
+            keys[record[k]] = record[st]
         first = False
         keep = consumed[0]
 
@@ -704,23 +908,53 @@ def _read_csv(lines: list[bytes], columns: tuple[str, ...], path: str
 def locked(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     """Open ``path`` for appending, holding an exclusive lock while the sweep writes.
 
-    A second sweep on the same file fails at once with
-    :class:`~sdg_automata.errors.InputError` instead of interleaving rows.
+    ``path`` must be a regular file or not exist (:func:`_regular`); it is
+    opened without blocking, so a FIFO put in its place meanwhile is refused
+    too.  A second sweep on the same file fails at once with
+    :class:`~sdg_automata.errors.InputError` instead of interleaving rows.  A
+    file this call created is removed again when the sweep fails before
+    writing a byte to it: a refused start leaves nothing behind.
     """
+    name = os.fspath(path)
+    if not name:
+        raise InputError("--out needs a file name")
+    existed = _regular(name)
+    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_CLOEXEC", 0))
     try:
-        f = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115 -- closed below
+        fd = os.open(name, flags, 0o666)
     except OSError as e:
-        raise InputError(f"cannot write {os.fspath(path)!r}: {e.strerror or e}") from None
+        raise InputError(f"cannot write {name!r}: {e.strerror or e}") from None
+    f = os.fdopen(fd, "a", encoding="utf-8", newline="")
     with f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # put there since _regular looked
+            raise InputError(f"--out {name!r} is not a regular file")
+        os.set_blocking(fd, True)
         try:
             import fcntl
 
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except ImportError:  # pragma: no cover - not POSIX: no lock
             pass
         except OSError:
-            raise InputError(f"{os.fspath(path)!r} is being written by another sweep") from None
-        yield f
+            raise InputError(f"{name!r} is being written by another sweep") from None
+        try:
+            yield f
+        except BaseException:
+            if not existed:
+                _remove_if_empty(name, fd)
+            with contextlib.suppress(OSError):  # a row cut by a full disk is torn: resume
+                f.close()                        # cuts it, and flushing it again would fail
+            raise
+
+
+def _remove_if_empty(name: str, fd: int) -> None:
+    """Remove the file ``fd`` (created at ``name``) if nothing was written to it."""
+    with contextlib.suppress(OSError):
+        real = os.path.realpath(name)
+        mine = os.fstat(fd)
+        if mine.st_size == 0 and os.path.samestat(os.stat(real), mine):
+            os.unlink(real)
 
 
 # ---------------------------------------------------------------------------
@@ -775,6 +1009,101 @@ def check_workers(client: Any) -> int:
     return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()) or 1
 
 
+class _DaskExecutor(Executor):
+    """A Dask client's executor (``Client.get_executor``) that knows when its cluster is gone.
+
+    :meth:`watch` is called by :func:`run_sweep` while it waits: a client that
+    lost its scheduler, or a cluster that has had no worker for ``grace``
+    seconds (its tasks would wait forever), raises
+    :class:`~sdg_automata.errors.ResourceError`.  The worker count is the one
+    the client refreshes by itself every ``scheduler-info-interval`` (2 s), so
+    watching costs no message to the scheduler.
+    """
+
+    def __init__(self, client: Any, grace: float) -> None:
+        self._client = client
+        self._inner = client.get_executor(pure=False)
+        self._grace = grace
+        self._empty_since: float | None = None
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        return self._inner.submit(fn, *args, **kwargs)  # type: ignore[no-any-return]
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with contextlib.suppress(Exception):  # a client that lost its scheduler cannot cancel
+            self._inner.shutdown(wait=wait)
+
+    def watch(self) -> None:
+        if self._client.status not in ("running", "connecting"):
+            raise ResourceError("the Dask client lost its scheduler")
+        identity = getattr(self._client, "_scheduler_identity", None) or {}
+        if identity.get("n_workers", 1) > 0:
+            self._empty_since = None
+            return
+        now = time.monotonic()
+        if self._empty_since is None:
+            self._empty_since = now
+        elif now - self._empty_since > self._grace:
+            raise ResourceError(f"the Dask cluster has had no worker for {self._grace:g} s")
+
+
+def _check_address(distributed: Any, address: str) -> None:
+    """Refuse an address no Dask scheduler can have, before any connection."""
+    try:
+        scheme, _ = distributed.comm.parse_address(address)
+        distributed.comm.registry.get_backend(scheme)
+    except (ValueError, TypeError) as e:
+        raise InputError(f"--scheduler {address!r}: {e}") from None
+    if scheme == "inproc":
+        raise InputError(f"--scheduler {address!r}: an inproc:// address names a scheduler "
+                         f"inside this very process; give tcp://HOST:PORT, or 'local'")
+
+
+def _probe(distributed: Any, address: str, timeout: float) -> None:
+    """Greet the scheduler in Dask's protocol, all within ``timeout`` seconds.
+
+    ``Client`` waits for the other side's handshake without a deadline (an
+    HTTP server on the port hangs it for ever) and reads any bytes as a
+    frame length (an SSH banner asks for exabytes): distributed's own
+    ``connect``, under ``asyncio.wait_for`` on a loop of its own, says at once
+    whether a Dask scheduler is there.
+    """
+    import asyncio
+
+    async def knock() -> None:
+        args = distributed.Security().get_connection_args("client")
+        comm = await asyncio.wait_for(distributed.comm.connect(address, timeout=timeout, **args),
+                                      timeout)
+        await comm.close()
+
+    try:
+        with ThreadPoolExecutor(1) as thread:  # a loop of its own, whatever runs here
+            thread.submit(asyncio.run, knock()).result()
+    except asyncio.TimeoutError:
+        raise InputError(f"cannot reach a Dask scheduler at {address!r}: no answer in Dask's "
+                         f"protocol within {timeout:g} s") from None
+    except OSError as e:
+        raise InputError(f"cannot reach a Dask scheduler at {address!r}: {e}") from None
+    except Exception as e:  # noqa: BLE001 -- MemoryError included: what answered is not Dask
+        raise InputError(f"cannot reach a Dask scheduler at {address!r}: what answers there "
+                         f"does not speak Dask's protocol ({type(e).__name__})") from None
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """No log lines from the libraries (distributed, tornado) on stderr: the sweep says in
+    one line what went wrong.  Their loggers set levels of their own, so logging is
+    switched off as a whole (sdg_automata itself does not log)."""
+    import logging
+
+    before = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(before)
+
+
 @contextlib.contextmanager
 def dask_executor(address: str, *, workers: int | None = None,
                   timeout: float = 20.0) -> Iterator[tuple[Executor, int]]:
@@ -786,18 +1115,27 @@ def dask_executor(address: str, *, workers: int | None = None,
         ``tcp://HOST:PORT`` of a running ``dask scheduler``, or ``"local"``
         for a :class:`distributed.LocalCluster` of ``workers`` processes with
         one thread each (``"local-threads"``: one process, for tests).
+    timeout:
+        Seconds to wait for the scheduler to answer and for a first worker
+        (at most :data:`LONGEST_WAIT`); also how long a running sweep waits
+        for a worker when the cluster has none left.
 
     Raises
     ------
     InputError
-        When the ``cluster`` extra is not installed, the scheduler cannot be
-        reached, or the workers run other code (:func:`check_workers`).
+        When the ``cluster`` extra is not installed, the address is not one
+        of a scheduler, nothing answering Dask's protocol is there within
+        ``timeout``, or the workers run other code (:func:`check_workers`).
     """
+    if not 0 < timeout <= LONGEST_WAIT:
+        raise InputError(f"--connect-timeout must be more than 0 and at most {LONGEST_WAIT:g} "
+                         f"seconds (a day), not {timeout:g}")
     try:
         distributed: Any = importlib.import_module("distributed")
     except ImportError:
         raise InputError("--scheduler needs Dask: pip install 'sdg_automata[cluster]'") from None
     with contextlib.ExitStack() as stack:
+        stack.enter_context(_quiet())
         if address in ("local", "local-threads"):
             n = workers or default_jobs()
             cluster = stack.enter_context(distributed.LocalCluster(
@@ -805,6 +1143,8 @@ def dask_executor(address: str, *, workers: int | None = None,
                 dashboard_address=None))
             target: Any = cluster
         else:
+            _check_address(distributed, address)
+            _probe(distributed, address, timeout)
             target = address
         try:
             client = stack.enter_context(distributed.Client(target, timeout=timeout))
@@ -813,5 +1153,4 @@ def dask_executor(address: str, *, workers: int | None = None,
             raise InputError(f"cannot reach a Dask scheduler with workers at {address!r}: "
                              f"{e}") from None
         width = check_workers(client)
-        executor = client.get_executor(pure=False)
-        yield executor, width
+        yield _DaskExecutor(client, timeout), width

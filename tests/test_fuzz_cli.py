@@ -16,6 +16,12 @@ fuzzed without editing this file):
 Every case must end with an exit code in {0, 1, 2, 3}, no ``Traceback`` on
 either stream, ``error: ...`` as the last line of stderr when the code is 2
 or 3, every input file's bytes unchanged, and within :data:`TIMEOUT` seconds.
+
+A third part puts sweeps under fault (issue 21): the Dask scheduler or workers
+killed mid-run, odd ``--out`` targets, huge option values, SIGTERM.  A lost
+scheduler or worker must never leave a row (exit 3, or 0 when Dask reran the
+tasks), SIGTERM exit 143 with one line; every case's file is then resumed and
+must hold every key of the sweep exactly once.
 The CLI runs in-process (``sdg_automata.cli.main``) for speed, with a few real
 subprocess cases.  CI runs a few hundred derandomized cases in-process; ``pytest --fuzz-long``
 runs more, with huge inputs (10⁵-byte names and nesting), each in its own
@@ -29,7 +35,9 @@ import _thread
 import argparse
 import contextlib
 import io
+import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -37,6 +45,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -224,18 +233,19 @@ class Tally:
     clean: dict[str, int] = field(default_factory=dict)
     slowest: dict[str, tuple[float, str]] = field(default_factory=dict)
 
-    def add(self, kind: str, outcome: Outcome) -> None:
+    def add(self, kind: str, outcome: Outcome, more: list[str] | None = None) -> None:
+        """Count ``outcome``; ``more`` are broken promises found beyond its own."""
         self.tried[kind] = self.tried.get(kind, 0) + 1
-        if not outcome.problems():
+        if not outcome.problems() and not more:
             self.clean[kind] = self.clean.get(kind, 0) + 1
         if outcome.code in (2, 3) and outcome.seconds > self.slowest.get(kind, (-1.0, ""))[0]:
             self.slowest[kind] = (outcome.seconds, " ".join(outcome.argv)[:100])
 
     def table(self) -> str:
-        rows = [f"{'class':<28} {'tried':>6} {'clean':>6} {'slowest refusal':>16}  case"]
+        rows = [f"{'class':<34} {'tried':>6} {'clean':>6} {'slowest refusal':>16}  case"]
         for kind in sorted(self.tried):
             secs, case = self.slowest.get(kind, (0.0, ""))
-            rows.append(f"{kind:<28} {self.tried[kind]:>6} {self.clean.get(kind, 0):>6} "
+            rows.append(f"{kind:<34} {self.tried[kind]:>6} {self.clean.get(kind, 0):>6} "
                         f"{secs:>15.3f}s  {case}")
         return "\n".join(rows)
 
@@ -665,3 +675,252 @@ def test_real_processes(tmp_path: Path, name: str, data: bytes, argv: list[str])
         assert outcome.stdout == "1\n"
     else:
         assert outcome.code == 2 and outcome.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------
+# sweeps under fault (issue 21 §1-6): real processes, some with a real Dask cluster
+
+#: the sweeps a fault case runs, and how many rows each has (all ok without a budget)
+SWEEPS: dict[str, tuple[list[str], int]] = {
+    "grammars": (["sweep", "grammars", "--nonterminals", "1", "--letters", "ab", "--max-rules",
+                  "3", "--max-body", "3"], 1610),
+    "octal": (["octal", "survey", "--digits", "2", "--upto", "3000"], 63),
+    "imark": (["imark", "survey", "--max-s", "2", "--max-d", "5", "--upto", "200"], 30),
+}
+
+
+def _fault_cases(request: pytest.FixtureRequest, ci: int, long: int) -> list[int]:
+    return list(range(long if _long(request) else ci))
+
+
+def _sweep_problems(out: Path, err: str, code: int, expected: int, whole: int) -> list[str]:
+    """What a stopped sweep broke: the code, one line counting the rows, no foreign row."""
+    from test_sweep_reliability import rows_in
+
+    problems = []
+    if code != expected:
+        problems.append(f"exit {code}, not {expected}")
+    if expected and (err.count("\n") != 1 or not err.startswith("error: ")):
+        problems.append("stderr is not one error line")
+    rows = rows_in(out) if out.exists() else []
+    if any(r["status"] == "error" for r in rows):
+        problems.append("an error row (a lost task written as a row)")
+    if expected in (3, 143) and f"after {len(rows)} rows" not in err:
+        problems.append(f"the line does not count the {len(rows)} rows of the file")
+    if len({r["key"] for r in rows}) != len(rows) or len(rows) > whole:
+        problems.append("duplicate rows")
+    return problems
+
+
+def _resumed(name: str, out: Path) -> list[str]:
+    """Rerun the sweep locally on ``out``: every key once, none an error."""
+    from test_sweep_reliability import cli, rows_in
+
+    argv, whole = SWEEPS[name]
+    done = cli(*argv, "--jobs", "2", "--out", str(out))
+    rows = rows_in(out)
+    if done.returncode != 0 or len(rows) != whole or len({r["key"] for r in rows}) != whole:
+        return [f"the resume gave exit {done.returncode} and {len(rows)} rows, not {whole}"]
+    return []
+
+
+def _fault_outcome(argv: list[str], code: int, err: str, seconds: float) -> Outcome:
+    return Outcome(argv, 0 if code in (3, 143) else code, "", err, seconds)
+
+
+@pytest.mark.parametrize("fault", ["scheduler kill", "worker kill"])
+def test_sweeps_survive_their_cluster(request: pytest.FixtureRequest, tmp_path: Path,
+                                      fault: str) -> None:
+    """Kill the scheduler, or one or both workers, after a random number of rows."""
+    pytest.importorskip("distributed")
+    import random
+
+    from cluster import dask_cluster
+    from test_sweep_reliability import finish, sweep_process, wait_rows
+
+    rng = random.Random(f"{fault}-21")
+    failures = []
+    for case in _fault_cases(request, 1, 6):
+        name = rng.choice(list(SWEEPS))
+        argv, whole = SWEEPS[name]
+        out = tmp_path / f"{fault.split()[0]}{case}.jsonl"
+        at = rng.randrange(1, min(whole // 3, 100))
+        both = fault == "worker kill" and rng.random() < 0.5
+        started = time.perf_counter()
+        with dask_cluster(tmp_path / f"c{case}", workers=2) as cluster:
+            # small batches, so that the fault lands mid-run; larger ones for the long sweep
+            batch = rng.choice([4, 8] if name == "grammars" else [1, 2])
+            full = [*argv, "--scheduler", cluster.address, "--batch", str(batch),
+                    "--connect-timeout", "2", "--out", str(out)]
+            p = sweep_process(full)
+            try:
+                wait_rows(out, at, p)
+                if fault == "scheduler kill":
+                    cluster.scheduler.kill()
+                else:
+                    cluster.workers[0].kill()
+                    if both:
+                        cluster.workers[1].kill()
+            except AssertionError:  # it ended before the fault: a clean case all the same
+                pass
+            code, err = finish(p)
+        expected = 3 if fault == "scheduler kill" or both else 0
+        if p.returncode == 0 and fault == "scheduler kill" and out.exists():
+            expected = 0  # the sweep was over before the kill
+        problems = _sweep_problems(out, err, code, expected, whole) + _resumed(name, out)
+        TALLY.add(f"sweep: {fault}", _fault_outcome(full, code, err,
+                                                    time.perf_counter() - started), problems)
+        if problems:
+            failures.append(f"{' '.join(full)}: {'; '.join(problems)}\n{err[-1500:]}")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_sigterm_stops_sweeps_like_ctrl_c(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """SIGTERM to the sweep or to its group, after a random number of rows, on local pools."""
+    import random
+
+    from test_sweep_reliability import finish, group_gone, sweep_process, wait_rows
+
+    rng = random.Random("sigterm-21")
+    failures = []
+    for case in _fault_cases(request, 2, 10):
+        name = rng.choice(["grammars", "grammars", "imark"])
+        argv, whole = SWEEPS[name]
+        argv = [*argv[:-1], "4"] if name == "grammars" else argv  # 11382 rows: time to stop
+        whole = 11382 if name == "grammars" else whole
+        out = tmp_path / f"term{case}.jsonl"
+        group = rng.random() < 0.5
+        full = [*argv, "--jobs", "2", "--out", str(out)]
+        started = time.perf_counter()
+        p = sweep_process(full, stdout=subprocess.DEVNULL)
+        try:
+            wait_rows(out, rng.randrange(1, 60), p)
+            (os.killpg if group else os.kill)(p.pid, signal.SIGTERM)
+        except AssertionError:
+            pass
+        code, err = finish(p)
+        problems = [] if group_gone(p.pid) else ["a worker outlived the sweep"]
+        expected = 143 if code != 0 else 0
+        problems += _sweep_problems(out, err, code, expected, whole)
+        if code == 143 and "terminated (SIGTERM)" not in err:
+            problems.append("the line does not say SIGTERM")
+        TALLY.add("sweep: SIGTERM", _fault_outcome(full, code, err,
+                                                   time.perf_counter() - started), problems)
+        if problems:
+            failures.append(f"{' '.join(full)}: {'; '.join(problems)}\n{err[-1500:]}")
+    assert not failures, "\n\n".join(failures)
+
+
+def _odd_targets(tmp: Path) -> dict[str, str]:
+    """Names of odd --out targets, made afresh: each a path the sweep must refuse or use."""
+    import socket as sockets
+
+    from test_sweep_reliability import rows_in  # noqa: F401 -- the same module's helpers
+
+    (tmp / "fifo").exists() or os.mkfifo(tmp / "fifo")
+    if not (tmp / "sock").exists():
+        s = sockets.socket(sockets.AF_UNIX)
+        s.bind(str(tmp / "sock"))
+        _SOCKETS.append(s)
+    (tmp / "dir").mkdir(exist_ok=True)
+    for link, to in (("to-dir", tmp / "dir"), ("dangling", tmp / "absent.jsonl"),
+                     ("loop", tmp / "loop"), ("to-fifo", tmp / "fifo"),
+                     ("to-null", Path(os.devnull))):
+        if not (tmp / link).is_symlink():
+            (tmp / link).symlink_to(to)
+    (tmp / "zeros.jsonl").write_bytes(b"\0" * 4096)
+    (tmp / "other.jsonl").write_text('{"key": "x", "S": [1]}\n')
+    (tmp / "edited.jsonl").write_text('{"key": "x", "status": "ok"}\nnot a row\n')
+    (tmp / "torn.jsonl").write_text('{"key": "ab: N0 -> a", "sta')
+    targets = {"/dev/full": "/dev/full", "/dev/null": os.devnull, "/dev/zero": "/dev/zero",
+               "empty name": ""}
+    for name in ("fifo", "sock", "dir", "to-dir", "dangling", "loop", "to-fifo", "to-null",
+                 "zeros.jsonl", "other.jsonl", "edited.jsonl", "torn.jsonl"):
+        targets[name] = str(tmp / name)
+    targets["missing folder"] = str(tmp / "no" / "such" / "rows.jsonl")
+    targets["new file"] = str(tmp / "new.jsonl")
+    return targets
+
+
+_SOCKETS: list[Any] = []
+
+
+def test_odd_out_targets(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Every odd --out target: refused at once (no file left behind, nothing changed) or
+    written as a sweep file; never a hang, a traceback or a read of a device."""
+    import random
+
+    rng = random.Random("out-21")
+    targets = _odd_targets(tmp_path)
+    cases = list(targets) * (3 if _long(request) else 1)
+    failures = []
+    small = ["--nonterminals", "1", "--letters", "ab", "--max-rules", "2", "--max-body", "1"]
+    for target in cases:
+        path = _odd_targets(tmp_path)[target]  # made afresh: a case may have used it
+        before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()
+                  and not p.is_symlink() and p.stat().st_size < 10**6 and not
+                  p.name.startswith("new")}
+        command = rng.choice([["sweep", "grammars", *small],
+                              ["octal", "survey", "--digits", "1", "--upto", "500"]])
+        fmt = rng.choice([[], ["--format", "csv"]])
+        argv = [*command, *fmt, "--jobs", "1", "--out", path]
+        outcome = run_cli(argv)
+        problems = outcome.problems()
+        # a new file, or one whose torn JSON row is cut off, is written; all else refused
+        writable = target in ("new file", "dangling") or (target == "torn.jsonl" and not fmt)
+        if writable and outcome.code != 0:
+            problems.append(f"a writable file was refused: {outcome.stderr[-300:]}")
+        if not writable and outcome.code != 2:
+            problems.append(f"exit {outcome.code}: not refused")
+        for name, data in before.items():
+            if (tmp_path / name).read_bytes() != data and name != "torn.jsonl":
+                problems.append(f"{name} changed")
+        if outcome.code == 2 and (tmp_path / "absent.jsonl").exists():
+            problems.append("a refused start left a file behind")
+        TALLY.add("sweep: odd --out target", outcome, problems)
+        if problems:
+            failures.append(_report(outcome, problems))
+        for leftover in ("new.jsonl", "absent.jsonl"):
+            with contextlib.suppress(FileNotFoundError):
+                (tmp_path / leftover).unlink()
+    assert not failures, "\n\n".join(failures)
+
+
+HUGE = ["10^100", "9" * 400, "2^63", "2^64", "1e300", "99999999999999999999"]
+
+
+def test_huge_sweep_option_values(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Huge values for every number option of the sweeps, on the default local pool (a
+    real process: its workers are forks): they run as unbounded or are refused in a line."""
+    import random
+
+    rng = random.Random("huge-21")
+    options = {"grammars": ["--batch", "--max-states", "--max-seconds", "--jobs"],
+               # octal survey --upto 10^100: a code never proven runs without end; issue 21
+               # §10 (the octal owner's) gives long octal runs their default budget
+               "octal": ["--batch", "--max-states", "--max-seconds", "--jobs"],
+               "summarize": ["--top"]}
+    rows = tmp_path / "rows.jsonl"
+    assert main(["sweep", "grammars", "--nonterminals", "1", "--letters", "ab", "--max-rules",
+                 "2", "--max-body", "1", "--jobs", "1", "--out", str(rows)]) == 0
+    failures = []
+    for _ in range(40 if _long(request) else 8):
+        name = rng.choice(list(options))
+        option = rng.choice(options[name])
+        value = rng.choice(HUGE)
+        argv = {"grammars": ["sweep", "grammars", "--nonterminals", "2", "--letters", "ab",
+                             "--max-rules", "2", "--max-body", "1"],
+                "octal": ["octal", "survey", "--digits", "1", "--upto", "500"],
+                "summarize": ["sweep", "summarize", str(rows)]}[name] + [option, value]
+        if rng.random() < 0.3 and name != "summarize":
+            argv += ["--scheduler", "local", "--connect-timeout", rng.choice(HUGE)]
+        outcome = run_process(argv)
+        problems = outcome.problems()
+        if outcome.code == 0 and name != "summarize":
+            got = [json.loads(line) for line in outcome.stdout.splitlines()]
+            if any(r["status"] == "error" for r in got):
+                problems.append("error rows: the value broke the jobs")
+        TALLY.add("sweep: huge option value", outcome, problems)
+        if problems:
+            failures.append(_report(outcome, problems))
+    assert not failures, "\n\n".join(failures)

@@ -57,7 +57,9 @@ CASES: dict[str, list[list[str]]] = {
               ["octal", "survey", "--digits", "2", "--upto", "100", "--jobs", "1", "--format",
                "json"]],
     "sweep grammars": [["sweep", "grammars", "--nonterminals", "2", "--letters", "ab",
-                        "--max-rules", "2", "--max-body", "1", "--jobs", "1"]],
+                        "--max-rules", "2", "--max-body", "1", "--jobs", "1"],
+                       ["sweep", "grammars", "--nonterminals", "2", "--letters", "ab",
+                        "--max-rules", "2", "--max-body", "1", "--count-only"]],
     "sweep summarize": [["sweep", "summarize", SWEEP_ROWS]],
 }
 #: exchange formats: their shape is another format's, so no "schema" field

@@ -16,9 +16,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from cluster import dask_cluster
 
 import sdg_automata
 from sdg_automata.budget import Budget, Meter
@@ -138,68 +140,35 @@ def test_local_cluster_rows_equal_local(local_rows: dict[str, str]) -> None:
     assert timeless(rows) == local_rows
 
 
-def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", *args], env=env, cwd="/",
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def _workers(address: str, n: int, timeout: float = 60) -> None:
-    from distributed import Client
-
-    with Client(address, timeout=timeout) as client:
-        client.wait_for_workers(n, timeout=timeout)
-
-
 def test_real_dask_cluster(tmp_path: Path, local_rows: dict[str, str]) -> None:
     """Should give the local rows exactly on a `dask scheduler` with two `dask worker`
     processes on 127.0.0.1 (free ports), and refuse a worker that runs other code."""
     pytest.importorskip("distributed")
     from sdg_automata.sweep import dask_executor
 
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    file = tmp_path / "scheduler.json"
-    common = ["--host", "127.0.0.1", "--no-dashboard"]
-    procs = [_start(["distributed.cli.dask_scheduler", "--port", "0", "--scheduler-file",
-                     str(file), *common], env)]
-    try:
-        deadline = time.monotonic() + 60
-        while not file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
-        worker = ["distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny",
-                  *common]
-        procs += [_start(worker, env) for _ in range(2)]
-        _workers(address, 2)
-        with dask_executor(address) as (executor, width):
+    with dask_cluster(tmp_path, workers=2) as cluster:
+        with dask_executor(cluster.address) as (executor, width):
             assert width == 2
             rows = rows_of(grammar_sweep(TWO), executor=executor, batch=4, window=8)
         assert timeless(rows) == local_rows
         # a third worker running a changed copy of the package: refused, named
-        other = tmp_path / "other"
-        shutil.copytree(ROOT / "sdg_automata", other / "sdg_automata",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        with open(other / "sdg_automata" / "grammar.py", "a") as f:
-            f.write("\n# changed\n")
-        procs.append(_start(worker, dict(env, PYTHONPATH=str(other))))
-        _workers(address, 3)
+        cluster.add_worker(changed_copy(tmp_path))
+        cluster.wait_for(3)
         version = re.escape(sdg_automata.__version__)
         with pytest.raises(InputError, match=rf"Dask worker .* runs sdg_automata {version}\+\w+ "
                                              r"from .*other.* but this client runs"):
-            with dask_executor(address):
+            with dask_executor(cluster.address):
                 pass
-    finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            _reap(p)
 
 
-def _reap(p: subprocess.Popen[bytes]) -> None:
-    try:
-        p.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
+def changed_copy(tmp_path: Path) -> Path:
+    """A copy of the package with one comment more: other code, another fingerprint."""
+    other = tmp_path / "other"
+    shutil.copytree(ROOT / "sdg_automata", other / "sdg_automata",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    with open(other / "sdg_automata" / "grammar.py", "a") as f:
+        f.write("\n# changed\n")
+    return other
 
 
 def test_check_workers_names_the_difference() -> None:
@@ -302,12 +271,16 @@ def test_resume_cuts_a_torn_jsonl_line(tmp_path: Path) -> None:
     found = resume(out, "jsonl", COLUMNS)
     assert found.done == {r["key"] for r in rows[:10]} and found.torn_bytes == 40
     assert out.read_text().count("\n") == 10 and out.read_text().endswith("}\n")
-    # a garbled complete last line is torn as well; a garbled line before it is refused
+    # a complete last line (it has its newline) that is not a row is no torn write: a row
+    # is one write ending in its newline, so it is refused and kept, never cut (issue 21 §7)
     with open(out, "a") as f:
         f.write("{not json\n")
-    assert resume(out, "jsonl", COLUMNS).torn_bytes == len("{not json\n")
+    kept = out.read_bytes()
+    with pytest.raises(InputError, match=r"rows\.jsonl:11: not a JSON row"):
+        resume(out, "jsonl", COLUMNS)
+    assert out.read_bytes() == kept
     with open(out, "a") as f:
-        f.write("{not json\n" + json.dumps(rows[11]) + "\n")
+        f.write(json.dumps(rows[11]) + "\n")
     with pytest.raises(InputError, match=r"rows\.jsonl:11: not a JSON row"):
         resume(out, "jsonl", COLUMNS)
     other = tmp_path / "other.jsonl"
@@ -477,13 +450,17 @@ class LosingExecutor(ThreadPoolExecutor):
         if 5 in args[2]:
             from concurrent.futures import Future
 
+            from distributed import KilledWorker
+
             lost: Future[Any] = Future()
-            lost.set_exception(RuntimeError("KilledWorker: attempted to run task 3 times"))
+            worker = SimpleNamespace(address="tcp://127.0.0.1:1")
+            lost.set_exception(KilledWorker("_run_batch-5", worker, 3))
             return lost
         return super().submit(fn, *args, **kwargs)
 
 
 def test_a_lost_batch_is_rerun_job_by_job() -> None:
+    pytest.importorskip("distributed")
     with LosingExecutor(2) as pool:
         rows = {r["key"]: r for r in rows_of(TOY, executor=pool, batch=4, window=2,
                                              ordered=True)}

@@ -5,7 +5,8 @@ by the input is one line ``error: ...`` on stderr, never a traceback.
 
 Exit codes (a public promise, see :class:`~sdg_automata.cli.common.ExitCode`):
 0 success or "yes", 1 "no", 2 usage or input error, 3 budget or resource limit
-(or a value that cannot be proven), 130 interrupted.
+(or a value that cannot be proven; a full disk; a lost Dask cluster), 130
+interrupted (Ctrl-C), 143 terminated (SIGTERM, handled as Ctrl-C is).
 
 Each command group is a module with a ``register(sub)`` function that adds its
 subcommands; adding a command group is one module and one entry in
@@ -17,9 +18,10 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import (
@@ -27,11 +29,13 @@ from ..errors import (
     ConvergenceError,
     InputError,
     Interrupted,
+    ResourceError,
     SdgBug,
     SdgError,
 )
+from ..stopping import received, sigterm_as_interrupt
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import EPILOG, SCHEMA, ExitCode, Parser, fail, json_options
+from .common import EPILOG, NO_ROOM, SCHEMA, ExitCode, Parser, fail, json_options
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
@@ -98,13 +102,31 @@ def _silence_stdout() -> None:
         pass
 
 
+def _unwritable(e: OSError) -> NoReturn:
+    """Report an output that cannot be written: a full disk (or quota, or file size
+    limit) is a resource limit, exit 3; any other failure (a closed descriptor) exit 2."""
+    _silence_stdout()
+    fail(f"cannot write the output: {e.strerror or e}",
+         ExitCode.BUDGET if e.errno in NO_ROOM else ExitCode.INPUT_ERROR)
+
+
 def _flushed() -> None:
     """Flush stdout now, while a failure (a full disk, a closed descriptor) can be reported."""
     try:
         sys.stdout.flush()
     except OSError as e:
-        _silence_stdout()
-        fail(f"cannot write the output: {e.strerror or e}")
+        _unwritable(e)
+
+
+def _stopped(message: str) -> int:
+    """One line for Ctrl-C or SIGTERM (which says so); the exit code 128 + the signal."""
+    if received() == signal.SIGTERM:
+        message = message.replace("interrupted", "terminated (SIGTERM)", 1)
+        code = ExitCode.TERMINATED
+    else:
+        code = ExitCode.INTERRUPTED
+    print(f"error: {message}", file=sys.stderr)
+    return code
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -128,16 +150,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             _flushed()
         raise
     except OSError as e:  # --help into a closed standard output
-        _silence_stdout()
-        fail(f"cannot write the output: {e.strerror or e}")
+        _unwritable(e)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         fail("give a command (see the list above)")
     try:
-        return _run(args)
+        with sigterm_as_interrupt():
+            return _run(args)
     except InputError as e:
         fail(str(e))
-    except (BudgetExceeded, ConvergenceError) as e:
+    except (BudgetExceeded, ConvergenceError, ResourceError) as e:
         fail(str(e), ExitCode.BUDGET)
     except MemoryError:
         fail("out of memory: the computation does not fit; give a smaller input or a "
@@ -145,19 +167,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:
         fail("the input is nested too deeply to process", ExitCode.BUDGET)
     except Interrupted as e:
-        print(f"error: {e}", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+        return _stopped(str(e))
     except SdgBug as e:
         fail(f"internal error (a bug in sdg_automata; please report it): {e}", ExitCode.BUG)
     except SdgError as e:  # pragma: no cover - every SdgError should be one of the above
         fail(str(e), ExitCode.INPUT_ERROR)
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+        return _stopped("interrupted")
     except BrokenPipeError:  # `... | head`: not an error of ours
         _silence_stdout()
         sys.stderr.close()
         return ExitCode.OK
     except OSError as e:  # standard output unwritable (a full disk, a closed descriptor)
-        _silence_stdout()
-        fail(f"cannot write the output: {e.strerror or e}")
+        _unwritable(e)

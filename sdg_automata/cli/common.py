@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import contextvars
 import enum
+import errno
 import json
 import os
 import re
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..budget import Budget
-from ..errors import BudgetExceeded, InputError
+from ..errors import BudgetExceeded, InputError, ResourceError
 from ..grammar import Grammar
 from ..parse import load_grammar
 
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     from ..construction import ReachableAutomaton
 
 __all__ = [
-    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "SCHEMA", "add_budget",
+    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "NO_ROOM", "Parser", "SCHEMA",
+    "add_budget",
     "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "check_visual",
     "deliver", "duration", "emit", "explore", "fail", "json_options", "load", "natural",
     "output", "positive", "progress", "schema_name", "stamped", "unlimited_digits",
@@ -51,11 +53,18 @@ class ExitCode(enum.IntEnum):
     BUG = 4
     #: interrupted by Ctrl-C
     INTERRUPTED = 130
+    #: terminated by SIGTERM (handled as Ctrl-C is: one line saying how far it got)
+    TERMINATED = 143
 
 
 EPILOG = """exit codes: 0 success / yes, 1 no, 2 usage or input error,
 3 budget or resource limit (or value not provable), 4 internal error (a bug),
-130 interrupted"""
+130 interrupted, 143 terminated (SIGTERM)"""
+
+
+#: errno values of a write that failed for want of room (disk, quota, file size limit):
+#: a resource limit, exit 3, not bad input
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 class Parser(argparse.ArgumentParser):
@@ -272,7 +281,7 @@ def explore(args: argparse.Namespace, g: Grammar) -> ReachableAutomaton:
 # -- output ------------------------------------------------------------------------
 
 #: the argument names that hold input files (an output may never replace one)
-INPUT_ARGUMENTS = ("grammar", "within", "words_from", "graph")
+INPUT_ARGUMENTS = ("grammar", "within", "words_from", "graph", "file")
 
 
 def add_output(p: argparse.ArgumentParser) -> None:
@@ -326,11 +335,17 @@ def _write_atomically(path: str, data: str | bytes) -> None:
         raise
 
 
-def output(args: argparse.Namespace, data: str | bytes) -> None:
-    """Write a result to ``-o FILE`` when given (atomically), else to stdout."""
-    path = getattr(args, "output", None)
+def output(args: argparse.Namespace, data: str | bytes, *, to: str | None = None,
+           option: str = "-o") -> None:
+    """Write a result to ``-o FILE`` when given (atomically), else to stdout.
+
+    ``to`` names another file option's value (``--plot OUT``), written the same
+    way: atomically, never over one of the command's inputs (a link to one
+    included); a full disk is :class:`~sdg_automata.errors.ResourceError`.
+    """
+    path = getattr(args, "output", None) if to is None else to
     if path == "":
-        raise InputError("-o needs a file name")
+        raise InputError(f"{option} needs a file name")
     if path:
         for name in INPUT_ARGUMENTS:
             given = getattr(args, name, None)
@@ -341,7 +356,8 @@ def output(args: argparse.Namespace, data: str | bytes) -> None:
         try:
             _write_atomically(path, data)
         except OSError as e:
-            raise InputError(f"cannot write {path!r}: {e.strerror or e}") from None
+            fault = ResourceError if e.errno in NO_ROOM else InputError
+            raise fault(f"cannot write {path!r}: {e.strerror or e}") from None
     elif isinstance(data, bytes):
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

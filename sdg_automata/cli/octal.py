@@ -60,7 +60,7 @@ def _add_octal(sub: Any) -> None:
 
 #: options of a survey only (the sweep engine's), with their defaults
 _SURVEY_ONLY = {"digits": None, "out": None, "format": None, "jobs": None, "scheduler": None,
-                "batch": None}
+                "batch": None, "retry_errors": False, "retry_budget": False}
 #: options of one code only
 _CODE_ONLY = {"values": None, "grammar": False, "output": None, "json": False}
 

@@ -15,9 +15,20 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, Interrupted
+from ..errors import InputError, Interrupted, ResourceError
 from ..sweep import FORMATS, Format, Sweep, default_jobs
-from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive, stamped
+from .common import (
+    NO_ROOM,
+    ExitCode,
+    Parser,
+    add_budget,
+    budget,
+    duration,
+    emit,
+    output,
+    positive,
+    stamped,
+)
 
 if TYPE_CHECKING:
     from ..summarize import Summary
@@ -30,18 +41,33 @@ is done: JSON Lines (the default with --out or when stdout is not a terminal),
 CSV, or an aligned table on a terminal, with a progress bar (done / total,
 rate, ETA) on stderr when it is a terminal.
 
---out FILE appends; rerunning the same command with the same --out skips the
-jobs whose key is already in FILE, so a sweep killed at any moment (SIGKILL
-included) loses at most the rows in flight.  A torn last line is cut off.  A
-job that fails is a row with "status": "error"; a job over its per-job budget
-(--max-states, --max-seconds) is a row with "status": "budget".  To rerun
-those, delete their lines from FILE.
+--out FILE (a regular file) appends; rerunning the same command with the same
+--out skips the jobs whose key is already in FILE, so a sweep killed at any
+moment (SIGKILL included) loses at most the rows in flight.  A torn last line
+(one without its newline) is cut off; any other line that is not a row of the
+sweep is refused.  A job that fails is a row with "status": "error"; a job over
+its per-job budget (--max-states, --max-seconds) is a row with "status":
+"budget".  Those rows are results: a rerun skips them, unless --retry-errors
+(or --retry-budget) runs their jobs again; the new row is appended and, for
+that key, the last row counts (here and in 'sweep summarize').
+
+A row is only ever a job's own outcome.  A lost Dask scheduler, a cancelled
+task, a cluster left without workers for --connect-timeout seconds, or a full
+disk stops the sweep with one line and exit 3: nothing is written for the jobs
+it lost, and rerunning the same command resumes them.  Ctrl-C (exit 130) and
+SIGTERM (exit 143) stop it the same way.
 
 Jobs run on --jobs local processes (default: the CPU count; 1 runs them in this
-process) or on a Dask cluster: --scheduler tcp://HOST:PORT (see README:
-'pip install "sdg_automata[cluster]"', dask-jobqueue for SLURM/PBS), or
---scheduler local for a LocalCluster of --jobs processes.  Every Dask worker
-must run the same sdg_automata (checked before any job runs)."""
+process), which die with the sweep, or on a Dask cluster: --scheduler
+tcp://HOST:PORT (see README: 'pip install "sdg_automata[cluster]"',
+dask-jobqueue for SLURM/PBS), or --scheduler local for a LocalCluster of --jobs
+processes.  Every Dask worker must run the same sdg_automata: checked before
+any job runs, and on every batch's result (the rows of a worker that joins
+running other code are refused, and the sweep stops saying so)."""
+
+#: --jobs at most this many times the CPU count: more processes only compete for the
+#: CPUs, and each holds its own interpreter (a huge --jobs would fork without end)
+JOBS_PER_CPU = 8
 
 
 def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> None:
@@ -58,9 +84,16 @@ def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> Non
     p.add_argument("--scheduler", metavar="ADDR",
                    help="a Dask scheduler tcp://HOST:PORT, or 'local' for a LocalCluster")
     p.add_argument("--connect-timeout", type=duration, default=20.0, metavar="S",
-                   help="seconds to wait for the Dask scheduler and a worker (default 20)")
+                   help="seconds to wait for the Dask scheduler and a worker, at start and "
+                        "when a running cluster has none left (default 20, at most a day)")
     p.add_argument("--batch", type=positive, default=None, metavar="B",
-                   help="jobs per task (default: chosen from the jobs and workers)")
+                   help="jobs per task (default: chosen from the jobs and workers; more than "
+                        "the jobs is all of them)")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="with --out: run again the jobs whose row in FILE has status 'error'")
+    p.add_argument("--retry-budget", action="store_true",
+                   help="with --out: run again the jobs whose row in FILE has status 'budget' "
+                        "(after raising --max-states or --max-seconds)")
     add_budget(p, states=states)
     for action in p._actions:
         if action.dest in ("max_states", "max_seconds"):
@@ -92,18 +125,22 @@ def register(sub: Any) -> None:
                    help="at most L letters before the optional nonterminal")
     g.add_argument("--unit-rules", action="store_true", help="allow unit rules A -> B")
     g.add_argument("--count-only", action="store_true",
-                   help="print the number of isomorphism classes, run nothing")
+                   help="print the number of isomorphism classes, run nothing (with --json: "
+                        "an object with 'classes')")
     add_sweep_options(g)
     g.set_defaults(func=_cmd_grammars)
 
     s = ssub.add_parser(
         "summarize", help="tables (and plots) of a sweep's rows",
-        description="Read the JSON Lines rows of a sweep (grammars or imark survey) and print "
-                    "what a researcher wants from them: for grammars, the distribution of the "
-                    "maximum per nonterminal, the largest automata, the smallest grammar "
-                    "reaching each Grundy value with its witness; for i-Mark, which (S, D) "
-                    "converge and with which c.  --plot draws a histogram (grammars) or a heat "
-                    "map (i-Mark) through matplotlib (the plot extra).")
+        description="Read the rows of a sweep (sweep grammars, imark survey or octal survey; "
+                    "JSON Lines or CSV) and print what a researcher wants from them: for "
+                    "grammars, the distribution of the maximum per nonterminal, the largest "
+                    "automata, the smallest grammar reaching each Grundy value with its "
+                    "witness; for i-Mark, which (S, D) converge and with which c; for octal "
+                    "games, each code's proven preperiod and period, the codes not proven, "
+                    "the codes by period.  --plot draws a histogram (grammars), a heat map "
+                    "(i-Mark) or periods against preperiods (octal) through matplotlib (the "
+                    "plot extra), written as -o is: atomically, never over FILE.")
     s.add_argument("file", metavar="FILE", help="rows of a sweep (JSON Lines or CSV)")
     s.add_argument("--plot", metavar="OUT", help="also draw OUT.png or OUT.svg")
     s.add_argument("--json", action="store_true", help="the summary as one JSON object")
@@ -124,7 +161,13 @@ def _cmd_grammars(args: argparse.Namespace) -> int:
                          max_rules=args.max_rules, max_body=args.max_body,
                          unit_rules=args.unit_rules)
     if args.count_only:
-        print(count_classes(shape))
+        classes = count_classes(shape)
+        if args.format in ("json", "jsonl"):
+            emit({"classes": classes, "nonterminals": shape.nonterminals,
+                  "letters": shape.letters, "max_rules": shape.max_rules,
+                  "max_body": shape.max_body, "unit_rules": shape.unit_rules})
+        else:
+            print(classes)
         return ExitCode.OK
     return run(args, grammar_sweep(shape))
 
@@ -182,13 +225,14 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
     fmt: Format = ("jsonl" if args.format == "json" else args.format) or (
         "jsonl" if args.out or not sys.stdout.isatty() else "table")
     per_job = budget(args)
+    retry = frozenset(status for status, asked in (("error", args.retry_errors),
+                                                   ("budget", args.retry_budget)) if asked)
+    _check_options(args, fmt, retry)  # all before --out is created
     skip: frozenset[str] = frozenset()
     with contextlib.ExitStack() as stack:
         if args.out:
-            if fmt == "table":  # checked before the file is created
-                raise InputError("--out takes jsonl or csv; the table format is for the terminal")
             stream = stack.enter_context(locked(args.out))  # first: resume may cut the file
-            found = resume(args.out, fmt, sweep.columns)
+            found = resume(args.out, fmt, sweep.columns, retry=retry)
             skip = found.done
             if found.torn_bytes:
                 print(f"note: cut off a torn last line of {args.out} ({found.torn_bytes} "
@@ -212,9 +256,6 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
         restart: Callable[[], Executor] | None = None
         width = 1
         if args.scheduler:
-            if args.jobs and args.scheduler != "local":
-                raise InputError("--jobs counts local processes; a Dask cluster at "
-                                 f"{args.scheduler} has the workers it was started with")
             executor, width = stack.enter_context(dask_executor(
                 args.scheduler, workers=args.jobs, timeout=args.connect_timeout))
         else:
@@ -225,11 +266,18 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
                 restart = functools.partial(process_pool, jobs)
                 width = jobs
         # enough tasks per worker to balance the load, few enough to share the per-task cost
-        batch = args.batch or max(1, min(64, todo // (width * 16)))
+        batch = min(args.batch, max(1, todo)) if args.batch else max(1, min(64, todo // (
+            width * 16)))
         with _progress(todo, sweep.name, enabled=True) as advance:
 
             def on_row(row: dict[str, Any]) -> None:
-                sink.write(stamped(row) if fmt == "jsonl" else row)  # JSON names its schema
+                try:
+                    sink.write(stamped(row) if fmt == "jsonl" else row)  # JSON names its schema
+                except OSError as e:  # a full disk is a resource limit; the rest as before
+                    if e.errno not in NO_ROOM:
+                        raise
+                    raise ResourceError(f"cannot write {args.out or 'the output'}: "
+                                        f"{e.strerror or e}") from None
                 if observe is not None:
                     observe(row)
                 if advance is not None:
@@ -242,6 +290,23 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
         where = f"Dask at {args.scheduler}" if args.scheduler else f"{width} local process(es)"
         print(f"sweep {sweep.name}: {stats} on {where}", file=sys.stderr)
     return ExitCode.OK
+
+
+def _check_options(args: argparse.Namespace, fmt: Format, retry: frozenset[str]) -> None:
+    """Refuse what the sweep options cannot mean together, before anything is created."""
+    if args.out == "":
+        raise InputError("--out needs a file name")
+    if args.out and fmt == "table":
+        raise InputError("--out takes jsonl or csv; the table format is for the terminal")
+    if retry and not args.out:
+        raise InputError("--retry-errors and --retry-budget rerun rows of --out FILE: give it")
+    if args.scheduler and args.jobs and args.scheduler != "local":
+        raise InputError("--jobs counts local processes; a Dask cluster at "
+                         f"{args.scheduler} has the workers it was started with")
+    most = JOBS_PER_CPU * default_jobs()
+    if args.jobs and args.jobs > most:
+        raise InputError(f"--jobs {args.jobs}: at most {JOBS_PER_CPU} per CPU ({most} here); "
+                         f"more processes only compete for the CPUs")
 
 
 def _summary_text(summary: Summary) -> str:
@@ -259,7 +324,7 @@ def _summary_text(summary: Summary) -> str:
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
-    from ..summarize import load_rows, plot, summarize
+    from ..summarize import load_rows, picture, summarize
 
     if args.plot and not args.plot.lower().endswith((".png", ".svg")):
         raise InputError(f"--plot writes .png or .svg files, not {args.plot!r}")
@@ -272,7 +337,7 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
         emit(summary.to_json())
     else:
         sys.stdout.write(_summary_text(summary))
-    if args.plot:
-        plot(rows, args.plot)
+    if args.plot:  # as -o is: atomically, never over the input (or a link to it)
+        output(args, picture(rows, args.plot), to=args.plot, option="--plot")
         print(f"wrote {args.plot}", file=sys.stderr)
     return ExitCode.OK
