@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import contextvars
 import enum
+import functools
 import json
 import os
 import re
@@ -20,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..budget import Budget
+from ..budget import DEGRADED, Budget
 from ..errors import BudgetExceeded, InputError
 from ..grammar import Grammar
 from ..parse import load_grammar
@@ -237,9 +238,20 @@ def add_engine(p: argparse.ArgumentParser) -> None:
 
 def budget(args: argparse.Namespace,
            progress: Callable[[int], None] | None = None) -> Budget:
-    """The :class:`Budget` the options of ``args`` ask for."""
-    return Budget(max_states=getattr(args, "max_states", None),
-                  max_seconds=getattr(args, "max_seconds", None), progress=progress)
+    """The :class:`Budget` the options of ``args`` ask for; on a system where budgets
+    are weaker (:data:`sdg_automata.budget.DEGRADED`), a ``--max-seconds`` says how, once."""
+    limits = Budget(max_states=getattr(args, "max_states", None),
+                    max_seconds=getattr(args, "max_seconds", None), progress=progress)
+    if limits.max_seconds is not None and DEGRADED:
+        _say_degraded()
+    return limits
+
+
+@functools.cache
+def _say_degraded() -> None:
+    if sys.stderr is not None:
+        print(f"note: budgets are weaker on this system ({'; '.join(DEGRADED)})",
+              file=sys.stderr)
 
 
 # -- progress on stderr ----------------------------------------------------------
