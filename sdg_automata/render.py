@@ -193,9 +193,21 @@ def dfa_to_html(d: DFA, *, label: Labeler = str, limit: int | None = TABLE_LIMIT
 
 
 def dfa_to_json(d: DFA, *, label: Labeler | None = None) -> str:
-    """automata-lib's constructor shape: ``DFA(**obj)`` rebuilds it once the lists
-    are made sets (JSON object keys are strings, so states are written as
-    strings when they are not already)."""
+    """automata-lib's constructor shape, read back by :func:`dfa_from_json`.
+
+    JSON object keys are strings, so states are written as strings (``label``,
+    by default ``str``).  JSON has no sets either, so ``DFA(**json.loads(text))``
+    is refused by automata-lib (it freezes the lists into tuples); use
+    :func:`dfa_from_json`, or make ``states``, ``input_symbols`` and
+    ``final_states`` sets first.  The DFA read back is ``d`` with its states
+    renamed to those strings: the same transitions, initial and final states.
+
+    >>> from sdg_automata import dfa, load_grammar
+    >>> d = dfa(load_grammar("examples/example3.txt"), "A", 0)
+    >>> e = dfa_from_json(dfa_to_json(d))
+    >>> e == d, sorted(e.states) == sorted(map(str, d.states)), dict(e.transitions["0"])
+    (True, True, {'a': '1', 'b': '2'})
+    """
     name: Labeler = label or (lambda s: s if isinstance(s, str) else str(s))
     obj: Mapping[str, Any] = {
         "states": [name(s) for s in _order(d)],
@@ -211,7 +223,8 @@ def dfa_to_json(d: DFA, *, label: Labeler | None = None) -> str:
 
 
 def dfa_from_json(text: str, *, source: str = "<string>") -> DFA:
-    """The DFA written by :func:`dfa_to_json` (automata-lib's constructor shape).
+    """The DFA written by :func:`dfa_to_json` (automata-lib's constructor shape),
+    with its lists made sets; its inverse up to state names (states are strings).
 
     Raises
     ------

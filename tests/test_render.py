@@ -237,6 +237,34 @@ def test_json_and_jff_round_trip(forward: bool) -> None:
     assert _from_jff(dfa_to_jff(d)) == d
 
 
+@pytest.mark.parametrize("forward", [False, True])
+def test_dfa_from_json_is_the_inverse_of_dfa_to_json(forward: bool) -> None:
+    """Should read back the same automata-lib DFA, states renamed to strings (issue 22 §4);
+    ``DFA(**json.loads(...))`` is refused by automata-lib, as dfa_to_json's docstring says."""
+    from automata.fa.dfa import DFA
+
+    from sdg_automata.render import dfa_from_json
+
+    for d in (dfa(example3(), "A", 0, forward=forward), _partial_dfa()):
+        e = dfa_from_json(dfa_to_json(d))
+        assert e == d  # automata-lib's equality: the same language
+        assert e.states == {str(s) for s in d.states}
+        assert e.initial_state == str(d.initial_state)
+        assert e.final_states == {str(s) for s in d.final_states}
+        assert e.transitions == {str(s): {a: str(t) for a, t in row.items()}
+                                 for s, row in d.transitions.items()}
+        assert e.allow_partial == any(len(r) < len(d.input_symbols) for r in d.transitions.values())
+        with pytest.raises(TypeError):  # JSON lists are not sets
+            DFA(**json.loads(dfa_to_json(d)))
+
+
+def _partial_dfa() -> DFA:
+    from automata.fa.dfa import DFA
+
+    return DFA(states={0, 1}, input_symbols={"a", "b"}, transitions={0: {"a": 1}, 1: {}},
+               initial_state=0, final_states={1}, allow_partial=True)
+
+
 def test_jff_carries_item_labels() -> None:
     automaton = GrundyAutomaton(example3())
     reachable = automaton.explore()
