@@ -157,8 +157,8 @@ def nfa_from_pyformlang(fa: EpsilonNFA) -> NFA:
 
     >>> from pyformlang.finite_automaton import NondeterministicFiniteAutomaton
     >>> fa = NondeterministicFiniteAutomaton()
-    >>> fa.add_transitions([(0, "b", 0), (0, "a", 1), (1, "a", 1)])
-    >>> fa.add_start_state(0); fa.add_final_state(1)
+    >>> _ = fa.add_transitions([(0, "b", 0), (0, "a", 1), (1, "a", 1)])
+    >>> _ = fa.add_start_state(0), fa.add_final_state(1)
     >>> nfa = nfa_from_pyformlang(fa)
     >>> nfa.accepts_input("bba"), nfa.accepts_input("ab")
     (True, False)
