@@ -18,7 +18,8 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..budget import DEGRADED, Budget
@@ -30,10 +31,11 @@ if TYPE_CHECKING:
     from ..construction import ReachableAutomaton
 
 __all__ = [
-    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "SCHEMA", "add_budget",
-    "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "check_visual",
-    "deliver", "duration", "emit", "explore", "fail", "json_options", "load", "natural",
-    "output", "positive", "progress", "schema_name", "stamped", "unlimited_digits",
+    "DRAW_LIMIT", "EPILOG", "ExitCode", "Formatter", "INPUT_ARGUMENTS", "Parser", "SCHEMA",
+    "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget",
+    "check_visual", "deliver", "duration", "emit", "epilog", "explore", "fail", "json_options",
+    "load", "natural", "output", "positive", "progress", "schema_name", "stamped",
+    "unlimited_digits",
 ]
 
 
@@ -57,6 +59,24 @@ class ExitCode(enum.IntEnum):
 EPILOG = """exit codes: 0 success / yes, 1 no, 2 usage or input error,
 3 budget or resource limit (or value not provable), 4 internal error (a bug),
 130 interrupted"""
+
+
+def epilog(examples: Sequence[str] = ()) -> str:
+    """The end of a command's ``--help``: the exit codes, then its example command lines
+    (each runs from the repository's root on the bundled ``examples/``; a test runs them)."""
+    lines = "".join(f"\n  {line}" for line in examples)
+    return EPILOG + (f"\n\nexamples:{lines}" if examples else "")
+
+
+class Formatter(argparse.HelpFormatter):
+    """Descriptions and epilogs filled to the terminal's width paragraph by paragraph
+    (blank lines kept); a paragraph whose lines are indented (examples) is left as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(
+            par if any(line.startswith(" ") for line in par.splitlines()) else textwrap.fill(
+                " ".join(par.split()), width, initial_indent=indent, subsequent_indent=indent)
+            for par in text.split("\n\n"))
 
 
 class Parser(argparse.ArgumentParser):
