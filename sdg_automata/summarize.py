@@ -14,7 +14,7 @@ converge, and with which c (SPEC §6).
 Rows whose status is not ``"ok"`` are counted, never summarized as if they
 were answers.  Plots (:func:`plot`, the ``plot`` extra): a histogram of the
 grammars' maximum values by grammar size (rules), or a heat map of c over
-(S, D).
+(S, D), returned as a matplotlib ``Figure`` (written to a file only when asked).
 """
 
 from __future__ import annotations
@@ -26,9 +26,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import InputError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["Summary", "grammar_size", "load_rows", "plot", "summarize"]
 
@@ -176,12 +179,15 @@ def _imark_tables(ok: Sequence[dict[str, Any]]) -> dict[str, list[list[Any]]]:
 # plots
 
 
-def plot(rows: Sequence[dict[str, Any]], out: str | Path) -> None:
-    """Draw the sweep's picture to ``out`` (``.png`` or ``.svg``) with matplotlib.
+def plot(rows: Sequence[dict[str, Any]], out: str | Path | None = None) -> Figure:
+    """The sweep's picture as a matplotlib ``Figure``, also written to ``out`` when given
+    (``.png`` or ``.svg``).
 
     Grammars: a histogram of each grammar's largest maximum, one bar group per
     number of rules.  i-Mark: a heat map of c over (S, D), grey where the
-    instance does not converge.
+    instance does not converge.  The figure is made without pyplot, so no
+    backend is chosen or changed and nothing is left open: a notebook shows the
+    returned figure (``matplotlib-inline``), a script saves it (``fig.savefig``).
 
     Raises
     ------
@@ -189,30 +195,27 @@ def plot(rows: Sequence[dict[str, Any]], out: str | Path) -> None:
         Without matplotlib (``pip install "sdg_automata[plot]"``), or for
         another file type.
     """
-    suffix = Path(out).suffix.lower()
-    if suffix not in (".png", ".svg"):
+    suffix = None if out is None else Path(out).suffix.lower()
+    if suffix not in (None, ".png", ".svg"):
         raise InputError(f"--plot writes .png or .svg files, not {str(out)!r}")
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError:
         raise InputError("plots need matplotlib: pip install 'sdg_automata[plot]'") from None
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
     if not ok:
         raise InputError("no row with status 'ok' to plot")
-    fig = (_grammar_plot if _kind(rows) == "grammars" else _imark_plot)(plt, ok)
-    try:
-        fig.savefig(out, dpi=120, bbox_inches="tight",
-                    metadata={"Date": None} if suffix == ".svg" else None)
-    except OSError as e:
-        raise InputError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
-    finally:
-        plt.close(fig)
+    fig = (_grammar_plot if _kind(rows) == "grammars" else _imark_plot)(Figure, ok)
+    if out is not None:
+        try:
+            fig.savefig(out, dpi=120, bbox_inches="tight",
+                        metadata={"Date": None} if suffix == ".svg" else None)
+        except OSError as e:
+            raise InputError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    return fig
 
 
-def _grammar_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
+def _grammar_plot(figure: type[Figure], ok: Sequence[dict[str, Any]]) -> Figure:
     by_size: dict[int, Counter[int]] = {}
     for r in ok:
         value = _top(r)[0]
@@ -220,7 +223,8 @@ def _grammar_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
             by_size.setdefault(grammar_size(r)[1], Counter())[value] += 1
     sizes = sorted(by_size)
     values = sorted({v for c in by_size.values() for v in c})
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = figure(figsize=(7, 4))
+    ax = fig.subplots()
     width = 0.8 / max(1, len(sizes))
     for i, size in enumerate(sizes):
         xs = [v + (i - (len(sizes) - 1) / 2) * width for v in values]
@@ -235,8 +239,10 @@ def _grammar_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
     return fig
 
 
-def _imark_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
+def _imark_plot(figure: type[Figure], ok: Sequence[dict[str, Any]]) -> Figure:
     import math
+
+    from matplotlib import colormaps
 
     s_sets = sorted({tuple(r["S"]) for r in ok}, key=lambda s: (len(s), s))
     d_sets = sorted({tuple(r["D"]) for r in ok}, key=lambda d: (len(d), d))
@@ -249,9 +255,9 @@ def _imark_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
             labels[i][j] = str(r["c"])
         else:
             labels[i][j] = "×"
-    fig, ax = plt.subplots(figsize=(max(5, 0.45 * len(d_sets) + 2),
-                                    max(3, 0.4 * len(s_sets) + 1.5)))
-    cmap = plt.get_cmap("viridis").with_extremes(bad="lightgrey")
+    fig = figure(figsize=(max(5, 0.45 * len(d_sets) + 2), max(3, 0.4 * len(s_sets) + 1.5)))
+    ax = fig.subplots()
+    cmap = colormaps["viridis"].with_extremes(bad="lightgrey")
     image = ax.imshow(grid, cmap=cmap, aspect="auto")
     for i in range(len(s_sets)):
         for j in range(len(d_sets)):
