@@ -187,7 +187,8 @@ def plot(rows: Sequence[dict[str, Any]], out: str | Path | None = None) -> Figur
     number of rules.  i-Mark: a heat map of c over (S, D), grey where the
     instance does not converge.  The figure is made without pyplot, so no
     backend is chosen or changed and nothing is left open: a notebook shows the
-    returned figure (``matplotlib-inline``), a script saves it (``fig.savefig``).
+    returned figure once its inline backend is on (``%matplotlib inline``), a
+    script saves it (``fig.savefig``).
 
     Raises
     ------
