@@ -610,8 +610,10 @@ class Diagram:
 
 def inline_svg(svg: str) -> str:
     """An SVG document as an element to put in HTML: without its XML declaration,
-    DOCTYPE and comments (Graphviz's version and generator lines)."""
-    return re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->\n?", "", svg, flags=re.S).strip()
+    DOCTYPE and comments (Graphviz's version and generator lines), and scaled down
+    to the width of its column when wider (a notebook's output, a documentation page)."""
+    element = re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->\n?", "", svg, flags=re.S)
+    return element.strip().replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
 
 
 def _reachable_diagram(reachable: ReachableAutomaton, title: str) -> Diagram:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from required import require, unavailable
 
 pytestmark = pytest.mark.browser
 
@@ -41,19 +42,12 @@ DRAWN = ("GrundyAutomaton(g)", "m_a0", "forward", "gg")
 TABULATED = ("verdict", "constrained")
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must run the browser test, but {reason} (.ci/run installs chromium)")
-    pytest.skip(reason)
-
-
 def _chromium() -> str:
     for name in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"):
         found = shutil.which(name)
         if found:
             return found
-    _unavailable("no Chromium: apt-get install chromium")
-    raise AssertionError  # not reached
+    unavailable("no Chromium: apt-get install chromium (.ci/run does)")
 
 
 def _free_port() -> int:
@@ -66,11 +60,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """JupyterLab serving a copy of docs/ and examples/; yields the notebook's URL."""
-    for module in ("playwright", "jupyterlab"):
-        try:
-            __import__(module)
-        except ImportError:
-            _unavailable(f"{module} is not installed (the test extra)")
+    require("playwright", "jupyterlab", extra="test")
     folder = tmp_path_factory.mktemp("lab")
     (folder / "docs").mkdir()
     shutil.copy(ROOT / "docs" / "tutorial.ipynb", folder / "docs")
@@ -147,7 +137,8 @@ KERNEL_IDLE = """() => window.jupyterapp.shell.currentWidget?.sessionContext?.se
 
 #: every code cell has run: a number in its prompt, none waiting ([*]) or blank
 ALL_RAN = """() => {
-    const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')];
+    const prompts = [...document.querySelectorAll(
+        '.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')];
     return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
 }"""
 
