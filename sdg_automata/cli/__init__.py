@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
         description="Impartial games as automata: Grundy numbers of successful derivation "
-                    "games on grammars, their DFAs, Max-Grundy decisions, i-Mark.",
+                    "games on grammars, their DFAs, Max-Grundy decisions, i-Mark, octal "
+                    "games, and sweeps over every grammar or game of a size.",
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
