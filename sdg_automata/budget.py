@@ -12,13 +12,18 @@ determinization and minimization, Graphviz's layout) is covered by
 deadline when it runs on the main thread.  Ctrl-C inside any metered phase
 becomes :class:`~sdg_automata.errors.Interrupted` with the same "how far"
 message.
+
+The package is tested on Linux and declared POSIX.  Where ``SIGALRM``,
+``resource`` or ``/proc`` are missing (Windows), it still imports and runs,
+and its budgets degrade as :data:`DEGRADED` says: the clock of a library call
+is checked when the call returns, and memory limits nobody reports never
+count.  ``tests/test_package.py`` hides those modules and runs the commands.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import resource
 import signal
 import threading
 import time
@@ -29,8 +34,21 @@ from typing import Any
 
 from .errors import BudgetExceeded, InputError, Interrupted
 
-__all__ = ["MEMORY_RESERVE", "Budget", "Meter", "UNLIMITED", "as_budget", "available_bytes",
-           "memory_pressure"]
+try:  # POSIX: the address-space limit (ulimit -v)
+    import resource
+except ImportError:  # not POSIX: no such limit to read
+    resource = None  # type: ignore[assignment]
+
+__all__ = ["DEGRADED", "MEMORY_RESERVE", "Budget", "Meter", "UNLIMITED", "as_budget",
+           "available_bytes", "memory_pressure"]
+
+#: what budgets cannot do on this system (empty on Linux): one phrase per missing facility
+DEGRADED: tuple[str, ...] = tuple(why for missing, why in (
+    (not hasattr(signal, "SIGALRM"), "no SIGALRM: --max-seconds is checked when a call into "
+                                     "automata-lib returns, not inside it"),
+    (resource is None, "no resource module: the address-space limit is not seen"),
+    (not os.path.exists("/proc/meminfo"), "no /proc/meminfo: free memory is not seen"),
+) if missing)
 
 #: a phase that grows without a known size (a crawl) stops with BudgetExceeded once fewer
 #: bytes than this are left to allocate (:func:`available_bytes`); more than such a phase
@@ -200,14 +218,15 @@ class Meter:
 
         On the main thread the remaining time becomes a ``SIGALRM`` timer that
         raises :class:`BudgetExceeded` from inside the library; elsewhere (a
-        worker thread) the clock is checked when the call returns.
+        worker thread, or a system without ``SIGALRM``: :data:`DEGRADED`) the
+        clock is checked when the call returns.
         """
         seconds = self.budget.max_seconds
         remaining = self.deadline - time.perf_counter()
         if seconds is not None and remaining <= 0:
             raise self.exceeded(self.count, f"{seconds:g} s")
         # a deadline years away never fires, and setitimer overflows on it (--max-seconds 1e300)
-        armed = (seconds is not None and remaining < _LONGEST_ALARM
+        armed = (seconds is not None and remaining < _LONGEST_ALARM and hasattr(signal, "SIGALRM")
                  and threading.current_thread() is threading.main_thread())
 
         def alarm(signum: int, frame: Any) -> None:
@@ -252,8 +271,8 @@ def available_bytes() -> int | None:
                     break
     except (OSError, ValueError):
         pass
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
+    soft = None if resource is None else resource.getrlimit(resource.RLIMIT_AS)[0]
+    if soft is not None and soft != resource.RLIM_INFINITY:
         try:
             with open("/proc/self/statm", encoding="ascii") as f:
                 used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")

@@ -180,9 +180,9 @@ class GrundyAutomaton:
 
     Notes
     -----
-    Theorem (Section 4 of [1]_): after reading wᴿ from q₀, ``A^i`` is in the
-    state iff 𝒢_{G,A}(w) = i.  The empty state ∅ is absorbing; a letter
-    outside Σ leads to it.
+    Theorem (Section 4 of Takata, Inoue, Seki, arXiv 2609.00871): after
+    reading wᴿ from q₀, ``A^i`` is in the state iff 𝒢_{G,A}(w) = i.  The empty
+    state ∅ is absorbing; a letter outside Σ leads to it.
     """
 
     def __init__(self, grammar: Grammar, *, reading: Reading | None = None,

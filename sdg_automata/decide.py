@@ -33,9 +33,9 @@ offers it at once):
 Subset subsumption (antichains) is *not* used: it is unsound here
 (``notes/literature.md`` §D gives a counterexample).
 
-A regular constraint ``within`` (an automata-lib DFA or NFA on the words w, or a
-regular expression) restricts the positions to L(G, A) ∩ L(within); the
-search walks the product on the fly.
+A regular constraint ``within`` (an automata-lib DFA or NFA on the words w, a
+pyformlang finite automaton, or a regular expression) restricts the positions to
+L(G, A) ∩ L(within); the search walks the product on the fly.
 """
 
 from __future__ import annotations
@@ -54,12 +54,14 @@ from .construction import GrundyAutomaton, automaton_for
 from .crawl import CHECK_EVERY, MEMORY_EVERY, tree_path
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
+from .interop import is_pyformlang_automaton, nfa_from_pyformlang
 from .reading import Reading, reading_of
 from .store import PackedStates
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
     from automata.fa.nfa import NFA
+    from pyformlang.finite_automaton import EpsilonNFA
 
 __all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict", "constraint",
            "max_grundy", "spectrum"]
@@ -160,8 +162,10 @@ class Constraint:
         return len(self.final)
 
 
-def constraint(within: DFA | NFA | str, alphabet: tuple[str, ...], *, reverse: bool) -> Constraint:
-    """Tables for ``within`` (an automata-lib DFA or NFA, or a regular expression on w).
+def constraint(within: DFA | NFA | EpsilonNFA | str, alphabet: tuple[str, ...], *,
+               reverse: bool) -> Constraint:
+    """Tables for ``within`` (an automata-lib DFA or NFA, a pyformlang DFA, NFA or
+    ε-NFA (:func:`~sdg_automata.interop.nfa_from_pyformlang`), or a regular expression on w).
 
     With ``reverse`` the tables read wᴿ (the automaton of a right-linear
     grammar does); without, they read w (the automaton of a mirror does).
@@ -190,7 +194,7 @@ def constraint(within: DFA | NFA | str, alphabet: tuple[str, ...], *, reverse: b
     return Constraint(initial=number[d.initial_state], rows=rows, final=final)
 
 
-def _nfa(within: DFA | NFA | str, alphabet: tuple[str, ...]) -> Any:
+def _nfa(within: DFA | NFA | EpsilonNFA | str, alphabet: tuple[str, ...]) -> Any:
     """``within`` as an automata-lib NFA; a regex may use Σ and its own letters."""
     from automata.base.exceptions import AutomatonException, RegexException
     from automata.fa.dfa import DFA
@@ -203,9 +207,12 @@ def _nfa(within: DFA | NFA | str, alphabet: tuple[str, ...]) -> Any:
             return NFA.from_regex(within, input_symbols=letters)
         if isinstance(within, NFA):  # determinized by the caller's subset construction
             return within
+        if is_pyformlang_automaton(within):  # converted at the boundary, then as an NFA
+            return nfa_from_pyformlang(within)
         if not isinstance(within, DFA):
-            raise InputError(f"a constraint is a regular expression or an automata-lib DFA or "
-                             f"NFA, not a {type(within).__name__}")
+            raise InputError(f"a constraint is a regular expression, an automata-lib DFA or "
+                             f"NFA, or a pyformlang finite automaton, not a "
+                             f"{type(within).__name__}")
         return NFA.from_dfa(within)
     except (AutomatonException, RegexException) as e:
         raise InputError(f"invalid constraint {within!r}: {e}") from None
@@ -309,7 +316,7 @@ def max_grundy(
     *,
     method: Route = "onthefly",
     strategy: Strategy = "bfs",
-    within: DFA | NFA | str | None = None,
+    within: DFA | NFA | EpsilonNFA | str | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
     max_seconds: float | None = None,
@@ -329,8 +336,9 @@ def max_grundy(
         A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses) or
         ``"dfs"`` (less memory); on the fly only.
     within:
-        Restrict positions to the words of this DFA, NFA (determinized) or regular
-        expression.
+        Restrict positions to the words of this automata-lib DFA or NFA (determinized),
+        pyformlang DFA, NFA or ε-NFA (converted by
+        :func:`~sdg_automata.interop.nfa_from_pyformlang`), or regular expression.
     budget:
         States, seconds and progress (:class:`~sdg_automata.budget.Budget`);
         :class:`~sdg_automata.errors.BudgetExceeded` when they run out.
@@ -546,8 +554,8 @@ if tuple(STRATEGIES) != get_args(Strategy):  # the table and the type are one li
 
 
 def _explicit(
-    automaton: GrundyAutomaton, head: str, k: int | None, within: DFA | NFA | str | None,
-    budget: Budget, started: float,
+    automaton: GrundyAutomaton, head: str, k: int | None,
+    within: DFA | NFA | EpsilonNFA | str | None, budget: Budget, started: float,
 ) -> Verdict:
     """The paper's route: emptiness of each L(M_{A,i}) with automata-lib (SPEC §5)."""
     bound = automaton.bounds[head]
@@ -581,7 +589,8 @@ def _explicit(
     return _verdict(head, k, bound, found, len(reachable), True, started, method="explicit")
 
 
-def _constraint_dfa(within: DFA | NFA | str, alphabet: tuple[str, ...], reading: Reading) -> DFA:
+def _constraint_dfa(within: DFA | NFA | EpsilonNFA | str, alphabet: tuple[str, ...],
+                    reading: Reading) -> DFA:
     """``within`` read the automaton's way (wᴿ, or w for a mirror), over exactly Σ."""
     from automata.fa.dfa import DFA
 

@@ -1,4 +1,4 @@
-"""Grammars to and from pyformlang (the optional extra ``interop``).
+"""Grammars to and from pyformlang, and its finite automata in (the optional extra ``interop``).
 
 `pyformlang <https://github.com/Aunsiels/pyformlang>`_ is a Python library of
 formal languages whose ``CFG`` offers what this package does not: CNF, CYK
@@ -22,19 +22,27 @@ differ:
 (True, True)
 >>> from_pyformlang(cfg) == load_grammar("examples/example3.txt")
 True
+
+pyformlang's finite automata (``DeterministicFiniteAutomaton``,
+``NondeterministicFiniteAutomaton``, ``EpsilonNFA``) become automata-lib NFAs
+through :func:`nfa_from_pyformlang`; ``max_grundy(within=...)`` takes them so.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
 from .grammar import Grammar, Rule
 
 if TYPE_CHECKING:
+    from automata.fa.nfa import NFA
     from pyformlang.cfg import CFG
+    from pyformlang.finite_automaton import EpsilonNFA
 
-__all__ = ["INSTALL_HINT", "from_pyformlang", "to_pyformlang"]
+__all__ = ["INSTALL_HINT", "from_pyformlang", "is_pyformlang_automaton", "nfa_from_pyformlang",
+           "to_pyformlang"]
 
 INSTALL_HINT = 'pip install "sdg_automata[interop]"'
 
@@ -117,3 +125,63 @@ def from_pyformlang(cfg: CFG, *, start: str | None = None) -> Grammar:
         start = str(cfg.start_symbol.value)
     letters = [str(t.value) for t in cfg.terminals if str(t.value) not in heads]
     return Grammar(rules=rules, start=start, terminals=sorted(letters))
+
+
+def is_pyformlang_automaton(obj: object) -> bool:
+    """Whether ``obj`` is a pyformlang finite automaton (never imports pyformlang)."""
+    module = sys.modules.get("pyformlang.finite_automaton")
+    return module is not None and isinstance(obj, module.EpsilonNFA)
+
+
+def nfa_from_pyformlang(fa: EpsilonNFA) -> NFA:
+    """A pyformlang finite automaton as an automata-lib NFA with the same language.
+
+    Parameters
+    ----------
+    fa:
+        A pyformlang ``DeterministicFiniteAutomaton``, ``NondeterministicFiniteAutomaton``
+        or ``EpsilonNFA`` (the first two are subclasses of the last).  Its symbols must be
+        one-character strings (this package's letters, SPEC §1); its ε-moves stay ε-moves.
+
+    Returns
+    -------
+    automata.fa.nfa.NFA
+        States numbered 1, 2, … in the order of their names; state 0 is a new initial
+        state with an ε-move to each of pyformlang's start states (it may have several,
+        or none: then the language is empty).
+
+    Raises
+    ------
+    InputError
+        For a symbol that is not one character.
+
+    >>> from pyformlang.finite_automaton import NondeterministicFiniteAutomaton
+    >>> fa = NondeterministicFiniteAutomaton()
+    >>> _ = fa.add_transitions([(0, "b", 0), (0, "a", 1), (1, "a", 1)])
+    >>> _ = fa.add_start_state(0), fa.add_final_state(1)
+    >>> nfa = nfa_from_pyformlang(fa)
+    >>> nfa.accepts_input("bba"), nfa.accepts_input("ab")
+    (True, False)
+    """
+    from automata.fa.nfa import NFA
+    from pyformlang.finite_automaton import Epsilon
+
+    number = {q: k for k, q in enumerate(sorted(fa.states, key=lambda q: str(q.value)), 1)}
+    transitions: dict[int, dict[str, set[int]]] = {0: {"": {number[q] for q in fa.start_states}}}
+    letters: set[str] = set()
+    for q, moves in fa.to_dict().items():
+        out = transitions.setdefault(number[q], {})
+        for symbol, targets in moves.items():
+            letter = "" if isinstance(symbol, Epsilon) else str(symbol.value)
+            if not isinstance(symbol, Epsilon):
+                if len(letter) != 1:
+                    raise InputError(f"pyformlang symbol {letter!r}: a letter is one character "
+                                     "(SPEC §1)")
+                letters.add(letter)
+            # a DFA's to_dict() gives one state, an NFA's a set of them
+            found = targets if isinstance(targets, (set, frozenset)) else {targets}
+            out.setdefault(letter, set()).update(number[t] for t in found)
+    return NFA(states={0, *number.values()}, input_symbols=letters,
+               transitions={q: {a: set(ts) for a, ts in out.items()}
+                            for q, out in transitions.items()},
+               initial_state=0, final_states={number[q] for q in fa.final_states})

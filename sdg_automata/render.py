@@ -44,6 +44,7 @@ import functools
 import html
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -80,6 +81,7 @@ __all__ = [
     "dot_to_svg",
     "game_graph",
     "game_graph_to_dot",
+    "inline_svg",
     "load_ipython_extension",
     "nfa_to_dot",
     "reachable_to_dot",
@@ -176,8 +178,10 @@ def dfa_to_table(d: DFA, *, label: Labeler = str, limit: int | None = None) -> s
 
 
 def _html_table(rows: Sequence[Sequence[str]], caption: str, left: int) -> str:
+    # the caption is a paragraph above the table, not a <caption>: a <caption> is as wide as
+    # its table, so a long one wrapped into a narrow column over a two-column table
     head, *body = rows
-    out = [f"<table><caption>{html.escape(caption)}</caption>",
+    out = [_caption(caption), "<table>",
            "<tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr>"]
     out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in body]
     if left:
@@ -186,16 +190,33 @@ def _html_table(rows: Sequence[Sequence[str]], caption: str, left: int) -> str:
     return "\n".join(out)
 
 
+def _caption(caption: str) -> str:
+    return f"<p>{html.escape(caption)}</p>"
+
+
 def dfa_to_html(d: DFA, *, label: Labeler = str, limit: int | None = TABLE_LIMIT) -> str:
-    """The transition table of :func:`dfa_to_table` as an HTML ``<table>``."""
+    """The transition table of :func:`dfa_to_table` in HTML: a caption paragraph, then a
+    ``<table>``."""
     rows, left = _fa_rows(d, label, limit)
     return _html_table(rows, f"DFA: {len(d.states)} states, {len(d.final_states)} final", left)
 
 
 def dfa_to_json(d: DFA, *, label: Labeler | None = None) -> str:
-    """automata-lib's constructor shape: ``DFA(**obj)`` rebuilds it once the lists
-    are made sets (JSON object keys are strings, so states are written as
-    strings when they are not already)."""
+    """automata-lib's constructor shape, read back by :func:`dfa_from_json`.
+
+    JSON object keys are strings, so states are written as strings (``label``,
+    by default ``str``).  JSON has no sets either, so ``DFA(**json.loads(text))``
+    is refused by automata-lib (it freezes the lists into tuples); use
+    :func:`dfa_from_json`, or make ``states``, ``input_symbols`` and
+    ``final_states`` sets first.  The DFA read back is ``d`` with its states
+    renamed to those strings: the same transitions, initial and final states.
+
+    >>> from sdg_automata import dfa, load_grammar
+    >>> d = dfa(load_grammar("examples/example3.txt"), "A", 0)
+    >>> e = dfa_from_json(dfa_to_json(d))
+    >>> e == d, sorted(e.states) == sorted(map(str, d.states)), dict(e.transitions["0"])
+    (True, True, {'a': '1', 'b': '2'})
+    """
     name: Labeler = label or (lambda s: s if isinstance(s, str) else str(s))
     obj: Mapping[str, Any] = {
         "states": [name(s) for s in _order(d)],
@@ -211,7 +232,8 @@ def dfa_to_json(d: DFA, *, label: Labeler | None = None) -> str:
 
 
 def dfa_from_json(text: str, *, source: str = "<string>") -> DFA:
-    """The DFA written by :func:`dfa_to_json` (automata-lib's constructor shape).
+    """The DFA written by :func:`dfa_to_json` (automata-lib's constructor shape),
+    with its lists made sets; its inverse up to state names (states are strings).
 
     Raises
     ------
@@ -518,15 +540,18 @@ def dot_to_png(dot: str, *, max_seconds: float | None = None) -> bytes:
 
 @dataclass(frozen=True, kw_only=True)
 class Diagram:
-    """Something to show: DOT text (``None`` when too large to draw) and tables.
+    """Something to show: DOT text (``None`` when too large to draw), tables and a caption.
 
-    Displayed by Jupyter through ``_repr_mimebundle_``; :meth:`save` writes
-    ``.dot``, ``.svg``, ``.png``, ``.html`` or ``.txt`` by the file's suffix.
+    Displayed by Jupyter through ``_repr_mimebundle_``: the drawing when there
+    is one (see there), else the table.  :meth:`save` writes ``.dot``,
+    ``.svg``, ``.png``, ``.html`` or ``.txt`` by the file's suffix.
     """
 
     text: str
     html: str
     dot: str | None = None
+    #: one line naming what is shown, above the drawing
+    caption: str = ""
 
     def svg(self) -> str:
         """The drawing as SVG (needs the ``visual`` extra)."""
@@ -557,20 +582,38 @@ class Diagram:
 
     def _repr_mimebundle_(self, include: Iterable[str] | None = None,
                           exclude: Iterable[str] | None = None, **_: Any) -> dict[str, str]:
+        """What Jupyter shows: with a drawing, text/html is the caption and the SVG inline
+        (JupyterLab, Notebook, VS Code and nbconvert all render text/html before
+        image/svg+xml, so the drawing must be in it), image/svg+xml the SVG alone;
+        without one (too large, no Graphviz, a layout over :data:`DRAW_SECONDS`),
+        text/html is the table.  text/plain is always the text table.  Graphviz runs
+        only when a drawing is wanted (``include``/``exclude``) and, per display, once.
+        """
         wanted = {"text/plain", "text/html", "image/svg+xml"}
         if include is not None:
             wanted &= set(include)
         if exclude is not None:
             wanted -= set(exclude)
         text, page, svg = self.text, self.html, None
-        if "image/svg+xml" in wanted and self.dot is not None and visual_available():
+        if wanted & {"text/html", "image/svg+xml"} and self.dot is not None and visual_available():
             try:
                 svg = dot_to_svg(self.dot, max_seconds=DRAW_SECONDS)
             except BudgetExceeded:  # a dense graph: the table alone, said so
                 note = f"not drawn: Graphviz's layout took more than {DRAW_SECONDS:g} s"
                 text, page = f"{text}({note})\n", f"{page}\n<p>({html.escape(note)})</p>"
+            else:
+                page = f"{_caption(self.caption)}\n{inline_svg(svg)}" if self.caption \
+                    else inline_svg(svg)
         bundle = {"text/plain": text, "text/html": page, "image/svg+xml": svg}
         return {kind: data for kind, data in bundle.items() if kind in wanted and data is not None}
+
+
+def inline_svg(svg: str) -> str:
+    """An SVG document as an element to put in HTML: without its XML declaration,
+    DOCTYPE and comments (Graphviz's version and generator lines), and scaled down
+    to the width of its column when wider (a notebook's output, a documentation page)."""
+    element = re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->\n?", "", svg, flags=re.S)
+    return element.strip().replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
 
 
 def _reachable_diagram(reachable: ReachableAutomaton, title: str) -> Diagram:
@@ -587,7 +630,7 @@ def _reachable_diagram(reachable: ReachableAutomaton, title: str) -> Diagram:
     caption = f"{title}: {n} reachable states over {{{', '.join(reachable.alphabet)}}}"
     text = caption + "\n" + text_table(rows) + (f"… {left} more states\n" if left else "")
     dot = reachable_to_dot(reachable) if n <= DRAW_LIMIT else None
-    return Diagram(text=text, html=_html_table(rows, caption, left), dot=dot)
+    return Diagram(text=text, html=_html_table(rows, caption, left), dot=dot, caption=caption)
 
 
 def _one_line(text: str) -> Diagram:
@@ -640,7 +683,7 @@ def _fa_diagram(fa: Any, *, label: Labeler | None = None) -> Diagram:
     table = text_table(rows) + (f"… {left} more states\n" if left else "")
     caption = f"{kind}: {n} states, {len(fa.final_states)} final"
     return Diagram(text=table, html=_html_table(rows, caption, left),
-                   dot=_fa_dot(fa, name, kind) if n <= DRAW_LIMIT else None)
+                   dot=_fa_dot(fa, name, kind) if n <= DRAW_LIMIT else None, caption=caption)
 
 
 @diagram.register
@@ -668,7 +711,8 @@ def _(gg: GameGraph, *, label: Labeler | None = None) -> Diagram:
     more = f"… {left} more\n" if left else ""
     return Diagram(text=caption + "\n" + text_table(shown) + more,
                    html=_html_table(shown, caption, left),
-                   dot=game_graph_to_dot(gg) if len(gg.nodes) <= DRAW_LIMIT else None)
+                   dot=game_graph_to_dot(gg) if len(gg.nodes) <= DRAW_LIMIT else None,
+                   caption=caption)
 
 
 @diagram.register

@@ -19,7 +19,8 @@ Rows whose status is not ``"ok"`` are counted, never summarized as if they
 were answers.  A key with several rows (a job run again by ``--retry-errors``)
 counts by its last row, as resuming does.  Plots (:func:`plot`, the ``plot``
 extra): a histogram of the grammars' maximum values by grammar size (rules), a
-heat map of c over (S, D), or the codes' periods against their preperiods.
+heat map of c over (S, D), or the codes' periods against their preperiods,
+returned as a matplotlib ``Figure`` (written to a file only when asked).
 """
 
 from __future__ import annotations
@@ -31,11 +32,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import InputError
 
-__all__ = ["Summary", "grammar_size", "load_rows", "plot", "summarize"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["Summary", "grammar_size", "load_rows", "picture", "plot", "summarize"]
 
 Kind = Literal["grammars", "imark", "octal"]
 
@@ -231,24 +235,17 @@ _TABLES = {"grammars": _grammar_tables, "imark": _imark_tables, "octal": _octal_
 # plots
 
 
-def plot(rows: Sequence[dict[str, Any]], out: str | Path) -> None:
-    """Draw the sweep's picture (:func:`picture`) to the file ``out``."""
-    data = picture(rows, out)
-    try:
-        Path(out).write_bytes(data)
-    except OSError as e:
-        raise InputError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
-
-
-def picture(rows: Sequence[dict[str, Any]], out: str | Path) -> bytes:
-    """The sweep's picture, drawn with matplotlib as the file ``out`` would hold it
-    (``.png`` or ``.svg``, from its suffix); the command line writes it as it writes
-    every output (atomically, never over an input).
+def plot(rows: Sequence[dict[str, Any]], out: str | Path | None = None) -> Figure:
+    """The sweep's picture as a matplotlib ``Figure``, also written to ``out`` when given
+    (``.png`` or ``.svg``; the command line writes :func:`picture` atomically instead).
 
     Grammars: a histogram of each grammar's largest maximum, one bar group per
     number of rules.  i-Mark: a heat map of c over (S, D), grey where the
     instance does not converge.  Octal: each proven code's period against its
-    preperiod.
+    preperiod.  The figure is made without pyplot, so no backend is chosen or
+    changed and nothing is left open: a notebook shows the returned figure once
+    its inline backend is on (``%matplotlib inline``), a script saves it
+    (``fig.savefig``).
 
     Raises
     ------
@@ -256,30 +253,40 @@ def picture(rows: Sequence[dict[str, Any]], out: str | Path) -> bytes:
         Without matplotlib (``pip install "sdg_automata[plot]"``), or for
         another file type.
     """
-    suffix = Path(out).suffix.lower()
-    if suffix not in (".png", ".svg"):
+    suffix = None if out is None else Path(out).suffix.lower()
+    if suffix not in (None, ".png", ".svg"):
         raise InputError(f"--plot writes .png or .svg files, not {str(out)!r}")
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError:
         raise InputError("plots need matplotlib: pip install 'sdg_automata[plot]'") from None
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
     if not ok:
         raise InputError("no row with status 'ok' to plot")
-    fig = _PLOTS[_kind(rows)](plt, ok)
+    fig = _PLOTS[_kind(rows)](Figure, ok)
+    if out is not None:
+        try:
+            fig.savefig(out, dpi=120, bbox_inches="tight",
+                        metadata={"Date": None} if suffix == ".svg" else None)
+        except OSError as e:
+            raise InputError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    return fig
+
+
+def picture(rows: Sequence[dict[str, Any]], out: str | Path) -> bytes:
+    """The bytes of :func:`plot` as the file ``out`` would hold them (``.png`` or
+    ``.svg``, from its suffix), for a caller that writes them itself (the command
+    line: atomically, never over an input)."""
+    suffix = Path(out).suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise InputError(f"--plot writes .png or .svg files, not {str(out)!r}")
     buffer = io.BytesIO()
-    try:
-        fig.savefig(buffer, format=suffix[1:], dpi=120, bbox_inches="tight",
-                    metadata={"Date": None} if suffix == ".svg" else None)
-    finally:
-        plt.close(fig)
+    plot(rows).savefig(buffer, format=suffix[1:], dpi=120, bbox_inches="tight",
+                       metadata={"Date": None} if suffix == ".svg" else None)
     return buffer.getvalue()
 
 
-def _grammar_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
+def _grammar_plot(figure: type[Figure], ok: Sequence[dict[str, Any]]) -> Figure:
     by_size: dict[int, Counter[int]] = {}
     for r in ok:
         value = _top(r)[0]
@@ -287,7 +294,8 @@ def _grammar_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
             by_size.setdefault(grammar_size(r)[1], Counter())[value] += 1
     sizes = sorted(by_size)
     values = sorted({v for c in by_size.values() for v in c})
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = figure(figsize=(7, 4))
+    ax = fig.subplots()
     width = 0.8 / max(1, len(sizes))
     for i, size in enumerate(sizes):
         xs = [v + (i - (len(sizes) - 1) / 2) * width for v in values]
@@ -302,8 +310,10 @@ def _grammar_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
     return fig
 
 
-def _imark_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
+def _imark_plot(figure: type[Figure], ok: Sequence[dict[str, Any]]) -> Figure:
     import math
+
+    from matplotlib import colormaps
 
     s_sets = sorted({tuple(r["S"]) for r in ok}, key=lambda s: (len(s), s))
     d_sets = sorted({tuple(r["D"]) for r in ok}, key=lambda d: (len(d), d))
@@ -316,9 +326,9 @@ def _imark_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
             labels[i][j] = str(r["c"])
         else:
             labels[i][j] = "×"
-    fig, ax = plt.subplots(figsize=(max(5, 0.45 * len(d_sets) + 2),
-                                    max(3, 0.4 * len(s_sets) + 1.5)))
-    cmap = plt.get_cmap("viridis").with_extremes(bad="lightgrey")
+    fig = figure(figsize=(max(5, 0.45 * len(d_sets) + 2), max(3, 0.4 * len(s_sets) + 1.5)))
+    ax = fig.subplots()
+    cmap = colormaps["viridis"].with_extremes(bad="lightgrey")
     image = ax.imshow(grid, cmap=cmap, aspect="auto")
     for i in range(len(s_sets)):
         for j in range(len(d_sets)):
@@ -333,9 +343,10 @@ def _imark_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
     return fig
 
 
-def _octal_plot(plt: Any, ok: Sequence[dict[str, Any]]) -> Any:
+def _octal_plot(figure: type[Figure], ok: Sequence[dict[str, Any]]) -> Figure:
     proven = [r for r in ok if r["certified"]]
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    fig = figure(figsize=(6, 4.5))
+    ax = fig.subplots()
     ax.scatter([r["preperiod"] + 1 for r in proven], [r["period"] for r in proven], s=14)
     if len(proven) <= 40:
         for r in proven:

@@ -68,7 +68,8 @@ def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("argv", [
     ["0.8"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
     ["0.77", "--digits", "2"], ["survey", "--digits", "1", "--grammar"], ["0.77", "--upto", "0"],
-    ["0.77", "--jobs", "2"], ["0.77", "--out", "x.jsonl"],
+    ["0.77", "--jobs", "2"], ["survey", "--digits", "1", "-o", "x.jsonl"],
+    ["0.77", "-o", "x.json", "--out", "y.json"],
     ["0.77", "--max-seconds", "nan"], ["0.07", "--grammar"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
@@ -90,6 +91,18 @@ def test_grammar_round_trips_through_grundy(capsys: pytest.CaptureFixture[str],
     assert [table.grundy("A", 0, n) for n in range(1, 41)] == truth[1:]
     assert main(["grundy", str(path), "A", "a" * 13]) == 0
     assert capsys.readouterr().out.split() == [str(truth[13])]
+
+
+def test_one_output_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Should write one code's result to --out FILE, or -o FILE (its alias), exactly what stdout
+    shows, replacing the file atomically (issue 22 §3); a survey's --out appends instead."""
+    code, shown, _ = run(capsys, "0.77", "--json")
+    assert code == 0
+    for option in ("--out", "-o"):
+        path = tmp_path / f"kayles{option}.json"
+        path.write_text("old content, replaced\n")
+        assert run(capsys, "0.77", "--json", option, str(path))[:2] == (0, "")
+        assert path.read_text() == shown
 
 
 def test_survey_rows_and_resume(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -237,6 +237,34 @@ def test_json_and_jff_round_trip(forward: bool) -> None:
     assert _from_jff(dfa_to_jff(d)) == d
 
 
+@pytest.mark.parametrize("forward", [False, True])
+def test_dfa_from_json_is_the_inverse_of_dfa_to_json(forward: bool) -> None:
+    """Should read back the same automata-lib DFA, states renamed to strings (issue 22 §4);
+    ``DFA(**json.loads(...))`` is refused by automata-lib, as dfa_to_json's docstring says."""
+    from automata.fa.dfa import DFA
+
+    from sdg_automata.render import dfa_from_json
+
+    for d in (dfa(example3(), "A", 0, forward=forward), _partial_dfa()):
+        e = dfa_from_json(dfa_to_json(d))
+        assert e == d  # automata-lib's equality: the same language
+        assert e.states == {str(s) for s in d.states}
+        assert e.initial_state == str(d.initial_state)
+        assert e.final_states == {str(s) for s in d.final_states}
+        assert e.transitions == {str(s): {a: str(t) for a, t in row.items()}
+                                 for s, row in d.transitions.items()}
+        assert e.allow_partial == any(len(r) < len(d.input_symbols) for r in d.transitions.values())
+        with pytest.raises(TypeError):  # JSON lists are not sets
+            DFA(**json.loads(dfa_to_json(d)))
+
+
+def _partial_dfa() -> DFA:
+    from automata.fa.dfa import DFA
+
+    return DFA(states={0, 1}, input_symbols={"a", "b"}, transitions={0: {"a": 1}, 1: {}},
+               initial_state=0, final_states={1}, allow_partial=True)
+
+
 def test_jff_carries_item_labels() -> None:
     automaton = GrundyAutomaton(example3())
     reachable = automaton.explore()
@@ -392,7 +420,7 @@ def test_importing_the_package_in_a_kernel_registers_the_displays() -> None:
     reachable = GrundyAutomaton(example3()).explore()
     assert "text/html" not in _displayed(shell, reachable)
     importlib.reload(sdg_automata)  # what `import sdg_automata` runs inside a kernel
-    assert _displayed(shell, reachable)["text/html"].startswith("<table>")
+    assert "10 reachable states" in _displayed(shell, reachable)["text/html"]
 
 
 def test_ipython_shows_a_big_dfa_as_a_capped_table(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -502,6 +530,46 @@ def test_svg_and_png_with_graphviz(tmp_path: Path) -> None:
     assert "(A, aab)" in svg and svg.count('class="node"') == len(gg.nodes) == 22
 
 
+def test_a_drawing_is_what_every_frontend_renders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should put the drawing in text/html, which JupyterLab, Notebook, VS Code and nbconvert
+    render before image/svg+xml (issue 22 §1): the caption and the inline SVG, no table; the
+    table only when nothing is drawn; Graphviz once per display, never for text alone."""
+    pytest.importorskip("pygraphviz")
+    from sdg_automata.decide import max_grundy
+
+    calls: list[str] = []
+    real = render.dot_to_svg
+
+    def counted(dot: str, **kwargs: Any) -> str:
+        calls.append(dot)
+        return real(dot, **kwargs)
+
+    monkeypatch.setattr(render, "dot_to_svg", counted)
+    automaton = GrundyAutomaton(example3())
+    for obj, caption in [(automaton, "GrundyAutomaton: 10 reachable states over {a, b}"),
+                         (dfa(example3(), "A", 0), "DFA: 10 states, 3 final"),
+                         (game_graph(example3(), None, 2), "game graph: 10 positions, 10 moves")]:
+        calls.clear()
+        bundle = diagram(obj)._repr_mimebundle_()
+        assert len(calls) == 1
+        page = bundle["text/html"]
+        assert page.startswith(f"<p>{caption}</p>\n<svg ") and page.endswith("</svg>")
+        assert "<table" not in page and "<?xml" not in page and "<!--" not in page
+        assert bundle["image/svg+xml"].count('class="node"') == page.count('class="node"') >= 10
+        assert bundle["text/plain"] == diagram(obj).text
+        calls.clear()
+        assert set(diagram(obj)._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
+        assert set(diagram(obj)._repr_mimebundle_(exclude=["text/html", "image/svg+xml"])) == {
+            "text/plain"}
+        assert not calls  # nothing drawn that nobody shows
+    calls.clear()
+    verdict = diagram(max_grundy(example3(), "A"))._repr_mimebundle_()
+    assert not calls and set(verdict) == {"text/plain", "text/html"}
+    # the caption is a paragraph, not a <caption> as narrow as a two-column table
+    assert verdict["text/html"].startswith("<p>max 𝒢_A = 2, witness &#x27;aa&#x27; — ")
+    assert "<caption" not in verdict["text/html"]
+
+
 def test_diagram_is_frozen() -> None:
     d = Diagram(text="t", html="h")
     with pytest.raises(AttributeError):
@@ -518,4 +586,4 @@ def test_a_slow_layout_shows_the_table_alone(monkeypatch: pytest.MonkeyPatch) ->
     bundle = diagram(ring)._repr_mimebundle_()
     assert "image/svg+xml" not in bundle
     assert bundle["text/plain"].endswith("(not drawn: Graphviz's layout took more than 0.001 s)\n")
-    assert "not drawn" in bundle["text/html"] and bundle["text/html"].startswith("<table>")
+    assert "not drawn" in bundle["text/html"] and "<table>" in bundle["text/html"]

@@ -115,3 +115,28 @@ def test_survey_out_resumes_and_summarizes(tmp_path: Path) -> None:
     assert summary.returncode == 0 and json.loads(summary.stdout)["kind"] == "imark"
     bad = _cli("sweep", "summarize", "missing.jsonl", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stderr.count("\n") == 1
+
+
+def test_plot_returns_a_figure_and_writes_only_when_asked(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should return a matplotlib Figure holding the counts (issue 22 §1), write no file
+    without ``out``, and leave pyplot's backend as it was (a notebook keeps its own)."""
+    matplotlib = pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    rows = [{"key": f"ab: {k}", "status": "ok", "states": 3, "max": {"N0": v},
+             "witness": {"N0": "a" * v}, "grammar": g}
+            for k, (v, g) in enumerate([(1, "N0 -> a\n"), (1, "N0 -> b\n"),
+                                        (2, "N0 -> a | a N0 | a a\n")])]
+    monkeypatch.chdir(tmp_path)
+    backend = matplotlib.get_backend()
+    fig = plot(rows)
+    assert isinstance(fig, Figure) and list(tmp_path.iterdir()) == []
+    assert matplotlib.get_backend() == backend
+    (ax,) = fig.axes
+    # one bar group per grammar size: 1 rule reaches 1 twice, 3 rules reach 2 once
+    heights = sorted((round(b.get_x() + b.get_width() / 2), b.get_height())
+                     for b in ax.patches if b.get_height() > 0)
+    assert [h for _, h in heights] == [2, 1]
+    assert plot(rows, tmp_path / "h.png") is not None
+    assert [p.name for p in tmp_path.iterdir()] == ["h.png"]

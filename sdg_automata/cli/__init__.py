@@ -20,7 +20,7 @@ import errno
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from .. import __version__
@@ -35,7 +35,7 @@ from ..errors import (
 )
 from ..stopping import received, sigterm_as_interrupt
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import EPILOG, NO_ROOM, SCHEMA, ExitCode, Parser, fail, json_options
+from .common import NO_ROOM, SCHEMA, ExitCode, Formatter, Parser, epilog, fail, json_options
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
@@ -45,25 +45,45 @@ GROUPS = (grundy, automata, games, family, imark, octal, sweep)
 #: the installed command (``python -m sdg_automata`` runs the same)
 PROG = "sdg-automata"
 
+#: the examples ending ``sdg-automata --help``; each group module has an ``EXAMPLES`` table
+#: (command -> 1-3 command lines on the bundled examples/, run by tests/test_cli_help.py)
+EXAMPLES = (
+    "sdg-automata max examples/example3.txt A",
+    "sdg-automata grundy examples/example3.txt A aa ab b",
+    "sdg-automata octal 0.77 --values 12",
+)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = Parser(
         prog=PROG,
         description="Impartial games as automata: Grundy numbers of successful derivation "
-                    "games on grammars, their DFAs, Max-Grundy decisions, i-Mark.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+                    "games on grammars, their DFAs, Max-Grundy decisions, i-Mark, octal "
+                    "games, and sweeps over every grammar or game of a size.",
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for group in GROUPS:
         group.register(sub)
     json_options(parser)
-    for p in sub.choices.values():
-        p.epilog = p.epilog or EPILOG
-        p.formatter_class = argparse.RawDescriptionHelpFormatter
+    examples = {"": EXAMPLES}
+    for group in GROUPS:  # a group without examples builds; tests/test_cli_help.py fails it
+        examples.update(getattr(group, "EXAMPLES", {}))
+    for name, p in _parsers(parser):
+        p.epilog = epilog(examples.get(name, ()))
+        p.formatter_class = Formatter
     return parser
+
+
+def _parsers(parser: argparse.ArgumentParser,
+             name: str = "") -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every parser with its command (``""``, ``max``, ``imark value``, ...)."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, p in action.choices.items():
+                yield from _parsers(p, f"{name} {sub}".strip())
 
 
 class _ClosedStream:

@@ -30,7 +30,20 @@ from .common import (
     unlimited_digits,
 )
 
-__all__ = ["register"]
+__all__ = ["EXAMPLES", "register"]
+
+#: example command lines of this group's commands (``--help`` ends with them; a test runs them)
+EXAMPLES = {
+    "max": ("sdg-automata max examples/example3.txt A",
+            "sdg-automata max examples/example3.txt A 2 --within 'b*a*'",
+            "sdg-automata max examples/csub.json A --json"),
+    "dfa": ("sdg-automata dfa examples/example3.txt A 0 --forward --minimal",
+            "sdg-automata dfa examples/example3.txt A 0 --labels items --format dot -o m.dot"),
+    "spectrum": ("sdg-automata spectrum examples/example3.txt",),
+    "regex": ("sdg-automata regex examples/example3.txt A 2",),
+    "count": ("sdg-automata count examples/example3.txt A 0 --length 10 --gf --density",
+              "sdg-automata count examples/example3.txt A 0 --length 1000000 --json"),
+}
 
 #: ``regex`` counts the states of the minimal DFA up to this many times ``--max-dfa-states``
 #: before refusing, so that a DFA not far above the limit is refused with its exact size

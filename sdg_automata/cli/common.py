@@ -12,16 +12,18 @@ import contextlib
 import contextvars
 import enum
 import errno
+import functools
 import json
 import os
 import re
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..budget import Budget
+from ..budget import DEGRADED, Budget
 from ..errors import BudgetExceeded, InputError, ResourceError
 from ..grammar import Grammar
 from ..parse import load_grammar
@@ -30,11 +32,11 @@ if TYPE_CHECKING:
     from ..construction import ReachableAutomaton
 
 __all__ = [
-    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "NO_ROOM", "Parser", "SCHEMA",
-    "add_budget",
-    "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "check_visual",
-    "deliver", "duration", "emit", "explore", "fail", "json_options", "load", "natural",
-    "output", "positive", "progress", "schema_name", "stamped", "unlimited_digits",
+    "DRAW_LIMIT", "EPILOG", "ExitCode", "Formatter", "INPUT_ARGUMENTS", "NO_ROOM", "Parser",
+    "SCHEMA", "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget",
+    "check_visual", "deliver", "duration", "emit", "epilog", "explore", "fail", "json_options",
+    "load", "natural", "output", "positive", "progress", "schema_name", "stamped",
+    "unlimited_digits",
 ]
 
 
@@ -65,6 +67,24 @@ EPILOG = """exit codes: 0 success / yes, 1 no, 2 usage or input error,
 #: errno values of a write that failed for want of room (disk, quota, file size limit):
 #: a resource limit, exit 3, not bad input
 NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def epilog(examples: Sequence[str] = ()) -> str:
+    """The end of a command's ``--help``: the exit codes, then its example command lines
+    (each runs from the repository's root on the bundled ``examples/``; a test runs them)."""
+    lines = "".join(f"\n  {line}" for line in examples)
+    return EPILOG + (f"\n\nexamples:{lines}" if examples else "")
+
+
+class Formatter(argparse.HelpFormatter):
+    """Descriptions and epilogs filled to the terminal's width paragraph by paragraph
+    (blank lines kept); a paragraph whose lines are indented (examples) is left as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(
+            par if any(line.startswith(" ") for line in par.splitlines()) else textwrap.fill(
+                " ".join(par.split()), width, initial_indent=indent, subsequent_indent=indent)
+            for par in text.split("\n\n"))
 
 
 class Parser(argparse.ArgumentParser):
@@ -246,9 +266,20 @@ def add_engine(p: argparse.ArgumentParser) -> None:
 
 def budget(args: argparse.Namespace,
            progress: Callable[[int], None] | None = None) -> Budget:
-    """The :class:`Budget` the options of ``args`` ask for."""
-    return Budget(max_states=getattr(args, "max_states", None),
-                  max_seconds=getattr(args, "max_seconds", None), progress=progress)
+    """The :class:`Budget` the options of ``args`` ask for; on a system where budgets
+    are weaker (:data:`sdg_automata.budget.DEGRADED`), a ``--max-seconds`` says how, once."""
+    limits = Budget(max_states=getattr(args, "max_states", None),
+                    max_seconds=getattr(args, "max_seconds", None), progress=progress)
+    if limits.max_seconds is not None and DEGRADED:
+        _say_degraded()
+    return limits
+
+
+@functools.cache
+def _say_degraded() -> None:
+    if sys.stderr is not None:
+        print(f"note: budgets are weaker on this system ({'; '.join(DEGRADED)})",
+              file=sys.stderr)
 
 
 # -- progress on stderr ----------------------------------------------------------

@@ -10,7 +10,16 @@ from ..errors import InputError
 from ..grammar import Grammar
 from .common import EPILOG, ExitCode, Parser, add_output, output, positive
 
-__all__ = ["register"]
+__all__ = ["EXAMPLES", "register"]
+
+#: example command lines of this group's commands (``--help`` ends with them; a test runs them)
+EXAMPLES = {
+    "family": ("sdg-automata family modular 3:1 5:2 7:3 -o mod.json && "
+               "sdg-automata max mod.json A",),
+    "family modular": ("sdg-automata family modular 3:1 5:2 7:3 -o mod.json",),
+    "family random": ("sdg-automata family random --dfas 3 --states 4 --seed 7",),
+    "family subtraction": ("sdg-automata family subtraction 1,3,4 -o s134.txt",),
+}
 
 
 def _add_family(sub: Any) -> None:

@@ -27,7 +27,21 @@ from .common import (
     stamped,
 )
 
-__all__ = ["register"]
+__all__ = ["EXAMPLES", "register"]
+
+#: example command lines of this group's commands (``--help`` ends with them; a test runs them)
+EXAMPLES = {
+    "moves": ("sdg-automata moves examples/example3.txt A:aab B:ba",),
+    "play": ("sdg-automata play examples/example3.txt A:aab",
+             "printf '1\\n' | sdg-automata play examples/example3.txt A:aab"),
+    "period": ("sdg-automata family subtraction 1,3,4 -o s134.txt && "
+               "sdg-automata period s134.txt A",),
+    "graph": ("sdg-automata graph examples/graphs/dag.json",
+              "sdg-automata graph examples/graphs/nim_heaps.json --sum h3 h2 h1"),
+    "game-graph": ("sdg-automata game-graph examples/example3.txt A --max-length 2",
+                   "sdg-automata game-graph examples/example3.txt --max-length 3 --format dot "
+                   "-o gg.dot"),
+}
 
 
 def _add_position_args(p: argparse.ArgumentParser) -> None:

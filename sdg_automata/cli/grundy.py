@@ -14,7 +14,14 @@ from ..parse import read_text
 from ..semantics import Method
 from .common import ExitCode, add_grammar, budget, duration, emit, load, progress
 
-__all__ = ["register"]
+__all__ = ["EXAMPLES", "register"]
+
+#: example command lines of this group's commands (``--help`` ends with them; a test runs them)
+EXAMPLES = {
+    "check": ("sdg-automata check examples/dyck.txt",),
+    "grundy": ("sdg-automata grundy examples/example3.txt A aa ab b",
+               "sdg-automata grundy examples/dyck.txt S abab aabb --json"),
+}
 
 
 def _add_check(sub: Any) -> None:

@@ -24,7 +24,16 @@ from .common import (
     unlimited_digits,
 )
 
-__all__ = ["register"]
+__all__ = ["EXAMPLES", "register"]
+
+#: example command lines of this group's commands (``--help`` ends with them; a test runs them)
+EXAMPLES = {
+    "imark": ("sdg-automata imark value -S 1 -D 2,3 10^18",),
+    "imark value": ("sdg-automata imark value -S 1 -D 2,3 1000000 10^18",
+                    "sdg-automata imark value --S 1 --D 2,3 10^1000 --json"),
+    "imark sequence": ("sdg-automata imark sequence -S 1 -D 2,3 --upto 20",),
+    "imark survey": ("sdg-automata imark survey --max-s 2 --max-d 3 --upto 200 --jobs 1",),
+}
 
 
 def _add_imark(sub: Any) -> None:
@@ -39,10 +48,10 @@ def _add_imark(sub: Any) -> None:
     p.set_defaults(func=_cmd_imark_missing)
 
     def game_args(q: Any) -> None:
-        q.add_argument("--S", dest="S", metavar="S", type=_imark_ints, required=True,
+        q.add_argument("-S", "--S", dest="S", metavar="S", type=_imark_ints, required=True,
                        help="subtractions, comma-separated, each >= 1 (e.g. 1 or 1,2; '' for "
                             "none: the pure division game)")
-        q.add_argument("--D", dest="D", metavar="D", type=_imark_ints, required=True,
+        q.add_argument("-D", "--D", dest="D", metavar="D", type=_imark_ints, required=True,
                        help="divisors, comma-separated, each >= 2 (e.g. 2,3)")
 
     v = isub.add_parser(

@@ -8,10 +8,17 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
-from .common import ExitCode, add_output, budget, fail, output, positive, progress, stamped
+from .common import ExitCode, budget, fail, output, positive, progress, stamped
 from .sweep import add_sweep_options, run
 
-__all__ = ["register"]
+__all__ = ["EXAMPLES", "register"]
+
+#: example command lines of this group's commands (``--help`` ends with them; a test runs them)
+EXAMPLES = {
+    "octal": ("sdg-automata octal 0.77 --values 12",
+              "sdg-automata octal 0.137 --grammar --out dawson.txt",
+              "sdg-automata octal survey --digits 2 --upto 512 --jobs 1 --out octal.jsonl"),
+}
 
 #: how many values the text output shows when --values is not given
 SHOWN = 100
@@ -49,24 +56,39 @@ def _add_octal(sub: Any) -> None:
                         "A a^k A), for 'grundy' and 'period'; exit 2 when the game is not one")
     p.add_argument("--digits", type=int, choices=(1, 2, 3), metavar="D",
                    help=f"{SURVEY}: every code of 1..D digits (D = 1, 2 or 3)")
-    add_output(p)
+    # One output option, --out FILE (issue 22 §3): one code writes its result there atomically
+    # (never over an input), a survey appends its rows (resumable).  -o is its alias for one
+    # code only: everywhere else -o replaces a file, so it never means a survey's append.
+    p.add_argument("-o", dest="short_out", metavar="FILE",
+                   help=f"one code: the same as --out (not for '{SURVEY}', which appends)")
     add_sweep_options(p)  # the survey runs on the sweep engine: --out, --format, --jobs, ...
     for action in p._actions:
         if action.dest in ("max_states", "max_seconds"):
             action.help = (f"one code: stop with exit 3 after N values (--max-states) or S "
                            f"seconds; {SURVEY}: per code, a row with status 'budget'")
+        if action.dest == "out":
+            action.help = ("one code: write the result to FILE (atomically, never over an "
+                           f"input); {SURVEY}: append rows to FILE, skipping codes already in "
+                           "it (resumable)")
     p.set_defaults(func=_cmd_octal)
 
 
 #: options of a survey only (the sweep engine's), with their defaults
-_SURVEY_ONLY = {"digits": None, "out": None, "format": None, "jobs": None, "scheduler": None,
-                "batch": None, "retry_errors": False, "retry_budget": False}
+_SURVEY_ONLY = {"digits": None, "format": None, "jobs": None, "scheduler": None, "batch": None,
+                "retry_errors": False, "retry_budget": False}
 #: options of one code only
-_CODE_ONLY = {"values": None, "grammar": False, "output": None, "json": False}
+_CODE_ONLY = {"values": None, "grammar": False, "json": False}
 
 
 def _cmd_octal(args: argparse.Namespace) -> int:
     survey = args.code == SURVEY
+    if args.short_out is not None:
+        if survey:
+            raise InputError(f"-o replaces a file, but '{SURVEY}' appends its rows to a file "
+                             "(resumable): give --out FILE")
+        if args.out is not None:
+            raise InputError("-o and --out are the same option: give one")
+        args.out = args.short_out
     # --json and --format json are one flag wherever a JSON form exists
     if survey and args.json:
         args.json, args.format = False, args.format or "json"
@@ -85,6 +107,7 @@ def _cmd_code(args: argparse.Namespace) -> int:
     from ..parse import grammar_to_text
 
     game = OctalGame.parse(args.code)
+    args.output = args.out  # what common.output writes to
     if args.grammar:
         output(args, grammar_to_text(game.grammar()))
         return ExitCode.OK

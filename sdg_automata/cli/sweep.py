@@ -33,7 +33,18 @@ from .common import (
 if TYPE_CHECKING:
     from ..summarize import Summary
 
-__all__ = ["add_sweep_options", "register", "run"]
+__all__ = ["EXAMPLES", "add_sweep_options", "register", "run"]
+
+#: example command lines of this group's commands (``--help`` ends with them; a test runs them)
+EXAMPLES = {
+    "sweep": ("sdg-automata sweep grammars --nonterminals 1 --letters ab --max-rules 3 "
+              "--max-body 2 --count-only",),
+    "sweep grammars": ("sdg-automata sweep grammars --nonterminals 1 --letters ab --max-rules 3 "
+                       "--max-body 2 --jobs 1 --out g.jsonl",),
+    "sweep summarize": ("sdg-automata sweep grammars --nonterminals 1 --letters ab --max-rules 3 "
+                        "--max-body 2 --jobs 1 --out g.jsonl && sdg-automata sweep summarize "
+                        "g.jsonl",),
+}
 
 DESCRIPTION = """\
 Run many independent jobs, one row each.  Rows are written as soon as each job
