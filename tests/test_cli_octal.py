@@ -31,7 +31,7 @@ def test_json_is_the_issue_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and err == ""
     data = json.loads(out)
     assert list(data) == ["schema", "code", "preperiod", "period", "certified", "checked_to",
-                          "values"]
+                          "values", "values_total"]
     assert (data["code"], data["preperiod"], data["period"], data["certified"]) == \
         ("0.07", 53, 34, True)
     assert data["values"] == naive_values(OctalGame.parse("0.07"), 53 + 34)
