@@ -56,23 +56,27 @@ References
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 
+from . import octal_file
 from .budget import UNLIMITED, Budget, Meter
-from .errors import InputError, SdgBug
+from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from .grammar import Grammar, Rule
 from .impartial import mex
 from .kernels import Engine, check_engine, use_compiled
 from .sweep import Status, Sweep, run_sweep
 
 __all__ = [
+    "CHECKPOINT_SECONDS",
     "COMPILED_FROM",
     "DEFAULT_MAX_N",
     "JSON_VALUES",
@@ -89,6 +93,7 @@ __all__ = [
     "survey_failed",
     "survey_row",
     "survey_sweep",
+    "write_certificate",
 ]
 
 Method = Literal["auto", "sparse", "full", "naive"]
@@ -99,6 +104,9 @@ SURVEY_MAX_N = 1 << 15
 #: values computed by default before a period is declared not proven: enough
 #: for every game of the benchmark table (0.56 needs 653 582)
 DEFAULT_MAX_N = 1 << 20
+
+#: seconds between two checkpoints at least (more when writing one takes over 1/10 of it)
+CHECKPOINT_SECONDS = 60.0
 
 #: the values ``OctalPeriod.to_json`` lists by default (the rest: ``shown=``, ``--values``)
 JSON_VALUES = 1000
@@ -275,7 +283,8 @@ class OctalGame:
         return out
 
     def period(self, *, max_n: int = DEFAULT_MAX_N, method: Method = "auto",
-               budget: Budget = UNLIMITED, engine: Engine = "auto") -> OctalPeriod:
+               budget: Budget = UNLIMITED, engine: Engine = "auto",
+               checkpoint: str | None = None) -> OctalPeriod:
         """The least preperiod and period of 𝒢, proven by the periodicity theorem.
 
         Computes values until the theorem proves a period or ``max_n`` values
@@ -293,6 +302,11 @@ class OctalGame:
         engine:
             Where the values are computed (see :meth:`values`); the period
             search runs compiled too once the values do.
+        checkpoint:
+            A file that keeps the values computed (:mod:`sdg_automata.octal_file`):
+            read first when it exists (the run resumes where it stopped),
+            written atomically every :data:`CHECKPOINT_SECONDS` or so, at the
+            end, and when the budget or Ctrl-C stops the run.
 
         Notes
         -----
@@ -327,8 +341,23 @@ class OctalGame:
             raise InputError(f"periods are computed with 'auto', 'sparse' or 'full', "
                              f"not {method!r}")
         run = _Engine(self, method=method, engine=engine)
+        saver = None if checkpoint is None else _Checkpoint(checkpoint, run)
+        if saver is not None:
+            budget = replace(budget, progress=saver.progress(budget.progress))
         meter = budget.start(f"{self.code} period", unit="values")
-        target = min(max_n, 128)
+        try:
+            result = self._prove(run, max_n, meter)
+        except (BudgetExceeded, Interrupted):
+            if saver is not None:  # keep what was computed
+                saver.save()
+            raise
+        if saver is not None:
+            saver.save()
+        return result
+
+    def _prove(self, run: _Engine, max_n: int, meter: Meter) -> OctalPeriod:
+        """Extend ``run`` until the theorem proves a period or ``max_n`` values are known."""
+        target = min(max_n, max(128, run.n))
         while True:
             run.extend(target, meter)
             n = run.n
@@ -446,6 +475,51 @@ class OctalPeriod:
         return {"code": self.code, "preperiod": self.preperiod, "period": self.period,
                 "certified": self.certified, "checked_to": self.checked_to,
                 "values": self.first(k) if self.certified else [], "values_total": total}
+
+
+#: rare heaps listed in a certificate's header at most (past that only their number)
+CERTIFICATE_RARE_LIST = 1 << 16
+
+
+def write_certificate(result: OctalPeriod, path: str) -> dict[str, Any]:
+    """Write the certificate of a certified ``result`` to ``path`` (atomically); its header.
+
+    The file (:mod:`sdg_automata.octal_file`, ``docs/octal.md`` §7) holds the code,
+    the least preperiod n₀ and period p, the values 𝒢(0), …, 𝒢(N − 1) with
+    N = 2·max(n₀, 1) + 2p + t (what the periodicity theorem needs) and, when the
+    sparse-space method was in use at the end of the run, its mask and the rare
+    heaps among them (the claim :func:`sdg_automata.octal_verify.verify` re-counts
+    and then uses to check each value quickly).
+    """
+    if result.preperiod is None or result.period is None:
+        raise InputError(f"{result.code} has no proven period (checked to "
+                         f"{result.checked_to}): there is nothing to certify")
+    t = len(result.code) - 2
+    count = 2 * max(result.preperiod, 1) + 2 * result.period + t
+    values = result.computed[:count]
+    if len(values) < count:
+        raise SdgBug(f"a certified period computed {len(values)} values of {count}")
+    sparse: dict[str, Any] | None = None
+    if result.sparse is not None:
+        sp = result.sparse
+        table = _parity_table(sp.mask, 1 << max(1, int(values.max()).bit_length()))
+        rare = []
+        for i in range(0, count, _CHUNK):
+            cls = table[values[i:i + _CHUNK]]
+            if sp.positional:
+                cls = cls ^ (np.arange(i, i + len(cls)) & 1).astype(np.uint8)
+            rare.append(np.flatnonzero(cls == sp.rare_parity) + i)
+        heaps = np.concatenate(rare)
+        heaps = heaps[heaps >= 1]
+        sparse = {"mask": sp.mask, "positional": sp.positional, "rare_parity": sp.rare_parity,
+                  "rare": len(heaps),
+                  "rare_heaps": heaps.tolist() if len(heaps) <= CERTIFICATE_RARE_LIST else None}
+    header = {"schema": octal_file.CERTIFICATE, "code": result.code,
+              "preperiod": result.preperiod, "period": result.period,
+              "theorem": "2*max(preperiod,1) + 2*period + t values", "sparse": sparse,
+              "checked_to": result.checked_to, "generator": "sdg-automata"}
+    octal_file.write(path, header, values)
+    return header
 
 
 # -- the oracle ---------------------------------------------------------------------------
@@ -596,6 +670,18 @@ class _Engine:
             grown = np.zeros(size, dtype=self.g.dtype)
             grown[:self.n] = self.g[:self.n]
             self.g = grown
+
+    def load(self, values: npt.NDArray[np.integer[Any]], space: SparseSpace | None,
+             next_detect: int) -> None:
+        """Start from ``values`` (a checkpoint's), in the state the run had then."""
+        top = int(values.max()) if len(values) else 0
+        self._widen(top)
+        self._reserve(len(values))
+        self.g[:len(values)] = values
+        self.n = len(values)
+        self.bits = max(1, top.bit_length())
+        self.next_detect = next_detect
+        self._use(space)
 
     def _widen(self, value: int) -> None:
         """Make the values' array hold ``value``."""
@@ -878,6 +964,53 @@ class _Engine:
         period = int(self.kernels.first_period(self.g, n0, p,
                                                np.array(_divisors(p), dtype=np.int64)))
         return int(self.kernels.last_exception(self.g, n0, period)) + 1, period
+
+
+class _Checkpoint:
+    """The values of ``run`` kept in the file ``path`` (an ``octal-checkpoint/1`` file)."""
+
+    def __init__(self, path: str, run: _Engine) -> None:
+        self.path, self.run = path, run
+        self.interval = CHECKPOINT_SECONDS
+        self.saved_at = time.monotonic()
+        if os.path.exists(path):
+            self._load()
+
+    def _load(self) -> None:
+        file = octal_file.read(self.path, schema=octal_file.CHECKPOINT)
+        head, game = file.header, self.run.game
+        if head.get("code") != game.code:
+            raise InputError(f"the checkpoint {self.path!r} is of {head.get('code')!r}, "
+                             f"not {game.code}")
+        space = head.get("space")
+        try:
+            sparse = None if space is None else SparseSpace(**space)
+            self.run.load(file.values, sparse, int(head["next_detect"]))
+        except (TypeError, KeyError, ValueError):
+            raise InputError(f"the checkpoint {self.path!r} has a malformed header") from None
+
+    def progress(self, inner: Callable[[int], None] | None) -> Callable[[int], None]:
+        """The progress callback that also saves every so often (``count`` values are
+        complete whenever a runner reports it)."""
+        def report(count: int) -> None:
+            if inner is not None:
+                inner(count)
+            if time.monotonic() - self.saved_at >= self.interval:
+                self.save(count)
+        return report
+
+    def save(self, count: int | None = None) -> None:
+        """Write the first ``count`` values (default: all), atomically."""
+        run = self.run
+        n = run.n if count is None else count
+        began = time.monotonic()
+        octal_file.write(self.path, {
+            "schema": octal_file.CHECKPOINT, "code": run.game.code, "method": run.method,
+            "space": None if run.space is None else run.space.to_json(),
+            "next_detect": max(run.next_detect, n) if run.next_detect >= 0 else -1,
+        }, run.g[:n], level=1)
+        self.saved_at = time.monotonic()
+        self.interval = max(CHECKPOINT_SECONDS, 10 * (self.saved_at - began))
 
 
 _RUNNERS: dict[str, Callable[[_Engine, int, Meter], None]] = {
