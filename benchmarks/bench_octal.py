@@ -134,13 +134,15 @@ def _rate(n: int, s: float | None) -> str:
 
 def _show(rows: list[dict[str, Any]]) -> None:
     speed = [r for r in rows if r["case"] == "values"]
-    show("octal values/s (Python reference): sparse space vs full O(n²) (numpy) vs naive definition",
+    show("octal values/s (Python reference): sparse space vs full O(n²) (numpy) vs naive "
+         "definition",
          ["code", "n", "sparse values/s", "full values/s", "naive values/s", "full / sparse",
           "naive / sparse"],
          [[r["code"], f"{r['n']:,}", _rate(r["n"], r["sparse_s"]), _rate(r["n"], r["full_s"]),
            _rate(r["n"], r["naive_s"]) or "not run", f"{r['full_ratio']:.1f}×",
            "" if r["naive_ratio"] is None else f"{r['naive_ratio']:.0f}×"] for r in speed])
-    show("octal periods certified by the periodicity theorem, Python reference (published values agree)",
+    show("octal periods certified by the periodicity theorem, Python reference (published "
+         "values agree)",
          ["code", "preperiod", "period", "values computed", "seconds", "rare mask", "rare heaps"],
          [[r["code"], r["preperiod"], r["period"], r["checked_to"], f"{r['seconds']:.3f}",
            r["mask"] or "(full)", "" if r["rare"] is None else r["rare"]]

@@ -1115,14 +1115,14 @@ class SurveyRow:
                 "error": self.error}
 
 
-def survey_row(job: tuple[str, int], meter: Meter) -> SurveyRow:
-    """The sweep's work: :meth:`OctalGame.period` of one (code, max_n), timed."""
-    code, max_n = job
-    result = OctalGame.parse(code).period(max_n=max_n, budget=meter.budget)
+def survey_row(job: tuple[str, int, Engine], meter: Meter) -> SurveyRow:
+    """The sweep's work: :meth:`OctalGame.period` of one (code, max_n, engine), timed."""
+    code, max_n, engine = job
+    result = OctalGame.parse(code).period(max_n=max_n, budget=meter.budget, engine=engine)
     return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
 
 
-def survey_failed(job: tuple[str, int], status: Status, message: str) -> SurveyRow:
+def survey_failed(job: tuple[str, int, Engine], status: Status, message: str) -> SurveyRow:
     """The sweep's row for a job over its budget or failed."""
     return SurveyRow(code=job[0], status=status, error=message)
 
@@ -1142,7 +1142,8 @@ def _brief(row: dict[str, Any]) -> dict[str, str]:
             "values": cell(row["checked_to"]), "seconds": f"{row['seconds']:.3f}"}
 
 
-def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N) -> Sweep[tuple[str, int]]:
+def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N,
+                 engine: Engine = "auto") -> Sweep[tuple[str, int, Engine]]:
     """Every code of up to ``digits`` digits as a sweep (:mod:`sdg_automata.sweep`).
 
     Run it with :func:`~sdg_automata.sweep.run_sweep` on any executor, or on
@@ -1150,17 +1151,18 @@ def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N) -> Sweep[tuple[str, 
     """
     if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
         raise InputError(f"max_n must be a positive integer, not {max_n!r}")
-    return Sweep(name="octal games", jobs=[(c, max_n) for c in codes(digits)],
+    check_engine(engine)
+    return Sweep(name="octal games", jobs=[(c, max_n, engine) for c in codes(digits)],
                  key=_job_key, work=survey_row, failed=survey_failed, columns=SURVEY_COLUMNS,
                  brief=_brief, unit="values")
 
 
-def _job_key(job: tuple[str, int]) -> str:
+def _job_key(job: tuple[str, int, Engine]) -> str:
     return job[0]
 
 
 def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None = None,
-           budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
+           budget: Budget = UNLIMITED, engine: Engine = "auto") -> list[dict[str, Any]]:
     """The rows of :func:`survey_sweep`, in code order.
 
     Parameters
@@ -1173,9 +1175,11 @@ def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None 
         Where the codes run (a process pool, a Dask executor); ``None``: here.
     budget:
         The per-code budget; a code over it is a row with status ``"budget"``.
+    engine:
+        Where each code's values are computed (see :meth:`OctalGame.values`).
     """
-    sweep = survey_sweep(digits, max_n=max_n)
+    sweep = survey_sweep(digits, max_n=max_n, engine=engine)
     rows: dict[str, dict[str, Any]] = {}
     run_sweep(sweep, lambda row: rows.__setitem__(row["key"], row), executor=executor,
               budget=budget)
-    return [rows[c] for c, _ in sweep.jobs]
+    return [rows[c] for c, _, _ in sweep.jobs]

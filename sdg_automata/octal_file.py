@@ -47,7 +47,8 @@ MAGIC = b"sdg-automata octal values\n"
 CERTIFICATE = "octal-certificate/1"
 CHECKPOINT = "octal-checkpoint/1"
 #: the types of the stored values, narrowest first
-DTYPES = {"uint8": np.dtype("<u1"), "uint16": np.dtype("<u2"), "uint32": np.dtype("<u4")}
+DTYPES: dict[str, np.dtype[Any]] = {"uint8": np.dtype("<u1"), "uint16": np.dtype("<u2"),
+                                    "uint32": np.dtype("<u4")}
 #: the longest header line read (a header lists at most a few thousand rare heaps)
 MAX_HEADER = 1 << 24
 #: bytes compressed or decompressed at a time (the temporaries stay small)
@@ -163,8 +164,9 @@ def _read(f: IO[bytes], path: str, schema: str) -> ValueFile:
             or not _natural(size) or not isinstance(digest, str)):
         raise InputError(f"{path!r}: the header's count, dtype, compression, payload_bytes "
                          f"or sha256 is missing or malformed")
+    assert isinstance(count, int) and isinstance(dtype, str) and isinstance(size, int)
     values = np.zeros(count, dtype=DTYPES[dtype])
-    raw = memoryview(values.view(np.uint8))
+    raw = values.view(np.uint8)
     z, got, at, read_bytes = zlib.decompressobj(), hashlib.sha256(), 0, 0
     try:
         while block := f.read(_CHUNK):
@@ -174,7 +176,7 @@ def _read(f: IO[bytes], path: str, schema: str) -> ValueFile:
                 if at + len(out) > len(raw):
                     raise InvalidCertificate(f"{path!r} holds more than the {count} values its "
                                              f"header says")
-                raw[at:at + len(out)] = out
+                raw[at:at + len(out)] = np.frombuffer(out, dtype=np.uint8)
                 got.update(out)
                 at += len(out)
                 out = z.decompress(z.unconsumed_tail, len(raw) - at + 1) \

@@ -144,7 +144,7 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED) ->
             meter.check(h)
     except KeyboardInterrupt:
         raise meter.interrupted(h) from None
-    if mask >= 0:
+    if isinstance(sparse, dict):
         _rare_claim(sparse, rare[:nrare])
     n = first_break(g, n0, count - p, p)
     if n >= 0:
