@@ -1118,7 +1118,16 @@ class SurveyRow:
 def survey_row(job: tuple[str, int, Engine], meter: Meter) -> SurveyRow:
     """The sweep's work: :meth:`OctalGame.period` of one (code, max_n, engine), timed."""
     code, max_n, engine = job
-    result = OctalGame.parse(code).period(max_n=max_n, budget=meter.budget, engine=engine)
+    budget, seconds = meter.budget, meter.budget.max_seconds
+    if seconds is not None:  # stop just before the sweep's own deadline, to say how far
+        budget = replace(budget, max_seconds=max(seconds - 0.5, seconds * 0.9))
+    try:
+        result = OctalGame.parse(code).period(max_n=max_n, budget=budget, engine=engine)
+    except BudgetExceeded as e:  # open as far as it got: the row says how far
+        reached = OctalPeriod(code=code, preperiod=None, period=None, certified=False,
+                              checked_to=e.explored)
+        return SurveyRow(code=code, status="budget", result=reached, seconds=meter.elapsed,
+                         error=str(e))
     return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
 
 
