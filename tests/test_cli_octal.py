@@ -141,3 +141,70 @@ def test_help_defaults_are_the_librarys() -> None:
                              "build_parser; build_parser(); print('numpy' in sys.modules)"],
                             capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "False"
+
+
+@pytest.mark.parametrize("argv, what", [
+    (["0.1", "--values", "2^64"], "listing --values 18446744073709551616"),
+    (["0.77", "--values", "10^12"], "listing --values 1000000000000"),
+    (["0.1", "--upto", "2^64"], "--upto 18446744073709551616 values"),
+])
+def test_what_cannot_fit_is_refused_up_front(capsys: pytest.CaptureFixture[str],
+                                             argv: list[str], what: str) -> None:
+    """Should refuse at once (exit 3, one line) what memory cannot hold (issue 21 §10)."""
+    code, out, err = run(capsys, *argv)
+    assert code == 3 and out == ""
+    assert err.startswith(f"error: {argv[0]}: {what} needs about ") and err.count("\n") == 1
+
+
+def test_default_budget_stops_a_long_run(capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should stop a run without --max-seconds at the default budget, with exit 3 saying how
+    far it got (0.007 has no sparse space: its full mex to 2^20 is long)."""
+    from sdg_automata.cli import octal as cli_octal
+
+    monkeypatch.setattr(cli_octal, "DEFAULT_SECONDS", 0.3)
+    monkeypatch.setattr(cli_octal, "SECONDS_PER_VALUE", 1e-9)
+    code, out, err = run(capsys, "0.007", "--json", "--engine", "python")
+    assert code == 3 and out == ""
+    assert "budget of 0.3 s" in err and "values reached" in err and err.count("\n") == 1
+
+
+def test_engines_give_the_same_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    outs = []
+    for engine in ("python", "compiled"):
+        code, out, _ = run(capsys, "0.127", "--json", "--engine", engine)
+        assert code == 0
+        outs.append(json.loads(out))
+    assert outs[0] == outs[1] and outs[0]["preperiod"] == 46578
+
+
+def test_json_listing_is_capped_and_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    """Should list at most 1000 values by default and say how many define the sequence."""
+    code, out, _ = run(capsys, "0.16", "--json")
+    data = json.loads(out)
+    assert code == 0 and len(data["values"]) == 1000
+    assert data["values_total"] == 105351 + 149459
+    assert data["values"] == naive_values(OctalGame.parse("0.16"), 1000)
+    code, out, _ = run(capsys, "0.16", "--json", "--values", "1200")
+    assert len(json.loads(out)["values"]) == 1200
+
+
+def test_checkpoint_from_the_command_line(capsys: pytest.CaptureFixture[str],
+                                          tmp_path: Path) -> None:
+    """Should keep the values at --max-states and finish from them on the next run."""
+    path = tmp_path / "c.ckpt"
+    code, _, err = run(capsys, "0.56", "--max-states", "100000", "--checkpoint", str(path))
+    assert code == 3 and path.exists()
+    code, out, _ = run(capsys, "0.56", "--checkpoint", str(path), "--json")
+    assert code == 0 and json.loads(out)["preperiod"] == 326640
+
+
+@pytest.mark.parametrize("argv", [
+    ["verify"], ["verify", "a", "--values", "3"], ["0.77", "extra"],
+    ["survey", "--digits", "1", "--certificate", "x"], ["verify", "x", "--upto", "5"],
+    ["0.77", "--certificate", ""],
+])
+def test_misplaced_octal_options_exit_2(capsys: pytest.CaptureFixture[str],
+                                        argv: list[str]) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1
