@@ -927,12 +927,9 @@ class _Engine:
                     self.g, self.n, stop, self.rare, self.rare_count, sp.mask, sp.positional,
                     sp.rare_parity, one, two, terminal, seen, vmax, _KERNEL_WORK,
                     self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN)
-            elif kind == "full":
+            else:  # "full", or "one-heap": the full mex with no splits
                 reached, status, extra = k.run_full(self.g, self.n, stop, one, two, terminal,
                                                     seen, vmax, _KERNEL_WORK)
-            else:
-                reached, status, extra = k.run_one_heap(self.g, self.n, stop, one, terminal,
-                                                        seen, vmax, _KERNEL_WORK)
             self.n = int(reached)
             if status == k.GROW:
                 self._grow_bits(int(extra))

@@ -3,7 +3,7 @@ period search, each equal to the Python reference it names.
 
 * :func:`run_sparse` — ``_Engine._run_sparse``, the sparse-space method;
 * :func:`run_full` — ``_Engine._run_full``, the mex over every option;
-* :func:`run_one_heap` — ``_Engine._run_one_heap`` (no splits);
+  with no splits, also ``_Engine._run_one_heap``;
 * :func:`find_period`, :func:`first_period`, :func:`last_exception` —
   ``octal.find_period`` and ``octal.minimize``, without the O(n) temporaries
   of their numpy forms (a run of 4·10⁸ values cannot afford them).
@@ -35,7 +35,7 @@ Ints = npt.NDArray[np.int64]
 Flags = npt.NDArray[np.bool_]
 
 __all__ = ["DONE", "FALLBACK", "GROW", "PAUSE", "RARE_FULL", "WIDEN", "find_period",
-           "first_period", "last_exception", "run_full", "run_one_heap", "run_sparse"]
+           "first_period", "last_exception", "run_full", "run_sparse"]
 
 #: reached ``stop``
 DONE = 0
@@ -64,41 +64,23 @@ def _mex_store(g: Vals, seen: Ints, h: int, v: int, vmax: int) -> int:
 
 
 @jit
-def run_one_heap(g: Vals, n: int, stop: int, one: Ints, terminal: Flags, seen: Ints, vmax: int,
-                 work: int) -> tuple[int, int, int]:
-    """``_Engine._run_one_heap``: one-heap moves only."""
-    done = 0
-    for h in range(n, stop):
-        for k in one:
-            if k < h:
-                seen[g[h - k]] = h
-        if h < len(terminal) and terminal[h]:
-            seen[0] = h
-        v = 0
-        while seen[v] == h:
-            v += 1
-        status = _mex_store(g, seen, h, v, vmax)
-        if status == WIDEN:
-            return h, status, v
-        if status == GROW:
-            return h + 1, status, v
-        done += len(one) + 1
-        if done >= work:
-            return h + 1, PAUSE, 0
-    return stop, DONE, 0
+def _mark_one_heap(g: Vals, seen: Ints, h: int, one: Ints, terminal: Flags) -> None:
+    """Stamp the options of h that leave one heap or none."""
+    for k in one:
+        if k < h:
+            seen[g[h - k]] = h
+    if h < len(terminal) and terminal[h]:
+        seen[0] = h
 
 
 @jit
 def run_full(g: Vals, n: int, stop: int, one: Ints, two: Ints, terminal: Flags, seen: Ints,
              vmax: int, work: int) -> tuple[int, int, int]:
-    """``_Engine._run_full``: the mex over every option, O(h) per heap."""
+    """``_Engine._run_full``: the mex over every option, O(h) per heap; with no
+    splitting removal (``two`` empty), ``_Engine._run_one_heap``."""
     done = 0
     for h in range(n, stop):
-        for k in one:
-            if k < h:
-                seen[g[h - k]] = h
-        if h < len(terminal) and terminal[h]:
-            seen[0] = h
+        _mark_one_heap(g, seen, h, one, terminal)
         for k in two:
             s = h - k
             for a in range(1, s // 2 + 1):
@@ -154,11 +136,7 @@ def run_sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: in
     for h in range(n, stop):
         if rare_count == len(rare):
             return h, RARE_FULL, 0, rare_count
-        for k in one:
-            if k < h:
-                seen[g[h - k]] = h
-        if h < len(terminal) and terminal[h]:
-            seen[0] = h
+        _mark_one_heap(g, seen, h, one, terminal)
         for k in two:
             s = h - k
             for i in range(rare_count):
