@@ -51,6 +51,8 @@ DTYPES: dict[str, np.dtype[Any]] = {"uint8": np.dtype("<u1"), "uint16": np.dtype
                                     "uint32": np.dtype("<u4")}
 #: the longest header line read (a header lists at most a few thousand rare heaps)
 MAX_HEADER = 1 << 24
+#: the most zlib's deflate can expand (its limit is 1032:1)
+_INFLATE = 1032
 #: bytes compressed or decompressed at a time (the temporaries stay small)
 _CHUNK = 1 << 24
 
@@ -165,6 +167,10 @@ def _read(f: IO[bytes], path: str, schema: str) -> ValueFile:
         raise InputError(f"{path!r}: the header's count, dtype, compression, payload_bytes "
                          f"or sha256 is missing or malformed")
     assert isinstance(count, int) and isinstance(dtype, str) and isinstance(size, int)
+    if count * DTYPES[dtype].itemsize > _INFLATE * size + (1 << 10):
+        # zlib never inflates more than about 1032 times: refuse before allocating
+        raise InvalidCertificate(f"{path!r}: {size} compressed bytes cannot hold the {count} "
+                                 f"values its header says")
     values = np.zeros(count, dtype=DTYPES[dtype])
     raw = values.view(np.uint8)
     z, got, at, read_bytes = zlib.decompressobj(), hashlib.sha256(), 0, 0

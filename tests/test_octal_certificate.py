@@ -131,6 +131,12 @@ def _tampered(kind: str, path: Path) -> None:
     elif kind == "truncated-file":
         raw = path.read_bytes()
         path.write_bytes(raw[:-7])
+    elif kind == "huge-count":  # a header claiming more values than the payload can hold
+        raw = path.read_bytes()
+        first = raw.index(b"\n", len(MAGIC))
+        head = json.loads(raw[len(MAGIC):first])
+        head["count"] = 10**12
+        path.write_bytes(MAGIC + json.dumps(head).encode() + raw[first:])
     elif kind == "hash":
         g[-1] ^= 1
         rewrite(path, values=g, fix_hash=False)
@@ -148,7 +154,7 @@ def _tampered(kind: str, path: Path) -> None:
 
 
 KINDS = ["value", "value-early", "period", "period-smaller", "period-multiple", "preperiod-late",
-         "preperiod-early", "truncated-array", "truncated-file", "hash", "rare-claim",
+         "preperiod-early", "truncated-array", "truncated-file", "huge-count", "hash", "rare-claim",
          "bad-positional"]
 
 
