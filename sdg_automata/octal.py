@@ -346,7 +346,10 @@ class OctalGame:
             budget = replace(budget, progress=saver.progress(budget.progress))
         meter = budget.start(f"{self.code} period", unit="values")
         try:
-            result = self._prove(run, max_n, meter)
+            try:
+                result = self._prove(run, max_n, meter)
+            except KeyboardInterrupt:  # between two kernel calls (extend has its own)
+                raise meter.interrupted(run.n) from None
         except (BudgetExceeded, Interrupted):
             if saver is not None:  # keep what was computed
                 saver.save()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -208,3 +209,32 @@ def test_misplaced_octal_options_exit_2(capsys: pytest.CaptureFixture[str],
                                         argv: list[str]) -> None:
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_ctrl_c_inside_the_kernels_keeps_the_checkpoint(tmp_path: Path) -> None:
+    """Should stop within moments of Ctrl-C while the compiled kernels run (they return to
+    Python every ~0.1 s), exit 130 with one line, and leave the checkpoint written."""
+    import signal
+    import time
+
+    path = tmp_path / "run.ckpt"
+    child = subprocess.Popen([sys.executable, "-m", "sdg_automata", "octal", "0.1777", "--upto",
+                              "2^27", "--engine", "compiled", "--checkpoint", str(path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # until it has computed for ~3 s of CPU (under load
+        time.sleep(0.2)                 # numba alone may take seconds to load)
+        fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / ticks > 3:
+            break
+    child.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and out == "", err
+    assert err.startswith("error: interrupted after ") and err.count("\n") == 1
+    assert time.monotonic() - sent < 30 and path.exists()
+    from sdg_automata.octal_file import CHECKPOINT, read
+
+    kept = read(str(path), schema=CHECKPOINT).values
+    assert len(kept) > 0 and kept[:30].tolist() == naive_values(OctalGame.parse("0.1777"), 30)
