@@ -12,9 +12,17 @@ Measured side by side in one run:
 * peak memory (tracemalloc, numpy included) of the sparse method at 10⁵ and
   2·10⁵ values: bytes per value stays flat (memory linear in the values).
 
+* the compiled kernels against the Python reference (issue 18): 0.16 and 0.56
+  certified by each engine, CPU time (``time.process_time``) side by side,
+  values/s and the ratio; the certified figures must be equal.  The compiled
+  run comes second, after a warm-up that loads numba and the cached kernels
+  (whose one-off cost is printed as well).
+
 Targets (issue 14): every 2- and 3-digit game whose period appears within 10⁴
 values certified in under a second; 0.127 in under a minute; 0.16 and 0.56
-in under ten minutes (moonshot: one minute).
+in under ten minutes (moonshot: one minute).  Issue 18: 0.16 and 0.56 to
+certification ≥ 20× the Python path and ≥ 2 M values/s compiled (the C floor
+of the same algorithm: 5.5 M values/s).
 
 ``python -m benchmarks bench_octal [--quick]`` prints the tables; ``run()``
 returns the rows.
@@ -38,6 +46,32 @@ GAMES = [
 ]
 QUICK_GAMES = GAMES[:5]
 SPEED_GAMES = ["0.16", "0.77"]
+#: certified by both engines side by side (quick: a game that still reaches the kernels)
+ENGINE_GAMES = ["0.16", "0.56"]
+QUICK_ENGINE_GAMES = ["0.127"]
+
+
+def _cpu(fn: Any) -> tuple[float, Any]:
+    t = time.process_time()
+    result = fn()
+    return time.process_time() - t, result
+
+
+def _engines(codes: list[str]) -> list[dict[str, Any]]:
+    """Each code certified by the Python reference and by the kernels, CPU seconds."""
+    rows = []
+    warm, _ = _cpu(lambda: OctalGame.parse("0.45").period(engine="compiled"))
+    rows.append({"bench": "octal", "case": "warm-up", "seconds": warm})
+    for code in codes:
+        game = OctalGame.parse(code)
+        py_s, py = _cpu(lambda game=game: game.period(engine="python"))
+        c_s, c = _cpu(lambda game=game: game.period(engine="compiled"))
+        if py != c or not c.certified:
+            raise AssertionError(f"{code}: the engines disagree ({py} / {c})")
+        rows.append({"bench": "octal", "case": "engines", "code": code, "values": c.checked_to,
+                     "python_s": py_s, "compiled_s": c_s, "ratio": py_s / c_s,
+                     "compiled_values_per_s": c.checked_to / c_s})
+    return rows
 
 
 def _timed(fn: Any) -> tuple[float, Any]:
@@ -53,8 +87,10 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     for code in SPEED_GAMES:
         game = OctalGame.parse(code)
         for n in sizes:
-            sparse_s, sparse = _timed(lambda n=n, game=game: game.values(n, method="sparse"))
-            full_s, full = _timed(lambda n=n, game=game: game.values(n, method="full"))
+            sparse_s, sparse = _timed(lambda n=n, game=game: game.values(
+                n, method="sparse", engine="python"))
+            full_s, full = _timed(lambda n=n, game=game: game.values(n, method="full",
+                                                                      engine="python"))
             naive_s = None
             if n <= 10**4:
                 naive_s, naive = _timed(lambda n=n, game=game: naive_values(game, n))
@@ -67,7 +103,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                          "full_ratio": full_s / sparse_s,
                          "naive_ratio": None if naive_s is None else naive_s / sparse_s})
     for code, pre, per in QUICK_GAMES if quick else GAMES:
-        seconds, result = _timed(lambda code=code: OctalGame.parse(code).period())
+        seconds, result = _timed(lambda code=code: OctalGame.parse(code).period(
+            engine="python"))
         if (result.preperiod, result.period) != (pre, per) or not result.certified:
             raise AssertionError(f"{code}: certified {result.preperiod}/{result.period}, "
                                  f"published {pre}/{per}")
@@ -77,11 +114,12 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                      "mask": None if sparse is None else
                      f"{sparse.mask:#x}{'+pos' if sparse.positional else ''}",
                      "rare": None if sparse is None else sparse.rare})
+    rows += _engines(QUICK_ENGINE_GAMES if quick else ENGINE_GAMES)
     if not quick:
         game = OctalGame.parse("0.16")
         for n in (10**5, 2 * 10**5):
             tracemalloc.start()
-            game.values(n, method="sparse")
+            game.values(n, method="sparse", engine="python")
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
             rows.append({"bench": "octal", "case": "memory", "code": "0.16", "n": n,
@@ -96,17 +134,28 @@ def _rate(n: int, s: float | None) -> str:
 
 def _show(rows: list[dict[str, Any]]) -> None:
     speed = [r for r in rows if r["case"] == "values"]
-    show("octal values/s: sparse space vs full O(n²) (numpy) vs naive definition (Python)",
+    show("octal values/s (Python reference): sparse space vs full O(n²) (numpy) vs naive "
+         "definition",
          ["code", "n", "sparse values/s", "full values/s", "naive values/s", "full / sparse",
           "naive / sparse"],
          [[r["code"], f"{r['n']:,}", _rate(r["n"], r["sparse_s"]), _rate(r["n"], r["full_s"]),
            _rate(r["n"], r["naive_s"]) or "not run", f"{r['full_ratio']:.1f}×",
            "" if r["naive_ratio"] is None else f"{r['naive_ratio']:.0f}×"] for r in speed])
-    show("octal periods certified by the periodicity theorem (published values agree)",
+    show("octal periods certified by the periodicity theorem, Python reference (published "
+         "values agree)",
          ["code", "preperiod", "period", "values computed", "seconds", "rare mask", "rare heaps"],
          [[r["code"], r["preperiod"], r["period"], r["checked_to"], f"{r['seconds']:.3f}",
            r["mask"] or "(full)", "" if r["rare"] is None else r["rare"]]
           for r in rows if r["case"] == "certify"])
+    engines = [r for r in rows if r["case"] == "engines"]
+    warm = next(r["seconds"] for r in rows if r["case"] == "warm-up")
+    show(f"octal certified by the Python reference and the compiled kernels, CPU seconds "
+         f"(numba and the kernels loaded first: {warm:.2f} s)",
+         ["code", "values", "python s", "compiled s", "compiled / python", "compiled values/s",
+          "python values/s"],
+         [[r["code"], f"{r['values']:,}", f"{r['python_s']:.3f}", f"{r['compiled_s']:.3f}",
+           f"{r['ratio']:.0f}×", f"{r['compiled_values_per_s']:,.0f}",
+           f"{r['values'] / r['python_s']:,.0f}"] for r in engines])
     memory = [r for r in rows if r["case"] == "memory"]
     if memory:
         show("octal sparse method, peak memory (tracemalloc)",

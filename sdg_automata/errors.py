@@ -23,6 +23,7 @@ __all__ = [
     "GrammarSyntaxError",
     "InputError",
     "Interrupted",
+    "InvalidCertificate",
     "MisereSumError",
     "ResourceError",
     "SdgBug",
@@ -171,6 +172,11 @@ class MisereSumError(InputError):
 
 class VisualUnavailable(InputError):
     """SVG or PNG was asked for, but pygraphviz (the ``visual`` extra) is missing."""
+
+
+class InvalidCertificate(SdgError):
+    """A certificate that was read whole but does not prove what it claims (a value, the
+    period, the preperiod, the hash or the length is wrong): ``octal verify`` exits 1."""
 
 
 class BudgetExceeded(SdgError):

@@ -56,23 +56,30 @@ References
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 
+from . import octal_file
 from .budget import UNLIMITED, Budget, Meter
-from .errors import InputError, SdgBug
+from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from .grammar import Grammar, Rule
 from .impartial import mex
+from .kernels import Engine, check_engine, use_compiled
 from .sweep import Status, Sweep, run_sweep
 
 __all__ = [
+    "CHECKPOINT_SECONDS",
+    "COMPILED_FROM",
     "DEFAULT_MAX_N",
+    "JSON_VALUES",
     "Method",
     "OctalGame",
     "OctalPeriod",
@@ -86,6 +93,7 @@ __all__ = [
     "survey_failed",
     "survey_row",
     "survey_sweep",
+    "write_certificate",
 ]
 
 Method = Literal["auto", "sparse", "full", "naive"]
@@ -97,10 +105,23 @@ SURVEY_MAX_N = 1 << 15
 #: for every game of the benchmark table (0.56 needs 653 582)
 DEFAULT_MAX_N = 1 << 20
 
+#: seconds between two checkpoints at least (more when writing one takes over 1/10 of it)
+CHECKPOINT_SECONDS = 60.0
+
+#: the values ``OctalPeriod.to_json`` lists by default (the rest: ``shown=``, ``--values``)
+JSON_VALUES = 1000
+
+#: ``engine="auto"`` computes the first values in Python and switches to the compiled
+#: kernels once a run asks for this many (loading numba and the cached kernels costs
+#: ~0.5 s, what the Python path needs for ~50k values; Kayles needs 168)
+COMPILED_FROM = 1 << 14
+
 _CODE = re.compile(r"0?\.([0-7]+)")
 _LETTER = "a"
 _HEAD = "A"
 Values = npt.NDArray[np.int32]
+_EMPTY: npt.NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
+_EMPTY.flags.writeable = False
 
 
 # -- the game ---------------------------------------------------------------------------
@@ -229,7 +250,8 @@ class OctalGame:
 
     # -- values and periods ----------------------------------------------------------------
 
-    def values(self, n: int, *, method: Method = "auto", budget: Budget = UNLIMITED) -> Values:
+    def values(self, n: int, *, method: Method = "auto", budget: Budget = UNLIMITED,
+               engine: Engine = "auto") -> Values:
         """𝒢(0), …, 𝒢(n − 1) as an int32 array.
 
         Parameters
@@ -241,6 +263,11 @@ class OctalGame:
             ``"sparse"``, ``"full"`` or ``"naive"`` (:func:`naive_values`).
         budget:
             ``max_seconds`` and ``max_states`` (values) limits.
+        engine:
+            ``"compiled"`` (the numba kernels of :mod:`sdg_automata.kernels.octal`),
+            ``"python"`` (the reference) or ``"auto"``: Python for the first
+            values, the kernels from :data:`COMPILED_FROM` values on.  The
+            values are the same.
         """
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InputError(f"the number of values must be a natural number, not {n!r}")
@@ -249,14 +276,15 @@ class OctalGame:
                              f"(choose from {', '.join(get_args(Method))})")
         if method == "naive":
             return np.array(naive_values(self, n), dtype=np.int32)
-        engine = _Engine(self, method=method)
+        run = _Engine(self, method=method, engine=engine)
         meter = budget.start(f"{self.code} values", unit="values")
-        engine.extend(n, meter)
-        out: Values = engine.g[:n].copy()
+        run.extend(n, meter)
+        out: Values = run.g[:n].astype(np.int32)
         return out
 
     def period(self, *, max_n: int = DEFAULT_MAX_N, method: Method = "auto",
-               budget: Budget = UNLIMITED) -> OctalPeriod:
+               budget: Budget = UNLIMITED, engine: Engine = "auto",
+               checkpoint: str | None = None) -> OctalPeriod:
         """The least preperiod and period of 𝒢, proven by the periodicity theorem.
 
         Computes values until the theorem proves a period or ``max_n`` values
@@ -271,6 +299,14 @@ class OctalGame:
         budget:
             ``max_seconds`` (raises :class:`~sdg_automata.errors.BudgetExceeded`
             saying how many values were reached) and progress.
+        engine:
+            Where the values are computed (see :meth:`values`); the period
+            search runs compiled too once the values do.
+        checkpoint:
+            A file that keeps the values computed (:mod:`sdg_automata.octal_file`):
+            read first when it exists (the run resumes where it stopped),
+            written atomically every :data:`CHECKPOINT_SECONDS` or so, at the
+            end, and when the budget or Ctrl-C stops the run.
 
         Notes
         -----
@@ -304,22 +340,39 @@ class OctalGame:
         if method not in get_args(Method) or method == "naive":
             raise InputError(f"periods are computed with 'auto', 'sparse' or 'full', "
                              f"not {method!r}")
-        engine = _Engine(self, method=method)
+        run = _Engine(self, method=method, engine=engine)
+        saver = None if checkpoint is None else _Checkpoint(checkpoint, run)
+        if saver is not None:
+            budget = replace(budget, progress=saver.progress(budget.progress))
         meter = budget.start(f"{self.code} period", unit="values")
-        target = min(max_n, 128)
+        try:
+            try:
+                result = self._prove(run, max_n, meter)
+            except KeyboardInterrupt:  # between two kernel calls (extend has its own)
+                raise meter.interrupted(run.n) from None
+        except (BudgetExceeded, Interrupted):
+            if saver is not None:  # keep what was computed
+                saver.save()
+            raise
+        if saver is not None:
+            saver.save()
+        return result
+
+    def _prove(self, run: _Engine, max_n: int, meter: Meter) -> OctalPeriod:
+        """Extend ``run`` until the theorem proves a period or ``max_n`` values are known."""
+        target = min(max_n, max(128, run.n))
         while True:
-            engine.extend(target, meter)
-            n = engine.n
-            found = find_period(engine.g[:n], self.t)
+            run.extend(target, meter)
+            n = run.n
+            found = run.find_period()
             if found is not None and found[2] <= n:
-                pre, per = minimize(engine.g[:n], found[0], found[1])
+                pre, per = run.minimize(found[0], found[1])
                 return OctalPeriod(code=self.code, preperiod=pre, period=per, certified=True,
-                                   checked_to=n, values=tuple(int(v) for v in
-                                                              engine.g[:pre + per]),
-                                   sparse=engine.space)
+                                   checked_to=n, values=run.frozen(pre + per),
+                                   sparse=run.space, computed=run.frozen(n))
             if n >= max_n:
                 return OctalPeriod(code=self.code, preperiod=None, period=None, certified=False,
-                                   checked_to=n, values=(), sparse=engine.space)
+                                   checked_to=n, sparse=run.space, computed=run.frozen(n))
             # the plausible candidate says how many values would prove it; else grow by 1/4
             step = max(128, n // 4)
             target = min(max_n, found[2] if found is not None and found[2] < n + step else n + step)
@@ -365,9 +418,14 @@ class OctalPeriod:
     checked_to:
         The number of values computed.
     values:
-        𝒢(0), …, 𝒢(n₀ + p − 1): with the period they give every value.
+        𝒢(0), …, 𝒢(n₀ + p − 1) (a read-only array of the narrowest unsigned
+        type that holds them; empty when not certified): with the period
+        they give every value.
     sparse:
         The rare/common split used, or ``None`` (full computation).
+    computed:
+        All ``checked_to`` values computed (read-only; the certificate's
+        source), or empty.
     """
 
     code: str
@@ -375,8 +433,10 @@ class OctalPeriod:
     period: int | None
     certified: bool
     checked_to: int
-    values: tuple[int, ...] = ()
+    values: npt.NDArray[np.integer[Any]] = field(default_factory=lambda: _EMPTY, compare=False)
     sparse: SparseSpace | None = field(default=None, compare=False)
+    computed: npt.NDArray[np.integer[Any]] = field(default_factory=lambda: _EMPTY,
+                                                    compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.certified != (self.preperiod is not None and self.period is not None):
@@ -395,13 +455,74 @@ class OctalPeriod:
             raise InputError(f"heap sizes are natural numbers, not {n}")
         if n >= self.preperiod:
             n = self.preperiod + (n - self.preperiod) % self.period
-        return self.values[n]
+        return int(self.values[n])
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"code", "preperiod", "period", "certified", "checked_to", "values"}``."""
+    def first(self, k: int) -> list[int]:
+        """𝒢(0), …, 𝒢(k − 1) from the proven period."""
+        if self.preperiod is None or self.period is None:
+            raise InputError(f"{self.code} has no proven period (checked to {self.checked_to})")
+        idx = np.arange(k, dtype=np.int64)
+        late = idx >= self.preperiod
+        idx[late] = self.preperiod + (idx[late] - self.preperiod) % self.period
+        out: list[int] = self.values[idx].tolist()
+        return out
+
+    def to_json(self, *, shown: int | None = None) -> dict[str, Any]:
+        """``{"code", "preperiod", "period", "certified", "checked_to", "values",
+        "values_total"}``: ``values`` lists the first ``shown`` values (default: the
+        first preperiod + period, at most :data:`JSON_VALUES`); ``values_total`` is
+        preperiod + period, the number of values that give every value (``null``
+        when not certified)."""
+        total = len(self.values) if self.certified else None
+        k = min(total or 0, JSON_VALUES) if shown is None else shown
         return {"code": self.code, "preperiod": self.preperiod, "period": self.period,
                 "certified": self.certified, "checked_to": self.checked_to,
-                "values": list(self.values)}
+                "values": self.first(k) if self.certified else [], "values_total": total}
+
+
+#: rare heaps listed in a certificate's header at most (past that only their number)
+CERTIFICATE_RARE_LIST = 1 << 16
+
+
+def write_certificate(result: OctalPeriod, path: str) -> dict[str, Any]:
+    """Write the certificate of a certified ``result`` to ``path`` (atomically); its header.
+
+    The file (:mod:`sdg_automata.octal_file`, ``docs/octal.md`` §7) holds the code,
+    the least preperiod n₀ and period p, the values 𝒢(0), …, 𝒢(N − 1) with
+    N = 2·max(n₀, 1) + 2p + t (what the periodicity theorem needs) and, when the
+    sparse-space method was in use at the end of the run, its mask and the rare
+    heaps among them (the claim :func:`sdg_automata.octal_verify.verify` re-counts
+    and then uses to check each value quickly).
+    """
+    if result.preperiod is None or result.period is None:
+        raise InputError(f"{result.code} has no proven period (checked to "
+                         f"{result.checked_to}): there is nothing to certify")
+    t = len(result.code) - 2
+    count = 2 * max(result.preperiod, 1) + 2 * result.period + t
+    values = result.computed[:count]
+    if len(values) < count:
+        raise SdgBug(f"a certified period computed {len(values)} values of {count}")
+    sparse: dict[str, Any] | None = None
+    if result.sparse is not None:
+        sp = result.sparse
+        table = _parity_table(sp.mask, 1 << max(1, int(values.max()).bit_length()))
+        rare = []
+        for i in range(0, count, _CHUNK):
+            cls = table[values[i:i + _CHUNK]]
+            if sp.positional:
+                cls = cls ^ (np.arange(i, i + len(cls)) & 1).astype(np.uint8)
+            rare.append(np.flatnonzero(cls == sp.rare_parity) + i)
+        heaps = np.concatenate(rare)
+        heaps = heaps[heaps >= 1]
+        sparse = {"mask": sp.mask, "positional": sp.positional, "rare_parity": sp.rare_parity,
+                  "rare": len(heaps),
+                  "rare_heaps": heaps.tolist() if len(heaps) <= CERTIFICATE_RARE_LIST else None}
+    header = {"schema": octal_file.CERTIFICATE, "code": result.code,
+              "preperiod": result.preperiod, "period": result.period,
+              "theorem": "2*max(preperiod,1) + 2*period + t values", "sparse": sparse,
+              "checked_to": result.checked_to, "generator": "sdg-automata"}
+    octal_file.write(path, header, values)
+    return header
 
 
 # -- the oracle ---------------------------------------------------------------------------
@@ -438,6 +559,7 @@ _DETECT = 1024  # values computed fully before the first mask detection
 _SPARSE_ENOUGH = 0.25  # the rare fraction under which the sparse method may pay
 _SPARSE_GAIN = 4  # "auto" falls back to the full mex when sparse visits over 1/4 of the splits
 _JUDGE_FROM = 2048  # ... judged on blocks of 1024 heaps from this heap on
+_KERNEL_WORK = 1 << 25  # splits a kernel visits between two returns to Python (~0.1 s)
 
 
 def _parity_table(mask: int, size: int) -> npt.NDArray[np.uint8]:
@@ -447,7 +569,25 @@ def _parity_table(mask: int, size: int) -> npt.NDArray[np.uint8]:
     return table
 
 
-def detect_space(g: Values, splits: Sequence[int]) -> SparseSpace | None:
+#: values read at a time by the whole-array passes (histograms, rare lists), so that
+#: their temporaries stay small next to 10⁸ one-byte values
+_CHUNK = 1 << 22
+
+
+def _walsh_hadamard(x: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """W[m] = Σ_v x[v]·(−1)^popcount(v & m), for len(x) a power of two."""
+    w: npt.NDArray[np.int64] = x.copy()
+    h = 1
+    while h < len(w):
+        y = w.reshape(-1, 2, h)
+        a = y[:, 0, :].copy()
+        y[:, 0, :] += y[:, 1, :]
+        y[:, 1, :] = a - y[:, 1, :]
+        h *= 2
+    return w
+
+
+def detect_space(g: npt.NDArray[np.integer[Any]], splits: Sequence[int]) -> SparseSpace | None:
     """The mask (and positional flag) that makes the fewest heaps rare.
 
     Masks range over the bits of the largest value; the heap's parity may
@@ -455,25 +595,40 @@ def detect_space(g: Values, splits: Sequence[int]) -> SparseSpace | None:
     (then common ⊕ common lands in the rare class of heap n).  ``None`` when
     there is no split, or even the best mask leaves more than a quarter of
     the heaps rare.
+
+    Notes
+    -----
+    The number of heaps of parity q whose value has an even popcount under
+    the mask m is (T_q + W_q[m]) / 2, where T_q counts the heaps of parity q
+    and W_q is the Walsh–Hadamard transform of their value histogram (as
+    tczajka/octal-games chooses its mask): every mask is scored in
+    O(V log V) for values below V.  Ties go to the plain (not positional)
+    split, then to the smallest mask.
     """
     n = len(g)
     if n == 0 or not splits:
         return None
-    size = 1 << max(1, int(g.max()).bit_length())
-    heap_parity = np.arange(n, dtype=np.int64) & 1
-    # hist[v, q]: how many heaps of parity q have the value v
-    hist = np.bincount(g.astype(np.int64) * 2 + heap_parity, minlength=2 * size).reshape(size, 2)
-    masks = np.arange(1, size, dtype=np.int64)
-    pc = (np.bitwise_count(masks[:, None] & np.arange(size)[None, :]) & 1).astype(np.int64)
+    top = 0
+    for i in range(0, n, _CHUNK):
+        top = max(top, int(g[i:i + _CHUNK].max()))
+    size = 1 << max(1, top.bit_length())
+    # hist[q, v]: how many heaps of parity q have the value v
+    hist = np.zeros((2, size), dtype=np.int64)
+    for i in range(0, n, _CHUNK):
+        part = g[i:i + _CHUNK]
+        for q in (0, 1):
+            hist[q] += np.bincount(part[(i + q) & 1::2], minlength=size)
+    even = [(hist[q].sum() + _walsh_hadamard(hist[q])) // 2 for q in (0, 1)]
+    odd = [hist[q].sum() - even[q] for q in (0, 1)]
     best: tuple[int, int, int, int] | None = None  # (rare heaps, positional, mask, rare parity)
     kinds = [False, True] if len({k & 1 for k in splits}) == 1 else [False]
     for positional in kinds:
         rho = splits[0] & 1 if positional else 0
-        flip = int(positional)
-        counts = (pc == rho).astype(np.int64) @ hist[:, 0] \
-            + (pc == rho ^ flip).astype(np.int64) @ hist[:, 1]
+        # heaps of parity q are rare when popcount(v & m) ≡ rho + q·positional (mod 2)
+        counts = sum(((odd if (rho ^ (q & positional)) else even)[q] for q in (0, 1)),
+                     start=np.zeros(size, dtype=np.int64))[1:]
         i = int(counts.argmin())
-        option = (int(counts[i]), flip, int(masks[i]), rho)
+        option = (int(counts[i]), int(positional), i + 1, rho)
         if best is None or option < best:
             best = option
     assert best is not None
@@ -482,13 +637,23 @@ def detect_space(g: Values, splits: Sequence[int]) -> SparseSpace | None:
     return SparseSpace(mask=best[2], positional=bool(best[1]), rare_parity=best[3], rare=best[0])
 
 
-class _Engine:
-    """Incremental 𝒢(0), 𝒢(1), … in a growing int32 array (memory linear in N)."""
+def _narrowest(value: int) -> type[np.integer[Any]]:
+    """The value type of the engine's array for values up to ``value``: 1 byte per
+    value while they fit in 8 bits, 2 while 16, else 4."""
+    return np.uint8 if value < 1 << 8 else np.uint16 if value < 1 << 16 else np.int32
 
-    def __init__(self, game: OctalGame, *, method: Method) -> None:
+
+class _Engine:
+    """Incremental 𝒢(0), 𝒢(1), … in a growing array (memory linear in N: 1 byte a value
+    while they fit in 8 bits, 2 while 16, else 4), by the Python reference runners or
+    the compiled kernels of :mod:`sdg_automata.kernels.octal`."""
+
+    def __init__(self, game: OctalGame, *, method: Method, engine: Engine = "auto") -> None:
         self.game = game
         self.method = method
-        self.g: Values = np.zeros(1024, dtype=np.int32)
+        self.engine = check_engine(engine)
+        self.kernels: Any = None  # the compiled kernel module, once chosen
+        self.g: npt.NDArray[np.integer[Any]] = np.zeros(1024, dtype=np.uint8)
         self.n = 0
         self.terminal = game.removals(1)
         self.one = game.removals(2)
@@ -505,22 +670,48 @@ class _Engine:
             size = len(self.g)
             while size < n:
                 size *= 2
-            grown = np.zeros(size, dtype=np.int32)
+            grown = np.zeros(size, dtype=self.g.dtype)
             grown[:self.n] = self.g[:self.n]
             self.g = grown
+
+    def load(self, values: npt.NDArray[np.integer[Any]], space: SparseSpace | None,
+             next_detect: int) -> None:
+        """Start from ``values`` (a checkpoint's), in the state the run had then."""
+        top = int(values.max()) if len(values) else 0
+        self._widen(top)
+        self._reserve(len(values))
+        self.g[:len(values)] = values
+        self.n = len(values)
+        self.bits = max(1, top.bit_length())
+        self.next_detect = next_detect
+        self._use(space)
+
+    def _widen(self, value: int) -> None:
+        """Make the values' array hold ``value``."""
+        dtype = _narrowest(value)
+        if np.iinfo(dtype).max > np.iinfo(self.g.dtype).max:
+            self.g = self.g.astype(dtype)
+
+    def frozen(self, k: int) -> npt.NDArray[np.integer[Any]]:
+        """The first ``k`` values, a read-only view."""
+        view = self.g[:k]
+        view.flags.writeable = False
+        return view
 
     def _use(self, space: SparseSpace | None) -> None:
         """Switch to ``space`` and rebuild the rare list from the values so far."""
         self.space = space
         if space is None:
             return
-        n = self.n
-        g = self.g[:n]
-        cls = _parity_table(space.mask, 1 << self.bits)[g].astype(np.int64)
-        if space.positional:
-            cls ^= np.arange(n) & 1
-        rare = np.flatnonzero(cls == space.rare_parity)
-        rare = rare[rare >= 1]  # heaps of a split are non-empty
+        table = _parity_table(space.mask, 1 << self.bits)
+        parts = []
+        for i in range(0, self.n, _CHUNK):
+            cls = table[self.g[i:min(self.n, i + _CHUNK)]]
+            if space.positional:
+                cls = cls ^ ((np.arange(i, i + len(cls)) & 1).astype(np.uint8))
+            parts.append(np.flatnonzero(cls == space.rare_parity) + i)
+        rare = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        rare = np.asarray(rare[rare >= 1], dtype=np.int64)  # heaps of a split are non-empty
         self.rare = np.zeros(max(1024, 2 * len(rare)), dtype=np.int64)
         self.rare[:len(rare)] = rare
         self.rare_count = len(rare)
@@ -528,6 +719,10 @@ class _Engine:
     def extend(self, n: int, meter: Meter) -> None:
         """Compute values up to 𝒢(n − 1)."""
         self._reserve(n)
+        if self.kernels is None and use_compiled(self.engine, work=n, threshold=COMPILED_FROM):
+            from .kernels import octal as kernels
+
+            self.kernels = kernels
         try:
             while self.n < n:
                 if self.n == self.next_detect and self.method != "full":
@@ -548,24 +743,36 @@ class _Engine:
     def _run(self, stop: int, meter: Meter) -> None:
         # no splits: one-heap moves only; splits without a sparse space: every split
         kind = "one-heap" if not self.two else "full" if self.space is None else "sparse"
-        _RUNNERS[kind](self, stop, meter)
+        if self.kernels is not None:
+            self._compiled(kind, stop, meter)
+        else:
+            _RUNNERS[kind](self, stop, meter)
 
     def _grow_bits(self, value: int) -> None:
         if value >> self.bits:
             self.bits = value.bit_length()
 
+    # -- the Python reference -------------------------------------------------------------
+
+    def _store(self, h: int, v: int) -> npt.NDArray[np.integer[Any]]:
+        """𝒢(h) = v, widening the array when v needs it; the array (maybe new)."""
+        if v > 255:
+            self._widen(v)
+        self.g[h] = v
+        return self.g
+
     def _run_one_heap(self, stop: int, meter: Meter) -> None:
-        g = self.g
-        gl = g[:self.n].tolist()
+        gl = self.g[:self.n].tolist()
         for h in range(self.n, stop):
             options = {gl[h - k] for k in self.one if k < h}
             if h in self.terminal:
                 options.add(0)
             v = mex(options)
             gl.append(v)
+            self._store(h, v)
+            self._grow_bits(v)
             if h % 4096 == 0:
                 meter.check(h)
-        g[self.n:stop] = gl[self.n:stop]
         self.n = stop
 
     def _run_full(self, stop: int, meter: Meter) -> None:
@@ -584,7 +791,7 @@ class _Engine:
                 if half >= 1:
                     seen[g[1:half + 1] ^ g[s - half:s][::-1]] = True
             v = int(seen.argmin())
-            g[h] = v
+            g = self._store(h, v)
             if v >> self.bits:
                 self._grow_bits(v)
                 seen = np.zeros((1 << self.bits) + 1, dtype=bool)
@@ -612,6 +819,7 @@ class _Engine:
         one, two, terminal = self.one, self.two, self.terminal
         table: tuple[npt.NDArray[np.int64], Values] | None = None
         table_rare = -1
+        began = self.n
         work = full_work = 0  # splits visited, and what the full mex would have visited
         block = self.n  # where the block of heaps being judged began
         for h in range(self.n, stop):
@@ -670,7 +878,7 @@ class _Engine:
                 if not more:
                     break
             gl.append(v)
-            g[h] = v
+            g = self._store(h, v)
             if h >= 1 and ((v & mask).bit_count() & 1) ^ flip == rho:
                 rare.append(h)
             work += len(rare) * len(two) + sum(scanned)
@@ -690,7 +898,8 @@ class _Engine:
         self.n = stop
         self.rare = np.array(rare, dtype=np.int64)
         self.rare_count = len(rare)
-        self.bits = max(self.bits, int(g[:stop].max()).bit_length() if stop else 1)
+        if stop > began:
+            self.bits = max(self.bits, int(g[began:stop].max()).bit_length())
 
     def _rare_table(self, rare: list[int]) -> tuple[npt.NDArray[np.int64], Values]:
         """Offsets and rare-heap values of every rare split, for all splitting k at once:
@@ -700,6 +909,108 @@ class _Engine:
         offsets = (-ks[:, None] - base[None, :]).ravel()
         first: Values = np.tile(self.g[base], len(ks))
         return offsets, first
+
+    # -- the compiled kernels -------------------------------------------------------------
+
+    def _compiled(self, kind: str, stop: int, meter: Meter) -> None:
+        """The runner ``kind`` by its kernel, returning to Python every ~0.1–0.2 s
+        (:data:`_KERNEL_WORK` splits) for the budget, the progress and Ctrl-C."""
+        k = self.kernels
+        one = np.array(self.one, dtype=np.int64)
+        two = np.array(self.two, dtype=np.int64)
+        terminal = np.zeros(self.game.t + 1, dtype=np.bool_)
+        terminal[list(self.terminal)] = True
+        seen = np.full((1 << self.bits) + 1, -1, dtype=np.int64)
+        while self.n < stop:
+            vmax = int(np.iinfo(self.g.dtype).max)
+            if kind == "sparse":
+                sp = self.space
+                assert sp is not None
+                reached, status, extra, self.rare_count = k.run_sparse(
+                    self.g, self.n, stop, self.rare, self.rare_count, sp.mask, sp.positional,
+                    sp.rare_parity, one, two, terminal, seen, vmax, _KERNEL_WORK,
+                    self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN)
+            else:  # "full", or "one-heap": the full mex with no splits
+                reached, status, extra = k.run_full(self.g, self.n, stop, one, two, terminal,
+                                                    seen, vmax, _KERNEL_WORK)
+            self.n = int(reached)
+            if status == k.GROW:
+                self._grow_bits(int(extra))
+                seen = np.full((1 << self.bits) + 1, -1, dtype=np.int64)
+            elif status == k.WIDEN:
+                self._widen(int(extra))
+            elif status == k.RARE_FULL:
+                self.rare = np.concatenate([self.rare, np.zeros(max(1024, len(self.rare)),
+                                                                dtype=np.int64)])
+            elif status == k.FALLBACK:
+                self.space = None  # as the reference: the full mex until the next detection
+                return
+            meter.check(self.n)
+
+    def find_period(self) -> tuple[int, int, int] | None:
+        """:func:`find_period` of the values so far (compiled when the values are)."""
+        if self.kernels is None:
+            return find_period(self.g[:self.n], self.game.t)
+        w = min(_MATCH, self.n // 4)
+        if w < 1:
+            return None
+        n0, p, need = self.kernels.find_period(self.g, self.n, self.game.t, w)
+        return None if p < 0 else (int(n0), int(p), int(need))
+
+    def minimize(self, n0: int, p: int) -> tuple[int, int]:
+        """:func:`minimize` (compiled when the values are)."""
+        if self.kernels is None:
+            return minimize(self.g[:self.n], n0, p)
+        period = int(self.kernels.first_period(self.g, n0, p,
+                                               np.array(_divisors(p), dtype=np.int64)))
+        return int(self.kernels.last_exception(self.g, n0, period)) + 1, period
+
+
+class _Checkpoint:
+    """The values of ``run`` kept in the file ``path`` (an ``octal-checkpoint/1`` file)."""
+
+    def __init__(self, path: str, run: _Engine) -> None:
+        self.path, self.run = path, run
+        self.interval = CHECKPOINT_SECONDS
+        self.saved_at = time.monotonic()
+        if os.path.exists(path):
+            self._load()
+
+    def _load(self) -> None:
+        file = octal_file.read(self.path, schema=octal_file.CHECKPOINT)
+        head, game = file.header, self.run.game
+        if head.get("code") != game.code:
+            raise InputError(f"the checkpoint {self.path!r} is of {head.get('code')!r}, "
+                             f"not {game.code}")
+        space = head.get("space")
+        try:
+            sparse = None if space is None else SparseSpace(**space)
+            self.run.load(file.values, sparse, int(head["next_detect"]))
+        except (TypeError, KeyError, ValueError):
+            raise InputError(f"the checkpoint {self.path!r} has a malformed header") from None
+
+    def progress(self, inner: Callable[[int], None] | None) -> Callable[[int], None]:
+        """The progress callback that also saves every so often (``count`` values are
+        complete whenever a runner reports it)."""
+        def report(count: int) -> None:
+            if inner is not None:
+                inner(count)
+            if time.monotonic() - self.saved_at >= self.interval:
+                self.save(count)
+        return report
+
+    def save(self, count: int | None = None) -> None:
+        """Write the first ``count`` values (default: all), atomically."""
+        run = self.run
+        n = run.n if count is None else count
+        began = time.monotonic()
+        octal_file.write(self.path, {
+            "schema": octal_file.CHECKPOINT, "code": run.game.code, "method": run.method,
+            "space": None if run.space is None else run.space.to_json(),
+            "next_detect": max(run.next_detect, n) if run.next_detect >= 0 else -1,
+        }, run.g[:n], level=1)
+        self.saved_at = time.monotonic()
+        self.interval = max(CHECKPOINT_SECONDS, 10 * (self.saved_at - began))
 
 
 _RUNNERS: dict[str, Callable[[_Engine, int, Meter], None]] = {
@@ -714,7 +1025,7 @@ _RUNNERS: dict[str, Callable[[_Engine, int, Meter], None]] = {
 _MATCH = 64  # the trailing window whose recurrences propose periods
 
 
-def find_period(g: Values, t: int) -> tuple[int, int, int] | None:
+def find_period(g: npt.NDArray[np.integer[Any]], t: int) -> tuple[int, int, int] | None:
     """A candidate (n₀, p, N) from the computed values, or ``None``.
 
     p is the least shift at which the last values recur and that has held for
@@ -740,7 +1051,7 @@ def find_period(g: Values, t: int) -> tuple[int, int, int] | None:
     return None
 
 
-def minimize(g: Values, n0: int, p: int) -> tuple[int, int]:
+def minimize(g: npt.NDArray[np.integer[Any]], n0: int, p: int) -> tuple[int, int]:
     """The least preperiod and period, given a proven (n₀, p) and the values up to n₀ + 2p."""
     period = next(d for d in _divisors(p)
                   if np.array_equal(g[n0 + d:n0 + d + p], g[n0:n0 + p]))
@@ -804,14 +1115,23 @@ class SurveyRow:
                 "error": self.error}
 
 
-def survey_row(job: tuple[str, int], meter: Meter) -> SurveyRow:
-    """The sweep's work: :meth:`OctalGame.period` of one (code, max_n), timed."""
-    code, max_n = job
-    result = OctalGame.parse(code).period(max_n=max_n, budget=meter.budget)
+def survey_row(job: tuple[str, int, Engine], meter: Meter) -> SurveyRow:
+    """The sweep's work: :meth:`OctalGame.period` of one (code, max_n, engine), timed."""
+    code, max_n, engine = job
+    budget, seconds = meter.budget, meter.budget.max_seconds
+    if seconds is not None:  # stop just before the sweep's own deadline, to say how far
+        budget = replace(budget, max_seconds=max(seconds - 0.5, seconds * 0.9))
+    try:
+        result = OctalGame.parse(code).period(max_n=max_n, budget=budget, engine=engine)
+    except BudgetExceeded as e:  # open as far as it got: the row says how far
+        reached = OctalPeriod(code=code, preperiod=None, period=None, certified=False,
+                              checked_to=e.explored)
+        return SurveyRow(code=code, status="budget", result=reached, seconds=meter.elapsed,
+                         error=str(e))
     return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
 
 
-def survey_failed(job: tuple[str, int], status: Status, message: str) -> SurveyRow:
+def survey_failed(job: tuple[str, int, Engine], status: Status, message: str) -> SurveyRow:
     """The sweep's row for a job over its budget or failed."""
     return SurveyRow(code=job[0], status=status, error=message)
 
@@ -831,7 +1151,8 @@ def _brief(row: dict[str, Any]) -> dict[str, str]:
             "values": cell(row["checked_to"]), "seconds": f"{row['seconds']:.3f}"}
 
 
-def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N) -> Sweep[tuple[str, int]]:
+def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N,
+                 engine: Engine = "auto") -> Sweep[tuple[str, int, Engine]]:
     """Every code of up to ``digits`` digits as a sweep (:mod:`sdg_automata.sweep`).
 
     Run it with :func:`~sdg_automata.sweep.run_sweep` on any executor, or on
@@ -839,17 +1160,18 @@ def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N) -> Sweep[tuple[str, 
     """
     if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
         raise InputError(f"max_n must be a positive integer, not {max_n!r}")
-    return Sweep(name="octal games", jobs=[(c, max_n) for c in codes(digits)],
+    check_engine(engine)
+    return Sweep(name="octal games", jobs=[(c, max_n, engine) for c in codes(digits)],
                  key=_job_key, work=survey_row, failed=survey_failed, columns=SURVEY_COLUMNS,
                  brief=_brief, unit="values")
 
 
-def _job_key(job: tuple[str, int]) -> str:
+def _job_key(job: tuple[str, int, Engine]) -> str:
     return job[0]
 
 
 def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None = None,
-           budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
+           budget: Budget = UNLIMITED, engine: Engine = "auto") -> list[dict[str, Any]]:
     """The rows of :func:`survey_sweep`, in code order.
 
     Parameters
@@ -862,9 +1184,11 @@ def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None 
         Where the codes run (a process pool, a Dask executor); ``None``: here.
     budget:
         The per-code budget; a code over it is a row with status ``"budget"``.
+    engine:
+        Where each code's values are computed (see :meth:`OctalGame.values`).
     """
-    sweep = survey_sweep(digits, max_n=max_n)
+    sweep = survey_sweep(digits, max_n=max_n, engine=engine)
     rows: dict[str, dict[str, Any]] = {}
     run_sweep(sweep, lambda row: rows.__setitem__(row["key"], row), executor=executor,
               budget=budget)
-    return [rows[c] for c, _ in sweep.jobs]
+    return [rows[c] for c, _, _ in sweep.jobs]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +32,7 @@ def test_json_is_the_issue_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and err == ""
     data = json.loads(out)
     assert list(data) == ["schema", "code", "preperiod", "period", "certified", "checked_to",
-                          "values"]
+                          "values", "values_total"]
     assert (data["code"], data["preperiod"], data["period"], data["certified"]) == \
         ("0.07", 53, 34, True)
     assert data["values"] == naive_values(OctalGame.parse("0.07"), 53 + 34)
@@ -154,3 +155,99 @@ def test_help_defaults_are_the_librarys() -> None:
                              "build_parser; build_parser(); print('numpy' in sys.modules)"],
                             capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "False"
+
+
+@pytest.mark.parametrize("argv, what", [
+    (["0.1", "--values", "2^64"], "listing --values 18446744073709551616"),
+    (["0.77", "--values", "10^12"], "listing --values 1000000000000"),
+    (["0.1", "--upto", "2^64"], "--upto 18446744073709551616 values"),
+])
+def test_what_cannot_fit_is_refused_up_front(capsys: pytest.CaptureFixture[str],
+                                             argv: list[str], what: str) -> None:
+    """Should refuse at once (exit 3, one line) what memory cannot hold (issue 21 §10)."""
+    code, out, err = run(capsys, *argv)
+    assert code == 3 and out == ""
+    assert err.startswith(f"error: {argv[0]}: {what} needs about ") and err.count("\n") == 1
+
+
+def test_default_budget_stops_a_long_run(capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should stop a run without --max-seconds at the default budget, with exit 3 saying how
+    far it got (0.007 has no sparse space: its full mex to 2^20 is long)."""
+    from sdg_automata.cli import octal as cli_octal
+
+    monkeypatch.setattr(cli_octal, "DEFAULT_SECONDS", 0.3)
+    monkeypatch.setattr(cli_octal, "SECONDS_PER_VALUE", 1e-9)
+    code, out, err = run(capsys, "0.007", "--json", "--engine", "python")
+    assert code == 3 and out == ""
+    assert "budget of 0.3 s" in err and "values reached" in err and err.count("\n") == 1
+
+
+def test_engines_give_the_same_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    outs = []
+    for engine in ("python", "compiled"):
+        code, out, _ = run(capsys, "0.127", "--json", "--engine", engine)
+        assert code == 0
+        outs.append(json.loads(out))
+    assert outs[0] == outs[1] and outs[0]["preperiod"] == 46578
+
+
+def test_json_listing_is_capped_and_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    """Should list at most 1000 values by default and say how many define the sequence."""
+    code, out, _ = run(capsys, "0.16", "--json")
+    data = json.loads(out)
+    assert code == 0 and len(data["values"]) == 1000
+    assert data["values_total"] == 105351 + 149459
+    assert data["values"] == naive_values(OctalGame.parse("0.16"), 1000)
+    code, out, _ = run(capsys, "0.16", "--json", "--values", "1200")
+    assert len(json.loads(out)["values"]) == 1200
+
+
+def test_checkpoint_from_the_command_line(capsys: pytest.CaptureFixture[str],
+                                          tmp_path: Path) -> None:
+    """Should keep the values at --max-states and finish from them on the next run."""
+    path = tmp_path / "c.ckpt"
+    code, _, err = run(capsys, "0.56", "--max-states", "100000", "--checkpoint", str(path))
+    assert code == 3 and path.exists()
+    code, out, _ = run(capsys, "0.56", "--checkpoint", str(path), "--json")
+    assert code == 0 and json.loads(out)["preperiod"] == 326640
+
+
+@pytest.mark.parametrize("argv", [
+    ["verify"], ["verify", "a", "--values", "3"], ["0.77", "extra"],
+    ["survey", "--digits", "1", "--certificate", "x"], ["verify", "x", "--upto", "5"],
+    ["0.77", "--certificate", ""],
+])
+def test_misplaced_octal_options_exit_2(capsys: pytest.CaptureFixture[str],
+                                        argv: list[str]) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_ctrl_c_inside_the_kernels_keeps_the_checkpoint(tmp_path: Path) -> None:
+    """Should stop within moments of Ctrl-C while the compiled kernels run (they return to
+    Python every ~0.1 s), exit 130 with one line, and leave the checkpoint written."""
+    import signal
+    import time
+
+    path = tmp_path / "run.ckpt"
+    child = subprocess.Popen([sys.executable, "-m", "sdg_automata", "octal", "0.1777", "--upto",
+                              "2^27", "--engine", "compiled", "--checkpoint", str(path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # until it has computed for ~3 s of CPU (under load
+        time.sleep(0.2)                 # numba alone may take seconds to load)
+        fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / ticks > 3:
+            break
+    child.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and out == "", err
+    assert err.startswith("error: interrupted after ") and err.count("\n") == 1
+    assert time.monotonic() - sent < 30 and path.exists()
+    from sdg_automata.octal_file import CHECKPOINT, read
+
+    kept = read(str(path), schema=CHECKPOINT).values
+    assert len(kept) > 0 and kept[:30].tolist() == naive_values(OctalGame.parse("0.1777"), 30)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 import random
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
@@ -163,6 +165,50 @@ def test_auto_switching_agrees_with_full(code: str) -> None:
     assert game.values(6000).tolist() == game.values(6000, method="full").tolist()
 
 
+ENGINE_CODES = list(codes(2)) + ["0.16", "0.56", "0.77"]
+
+
+@pytest.mark.parametrize("code", ENGINE_CODES)
+def test_compiled_equals_python_and_naive(code: str) -> None:
+    """Should give the definition's values on both engines, by every method (every 1- and
+    2-digit code, 0.16, 0.56, 0.77)."""
+    game = OctalGame.parse(code)
+    truth = naive_values(game, 600)
+    for method in ("auto", "sparse", "full"):
+        for engine in ("compiled", "python"):
+            got = game.values(600, method=method, engine=engine)  # type: ignore[arg-type]
+            assert got.tolist() == truth, (method, engine)
+
+
+@pytest.mark.parametrize("code", ["0.16", "0.56", "0.127", "0.6", "0.354"])
+def test_compiled_equals_python_far_out(code: str) -> None:
+    """Should give bit-identical values on both engines well past the mask detections
+    (0.6 has no sparse space and widens past 255; auto moves between sparse and full)."""
+    game = OctalGame.parse(code)
+    n = 20000
+    assert np.array_equal(game.values(n, engine="compiled"), game.values(n, engine="python"))
+
+
+@pytest.mark.parametrize("code", ["0.16", "0.56", "0.127", "0.45"])
+def test_compiled_period_equals_python(code: str) -> None:
+    """Should certify the same least preperiod and period, values and space on both engines."""
+    game = OctalGame.parse(code)
+    a = game.period(engine="compiled")
+    b = certified(code) if code in PUBLISHED else game.period(engine="python")
+    assert a == b and a.certified
+    assert np.array_equal(a.values, b.values) and a.sparse == b.sparse
+
+
+def test_auto_engine_keeps_small_runs_in_python() -> None:
+    """Should not import numba for Kayles' 168 values under "auto"."""
+    code = ("import sys; from sdg_automata.octal import OctalGame\n"
+            "OctalGame.parse('0.77').period(); OctalGame.parse('0.45').period()\n"
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+
+
 def test_values_arguments() -> None:
     """Should refuse a negative count and an unknown method."""
     game = OctalGame.parse("0.77")
@@ -238,7 +284,7 @@ def test_open_result_is_not_a_guess() -> None:
     """Should say "not proven up to N" for Officers (0.6, open) and carry no period."""
     result = OctalGame.parse("0.6").period(max_n=3000)
     assert not result.certified
-    assert (result.preperiod, result.period, result.values) == (None, None, ())
+    assert (result.preperiod, result.period, len(result.values)) == (None, None, 0)
     assert result.checked_to == 3000
     with pytest.raises(InputError):
         result.value(5)
@@ -248,7 +294,9 @@ def test_open_result_is_not_a_guess() -> None:
 def test_period_json_and_validation() -> None:
     """Should serialize as the issue's JSON and refuse inconsistent results."""
     data = OctalGame.parse("0.07").period().to_json()
-    assert list(data) == ["code", "preperiod", "period", "certified", "checked_to", "values"]
+    assert list(data) == ["code", "preperiod", "period", "certified", "checked_to", "values",
+                          "values_total"]
+    assert data["values_total"] == 53 + 34
     assert data["code"] == "0.07" and data["period"] == 34 and data["certified"] is True
     assert data["values"] == [0] + A002187[:86]
     with pytest.raises(SdgBug):

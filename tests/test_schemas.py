@@ -28,6 +28,7 @@ E3 = str(EXAMPLES / "example3.txt")
 DYCK = str(EXAMPLES / "dyck.txt")
 UNARY = "UNARY"  # replaced by a subtraction-game grammar file
 SWEEP_ROWS = "SWEEP_ROWS"  # replaced by the rows of a small sweep, written with --out
+OCTAL_CERTIFICATE = "OCTAL_CERTIFICATE"  # replaced by a certificate of 0.45
 CASES: dict[str, list[list[str]]] = {
     "check": [["check", E3], ["check", DYCK, "--start", "S"]],
     "grundy": [["grundy", E3, "A", "aab", "b", "ba"], ["grundy", E3, "--position", "A:a", "A:aa"],
@@ -54,6 +55,7 @@ CASES: dict[str, list[list[str]]] = {
     "family random": [["family", "random", "--dfas", "2", "--states", "3", "--seed", "1"]],
     "family subtraction": [["family", "subtraction", "1,3,4"]],
     "octal": [["octal", "0.07"], ["octal", "0.16", "--upto", "100"],
+              ["octal", "verify", OCTAL_CERTIFICATE],
               ["octal", "survey", "--digits", "2", "--upto", "100", "--jobs", "1", "--format",
                "json"]],
     "sweep grammars": [["sweep", "grammars", "--nonterminals", "2", "--letters", "ab",
@@ -89,6 +91,11 @@ def _run(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
                      "--max-rules", "2", "--max-body", "2", "--jobs", "1", "--out", rows]) == 0
         capsys.readouterr()
         argv = [rows if a == SWEEP_ROWS else a for a in argv]
+    if OCTAL_CERTIFICATE in argv:
+        cert = str(tmp_path / "0.45.cert")
+        assert main(["octal", "0.45", "--certificate", cert]) == 0
+        capsys.readouterr()
+        argv = [cert if a == OCTAL_CERTIFICATE else a for a in argv]
     try:
         code = main(argv if "--format" in argv else [*argv, "--json"])
     except SystemExit as e:

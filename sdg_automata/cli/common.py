@@ -285,20 +285,30 @@ def _say_degraded() -> None:
 # -- progress on stderr ----------------------------------------------------------
 
 @contextlib.contextmanager
-def progress(description: str, *, enabled: bool = True,
-             unit: str = "states") -> Iterator[Callable[[int], None] | None]:
-    """A rich progress display on stderr, or ``None`` when stderr is not a terminal."""
+def progress(description: str, *, enabled: bool = True, unit: str = "states",
+             rate: bool = False) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress display on stderr, or ``None`` when stderr is not a terminal;
+    ``rate`` adds the count per second since the start."""
     if not enabled or sys.stderr is None or not sys.stderr.isatty():
         yield None
         return
+    import time
+
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    started = time.monotonic()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                  TextColumn("{task.completed:,} " + unit), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=None)
-        yield lambda n: bar.update(task, completed=n)
+                  TextColumn("{task.completed:,} " + unit), TextColumn("{task.fields[rate]}"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=None, rate="")
+
+        def report(n: int) -> None:
+            seconds = time.monotonic() - started
+            speed = f"{n / seconds:,.0f} {unit}/s" if rate and seconds > 0.5 else ""
+            bar.update(task, completed=n, rate=speed)
+
+        yield report
 
 
 def explore(args: argparse.Namespace, g: Grammar) -> ReachableAutomaton:

@@ -1,14 +1,15 @@
-"""``octal``: Grundy sequences and proven periods of octal games, and surveys of them."""
+"""``octal``: Grundy sequences and proven periods of octal games, certificates, surveys."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InputError
-from .common import ExitCode, budget, fail, output, positive, progress, stamped
+from ..errors import BudgetExceeded, InputError, InvalidCertificate
+from .common import ExitCode, add_engine, budget, fail, output, positive, progress, stamped
 from .sweep import add_sweep_options, run
 
 __all__ = ["EXAMPLES", "register"]
@@ -16,46 +17,71 @@ __all__ = ["EXAMPLES", "register"]
 #: example command lines of this group's commands (``--help`` ends with them; a test runs them)
 EXAMPLES = {
     "octal": ("sdg-automata octal 0.77 --values 12",
-              "sdg-automata octal 0.137 --grammar --out dawson.txt",
+              "sdg-automata octal 0.77 --certificate kayles.cert && "
+              "sdg-automata octal verify kayles.cert",
               "sdg-automata octal survey --digits 2 --upto 512 --jobs 1 --out octal.jsonl"),
 }
 
 #: how many values the text output shows when --values is not given
 SHOWN = 100
-#: the word that makes CODE a survey
+#: the words that make CODE a survey or a check
 SURVEY = "survey"
-
+VERIFY = "verify"
 
 #: ``octal.DEFAULT_MAX_N`` and ``octal.SURVEY_MAX_N``, for the help text: importing the octal
 #: module loads numpy, which would triple the start-up of every command (a test keeps them equal)
 DEFAULT_MAX_N = 1 << 20
 SURVEY_MAX_N = 1 << 15
+#: one code's default time budget: 10 minutes, or 2 µs per value of --upto when more
+#: (the compiled engine does 1-5 M values/s where there is a sparse space, so this
+#: only stops runs without one, whose full mex is O(n²): 0.007 to 2^20 would take an hour)
+DEFAULT_SECONDS = 600.0
+SECONDS_PER_VALUE = 2e-6
+#: what one value costs at least while being computed (1 byte; the array grows by doubling
+#: up to --upto), and what one listed value costs (a Python int in a list, its text)
+BYTES_PER_VALUE = 1
+BYTES_PER_LISTED = 48
 
 
 def _add_octal(sub: Any) -> None:
     p = sub.add_parser(
-        "octal", help="Grundy values and the proven period of an octal game, or a survey",
+        "octal", help="Grundy values and the proven period of an octal game; certificates, "
+                      "surveys",
         description="The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles): "
                     "its Grundy values by the sparse-space method and its least preperiod and "
                     "period, proven by the octal periodicity theorem (Guy-Smith). Not proven "
-                    "within --upto values: exit 3, naming the values computed. "
+                    "within --upto values: exit 3, naming the values computed. One code stops "
+                    f"after {DEFAULT_SECONDS / 60:g} minutes by default (or "
+                    f"{SECONDS_PER_VALUE * 1e6:g} us per value of --upto when that is more): "
+                    "--max-seconds sets another limit. "
+                    f"'octal {VERIFY} FILE' checks a certificate written by --certificate from "
+                    "the game's rules alone (exit 0 valid, 1 invalid, 2 unreadable). "
                     f"'octal {SURVEY} --digits D' does every code of up to D digits on the "
                     "sweep engine (streamed rows, resumable with --out, local processes or "
                     "Dask; see 'sweep --help').")
     p.add_argument("code", metavar="CODE", help=f"an octal code such as 0.77 or .07, or "
-                                               f"'{SURVEY}'")
+                                               f"'{SURVEY}', or '{VERIFY}'")
+    p.add_argument("file", nargs="?", metavar="FILE", help=f"{VERIFY}: the certificate")
     p.add_argument("--upto", type=positive, metavar="N",
                    help=f"compute at most N values (default {DEFAULT_MAX_N}; "
                         f"{SURVEY_MAX_N} per code for a survey)")
     p.add_argument("--values", type=positive, metavar="K",
                    help=f"show the first K values (default: text {SHOWN}, JSON the first "
-                        "preperiod + period)")
+                        "preperiod + period, at most 1000)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write a certificate of the proven period to FILE (atomically), for "
+                        f"'octal {VERIFY} FILE'")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="keep the values computed in FILE (atomically, every minute or so, "
+                        "and when stopped by the budget or Ctrl-C); resume from it when it "
+                        "exists")
     p.add_argument("--grammar", action="store_true",
                    help="print the unary grammar whose SDG is the game (A -> a^k | a^k A | "
                         "A a^k A), for 'grundy' and 'period'; exit 2 when the game is not one")
     p.add_argument("--digits", type=int, choices=(1, 2, 3), metavar="D",
                    help=f"{SURVEY}: every code of 1..D digits (D = 1, 2 or 3)")
+    add_engine(p)
     # One output option, --out FILE (issue 22 §3): one code writes its result there atomically
     # (never over an input), a survey appends its rows (resumable).  -o is its alias for one
     # code only: everywhere else -o replaces a file, so it never means a survey's append.
@@ -67,66 +93,124 @@ def _add_octal(sub: Any) -> None:
             action.help = (f"one code: stop with exit 3 after N values (--max-states) or S "
                            f"seconds; {SURVEY}: per code, a row with status 'budget'")
         if action.dest == "out":
-            action.help = ("one code: write the result to FILE (atomically, never over an "
-                           f"input); {SURVEY}: append rows to FILE, skipping codes already in "
-                           "it (resumable)")
+            action.help = ("one code, verify: write the result to FILE (atomically, never over "
+                           f"an input); {SURVEY}: append rows to FILE, skipping codes already "
+                           "in it (resumable)")
     p.set_defaults(func=_cmd_octal)
 
 
-#: options of a survey only (the sweep engine's), with their defaults
-_SURVEY_ONLY = {"digits": None, "format": None, "jobs": None, "scheduler": None, "batch": None,
-                "retry_errors": False, "retry_budget": False}
-#: options of one code only
-_CODE_ONLY = {"values": None, "grammar": False, "json": False}
+_CODE, _SURVEY, _VERIFY = "one code", "a survey", VERIFY
+#: the modes each option applies to, with its default
+_APPLIES: dict[str, tuple[set[str], Any]] = {
+    "digits": ({_SURVEY}, None), "format": ({_SURVEY}, None), "jobs": ({_SURVEY}, None),
+    "scheduler": ({_SURVEY}, None), "batch": ({_SURVEY}, None),
+    "retry_errors": ({_SURVEY}, False), "retry_budget": ({_SURVEY}, False),
+    "values": ({_CODE}, None), "grammar": ({_CODE}, False), "certificate": ({_CODE}, None),
+    "checkpoint": ({_CODE}, None), "upto": ({_CODE, _SURVEY}, None),
+    "max_states": ({_CODE, _SURVEY}, None), "json": ({_CODE, _VERIFY}, False),
+}
 
 
 def _cmd_octal(args: argparse.Namespace) -> int:
-    survey = args.code == SURVEY
+    mode = {SURVEY: _SURVEY, VERIFY: _VERIFY}.get(args.code, _CODE)
     if args.short_out is not None:
-        if survey:
+        if mode == _SURVEY:
             raise InputError(f"-o replaces a file, but '{SURVEY}' appends its rows to a file "
                              "(resumable): give --out FILE")
         if args.out is not None:
             raise InputError("-o and --out are the same option: give one")
         args.out = args.short_out
+    args.output = args.out  # one code's and verify's result: written as every -o is
     # --json and --format json are one flag wherever a JSON form exists
-    if survey and args.json:
+    if mode == _SURVEY and args.json:
         args.json, args.format = False, args.format or "json"
-    elif not survey and args.format in ("json", "jsonl"):
+    elif mode != _SURVEY and args.format in ("json", "jsonl"):
         args.json, args.format = True, None
-    misplaced = _CODE_ONLY if survey else _SURVEY_ONLY
-    wrong = [f"--{o}" for o, default in misplaced.items() if getattr(args, o) != default]
+    wrong = [f"--{o.replace('_', '-')}" for o, (modes, default) in _APPLIES.items()
+             if mode not in modes and getattr(args, o) != default]
     if wrong:
         raise InputError(f"{', '.join(wrong)} {'does' if len(wrong) == 1 else 'do'} not apply "
-                         f"to {'a survey' if survey else 'one code'}")
-    return _HANDLERS[survey](args)
+                         f"to {mode if mode != _VERIFY else VERIFY}")
+    if (args.file is None) != (mode != _VERIFY):
+        raise InputError(f"'octal {VERIFY}' takes one FILE" if mode == _VERIFY else
+                         f"unexpected argument {args.file!r} (FILE is for 'octal {VERIFY}')")
+    return _HANDLERS[mode](args)
+
+
+def _refuse_what_cannot_fit(args: argparse.Namespace, code: str, max_n: int) -> None:
+    """Exit 3 before any work when the values or the listing asked for cannot fit."""
+    from ..budget import available_bytes
+
+    left = available_bytes()
+    if left is None:
+        return
+    asks = [(max_n * BYTES_PER_VALUE, f"--upto {max_n} values")]
+    if args.values is not None:
+        asks.append((args.values * BYTES_PER_LISTED, f"listing --values {args.values}"))
+    for need, what in asks:
+        if need > left:
+            raise BudgetExceeded(f"{code}: {what} needs about {_size(need)}, more than the "
+                                 f"{_size(left)} this process can allocate; ask for fewer")
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("TB", 1 << 40), ("GB", 1 << 30), ("MB", 1 << 20)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n:,} bytes"
 
 
 def _cmd_code(args: argparse.Namespace) -> int:
-    from ..octal import DEFAULT_MAX_N, OctalGame
+    from ..octal import DEFAULT_MAX_N, OctalGame, write_certificate
     from ..parse import grammar_to_text
 
     game = OctalGame.parse(args.code)
-    args.output = args.out  # what common.output writes to
     if args.grammar:
         output(args, grammar_to_text(game.grammar()))
         return ExitCode.OK
-    with progress(f"{game.code} values", enabled=not args.json, unit="values") as bar:
-        result = game.period(max_n=args.upto or DEFAULT_MAX_N, budget=budget(args, bar))
-    data = result.to_json()
-    if result.certified and args.values is not None:
-        data["values"] = [result.value(n) for n in range(args.values)]
+    max_n = args.upto or DEFAULT_MAX_N
+    _refuse_what_cannot_fit(args, game.code, max_n)
+    for name in ("certificate", "checkpoint"):
+        path = getattr(args, name)
+        if path is not None and (path == "" or os.path.isdir(path)):
+            raise InputError(f"--{name} needs a file name, not {path!r}")
+    if args.max_seconds is None:
+        args.max_seconds = max(DEFAULT_SECONDS, SECONDS_PER_VALUE * max_n)
+    with progress(f"{game.code} values", unit="values", rate=True) as bar:
+        result = game.period(max_n=max_n, budget=budget(args, bar), engine=args.engine,
+                             checkpoint=args.checkpoint)
+    if result.certified and args.certificate is not None:
+        write_certificate(result, args.certificate)
     if args.json:
+        data = result.to_json(shown=args.values)
         output(args, json.dumps(stamped(data), ensure_ascii=False) + "\n")
     elif result.certified:
-        shown = data["values"] if args.values is not None else data["values"][:SHOWN]
-        more = " ..." if args.values is None and len(data["values"]) > SHOWN else ""
+        shown = result.first(args.values or min(SHOWN, len(result.values)))
+        more = " ..." if args.values is None and len(result.values) > SHOWN else ""
         output(args, f"{game.code}: period {result.period}, preperiod {result.preperiod} "
                      f"(proven by the octal periodicity theorem from {result.checked_to} "
                      f"values)\nvalues from n = 0: {' '.join(map(str, shown))}{more}\n")
     if not result.certified:
         fail(f"{game.code}: no period proven up to n = {result.checked_to - 1} "
-             f"({result.checked_to} values computed); raise --upto", ExitCode.BUDGET)
+             f"({result.checked_to} values computed); raise --upto"
+             + ("; no certificate written" if args.certificate else ""), ExitCode.BUDGET)
+    return ExitCode.OK
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from ..octal_verify import verify
+
+    with progress(f"checking {args.file}", unit="values", rate=True) as bar:
+        try:
+            proof = verify(args.file, engine=args.engine, budget=budget(args, bar))
+        except InvalidCertificate as e:
+            fail(f"{args.file}: invalid certificate: {e}", ExitCode.NO)
+    if args.json:
+        output(args, json.dumps(stamped({"file": args.file, **proof.to_json()})) + "\n")
+    else:
+        output(args, f"{args.file}: valid certificate: {proof.code} has least preperiod "
+                     f"{proof.preperiod} and least period {proof.period} ({proof.values} "
+                     f"values re-derived from the rules)\n")
     return ExitCode.OK
 
 
@@ -135,12 +219,14 @@ def _cmd_survey(args: argparse.Namespace) -> int:
 
     if args.digits is None:
         raise InputError(f"'octal {SURVEY}' needs --digits 1, 2 or 3")
-    return run(args, survey_sweep(args.digits, max_n=args.upto or SURVEY_MAX_N), ordered=True)
+    return run(args, survey_sweep(args.digits, max_n=args.upto or SURVEY_MAX_N,
+                                  engine=args.engine), ordered=True)
 
 
-_HANDLERS: dict[bool, Callable[[argparse.Namespace], int]] = {
-    False: _cmd_code,
-    True: _cmd_survey,
+_HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    _CODE: _cmd_code,
+    _SURVEY: _cmd_survey,
+    _VERIFY: _cmd_verify,
 }
 
 

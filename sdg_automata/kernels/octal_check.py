@@ -1,0 +1,118 @@
+"""The checker's loops (:mod:`sdg_automata.octal_verify`), plain Python that numba compiles.
+
+Written apart from the solver's kernels (:mod:`sdg_automata.kernels.octal`)
+on purpose: the checker must not share the solver's code.  The functions
+here are ordinary Python over numpy arrays — the reference, run as they are
+by ``engine="python"`` — and :func:`compiled` returns them compiled by
+numba (importing numba only then).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["check_heaps", "compiled", "first_break"]
+
+Vals = npt.NDArray[Any]
+Ints = npt.NDArray[np.int64]
+Bytes = npt.NDArray[np.uint8]
+
+
+def check_heaps(g: Vals, start: int, stop: int, one: Ints, two: Ints, ends: Ints,
+                sparse: bool, positional: bool, odd: Bytes, common_below: Ints,
+                rare: Ints, nrare: int, seen: Ints) -> tuple[int, int]:
+    """Check 𝒢(h) = mex(options of h) for ``start ≤ h < stop``, from the stored values
+    of smaller heaps (checked before them).
+
+    Without ``sparse`` every option is enumerated.  With it (the sparse-space
+    lemma: a common-class option is a one-heap move, a removal of the whole heap or
+    a split with a rare heap) those options are marked first; a common-class value
+    below 𝒢(h) still unmarked is then no option at all, and the splits of two common
+    heaps are searched only while a value below 𝒢(h) is unmarked, or all of them
+    when 𝒢(h) is of the rare class (it must not be an option).  ``odd[x]`` is the
+    class of the value x at an even heap (0 rare, 1 common; flipped at odd heaps
+    when ``positional``) and ``common_below[f, v]`` the number of common-class
+    values below v at heaps of parity f.  ``rare[:nrare]`` are the rare heaps so far,
+    ascending; the heaps found rare here are appended.
+
+    Returns ``(h, nrare)``: the first heap whose stored value is wrong (``stop`` when
+    none is) and the rare heaps counted; ``nrare = −1`` when ``rare`` is full (the
+    caller grows it and calls again from ``h``).
+    """
+    for h in range(start, stop):
+        v = int(g[h])
+        f = (h & 1) if positional else 0
+        below = 0  # distinct option values below v, and those of the common class
+        common = 0
+        for k in one:
+            if k < h:
+                x = int(g[h - k])
+                if seen[x] != h:
+                    seen[x] = h
+                    if x < v:
+                        below += 1
+                        common += odd[x] ^ f
+        for k in ends:
+            if k == h and seen[0] != h:
+                seen[0] = h
+                if v > 0:
+                    below += 1
+                    common += odd[0] ^ f
+        if sparse:
+            for k in two:
+                s = h - k
+                for i in range(nrare):
+                    r = rare[i]
+                    if r >= s:
+                        break
+                    x = int(g[r] ^ g[s - r])
+                    if seen[x] != h:
+                        seen[x] = h
+                        if x < v:
+                            below += 1
+                            common += odd[x] ^ f
+            if common < common_below[f, v]:
+                return h, nrare  # a common-class value below v that no move reaches
+        missing = v - below
+        whole = not sparse or odd[v] ^ f == 0  # v of the rare class: no split may give it
+        if missing or whole:
+            for k in two:
+                s = h - k
+                for a in range(1, s // 2 + 1):
+                    x = int(g[a] ^ g[s - a])
+                    if seen[x] != h:
+                        seen[x] = h
+                        if x < v:
+                            missing -= 1
+                            if not missing and not whole:
+                                break
+                if not missing and not whole:
+                    break
+        if missing or seen[v] == h:
+            return h, nrare
+        if sparse and h >= 1 and odd[v] ^ f == 0:
+            if nrare == len(rare):
+                return h, -1
+            rare[nrare] = h
+            nrare += 1
+    return stop, nrare
+
+
+def first_break(g: Vals, start: int, stop: int, d: int) -> int:
+    """The first n with ``start ≤ n < stop`` and 𝒢(n + d) ≠ 𝒢(n), or −1."""
+    for n in range(start, stop):
+        if g[n + d] != g[n]:
+            return n
+    return -1
+
+
+@functools.cache
+def compiled() -> tuple[Any, Any]:
+    """(:func:`check_heaps`, :func:`first_break`) compiled by numba."""
+    from . import jit
+
+    return jit(check_heaps), jit(first_break)
