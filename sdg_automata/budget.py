@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import math
 import os
-import resource
-import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -202,6 +199,9 @@ class Meter:
         raises :class:`BudgetExceeded` from inside the library; elsewhere (a
         worker thread) the clock is checked when the call returns.
         """
+        import signal
+        import threading
+
         seconds = self.budget.max_seconds
         remaining = self.deadline - time.perf_counter()
         if seconds is not None and remaining <= 0:
@@ -237,6 +237,8 @@ def available_bytes() -> int | None:
     current virtual size.  Phases whose size is known in advance compare their
     estimate with it and refuse at once instead of dying of ``MemoryError``.
     """
+    import resource
+
     found: list[int] = []
     try:
         with open("/proc/meminfo", encoding="ascii") as f:

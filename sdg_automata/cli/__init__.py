@@ -7,9 +7,12 @@ Exit codes (a public promise, see :class:`~sdg_automata.cli.common.ExitCode`):
 0 success or "yes", 1 "no", 2 usage or input error, 3 budget or resource limit
 (or a value that cannot be proven), 130 interrupted.
 
-Each command group is a module with a ``register(sub)`` function that adds its
-subcommands; adding a command group is one module and one entry in
-:data:`GROUPS`.
+Each command group is a module with a ``register(sub)`` function that names
+its subcommands (:meth:`~sdg_automata.cli.common.Commands.command`); adding a
+command group is one module and one entry in :data:`GROUPS`.  A group module
+imports no engine at its top: a command's parser is built, and its engine
+imported, only when that command runs, so start-up stays that of a small
+script (``tests/test_cli.py`` checks which modules ``--help`` loads).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from ..errors import (
     SdgError,
 )
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import EPILOG, SCHEMA, ExitCode, Parser, fail, json_options
+from .common import EPILOG, SCHEMA, ExitCode, Parser, build_all, fail
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
@@ -42,8 +45,13 @@ GROUPS = (grundy, automata, games, family, imark, octal, sweep)
 PROG = "sdg-automata"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand.
+
+    ``lazy``: build a subcommand's arguments only when it is chosen (what
+    :func:`main` does, so that a command loads only its own engine); by
+    default every subcommand is complete (for shtab completion, for the tests).
+    """
     parser = Parser(
         prog=PROG,
         description="Impartial games as automata: Grundy numbers of successful derivation "
@@ -52,13 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in GROUPS:
         group.register(sub)
-    json_options(parser)
-    for p in sub.choices.values():
-        p.epilog = p.epilog or EPILOG
-        p.formatter_class = argparse.RawDescriptionHelpFormatter
+    if not lazy:
+        build_all(parser)
     return parser
 
 
@@ -120,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdin = _ClosedStream("input")
     if sys.stdout is None:
         sys.stdout = _ClosedStream("output")
-    parser = build_parser()
+    parser = build_parser(lazy=True)
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help, --version: printed; say so if the output was lost

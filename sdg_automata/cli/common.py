@@ -16,7 +16,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -29,10 +28,11 @@ if TYPE_CHECKING:
     from ..construction import ReachableAutomaton
 
 __all__ = [
-    "DRAW_LIMIT", "EPILOG", "ExitCode", "INPUT_ARGUMENTS", "Parser", "SCHEMA", "add_budget",
-    "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "check_visual",
-    "deliver", "duration", "emit", "explore", "fail", "json_options", "load", "natural",
-    "output", "positive", "progress", "schema_name", "stamped", "unlimited_digits",
+    "DRAW_LIMIT", "EPILOG", "Build", "Commands", "ExitCode", "INPUT_ARGUMENTS", "Parser",
+    "SCHEMA", "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget",
+    "build_all", "check_visual", "deliver", "duration", "emit", "explore", "fail", "finish",
+    "json_options", "load", "natural", "output", "positive", "progress", "schema_name",
+    "stamped", "unlimited_digits",
 ]
 
 
@@ -61,11 +61,25 @@ EPILOG = """exit codes: 0 success / yes, 1 no, 2 usage or input error,
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one ``error:`` line and exit 2, and
     which takes no abbreviated options (``--max`` is not ``--max-states``: a later
-    option must not change what an old command line means)."""
+    option must not change what an old command line means).  Its subcommands are
+    :class:`Commands`."""
+
+    #: the command this parser reads, e.g. ``"imark value"`` (names its JSON schema)
+    path = ""
+    #: whether :func:`finish` has run on this parser
+    finished = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+
+    def add_subparsers(self, **kwargs: Any) -> Commands:
+        kwargs.setdefault("parser_class", Parser)
+        kwargs.setdefault("action", Commands)
+        commands = super().add_subparsers(**kwargs)
+        assert isinstance(commands, Commands)
+        commands.path = self.path
+        return commands
 
     def error(self, message: str) -> NoReturn:
         fail(f"{message} (see '{self.prog} --help')")
@@ -74,6 +88,72 @@ class Parser(argparse.ArgumentParser):
         # argparse swallows a failed write of --help or --version: let main report it
         if message:
             (file or sys.stderr).write(message)
+
+
+#: adds a command's description and arguments to its parser; it may import the command's
+#: engine, where its choices live (``--strategy`` offers the keys of ``decide.STRATEGIES``)
+Build = Callable[["Parser"], None]
+
+
+class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """Subcommands whose parsers are built only when needed.
+
+    Start-up is part of the product (issue 18 §4): each command registers its
+    name, its one-line help and a :data:`Build` function (:meth:`command`),
+    which runs when the command is chosen on the command line, so
+    ``sdg-automata max ...`` loads the engine of ``max`` and no other, and
+    ``--help`` none.  :meth:`build` runs them ahead of time
+    (:func:`~sdg_automata.cli.build_parser` does, for completion and the tests).
+    """
+
+    path = ""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._builders: dict[str, Build] = {}
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        kwargs.setdefault("epilog", EPILOG)
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        parser = super().add_parser(name, **kwargs)
+        parser.path = f"{self.path} {name}".strip()
+        return parser
+
+    def command(self, name: str, build: Build, *, help: str) -> None:  # noqa: A002
+        """Register the command ``name``; ``build`` adds its arguments when it is needed."""
+        self.add_parser(name, help=help)
+        self._builders[name] = build
+
+    def build(self, name: str) -> Parser:
+        """The complete parser of the command ``name`` (built now if it was not yet)."""
+        parser: Parser = self.choices[name]
+        builder = self._builders.pop(name, None)
+        if builder is not None:
+            builder(parser)
+        finish(parser)
+        return parser
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if values and values[0] in self.choices:  # an unknown name: argparse says so
+            self.build(values[0])
+        super().__call__(parser, namespace, values, option_string)
+
+
+def finish(parser: argparse.ArgumentParser) -> None:
+    """Complete a built parser once: its JSON options (:func:`json_options`)."""
+    if not getattr(parser, "finished", True):
+        json_options(parser, getattr(parser, "path", ""))
+        parser.finished = True  # type: ignore[attr-defined]
+
+
+def build_all(parser: argparse.ArgumentParser) -> None:
+    """Build every subcommand of ``parser``, at every depth (see :class:`Commands`)."""
+    finish(parser)
+    for action in parser._actions:
+        if isinstance(action, Commands):
+            for name in action.choices:
+                build_all(action.build(name))
 
 
 def fail(message: str, code: int = ExitCode.INPUT_ERROR) -> NoReturn:
@@ -141,7 +221,7 @@ class _FormatAsJson(argparse.Action):
 
 def json_options(parser: argparse.ArgumentParser, command: str = "") -> None:
     """Accept both ``--json`` and ``--format json`` wherever a JSON form exists, and
-    name each command's JSON schema (for :func:`emit`), on ``parser`` and every subcommand.
+    name the command's JSON schema (for :func:`emit`).
 
     A command with ``--json`` gains ``--format {text,json}``; a command whose
     ``--format`` offers ``json`` gains ``--json`` (short for ``--format json``).
@@ -157,10 +237,6 @@ def json_options(parser: argparse.ArgumentParser, command: str = "") -> None:
                             help="the same as --format json")
     if has_json or (fmt is not None and "json" in (fmt.choices or ())):
         parser.set_defaults(schema=schema_name(command))
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                json_options(sub, f"{command} {name}".strip())
 
 
 _NUMBER = re.compile(r"(-?\d+)(?:(\^|\*\*)(\d+)|[eE](\d+))?")
@@ -301,6 +377,8 @@ def _write_atomically(path: str, data: str | bytes) -> None:
     that is not a regular file (a device such as /dev/null, a FIFO) is written
     in place, as there is no old content to keep.
     """
+    import tempfile  # here: tempfile loads random, shutil and more, for commands that write
+
     blob = data if isinstance(data, bytes) else data.encode("utf-8")
     target = os.path.realpath(path)
     try:

@@ -7,12 +7,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any, get_args
+from typing import get_args
 
 from ..errors import InputError
-from ..play import MoveMethod, Player
 from .common import (
+    Commands,
     ExitCode,
+    Parser,
     add_budget,
     add_drawing,
     add_grammar,
@@ -30,7 +31,9 @@ from .common import (
 __all__ = ["register"]
 
 
-def _add_position_args(p: argparse.ArgumentParser) -> None:
+def _add_position_args(p: Parser) -> None:
+    from ..play import MoveMethod
+
     add_grammar(p)
     p.add_argument("position", metavar="A:w", nargs="+",
                    help="the components of the position, e.g. A:aab B:ba")
@@ -41,13 +44,11 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
     add_budget(p, states=False)
 
 
-def _add_moves(sub: Any) -> None:
-    p = sub.add_parser(
-        "moves", help="the positions one move leads to, their values, and the winning moves",
-        description="List the moves of a multiset position A:w ... (SPEC §2) with the Grundy "
-                    "number of the position each leads to, and name the winning moves (those to "
-                    "XOR 0). Moves that lead to the same position (two derivation steps with "
-                    "the same result) are listed once.")
+def _add_moves(p: Parser) -> None:
+    p.description = ("List the moves of a multiset position A:w ... (SPEC §2) with the Grundy "
+                     "number of the position each leads to, and name the winning moves (those "
+                     "to XOR 0). Moves that lead to the same position (two derivation steps "
+                     "with the same result) are listed once.")
     _add_position_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_moves)
@@ -75,14 +76,14 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_play(sub: Any) -> None:
-    p = sub.add_parser(
-        "play", help="play a position against the engine in the terminal",
-        description="Play the SDG from a position against the engine (normal play: who cannot "
-                    "move loses). The engine plays a winning move when there is one; otherwise "
-                    "the move removing the fewest letters. At your turn type a move number, "
-                    "'h' for a hint or 'q' to quit. When standard input is not a terminal, "
-                    "moves are read from it one per line.")
+def _add_play(p: Parser) -> None:
+    from ..play import Player
+
+    p.description = ("Play the SDG from a position against the engine (normal play: who "
+                     "cannot move loses). The engine plays a winning move when there is one; "
+                     "otherwise the move removing the fewest letters. At your turn type a move "
+                     "number, 'h' for a hint or 'q' to quit. When standard input is not a "
+                     "terminal, moves are read from it one per line.")
     _add_position_args(p)
     p.add_argument("--first", choices=get_args(Player), default="human",
                    help="who moves first (default: human)")
@@ -112,13 +113,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_period(sub: Any) -> None:
-    p = sub.add_parser(
-        "period", help="proven preperiod and period of n ↦ 𝒢(A, aⁿ) over one letter",
-        description="For a right- or left-linear grammar over one letter (e.g. a subtraction "
-                    "game A -> a^k A | a^k), read the preperiod and period of "
-                    "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
-                    "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
+def _add_period(p: Parser) -> None:
+    p.description = ("For a right- or left-linear grammar over one letter (e.g. a subtraction "
+                     "game A -> a^k A | a^k), read the preperiod and period of "
+                     "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
+                     "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
     add_grammar(p, nonterminal=True)
     add_budget(p)
     p.add_argument("--json", action="store_true",
@@ -150,14 +149,12 @@ def _cmd_period(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_graph(sub: Any) -> None:
-    p = sub.add_parser(
-        "graph", help="Grundy numbers and outcomes of a finite game graph",
-        description="Solve a finite acyclic game graph given as JSON "
-                    '{"positions": {"x": ["y", "z"], ...}} (a follower that is not a key is a '
-                    "sink, a position with no moves): print every position's Grundy number and "
-                    "outcome (P: the player to move loses; N: the player to move wins).  With "
-                    "--sum, print the XOR of a sum of positions and a winning move.")
+def _add_graph(p: Parser) -> None:
+    p.description = ("Solve a finite acyclic game graph given as JSON "
+                     '{"positions": {"x": ["y", "z"], ...}} (a follower that is not a key is a '
+                     "sink, a position with no moves): print every position's Grundy number "
+                     "and outcome (P: the player to move loses; N: the player to move wins).  "
+                     "With --sum, print the XOR of a sum of positions and a winning move.")
     p.add_argument("graph", metavar="GRAPH", help="game graph file (JSON)")
     p.add_argument("--misere", action="store_true",
                    help="misère play (the last mover loses): outcomes only, no Grundy numbers; "
@@ -226,14 +223,12 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_game_graph(sub: Any) -> None:
-    p = sub.add_parser(
-        "game-graph", help="the game graph of the positions (X, w), |w| ≤ N, with Grundy numbers",
-        description="Every position (X, w) with 1 ≤ |w| ≤ N for the chosen nonterminals "
-                    "(default: all), every position reachable from them, and the moves; ∅ is "
-                    "the final position. Each node shows its Grundy number and the P-positions "
-                    "(𝒢 = 0) are highlighted, as in Figures 1 and 7 of the paper. SVG and PNG "
-                    "need the visual extra: pip install \"sdg_automata[visual]\".")
+def _add_game_graph(p: Parser) -> None:
+    p.description = ("Every position (X, w) with 1 ≤ |w| ≤ N for the chosen nonterminals "
+                     "(default: all), every position reachable from them, and the moves; ∅ is "
+                     "the final position. Each node shows its Grundy number and the P-positions "
+                     "(𝒢 = 0) are highlighted, as in Figures 1 and 7 of the paper. SVG and PNG "
+                     "need the visual extra: pip install \"sdg_automata[visual]\".")
     add_grammar(p)
     p.add_argument("nonterminals", metavar="NONTERMINAL", nargs="*",
                    help="the nonterminals X (default: all)")
@@ -269,10 +264,13 @@ def _cmd_game_graph(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_moves(sub)
-    _add_play(sub)
-    _add_period(sub)
-    _add_graph(sub)
-    _add_game_graph(sub)
+    sub.command("moves", _add_moves,
+                help="the positions one move leads to, their values, and the winning moves")
+    sub.command("play", _add_play, help="play a position against the engine in the terminal")
+    sub.command("period", _add_period,
+                help="proven preperiod and period of n ↦ 𝒢(A, aⁿ) over one letter")
+    sub.command("graph", _add_graph, help="Grundy numbers and outcomes of a finite game graph")
+    sub.command("game-graph", _add_game_graph,
+                help="the game graph of the positions (X, w), |w| ≤ N, with Grundy numbers")

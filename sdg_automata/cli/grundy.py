@@ -11,16 +11,14 @@ from typing import Any, get_args
 from ..errors import InputError, brief
 from ..grammar import Grammar
 from ..parse import read_text
-from ..semantics import Method
-from .common import ExitCode, add_grammar, budget, duration, emit, load, progress
+from .common import Commands, ExitCode, Parser, add_grammar, budget, duration, emit, load, progress
 
 __all__ = ["register"]
 
 
-def _add_check(sub: Any) -> None:
-    p = sub.add_parser("check", help="validate a grammar and print its classification",
-                       description="Validate a grammar file and print its classification, "
-                                   "alphabet, nonterminals and rule count.")
+def _add_check(p: Parser) -> None:
+    p.description = ("Validate a grammar file and print its classification, alphabet, "
+                     "nonterminals and rule count.")
     add_grammar(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_check)
@@ -56,11 +54,11 @@ def _listing(names: tuple[str, ...], limit: int = 12) -> str:
             "--json lists every one)")
 
 
-def _add_grundy(sub: Any) -> None:
-    p = sub.add_parser(
-        "grundy", help="Grundy numbers of words or of a multiset position",
-        description="Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
-                    "'not a position'); or, with --position, the XOR of a multiset position.")
+def _add_grundy(p: Parser) -> None:
+    from ..semantics import Method
+
+    p.description = ("Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
+                     "'not a position'); or, with --position, the XOR of a multiset position.")
     add_grammar(p)
     p.add_argument("nonterminal", metavar="NONTERMINAL", nargs="?", help="the nonterminal A")
     p.add_argument("words", metavar="WORD", nargs="*", help="words to evaluate")
@@ -168,7 +166,7 @@ def _show(v: int | None) -> str:
     return "not a position" if v is None else str(v)
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_check(sub)
-    _add_grundy(sub)
+    sub.command("check", _add_check, help="validate a grammar and print its classification")
+    sub.command("grundy", _add_grundy, help="Grundy numbers of words or of a multiset position")

@@ -5,11 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from typing import Any
 
 from ..errors import InputError
-from .common import ExitCode, add_output, budget, fail, output, positive, progress, stamped
-from .sweep import add_sweep_options, run
+from .common import (
+    Commands,
+    ExitCode,
+    Parser,
+    add_output,
+    budget,
+    fail,
+    output,
+    positive,
+    progress,
+    stamped,
+)
 
 __all__ = ["register"]
 
@@ -19,22 +28,18 @@ SHOWN = 100
 SURVEY = "survey"
 
 
-#: ``octal.DEFAULT_MAX_N`` and ``octal.SURVEY_MAX_N``, for the help text: importing the octal
-#: module loads numpy, which would triple the start-up of every command (a test keeps them equal)
-DEFAULT_MAX_N = 1 << 20
-SURVEY_MAX_N = 1 << 15
+def _add_octal(p: Parser) -> None:
+    from ..octal import DEFAULT_MAX_N, SURVEY_MAX_N
+    from .sweep import add_sweep_options
 
-
-def _add_octal(sub: Any) -> None:
-    p = sub.add_parser(
-        "octal", help="Grundy values and the proven period of an octal game, or a survey",
-        description="The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles): "
-                    "its Grundy values by the sparse-space method and its least preperiod and "
-                    "period, proven by the octal periodicity theorem (Guy-Smith). Not proven "
-                    "within --upto values: exit 3, naming the values computed. "
-                    f"'octal {SURVEY} --digits D' does every code of up to D digits on the "
-                    "sweep engine (streamed rows, resumable with --out, local processes or "
-                    "Dask; see 'sweep --help').")
+    p.description = (
+        "The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles): "
+        "its Grundy values by the sparse-space method and its least preperiod and "
+        "period, proven by the octal periodicity theorem (Guy-Smith). Not proven "
+        "within --upto values: exit 3, naming the values computed. "
+        f"'octal {SURVEY} --digits D' does every code of up to D digits on the "
+        "sweep engine (streamed rows, resumable with --out, local processes or "
+        "Dask; see 'sweep --help').")
     p.add_argument("code", metavar="CODE", help=f"an octal code such as 0.77 or .07, or "
                                                f"'{SURVEY}'")
     p.add_argument("--upto", type=positive, metavar="N",
@@ -109,6 +114,7 @@ def _cmd_code(args: argparse.Namespace) -> int:
 
 def _cmd_survey(args: argparse.Namespace) -> int:
     from ..octal import SURVEY_MAX_N, survey_sweep
+    from .sweep import run
 
     if args.digits is None:
         raise InputError(f"'octal {SURVEY}' needs --digits 1, 2 or 3")
@@ -121,6 +127,7 @@ _HANDLERS: dict[bool, Callable[[argparse.Namespace], int]] = {
 }
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_octal(sub)
+    sub.command("octal", _add_octal,
+                help="Grundy values and the proven period of an octal game, or a survey")

@@ -10,17 +10,27 @@ import argparse
 import contextlib
 import functools
 import sys
-import textwrap
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, Interrupted
-from ..sweep import FORMATS, Format, Sweep, default_jobs
-from .common import ExitCode, Parser, add_budget, budget, duration, emit, positive, stamped
+from .common import (
+    Commands,
+    ExitCode,
+    Parser,
+    add_budget,
+    budget,
+    duration,
+    emit,
+    positive,
+    stamped,
+)
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from ..summarize import Summary
+    from ..sweep import Format, Sweep
 
 __all__ = ["add_sweep_options", "register", "run"]
 
@@ -47,6 +57,8 @@ must run the same sdg_automata (checked before any job runs)."""
 def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> None:
     """--out, --format, --jobs, --scheduler, --batch and the per-job budget
     (``--max-states`` only when ``states``)."""
+    from ..sweep import FORMATS
+
     p.add_argument("--out", metavar="FILE",
                    help="append rows to FILE, skipping jobs already in it (resumable)")
     p.add_argument("--format", choices=(*FORMATS, "json"), default=None,
@@ -68,22 +80,25 @@ def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> Non
                                                       "status 'budget'")
 
 
-def register(sub: Any) -> None:
-    p = sub.add_parser("sweep", help="sweeps: every grammar of a size; summaries and plots",
-                       description=DESCRIPTION)
-    ssub = p.add_subparsers(dest="sweep_command", metavar="SUBCOMMAND", parser_class=Parser)
+def _add_sweep(p: Parser) -> None:
+    p.description = DESCRIPTION
+    ssub = p.add_subparsers(dest="sweep_command", metavar="SUBCOMMAND")
     p.set_defaults(func=_missing)
+    ssub.command("grammars", _add_grammars,
+                 help="every right-linear grammar of a size, once per isomorphism class")
+    ssub.command("summarize", _add_summarize, help="tables (and plots) of a sweep's rows")
 
-    g = ssub.add_parser(
-        "grammars", help="every right-linear grammar of a size, once per isomorphism class",
-        description=textwrap.fill(
-            "Every right-linear grammar with exactly N nonterminals N0 (the start), N1, ..., "
-            "at most R rules each, bodies of at most L letters followed by at most one "
-            "nonterminal, over LETTERS; once per isomorphism class (renaming N1.. and "
-            "permuting letters); skipping unit cycles and nonterminals that derive nothing.  "
-            "Row: key, grammar, states, bounds m_A, max and witness per nonterminal, status, "
-            "seconds.", 79) + "\n\n" + DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+
+def _add_grammars(g: Parser) -> None:
+    import textwrap
+
+    g.description = textwrap.fill(
+        "Every right-linear grammar with exactly N nonterminals N0 (the start), N1, ..., "
+        "at most R rules each, bodies of at most L letters followed by at most one "
+        "nonterminal, over LETTERS; once per isomorphism class (renaming N1.. and "
+        "permuting letters); skipping unit cycles and nonterminals that derive nothing.  "
+        "Row: key, grammar, states, bounds m_A, max and witness per nonterminal, status, "
+        "seconds.", 79) + "\n\n" + DESCRIPTION
     g.add_argument("--nonterminals", type=positive, required=True, metavar="N")
     g.add_argument("--letters", required=True, help="the alphabet, e.g. ab")
     g.add_argument("--max-rules", type=positive, required=True, metavar="R",
@@ -96,19 +111,26 @@ def register(sub: Any) -> None:
     add_sweep_options(g)
     g.set_defaults(func=_cmd_grammars)
 
-    s = ssub.add_parser(
-        "summarize", help="tables (and plots) of a sweep's rows",
-        description="Read the JSON Lines rows of a sweep (grammars or imark survey) and print "
-                    "what a researcher wants from them: for grammars, the distribution of the "
-                    "maximum per nonterminal, the largest automata, the smallest grammar "
-                    "reaching each Grundy value with its witness; for i-Mark, which (S, D) "
-                    "converge and with which c.  --plot draws a histogram (grammars) or a heat "
-                    "map (i-Mark) through matplotlib (the plot extra).")
+
+def _add_summarize(s: Parser) -> None:
+    s.description = (
+        "Read the JSON Lines rows of a sweep (grammars or imark survey) and print "
+        "what a researcher wants from them: for grammars, the distribution of the "
+        "maximum per nonterminal, the largest automata, the smallest grammar "
+        "reaching each Grundy value with its witness; for i-Mark, which (S, D) "
+        "converge and with which c.  --plot draws a histogram (grammars) or a heat "
+        "map (i-Mark) through matplotlib (the plot extra).")
     s.add_argument("file", metavar="FILE", help="rows of a sweep (JSON Lines or CSV)")
     s.add_argument("--plot", metavar="OUT", help="also draw OUT.png or OUT.svg")
     s.add_argument("--json", action="store_true", help="the summary as one JSON object")
     s.add_argument("--top", type=positive, default=5, help="rows in the 'largest' table")
     s.set_defaults(func=_cmd_summarize)
+
+
+def register(sub: Commands) -> None:
+    """Add this group's commands to the subparsers ``sub``."""
+    sub.command("sweep", _add_sweep,
+                help="sweeps: every grammar of a size; summaries and plots")
 
 
 def _missing(args: argparse.Namespace) -> int:
@@ -172,6 +194,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
         Sink,
         TableSink,
         dask_executor,
+        default_jobs,
         locked,
         plain_cells,
         process_pool,
