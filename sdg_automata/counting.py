@@ -638,9 +638,10 @@ class ClassMachine:
                     budget: Budget = UNLIMITED) -> tuple[list[int], list[int]]:
         m = len(self.dfa(value, budget).states)
         if limit is not None and m > limit:
-            raise InputError(f"the minimal DFA of the class has {m} states; the generating "
-                             f"function and the density are computed for classes of at most "
-                             f"{limit} states (--max-dfa-states raises that limit)")
+            raise BudgetExceeded(f"the minimal DFA of the class has {m} states; the generating "
+                                 f"function and the density are computed for classes of at "
+                                 f"most {limit} states (--max-dfa-states raises that limit)",
+                                 explored=m)
         try:
             plan(self.table(value, budget), 2 * m + 1, method="levels",
                  budget=replace(budget, max_states=None))
@@ -662,7 +663,7 @@ class ClassMachine:
         x:
             The variable (default ``Symbol("x")``).
         limit:
-            Refuse (:class:`~sdg_automata.errors.InputError`) when the minimal
+            Refuse (:class:`~sdg_automata.errors.BudgetExceeded`) when the minimal
             DFA of the class has more states; ``None``: no limit.
         budget:
             ``max_seconds`` bounds minimization and the 2m counts.

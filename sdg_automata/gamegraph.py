@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-from .errors import InputError
+from .errors import BudgetExceeded, InputError
 from .grammar import Grammar
 from .impartial import grundy_values
 from .semantics import Position, grundy, position_moves
@@ -114,16 +114,17 @@ def game_graph(
     max_length:
         The largest |w|.
     max_nodes:
-        Refuse (:class:`~sdg_automata.errors.InputError`) larger graphs.
+        Refuse larger graphs (:class:`~sdg_automata.errors.BudgetExceeded`: exit 3).
     """
     chosen = tuple(grammar.check_nonterminal(h) for h in heads) if heads else grammar.nonterminals
     if max_length < 0:
         raise InputError(f"the maximum length is a natural number, not {max_length}")
     letters = sorted(grammar.terminals)
 
-    def too_many() -> InputError:
-        return InputError(f"the game graph up to length {max_length} has more than {max_nodes} "
-                          "positions; lower --max-length or raise --max-nodes")
+    def too_many() -> BudgetExceeded:
+        return BudgetExceeded(f"the game graph up to length {max_length} has more than "
+                              f"{max_nodes} positions; lower --max-length or raise --max-nodes",
+                              explored=len(queue))
 
     adjacency: dict[Position, list[Position]] = {}
     queue: list[Position] = []

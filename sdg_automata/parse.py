@@ -32,10 +32,10 @@ offending JSON rule is looked up only when there is an error to report.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable
-import os
 from os import PathLike
 from typing import Any
 

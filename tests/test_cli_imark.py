@@ -79,8 +79,9 @@ def test_batch_prints_every_provable_value(capsys, engine):
     code, out, _ = run(capsys, "value", "--S", "2", "--D", "2", "999999", "10", "--max-c", "32",
                        "--json", "--engine", engine)
     first, second = (json.loads(line) for line in out.splitlines())
-    assert code == 3 and first["grundy"] is None and first["n"] == 999999
-    assert first["tried"] == [8, 16, 32] and isinstance(first["m"], int)
+    assert code == 3 and first["schema"] == "stopped/1" and first["reason"] == "unproven"
+    at = first["at"]  # the unprovable n's line: the stopped/1 object, saying where it failed
+    assert at["n"] == 999999 and at["tried"] == [8, 16, 32] and isinstance(at["m"], int)
     assert second == {"schema": "imark-value/1", "S": [2], "D": [2], "n": 10, "grundy": g[10],
                       "c": 8}
 

@@ -50,12 +50,14 @@ def test_text_and_values(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_open_game_is_exit_3_with_the_values_reached(capsys: pytest.CaptureFixture[str]) -> None:
-    """Should exit 3 naming how far it got, and print the open result in JSON."""
+    """Should exit 3 naming how far it got, and print the stopped/1 object in JSON."""
     code, out, err = run(capsys, "0.6", "--upto", "2000")
     assert code == 3 and out == ""
     assert err.startswith("error: 0.6: no period proven up to n = 1999 (2000 values computed)")
     code, out, err = run(capsys, "0.6", "--upto", "2000", "--json")
-    assert code == 3 and json.loads(out)["certified"] is False and err.count("\n") == 1
+    stop = json.loads(out)
+    assert code == 3 and stop["reason"] == "unproven" and err.count("\n") == 1
+    assert stop["at"] == {"code": "0.6", "checked_to": 2000} and stop["explored"] == 2000
 
 
 def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,6 +140,7 @@ def test_help_defaults_are_the_librarys() -> None:
     usage = build_parser()._subparsers._group_actions[0].choices["octal"]  # type: ignore[union-attr]
     assert f"default {octal.DEFAULT_MAX_N}" in usage.format_help().replace("\n", " ")
     loaded = subprocess.run([sys.executable, "-c", "import sys; from sdg_automata.cli import "
-                             "build_parser; build_parser(lazy=True); print('numpy' in sys.modules)"],
+                             "build_parser; build_parser(lazy=True); "
+                             "print('numpy' in sys.modules)"],
                             capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "False"

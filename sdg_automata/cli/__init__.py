@@ -22,7 +22,7 @@ import errno
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import (
@@ -34,7 +34,7 @@ from ..errors import (
     SdgError,
 )
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import EPILOG, SCHEMA, ExitCode, Parser, build_all, fail
+from .common import EPILOG, SCHEMA, ExitCode, Parser, Reason, build_all, emit_stopped, fail
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
@@ -120,6 +120,18 @@ def _run(args: argparse.Namespace) -> int:
     return code
 
 
+def _stopped(args: argparse.Namespace, message: str, *, reason: Reason = "budget",
+             explored: int | None = None) -> NoReturn:
+    """Exit 3: the ``error:`` line, and under --json the ``stopped/1`` object (one rule for
+    every command; README, "Exit codes")."""
+    try:
+        emit_stopped(args, message, reason=reason, explored=explored)
+        sys.stdout.flush()
+    except OSError:  # stdout unwritable: the error line still says what happened
+        _silence_stdout()
+    fail(message, ExitCode.BUDGET)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     if sys.stdin is None:
@@ -143,13 +155,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
     except InputError as e:
         fail(str(e))
-    except (BudgetExceeded, ConvergenceError) as e:
-        fail(str(e), ExitCode.BUDGET)
+    except BudgetExceeded as e:
+        _stopped(args, str(e), explored=e.explored)
+    except ConvergenceError as e:
+        _stopped(args, str(e), reason="unproven")
     except MemoryError:
-        fail("out of memory: the computation does not fit; give a smaller input or a "
-             "--max-states budget", ExitCode.BUDGET)
+        _stopped(args, "out of memory: the computation does not fit; give a smaller input or "
+                       "a --max-states budget")
     except RecursionError:
-        fail("the input is nested too deeply to process", ExitCode.BUDGET)
+        _stopped(args, "the input is nested too deeply to process")
     except Interrupted as e:
         print(f"error: {e}", file=sys.stderr)
         return ExitCode.INTERRUPTED

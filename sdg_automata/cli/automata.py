@@ -231,9 +231,10 @@ def _cmd_regex(args: argparse.Namespace) -> int:
     except BudgetExceeded as e:
         if limits.max_states is not None and limits.max_states <= cap or e.explored < cap:
             raise  # the user's own budget (states or seconds) ran out
-        raise InputError(f"the DFA has more than {cap} states (counting stopped there), over "
-                         f"--max-dfa-states {args.max_dfa_states}: regular expressions by "
-                         "state elimination grow exponentially with the states") from None
+        raise BudgetExceeded(f"the DFA has more than {cap} states (counting stopped there), "
+                             f"over --max-dfa-states {args.max_dfa_states}: regular expressions "
+                             "by state elimination grow exponentially with the states",
+                             explored=e.explored) from None
     meter = limits.start("state elimination", unit="states")
     meter.count = len(machine.states)
     with meter.library("automata-lib GNFA"):  # --max-seconds reaches inside automata-lib

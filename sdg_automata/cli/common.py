@@ -17,7 +17,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from ..budget import Budget
 from ..errors import BudgetExceeded, InputError
@@ -28,11 +28,11 @@ if TYPE_CHECKING:
     from ..construction import ReachableAutomaton
 
 __all__ = [
-    "DRAW_LIMIT", "EPILOG", "Build", "Commands", "ExitCode", "INPUT_ARGUMENTS", "Parser",
-    "SCHEMA", "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget",
-    "build_all", "check_visual", "deliver", "duration", "emit", "explore", "fail", "finish",
-    "json_options", "load", "natural", "output", "positive", "progress", "schema_name",
-    "stamped", "unlimited_digits",
+    "DRAW_LIMIT", "EPILOG", "STOPPED", "Build", "Commands", "ExitCode", "INPUT_ARGUMENTS",
+    "Parser", "Reason", "SCHEMA", "add_budget", "add_drawing", "add_engine", "add_grammar",
+    "add_output", "budget", "build_all", "check_visual", "deliver", "duration", "emit",
+    "emit_stopped", "explore", "fail", "finish", "json_options", "load", "natural", "output",
+    "positive", "progress", "schema_name", "stamped", "unlimited_digits", "wants_json",
 ]
 
 
@@ -141,9 +141,12 @@ class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
 
 
 def finish(parser: argparse.ArgumentParser) -> None:
-    """Complete a built parser once: its JSON options (:func:`json_options`)."""
+    """Complete a built parser once: its JSON options (:func:`json_options`), and the
+    command's name in ``args.command_path`` (for :func:`emit_stopped`)."""
     if not getattr(parser, "finished", True):
-        json_options(parser, getattr(parser, "path", ""))
+        path = getattr(parser, "path", "")
+        json_options(parser, path)
+        parser.set_defaults(command_path=path)
         parser.finished = True  # type: ignore[attr-defined]
 
 
@@ -184,6 +187,29 @@ def stamped(obj: dict[str, Any]) -> dict[str, Any]:
 def emit(obj: Any) -> None:
     """One JSON object on one line of stdout, its ``"schema"`` first."""
     print(json.dumps(stamped(obj) if isinstance(obj, dict) else obj, ensure_ascii=False))
+
+
+#: the schema of what a command prints under --json when it stops with exit 3
+#: (``docs/schemas/stopped.json``; README, "Exit codes")
+STOPPED = "stopped/1"
+#: why a command stopped with exit 3: a budget or limit, or no value provable within them
+Reason = Literal["budget", "unproven"]
+
+
+def wants_json(args: argparse.Namespace) -> bool:
+    """Whether the command's output was asked for as JSON (``--json``, ``--format json``)."""
+    return getattr(args, "json", None) is True or getattr(args, "format", None) in (
+        "json", "jsonl")
+
+
+def emit_stopped(args: argparse.Namespace, message: str, *, reason: Reason = "budget",
+                 explored: int | None = None, at: dict[str, Any] | None = None) -> None:
+    """Under JSON output, the :data:`STOPPED` object of a command that stops with exit 3
+    (on stdout, never into ``-o``); the caller prints the ``error:`` line."""
+    if wants_json(args):
+        print(json.dumps(stamped({"schema": STOPPED, "command": getattr(args, "command_path", ""),
+                                  "reason": reason, "error": message, "explored": explored,
+                                  "at": at or {}}), ensure_ascii=False))
 
 
 # -- arguments -----------------------------------------------------------------

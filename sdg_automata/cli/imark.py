@@ -15,6 +15,7 @@ from .common import (
     add_budget,
     budget,
     emit,
+    emit_stopped,
     natural,
     positive,
     progress,
@@ -55,7 +56,7 @@ def _add_value(v: Parser) -> None:
         "convergence technique (SPEC §6) in time polylogarithmic in n "
         "(10^1000 takes seconds).  N may be written 10^18, 10**18 or 1e18.  A "
         "value that cannot be proven is never a number: its line reads "
-        "'unproven' (JSON: \"grundy\": null), stderr says why in one 'error:' "
+        "'unproven' (JSON: a \"stopped/1\" object), stderr says why in one 'error:' "
         "line, the other values are still printed, and the exit status is 3.")
     _game_args(v)
     v.add_argument("n", metavar="N", nargs="+", type=natural, help="positions")
@@ -147,8 +148,8 @@ def _cmd_imark_value(args: argparse.Namespace) -> int:
             if isinstance(v, IMarkConvergenceError):
                 failed += 1
                 print(f"error: {v}", file=sys.stderr)
-                if args.json:
-                    emit(v.to_json())
+                if args.json:  # this n's line: the stopped/1 object (README, "Exit codes")
+                    emit_stopped(args, str(v), reason="unproven", at=v.to_json())
                 else:
                     print("unproven")
             elif args.json:

@@ -13,6 +13,7 @@ from .common import (
     Parser,
     add_output,
     budget,
+    emit_stopped,
     fail,
     output,
     positive,
@@ -95,20 +96,23 @@ def _cmd_code(args: argparse.Namespace) -> int:
         return ExitCode.OK
     with progress(f"{game.code} values", enabled=not args.json, unit="values") as bar:
         result = game.period(max_n=args.upto or DEFAULT_MAX_N, budget=budget(args, bar))
+    if not result.certified:
+        message = (f"{game.code}: no period proven up to n = {result.checked_to - 1} "
+                   f"({result.checked_to} values computed); raise --upto")
+        emit_stopped(args, message, reason="unproven", explored=result.checked_to,
+                     at={"code": game.code, "checked_to": result.checked_to})
+        fail(message, ExitCode.BUDGET)
     data = result.to_json()
-    if result.certified and args.values is not None:
+    if args.values is not None:
         data["values"] = [result.value(n) for n in range(args.values)]
     if args.json:
         output(args, json.dumps(stamped(data), ensure_ascii=False) + "\n")
-    elif result.certified:
+    else:
         shown = data["values"] if args.values is not None else data["values"][:SHOWN]
         more = " ..." if args.values is None and len(data["values"]) > SHOWN else ""
         output(args, f"{game.code}: period {result.period}, preperiod {result.preperiod} "
                      f"(proven by the octal periodicity theorem from {result.checked_to} "
                      f"values)\nvalues from n = 0: {' '.join(map(str, shown))}{more}\n")
-    if not result.certified:
-        fail(f"{game.code}: no period proven up to n = {result.checked_to - 1} "
-             f"({result.checked_to} values computed); raise --upto", ExitCode.BUDGET)
     return ExitCode.OK
 
 

@@ -75,9 +75,10 @@ class IMarkConvergenceError(ConvergenceError):
             f"(tried {which})")
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form of the failure: S, D, n, the failing m and every c tried."""
-        return {"S": list(self.game.S), "D": list(self.game.D), "n": self.n, "grundy": None,
-                "m": self.m, "tried": list(self.tried)}
+        """Where the proof failed: S, D, n, the m where the guesses disagreed, every c tried
+        (the ``"at"`` of the command line's ``stopped/1`` object)."""
+        return {"S": list(self.game.S), "D": list(self.game.D), "n": self.n, "m": self.m,
+                "tried": list(self.tried)}
 
 
 @dataclass(frozen=True, kw_only=True)
