@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import graphlib
+import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -841,26 +842,27 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
     F on a letter a is the union of the a-predecessors of its members, and it
     accepts when it holds q₀ (state 0).  The states are numbered breadth-first
     along the sorted letters, so the DFA is already :func:`canonical`.
+
+    A subset's members are read from its bytes and its image is set in a
+    ``bytearray``: linear in the n/8 bytes (in C) plus the members, where
+    shifting and OR-ing n-bit ints costs n/30 digit operations per member
+    (issue 21 §9: 10 ms per subset of a 94,055-state automaton, and 600 MB of
+    predecessor masks, now lists of numbers).
     """
     from automata.base.utils import freeze_value
     from automata.fa.dfa import DFA
 
     alphabet, n = reachable.alphabet, len(reachable)
-    # predecessors of every state per letter, as bitsets: grouped first, then one OR chain
+    size = (n + 7) >> 3
     meter = budget.start("reversal", unit="states")
-    pred: list[list[int]] = []
+    pred: list[list[tuple[int, ...]]] = []  # per letter: the predecessors of every state
     try:
         for row in reachable.rows:
             groups: list[list[int]] = [[] for _ in range(n)]
             for s, t in enumerate(row):
                 groups[t].append(s)
-            masks = [0] * n
-            for t, sources in enumerate(groups):
-                mask = 0
-                for s in sources:
-                    mask |= 1 << s
-                masks[t] = mask
-            pred.append(masks)
+            pred.append([tuple(g) for g in groups])
+            meter.check(n)
     except KeyboardInterrupt:
         raise meter.interrupted(n) from None
 
@@ -870,14 +872,18 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
     # as automata-lib's from_nfa: the empty subset is left out (a partial DFA) unless it
     # is the initial one (the empty language: one state looping on every letter)
     empty = 0 if start == 0 else -1
+    runs, bits = _NONZERO_BYTES.finditer, _BITS_OF_BYTE
 
-    def follow(subset: int, masks: list[int]) -> int:  # a letter is its predecessor masks
-        image, rest = 0, subset
-        while rest:
-            low = rest & -rest
-            image |= masks[low.bit_length() - 1]
-            rest ^= low
-        return image or empty
+    def follow(subset: int, preds: list[tuple[int, ...]]) -> int:  # a letter: its predecessors
+        image = bytearray(size)
+        for run in runs(subset.to_bytes(size, "little")):
+            base = run.start() << 3
+            for byte in run.group():
+                for b in bits[byte]:
+                    for p in preds[base + b]:
+                        image[p >> 3] |= 1 << (p & 7)
+                base += 8
+        return int.from_bytes(image, "little") or empty
 
     subsets = crawl(start, follow, pred, budget, what="subset construction")
     rows = subsets.rows
@@ -889,6 +895,11 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
                    initial_state=0,
                    final_states=frozenset(d for d, q in enumerate(subsets.states) if q & 1),
                    allow_partial=True)
+
+
+#: the runs of non-zero bytes of a bitset's bytes, and the bits set in each byte value
+_NONZERO_BYTES = re.compile(rb"[^\x00]+")
+_BITS_OF_BYTE = tuple(tuple(b for b in range(8) if v >> b & 1) for v in range(256))
 
 
 def canonical(d: DFA) -> DFA:

@@ -301,17 +301,12 @@ class TransferTable:
         for level in self._backward(max_length, meter):
             yield level[self.initial]
 
-    def _stride(self) -> int:
-        # check the budget about every 4096 additions: often enough for 10⁵-state
-        # classes, rarely enough to cost nothing on 4-state ones
-        return max(1, 4096 // max(1, self.edges))
-
     def _backward(self, max_length: int, meter: Meter | None) -> Iterator[list[int]]:
         """c₀, c₁, …, c_{max_length} as lists (index ``dead`` holds 0), two alive."""
         level = [*self.final, 0]
         yield level
         first, rest = self.rows[0], self.rows[1:]
-        stride = self._stride()
+        due = 0 if meter is None else meter.due  # levels grow with n: the meter paces them
         try:
             for n in range(1, max_length + 1):
                 if len(rest) == 1:
@@ -324,8 +319,8 @@ class TransferTable:
                 nxt.append(0)
                 level = nxt
                 yield level
-                if meter is not None and not n % stride:
-                    meter.check(n)
+                if meter is not None and n >= due:
+                    due = meter.check(n)
         except KeyboardInterrupt:
             if meter is None:
                 raise

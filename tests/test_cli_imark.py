@@ -262,3 +262,30 @@ def test_survey_too_large_without_a_time_budget_is_refused(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 3 and out == ""
     assert err.startswith("error: this survey may run") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("engine", ["layers", "reference"])
+def test_a_huge_window_obeys_the_time_budget(capsys, engine):
+    """Should stop near --max-seconds (issue 21 §10: --c 10^9 --max-seconds 2 ran over 30 s
+    and 707 MB, computing the naive table of 2c values outside the budget)."""
+    import time
+
+    started = time.perf_counter()
+    code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^8",
+                       "--max-seconds", "0.5", "--engine", engine)
+    assert code == 3 and "budget of 0.5 s" in err and err.count("\n") == 1
+    assert time.perf_counter() - started < 1.5
+
+
+def test_a_window_that_cannot_fit_is_refused_up_front(capsys, monkeypatch):
+    """Should refuse at once, naming the bytes, when the window's table cannot fit."""
+    import time
+
+    from sdg_automata.imark import convergence
+
+    monkeypatch.setattr(convergence, "available_bytes", lambda: 10**9)
+    started = time.perf_counter()
+    code, out, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9",
+                         "--json")
+    assert code == 3 and "the window c = 1,000,000,000 needs at least" in err
+    assert json.loads(out)["reason"] == "budget" and time.perf_counter() - started < 0.5

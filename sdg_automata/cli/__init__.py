@@ -21,6 +21,7 @@ import argparse
 import errno
 import os
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -34,7 +35,7 @@ from ..errors import (
     SdgError,
 )
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import EPILOG, SCHEMA, ExitCode, Parser, Reason, build_all, emit_stopped, fail
+from .common import EPILOG, SCHEMA, STARTED, ExitCode, Parser, Reason, build_all, emit_stopped, fail
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
@@ -115,6 +116,7 @@ def _flushed() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     SCHEMA.set(getattr(args, "schema", None))
+    STARTED.set(time.perf_counter())  # --max-seconds bounds the whole command from here
     code = int(args.func(args))
     sys.stdout.flush()  # a full disk or a closed pipe shows here, while we can still say so
     return code

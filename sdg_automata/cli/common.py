@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DRAW_LIMIT", "EPILOG", "STOPPED", "Build", "Commands", "ExitCode", "INPUT_ARGUMENTS",
-    "Parser", "Reason", "SCHEMA", "add_budget", "add_drawing", "add_engine", "add_grammar",
-    "add_output", "budget", "build_all", "check_visual", "deliver", "duration", "emit",
-    "emit_stopped", "explore", "fail", "finish", "json_options", "load", "natural", "output",
-    "positive", "progress", "schema_name", "stamped", "unlimited_digits", "wants_json",
+    "Parser", "Reason", "SCHEMA", "STARTED", "add_budget", "add_drawing", "add_engine",
+    "add_grammar", "add_output", "budget", "build_all", "check_visual", "deliver", "duration",
+    "emit", "emit_stopped", "explore", "fail", "finish", "json_options", "load", "natural",
+    "output", "positive", "progress", "schema_name", "stamped", "unlimited_digits", "wants_json",
 ]
 
 
@@ -324,7 +324,8 @@ def add_budget(p: argparse.ArgumentParser, *, states: bool = True, seconds: bool
                        help="stop with exit 3 once N states are needed")
     if seconds:
         p.add_argument("--max-seconds", type=duration, metavar="S",
-                       help="stop with exit 3 after S seconds")
+                       help="stop with exit 3 after S seconds (the whole command, every "
+                            "phase included)")
 
 
 def add_engine(p: argparse.ArgumentParser) -> None:
@@ -337,11 +338,23 @@ def add_engine(p: argparse.ArgumentParser) -> None:
                         "auto (default): compiled for runs large enough to repay loading numba")
 
 
-def budget(args: argparse.Namespace,
-           progress: Callable[[int], None] | None = None) -> Budget:
-    """The :class:`Budget` the options of ``args`` ask for."""
+#: when the running command started (:func:`time.perf_counter`): ``--max-seconds`` counts
+#: from here, over every phase of the command (set by :func:`sdg_automata.cli.main`)
+STARTED: contextvars.ContextVar[float | None] = contextvars.ContextVar("STARTED", default=None)
+
+
+def budget(args: argparse.Namespace, progress: Callable[[int], None] | None = None, *,
+           each: bool = False) -> Budget:
+    """The :class:`Budget` the options of ``args`` ask for.
+
+    ``--max-seconds`` bounds the whole command: every phase shares the deadline
+    counted from the command's start (:data:`STARTED`).  ``each``: the seconds
+    are per item instead, each phase with its own clock (a word of ``grundy``,
+    a job of a sweep, an analysis of ``play``), as those commands document.
+    """
     return Budget(max_states=getattr(args, "max_states", None),
-                  max_seconds=getattr(args, "max_seconds", None), progress=progress)
+                  max_seconds=getattr(args, "max_seconds", None), progress=progress,
+                  since=None if each else STARTED.get())
 
 
 # -- progress on stderr ----------------------------------------------------------

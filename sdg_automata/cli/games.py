@@ -25,6 +25,7 @@ from .common import (
     load,
     natural,
     positive,
+    progress,
     stamped,
 )
 
@@ -87,6 +88,9 @@ def _add_play(p: Parser) -> None:
     _add_position_args(p)
     p.add_argument("--first", choices=get_args(Player), default="human",
                    help="who moves first (default: human)")
+    for action in p._actions:  # a game lasts as long as the human thinks
+        if action.dest == "max_seconds":
+            action.help = "stop with exit 3 when one analysis of a position takes S seconds"
     p.set_defaults(func=_cmd_play)
 
 
@@ -95,7 +99,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     from ..play import Analyzer, Game, parse_position, play_terminal
 
-    analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
+    # a game lasts as long as the human thinks: --max-seconds bounds each analysis
+    analyzer = Analyzer(load(args), method=args.method, budget=budget(args, each=True))
     game = Game(analyzer, parse_position(analyzer, args.position), to_move=args.first)
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
@@ -251,7 +256,10 @@ def _cmd_game_graph(args: argparse.Namespace) -> int:
 
     check_visual(args)
     g = load(args)
-    gg = game_graph(g, args.nonterminals or None, args.max_length, max_nodes=args.max_nodes)
+    with progress("building the game graph", enabled=args.format != "json",
+                  unit="positions") as bar:
+        gg = game_graph(g, args.nonterminals or None, args.max_length,
+                        max_nodes=args.max_nodes, budget=budget(args, bar))
     if args.format == "json":
         text = json.dumps(stamped(gg.to_json()), ensure_ascii=False) + "\n"
     elif args.format == "text":

@@ -115,7 +115,7 @@ def _cmd_grundy(args: argparse.Namespace) -> int:
     unit = "subwords" if args.method == "naive" else "substrings"
     with progress("Grundy numbers", enabled=tabled and not args.json, unit=unit) as bar:
         return _grundy_words(args, g, evaluator(g, method=args.method,
-                                                budget=budget(args, bar)))
+                                                budget=budget(args, bar, each=True)))
 
 
 def _grundy_words(args: argparse.Namespace, g: Grammar,

@@ -204,7 +204,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
 
     fmt: Format = ("jsonl" if args.format == "json" else args.format) or (
         "jsonl" if args.out or not sys.stdout.isatty() else "table")
-    per_job = budget(args)
+    per_job = budget(args, each=True)  # a budget per job, each on its own clock
     skip: frozenset[str] = frozenset()
     with contextlib.ExitStack() as stack:
         if args.out:

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from ..budget import UNLIMITED, Budget, Meter
-from ..errors import ConvergenceError, InputError, SdgBug
+from ..budget import UNLIMITED, Budget, Meter, available_bytes
+from ..errors import BudgetExceeded, ConvergenceError, InputError, SdgBug
 from . import naive
 from .game import IMark, game_of, position
 from .naive import imark_sequence
@@ -109,6 +109,24 @@ class IMarkValue:
                 "c": self.c}
 
 
+def window_bytes(game: IMark, c: int) -> int:
+    """A lower bound on the bytes the convergence technique needs with window ``c``:
+    the naive table of 𝒢 on [0, 2c + max S] and the arrays of one interval pair
+    I_m, J_m (a few bytes per position: values, option masks, the child's J)."""
+    return 2 * c + game.history + 1 + 8 * (2 * c + 1)
+
+
+def _refuse_unfit_window(game: IMark, c: int) -> None:
+    """:class:`BudgetExceeded` before any work when window ``c`` cannot fit in memory."""
+    need = window_bytes(game, c)
+    left = available_bytes()
+    if left is not None and need > left:
+        raise BudgetExceeded(f"the window c = {c:,} needs at least {need:,} bytes (the naive "
+                             f"table of 𝒢 on [0, 2c + max S] and the intervals of 2c + 1 "
+                             f"positions), more than the {left:,} bytes left: give a smaller "
+                             "--c or --max-c")
+
+
 def window_ladder(c: int | None, max_c: int, K: int) -> list[int]:
     """The windows to try: ``[c]``, or C_START doubled (at least K) up to ``max_c``.
 
@@ -147,8 +165,8 @@ def _layers(game: IMark, ns: Sequence[int], ladder: Sequence[int], reuse: bool,
         failed = 0
         for c in ladder:
             base = max(naive.NAIVE_BASE if reuse else 0, 2 * c + game.history)
-            if base not in tables:
-                tables[base] = imark_sequence(game, upto=base)
+            if base not in tables:  # a huge window's table takes long: our deadline holds
+                tables[base] = imark_sequence(game, upto=base, budget=meter.shared())
             try:
                 yield n, layered_value(game, n, c, tables[base], meter), c
                 break
@@ -191,6 +209,7 @@ def imark_prove(S: Iterable[int] | IMark, D: Iterable[int] | None = None, *,
     ladder = window_ladder(c, max_c, game.history)
     if engine not in ENGINES:
         raise InputError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    _refuse_unfit_window(game, ladder[-1])
     meter = budget.start("convergence technique", unit="intervals")
     if engine == "layers":  # per n, in order: stream
         unique = list(dict.fromkeys(order))
