@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
-from collections.abc import Sequence
-from typing import get_args
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, get_args
 
 from ..errors import InputError
 from .common import (
@@ -28,6 +29,9 @@ from .common import (
     progress,
     stamped,
 )
+
+if TYPE_CHECKING:
+    from ..impartial import NodeId
 
 __all__ = ["register"]
 
@@ -179,50 +183,86 @@ def _graph_table(header: Sequence[str], columns: Sequence[Sequence[str]],
     return text_table([header, *zip(*columns, strict=True)], right=right).rstrip("\n")
 
 
+def _names(ids: Iterable[NodeId]) -> dict[NodeId, str]:
+    """How each position is shown: an integer node id (node-link JSON) as its digits, a
+    string as itself, or as a JSON string when an integer node has the same digits."""
+    ids = list(ids)
+    digits = {str(p) for p in ids if isinstance(p, int)}
+    return {p: json.dumps(p, ensure_ascii=False) if isinstance(p, str) and p in digits else str(p)
+            for p in ids}
+
+
+def _position(text: str, known: Mapping[NodeId, object], source: str) -> NodeId:
+    """The position a --sum argument names: the string itself, or the integer node with those
+    digits (node-link JSON), or, quoted as a JSON string, the string."""
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            quoted = json.loads(text)
+        except ValueError:
+            quoted = None
+        if isinstance(quoted, str):
+            return quoted
+    as_int = int(text) if re.fullmatch(r"-?(0|[1-9][0-9]*)", text) else None
+    if as_int is not None and as_int in known:
+        if text in known:
+            raise InputError(f"--sum {text}: the graph has both the integer node {text} and "
+                             f"the string node \"{text}\"; write '{text}' for the integer, "
+                             f"'\"{text}\"' (quoted) for the string", source=source)
+        return as_int
+    return text
+
+
 def _cmd_graph(args: argparse.Namespace) -> int:
     from ..impartial import MisereSumError, solve_game_graph_file
 
     if args.sum and args.misere:
         raise MisereSumError
     sol = solve_game_graph_file(args.graph)
+    name = _names(sol.grundy)
+
+    def record(p: NodeId, fields: dict[str, Any]) -> dict[str, Any]:
+        return {**fields, "id": p} if isinstance(p, int) else fields  # ints stay ints
+
     if args.sum:
+        parts = [_position(text, sol.grundy, args.graph) for text in args.sum]
         try:
-            total = sol.sum_grundy(args.sum)
+            total = sol.sum_grundy(parts)
         except InputError as e:
             raise e.located(args.graph) from None
-        moves = sol.winning_moves(args.sum)
+        moves = sol.winning_moves(parts)
         if args.json:
-            emit({"components": [{"position": c, "grundy": sol.grundy[c]} for c in args.sum],
-                   "grundy": total, "outcome": sol.sum_outcome(args.sum),
+            emit({"components": [{"position": c, "grundy": sol.grundy[c]} for c in parts],
+                   "grundy": total, "outcome": sol.sum_outcome(parts),
                    "winning_moves": [{"component": m.component, "from": m.source, "to": m.target}
                                      for m in moves]})
             return ExitCode.OK
         print(_graph_table(["component", "position", "grundy"],
-                           [[str(i) for i in range(len(args.sum))], args.sum,
-                            [str(sol.grundy[c]) for c in args.sum]],
+                           [[str(i) for i in range(len(parts))], [name[c] for c in parts],
+                            [str(sol.grundy[c]) for c in parts]],
                            [True, False, True]))
         print(f"xor: {total}")
         if moves:
             m = moves[0]
             others = len(moves) - 1
             more = f" ({others} other winning move{'s' * (others > 1)})" if others else ""
-            print(f"winning move: component {m.component}: {m.source} -> {m.target}{more}")
+            print(f"winning move: component {m.component}: {name[m.source]} -> "
+                  f"{name[m.target]}{more}")
         else:
             print("P-position: no winning move (the player to move loses)")
         return ExitCode.OK
     outcome = sol.outcomes(misere=args.misere)
-    if args.json:
+    if args.json:  # keyed by how positions are shown; an integer node also carries its "id"
         if args.misere:
-            emit({"positions": {p: {"outcome": o} for p, o in outcome.items()}})
+            emit({"positions": {name[p]: record(p, {"outcome": o}) for p, o in outcome.items()}})
         else:
-            emit({"positions": {p: {"grundy": g, "outcome": outcome[p]}
-                                 for p, g in sol.grundy.items()}})
+            emit({"positions": {name[p]: record(p, {"grundy": g, "outcome": outcome[p]})
+                                for p, g in sol.grundy.items()}})
     elif args.misere:
         print(_graph_table(["position", "outcome (misère)"],
-                           [list(outcome), list(outcome.values())], [False, False]))
+                           [list(name.values()), list(outcome.values())], [False, False]))
     else:
         print(_graph_table(["position", "grundy", "outcome"],
-                           [list(sol.grundy), list(map(str, sol.grundy.values())),
+                           [list(name.values()), list(map(str, sol.grundy.values())),
                             list(outcome.values())],
                            [False, True, False]))
     return ExitCode.OK
