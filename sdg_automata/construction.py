@@ -785,8 +785,8 @@ def dfa(
         The grammar, the nonterminal A and the Grundy number i.
     forward:
         ``False`` (default): M_{A,i} exactly as in the paper, accepting
-        { wᴿ : 𝒢_{G,A}(w) = i }.  ``True``: the DFA of { w : 𝒢_{G,A}(w) = i },
-        minimal (see Notes).
+        { wᴿ : 𝒢_{G,A}(w) = i }.  ``True``: the minimal DFA of
+        { w : 𝒢_{G,A}(w) = i }, partial (no dead state; see Notes).
     minimal:
         Minimize with automata-lib's ``minify()`` (Hopcroft).
     reachable:
@@ -811,7 +811,11 @@ def dfa(
     reversed reachable automaton, in int bitsets, counted against the budget
     as it is built.  By Brzozowski's theorem the determinized reverse of a DFA
     whose states are all reachable is the minimal DFA of the reversed language
-    [2]_, so no minimization follows.
+    [2]_, so no minimization follows.  Otherwise (``forward`` for a
+    left-linear grammar, whose mirror's automaton reads w itself) the reachable
+    automaton is minimized by automata-lib (Hopcroft, ``to_partial``), under
+    the budget's remaining seconds.  Either way a forward DFA is the minimal
+    *partial* DFA: the minimal complete one without its dead state, if any.
 
     References
     ----------
@@ -828,10 +832,12 @@ def dfa(
     if forward != reachable.automaton.reading.mirrored:
         return _reversed_dfa(reachable, final, budget)
     machine = reachable.to_dfa(final)
-    if not minimal:
+    if not (minimal or forward):
         return machine
     meter = budget.start("minimization", unit="states")
     with meter.library("automata-lib minify"):
+        if forward:  # a mirror's own automaton reads w: minimal, and partial like Brzozowski's
+            return canonical(machine.to_partial(minify=True))
         return canonical(machine.minify())
 
 

@@ -115,8 +115,10 @@ def _add_dfa(p: Parser) -> None:
     add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="I", type=natural, help="the Grundy number")
     p.add_argument("--forward", action="store_true",
-                   help="the DFA of {w : 𝒢(A, w) = I} (a subset construction of the reversed "
-                        "automaton, counted against --max-states as it is built; minimal)")
+                   help="the minimal DFA of {w : 𝒢(A, w) = I}, without a dead state (right-"
+                        "linear: a subset construction of the reversed automaton, counted "
+                        "against --max-states as it is built; left-linear: the automaton "
+                        "minimized by automata-lib)")
     p.add_argument("--minimal", action="store_true", help="minimize (automata-lib minify)")
     p.add_argument("--format", choices=["text", "json", "dot", "jff", "svg", "png"],
                    default="text",
