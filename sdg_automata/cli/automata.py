@@ -166,7 +166,7 @@ def _add_spectrum(p: Parser) -> None:
                      "occur on L(G, A), a shortest witness for each, and the reachable states. "
                      "The automaton reads all of Σ, so a declared letter that no rule uses "
                      "(terminals: c) adds one reachable state: the dead state it leads to.")
-    add_grammar(p)
+    add_grammar(p, start="none")
     p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
     add_budget(p)
     p.set_defaults(func=_cmd_spectrum)

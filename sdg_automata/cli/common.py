@@ -29,10 +29,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DRAW_LIMIT", "EPILOG", "STOPPED", "Build", "Commands", "ExitCode", "INPUT_ARGUMENTS",
-    "Parser", "Reason", "SCHEMA", "STARTED", "add_budget", "add_drawing", "add_engine",
-    "add_grammar", "add_output", "budget", "build_all", "check_visual", "deliver", "duration",
-    "emit", "emit_stopped", "explore", "fail", "finish", "json_options", "load", "natural",
-    "output", "positive", "progress", "schema_name", "stamped", "unlimited_digits", "wants_json",
+    "Parser", "Reason", "SCHEMA", "STARTED", "StartRole", "add_budget", "add_drawing",
+    "add_engine", "add_grammar", "add_output", "budget", "build_all", "check_visual", "deliver",
+    "duration", "emit", "emit_stopped", "explore", "fail", "finish", "json_options", "load",
+    "natural", "output", "positive", "progress", "schema_name", "stamped", "unlimited_digits",
+    "wants_json",
 ]
 
 
@@ -62,12 +63,25 @@ class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one ``error:`` line and exit 2, and
     which takes no abbreviated options (``--max`` is not ``--max-states``: a later
     option must not change what an old command line means).  Its subcommands are
-    :class:`Commands`."""
+    :class:`Commands`.  A command's positionals may follow its options
+    (``grundy G --start B ba``): argparse's intermixed parsing, for every parser
+    without subcommands."""
 
     #: the command this parser reads, e.g. ``"imark value"`` (names its JSON schema)
     path = ""
     #: whether :func:`finish` has run on this parser
     finished = False
+    _intermixing = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self._intermixing or any(isinstance(a, argparse._SubParsersAction)
+                                    for a in self._actions):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # argparse's intermixed parsing calls us back: plain then
+        try:
+            return super().parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
@@ -214,25 +228,63 @@ def emit_stopped(args: argparse.Namespace, message: str, *, reason: Reason = "bu
 
 # -- arguments -----------------------------------------------------------------
 
-def add_grammar(p: argparse.ArgumentParser, *, nonterminal: bool = False) -> None:
-    """The GRAMMAR argument (and NONTERMINAL), and ``--start X``."""
+#: what ``--start X`` does for a command (issue 21 §14: it was ignored where it meant nothing):
+#: ``grammar``, only set the start symbol (``check``); ``nonterminal``, also name the
+#: nonterminal the command works on, which must then agree with a NONTERMINAL given;
+#: ``none``, refused: the command reads every nonterminal, or positions name theirs
+StartRole = Literal["grammar", "nonterminal", "none"]
+_START_HELP: dict[str, str] = {
+    "grammar": "the start symbol (default: the file's 'start', else the first rule's head; "
+               "pyformlang's text output lists rules in no fixed order)",
+    "nonterminal": "the start symbol, and so the nonterminal worked on when none is given "
+                   "(a NONTERMINAL given must be the same)",
+    "none": "refused here: this command does not use a start symbol",
+}
+
+
+def add_grammar(p: argparse.ArgumentParser, *, nonterminal: bool = False,
+                start: StartRole | None = None) -> None:
+    """The GRAMMAR argument (and NONTERMINAL), and ``--start X`` in its ``start`` role
+    (default: ``nonterminal`` with a NONTERMINAL, else ``grammar``)."""
+    role = start or ("nonterminal" if nonterminal else "grammar")
     p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
     if nonterminal:
         p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
-    p.add_argument("--start", metavar="X",
-                   help="the start symbol (default: the file's 'start', else the first rule's "
-                        "head; pyformlang's text output lists rules in no fixed order)")
+    p.add_argument("--start", metavar="X", help=_START_HELP[role])
+    p.set_defaults(start_role=role)
 
 
 def load(args: argparse.Namespace) -> Grammar:
-    """The grammar named by the GRAMMAR argument, with ``--start`` applied."""
+    """The grammar named by the GRAMMAR argument, with ``--start`` applied in its role.
+
+    In the ``nonterminal`` role an optional NONTERMINAL that was left out is the start
+    symbol, and for ``grundy`` a first argument that is no nonterminal is the first word
+    (``grundy G --start B ba`` is 𝒢(B, ba)); ``args`` is completed accordingly.
+    """
     g = load_grammar(args.grammar)
     start = getattr(args, "start", None)
-    if start is not None and start != g.start:
-        if start not in g.nonterminals:
-            raise InputError(f"--start {start!r}: not a nonterminal of {args.grammar} "
-                             f"(it has {', '.join(g.nonterminals[:10])}"
-                             f"{', ...' if len(g.nonterminals) > 10 else ''})")
+    if start is None:
+        return g
+    role = getattr(args, "start_role", "grammar")
+    if role == "none":
+        raise InputError(f"--start does not apply to {getattr(args, 'command_path', 'this')}: "
+                         "it uses no start symbol (it reads every nonterminal, or the "
+                         "positions name theirs)")
+    if start not in g.nonterminals:
+        raise InputError(f"--start {start!r}: not a nonterminal of {args.grammar} "
+                         f"(it has {', '.join(g.nonterminals[:10])}"
+                         f"{', ...' if len(g.nonterminals) > 10 else ''})")
+    named = getattr(args, "nonterminal", None)
+    if role == "nonterminal" and hasattr(args, "words") and not getattr(args, "position", None):
+        if named is not None and named not in g.nonterminals:  # a word, not NONTERMINAL
+            args.words = [named, *args.words]
+            named = None
+        if named is None:
+            args.nonterminal = named = start
+    if role == "nonterminal" and named is not None and named != start:
+        raise InputError(f"--start {start} and NONTERMINAL {named} name different "
+                         "nonterminals: give one of them")
+    if start != g.start:
         g = Grammar(rules=g.rules, start=start, terminals=g.terminals)
     return g
 

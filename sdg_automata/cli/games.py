@@ -39,7 +39,7 @@ __all__ = ["register"]
 def _add_position_args(p: Parser) -> None:
     from ..play import MoveMethod
 
-    add_grammar(p)
+    add_grammar(p, start="none")  # the positions name their nonterminals
     p.add_argument("position", metavar="A:w", nargs="+",
                    help="the components of the position, e.g. A:aab B:ba")
     p.add_argument("--method", choices=get_args(MoveMethod), default="auto",
@@ -274,7 +274,7 @@ def _add_game_graph(p: Parser) -> None:
                      "the final position. Each node shows its Grundy number and the P-positions "
                      "(𝒢 = 0) are highlighted, as in Figures 1 and 7 of the paper. SVG and PNG "
                      "need the visual extra: pip install \"sdg_automata[visual]\".")
-    add_grammar(p)
+    add_grammar(p, start="nonterminal")
     p.add_argument("nonterminals", metavar="NONTERMINAL", nargs="*",
                    help="the nonterminals X (default: all)")
     p.add_argument("--max-length", type=natural, default=3, metavar="N",
@@ -296,9 +296,15 @@ def _cmd_game_graph(args: argparse.Namespace) -> int:
 
     check_visual(args)
     g = load(args)
+    heads = args.nonterminals or None
+    if args.start is not None:  # the start symbol is the one X, when none is named
+        if heads not in (None, [args.start]):
+            raise InputError(f"--start {args.start} and NONTERMINALs {' '.join(heads)} name "
+                             "different nonterminals: give one of them")
+        heads = [args.start]
     with progress("building the game graph", enabled=args.format != "json",
                   unit="positions") as bar:
-        gg = game_graph(g, args.nonterminals or None, args.max_length,
+        gg = game_graph(g, heads, args.max_length,
                         max_nodes=args.max_nodes, budget=budget(args, bar))
     if args.format == "json":
         text = json.dumps(stamped(gg.to_json()), ensure_ascii=False) + "\n"

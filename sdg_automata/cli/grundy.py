@@ -58,8 +58,10 @@ def _add_grundy(p: Parser) -> None:
     from ..semantics import Method
 
     p.description = ("Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
-                     "'not a position'); or, with --position, the XOR of a multiset position.")
-    add_grammar(p)
+                     "'not a position'); or, with --position, the XOR of a multiset position. "
+                     "With --start X the nonterminal may be left out: then every argument "
+                     "after GRAMMAR that is not a nonterminal is a word of X.")
+    add_grammar(p, start="nonterminal")
     p.add_argument("nonterminal", metavar="NONTERMINAL", nargs="?", help="the nonterminal A")
     p.add_argument("words", metavar="WORD", nargs="*", help="words to evaluate")
     p.add_argument("--words-from", metavar="FILE",
@@ -87,7 +89,7 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def _words(args: argparse.Namespace) -> list[str]:
     words = list(args.words)
-    if args.words_from:
+    if args.words_from is not None:  # "" too: read_text says the name is empty
         text = read_text(args.words_from, what="word list")
         lines = _LINE_END.split(text)
         if lines and lines[-1] == "":  # the end of the last line, not one more line
@@ -123,7 +125,7 @@ def _grundy_words(args: argparse.Namespace, g: Grammar,
     from ..play import parse_pair
 
     if args.position:
-        if args.nonterminal or args.words or args.words_from:
+        if args.nonterminal or args.words or args.words_from is not None:
             raise InputError("--position takes the place of NONTERMINAL and WORDs")
         parts = [parse_pair(g, item) for item in args.position]
         values = []
@@ -142,7 +144,12 @@ def _grundy_words(args: argparse.Namespace, g: Grammar,
         return ExitCode.OK
     if not args.nonterminal:
         raise InputError("give NONTERMINAL and WORDs, or --position A:w ...")
-    head = g.check_nonterminal(args.nonterminal)
+    if not g.is_nonterminal(args.nonterminal):
+        more = ", ..." if len(g.nonterminals) > 10 else ""
+        raise InputError(f"{brief(args.nonterminal)} is not a nonterminal (the nonterminals "
+                         f"are {', '.join(g.nonterminals[:10])}{more}); to give words of the "
+                         "start symbol alone, add --start X")
+    head = args.nonterminal
     words = _words(args)
     if not words:
         raise InputError("no words given (WORD arguments or --words-from FILE)")
