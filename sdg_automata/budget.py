@@ -39,8 +39,8 @@ from typing import Any
 
 from .errors import BudgetExceeded, InputError, Interrupted
 
-__all__ = ["MAX_STRIDE", "MEMORY_RESERVE", "MEMORY_TICK", "TICK", "Budget", "Meter", "UNLIMITED",
-           "as_budget", "available_bytes", "memory_pressure"]
+__all__ = ["ESTIMATE_CEILING", "MAX_STRIDE", "MEMORY_RESERVE", "MEMORY_TICK", "TICK", "Budget",
+           "Meter", "UNLIMITED", "as_budget", "available_bytes", "memory_pressure"]
 
 #: a phase that grows without a known size (a crawl) stops with BudgetExceeded once fewer
 #: bytes than this are left to allocate (:func:`available_bytes`); more than such a phase
@@ -54,6 +54,11 @@ TICK = 0.05
 MAX_STRIDE = 1024
 #: seconds between two looks at the memory left (a read of /proc/meminfo, ~30 µs)
 MEMORY_TICK = 0.25
+#: work estimated up front to take longer than this (one hour) is refused before it starts;
+#: with a ``max_seconds`` budget the ceiling is three times that budget instead (the meter
+#: stops the run at the budget anyway: the slack keeps an estimate that errs high from
+#: refusing work that would have finished)
+ESTIMATE_CEILING = 3600.0
 
 
 def _count(name: str, value: Any) -> int | None:
@@ -117,6 +122,17 @@ class Budget:
     def fits(self, needed: int) -> bool:
         """Whether ``needed`` units are within ``max_states``."""
         return self.max_states is None or needed <= self.max_states
+
+    def refuse_slow(self, seconds: float, why: str) -> None:
+        """:class:`BudgetExceeded` before any work when ``why`` is estimated to take
+        ``seconds``, more than :data:`ESTIMATE_CEILING` (three times ``max_seconds``)."""
+        limit = ESTIMATE_CEILING if self.max_seconds is None else 3 * self.max_seconds
+        if seconds > limit:
+            over = (f"three times the budget of {self.max_seconds:g} s"
+                    if self.max_seconds is not None else f"the limit of {limit:g} s")
+            raise BudgetExceeded(f"{why} would take about {seconds:.3g} s, over {over} (a "
+                                 "larger time budget allows it: --max-seconds on the command "
+                                 "line)")
 
 
 #: No limit at all; the default of every long phase.

@@ -84,7 +84,7 @@ from math import gcd
 from operator import add, mul
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from .budget import UNLIMITED, Budget, Meter, available_bytes
+from .budget import ESTIMATE_CEILING, UNLIMITED, Budget, Meter, available_bytes
 from .construction import ReachableAutomaton, automaton_for
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
@@ -171,8 +171,9 @@ COSTS: dict[str, float] = {"op": 4e-8, "add_bit": 4e-11, "mul": 1.1e-11, "mul_ex
                            "str": 1e-12}
 
 #: a count whose estimate exceeds this many seconds is refused up front; with a time
-#: budget (``max_seconds``) the limit is three times that budget instead
-COUNT_SECONDS = 3600.0
+#: budget (``max_seconds``) the limit is three times that budget instead (the one rule of
+#: :meth:`~sdg_automata.budget.Budget.refuse_slow`)
+COUNT_SECONDS = ESTIMATE_CEILING
 
 #: bytes per state automata-lib's ``minify`` needs (automata-lib notes: about 1.6 KB)
 MINIFY_BYTES_PER_STATE = 2000
@@ -463,8 +464,6 @@ def plan(table: TransferTable, length: int, *, method: CountMethod = "auto",
         raise InputError(f"unknown counting method {method!r} "
                          f"(expected one of {', '.join(get_args(CountMethod))})")
     seconds = est.seconds + (est.decimal_seconds if decimal else 0.0)
-    # with a time budget the meter stops the run anyway: refuse only what is clearly over it
-    ceiling = (3 * budget.max_seconds if budget.max_seconds is not None else COUNT_SECONDS)
     free = available_bytes()
     bits = length * math.log2(max(2, len(table.rows)))
     why = (f"counting words of length {length} on a {table.size}-state class "
@@ -472,11 +471,7 @@ def plan(table: TransferTable, length: int, *, method: CountMethod = "auto",
     if free is not None and est.bytes > free:
         raise BudgetExceeded(f"{why} needs about {_bytes(est.bytes)} of memory; "
                              f"{_bytes(free)} is available")
-    if seconds > ceiling:
-        limit = (f"three times the budget of {budget.max_seconds:g} s"
-                 if budget.max_seconds is not None else f"the limit of {ceiling:g} s")
-        raise BudgetExceeded(f"{why} would take about {seconds:.3g} s, over {limit} (a larger "
-                             "time budget allows it: --max-seconds on the command line)")
+    budget.refuse_slow(seconds, why)
     return est
 
 

@@ -271,10 +271,15 @@ def test_a_huge_window_obeys_the_time_budget(capsys, engine):
     import time
 
     started = time.perf_counter()
-    code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^8",
+    # its naive table (10⁷ positions) is estimated at ~1 s: started, and stopped at 0.5 s
+    code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "5000000",
                        "--max-seconds", "0.5", "--engine", engine)
-    assert code == 3 and "budget of 0.5 s" in err and err.count("\n") == 1
+    assert code == 3 and "stopped at the budget of 0.5 s" in err and err.count("\n") == 1
     assert time.perf_counter() - started < 1.5
+    # a window whose table is estimated at 200 s is refused before any work
+    code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9",
+                       "--max-seconds", "2", "--engine", engine)
+    assert code == 3 and "would take about 200 s" in err
 
 
 def test_a_window_that_cannot_fit_is_refused_up_front(capsys, monkeypatch):

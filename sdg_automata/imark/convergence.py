@@ -109,6 +109,10 @@ class IMarkValue:
                 "c": self.c}
 
 
+#: positions per second of the naive table (``imark sequence``: 10⁷ in about a second)
+NAIVE_RATE = 1e7
+
+
 def window_bytes(game: IMark, c: int) -> int:
     """A lower bound on the bytes the convergence technique needs with window ``c``:
     the naive table of 𝒢 on [0, 2c + max S] and the arrays of one interval pair
@@ -116,15 +120,22 @@ def window_bytes(game: IMark, c: int) -> int:
     return 2 * c + game.history + 1 + 8 * (2 * c + 1)
 
 
-def _refuse_unfit_window(game: IMark, c: int) -> None:
-    """:class:`BudgetExceeded` before any work when window ``c`` cannot fit in memory."""
-    need = window_bytes(game, c)
+def _fitting(game: IMark, ladder: list[int], budget: Budget) -> list[int]:
+    """The windows of ``ladder`` that fit in memory and time (a larger one could only be
+    tried after the smaller failed); :class:`BudgetExceeded` before any work when even
+    the first does not (issue 21 §10: --c 10^9 ran 30 s and 707 MB past a 2 s budget)."""
     left = available_bytes()
+    fits = [c for c in ladder if left is None or window_bytes(game, c) <= left] or ladder[:1]
+    c = fits[0]
+    need = window_bytes(game, c)
     if left is not None and need > left:
         raise BudgetExceeded(f"the window c = {c:,} needs at least {need:,} bytes (the naive "
                              f"table of 𝒢 on [0, 2c + max S] and the intervals of 2c + 1 "
                              f"positions), more than the {left:,} bytes left: give a smaller "
                              "--c or --max-c")
+    budget.refuse_slow((2 * c + game.history) / NAIVE_RATE,
+                       f"the naive table of 𝒢 on [0, 2c + max S] for the window c = {c:,}")
+    return fits
 
 
 def window_ladder(c: int | None, max_c: int, K: int) -> list[int]:
@@ -209,7 +220,7 @@ def imark_prove(S: Iterable[int] | IMark, D: Iterable[int] | None = None, *,
     ladder = window_ladder(c, max_c, game.history)
     if engine not in ENGINES:
         raise InputError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    _refuse_unfit_window(game, ladder[-1])
+    ladder = _fitting(game, ladder, budget)
     meter = budget.start("convergence technique", unit="intervals")
     if engine == "layers":  # per n, in order: stream
         unique = list(dict.fromkeys(order))
