@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
@@ -542,7 +543,8 @@ def deliver(args: argparse.Namespace, text: str, *, size: int = 0) -> None:
     """Write ``text`` (DOT for --format svg/png, which Graphviz lays out) to -o or stdout.
 
     ``size`` is the number of states or positions drawn, checked against
-    ``--max-draw-states`` before Graphviz runs; ``--max-seconds`` bounds the layout.
+    ``--max-draw-states`` before Graphviz runs; the layout gets what is left of
+    ``--max-seconds`` (the command's one deadline).
     """
     from ..render import dot_to_png, dot_to_svg
 
@@ -551,7 +553,12 @@ def deliver(args: argparse.Namespace, text: str, *, size: int = 0) -> None:
         raise BudgetExceeded(f"refusing to draw {size} states or positions with Graphviz (more "
                              f"than --max-draw-states {args.max_draw_states}); use --format dot "
                              "or text, or raise --max-draw-states")
-    seconds = getattr(args, "max_seconds", None)
+    seconds = None
+    if args.format in ("svg", "png") and getattr(args, "max_seconds", None) is not None:
+        meter = budget(args).start("Graphviz layout", unit="states or positions")
+        seconds = meter.deadline - time.perf_counter()
+        if seconds <= 0:
+            raise meter.exceeded(size, f"{args.max_seconds:g} s")
     if args.format == "svg":
         data = dot_to_svg(text, max_seconds=seconds)
     elif args.format == "png":
