@@ -33,7 +33,7 @@ import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -878,7 +878,7 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
     # as automata-lib's from_nfa: the empty subset is left out (a partial DFA) unless it
     # is the initial one (the empty language: one state looping on every letter)
     empty = 0 if start == 0 else -1
-    runs, bits = _NONZERO_BYTES.finditer, _BITS_OF_BYTE
+    runs, bits = _byte_tables()
 
     def follow(subset: int, preds: list[tuple[int, ...]]) -> int:  # a letter: its predecessors
         image = bytearray(size)
@@ -903,9 +903,13 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
                    allow_partial=True)
 
 
-#: the runs of non-zero bytes of a bitset's bytes, and the bits set in each byte value
-_NONZERO_BYTES = re.compile(rb"[^\x00]+")
-_BITS_OF_BYTE = tuple(tuple(b for b in range(8) if v >> b & 1) for v in range(256))
+@cache
+def _byte_tables() -> tuple[Callable[[bytes], Iterator[re.Match[bytes]]],
+                            tuple[tuple[int, ...], ...]]:
+    """The runs of non-zero bytes of a bitset's bytes, and the bits set in each byte value
+    (made on first use: start-up pays for neither)."""
+    return (re.compile(rb"[^\x00]+").finditer,
+            tuple(tuple(b for b in range(8) if v >> b & 1) for v in range(256)))
 
 
 def canonical(d: DFA) -> DFA:
