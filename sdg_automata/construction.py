@@ -863,12 +863,15 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
     meter = budget.start("reversal", unit="states")
     pred: list[list[tuple[int, ...]]] = []  # per letter: the predecessors of every state
     try:
+        done = 0
         for row in reachable.rows:
             groups: list[list[int]] = [[] for _ in range(n)]
             for s, t in enumerate(row):
                 groups[t].append(s)
+                if done + s >= meter.due:
+                    meter.check(done + s)
             pred.append([tuple(g) for g in groups])
-            meter.check(n)
+            done += n
     except KeyboardInterrupt:
         raise meter.interrupted(n) from None
 
