@@ -32,7 +32,7 @@ import graphlib
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -860,7 +860,8 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
 
     alphabet, n = reachable.alphabet, len(reachable)
     size = (n + 7) >> 3
-    meter = budget.start("reversal", unit="states")
+    # the state limit is the subset construction's (below); this phase reads the n states
+    meter = replace(budget, max_states=None).start("reversal", unit="states")
     pred: list[list[tuple[int, ...]]] = []  # per letter: the predecessors of every state
     try:
         done = 0
@@ -868,8 +869,8 @@ def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: B
             groups: list[list[int]] = [[] for _ in range(n)]
             for s, t in enumerate(row):
                 groups[t].append(s)
-                if done + s >= meter.due:
-                    meter.check(done + s)
+                if done + s >= meter.due:  # paced on the work; the count: the states read
+                    meter.check(n, step=done + s)
             pred.append([tuple(g) for g in groups])
             done += n
     except KeyboardInterrupt:
