@@ -3,8 +3,21 @@
 A :class:`Budget` is the caller's limits (immutable, checked in ``__post_init__``:
 negative, NaN and infinite values are refused there and nowhere else).  A phase
 that may run long calls :meth:`Budget.start` and gets a :class:`Meter`, the
-phase's own clock and counter; hot loops call :meth:`Meter.check` every few
-thousand steps, so the cost on the hot path is one comparison.
+phase's own clock and counter.  A hot loop compares its count with the count
+the meter asked to be called at next, and calls :meth:`Meter.check` then, which
+returns the next such count::
+
+    due = meter.due
+    for t in ...:
+        if t >= due:
+            due = meter.check(t)
+
+so the hot path costs one comparison.  The meter chooses that stride from the
+work it measured, aiming at a check every :data:`TICK` seconds of work however
+costly one unit is (a state of a subset construction can take milliseconds, a
+state of a search a microsecond): a ``max_seconds`` budget holds in time, not
+only in counts (issue 21 §9).  Memory is looked at every :data:`MEMORY_TICK`
+seconds by the same call.
 
 Time spent inside a library we do not control (automata-lib's reversal,
 determinization and minimization, Graphviz's layout) is covered by
@@ -22,10 +35,10 @@ count.  ``tests/test_package.py`` hides those modules and runs the commands.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,19 +47,15 @@ from typing import Any
 
 from .errors import BudgetExceeded, InputError, Interrupted
 
-try:  # POSIX: the address-space limit (ulimit -v)
-    import resource
-except ImportError:  # not POSIX: no such limit to read
-    resource = None  # type: ignore[assignment]
-
-__all__ = ["DEGRADED", "MEMORY_RESERVE", "Budget", "Meter", "UNLIMITED", "as_budget",
-           "available_bytes", "memory_pressure"]
+__all__ = ["DEGRADED", "ESTIMATE_CEILING", "MAX_STRIDE", "MEMORY_RESERVE", "MEMORY_TICK", "TICK",
+           "Budget", "Meter", "UNLIMITED", "as_budget", "available_bytes", "memory_pressure"]
 
 #: what budgets cannot do on this system (empty on Linux): one phrase per missing facility
 DEGRADED: tuple[str, ...] = tuple(why for missing, why in (
     (not hasattr(signal, "SIGALRM"), "no SIGALRM: --max-seconds is checked when a call into "
                                      "automata-lib returns, not inside it"),
-    (resource is None, "no resource module: the address-space limit is not seen"),
+    (importlib.util.find_spec("resource") is None,
+     "no resource module: the address-space limit is not seen"),
     (not os.path.exists("/proc/meminfo"), "no /proc/meminfo: free memory is not seen"),
 ) if missing)
 
@@ -54,6 +63,19 @@ DEGRADED: tuple[str, ...] = tuple(why for missing, why in (
 #: bytes than this are left to allocate (:func:`available_bytes`); more than such a phase
 #: allocates between two checks, so it stops before a MemoryError
 MEMORY_RESERVE = 128 << 20
+#: seconds of work a hot loop does between two calls of :meth:`Meter.check`, as the meter
+#: aims its stride: a budget of seconds is overrun by about this much, progress is this fresh
+TICK = 0.05
+#: the most units between two checks (a check costs well under a microsecond: at this
+#: stride it is free, and a unit that suddenly costs more is caught within so many)
+MAX_STRIDE = 1024
+#: seconds between two looks at the memory left (a read of /proc/meminfo, ~30 µs)
+MEMORY_TICK = 0.25
+#: work estimated up front to take longer than this (one hour) is refused before it starts;
+#: with a ``max_seconds`` budget the ceiling is three times that budget instead (the meter
+#: stops the run at the budget anyway: the slack keeps an estimate that errs high from
+#: refusing work that would have finished)
+ESTIMATE_CEILING = 3600.0
 
 
 def _count(name: str, value: Any) -> int | None:
@@ -84,19 +106,31 @@ class Budget:
         The most states (or table entries, values, nodes: the unit of the
         phase) it may build; ``None`` for no limit.
     max_seconds:
-        Wall-clock seconds from the start of the phase; ``None`` for no limit.
+        Wall-clock seconds from the start of the phase (or from ``since``);
+        ``None`` for no limit.
     progress:
-        Called with the phase's count now and then (every few thousand units);
-        the command line draws a progress bar with it on a terminal.
+        Called with the phase's count now and then (about every
+        :data:`TICK` seconds); the command line draws a progress bar with it
+        on a terminal.
+    since:
+        The :func:`time.perf_counter` reading from which ``max_seconds``
+        count, so that every phase of one computation shares one deadline
+        (the command line's ``--max-seconds`` bounds the whole command);
+        ``None`` (default): each phase counts from its own start.  A reading
+        of this process's clock: not for budgets sent to other processes.
     """
 
     max_states: int | None = None
     max_seconds: float | None = None
     progress: Callable[[int], None] | None = field(default=None, compare=False)
+    since: float | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_states", _count("max_states", self.max_states))
         object.__setattr__(self, "max_seconds", _seconds("max_seconds", self.max_seconds))
+        if self.since is not None and not (isinstance(self.since, float)
+                                           and math.isfinite(self.since)):
+            raise InputError(f"since must be a time.perf_counter() reading, not {self.since!r}")
 
     def start(self, what: str = "search", unit: str = "states") -> Meter:
         """A meter for one phase, its clock started now."""
@@ -105,6 +139,17 @@ class Budget:
     def fits(self, needed: int) -> bool:
         """Whether ``needed`` units are within ``max_states``."""
         return self.max_states is None or needed <= self.max_states
+
+    def refuse_slow(self, seconds: float, why: str) -> None:
+        """:class:`BudgetExceeded` before any work when ``why`` is estimated to take
+        ``seconds``, more than :data:`ESTIMATE_CEILING` (three times ``max_seconds``)."""
+        limit = ESTIMATE_CEILING if self.max_seconds is None else 3 * self.max_seconds
+        if seconds > limit:
+            over = (f"three times the budget of {self.max_seconds:g} s"
+                    if self.max_seconds is not None else f"the limit of {limit:g} s")
+            raise BudgetExceeded(f"{why} would take about {seconds:.3g} s, over {over} (a "
+                                 "larger time budget allows it: --max-seconds on the command "
+                                 "line)")
 
 
 #: No limit at all; the default of every long phase.
@@ -151,10 +196,14 @@ class Meter:
     """The running clock and counter of one phase under a :class:`Budget`.
 
     ``what`` names the phase in messages ("search", "construction",
-    "determinization"); ``unit`` names what is counted.
+    "determinization"); ``unit`` names what is counted.  ``due`` is the count at
+    which the phase's loop should call :meth:`check` next (see the module's
+    docstring): the first unit, then strides measured to take :data:`TICK`
+    seconds each.
     """
 
-    __slots__ = ("budget", "what", "unit", "started", "deadline", "count")
+    __slots__ = ("budget", "what", "unit", "started", "deadline", "count", "due", "_stride",
+                 "_last", "_last_step", "_memory_at")
 
     def __init__(self, budget: Budget, what: str, unit: str) -> None:
         self.budget = budget
@@ -162,33 +211,66 @@ class Meter:
         self.unit = unit
         self.started = time.perf_counter()
         seconds = budget.max_seconds
-        self.deadline = math.inf if seconds is None else self.started + seconds
+        origin = self.started if budget.since is None else budget.since
+        self.deadline = math.inf if seconds is None else origin + seconds
         self.count = 0
+        self.due = 1
+        self._stride = 1  # doubles while units stay cheap, up to MAX_STRIDE
+        self._last, self._last_step = self.started, 0
+        self._memory_at = self.started + MEMORY_TICK
 
     @property
     def elapsed(self) -> float:
         """Seconds since the phase started."""
         return time.perf_counter() - self.started
 
+    def shared(self) -> Budget:
+        """The budget of a sub-phase that shares this phase's deadline (and progress),
+        counting its own units: no state limit of ours applies to them."""
+        seconds = self.budget.max_seconds
+        since = None if seconds is None else self.deadline - seconds
+        return replace(self.budget, max_states=None, since=since)
+
     def exceeded(self, count: int, why: str) -> BudgetExceeded:
         """The error that says the budget ran out, and how far the phase got."""
         return BudgetExceeded(f"{self.what} stopped at the budget of {why} without an answer "
                               f"({count} {self.unit} reached)", explored=count)
 
-    def check(self, count: int) -> None:
-        """Raise :class:`BudgetExceeded` if ``count`` or the clock is over budget.
+    def check(self, count: int, *, step: int | None = None) -> int:
+        """Raise :class:`BudgetExceeded` if ``count``, the clock or memory is over budget;
+        return the step at which to call again (also kept as :attr:`due`).
 
-        Also reports ``count`` to the progress callback.  Call it every few
-        thousand units; between calls the budget may be overrun by that much.
+        Also reports ``count`` to the progress callback.  ``step`` is the loop's
+        own counter when it is not ``count`` (a crawl counts the states it
+        expands, which is where its time goes, and reports the states it
+        reached).  Any call is allowed (a loop of costly units may check each
+        one); a hot loop calls when its step reaches the returned one, which
+        the meter sets from the time the last stride took so that checks come
+        about every :data:`TICK` seconds.  A loop that starts counting anew
+        under the same meter is measured anew.
         """
         self.count = count
+        step = count if step is None else step
         limit = self.budget.max_states
         if limit is not None and count > limit:
             raise self.exceeded(count, f"{limit} {self.unit}")
-        if time.perf_counter() > self.deadline:
+        now = time.perf_counter()
+        if now > self.deadline:
             raise self.exceeded(count, f"{self.budget.max_seconds:g} s")
+        done, spent = step - self._last_step, now - self._last
+        if done < 0:  # a new loop under this meter: measure from scratch
+            self._stride = 1
+        elif done:  # aim the next stride at TICK seconds, growing at most twofold
+            fits = int(done * TICK / spent) if spent > 0 else MAX_STRIDE
+            self._stride = max(1, min(fits, 2 * self._stride, MAX_STRIDE))
+        self._last, self._last_step = now, step
+        if now >= self._memory_at:
+            self._memory_at = now + MEMORY_TICK
+            self.check_memory(count)
         if self.budget.progress is not None:
             self.budget.progress(count)
+        self.due = step + self._stride
+        return self.due
 
     def check_states(self, count: int) -> None:
         """The state limit alone (cheap: no clock), for exact stops."""
@@ -221,6 +303,8 @@ class Meter:
         worker thread, or a system without ``SIGALRM``: :data:`DEGRADED`) the
         clock is checked when the call returns.
         """
+        import threading
+
         seconds = self.budget.max_seconds
         remaining = self.deadline - time.perf_counter()
         if seconds is not None and remaining <= 0:
@@ -262,6 +346,11 @@ def available_bytes() -> int | None:
     current virtual size.  Phases whose size is known in advance compare their
     estimate with it and refuse at once instead of dying of ``MemoryError``.
     """
+    try:  # POSIX: the address-space limit (ulimit -v); imported here, off the start path
+        import resource
+    except ImportError:  # not POSIX: no such limit to read
+        resource = None  # type: ignore[assignment]
+
     found: list[int] = []
     try:
         with open("/proc/meminfo", encoding="ascii") as f:

@@ -84,7 +84,7 @@ from math import gcd
 from operator import add, mul
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from .budget import UNLIMITED, Budget, Meter, available_bytes
+from .budget import ESTIMATE_CEILING, UNLIMITED, Budget, Meter, available_bytes
 from .construction import ReachableAutomaton, automaton_for
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
@@ -171,8 +171,9 @@ COSTS: dict[str, float] = {"op": 4e-8, "add_bit": 4e-11, "mul": 1.1e-11, "mul_ex
                            "str": 1e-12}
 
 #: a count whose estimate exceeds this many seconds is refused up front; with a time
-#: budget (``max_seconds``) the limit is three times that budget instead
-COUNT_SECONDS = 3600.0
+#: budget (``max_seconds``) the limit is three times that budget instead (the one rule of
+#: :meth:`~sdg_automata.budget.Budget.refuse_slow`)
+COUNT_SECONDS = ESTIMATE_CEILING
 
 #: bytes per state automata-lib's ``minify`` needs (automata-lib notes: about 1.6 KB)
 MINIFY_BYTES_PER_STATE = 2000
@@ -301,17 +302,12 @@ class TransferTable:
         for level in self._backward(max_length, meter):
             yield level[self.initial]
 
-    def _stride(self) -> int:
-        # check the budget about every 4096 additions: often enough for 10⁵-state
-        # classes, rarely enough to cost nothing on 4-state ones
-        return max(1, 4096 // max(1, self.edges))
-
     def _backward(self, max_length: int, meter: Meter | None) -> Iterator[list[int]]:
         """c₀, c₁, …, c_{max_length} as lists (index ``dead`` holds 0), two alive."""
         level = [*self.final, 0]
         yield level
         first, rest = self.rows[0], self.rows[1:]
-        stride = self._stride()
+        due = 0 if meter is None else meter.due  # levels grow with n: the meter paces them
         try:
             for n in range(1, max_length + 1):
                 if len(rest) == 1:
@@ -324,8 +320,8 @@ class TransferTable:
                 nxt.append(0)
                 level = nxt
                 yield level
-                if meter is not None and not n % stride:
-                    meter.check(n)
+                if meter is not None and n >= due:
+                    due = meter.check(n)
         except KeyboardInterrupt:
             if meter is None:
                 raise
@@ -468,8 +464,6 @@ def plan(table: TransferTable, length: int, *, method: CountMethod = "auto",
         raise InputError(f"unknown counting method {method!r} "
                          f"(expected one of {', '.join(get_args(CountMethod))})")
     seconds = est.seconds + (est.decimal_seconds if decimal else 0.0)
-    # with a time budget the meter stops the run anyway: refuse only what is clearly over it
-    ceiling = (3 * budget.max_seconds if budget.max_seconds is not None else COUNT_SECONDS)
     free = available_bytes()
     bits = length * math.log2(max(2, len(table.rows)))
     why = (f"counting words of length {length} on a {table.size}-state class "
@@ -477,11 +471,7 @@ def plan(table: TransferTable, length: int, *, method: CountMethod = "auto",
     if free is not None and est.bytes > free:
         raise BudgetExceeded(f"{why} needs about {_bytes(est.bytes)} of memory; "
                              f"{_bytes(free)} is available")
-    if seconds > ceiling:
-        limit = (f"three times the budget of {budget.max_seconds:g} s"
-                 if budget.max_seconds is not None else f"the limit of {ceiling:g} s")
-        raise BudgetExceeded(f"{why} would take about {seconds:.3g} s, over {limit} (a larger "
-                             "time budget allows it: --max-seconds on the command line)")
+    budget.refuse_slow(seconds, why)
     return est
 
 
@@ -638,9 +628,10 @@ class ClassMachine:
                     budget: Budget = UNLIMITED) -> tuple[list[int], list[int]]:
         m = len(self.dfa(value, budget).states)
         if limit is not None and m > limit:
-            raise InputError(f"the minimal DFA of the class has {m} states; the generating "
-                             f"function and the density are computed for classes of at most "
-                             f"{limit} states (--max-dfa-states raises that limit)")
+            raise BudgetExceeded(f"the minimal DFA of the class has {m} states; the generating "
+                                 f"function and the density are computed for classes of at "
+                                 f"most {limit} states (--max-dfa-states raises that limit)",
+                                 explored=m)
         try:
             plan(self.table(value, budget), 2 * m + 1, method="levels",
                  budget=replace(budget, max_states=None))
@@ -662,7 +653,7 @@ class ClassMachine:
         x:
             The variable (default ``Symbol("x")``).
         limit:
-            Refuse (:class:`~sdg_automata.errors.InputError`) when the minimal
+            Refuse (:class:`~sdg_automata.errors.BudgetExceeded`) when the minimal
             DFA of the class has more states; ``None``: no limit.
         budget:
             ``max_seconds`` bounds minimization and the 2m counts.

@@ -29,14 +29,6 @@ __all__ = ["Crawl", "crawl", "tree_path"]
 
 L = TypeVar("L")
 
-#: the budget's clock and the progress callback are consulted once per this many new states
-#: (a power of two: the test is one mask on the hot path)
-CHECK_EVERY = 1024
-_MASK = CHECK_EVERY - 1
-#: and memory (:meth:`~sdg_automata.budget.Meter.check_memory`) once per this many
-MEMORY_EVERY = 1 << 16
-_MEMORY_MASK = MEMORY_EVERY - 1
-
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Crawl:
@@ -109,8 +101,9 @@ def crawl(
         ``rows`` index into it.
     budget:
         ``max_states`` stops the crawl exactly when a state beyond it would be
-        numbered; ``max_seconds`` and ``progress`` are consulted every
-        :data:`CHECK_EVERY` new states, memory every :data:`MEMORY_EVERY`.
+        numbered; the clock, memory and ``progress`` are consulted between
+        expansions as often as the meter asks (:meth:`~sdg_automata.budget.Meter.check`:
+        about every 0.05 s of work, however costly one state is).
     what:
         The phase's name in budget and Ctrl-C messages.
     rows:
@@ -139,8 +132,11 @@ def crawl(
     record = [table.append for table in tables] if rows else None
     numbered = list(enumerate(letters))
     sid = 0
+    due = meter.due  # the time goes into expanding states: that is the step the meter paces
     try:
         while sid < len(states):
+            if sid >= due:
+                due = meter.check(len(states), step=sid)
             q = states[sid]
             for k, a in numbered:
                 nq = follow(q, a)
@@ -156,10 +152,6 @@ def crawl(
                         states.append(nq)
                         parent.append(sid)
                         via.append(k)
-                        if not t & _MASK:
-                            meter.check(t)
-                            if not t & _MEMORY_MASK:
-                                meter.check_memory(t)
                         if stop is not None and stop(t, nq):
                             return Crawl(states=states, index=index, parent=parent, via=via,
                                          rows=tables, complete=False, stopped=t)

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
 from .construction import GrundyAutomaton, automaton_for
-from .crawl import CHECK_EVERY, MEMORY_EVERY, tree_path
+from .crawl import tree_path
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 from .interop import is_pyformlang_automaton, nfa_from_pyformlang
@@ -442,11 +442,13 @@ def _bfs(search: _Search) -> _SearchResult:
     for m in marks:
         unseen |= m
     numbered = list(enumerate(walk.letters))
-    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
+    due = meter.due  # paced on the states expanded, where the time goes (as in crawl)
     sid = t = 0  # the number of the state expanded, of the last state reached
     stopped = False
     try:
         while frontier and not stopped:
+            if sid >= due:
+                due = meter.check(t, step=sid)
             q = frontier.popleft()
             for k, a in numbered:
                 ns = follow(q, a)
@@ -458,10 +460,6 @@ def _bfs(search: _Search) -> _SearchResult:
                 frontier.append(ns)
                 parent.append(sid)
                 via.append(k)
-                if not t & mask:
-                    meter.check(t)
-                    if not t & memory_mask:
-                        meter.check_memory(t)
                 if ns & unseen and (accepting is None or accepting(ns)):
                     v = next(v for v, m in enumerate(marks) if ns & m & unseen)
                     found_at[v] = t
@@ -501,7 +499,7 @@ def _dfs(search: _Search) -> _SearchResult:
     read: list[int] = []   # letters read along the path
     found: dict[int, str] = {}
     deepest = 1
-    mask, memory_mask = CHECK_EVERY - 1, MEMORY_EVERY - 1
+    due = meter.due
     try:
         while path:
             c = tried[-1]
@@ -518,10 +516,8 @@ def _dfs(search: _Search) -> _SearchResult:
             if len(seen) == cap:
                 raise meter.exceeded(len(seen), f"{limit} states")
             seen.add(ns)
-            if not len(seen) & mask:
-                meter.check(len(seen))
-                if not len(seen) & memory_mask:
-                    meter.check_memory(len(seen))
+            if len(seen) >= due:
+                due = meter.check(len(seen))
             v = value(ns)
             if v is not None and v not in found:
                 found[v] = witness([*read, c])

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-from .errors import InputError
+from .budget import UNLIMITED, Budget
+from .errors import BudgetExceeded, InputError
 from .grammar import Grammar
 from .impartial import grundy_values
-from .semantics import Position, grundy, position_moves
+from .semantics import Position, make_position
 
 __all__ = ["GameGraph", "game_graph"]
 
@@ -93,6 +94,7 @@ def game_graph(
     max_length: int = 3,
     *,
     max_nodes: int = 2000,
+    budget: Budget = UNLIMITED,
 ) -> GameGraph:
     """Every position (X, w) with X in ``heads`` and 1 ≤ |w| ≤ ``max_length``,
     with every position reachable from them by moves (SPEC §2).
@@ -103,7 +105,10 @@ def game_graph(
     graph (mex of the successors', in increasing total length: a move always
     shortens the position), independently of :mod:`sdg_automata.semantics`'
     evaluators (the graph solver of :mod:`sdg_automata.impartial` does it); only
-    membership and moves come from there.
+    membership and moves come from there, through one
+    :class:`~sdg_automata.play.Analyzer`: one automaton for every node of a
+    right- or left-linear grammar (not one per node), each component analysed
+    once however many nodes hold it.
 
     Parameters
     ----------
@@ -114,40 +119,76 @@ def game_graph(
     max_length:
         The largest |w|.
     max_nodes:
-        Refuse (:class:`~sdg_automata.errors.InputError`) larger graphs.
+        Refuse larger graphs (:class:`~sdg_automata.errors.BudgetExceeded`: exit 3).
+    budget:
+        ``max_seconds`` bounds the whole construction; ``progress`` gets the
+        number of positions found.
+
+    Raises
+    ------
+    BudgetExceeded
+        Over ``max_nodes`` positions or out of time, saying how many were found.
+    Interrupted
+        On Ctrl-C, the same.
     """
+    from .play import Analyzer  # the moves of a component, analysed once and kept
+
     chosen = tuple(grammar.check_nonterminal(h) for h in heads) if heads else grammar.nonterminals
     if max_length < 0:
         raise InputError(f"the maximum length is a natural number, not {max_length}")
     letters = sorted(grammar.terminals)
+    meter = budget.start("game graph", unit="positions")
+    analyzer = Analyzer(grammar, budget=meter.shared())  # a CFG's substring tables too
 
-    def too_many() -> InputError:
-        return InputError(f"the game graph up to length {max_length} has more than {max_nodes} "
-                          "positions; lower --max-length or raise --max-nodes")
+    def too_many() -> BudgetExceeded:
+        return BudgetExceeded(f"the game graph up to length {max_length} has more than "
+                              f"{max_nodes} positions; lower --max-length or raise --max-nodes",
+                              explored=len(queue))
+
+    def moves(position: Position) -> Iterable[Position]:
+        parts = list(position)
+        for k, (head, w) in enumerate(parts):
+            rest = parts[:k] + parts[k + 1:]
+            for move in analyzer.component(head, w)[1]:
+                yield make_position(rest + list(move.parts))
 
     adjacency: dict[Position, list[Position]] = {}
     queue: list[Position] = []
-    for n in range(1, max_length + 1):
-        if len(letters) ** n > max_nodes * 10:
+    if len(letters) > 1:  # refused before any word is tried when a length has too many
+        n, words = 1, len(letters)
+        while n <= max_length and words <= max_nodes * 10:
+            n, words = n + 1, words * len(letters)
+        if n <= max_length:
             raise too_many()
-        for t in product(letters, repeat=n):
-            w = "".join(t)
-            for h in chosen:
-                if grundy(grammar, h, w) is not None:
-                    queue.append(((h, w),))
-                    adjacency[queue[-1]] = []
-        if len(queue) > max_nodes:
-            raise too_many()
-    for position in queue:  # the queue grows while it is read: breadth-first closure
-        targets = adjacency[position]
-        for _, succ in position_moves(grammar, position):
-            if succ not in targets:
-                targets.append(succ)
-            if succ not in adjacency:
-                adjacency[succ] = []
-                queue.append(succ)
-                if len(queue) > max_nodes:
-                    raise too_many()
+    done, due = 0, meter.due  # words tried and positions expanded: where the time goes
+    try:
+        for n in range(1, max_length + 1):
+            for t in product(letters, repeat=n):
+                w = "".join(t)
+                for h in chosen:
+                    if analyzer.value(h, w) is not None:
+                        queue.append(((h, w),))
+                        adjacency[queue[-1]] = []
+                done += 1
+                if done >= due:
+                    due = meter.check(len(queue), step=done)
+            if len(queue) > max_nodes:
+                raise too_many()
+        for position in queue:  # the queue grows while it is read: breadth-first closure
+            targets = adjacency[position]
+            for succ in moves(position):
+                if succ not in targets:
+                    targets.append(succ)
+                if succ not in adjacency:
+                    adjacency[succ] = []
+                    queue.append(succ)
+                    if len(queue) > max_nodes:
+                        raise too_many()
+            done += 1
+            if done >= due:
+                due = meter.check(len(queue), step=done)
+    except KeyboardInterrupt:
+        raise meter.interrupted(len(queue)) from None
     nodes = sorted(adjacency, key=lambda p: (sum(len(w) for _, w in p), len(p),
                                              [(len(w), w, h) for h, w in p]))
     index = {p: k for k, p in enumerate(nodes)}

@@ -11,8 +11,10 @@ and whose edges are moves.  It may be given as
   :class:`networkx.DiGraph` (duck-typed: networkx is never imported here);
 * a JSON file ``{"positions": {"x": ["y", "z"], ...}}``, a plain JSON object
   of lists, or networkx's node-link JSON, read by :func:`load_game_graph` or
-  solved by :func:`solve_game_graph_file` (the same sink rule; positions are
-  strings; errors carry the file and line).
+  solved by :func:`solve_game_graph_file` (the same sink rule; errors carry the
+  file and line).  Positions are strings, except in node-link JSON, where a
+  node is its JSON ``id``, a string or an integer: the integer ``1`` and the
+  string ``"1"`` are two positions, as they are two nodes of networkx.
 
 Normal play (SPEC §7): a sink is a P-position with Grundy number 0; the Grundy
 number of a position is the mex of its followers' numbers, and it is 0 exactly
@@ -71,6 +73,7 @@ __all__ = [
     "GraphCycleError",
     "GraphSolution",
     "MisereSumError",
+    "NodeId",
     "Outcome",
     "SumMove",
     "UnknownPositionError",
@@ -93,6 +96,9 @@ P = TypeVar("P", bound=Hashable)
 
 Outcome = Literal["P", "N"]
 """``"P"``: the previous player (who just moved) wins; ``"N"``: the next player."""
+
+NodeId = str | int
+"""A position read from JSON: a string, or an integer node id of node-link JSON."""
 
 
 
@@ -624,21 +630,22 @@ def _line(text: str, *path: str) -> int | None:
     return json_lines(text).get(path)
 
 
-def _node_link(data: dict[str, Any], source: str) -> dict[str, list[Any]]:
+def _node_link(data: dict[str, Any], source: str) -> dict[NodeId, list[NodeId]]:
     """networkx's node-link JSON (``nx.node_link_data``: ``nodes`` + ``edges`` or
-    ``links``) as ``{position: followers}``; integer ids become their decimal strings."""
+    ``links``) as ``{position: followers}``.  A node is its JSON id, a string or an
+    integer, as in networkx: ``1`` and ``"1"`` are two nodes (issue 21 §11)."""
     edges_key = "edges" if "edges" in data else "links"
     if data.get("directed") is False:
         raise GameGraphError("the node-link graph is undirected; a game graph's moves have a "
                              "direction (\"directed\": true)", source=source)
 
-    def name(node: Any) -> str:
+    def name(node: Any) -> NodeId:
         if isinstance(node, bool) or not isinstance(node, (str, int)):
             raise GameGraphError(f"node id {json.dumps(node)[:40]} must be a string or an "
                                  "integer", source=source)
-        return str(node)
+        return node
 
-    positions: dict[str, list[Any]] = {}
+    positions: dict[NodeId, list[NodeId]] = {}
     for node in data["nodes"]:
         if not isinstance(node, dict) or "id" not in node:
             raise GameGraphError('every node of a node-link graph is an object with an "id"',
@@ -661,7 +668,7 @@ def _is_node_link(data: dict[str, Any]) -> bool:
         for k in ("edges", "links")) and all(isinstance(n, dict) for n in data["nodes"])
 
 
-def _json_adjacency(text: str, source: str) -> dict[str, tuple[str, ...]]:
+def _json_adjacency(text: str, source: str) -> dict[NodeId, tuple[NodeId, ...]]:
     """The graph in JSON ``text``, shape-checked.  Three shapes are read (see
     :func:`game_graph_from_json`): ``{"positions": {...}}``, networkx's node-link
     JSON, and a plain object of lists."""
@@ -670,8 +677,9 @@ def _json_adjacency(text: str, source: str) -> dict[str, tuple[str, ...]]:
         raise GameGraphError('a game graph must be a JSON object {"positions": {...}}, '
                              f"not {_json_type(data)}", source=source, line=1)
     at: tuple[str, ...] | None = ("positions",)  # where positions sit, for line numbers
+    ids: type | tuple[type, ...] = str  # what a position may be
     if _is_node_link(data):
-        data, at = {"positions": _node_link(data, source)}, None
+        data, at, ids = {"positions": _node_link(data, source)}, None, (str, int)
     elif "positions" not in data and data and all(type(v) is list for v in data.values()):
         data, at = {"positions": data}, ()  # a plain object of lists
     unknown = sorted(set(data) - _ALLOWED_KEYS)
@@ -689,20 +697,21 @@ def _json_adjacency(text: str, source: str) -> dict[str, tuple[str, ...]]:
                              f"not {_json_type(positions)}", source=source,
                              line=_line(text, "positions"))
 
-    def line(position: str) -> int | None:
-        return None if at is None else _line(text, *at, position)
+    def line(position: NodeId) -> int | None:
+        return None if at is None else _line(text, *at, str(position))
 
     for position, followers in positions.items():
         if type(followers) is not list:
             raise GameGraphError(
                 f"the followers of position {brief(position)} must be a list, not "
                 f"{_json_type(followers)}", source=source, line=line(position))
-    odd = [(p, f) for p, fs in positions.items() for f in fs if type(f) is not str]
+    odd = [(p, f) for p, fs in positions.items() for f in fs
+           if not isinstance(f, ids) or isinstance(f, bool)]
     if odd:
         position, bad = odd[0]
         shown = _json_type(bad) if isinstance(bad, (list, dict)) else json.dumps(bad)
         raise GameGraphError(
-            f"follower {shown} of position {brief(position)} must be a string "
+            f"follower {shown} of position {brief(str(position))} must be a string "
             "(positions are the keys of 'positions')", source=source, line=line(position))
     return _complete({p: tuple(fs) for p, fs in positions.items()})
 
@@ -713,7 +722,8 @@ def _located(error: GraphCycleError, text: str, source: str) -> InputError:
                          else None)
 
 
-def game_graph_from_json(text: str, *, source: str = "<string>") -> dict[str, tuple[str, ...]]:
+def game_graph_from_json(text: str, *, source: str = "<string>"
+                         ) -> dict[NodeId, tuple[NodeId, ...]]:
     """Read a game graph from JSON text ``{"positions": {"x": ["y", "z"], ...}}`` (SPEC §7).
 
     The only other key allowed at the top is ``"description"`` (a string).
@@ -722,8 +732,9 @@ def game_graph_from_json(text: str, *, source: str = "<string>") -> dict[str, tu
     as the same graph: a plain object of lists ``{"x": ["y", "z"], ...}``
     (what ``json.dump`` of a dict of lists writes), and networkx's node-link
     JSON (``json.dump(nx.node_link_data(G))``, with ``"edges"`` or the older
-    ``"links"``; integer node ids become their decimal strings; an undirected
-    graph is refused).
+    ``"links"``; an undirected graph is refused).  A node-link node is its JSON
+    id: an integer id stays an integer, distinct from the string of its digits,
+    as in networkx.
 
     Parameters
     ----------
@@ -773,7 +784,7 @@ def _read(path: str | PathLike[str]) -> str:
     return read_text(path, what="game graph file")
 
 
-def load_game_graph(path: str | PathLike[str]) -> dict[str, tuple[str, ...]]:
+def load_game_graph(path: str | PathLike[str]) -> dict[NodeId, tuple[NodeId, ...]]:
     """Read a game graph JSON file (format: :func:`game_graph_from_json`).
 
     Raises
@@ -787,7 +798,7 @@ def load_game_graph(path: str | PathLike[str]) -> dict[str, tuple[str, ...]]:
     return game_graph_from_json(_read(path), source=str(path))
 
 
-def solve_game_graph_file(path: str | PathLike[str]) -> GraphSolution[str]:
+def solve_game_graph_file(path: str | PathLike[str]) -> GraphSolution[NodeId]:
     """:func:`solve_game_graph` of the graph in a JSON file, in one pass.
 
     Same as ``solve_game_graph(load_game_graph(path))`` without searching the

@@ -763,6 +763,7 @@ class _Engine:
 
     def _run_one_heap(self, stop: int, meter: Meter) -> None:
         gl = self.g[:self.n].tolist()
+        due = meter.due
         for h in range(self.n, stop):
             options = {gl[h - k] for k in self.one if k < h}
             if h in self.terminal:
@@ -771,13 +772,14 @@ class _Engine:
             gl.append(v)
             self._store(h, v)
             self._grow_bits(v)
-            if h % 4096 == 0:
-                meter.check(h)
+            if h >= due:
+                due = meter.check(h)
         self.n = stop
 
     def _run_full(self, stop: int, meter: Meter) -> None:
         g = self.g
         seen = np.zeros((1 << self.bits) + 1, dtype=bool)
+        due = meter.due
         for h in range(self.n, stop):
             seen[:] = False
             for k in self.one:
@@ -795,8 +797,8 @@ class _Engine:
             if v >> self.bits:
                 self._grow_bits(v)
                 seen = np.zeros((1 << self.bits) + 1, dtype=bool)
-            if h & 1023 == 0:
-                meter.check(h)
+            if h >= due:
+                due = meter.check(h)
         self.n = stop
 
     def _run_sparse(self, stop: int, meter: Meter) -> None:
@@ -822,6 +824,7 @@ class _Engine:
         began = self.n
         work = full_work = 0  # splits visited, and what the full mex would have visited
         block = self.n  # where the block of heaps being judged began
+        due = meter.due
         for h in range(self.n, stop):
             flip = (h & 1) if positional else 0
             marks = 0
@@ -883,8 +886,9 @@ class _Engine:
                 rare.append(h)
             work += len(rare) * len(two) + sum(scanned)
             full_work += len(two) * (h // 2)
+            if h >= due:
+                due = meter.check(h)
             if h & 1023 == 0:
-                meter.check(h)
                 if (self.method == "auto" and h >= _JUDGE_FROM and h - block >= 1024
                         and work * _SPARSE_GAIN > full_work):
                     # over a whole block the rare values were not rare enough: the full

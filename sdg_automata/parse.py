@@ -32,11 +32,11 @@ offending JSON rule is looked up only when there is an error to report.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 from .errors import GrammarError, GrammarSyntaxError, InputError, brief
@@ -309,11 +309,15 @@ def read_text(path: str | PathLike[str], *, what: str = "file") -> str:
         Saying which file and why: missing, a directory, unreadable, not UTF-8;
         standard input closed.
     """
-    if str(path) == "-":
+    path = os.fspath(path)
+    if path == "-":
         return _read_stdin()
-    name = repr(str(path))
+    if not path:  # not the current directory, as a path library would read it
+        raise InputError(f"the {what} name is empty: give a file name, or '-' for stdin")
+    name = repr(path)
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
+        with open(path, encoding="utf-8-sig") as f:
+            return f.read()
     except FileNotFoundError:
         raise InputError(f"cannot read {name}: no such file") from None
     except IsADirectoryError:
@@ -341,7 +345,7 @@ def _read_stdin() -> str:
                          ) from None
 
 
-def load_grammar(path: str | Path) -> Grammar:
+def load_grammar(path: str | PathLike[str]) -> Grammar:
     """Read a grammar file (``.json`` or the text format).
 
     Raises
@@ -349,11 +353,11 @@ def load_grammar(path: str | Path) -> Grammar:
     InputError
         The file is missing, unreadable or not UTF-8, or holds an invalid grammar.
     """
-    path = Path(path)
+    path = os.fspath(path)
     text = read_text(path, what="grammar file")
-    if path.suffix.lower() == ".json":
-        return grammar_from_json(text, source=str(path))
-    return parse_grammar(text, source=str(path))
+    if path.lower().endswith(".json"):
+        return grammar_from_json(text, source=path)
+    return parse_grammar(text, source=path)
 
 
 _SPECIAL = re.compile(r"[\s|#]|->|→")

@@ -321,17 +321,19 @@ def dfa_to_regex(d: DFA, *, limit: int | None = REGEX_STATE_LIMIT) -> str | None
 
     Raises
     ------
+    BudgetExceeded
+        When ``d`` has more than ``limit`` states.
     InputError
-        When ``d`` has more than ``limit`` states, or a letter is one of
-        automata-lib's regular-expression operators.
+        When a letter is one of automata-lib's regular-expression operators.
     """
     from automata.fa.gnfa import GNFA
     from automata.regex.parser import RESERVED_CHARACTERS  # the one set: automata-lib's
 
     if limit is not None and len(d.states) > limit:
-        raise InputError(f"the DFA has {len(d.states)} states; regular expressions by state "
-                         f"elimination grow exponentially, so at most {limit} states are "
-                         "taken (--max-dfa-states raises that limit)")
+        raise BudgetExceeded(f"the DFA has {len(d.states)} states; regular expressions by "
+                             f"state elimination grow exponentially, so at most {limit} states "
+                             "are taken (--max-dfa-states raises that limit)",
+                             explored=len(d.states))
     bad = sorted(a for a in d.input_symbols
                  if len(a) != 1 or a in RESERVED_CHARACTERS or a == "\\")
     if bad:

@@ -102,7 +102,7 @@ def test_max_states_bounds_the_exploration_only(capsys: pytest.CaptureFixture[st
 
 def test_gf_limit_speaks_of_states(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["count", EXAMPLE3, "A", 0, "--gf", "--max-dfa-states", 3], capsys)
-    assert code == 2 and one_error(err)
+    assert code == 3 and one_error(err)  # a limit: exit 3
     assert "at most 3 states" in err and "--max-dfa-states" in err and "limit=" not in err
 
 

@@ -79,8 +79,9 @@ def test_batch_prints_every_provable_value(capsys, engine):
     code, out, _ = run(capsys, "value", "--S", "2", "--D", "2", "999999", "10", "--max-c", "32",
                        "--json", "--engine", engine)
     first, second = (json.loads(line) for line in out.splitlines())
-    assert code == 3 and first["grundy"] is None and first["n"] == 999999
-    assert first["tried"] == [8, 16, 32] and isinstance(first["m"], int)
+    assert code == 3 and first["schema"] == "stopped/1" and first["reason"] == "unproven"
+    at = first["at"]  # the unprovable n's line: the stopped/1 object, saying where it failed
+    assert at["n"] == 999999 and at["tried"] == [8, 16, 32] and isinstance(at["m"], int)
     assert second == {"schema": "imark-value/1", "S": [2], "D": [2], "n": 10, "grundy": g[10],
                       "c": 8}
 
@@ -261,3 +262,35 @@ def test_survey_too_large_without_a_time_budget_is_refused(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 3 and out == ""
     assert err.startswith("error: this survey may run") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("engine", ["layers", "reference"])
+def test_a_huge_window_obeys_the_time_budget(capsys, engine):
+    """Should stop near --max-seconds (issue 21 §10: --c 10^9 --max-seconds 2 ran over 30 s
+    and 707 MB, computing the naive table of 2c values outside the budget)."""
+    import time
+
+    started = time.perf_counter()
+    # its naive table (10⁷ positions) is estimated at ~1 s: started, and stopped at 0.5 s
+    code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "5000000",
+                       "--max-seconds", "0.5", "--engine", engine)
+    assert code == 3 and "stopped at the budget of 0.5 s" in err and err.count("\n") == 1
+    assert time.perf_counter() - started < 1.5
+    # a window whose table is estimated at 200 s is refused before any work
+    code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9",
+                       "--max-seconds", "2", "--engine", engine)
+    assert code == 3 and "would take about 200 s" in err
+
+
+def test_a_window_that_cannot_fit_is_refused_up_front(capsys, monkeypatch):
+    """Should refuse at once, naming the bytes, when the window's table cannot fit."""
+    import time
+
+    from sdg_automata.imark import convergence
+
+    monkeypatch.setattr(convergence, "available_bytes", lambda: 10**9)
+    started = time.perf_counter()
+    code, out, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9",
+                         "--json")
+    assert code == 3 and "the window c = 1,000,000,000 needs at least" in err
+    assert json.loads(out)["reason"] == "budget" and time.perf_counter() - started < 0.5

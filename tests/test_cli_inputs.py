@@ -115,9 +115,9 @@ def test_help_says_what_is_listed(capsys, command):
 def test_limit_errors_name_the_option_not_a_keyword(capsys):
     g = ROOT / "examples" / "example3.txt"
     code, _, err = run(["game-graph", g, "--max-length", "3", "--max-nodes", "4"], capsys)
-    assert code == 2 and "--max-nodes" in err and "--max-length" in err
+    assert code == 3 and "--max-nodes" in err and "--max-length" in err  # a limit: exit 3
     code, _, err = run(["regex", g, "A", "0", "--max-dfa-states", "1"], capsys)
-    assert code == 2 and "--max-dfa-states" in err and "limit=" not in err
+    assert code == 3 and "--max-dfa-states" in err and "limit=" not in err
 
 
 @pytest.mark.parametrize(

@@ -51,12 +51,14 @@ def test_text_and_values(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_open_game_is_exit_3_with_the_values_reached(capsys: pytest.CaptureFixture[str]) -> None:
-    """Should exit 3 naming how far it got, and print the open result in JSON."""
+    """Should exit 3 naming how far it got, and print the stopped/1 object in JSON."""
     code, out, err = run(capsys, "0.6", "--upto", "2000")
     assert code == 3 and out == ""
     assert err.startswith("error: 0.6: no period proven up to n = 1999 (2000 values computed)")
     code, out, err = run(capsys, "0.6", "--upto", "2000", "--json")
-    assert code == 3 and json.loads(out)["certified"] is False and err.count("\n") == 1
+    stop = json.loads(out)
+    assert code == 3 and stop["reason"] == "unproven" and err.count("\n") == 1
+    assert stop["at"] == {"code": "0.6", "checked_to": 2000} and stop["explored"] == 2000
 
 
 def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,17 +144,18 @@ def test_as_a_process() -> None:
 
 
 def test_help_defaults_are_the_librarys() -> None:
-    """The CLI names the library's limits without importing it (numpy stays out of start-up)."""
+    """The help names the library's limits (its own constants), and only ``octal`` loads numpy."""
     import subprocess
     import sys
 
     from sdg_automata import octal
-    from sdg_automata.cli import octal as cli_octal
+    from sdg_automata.cli import build_parser
 
-    assert (cli_octal.DEFAULT_MAX_N, cli_octal.SURVEY_MAX_N) == (octal.DEFAULT_MAX_N,
-                                                                 octal.SURVEY_MAX_N)
+    usage = build_parser()._subparsers._group_actions[0].choices["octal"]  # type: ignore[union-attr]
+    assert f"default {octal.DEFAULT_MAX_N}" in usage.format_help().replace("\n", " ")
     loaded = subprocess.run([sys.executable, "-c", "import sys; from sdg_automata.cli import "
-                             "build_parser; build_parser(); print('numpy' in sys.modules)"],
+                             "build_parser; build_parser(lazy=True); "
+                             "print('numpy' in sys.modules)"],
                             capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "False"
 
@@ -179,8 +182,11 @@ def test_default_budget_stops_a_long_run(capsys: pytest.CaptureFixture[str],
     monkeypatch.setattr(cli_octal, "DEFAULT_SECONDS", 0.3)
     monkeypatch.setattr(cli_octal, "SECONDS_PER_VALUE", 1e-9)
     code, out, err = run(capsys, "0.007", "--json", "--engine", "python")
-    assert code == 3 and out == ""
-    assert "budget of 0.3 s" in err and "values reached" in err and err.count("\n") == 1
+    assert code == 3 and "budget of 0.3 s" in err and "values reached" in err
+    assert err.count("\n") == 1
+    stopped = json.loads(out)  # the one JSON rule of an exit 3 (README, "Exit codes")
+    assert stopped["schema"] == "stopped/1" and stopped["reason"] == "budget"
+    assert stopped["error"] in err and stopped["explored"] > 0
 
 
 def test_engines_give_the_same_answer(capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,8 +33,8 @@ EXAMPLE3 = EXAMPLES / "example3.txt"
 
 
 
-def assert_input_error(code: int, out: str, err: str, *fragments: str) -> None:
-    assert code == 2 and out == ""
+def assert_input_error(code: int, out: str, err: str, *fragments: str, exit: int = 2) -> None:
+    assert code == exit and out == ""
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     for fragment in fragments:
@@ -109,7 +109,7 @@ def test_game_graph_dot_and_errors(capsys: pytest.CaptureFixture[str],
     code, out, err = run(["game-graph", EXAMPLE3, "Z"], capsys)
     assert_input_error(code, out, err, "Z")
     code, out, err = run(["game-graph", EXAMPLE3, "--max-nodes", "4"], capsys)
-    assert_input_error(code, out, err, "more than 4 positions")
+    assert_input_error(code, out, err, "more than 4 positions", exit=3)  # a limit: exit 3
     _no_pygraphviz(monkeypatch)
     code, out, err = run(["game-graph", EXAMPLE3, "--format", "png", "-o", "x.png"], capsys)
     assert_input_error(code, out, err, "sdg_automata[visual]")
@@ -145,7 +145,7 @@ def test_regex_json_empty_and_guard(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["regex", EXAMPLE3, "B", "2"], capsys)  # 𝒢_B never reaches 2
     assert code == 0 and out == "∅\n" and "no word" in err
     code, out, err = run(["regex", EXAMPLE3, "A", "0", "--max-dfa-states", "3"], capsys)
-    assert_input_error(code, out, err, "8 states", "--max-dfa-states")
+    assert_input_error(code, out, err, "8 states", "--max-dfa-states", exit=3)
     assert REGEX_STATE_LIMIT == 50  # the CLI's documented default
 
 
@@ -213,7 +213,7 @@ def test_count_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
                          capsys)
     assert code == 3 and "budget" in err
     code, out, err = run(["count", EXAMPLE3, "A", "0", "--gf", "--max-dfa-states", "2"], capsys)
-    assert_input_error(code, out, err, "4 states", "--max-dfa-states")
+    assert_input_error(code, out, err, "4 states", "--max-dfa-states", exit=3)
 
 
 # ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from automata.fa.dfa import DFA
 from golden import EXAMPLE3_REVERSED
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -382,6 +383,49 @@ def test_reversed_dfa_is_automata_libs_reversal(data):
         assert ours == theirs, (head, i)
         assert len(ours.states) == len(theirs.minify().states), (head, i)  # minimal already
         ours.validate()
+
+
+def _minimal_partial_size(d) -> int:  # noqa: ANN001 - an automata-lib DFA
+    """States of the minimal DFA of L(d) without its dead state, by automata-lib's minify."""
+    m = d.to_complete().minify()
+    dead = [s for s in m.states if s not in m.final_states
+            and all(t == s for t in m.transitions[s].values())]
+    return len(m.states) - (1 if dead and len(m.states) > 1 else 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_forward_dfas_are_minimal_both_ways(data):
+    """Should give the minimal (partial) DFA of {w : 𝒢(A, w) = i} for right- and left-linear
+    grammars alike, as the help says (issue 21 §12: the left-linear route was the
+    reachable automaton itself, 3 states for 2 and 94 for 1), and a minimal M_{A,i}."""
+    from automata.fa.nfa import NFA
+
+    g = data.draw(st.one_of(right_linear_grammars(max_nonterminals=3),
+                            left_linear_grammars(max_nonterminals=3)))
+    head = data.draw(st.sampled_from(g.nonterminals))
+    served = g if g.is_right_linear else g.mirror()
+    reachable = GrundyAutomaton(served).explore(max_states=300)
+    assume(len(reachable) <= 120)
+    for i in range(upper_bounds(served)[head] + 2):  # one class past the bound: empty
+        own = reachable.to_dfa(reachable.accepting(head, i))  # reads wᴿ, or w for a mirror
+        other = DFA.from_nfa(NFA.from_dfa(own).reverse())  # automata-lib's reversal
+        words, reverses = (other, own) if g.is_right_linear else (own, other)
+        forward = dfa(g, head, i, forward=True)
+        assert forward == words, (head, i)  # the language of w, by automata-lib
+        assert len(forward.states) == _minimal_partial_size(words), (head, i)
+        backward = dfa(g, head, i, minimal=True)  # the paper's M_{A,i}, minimized
+        least = (_minimal_partial_size(reverses) if backward.allow_partial
+                 else len(reverses.to_complete().minify().states))  # complete: dead state kept
+        assert backward == reverses and len(backward.states) == least, (head, i)
+
+
+def test_left_linear_forward_dfa_of_the_report() -> None:
+    """Should give 2 states for class 1 of N0 -> N0 a | a (3 before), 1 for an empty class."""
+    g = parse_grammar("N0 -> N0 a | a")
+    assert len(dfa(g, "N0", 1, forward=True).states) == 2
+    empty = dfa(g, "N0", 7, forward=True)
+    assert len(empty.states) == 1 and not empty.final_states
 
 
 #: issue 15: a 125-state automaton whose forward DFA has more than 175,000 states

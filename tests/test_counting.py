@@ -251,7 +251,7 @@ def test_generating_function_series_on_random_grammars(seed: int) -> None:
 
 def test_generating_function_limit() -> None:
     """Should say the limit is a number of states, and name no Python keyword."""
-    with pytest.raises(InputError, match="classes of at most 2 states") as err:
+    with pytest.raises(BudgetExceeded, match="classes of at most 2 states") as err:
         generating_function(example3(), "A", 0, limit=2)
     assert "limit=" not in str(err.value) and "computed up to" not in str(err.value)
 

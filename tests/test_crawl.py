@@ -7,14 +7,16 @@ distances are computed independently with ``collections.deque``.
 
 from __future__ import annotations
 
+import time
 from collections import deque
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdg_automata.budget import Budget
-from sdg_automata.crawl import CHECK_EVERY, crawl
+from sdg_automata.budget import MAX_STRIDE, Budget
+from sdg_automata.crawl import crawl
 from sdg_automata.errors import BudgetExceeded, Interrupted
 
 
@@ -93,14 +95,35 @@ def test_stop_ends_the_crawl_at_the_state() -> None:
 
 
 def test_clock_and_progress_are_consulted() -> None:
-    """Should report progress every CHECK_EVERY states and honour max_seconds."""
+    """Should report progress as it goes, never less often than every MAX_STRIDE states,
+    and honour max_seconds at the first look."""
     reported: list[int] = []
-    crawl(0, lambda q, a: q + 1 if q < 3 * CHECK_EVERY else q, (0,),
-          Budget(progress=reported.append))
-    assert reported == [CHECK_EVERY, 2 * CHECK_EVERY, 3 * CHECK_EVERY]
+    n = 20 * MAX_STRIDE
+    crawl(0, lambda q, a: q + 1 if q < n else q, (0,), Budget(progress=reported.append))
+    assert reported and reported == sorted(reported) and reported[-1] > n - MAX_STRIDE
+    assert all(b - a <= MAX_STRIDE + 1 for a, b in pairwise(reported))
     with pytest.raises(BudgetExceeded, match="budget of 1e-09 s") as info:
         crawl(0, lambda q, a: q + 1, (0,), Budget(max_seconds=1e-9))
-    assert info.value.explored == CHECK_EVERY
+    assert info.value.explored <= 2
+
+
+def _costly(seconds: float) -> object:
+    """A follow whose every state takes ``seconds`` of work (a subset of a big reversal)."""
+    def follow(q: int, a: int) -> int:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+        return q + 1
+    return follow
+
+
+def test_the_clock_holds_when_a_state_costs_milliseconds() -> None:
+    """Should stop near max_seconds however long a state takes (issue 21 §9: a check every
+    1,024 states at 10 ms each let a 3 s budget run 14 s)."""
+    started = time.perf_counter()
+    with pytest.raises(BudgetExceeded, match="budget of 0.3 s"):
+        crawl(0, _costly(0.005), (0,), Budget(max_seconds=0.3))  # type: ignore[arg-type]
+    assert time.perf_counter() - started < 0.6  # 1,024 states would take 5 s
 
 
 def test_memory_and_ctrl_c_say_how_far() -> None:

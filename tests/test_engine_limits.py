@@ -64,10 +64,10 @@ def test_regex_size_guard_is_checked_while_the_dfa_is_built(
     """Should refuse at once (the old route spent minutes in automata-lib first)."""
     started = time.perf_counter()
     code, out, err = run(["regex", issue15, "Y", "0"], capsys)
-    assert code == 2 and out == ""
+    assert code == 3 and out == ""
     one_error(err, "more than 500 states", "--max-dfa-states")
     code, out, err = run(["regex", issue15, "Y", "0", "--max-dfa-states", "5"], capsys)
-    assert code == 2
+    assert code == 3
     one_error(err, "more than 50 states", "--max-dfa-states 5")
     assert time.perf_counter() - started < 30
 

@@ -13,6 +13,11 @@ fuzzed without editing this file):
   huge, NaN, infinite, non-numeric, empty, missing files, directories,
   outputs over inputs).
 
+Two more classes (issue 21): **huge option values** (windows, lengths, limits of
+10¹⁰⁰ and 10¹²) must be answered, refused or stopped at once; **budgets in time**
+run costly inputs in real processes with ``--max-seconds T`` and measure the
+whole process's CPU against max(1.5·T, T + 1 s).
+
 Every case must end with an exit code in {0, 1, 2, 3}, no ``Traceback`` on
 either stream, ``error: ...`` as the last line of stderr when the code is 2
 or 3, every input file's bytes unchanged, and within :data:`TIMEOUT` seconds.
@@ -924,3 +929,86 @@ def test_huge_sweep_option_values(request: pytest.FixtureRequest, tmp_path: Path
         if problems:
             failures.append(_report(outcome, problems))
     assert not failures, "\n\n".join(failures)
+# huge option values and budgets in time (issue 21 §9–10, §13): a limit is exit 3, a
+# size that cannot fit is refused at once, and --max-seconds T holds in CPU time
+
+
+def _modular(tmp: Path, name: str, specs: list[str]) -> str:
+    path = tmp / name
+    if not path.exists():
+        code = main(["family", "modular", *specs, "-o", str(path)])
+        assert code == 0
+    return str(path)
+
+
+#: commands given absurd sizes: each must answer, refuse or stop at once, cleanly
+HUGE: list[list[str]] = [
+    ["imark", "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^12"],
+    ["imark", "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9", "--max-seconds", "2"],
+    ["imark", "value", "--S", "1", "--D", "2,3", "10^18", "--max-c", "10^100"],
+    ["imark", "sequence", "--S", "1", "--D", "2,3", "--upto", "10^100"],
+    ["game-graph", "{e3}", "--max-length", "10^100", "--max-nodes", "10^100"],
+    ["game-graph", "{e3}", "--max-length", "10^9"],
+    ["count", "{e3}", "A", "0", "--length", "10^100"],
+    ["count", "{e3}", "A", "0", "--gf", "--max-dfa-states", "10^100"],
+    ["regex", "{e3}", "A", "0", "--max-dfa-states", "10^100", "--max-states", "10^100"],
+    ["max", "{e3}", "A", "10^100", "--max-states", "10^100", "--max-seconds", "1e300"],
+    ["dfa", "{e3}", "A", "10^100", "--format", "svg", "--max-draw-states", "10^100"],
+    ["grundy", "{e3}", "A", "ab", "--max-seconds", "1e-300"],
+    ["period", "{e3}", "A", "--max-states", "10^100"],
+]
+
+
+@pytest.mark.parametrize("template", HUGE, ids=lambda t: " ".join(t[:2]))
+def test_huge_option_values(template: list[str]) -> None:
+    argv = [str(EXAMPLES / "example3.txt") if a == "{e3}" else a for a in template]
+    outcome = run_cli(argv)
+    TALLY.add("huge option value", outcome)
+    problems = outcome.problems()
+    if outcome.seconds > 5:
+        problems.append(f"took {outcome.seconds:.1f} s: not refused up front")
+    assert not problems, _report(outcome, problems)
+
+
+#: seconds of the budget the cases below are given, and the CPU the whole process may use:
+#: max(1.5·T, T + 1 s) (issue 21 §9), plus what the interpreter spends before the command
+T = 0.5
+CPU_ALLOWED = max(1.5 * T, T + 1.0) + 0.5
+
+
+def _budget_cases(tmp: Path) -> list[list[str]]:
+    # 8,399 states, explored in a blink; its forward DFAs take seconds of subset construction
+    small = _modular(tmp, "small.json", ["13:1", "17:2", "19:3"])
+    big = _modular(tmp, "big.json", ["101:1", "103:2", "107:3", "109:4"])  # ~10⁸ states
+    e3 = str(EXAMPLES / "example3.txt")
+    return [
+        ["dfa", small, "A", "0", "--forward"],
+        ["regex", small, "A", "0"],
+        ["count", small, "A", "0", "--length", "100"],
+        ["max", big, "A"],
+        ["spectrum", big],
+        ["period", big, "A"],
+        ["game-graph", e3, "--max-length", "16", "--max-nodes", "10^7"],
+        ["imark", "value", "--S", "1", "--D", "2,3", "10^18", "--c", "5000000"],
+        ["grundy", str(EXAMPLES / "dyck.txt"), "S", "ab" * 600, "--method", "cyk"],
+    ]
+
+
+def test_budgets_hold_in_time(tmp_path: Path) -> None:
+    """Should stop every long phase within max(1.5·T, T + 1 s) of CPU, in a real process:
+    checks by elapsed work, not by count (14 s for a 3 s budget before)."""
+    import resource
+
+    for argv in _budget_cases(tmp_path):
+        argv = [*argv, "--max-seconds", str(T)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        outcome = run_process(argv)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        TALLY.add("budget in time", outcome)
+        problems = outcome.problems()
+        if outcome.code != 3:
+            problems.append(f"exit {outcome.code}, not 3: the case is too small to test")
+        if cpu > CPU_ALLOWED:
+            problems.append(f"{cpu:.2f} s of CPU for --max-seconds {T}")
+        assert not problems, _report(outcome, problems)

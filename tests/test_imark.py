@@ -620,7 +620,8 @@ def test_prove_keeps_going_after_a_failure():
     assert isinstance(out[0], IMarkConvergenceError) and out[0].n == 10**6
     assert isinstance(out[2], IMarkConvergenceError)
     assert [(v.n, v.grundy) for v in (out[1], out[3])] == [(10, g[10]), (77, g[77])]
-    assert out[0].to_json()["grundy"] is None
+    assert out[0].to_json() == {"S": [2], "D": [2], "n": 10**6, "m": out[0].m,
+                                "tried": [8, 16]}  # where it failed; never a value
 
 
 # ---------------------------------------------------------------------------

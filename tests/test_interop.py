@@ -228,8 +228,10 @@ def test_node_link_and_plain_json_are_the_same_game(seed: int, tmp_path: Path) -
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(data), encoding="utf-8")
         graph = load_game_graph(path)
-        assert {k: v for k, v in solve_game_graph(graph).grundy.items()} == expected, name
-        assert set(graph) == set(expected)
+        ids = {str(k): v for k, v in solve_game_graph(graph).grundy.items()}
+        assert ids == expected, name
+        # node-link keeps networkx's integer ids; the other shapes have string keys
+        assert set(graph) == (set(g.nodes) if name.startswith("node-link") else set(expected))
 
 
 def test_the_graph_command_reads_every_shape(tmp_path: Path,
@@ -253,6 +255,87 @@ def test_the_graph_command_reads_every_shape(tmp_path: Path,
     assert {p: v["grundy"] for p, v in outputs[0]["positions"].items()} == {
         "t": 0, "c": 1, "b": 0, "a": 2}
     assert outputs[0]["positions"]["b"]["outcome"] == "P"
+
+
+def _networkx_grundy(g: Any) -> dict[Any, int]:
+    """Grundy numbers straight from networkx's own graph: mex along a topological order."""
+    import networkx as nx
+
+    values: dict[Any, int] = {}
+    for node in reversed(list(nx.topological_sort(g))):
+        options = {values[s] for s in g.successors(node)}
+        values[node] = next(v for v in range(len(options) + 1) if v not in options)
+    return values
+
+
+def _mixed_dag(seed: int, n: int = 12) -> Any:
+    """A random DAG whose nodes are the integers 0..n-1 and the strings of some of them."""
+    import random
+
+    import networkx as nx
+
+    rng = random.Random(seed)
+    nodes: list[Any] = list(range(n)) + [str(i) for i in range(n) if rng.random() < 0.6]
+    rng.shuffle(nodes)  # the topological order mixes 1 and "1"
+    g = nx.DiGraph()
+    g.add_nodes_from(nodes)
+    g.add_edges_from((u, v) for i, u in enumerate(nodes) for v in nodes[i + 1:]
+                     if rng.random() < 0.25)
+    return g
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_node_identity_is_the_json_value(seed: int, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Should keep networkx's 1 and "1" apart and print integer ids as integers (issue 21
+    §11: they were merged, and an edge 1 -> "1" was refused as a cycle)."""
+    import json
+
+    import networkx as nx
+
+    from sdg_automata.cli import main
+
+    pytest.importorskip("networkx")
+    # seed 0: the reported case, x -> 1, x -> "1" and an edge from the integer to the string
+    g = nx.DiGraph([("x", 1), ("x", "1"), (1, "1")]) if seed == 0 else _mixed_dag(seed)
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(nx.node_link_data(g, edges="edges")), encoding="utf-8")
+    assert main(["graph", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["positions"]
+    got = {(rec["id"] if "id" in rec else (json.loads(key) if key.startswith('"') else key)):
+           rec["grundy"] for key, rec in out.items()}
+    assert got == _networkx_grundy(g)  # every node, each with networkx's own value
+    assert all(isinstance(rec["id"], int) for key, rec in out.items() if "id" in rec)
+    assert main(["graph", str(path)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert sorted(r[0] for r in rows) == sorted(
+        json.dumps(p) if isinstance(p, str) and p.isdigit() and int(p) in g else str(p)
+        for p in g.nodes)
+
+
+def test_a_sum_names_integer_and_string_nodes(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Should read --sum 1 as the integer node, '"1"' as the string, and refuse bare 1 when
+    both exist."""
+    import json
+
+    from sdg_automata.cli import main
+
+    data = {"directed": True, "nodes": [{"id": 2}, {"id": 1}, {"id": "1"}, {"id": "x"}],
+            "edges": [{"source": 2, "target": 1}, {"source": 1, "target": "1"},
+                      {"source": "x", "target": 2}]}
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["graph", str(path), "--sum", "2", '"1"', "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # by hand: "1" is a sink (0), 1 -> "1" (1), 2 -> 1 (0), x -> 2 (1)
+    assert out["components"] == [{"position": 2, "grundy": 0}, {"position": "1", "grundy": 0}]
+    with pytest.raises(SystemExit) as e:
+        main(["graph", str(path), "--sum", "1"])
+    assert e.value.code == 2 and "both the integer node 1" in capsys.readouterr().err
+    assert main(["graph", str(path), "--sum", "x", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "winning move: component 0: x -> 2" in text
 
 
 @pytest.mark.parametrize(("data", "match"), [

@@ -24,7 +24,7 @@ from golden import EXAMPLE3_GRUNDY, EXAMPLES, example3  # noqa: E402
 
 from sdg_automata import render
 from sdg_automata.construction import GrundyAutomaton, dfa
-from sdg_automata.errors import InputError
+from sdg_automata.errors import BudgetExceeded, InputError
 from sdg_automata.grammar import Grammar
 from sdg_automata.parse import load_grammar, parse_grammar
 from sdg_automata.render import (
@@ -196,7 +196,7 @@ def test_game_graph_of_a_cfg_expands_multisets() -> None:
 
 
 def test_game_graph_limits() -> None:
-    with pytest.raises(InputError, match="more than 5 positions"):
+    with pytest.raises(BudgetExceeded, match="more than 5 positions"):
         game_graph(example3(), None, 3, max_nodes=5)
     with pytest.raises(InputError):
         game_graph(example3(), ["Z"], 2)
@@ -330,7 +330,7 @@ def test_regex_round_trips_on_random_right_linear_grammars() -> None:
 
 def test_regex_guards() -> None:
     minimal = dfa(example3(), "A", 0, forward=True)
-    with pytest.raises(InputError, match="at most 3 states"):
+    with pytest.raises(BudgetExceeded, match="at most 3 states"):  # a limit, not bad input
         dfa_to_regex(minimal, limit=3)
     assert dfa_to_regex(dfa(example3(), "A", 3, forward=True)) is None  # 𝒢_A never reaches 3
     star = DFA(states={0}, input_symbols={"*"}, transitions={0: {"*": 0}}, initial_state=0,

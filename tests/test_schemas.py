@@ -139,11 +139,69 @@ def test_json_outputs_obey_their_schemas(command: str, tmp_path: Path,
             if command in EXCHANGE:
                 assert "schema" not in obj
                 validate(obj, EXCHANGE[command])
+            elif obj["schema"] == "stopped/1":  # exit 3: the one object of every command
+                assert obj["command"] == command
+                validate(obj)
             else:
                 assert obj["schema"] == command.replace(" ", "-") + "/1"
                 validate(obj)
             seen += 1
     assert seen >= 1
+
+
+#: commands stopped by a budget, a limit, a refusal up front or an unprovable value (exit 3)
+STOPS: list[tuple[list[str], str]] = [
+    (["max", E3, "A", "--max-states", "3", "--json"], "budget"),
+    (["max", E3, "A", "1", "--method", "explicit", "--max-states", "2", "--json"], "budget"),
+    (["spectrum", E3, "--max-states", "3", "--json"], "budget"),
+    (["count", E3, "A", "0", "--length", "8", "--max-states", "2", "--json"], "budget"),
+    (["count", E3, "A", "0", "--length", "10^12", "--max-seconds", "0.01", "--json"], "budget"),
+    (["count", E3, "A", "0", "--gf", "--max-dfa-states", "2", "--json"], "budget"),
+    (["regex", E3, "A", "0", "--max-dfa-states", "3", "--json"], "budget"),
+    (["dfa", E3, "A", "0", "--max-states", "2", "--format", "json"], "budget"),
+    (["game-graph", E3, "--max-nodes", "4", "--format", "json"], "budget"),
+    (["period", UNARY, "A", "--max-states", "2", "--json"], "budget"),
+    (["imark", "value", "--S", "1", "--D", "2,3", "10^30", "--c", "1", "--json"], "unproven"),
+    (["imark", "value", "--S", "1", "--D", "2,3", "10^30", "--max-states", "1", "--json"],
+     "budget"),
+    (["imark", "sequence", "--S", "1", "--D", "2", "--upto", "10^15", "--json"], "budget"),
+    (["octal", "0.16", "--upto", "100", "--json"], "unproven"),
+]
+
+
+@pytest.mark.parametrize(("argv", "reason"), STOPS, ids=[" ".join(a[:2]) for a, _ in STOPS])
+def test_every_exit_3_prints_one_stopped_object(argv: list[str], reason: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Should end with exit 3, one error line, and the stopped/1 object as stdout's last line
+    (one rule for every command; README "Exit codes"), whatever the command prints otherwise."""
+    if UNARY in argv:
+        (tmp_path / "s134.txt").write_text("A -> a A | a a a A | a | a a a\n", encoding="utf-8")
+        argv = [str(tmp_path / "s134.txt") if a == UNARY else a for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out, err = capsys.readouterr()
+    assert code == 3, err
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    last = json.loads(out.splitlines()[-1])
+    validate(last)
+    command = "imark " + argv[1] if argv[0] == "imark" else argv[0]
+    assert last["schema"] == "stopped/1" and last["command"] == command
+    assert last["reason"] == reason and last["error"] == err[len("error: "):].rstrip("\n")
+    for line in out.splitlines()[:-1]:  # complete results before the stop
+        assert json.loads(line)["schema"] == command.replace(" ", "-") + "/1"
+
+
+def test_a_stop_writes_nothing_to_the_output_file(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Should leave -o FILE unwritten and put the stopped/1 object on stdout."""
+    target = tmp_path / "g.json"
+    with pytest.raises(SystemExit) as e:
+        main(["game-graph", E3, "--max-nodes", "4", "--format", "json", "-o", str(target)])
+    out, _ = capsys.readouterr()
+    assert e.value.code == 3 and not target.exists()
+    assert json.loads(out)["command"] == "game-graph"
 
 
 def test_the_schemas_can_fail() -> None:

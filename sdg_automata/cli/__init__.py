@@ -8,9 +8,12 @@ Exit codes (a public promise, see :class:`~sdg_automata.cli.common.ExitCode`):
 (or a value that cannot be proven; a full disk; a lost Dask cluster), 130
 interrupted (Ctrl-C), 143 terminated (SIGTERM, handled as Ctrl-C is).
 
-Each command group is a module with a ``register(sub)`` function that adds its
-subcommands; adding a command group is one module and one entry in
-:data:`GROUPS`.
+Each command group is a module with a ``register(sub)`` function that names
+its subcommands (:meth:`~sdg_automata.cli.common.Commands.command`); adding a
+command group is one module and one entry in :data:`GROUPS`.  A group module
+imports no engine at its top: a command's parser is built, and its engine
+imported, only when that command runs, so start-up stays that of a small
+script (``tests/test_cli.py`` checks which modules ``--help`` loads).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import errno
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .. import __version__
@@ -35,7 +39,19 @@ from ..errors import (
 )
 from ..stopping import received, sigterm_as_interrupt
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import NO_ROOM, SCHEMA, ExitCode, Formatter, Parser, epilog, fail, json_options
+from .common import (
+    NO_ROOM,
+    SCHEMA,
+    STARTED,
+    ExitCode,
+    Formatter,
+    Parser,
+    Reason,
+    build_all,
+    emit_stopped,
+    epilog,
+    fail,
+)
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
@@ -54,36 +70,32 @@ EXAMPLES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand.
+
+    ``lazy``: build a subcommand's arguments only when it is chosen (what
+    :func:`main` does, so that a command loads only its own engine); by
+    default every subcommand is complete (for shtab completion, for the tests).
+    """
+    examples: dict[str, Sequence[str]] = {"": EXAMPLES}
+    for group in GROUPS:  # a group without examples builds; tests/test_cli_help.py fails it
+        examples.update(getattr(group, "EXAMPLES", {}))
     parser = Parser(
         prog=PROG,
         description="Impartial games as automata: Grundy numbers of successful derivation "
                     "games on grammars, their DFAs, Max-Grundy decisions, i-Mark, octal "
                     "games, and sweeps over every grammar or game of a size.",
+        epilog=epilog(EXAMPLES),
+        formatter_class=Formatter,
     )
+    parser.examples = examples
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in GROUPS:
         group.register(sub)
-    json_options(parser)
-    examples = {"": EXAMPLES}
-    for group in GROUPS:  # a group without examples builds; tests/test_cli_help.py fails it
-        examples.update(getattr(group, "EXAMPLES", {}))
-    for name, p in _parsers(parser):
-        p.epilog = epilog(examples.get(name, ()))
-        p.formatter_class = Formatter
+    if not lazy:
+        build_all(parser)
     return parser
-
-
-def _parsers(parser: argparse.ArgumentParser,
-             name: str = "") -> Iterator[tuple[str, argparse.ArgumentParser]]:
-    """Every parser with its command (``""``, ``max``, ``imark value``, ...)."""
-    yield name, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub, p in action.choices.items():
-                yield from _parsers(p, f"{name} {sub}".strip())
 
 
 class _ClosedStream:
@@ -138,7 +150,7 @@ def _flushed() -> None:
         _unwritable(e)
 
 
-def _stopped(message: str) -> int:
+def _signalled(message: str) -> int:
     """One line for Ctrl-C or SIGTERM (which says so); the exit code 128 + the signal."""
     if received() == signal.SIGTERM:
         message = message.replace("interrupted", "terminated (SIGTERM)", 1)
@@ -151,9 +163,22 @@ def _stopped(message: str) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     SCHEMA.set(getattr(args, "schema", None))
+    STARTED.set(time.perf_counter())  # --max-seconds bounds the whole command from here
     code = int(args.func(args))
     sys.stdout.flush()  # a full disk or a closed pipe shows here, while we can still say so
     return code
+
+
+def _stopped(args: argparse.Namespace, message: str, *, reason: Reason = "budget",
+             explored: int | None = None) -> NoReturn:
+    """Exit 3: the ``error:`` line, and under --json the ``stopped/1`` object (one rule for
+    every command; README, "Exit codes")."""
+    try:
+        emit_stopped(args, message, reason=reason, explored=explored)
+        sys.stdout.flush()
+    except OSError:  # stdout unwritable: the error line still says what happened
+        _silence_stdout()
+    fail(message, ExitCode.BUDGET)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -162,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdin = _ClosedStream("input")
     if sys.stdout is None:
         sys.stdout = _ClosedStream("output")
-    parser = build_parser()
+    parser = build_parser(lazy=True)
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help, --version: printed; say so if the output was lost
@@ -179,21 +204,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
     except InputError as e:
         fail(str(e))
-    except (BudgetExceeded, ConvergenceError, ResourceError) as e:
-        fail(str(e), ExitCode.BUDGET)
+    except (BudgetExceeded, ResourceError) as e:
+        _stopped(args, str(e), explored=getattr(e, "explored", None))
+    except ConvergenceError as e:
+        _stopped(args, str(e), reason="unproven")
     except MemoryError:
-        fail("out of memory: the computation does not fit; give a smaller input or a "
-             "--max-states budget", ExitCode.BUDGET)
+        _stopped(args, "out of memory: the computation does not fit; give a smaller input or "
+                       "a --max-states budget")
     except RecursionError:
-        fail("the input is nested too deeply to process", ExitCode.BUDGET)
+        _stopped(args, "the input is nested too deeply to process")
     except Interrupted as e:
-        return _stopped(str(e))
+        return _signalled(str(e))
     except SdgBug as e:
         fail(f"internal error (a bug in sdg_automata; please report it): {e}", ExitCode.BUG)
     except SdgError as e:  # pragma: no cover - every SdgError should be one of the above
         fail(str(e), ExitCode.INPUT_ERROR)
     except KeyboardInterrupt:
-        return _stopped("interrupted")
+        return _signalled("interrupted")
     except BrokenPipeError:  # `... | head`: not an error of ours
         _silence_stdout()
         sys.stderr.close()

@@ -9,11 +9,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, get_args
 
-from ..decide import STRATEGIES, Route
 from ..errors import BudgetExceeded, InputError
 from ..parse import read_text
 from .common import (
+    Commands,
     ExitCode,
+    Parser,
     add_budget,
     add_drawing,
     add_grammar,
@@ -50,12 +51,12 @@ EXAMPLES = {
 REGEX_COUNT_FACTOR = 10
 
 
-def _add_max(sub: Any) -> None:
-    p = sub.add_parser(
-        "max", help="Max-Grundy: the maximum Grundy number over L(G, A), or is it K?",
-        description="Without K: print the maximum of 𝒢_{G,A} over L(G, A) and a witness word. "
-                    "With K: print yes or no (exit 0 or 1): is the maximum equal to K? "
-                    "Right- and left-linear grammars (SPEC §5).")
+def _add_max(p: Parser) -> None:
+    from ..decide import STRATEGIES, Route
+
+    p.description = ("Without K: print the maximum of 𝒢_{G,A} over L(G, A) and a witness word. "
+                     "With K: print yes or no (exit 0 or 1): is the maximum equal to K? "
+                     "Right- and left-linear grammars (SPEC §5).")
     add_grammar(p, nonterminal=True)
     p.add_argument("k", metavar="K", nargs="?", type=natural, help="the value to test")
     p.add_argument("--method", choices=get_args(Route), default="onthefly",
@@ -120,16 +121,17 @@ def _cmd_max(args: argparse.Namespace) -> int:
     return ExitCode.OK if verdict.answer else ExitCode.NO
 
 
-def _add_dfa(sub: Any) -> None:
-    p = sub.add_parser(
-        "dfa", help="the DFA M_{A,i} of the Step 1–5 construction",
-        description="Print M_{A,I}, which accepts the reverses of the words w with 𝒢_{G,A}(w) = I "
-                    "(SPEC §4, Step 5), or with --forward the DFA of those words themselves.")
+def _add_dfa(p: Parser) -> None:
+    p.description = ("Print M_{A,I}, which accepts the reverses of the words w with "
+                     "𝒢_{G,A}(w) = I (SPEC §4, Step 5), or with --forward the DFA of those "
+                     "words themselves.")
     add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="I", type=natural, help="the Grundy number")
     p.add_argument("--forward", action="store_true",
-                   help="the DFA of {w : 𝒢(A, w) = I} (a subset construction of the reversed "
-                        "automaton, counted against --max-states as it is built; minimal)")
+                   help="the minimal DFA of {w : 𝒢(A, w) = I}, without a dead state (right-"
+                        "linear: a subset construction of the reversed automaton, counted "
+                        "against --max-states as it is built; left-linear: the automaton "
+                        "minimized by automata-lib)")
     p.add_argument("--minimal", action="store_true", help="minimize (automata-lib minify)")
     p.add_argument("--format", choices=["text", "json", "dot", "jff", "svg", "png"],
                    default="text",
@@ -172,14 +174,12 @@ def _cmd_dfa(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_spectrum(sub: Any) -> None:
-    p = sub.add_parser(
-        "spectrum", help="every nonterminal: bound, values reached, a witness per value",
-        description="For every nonterminal A: the bound m_A (SPEC §3), the Grundy values that "
-                    "occur on L(G, A), a shortest witness for each, and the reachable states. "
-                    "The automaton reads all of Σ, so a declared letter that no rule uses "
-                    "(terminals: c) adds one reachable state: the dead state it leads to.")
-    add_grammar(p)
+def _add_spectrum(p: Parser) -> None:
+    p.description = ("For every nonterminal A: the bound m_A (SPEC §3), the Grundy values that "
+                     "occur on L(G, A), a shortest witness for each, and the reachable states. "
+                     "The automaton reads all of Σ, so a declared letter that no rule uses "
+                     "(terminals: c) adds one reachable state: the dead state it leads to.")
+    add_grammar(p, start="none")
     p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
     add_budget(p)
     p.set_defaults(func=_cmd_spectrum)
@@ -212,14 +212,12 @@ def _cmd_spectrum(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_regex(sub: Any) -> None:
-    p = sub.add_parser(
-        "regex", help="a regular expression for {w : 𝒢(A, w) = C}",
-        description="Print a regular expression, in automata-lib's syntax (| * + ? and "
-                    "parentheses), for the words w with 𝒢_{G,A}(w) = C: state elimination "
-                    "(automata-lib's GNFA) on the minimal forward DFA. The expression can grow "
-                    "exponentially with the DFA, so larger DFAs than --max-dfa-states are "
-                    "refused. An empty class prints ∅. Right- and left-linear grammars.")
+def _add_regex(p: Parser) -> None:
+    p.description = ("Print a regular expression, in automata-lib's syntax (| * + ? and "
+                     "parentheses), for the words w with 𝒢_{G,A}(w) = C: state elimination "
+                     "(automata-lib's GNFA) on the minimal forward DFA. The expression can grow "
+                     "exponentially with the DFA, so larger DFAs than --max-dfa-states are "
+                     "refused. An empty class prints ∅. Right- and left-linear grammars.")
     add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="C", type=natural, help="the Grundy number")
     p.add_argument("--max-dfa-states", type=positive, default=50, metavar="N",
@@ -248,9 +246,10 @@ def _cmd_regex(args: argparse.Namespace) -> int:
     except BudgetExceeded as e:
         if limits.max_states is not None and limits.max_states <= cap or e.explored < cap:
             raise  # the user's own budget (states or seconds) ran out
-        raise InputError(f"the DFA has more than {cap} states (counting stopped there), over "
-                         f"--max-dfa-states {args.max_dfa_states}: regular expressions by "
-                         "state elimination grow exponentially with the states") from None
+        raise BudgetExceeded(f"the DFA has more than {cap} states (counting stopped there), "
+                             f"over --max-dfa-states {args.max_dfa_states}: regular expressions "
+                             "by state elimination grow exponentially with the states",
+                             explored=e.explored) from None
     meter = limits.start("state elimination", unit="states")
     meter.count = len(machine.states)
     with meter.library("automata-lib GNFA"):  # --max-seconds reaches inside automata-lib
@@ -266,20 +265,19 @@ def _cmd_regex(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_count(sub: Any) -> None:
+def _add_count(p: Parser) -> None:
     from ..counting import COUNT_SECONDS, CountMethod
 
-    p = sub.add_parser(
-        "count", help="how many words of length N have 𝒢(A, w) = C; generating function; density",
-        description="Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, over the int "
-                    "tables of the minimal automaton (not by enumeration): two rolling levels of "
-                    "integers, or powers of the transfer matrix when N is large and the class "
-                    "small, whichever is estimated cheaper. A count estimated to need more "
-                    f"memory than is available, or more than {COUNT_SECONDS:g} s (3 × S with "
-                    "--max-seconds S), is refused at once with exit 3. --gf: the "
-                    "rational generating function Σ countₙ xⁿ (sympy); --density: the limit of "
-                    "countₙ / |Σ|ⁿ, or its limit points along the residues of n when the class "
-                    "oscillates (exact rationals). Right- and left-linear grammars.")
+    p.description = (
+        "Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, over the int "
+        "tables of the minimal automaton (not by enumeration): two rolling levels of "
+        "integers, or powers of the transfer matrix when N is large and the class "
+        "small, whichever is estimated cheaper. A count estimated to need more "
+        f"memory than is available, or more than {COUNT_SECONDS:g} s (3 × S with "
+        "--max-seconds S), is refused at once with exit 3. --gf: the "
+        "rational generating function Σ countₙ xⁿ (sympy); --density: the limit of "
+        "countₙ / |Σ|ⁿ, or its limit points along the residues of n when the class "
+        "oscillates (exact rationals). Right- and left-linear grammars.")
     add_grammar(p, nonterminal=True)
     p.add_argument("value", metavar="C", type=natural, help="the Grundy number")
     p.add_argument("--length", type=natural, metavar="N", help="the word length")
@@ -335,10 +333,13 @@ def _cmd_count(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_max(sub)
-    _add_dfa(sub)
-    _add_spectrum(sub)
-    _add_regex(sub)
-    _add_count(sub)
+    sub.command("max", _add_max,
+                help="Max-Grundy: the maximum Grundy number over L(G, A), or is it K?")
+    sub.command("dfa", _add_dfa, help="the DFA M_{A,i} of the Step 1–5 construction")
+    sub.command("spectrum", _add_spectrum,
+                help="every nonterminal: bound, values reached, a witness per value")
+    sub.command("regex", _add_regex, help="a regular expression for {w : 𝒢(A, w) = C}")
+    sub.command("count", _add_count, help="how many words of length N have 𝒢(A, w) = C; "
+                                          "generating function; density")

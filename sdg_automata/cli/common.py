@@ -18,10 +18,9 @@ import os
 import re
 import stat
 import sys
-import tempfile
-import textwrap
+import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from ..budget import DEGRADED, Budget
 from ..errors import BudgetExceeded, InputError, ResourceError
@@ -32,11 +31,12 @@ if TYPE_CHECKING:
     from ..construction import ReachableAutomaton
 
 __all__ = [
-    "DRAW_LIMIT", "EPILOG", "ExitCode", "Formatter", "INPUT_ARGUMENTS", "NO_ROOM", "Parser",
-    "SCHEMA", "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget",
-    "check_visual", "deliver", "duration", "emit", "epilog", "explore", "fail", "json_options",
-    "load", "natural", "output", "positive", "progress", "schema_name", "stamped",
-    "unlimited_digits",
+    "DRAW_LIMIT", "EPILOG", "STOPPED", "Build", "Commands", "ExitCode", "Formatter",
+    "INPUT_ARGUMENTS", "NO_ROOM", "Parser", "Reason", "SCHEMA", "STARTED", "StartRole",
+    "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "build_all",
+    "check_visual", "deliver", "duration", "emit", "emit_stopped", "epilog", "explore", "fail",
+    "finish", "json_options", "load", "natural", "output", "positive", "progress", "schema_name",
+    "stamped", "unlimited_digits", "wants_json",
 ]
 
 
@@ -81,6 +81,8 @@ class Formatter(argparse.HelpFormatter):
     (blank lines kept); a paragraph whose lines are indented (examples) is left as written."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap  # here: only --help fills text
+
         return "\n\n".join(
             par if any(line.startswith(" ") for line in par.splitlines()) else textwrap.fill(
                 " ".join(par.split()), width, initial_indent=indent, subsequent_indent=indent)
@@ -90,11 +92,41 @@ class Formatter(argparse.HelpFormatter):
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one ``error:`` line and exit 2, and
     which takes no abbreviated options (``--max`` is not ``--max-states``: a later
-    option must not change what an old command line means)."""
+    option must not change what an old command line means).  Its subcommands are
+    :class:`Commands`.  A command's positionals may follow its options
+    (``grundy G --start B ba``): argparse's intermixed parsing, for every parser
+    without subcommands."""
+
+    #: the command this parser reads, e.g. ``"imark value"`` (names its JSON schema)
+    path = ""
+    #: every command's example lines by command (``""``: the root), shared by the whole
+    #: tree of parsers; a command's ``--help`` ends with its own (:func:`epilog`)
+    examples: dict[str, Sequence[str]] = {}
+    #: whether :func:`finish` has run on this parser
+    finished = False
+    _intermixing = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self._intermixing or any(isinstance(a, argparse._SubParsersAction)
+                                    for a in self._actions):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # argparse's intermixed parsing calls us back: plain then
+        try:
+            return super().parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+
+    def add_subparsers(self, **kwargs: Any) -> Commands:
+        kwargs.setdefault("parser_class", Parser)
+        kwargs.setdefault("action", Commands)
+        commands = super().add_subparsers(**kwargs)
+        assert isinstance(commands, Commands)
+        commands.path, commands.examples = self.path, self.examples
+        return commands
 
     def error(self, message: str) -> NoReturn:
         fail(f"{message} (see '{self.prog} --help')")
@@ -103,6 +135,77 @@ class Parser(argparse.ArgumentParser):
         # argparse swallows a failed write of --help or --version: let main report it
         if message:
             (file or sys.stderr).write(message)
+
+
+#: adds a command's description and arguments to its parser; it may import the command's
+#: engine, where its choices live (``--strategy`` offers the keys of ``decide.STRATEGIES``)
+Build = Callable[["Parser"], None]
+
+
+class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """Subcommands whose parsers are built only when needed.
+
+    Start-up is part of the product (issue 18 §4): each command registers its
+    name, its one-line help and a :data:`Build` function (:meth:`command`),
+    which runs when the command is chosen on the command line, so
+    ``sdg-automata max ...`` loads the engine of ``max`` and no other, and
+    ``--help`` none.  :meth:`build` runs them ahead of time
+    (:func:`~sdg_automata.cli.build_parser` does, for completion and the tests).
+    """
+
+    path = ""
+    examples: dict[str, Sequence[str]] = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._builders: dict[str, Build] = {}
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        path = f"{self.path} {name}".strip()
+        kwargs.setdefault("epilog", epilog(self.examples.get(path, ())))
+        kwargs.setdefault("formatter_class", Formatter)
+        parser = super().add_parser(name, **kwargs)
+        parser.path, parser.examples = path, self.examples
+        return parser
+
+    def command(self, name: str, build: Build, *, help: str) -> None:  # noqa: A002
+        """Register the command ``name``; ``build`` adds its arguments when it is needed."""
+        self.add_parser(name, help=help)
+        self._builders[name] = build
+
+    def build(self, name: str) -> Parser:
+        """The complete parser of the command ``name`` (built now if it was not yet)."""
+        parser: Parser = self.choices[name]
+        builder = self._builders.pop(name, None)
+        if builder is not None:
+            builder(parser)
+        finish(parser)
+        return parser
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if values and values[0] in self.choices:  # an unknown name: argparse says so
+            self.build(values[0])
+        super().__call__(parser, namespace, values, option_string)
+
+
+def finish(parser: argparse.ArgumentParser) -> None:
+    """Complete a built parser once: its JSON options (:func:`json_options`), and the
+    command's name in ``args.command_path`` (for :func:`emit_stopped`)."""
+    if not getattr(parser, "finished", True):
+        path = getattr(parser, "path", "")
+        json_options(parser, path)
+        parser.set_defaults(command_path=path)
+        parser.finished = True  # type: ignore[attr-defined]
+
+
+def build_all(parser: argparse.ArgumentParser) -> None:
+    """Build every subcommand of ``parser``, at every depth (see :class:`Commands`)."""
+    finish(parser)
+    for action in parser._actions:
+        if isinstance(action, Commands):
+            for name in action.choices:
+                build_all(action.build(name))
 
 
 def fail(message: str, code: int = ExitCode.INPUT_ERROR) -> NoReturn:
@@ -135,27 +238,88 @@ def emit(obj: Any) -> None:
     print(json.dumps(stamped(obj) if isinstance(obj, dict) else obj, ensure_ascii=False))
 
 
+#: the schema of what a command prints under --json when it stops with exit 3
+#: (``docs/schemas/stopped.json``; README, "Exit codes")
+STOPPED = "stopped/1"
+#: why a command stopped with exit 3: a budget or limit, or no value provable within them
+Reason = Literal["budget", "unproven"]
+
+
+def wants_json(args: argparse.Namespace) -> bool:
+    """Whether the command's output was asked for as JSON (``--json``, ``--format json``)."""
+    return getattr(args, "json", None) is True or getattr(args, "format", None) in (
+        "json", "jsonl")
+
+
+def emit_stopped(args: argparse.Namespace, message: str, *, reason: Reason = "budget",
+                 explored: int | None = None, at: dict[str, Any] | None = None) -> None:
+    """Under JSON output, the :data:`STOPPED` object of a command that stops with exit 3
+    (on stdout, never into ``-o``); the caller prints the ``error:`` line."""
+    if wants_json(args):
+        print(json.dumps(stamped({"schema": STOPPED, "command": getattr(args, "command_path", ""),
+                                  "reason": reason, "error": message, "explored": explored,
+                                  "at": at or {}}), ensure_ascii=False))
+
+
 # -- arguments -----------------------------------------------------------------
 
-def add_grammar(p: argparse.ArgumentParser, *, nonterminal: bool = False) -> None:
-    """The GRAMMAR argument (and NONTERMINAL), and ``--start X``."""
+#: what ``--start X`` does for a command (issue 21 §14: it was ignored where it meant nothing):
+#: ``grammar``, only set the start symbol (``check``); ``nonterminal``, also name the
+#: nonterminal the command works on, which must then agree with a NONTERMINAL given;
+#: ``none``, refused: the command reads every nonterminal, or positions name theirs
+StartRole = Literal["grammar", "nonterminal", "none"]
+_START_HELP: dict[str, str] = {
+    "grammar": "the start symbol (default: the file's 'start', else the first rule's head; "
+               "pyformlang's text output lists rules in no fixed order)",
+    "nonterminal": "the start symbol, and so the nonterminal worked on when none is given "
+                   "(a NONTERMINAL given must be the same)",
+    "none": "refused here: this command does not use a start symbol",
+}
+
+
+def add_grammar(p: argparse.ArgumentParser, *, nonterminal: bool = False,
+                start: StartRole | None = None) -> None:
+    """The GRAMMAR argument (and NONTERMINAL), and ``--start X`` in its ``start`` role
+    (default: ``nonterminal`` with a NONTERMINAL, else ``grammar``)."""
+    role = start or ("nonterminal" if nonterminal else "grammar")
     p.add_argument("grammar", metavar="GRAMMAR", help="grammar file (.json or text format)")
     if nonterminal:
         p.add_argument("nonterminal", metavar="NONTERMINAL", help="the nonterminal A")
-    p.add_argument("--start", metavar="X",
-                   help="the start symbol (default: the file's 'start', else the first rule's "
-                        "head; pyformlang's text output lists rules in no fixed order)")
+    p.add_argument("--start", metavar="X", help=_START_HELP[role])
+    p.set_defaults(start_role=role)
 
 
 def load(args: argparse.Namespace) -> Grammar:
-    """The grammar named by the GRAMMAR argument, with ``--start`` applied."""
+    """The grammar named by the GRAMMAR argument, with ``--start`` applied in its role.
+
+    In the ``nonterminal`` role an optional NONTERMINAL that was left out is the start
+    symbol, and for ``grundy`` a first argument that is no nonterminal is the first word
+    (``grundy G --start B ba`` is 𝒢(B, ba)); ``args`` is completed accordingly.
+    """
     g = load_grammar(args.grammar)
     start = getattr(args, "start", None)
-    if start is not None and start != g.start:
-        if start not in g.nonterminals:
-            raise InputError(f"--start {start!r}: not a nonterminal of {args.grammar} "
-                             f"(it has {', '.join(g.nonterminals[:10])}"
-                             f"{', ...' if len(g.nonterminals) > 10 else ''})")
+    if start is None:
+        return g
+    role = getattr(args, "start_role", "grammar")
+    if role == "none":
+        raise InputError(f"--start does not apply to {getattr(args, 'command_path', 'this')}: "
+                         "it uses no start symbol (it reads every nonterminal, or the "
+                         "positions name theirs)")
+    if start not in g.nonterminals:
+        raise InputError(f"--start {start!r}: not a nonterminal of {args.grammar} "
+                         f"(it has {', '.join(g.nonterminals[:10])}"
+                         f"{', ...' if len(g.nonterminals) > 10 else ''})")
+    named = getattr(args, "nonterminal", None)
+    if role == "nonterminal" and hasattr(args, "words") and not getattr(args, "position", None):
+        if named is not None and named not in g.nonterminals:  # a word, not NONTERMINAL
+            args.words = [named, *args.words]
+            named = None
+        if named is None:
+            args.nonterminal = named = start
+    if role == "nonterminal" and named is not None and named != start:
+        raise InputError(f"--start {start} and NONTERMINAL {named} name different "
+                         "nonterminals: give one of them")
+    if start != g.start:
         g = Grammar(rules=g.rules, start=start, terminals=g.terminals)
     return g
 
@@ -170,7 +334,7 @@ class _FormatAsJson(argparse.Action):
 
 def json_options(parser: argparse.ArgumentParser, command: str = "") -> None:
     """Accept both ``--json`` and ``--format json`` wherever a JSON form exists, and
-    name each command's JSON schema (for :func:`emit`), on ``parser`` and every subcommand.
+    name the command's JSON schema (for :func:`emit`).
 
     A command with ``--json`` gains ``--format {text,json}``; a command whose
     ``--format`` offers ``json`` gains ``--json`` (short for ``--format json``).
@@ -186,10 +350,6 @@ def json_options(parser: argparse.ArgumentParser, command: str = "") -> None:
                             help="the same as --format json")
     if has_json or (fmt is not None and "json" in (fmt.choices or ())):
         parser.set_defaults(schema=schema_name(command))
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                json_options(sub, f"{command} {name}".strip())
 
 
 _NUMBER = re.compile(r"(-?\d+)(?:(\^|\*\*)(\d+)|[eE](\d+))?")
@@ -251,7 +411,8 @@ def add_budget(p: argparse.ArgumentParser, *, states: bool = True, seconds: bool
                        help="stop with exit 3 once N states are needed")
     if seconds:
         p.add_argument("--max-seconds", type=duration, metavar="S",
-                       help="stop with exit 3 after S seconds")
+                       help="stop with exit 3 after S seconds (the whole command, every "
+                            "phase included)")
 
 
 def add_engine(p: argparse.ArgumentParser) -> None:
@@ -264,12 +425,25 @@ def add_engine(p: argparse.ArgumentParser) -> None:
                         "auto (default): compiled for runs large enough to repay loading numba")
 
 
-def budget(args: argparse.Namespace,
-           progress: Callable[[int], None] | None = None) -> Budget:
-    """The :class:`Budget` the options of ``args`` ask for; on a system where budgets
-    are weaker (:data:`sdg_automata.budget.DEGRADED`), a ``--max-seconds`` says how, once."""
+#: when the running command started (:func:`time.perf_counter`): ``--max-seconds`` counts
+#: from here, over every phase of the command (set by :func:`sdg_automata.cli.main`)
+STARTED: contextvars.ContextVar[float | None] = contextvars.ContextVar("STARTED", default=None)
+
+
+def budget(args: argparse.Namespace, progress: Callable[[int], None] | None = None, *,
+           each: bool = False) -> Budget:
+    """The :class:`Budget` the options of ``args`` ask for.
+
+    ``--max-seconds`` bounds the whole command: every phase shares the deadline
+    counted from the command's start (:data:`STARTED`).  ``each``: the seconds
+    are per item instead, each phase with its own clock (a word of ``grundy``,
+    a job of a sweep, an analysis of ``play``), as those commands document.  On
+    a system where budgets are weaker (:data:`sdg_automata.budget.DEGRADED`), a
+    ``--max-seconds`` says how, once.
+    """
     limits = Budget(max_states=getattr(args, "max_states", None),
-                    max_seconds=getattr(args, "max_seconds", None), progress=progress)
+                    max_seconds=getattr(args, "max_seconds", None), progress=progress,
+                    since=None if each else STARTED.get())
     if limits.max_seconds is not None and DEGRADED:
         _say_degraded()
     return limits
@@ -351,6 +525,8 @@ def _write_atomically(path: str, data: str | bytes) -> None:
     that is not a regular file (a device such as /dev/null, a FIFO) is written
     in place, as there is no old content to keep.
     """
+    import tempfile  # here: tempfile loads random, shutil and more, for commands that write
+
     blob = data if isinstance(data, bytes) else data.encode("utf-8")
     target = os.path.realpath(path)
     try:
@@ -430,7 +606,8 @@ def deliver(args: argparse.Namespace, text: str, *, size: int = 0) -> None:
     """Write ``text`` (DOT for --format svg/png, which Graphviz lays out) to -o or stdout.
 
     ``size`` is the number of states or positions drawn, checked against
-    ``--max-draw-states`` before Graphviz runs; ``--max-seconds`` bounds the layout.
+    ``--max-draw-states`` before Graphviz runs; the layout gets what is left of
+    ``--max-seconds`` (the command's one deadline).
     """
     from ..render import dot_to_png, dot_to_svg
 
@@ -439,7 +616,12 @@ def deliver(args: argparse.Namespace, text: str, *, size: int = 0) -> None:
         raise BudgetExceeded(f"refusing to draw {size} states or positions with Graphviz (more "
                              f"than --max-draw-states {args.max_draw_states}); use --format dot "
                              "or text, or raise --max-draw-states")
-    seconds = getattr(args, "max_seconds", None)
+    seconds = None
+    if args.format in ("svg", "png") and getattr(args, "max_seconds", None) is not None:
+        meter = budget(args).start("Graphviz layout", unit="states or positions")
+        seconds = meter.deadline - time.perf_counter()
+        if seconds <= 0:
+            raise meter.exceeded(size, f"{args.max_seconds:g} s")
     if args.format == "svg":
         data = dot_to_svg(text, max_seconds=seconds)
     elif args.format == "png":

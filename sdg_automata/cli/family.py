@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from ..errors import InputError
 from ..grammar import Grammar
-from .common import EPILOG, ExitCode, Parser, add_output, output, positive
+from .common import Commands, ExitCode, Parser, add_output, output, positive
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -22,47 +21,57 @@ EXAMPLES = {
 }
 
 
-def _add_family(sub: Any) -> None:
-    p = sub.add_parser(
-        "family", help="write an instance with an independently known answer",
-        description="Write a grammar whose Max-Grundy answer is known without the automaton "
-                    "(JSON or text, to stdout or -o FILE) and print that ground truth on "
-                    "stderr. modular: the SPEC §5 reduction on the unary DFAs of aⁿ with "
-                    "n ≡ R (mod P) and n even, answered by the Chinese remainder theorem; "
-                    "random: the same reduction on random binary DFAs, answered by "
-                    "automata-lib products; subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
-    kinds = p.add_subparsers(dest="family", metavar="FAMILY", parser_class=Parser)
+def _add_family(p: Parser) -> None:
+    p.description = (
+        "Write a grammar whose Max-Grundy answer is known without the automaton "
+        "(JSON or text, to stdout or -o FILE) and print that ground truth on "
+        "stderr. modular: the SPEC §5 reduction on the unary DFAs of aⁿ with "
+        "n ≡ R (mod P) and n even, answered by the Chinese remainder theorem; "
+        "random: the same reduction on random binary DFAs, answered by "
+        "automata-lib products; subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
+    kinds = p.add_subparsers(dest="family", metavar="FAMILY")
     kinds.required = True
-    m = kinds.add_parser(
-        "modular", help="unary DFAs n ≡ R (mod P), n even; ground truth by the CRT",
-        description="D_i accepts aⁿ with n ≡ R_i (mod P_i) and n even; max 𝒢(A) is the "
-                    "largest j whose first j congruences have a common solution.")
+    kinds.command("modular", _add_modular,
+                  help="unary DFAs n ≡ R (mod P), n even; ground truth by the CRT")
+    kinds.command("random", _add_random,
+                  help="random binary DFAs (made even-length); ground truth by products")
+    kinds.command("subtraction", _add_subtraction,
+                  help="A → aᵏA | aᵏ for k ∈ S (the subtraction game when 1 ∈ S)")
+
+
+def _add_modular(m: Parser) -> None:
+    m.description = ("D_i accepts aⁿ with n ≡ R_i (mod P_i) and n even; max 𝒢(A) is the "
+                     "largest j whose first j congruences have a common solution.")
     m.add_argument("specs", metavar="P:R", nargs="+",
                    help="modulus and residue of one DFA, e.g. 5:2 (0 ≤ R < P)")
     m.set_defaults(func=_cmd_family_modular)
-    r = kinds.add_parser(
-        "random", help="random binary DFAs (made even-length); ground truth by products",
-        description="COUNT random DFAs on N states over {a, b}, each crossed with the "
-                    "even-length DFA; max 𝒢(A) is the largest j with "
-                    "L(D_1) ∩ … ∩ L(D_j) ∖ {ε} ≠ ∅.")
+    _add_grammar_output(m)
+
+
+def _add_random(r: Parser) -> None:
+    r.description = ("COUNT random DFAs on N states over {a, b}, each crossed with the "
+                     "even-length DFA; max 𝒢(A) is the largest j with "
+                     "L(D_1) ∩ … ∩ L(D_j) ∖ {ε} ≠ ∅.")
     r.add_argument("--dfas", type=positive, default=3, metavar="COUNT",
                    help="how many DFAs (default 3)")
     r.add_argument("--states", type=positive, default=6, metavar="N",
                    help="states of each random DFA before the even-length product (default 6)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.set_defaults(func=_cmd_family_random)
-    s = kinds.add_parser(
-        "subtraction", help="A → aᵏA | aᵏ for k ∈ S (the subtraction game when 1 ∈ S)",
-        description="The unary grammar of the subtraction game with set S (SPEC §7).")
+    _add_grammar_output(r)
+
+
+def _add_subtraction(s: Parser) -> None:
+    s.description = "The unary grammar of the subtraction game with set S (SPEC §7)."
     s.add_argument("subtraction", metavar="S", help="comma-separated positive integers, e.g. 1,3,4")
     s.set_defaults(func=_cmd_family_subtraction)
-    for q in (m, r, s):
-        add_output(q)
-        q.add_argument("--format", choices=["json", "text"], default=None,
-                       help="grammar format (default: text when -o names a .txt file, "
-                            "else json)")
-        q.epilog = EPILOG
-        q.formatter_class = argparse.RawDescriptionHelpFormatter
+    _add_grammar_output(s)
+
+
+def _add_grammar_output(q: Parser) -> None:
+    add_output(q)
+    q.add_argument("--format", choices=["json", "text"], default=None,
+                   help="grammar format (default: text when -o names a .txt file, else json)")
 
 
 def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
@@ -123,6 +132,7 @@ def _cmd_family_subtraction(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_family(sub)
+    sub.command("family", _add_family,
+                help="write an instance with an independently known answer")

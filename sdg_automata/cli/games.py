@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
-from collections.abc import Sequence
-from typing import Any, get_args
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, get_args
 
 from ..errors import InputError
-from ..play import MoveMethod, Player
 from .common import (
+    Commands,
     ExitCode,
+    Parser,
     add_budget,
     add_drawing,
     add_grammar,
@@ -24,8 +26,12 @@ from .common import (
     load,
     natural,
     positive,
+    progress,
     stamped,
 )
+
+if TYPE_CHECKING:
+    from ..impartial import NodeId
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -44,8 +50,10 @@ EXAMPLES = {
 }
 
 
-def _add_position_args(p: argparse.ArgumentParser) -> None:
-    add_grammar(p)
+def _add_position_args(p: Parser) -> None:
+    from ..play import MoveMethod
+
+    add_grammar(p, start="none")  # the positions name their nonterminals
     p.add_argument("position", metavar="A:w", nargs="+",
                    help="the components of the position, e.g. A:aab B:ba")
     p.add_argument("--method", choices=get_args(MoveMethod), default="auto",
@@ -55,13 +63,11 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
     add_budget(p, states=False)
 
 
-def _add_moves(sub: Any) -> None:
-    p = sub.add_parser(
-        "moves", help="the positions one move leads to, their values, and the winning moves",
-        description="List the moves of a multiset position A:w ... (SPEC §2) with the Grundy "
-                    "number of the position each leads to, and name the winning moves (those to "
-                    "XOR 0). Moves that lead to the same position (two derivation steps with "
-                    "the same result) are listed once.")
+def _add_moves(p: Parser) -> None:
+    p.description = ("List the moves of a multiset position A:w ... (SPEC §2) with the Grundy "
+                     "number of the position each leads to, and name the winning moves (those "
+                     "to XOR 0). Moves that lead to the same position (two derivation steps "
+                     "with the same result) are listed once.")
     _add_position_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_moves)
@@ -89,17 +95,20 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_play(sub: Any) -> None:
-    p = sub.add_parser(
-        "play", help="play a position against the engine in the terminal",
-        description="Play the SDG from a position against the engine (normal play: who cannot "
-                    "move loses). The engine plays a winning move when there is one; otherwise "
-                    "the move removing the fewest letters. At your turn type a move number, "
-                    "'h' for a hint or 'q' to quit. When standard input is not a terminal, "
-                    "moves are read from it one per line.")
+def _add_play(p: Parser) -> None:
+    from ..play import Player
+
+    p.description = ("Play the SDG from a position against the engine (normal play: who "
+                     "cannot move loses). The engine plays a winning move when there is one; "
+                     "otherwise the move removing the fewest letters. At your turn type a move "
+                     "number, 'h' for a hint or 'q' to quit. When standard input is not a "
+                     "terminal, moves are read from it one per line.")
     _add_position_args(p)
     p.add_argument("--first", choices=get_args(Player), default="human",
                    help="who moves first (default: human)")
+    for action in p._actions:  # a game lasts as long as the human thinks
+        if action.dest == "max_seconds":
+            action.help = "stop with exit 3 when one analysis of a position takes S seconds"
     p.set_defaults(func=_cmd_play)
 
 
@@ -108,7 +117,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     from ..play import Analyzer, Game, parse_position, play_terminal
 
-    analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
+    # a game lasts as long as the human thinks: --max-seconds bounds each analysis
+    analyzer = Analyzer(load(args), method=args.method, budget=budget(args, each=True))
     game = Game(analyzer, parse_position(analyzer, args.position), to_move=args.first)
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
@@ -126,13 +136,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_period(sub: Any) -> None:
-    p = sub.add_parser(
-        "period", help="proven preperiod and period of n ↦ 𝒢(A, aⁿ) over one letter",
-        description="For a right- or left-linear grammar over one letter (e.g. a subtraction "
-                    "game A -> a^k A | a^k), read the preperiod and period of "
-                    "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
-                    "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
+def _add_period(p: Parser) -> None:
+    p.description = ("For a right- or left-linear grammar over one letter (e.g. a subtraction "
+                     "game A -> a^k A | a^k), read the preperiod and period of "
+                     "s(n) = 𝒢(A, aⁿ), n ≥ 1, off the automaton's lasso: a proof, not a guess "
+                     "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
     add_grammar(p, nonterminal=True)
     add_budget(p)
     p.add_argument("--json", action="store_true",
@@ -164,14 +172,12 @@ def _cmd_period(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _add_graph(sub: Any) -> None:
-    p = sub.add_parser(
-        "graph", help="Grundy numbers and outcomes of a finite game graph",
-        description="Solve a finite acyclic game graph given as JSON "
-                    '{"positions": {"x": ["y", "z"], ...}} (a follower that is not a key is a '
-                    "sink, a position with no moves): print every position's Grundy number and "
-                    "outcome (P: the player to move loses; N: the player to move wins).  With "
-                    "--sum, print the XOR of a sum of positions and a winning move.")
+def _add_graph(p: Parser) -> None:
+    p.description = ("Solve a finite acyclic game graph given as JSON "
+                     '{"positions": {"x": ["y", "z"], ...}} (a follower that is not a key is a '
+                     "sink, a position with no moves): print every position's Grundy number "
+                     "and outcome (P: the player to move loses; N: the player to move wins).  "
+                     "With --sum, print the XOR of a sum of positions and a winning move.")
     p.add_argument("graph", metavar="GRAPH", help="game graph file (JSON)")
     p.add_argument("--misere", action="store_true",
                    help="misère play (the last mover loses): outcomes only, no Grundy numbers; "
@@ -191,64 +197,98 @@ def _graph_table(header: Sequence[str], columns: Sequence[Sequence[str]],
     return text_table([header, *zip(*columns, strict=True)], right=right).rstrip("\n")
 
 
+def _names(ids: Iterable[NodeId]) -> dict[NodeId, str]:
+    """How each position is shown: an integer node id (node-link JSON) as its digits, a
+    string as itself, or as a JSON string when an integer node has the same digits."""
+    ids = list(ids)
+    digits = {str(p) for p in ids if isinstance(p, int)}
+    return {p: json.dumps(p, ensure_ascii=False) if isinstance(p, str) and p in digits else str(p)
+            for p in ids}
+
+
+def _position(text: str, known: Mapping[NodeId, object], source: str) -> NodeId:
+    """The position a --sum argument names: the string itself, or the integer node with those
+    digits (node-link JSON), or, quoted as a JSON string, the string."""
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            quoted = json.loads(text)
+        except ValueError:
+            quoted = None
+        if isinstance(quoted, str):
+            return quoted
+    as_int = int(text) if re.fullmatch(r"-?(0|[1-9][0-9]*)", text) else None
+    if as_int is not None and as_int in known:
+        if text in known:
+            raise InputError(f"--sum {text}: the graph has both the integer node {text} and "
+                             f"the string node \"{text}\"; write '{text}' for the integer, "
+                             f"'\"{text}\"' (quoted) for the string", source=source)
+        return as_int
+    return text
+
+
 def _cmd_graph(args: argparse.Namespace) -> int:
     from ..impartial import MisereSumError, solve_game_graph_file
 
     if args.sum and args.misere:
         raise MisereSumError
     sol = solve_game_graph_file(args.graph)
+    name = _names(sol.grundy)
+
+    def record(p: NodeId, fields: dict[str, Any]) -> dict[str, Any]:
+        return {**fields, "id": p} if isinstance(p, int) else fields  # ints stay ints
+
     if args.sum:
+        parts = [_position(text, sol.grundy, args.graph) for text in args.sum]
         try:
-            total = sol.sum_grundy(args.sum)
+            total = sol.sum_grundy(parts)
         except InputError as e:
             raise e.located(args.graph) from None
-        moves = sol.winning_moves(args.sum)
+        moves = sol.winning_moves(parts)
         if args.json:
-            emit({"components": [{"position": c, "grundy": sol.grundy[c]} for c in args.sum],
-                   "grundy": total, "outcome": sol.sum_outcome(args.sum),
+            emit({"components": [{"position": c, "grundy": sol.grundy[c]} for c in parts],
+                   "grundy": total, "outcome": sol.sum_outcome(parts),
                    "winning_moves": [{"component": m.component, "from": m.source, "to": m.target}
                                      for m in moves]})
             return ExitCode.OK
         print(_graph_table(["component", "position", "grundy"],
-                           [[str(i) for i in range(len(args.sum))], args.sum,
-                            [str(sol.grundy[c]) for c in args.sum]],
+                           [[str(i) for i in range(len(parts))], [name[c] for c in parts],
+                            [str(sol.grundy[c]) for c in parts]],
                            [True, False, True]))
         print(f"xor: {total}")
         if moves:
             m = moves[0]
             others = len(moves) - 1
             more = f" ({others} other winning move{'s' * (others > 1)})" if others else ""
-            print(f"winning move: component {m.component}: {m.source} -> {m.target}{more}")
+            print(f"winning move: component {m.component}: {name[m.source]} -> "
+                  f"{name[m.target]}{more}")
         else:
             print("P-position: no winning move (the player to move loses)")
         return ExitCode.OK
     outcome = sol.outcomes(misere=args.misere)
-    if args.json:
+    if args.json:  # keyed by how positions are shown; an integer node also carries its "id"
         if args.misere:
-            emit({"positions": {p: {"outcome": o} for p, o in outcome.items()}})
+            emit({"positions": {name[p]: record(p, {"outcome": o}) for p, o in outcome.items()}})
         else:
-            emit({"positions": {p: {"grundy": g, "outcome": outcome[p]}
-                                 for p, g in sol.grundy.items()}})
+            emit({"positions": {name[p]: record(p, {"grundy": g, "outcome": outcome[p]})
+                                for p, g in sol.grundy.items()}})
     elif args.misere:
         print(_graph_table(["position", "outcome (misère)"],
-                           [list(outcome), list(outcome.values())], [False, False]))
+                           [list(name.values()), list(outcome.values())], [False, False]))
     else:
         print(_graph_table(["position", "grundy", "outcome"],
-                           [list(sol.grundy), list(map(str, sol.grundy.values())),
+                           [list(name.values()), list(map(str, sol.grundy.values())),
                             list(outcome.values())],
                            [False, True, False]))
     return ExitCode.OK
 
 
-def _add_game_graph(sub: Any) -> None:
-    p = sub.add_parser(
-        "game-graph", help="the game graph of the positions (X, w), |w| ≤ N, with Grundy numbers",
-        description="Every position (X, w) with 1 ≤ |w| ≤ N for the chosen nonterminals "
-                    "(default: all), every position reachable from them, and the moves; ∅ is "
-                    "the final position. Each node shows its Grundy number and the P-positions "
-                    "(𝒢 = 0) are highlighted, as in Figures 1 and 7 of the paper. SVG and PNG "
-                    "need the visual extra: pip install \"sdg_automata[visual]\".")
-    add_grammar(p)
+def _add_game_graph(p: Parser) -> None:
+    p.description = ("Every position (X, w) with 1 ≤ |w| ≤ N for the chosen nonterminals "
+                     "(default: all), every position reachable from them, and the moves; ∅ is "
+                     "the final position. Each node shows its Grundy number and the P-positions "
+                     "(𝒢 = 0) are highlighted, as in Figures 1 and 7 of the paper. SVG and PNG "
+                     "need the visual extra: pip install \"sdg_automata[visual]\".")
+    add_grammar(p, start="nonterminal")
     p.add_argument("nonterminals", metavar="NONTERMINAL", nargs="*",
                    help="the nonterminals X (default: all)")
     p.add_argument("--max-length", type=natural, default=3, metavar="N",
@@ -270,7 +310,16 @@ def _cmd_game_graph(args: argparse.Namespace) -> int:
 
     check_visual(args)
     g = load(args)
-    gg = game_graph(g, args.nonterminals or None, args.max_length, max_nodes=args.max_nodes)
+    heads = args.nonterminals or None
+    if args.start is not None:  # the start symbol is the one X, when none is named
+        if heads not in (None, [args.start]):
+            raise InputError(f"--start {args.start} and NONTERMINALs {' '.join(heads)} name "
+                             "different nonterminals: give one of them")
+        heads = [args.start]
+    with progress("building the game graph", enabled=args.format != "json",
+                  unit="positions") as bar:
+        gg = game_graph(g, heads, args.max_length,
+                        max_nodes=args.max_nodes, budget=budget(args, bar))
     if args.format == "json":
         text = json.dumps(stamped(gg.to_json()), ensure_ascii=False) + "\n"
     elif args.format == "text":
@@ -283,10 +332,13 @@ def _cmd_game_graph(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_moves(sub)
-    _add_play(sub)
-    _add_period(sub)
-    _add_graph(sub)
-    _add_game_graph(sub)
+    sub.command("moves", _add_moves,
+                help="the positions one move leads to, their values, and the winning moves")
+    sub.command("play", _add_play, help="play a position against the engine in the terminal")
+    sub.command("period", _add_period,
+                help="proven preperiod and period of n ↦ 𝒢(A, aⁿ) over one letter")
+    sub.command("graph", _add_graph, help="Grundy numbers and outcomes of a finite game graph")
+    sub.command("game-graph", _add_game_graph,
+                help="the game graph of the positions (X, w), |w| ≤ N, with Grundy numbers")

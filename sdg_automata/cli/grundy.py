@@ -11,8 +11,7 @@ from typing import Any, get_args
 from ..errors import InputError, brief
 from ..grammar import Grammar
 from ..parse import read_text
-from ..semantics import Method
-from .common import ExitCode, add_grammar, budget, duration, emit, load, progress
+from .common import Commands, ExitCode, Parser, add_grammar, budget, duration, emit, load, progress
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -24,10 +23,9 @@ EXAMPLES = {
 }
 
 
-def _add_check(sub: Any) -> None:
-    p = sub.add_parser("check", help="validate a grammar and print its classification",
-                       description="Validate a grammar file and print its classification, "
-                                   "alphabet, nonterminals and rule count.")
+def _add_check(p: Parser) -> None:
+    p.description = ("Validate a grammar file and print its classification, alphabet, "
+                     "nonterminals and rule count.")
     add_grammar(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_check)
@@ -63,12 +61,14 @@ def _listing(names: tuple[str, ...], limit: int = 12) -> str:
             "--json lists every one)")
 
 
-def _add_grundy(sub: Any) -> None:
-    p = sub.add_parser(
-        "grundy", help="Grundy numbers of words or of a multiset position",
-        description="Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
-                    "'not a position'); or, with --position, the XOR of a multiset position.")
-    add_grammar(p)
+def _add_grundy(p: Parser) -> None:
+    from ..semantics import Method
+
+    p.description = ("Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
+                     "'not a position'); or, with --position, the XOR of a multiset position. "
+                     "With --start X the nonterminal may be left out: then every argument "
+                     "after GRAMMAR that is not a nonterminal is a word of X.")
+    add_grammar(p, start="nonterminal")
     p.add_argument("nonterminal", metavar="NONTERMINAL", nargs="?", help="the nonterminal A")
     p.add_argument("words", metavar="WORD", nargs="*", help="words to evaluate")
     p.add_argument("--words-from", metavar="FILE",
@@ -96,7 +96,7 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def _words(args: argparse.Namespace) -> list[str]:
     words = list(args.words)
-    if args.words_from:
+    if args.words_from is not None:  # "" too: read_text says the name is empty
         text = read_text(args.words_from, what="word list")
         lines = _LINE_END.split(text)
         if lines and lines[-1] == "":  # the end of the last line, not one more line
@@ -124,7 +124,7 @@ def _cmd_grundy(args: argparse.Namespace) -> int:
     unit = "subwords" if args.method == "naive" else "substrings"
     with progress("Grundy numbers", enabled=tabled and not args.json, unit=unit) as bar:
         return _grundy_words(args, g, evaluator(g, method=args.method,
-                                                budget=budget(args, bar)))
+                                                budget=budget(args, bar, each=True)))
 
 
 def _grundy_words(args: argparse.Namespace, g: Grammar,
@@ -132,7 +132,7 @@ def _grundy_words(args: argparse.Namespace, g: Grammar,
     from ..play import parse_pair
 
     if args.position:
-        if args.nonterminal or args.words or args.words_from:
+        if args.nonterminal or args.words or args.words_from is not None:
             raise InputError("--position takes the place of NONTERMINAL and WORDs")
         parts = [parse_pair(g, item) for item in args.position]
         values = []
@@ -151,7 +151,12 @@ def _grundy_words(args: argparse.Namespace, g: Grammar,
         return ExitCode.OK
     if not args.nonterminal:
         raise InputError("give NONTERMINAL and WORDs, or --position A:w ...")
-    head = g.check_nonterminal(args.nonterminal)
+    if not g.is_nonterminal(args.nonterminal):
+        more = ", ..." if len(g.nonterminals) > 10 else ""
+        raise InputError(f"{brief(args.nonterminal)} is not a nonterminal (the nonterminals "
+                         f"are {', '.join(g.nonterminals[:10])}{more}); to give words of the "
+                         "start symbol alone, add --start X")
+    head = args.nonterminal
     words = _words(args)
     if not words:
         raise InputError("no words given (WORD arguments or --words-from FILE)")
@@ -175,7 +180,7 @@ def _show(v: int | None) -> str:
     return "not a position" if v is None else str(v)
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_check(sub)
-    _add_grundy(sub)
+    sub.command("check", _add_check, help="validate a grammar and print its classification")
+    sub.command("grundy", _add_grundy, help="Grundy numbers of words or of a multiset position")

@@ -8,15 +8,14 @@ import sys
 from typing import Any, get_args
 
 from ..errors import BudgetExceeded, InputError
-from ..imark.convergence import C_MAX, C_START, Engine
-from ..imark.naive import MAX_TABLE_BYTES
 from .common import (
-    EPILOG,
+    Commands,
     ExitCode,
     Parser,
     add_budget,
     budget,
     emit,
+    emit_stopped,
     natural,
     positive,
     progress,
@@ -36,34 +35,39 @@ EXAMPLES = {
 }
 
 
-def _add_imark(sub: Any) -> None:
-    p = sub.add_parser(
-        "imark", help="i-Mark(S, D): Grundy values by the convergence technique, the naive "
-                      "sequence, the convergence survey",
-        description="i-Mark(S, D) (SPEC §6): from n move to n-s (s in S, n-s >= 0) or to n/d "
-                    "(d in D, d divides n, n >= 1).  'value' proves 𝒢(n) for huge n by the "
-                    "convergence technique of Nivasch and Rubinstein (arXiv 2503.23196); "
-                    "'sequence' prints the naive table; 'survey' measures convergence.")
-    isub = p.add_subparsers(dest="imark_command", metavar="SUBCOMMAND", parser_class=Parser)
+def _add_imark(p: Parser) -> None:
+    p.description = (
+        "i-Mark(S, D) (SPEC §6): from n move to n-s (s in S, n-s >= 0) or to n/d "
+        "(d in D, d divides n, n >= 1).  'value' proves 𝒢(n) for huge n by the "
+        "convergence technique of Nivasch and Rubinstein (arXiv 2503.23196); "
+        "'sequence' prints the naive table; 'survey' measures convergence.")
+    isub = p.add_subparsers(dest="imark_command", metavar="SUBCOMMAND")
     p.set_defaults(func=_cmd_imark_missing)
+    isub.command("value", _add_value,
+                 help="𝒢(n) by the convergence technique, one line per n")
+    isub.command("sequence", _add_sequence, help="the naive sequence 𝒢(0..N)")
+    isub.command("survey", _add_survey, help="which instances converge, and with which c")
 
-    def game_args(q: Any) -> None:
-        q.add_argument("-S", "--S", dest="S", metavar="S", type=_imark_ints, required=True,
-                       help="subtractions, comma-separated, each >= 1 (e.g. 1 or 1,2; '' for "
-                            "none: the pure division game)")
-        q.add_argument("-D", "--D", dest="D", metavar="D", type=_imark_ints, required=True,
-                       help="divisors, comma-separated, each >= 2 (e.g. 2,3)")
 
-    v = isub.add_parser(
-        "value", help="𝒢(n) by the convergence technique, one line per n",
-        description="Print 𝒢(n) for each N, one line each in the order given, proven by the "
-                    "convergence technique (SPEC §6) in time polylogarithmic in n "
-                    "(10^1000 takes seconds).  N may be written 10^18, 10**18 or 1e18.  A "
-                    "value that cannot be proven is never a number: its line reads "
-                    "'unproven' (JSON: \"grundy\": null), stderr says why in one 'error:' "
-                    "line, the other values are still printed, and the exit status is 3.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    game_args(v)
+def _game_args(q: Parser) -> None:
+    q.add_argument("-S", "--S", dest="S", metavar="S", type=_imark_ints, required=True,
+                   help="subtractions, comma-separated, each >= 1 (e.g. 1 or 1,2; '' for "
+                        "none: the pure division game)")
+    q.add_argument("-D", "--D", dest="D", metavar="D", type=_imark_ints, required=True,
+                   help="divisors, comma-separated, each >= 2 (e.g. 2,3)")
+
+
+def _add_value(v: Parser) -> None:
+    from ..imark.convergence import C_MAX, C_START, Engine
+
+    v.description = (
+        "Print 𝒢(n) for each N, one line each in the order given, proven by the "
+        "convergence technique (SPEC §6) in time polylogarithmic in n "
+        "(10^1000 takes seconds).  N may be written 10^18, 10**18 or 1e18.  A "
+        "value that cannot be proven is never a number: its line reads "
+        "'unproven' (JSON: a \"stopped/1\" object), stderr says why in one 'error:' "
+        "line, the other values are still printed, and the exit status is 3.")
+    _game_args(v)
     v.add_argument("n", metavar="N", nargs="+", type=natural, help="positions")
     v.add_argument("--c", type=positive, default=None,
                    help=f"the window c >= 1 (I_m = [m-2c, m], J_m = [m-c, m]); default: "
@@ -82,33 +86,37 @@ def _add_imark(sub: Any) -> None:
                         '"grundy": ..., "c": ...}')
     v.set_defaults(func=_cmd_imark_value)
 
-    s = isub.add_parser(
-        "sequence", help="the naive sequence 𝒢(0..N)",
-        description="Stream 𝒢(0), ..., 𝒢(N) computed bottom up, one value per line "
-                    "(Θ(N) time; N = 10^7 takes about a second).  Memory: only 𝒢 on "
-                    "[0, N/min D] and the last max S values are kept; beyond "
-                    f"{MAX_TABLE_BYTES >> 30} GiB of them the command refuses at once "
-                    "(exit 3).",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    game_args(s)
+
+def _add_sequence(s: Parser) -> None:
+    from ..imark.naive import MAX_TABLE_BYTES
+
+    s.description = (
+        "Stream 𝒢(0), ..., 𝒢(N) computed bottom up, one value per line "
+        "(Θ(N) time; N = 10^7 takes about a second).  Memory: only 𝒢 on "
+        "[0, N/min D] and the last max S values are kept; beyond "
+        f"{MAX_TABLE_BYTES >> 30} GiB of them the command refuses at once "
+        "(exit 3).")
+    _game_args(s)
     s.add_argument("--upto", metavar="N", type=natural, required=True, help="last position")
     add_budget(s, states=False)
     s.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"n": ..., "grundy": ...}')
     s.set_defaults(func=_cmd_imark_sequence)
 
-    y = isub.add_parser(
-        "survey", help="which instances converge, and with which c",
-        description="For every instance i-Mark(S, D) with S a non-empty subset of {1..MAX_S} and "
-                    "D a non-empty subset of {2..MAX_D} with at most MAX_D_SIZE elements: run all "
-                    "(|S|+|D|+1)^max(S) guess vectors from every start lo in max(S)+1..N with "
-                    "the true division followers and report the smallest c such that all guess "
-                    "sequences agree from lo+c on for every start (then 'value' proves every "
-                    "n <= N+2c with that c), or the first start where they do not agree within "
-                    "--max-c steps.  Instances run on the sweep engine (see 'sweep --help'): "
-                    "local processes or a Dask cluster, rows streamed in the order of the "
-                    "instances, --out resumable.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+def _add_survey(y: Parser) -> None:
+    from .sweep import add_sweep_options
+
+    y.description = (
+        "For every instance i-Mark(S, D) with S a non-empty subset of {1..MAX_S} and "
+        "D a non-empty subset of {2..MAX_D} with at most MAX_D_SIZE elements: run all "
+        "(|S|+|D|+1)^max(S) guess vectors from every start lo in max(S)+1..N with "
+        "the true division followers and report the smallest c such that all guess "
+        "sequences agree from lo+c on for every start (then 'value' proves every "
+        "n <= N+2c with that c), or the first start where they do not agree within "
+        "--max-c steps.  Instances run on the sweep engine (see 'sweep --help'): "
+        "local processes or a Dask cluster, rows streamed in the order of the "
+        "instances, --out resumable.")
     y.add_argument("--max-s", type=positive, default=3,
                    help="S ranges over subsets of {1..MAX_S} (default 3)")
     y.add_argument("--max-d", type=positive, default=6,
@@ -119,8 +127,6 @@ def _add_imark(sub: Any) -> None:
                    help="last start checked (default 2000)")
     y.add_argument("--max-c", type=positive, default=128,
                    help="a start needing more steps counts as not converging (default 128)")
-    from .sweep import add_sweep_options
-
     add_sweep_options(y, states=False)
     y.set_defaults(func=_cmd_imark_survey)
 
@@ -151,8 +157,8 @@ def _cmd_imark_value(args: argparse.Namespace) -> int:
             if isinstance(v, IMarkConvergenceError):
                 failed += 1
                 print(f"error: {v}", file=sys.stderr)
-                if args.json:
-                    emit(v.to_json())
+                if args.json:  # this n's line: the stopped/1 object (README, "Exit codes")
+                    emit_stopped(args, str(v), reason="unproven", at=v.to_json())
                 else:
                     print("unproven")
             elif args.json:
@@ -207,6 +213,8 @@ def _cmd_imark_survey(args: argparse.Namespace) -> int:
     return code
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_imark(sub)
+    sub.command("imark", _add_imark,
+                help="i-Mark(S, D): Grundy values by the convergence technique, the naive "
+                     "sequence, the convergence survey")

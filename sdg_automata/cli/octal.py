@@ -9,8 +9,19 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import BudgetExceeded, InputError, InvalidCertificate
-from .common import ExitCode, add_engine, budget, fail, output, positive, progress, stamped
-from .sweep import add_sweep_options, run
+from .common import (
+    Commands,
+    ExitCode,
+    Parser,
+    add_engine,
+    budget,
+    emit_stopped,
+    fail,
+    output,
+    positive,
+    progress,
+    stamped,
+)
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -28,10 +39,6 @@ SHOWN = 100
 SURVEY = "survey"
 VERIFY = "verify"
 
-#: ``octal.DEFAULT_MAX_N`` and ``octal.SURVEY_MAX_N``, for the help text: importing the octal
-#: module loads numpy, which would triple the start-up of every command (a test keeps them equal)
-DEFAULT_MAX_N = 1 << 20
-SURVEY_MAX_N = 1 << 15
 #: one code's default time budget: 10 minutes, or 2 µs per value of --upto when more
 #: (the compiled engine does 1-5 M values/s where there is a sparse space, so this
 #: only stops runs without one, whose full mex is O(n²): 0.007 to 2^20 would take an hour)
@@ -43,22 +50,23 @@ BYTES_PER_VALUE = 1
 BYTES_PER_LISTED = 48
 
 
-def _add_octal(sub: Any) -> None:
-    p = sub.add_parser(
-        "octal", help="Grundy values and the proven period of an octal game; certificates, "
-                      "surveys",
-        description="The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles): "
-                    "its Grundy values by the sparse-space method and its least preperiod and "
-                    "period, proven by the octal periodicity theorem (Guy-Smith). Not proven "
-                    "within --upto values: exit 3, naming the values computed. One code stops "
-                    f"after {DEFAULT_SECONDS / 60:g} minutes by default (or "
-                    f"{SECONDS_PER_VALUE * 1e6:g} us per value of --upto when that is more): "
-                    "--max-seconds sets another limit. "
-                    f"'octal {VERIFY} FILE' checks a certificate written by --certificate from "
-                    "the game's rules alone (exit 0 valid, 1 invalid, 2 unreadable). "
-                    f"'octal {SURVEY} --digits D' does every code of up to D digits on the "
-                    "sweep engine (streamed rows, resumable with --out, local processes or "
-                    "Dask; see 'sweep --help').")
+def _add_octal(p: Parser) -> None:
+    from ..octal import DEFAULT_MAX_N, SURVEY_MAX_N
+    from .sweep import add_sweep_options
+
+    p.description = (
+        "The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles): "
+        "its Grundy values by the sparse-space method and its least preperiod and "
+        "period, proven by the octal periodicity theorem (Guy-Smith). Not proven "
+        "within --upto values: exit 3, naming the values computed. One code stops "
+        f"after {DEFAULT_SECONDS / 60:g} minutes by default (or "
+        f"{SECONDS_PER_VALUE * 1e6:g} us per value of --upto when that is more): "
+        "--max-seconds sets another limit. "
+        f"'octal {VERIFY} FILE' checks a certificate written by --certificate from "
+        "the game's rules alone (exit 0 valid, 1 invalid, 2 unreadable). "
+        f"'octal {SURVEY} --digits D' does every code of up to D digits on the "
+        "sweep engine (streamed rows, resumable with --out, local processes or "
+        "Dask; see 'sweep --help').")
     p.add_argument("code", metavar="CODE", help=f"an octal code such as 0.77 or .07, or "
                                                f"'{SURVEY}', or '{VERIFY}'")
     p.add_argument("file", nargs="?", metavar="FILE", help=f"{VERIFY}: the certificate")
@@ -179,21 +187,24 @@ def _cmd_code(args: argparse.Namespace) -> int:
     with progress(f"{game.code} values", unit="values", rate=True) as bar:
         result = game.period(max_n=max_n, budget=budget(args, bar), engine=args.engine,
                              checkpoint=args.checkpoint)
-    if result.certified and args.certificate is not None:
+    if not result.certified:
+        message = (f"{game.code}: no period proven up to n = {result.checked_to - 1} "
+                   f"({result.checked_to} values computed); raise --upto"
+                   + ("; no certificate written" if args.certificate else ""))
+        emit_stopped(args, message, reason="unproven", explored=result.checked_to,
+                     at={"code": game.code, "checked_to": result.checked_to})
+        fail(message, ExitCode.BUDGET)
+    if args.certificate is not None:
         write_certificate(result, args.certificate)
     if args.json:
         data = result.to_json(shown=args.values)
         output(args, json.dumps(stamped(data), ensure_ascii=False) + "\n")
-    elif result.certified:
+    else:
         shown = result.first(args.values or min(SHOWN, len(result.values)))
         more = " ..." if args.values is None and len(result.values) > SHOWN else ""
         output(args, f"{game.code}: period {result.period}, preperiod {result.preperiod} "
                      f"(proven by the octal periodicity theorem from {result.checked_to} "
                      f"values)\nvalues from n = 0: {' '.join(map(str, shown))}{more}\n")
-    if not result.certified:
-        fail(f"{game.code}: no period proven up to n = {result.checked_to - 1} "
-             f"({result.checked_to} values computed); raise --upto"
-             + ("; no certificate written" if args.certificate else ""), ExitCode.BUDGET)
     return ExitCode.OK
 
 
@@ -216,6 +227,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _cmd_survey(args: argparse.Namespace) -> int:
     from ..octal import SURVEY_MAX_N, survey_sweep
+    from .sweep import run
 
     if args.digits is None:
         raise InputError(f"'octal {SURVEY}' needs --digits 1, 2 or 3")
@@ -230,6 +242,8 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    _add_octal(sub)
+    sub.command("octal", _add_octal,
+                help="Grundy values and the proven period of an octal game; certificates, "
+                     "surveys")

@@ -10,15 +10,13 @@ import argparse
 import contextlib
 import functools
 import sys
-import textwrap
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, Interrupted, ResourceError
-from ..sweep import FORMATS, Format, Sweep, default_jobs
 from .common import (
     NO_ROOM,
+    Commands,
     ExitCode,
     Parser,
     add_budget,
@@ -31,7 +29,10 @@ from .common import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from ..summarize import Summary
+    from ..sweep import Format, Sweep
 
 __all__ = ["EXAMPLES", "add_sweep_options", "register", "run"]
 
@@ -84,6 +85,8 @@ JOBS_PER_CPU = 8
 def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> None:
     """--out, --format, --jobs, --scheduler, --batch and the per-job budget
     (``--max-states`` only when ``states``)."""
+    from ..sweep import FORMATS
+
     p.add_argument("--out", metavar="FILE",
                    help="append rows to FILE, skipping jobs already in it (resumable)")
     p.add_argument("--format", choices=(*FORMATS, "json"), default=None,
@@ -112,22 +115,25 @@ def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> Non
                                                       "status 'budget'")
 
 
-def register(sub: Any) -> None:
-    p = sub.add_parser("sweep", help="sweeps: every grammar of a size; summaries and plots",
-                       description=DESCRIPTION)
-    ssub = p.add_subparsers(dest="sweep_command", metavar="SUBCOMMAND", parser_class=Parser)
+def _add_sweep(p: Parser) -> None:
+    p.description = DESCRIPTION
+    ssub = p.add_subparsers(dest="sweep_command", metavar="SUBCOMMAND")
     p.set_defaults(func=_missing)
+    ssub.command("grammars", _add_grammars,
+                 help="every right-linear grammar of a size, once per isomorphism class")
+    ssub.command("summarize", _add_summarize, help="tables (and plots) of a sweep's rows")
 
-    g = ssub.add_parser(
-        "grammars", help="every right-linear grammar of a size, once per isomorphism class",
-        description=textwrap.fill(
-            "Every right-linear grammar with exactly N nonterminals N0 (the start), N1, ..., "
-            "at most R rules each, bodies of at most L letters followed by at most one "
-            "nonterminal, over LETTERS; once per isomorphism class (renaming N1.. and "
-            "permuting letters); skipping unit cycles and nonterminals that derive nothing.  "
-            "Row: key, grammar, states, bounds m_A, max and witness per nonterminal, status, "
-            "seconds.", 79) + "\n\n" + DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+
+def _add_grammars(g: Parser) -> None:
+    import textwrap
+
+    g.description = textwrap.fill(
+        "Every right-linear grammar with exactly N nonterminals N0 (the start), N1, ..., "
+        "at most R rules each, bodies of at most L letters followed by at most one "
+        "nonterminal, over LETTERS; once per isomorphism class (renaming N1.. and "
+        "permuting letters); skipping unit cycles and nonterminals that derive nothing.  "
+        "Row: key, grammar, states, bounds m_A, max and witness per nonterminal, status, "
+        "seconds.", 79) + "\n\n" + DESCRIPTION
     g.add_argument("--nonterminals", type=positive, required=True, metavar="N")
     g.add_argument("--letters", required=True, help="the alphabet, e.g. ab")
     g.add_argument("--max-rules", type=positive, required=True, metavar="R",
@@ -141,22 +147,29 @@ def register(sub: Any) -> None:
     add_sweep_options(g)
     g.set_defaults(func=_cmd_grammars)
 
-    s = ssub.add_parser(
-        "summarize", help="tables (and plots) of a sweep's rows",
-        description="Read the rows of a sweep (sweep grammars, imark survey or octal survey; "
-                    "JSON Lines or CSV) and print what a researcher wants from them: for "
-                    "grammars, the distribution of the maximum per nonterminal, the largest "
-                    "automata, the smallest grammar reaching each Grundy value with its "
-                    "witness; for i-Mark, which (S, D) converge and with which c; for octal "
-                    "games, each code's proven preperiod and period, the codes not proven, "
-                    "the codes by period.  --plot draws a histogram (grammars), a heat map "
-                    "(i-Mark) or periods against preperiods (octal) through matplotlib (the "
-                    "plot extra), written as -o is: atomically, never over FILE.")
+
+def _add_summarize(s: Parser) -> None:
+    s.description = (
+        "Read the rows of a sweep (sweep grammars, imark survey or octal survey; "
+        "JSON Lines or CSV) and print what a researcher wants from them: for "
+        "grammars, the distribution of the maximum per nonterminal, the largest "
+        "automata, the smallest grammar reaching each Grundy value with its "
+        "witness; for i-Mark, which (S, D) converge and with which c; for octal "
+        "games, each code's proven preperiod and period, the codes not proven, "
+        "the codes by period.  --plot draws a histogram (grammars), a heat map "
+        "(i-Mark) or periods against preperiods (octal) through matplotlib (the "
+        "plot extra), written as -o is: atomically, never over FILE.")
     s.add_argument("file", metavar="FILE", help="rows of a sweep (JSON Lines or CSV)")
     s.add_argument("--plot", metavar="OUT", help="also draw OUT.png or OUT.svg")
     s.add_argument("--json", action="store_true", help="the summary as one JSON object")
     s.add_argument("--top", type=positive, default=5, help="rows in the 'largest' table")
     s.set_defaults(func=_cmd_summarize)
+
+
+def register(sub: Commands) -> None:
+    """Add this group's commands to the subparsers ``sub``."""
+    sub.command("sweep", _add_sweep,
+                help="sweeps: every grammar of a size; summaries and plots")
 
 
 def _missing(args: argparse.Namespace) -> int:
@@ -226,6 +239,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
         Sink,
         TableSink,
         dask_executor,
+        default_jobs,
         locked,
         plain_cells,
         process_pool,
@@ -235,7 +249,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
 
     fmt: Format = ("jsonl" if args.format == "json" else args.format) or (
         "jsonl" if args.out or not sys.stdout.isatty() else "table")
-    per_job = budget(args)
+    per_job = budget(args, each=True)  # a budget per job, each on its own clock
     retry = frozenset(status for status, asked in (("error", args.retry_errors),
                                                    ("budget", args.retry_budget)) if asked)
     _check_options(args, fmt, retry)  # all before --out is created
@@ -305,6 +319,8 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
 
 def _check_options(args: argparse.Namespace, fmt: Format, retry: frozenset[str]) -> None:
     """Refuse what the sweep options cannot mean together, before anything is created."""
+    from ..sweep import default_jobs
+
     if args.out == "":
         raise InputError("--out needs a file name")
     if args.out and fmt == "table":

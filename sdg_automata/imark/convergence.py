@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from ..budget import UNLIMITED, Budget, Meter
-from ..errors import ConvergenceError, InputError, SdgBug
+from ..budget import UNLIMITED, Budget, Meter, available_bytes
+from ..errors import BudgetExceeded, ConvergenceError, InputError, SdgBug
 from . import naive
 from .game import IMark, game_of, position
 from .naive import imark_sequence
@@ -75,9 +75,10 @@ class IMarkConvergenceError(ConvergenceError):
             f"(tried {which})")
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form of the failure: S, D, n, the failing m and every c tried."""
-        return {"S": list(self.game.S), "D": list(self.game.D), "n": self.n, "grundy": None,
-                "m": self.m, "tried": list(self.tried)}
+        """Where the proof failed: S, D, n, the m where the guesses disagreed, every c tried
+        (the ``"at"`` of the command line's ``stopped/1`` object)."""
+        return {"S": list(self.game.S), "D": list(self.game.D), "n": self.n, "m": self.m,
+                "tried": list(self.tried)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +107,35 @@ class IMarkValue:
         """``{"S": [1], "D": [2, 3], "n": ..., "grundy": ..., "c": ...}``."""
         return {"S": list(self.S), "D": list(self.D), "n": self.n, "grundy": self.grundy,
                 "c": self.c}
+
+
+#: positions per second of the naive table (``imark sequence``: 10⁷ in about a second)
+NAIVE_RATE = 1e7
+
+
+def window_bytes(game: IMark, c: int) -> int:
+    """A lower bound on the bytes the convergence technique needs with window ``c``:
+    the naive table of 𝒢 on [0, 2c + max S] and the arrays of one interval pair
+    I_m, J_m (a few bytes per position: values, option masks, the child's J)."""
+    return 2 * c + game.history + 1 + 8 * (2 * c + 1)
+
+
+def _fitting(game: IMark, ladder: list[int], budget: Budget) -> list[int]:
+    """The windows of ``ladder`` that fit in memory and time (a larger one could only be
+    tried after the smaller failed); :class:`BudgetExceeded` before any work when even
+    the first does not (issue 21 §10: --c 10^9 ran 30 s and 707 MB past a 2 s budget)."""
+    left = available_bytes()
+    fits = [c for c in ladder if left is None or window_bytes(game, c) <= left] or ladder[:1]
+    c = fits[0]
+    need = window_bytes(game, c)
+    if left is not None and need > left:
+        raise BudgetExceeded(f"the window c = {c:,} needs at least {need:,} bytes (the naive "
+                             f"table of 𝒢 on [0, 2c + max S] and the intervals of 2c + 1 "
+                             f"positions), more than the {left:,} bytes left: give a smaller "
+                             "--c or --max-c")
+    budget.refuse_slow((2 * c + game.history) / NAIVE_RATE,
+                       f"the naive table of 𝒢 on [0, 2c + max S] for the window c = {c:,}")
+    return fits
 
 
 def window_ladder(c: int | None, max_c: int, K: int) -> list[int]:
@@ -146,8 +176,8 @@ def _layers(game: IMark, ns: Sequence[int], ladder: Sequence[int], reuse: bool,
         failed = 0
         for c in ladder:
             base = max(naive.NAIVE_BASE if reuse else 0, 2 * c + game.history)
-            if base not in tables:
-                tables[base] = imark_sequence(game, upto=base)
+            if base not in tables:  # a huge window's table takes long: our deadline holds
+                tables[base] = imark_sequence(game, upto=base, budget=meter.shared())
             try:
                 yield n, layered_value(game, n, c, tables[base], meter), c
                 break
@@ -190,6 +220,7 @@ def imark_prove(S: Iterable[int] | IMark, D: Iterable[int] | None = None, *,
     ladder = window_ladder(c, max_c, game.history)
     if engine not in ENGINES:
         raise InputError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    ladder = _fitting(game, ladder, budget)
     meter = budget.start("convergence technique", unit="intervals")
     if engine == "layers":  # per n, in order: stream
         unique = list(dict.fromkeys(order))

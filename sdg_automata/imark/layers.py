@@ -42,7 +42,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..budget import Meter
+from ..budget import Meter, available_bytes
 from ..errors import BudgetExceeded, SdgBug
 from .game import IMark, Rules
 
@@ -303,6 +303,14 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     if R * width > MAX_GRID_BYTES:
         raise BudgetExceeded(f"the convergence technique at n ≈ 10^{len(str(n)) - 1} needs "
                              f"{R * width:,} bytes of digits; too large")
+    # a layer's arrays: J of two layers, the children's J and the option masks, per column
+    layer = (R + 1) * (3 * (c + 2) + (2 * c + 1) * np.dtype(mtype).itemsize)
+    left = available_bytes()
+    if left is not None and layer > left:
+        raise BudgetExceeded(f"the convergence technique with c = {c:,} at n ≈ "
+                             f"10^{len(str(n)) - 1} needs {layer:,} bytes per layer of its "
+                             f"{R:,} columns, more than the {left:,} bytes left: give a "
+                             "smaller --c or --max-c")
     # digit j of column r, stored at index |r| + j: layer s reads index s of every column
     dtype = np.uint8 if d1 <= 256 else np.int64
     digits = np.zeros((R, width), dtype=dtype)

@@ -40,7 +40,7 @@ import bisect
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 
-from ..budget import Meter
+from ..budget import UNLIMITED, Meter
 from ..errors import SdgBug
 from . import naive
 from .game import IMark, Rules, rules
@@ -51,10 +51,11 @@ __all__ = ["imark_cache_clear", "reference_outcomes"]
 _BITS = bytes((1 << v) if v < 8 else 0 for v in range(256))
 
 
-def _extend_naive(r: Rules, g: bytearray, upto: int) -> None:
-    """Extend ``g`` (𝒢 on [0, len(g))) in place to 𝒢 on [0, upto]."""
+def _extend_naive(r: Rules, g: bytearray, upto: int, meter: Meter | None = None) -> None:
+    """Extend ``g`` (𝒢 on [0, len(g))) in place to 𝒢 on [0, upto], within ``meter``'s time."""
     if len(g) <= upto:
-        g[:] = imark_sequence(r.game, upto=upto)
+        g[:] = imark_sequence(r.game, upto=upto,
+                              budget=UNLIMITED if meter is None else meter.shared())
 
 
 class _Store:
@@ -74,7 +75,7 @@ class _Store:
             ) -> tuple[dict[int, int], dict[int, int]]:
         """Prove 𝒢 on J_m for every m in the union of the M(n); (values, failures n → m)."""
         r = self.r
-        _extend_naive(r, self.base, max(2 * c + r.K, naive.NAIVE_BASE if reuse else 0))
+        _extend_naive(r, self.base, max(2 * c + r.K, naive.NAIVE_BASE if reuse else 0), meter)
         B = len(self.base) - 1
         segs = self.segs
         D = r.D
@@ -102,9 +103,11 @@ class _Store:
                     stack.append(k)
         failed: dict[int, int] = {}
         stopped = False
+        base = 0 if meter is None else meter.count  # intervals of earlier calls
+        due = 0 if meter is None else meter.due - base
         for count, m in enumerate(sorted(seen)):
-            if meter is not None and count & 1023 == 0:
-                meter.check(meter.count + 1024)
+            if meter is not None and count >= due:
+                due = meter.check(base + count) - base
             if adequate(m):
                 continue
             root = next((failed[m // d] for d in D if m // d in failed), None)

@@ -106,8 +106,12 @@ def grammar_row(job: GrammarJob, meter: Meter) -> GrammarRow:
 
     g = job.grammar()
     bounds = upper_bounds(g)
+
+    def tick(count: int) -> None:  # the job's clock, consulted as the search reports
+        meter.check(count)
+
     try:
-        found = spectrum(g, max_states=meter.budget.max_states, progress=meter.check)
+        found = spectrum(g, max_states=meter.budget.max_states, progress=tick)
     except BudgetExceeded as e:  # the bounds are still worth a row
         return GrammarRow(key=job.key, grammar=_text(job), status="budget", states=e.explored,
                           bounds=bounds, seconds=meter.elapsed, error=str(e))
