@@ -31,7 +31,7 @@ from ..errors import (
     SdgError,
 )
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import EPILOG, SCHEMA, ExitCode, Parser, fail, json_options
+from .common import EPILOG, SCHEMA, ExitCode, Parser, fail, json_options, notes
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
@@ -109,7 +109,8 @@ def _flushed() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     SCHEMA.set(getattr(args, "schema", None))
-    code = int(args.func(args))
+    with notes():  # EngineNotice warnings as one "note:" line each
+        code = int(args.func(args))
     sys.stdout.flush()  # a full disk or a closed pipe shows here, while we can still say so
     return code
 

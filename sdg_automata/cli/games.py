@@ -15,6 +15,7 @@ from .common import (
     ExitCode,
     add_budget,
     add_drawing,
+    add_engine,
     add_grammar,
     add_output,
     budget,
@@ -121,6 +122,7 @@ def _add_period(sub: Any) -> None:
                     "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
     add_grammar(p, nonterminal=True)
     add_budget(p)
+    add_engine(p)
     p.add_argument("--json", action="store_true",
                    help="print {nonterminal, preperiod, period, values} (⊥ as null)")
     p.set_defaults(func=_cmd_period)
@@ -130,7 +132,8 @@ def _cmd_period(args: argparse.Namespace) -> int:
     from ..periodicity import proven_period
 
     g = load(args)
-    period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args))
+    period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args),
+                           engine=args.engine)
     if args.json:
         emit(period.to_json())
         return ExitCode.OK
