@@ -30,6 +30,7 @@ the heap out again (doubling, so rarely).  An entry met twice must agree
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -48,10 +49,17 @@ __all__ = ["AUTO_STATES", "Growing", "PartStates", "StepTables", "Walked", "brea
 
 #: ids are int32: a part table (or a combination table) may hold at most this many entries
 MAX_ID = (1 << 31) - 1
+#: the most entries one dense table may take (256 MB): a key whose inputs have this many
+#: combinations would be better served by the Python memo; the run falls back to Python
+MAX_TABLE = 1 << 26
 
 
 class _Table:
-    """One dense table of the heap: ``rows × cols`` int32 entries, ``-1`` unknown."""
+    """One dense table of the heap: ``rows × cols`` int32 entries, ``-1`` unknown.
+
+    Its dimensions always cover every id that exists in the id spaces indexing
+    them (``StepTables._grow``), so the kernel needs no bounds check.
+    """
 
     __slots__ = ("cols", "offset", "rows")
 
@@ -60,24 +68,60 @@ class _Table:
 
 
 class _Input:
-    """One input of a group's key: the (old or new) part of group ``source``, projected."""
+    """One input of a group's key: the (old or new) part of group ``source``.
+
+    An old part (the group's own, or the end symbol's: the only other group whose
+    items a key reads) is used as it is (``table`` is ``None``: its id is the
+    input), which saves a lookup per group and step; a new part (the values of a
+    unit target's group) is projected onto the bits the key reads, through
+    ``table``, so that the combining tables stay small.
+    """
 
     __slots__ = ("ids", "mask", "new", "source", "table")
 
-    def __init__(self, source: int, new: bool, mask: int, table: _Table) -> None:
+    def __init__(self, source: int, new: bool, mask: int, table: _Table | None) -> None:
         self.source, self.new, self.mask, self.table = source, new, mask, table
         self.ids: dict[int, int] = {}  # projection (an int) -> its id
 
 
 class _Entry:
-    """A group that reads something on a letter: its inputs and combining tables."""
+    """A group that reads something on a letter: its inputs and combining tables
+    (level j combines the result so far with input j + 1; one input: with 0)."""
 
     __slots__ = ("group", "inputs", "levels", "pairs")
 
     def __init__(self, group: int, inputs: list[_Input], levels: list[_Table]) -> None:
         self.group, self.inputs, self.levels = group, inputs, levels
-        # per intermediate level: (combination id, projection id) -> combination id
+        # per intermediate level: (combination id, input id) -> combination id
         self.pairs: list[dict[tuple[int, int], int]] = [{} for _ in levels[:-1]]
+
+
+#: the kinds of instruction of a step plan (``kernels.automaton.step`` executes them)
+_IDLE, _OLD1, _OLD2, _NEW, _ANY = range(5)
+
+
+def _instruction(e: _Entry) -> list[int]:
+    """The plan of one group on one letter, for ``kernels.automaton.step``.
+
+    ``IDLE g``: its part is empty.  ``OLD1 g h off``: one old part as input,
+    ``part = T[h]``.  ``OLD2 g h₀ h₁ off cols``: two old parts (its own and the
+    end symbol's), ``part = T[h₀, h₁]``.  ``NEW g r (h, proj)×r (off, cols)×(r−1)``:
+    r projected new parts chained.  ``ANY g r (h, new, proj)×r (off, cols)×…``:
+    any mix (``proj`` -1: the id itself); one input is combined with 0.
+    """
+    old = [i for i in e.inputs if i.table is None]
+    if len(old) == len(e.inputs) == 1:
+        return [_OLD1, e.group, old[0].source, e.levels[0].offset]
+    if len(old) == len(e.inputs) == 2:
+        t = e.levels[0]
+        return [_OLD2, e.group, old[0].source, old[1].source, t.offset, t.cols]
+    levels = [x for t in e.levels for x in (t.offset, t.cols)]
+    if not old and len(e.inputs) > 1:
+        inputs = [x for i in e.inputs for x in (i.source, i.table.offset)]  # type: ignore[union-attr]
+        return [_NEW, e.group, len(e.inputs), *inputs, *levels]
+    inputs = [x for i in e.inputs
+              for x in (i.source, int(i.new), -1 if i.table is None else i.table.offset)]
+    return [_ANY, e.group, len(e.inputs), *inputs, *levels]
 
 
 class StepTables:
@@ -99,6 +143,12 @@ class StepTables:
         The kernel's view: the int32 tables, the int64 descriptor, and where
         each letter's descriptor starts in ``plan``.  Replaced (not resized)
         when a table grows, so read them again after :meth:`learn`.
+
+    Raises
+    ------
+    OverflowError
+        From :meth:`learn`, when a table would outgrow :data:`MAX_TABLE` entries
+        or an id its int32 (the caller falls back to the Python engine).
     """
 
     def __init__(self, automaton: GrundyAutomaton) -> None:
@@ -114,7 +164,10 @@ class StepTables:
         self.parts: list[list[int]] = [[0] for _ in self.owned]
         self.index: list[dict[int, int]] = [{0: 0} for _ in self.owned]
         self._tables: list[_Table] = []
-        self._letters: list[tuple[list[_Entry], int]] = []
+        #: id space -> its size, and the (table, dimension) pairs it indexes
+        self._sizes: dict[object, int] = {("part", g): 1 for g in range(self.groups)}
+        self._users: dict[object, list[tuple[_Table, int]]] = {}
+        self._letters: list[tuple[list[_Entry], list[int], int]] = []
         for a in self.alphabet:
             entries = []
             masks, uncovered = layout.letters[a]
@@ -126,26 +179,68 @@ class StepTables:
                 sources += [(h, True, deps & o) for h, o in enumerate(self.owned) if deps & o]
                 if (mask | deps) != sum(m for _, _, m in sources):
                     raise SdgBug("step tables: a key reads bits no group owns")
-                inputs = [_Input(h, new, m, self._table(4, 1)) for h, new, m in sources]
-                levels = [self._table(8, 4) for _ in range(max(1, len(inputs) - 1))]
-                if len(inputs) == 1:
-                    levels[0].cols = 1
-                entries.append(_Entry(g, inputs, levels))
-            self._letters.append((entries, uncovered))
+                entries.append(self._entry(g, sources))
+            idle = [g for g in range(self.groups) if g not in {e.group for e in entries}]
+            self._letters.append((entries, idle, uncovered))
         self._values: dict[str, tuple[int, npt.NDArray[np.int32]]] = {}
         self.initial = np.array(self.vector(automaton.initial), dtype=np.int32)
         self._layout_heap()
 
+    def _entry(self, g: int, sources: list[tuple[int, bool, int]]) -> _Entry:
+        """The inputs and tables of group ``g`` reading ``sources`` (its own old part first)."""
+        inputs = []
+        for h, new, mask in sources:
+            table = None if not new else self._table(("part", h), None)
+            inputs.append(_Input(h, new, mask, table))
+        spaces = [("part", i.source) if i.table is None else i for i in inputs]
+        levels = [self._table(spaces[0], spaces[1] if len(inputs) > 1 else None)]
+        entry = _Entry(g, inputs, levels)
+        for j in range(2, len(inputs)):
+            levels.append(self._table((entry, j - 2), spaces[j]))
+            self._sizes[entry, j - 2] = 0
+        entry.pairs = [{} for _ in levels[:-1]]
+        for i in inputs:
+            if i.table is not None:
+                self._sizes[i] = 0
+        return entry
+
     # -- the heap ------------------------------------------------------------------------
 
-    def _table(self, rows: int, cols: int) -> _Table:
-        t = _Table(rows, cols)
+    def _table(self, rows: object, cols: object | None) -> _Table:
+        """A table whose rows (and columns, unless ``None``: one) follow two id spaces."""
+        t = _Table(4, 1 if cols is None else 4)
+        self._users.setdefault(rows, []).append((t, 0))
+        if cols is not None:
+            self._users.setdefault(cols, []).append((t, 1))
         self._tables.append(t)
         return t
 
+    def _grow(self, space: object, size: int) -> None:
+        """Id ``size - 1`` exists in ``space``: every table it indexes covers it."""
+        self._sizes[space] = size
+        if size > MAX_ID:
+            raise OverflowError("a step table's ids outgrew int32")
+        stale = [(t, dim) for t, dim in self._users.get(space, ())
+                 if (t.rows if dim == 0 else t.cols) < size]
+        if not stale:
+            return
+        shapes = [(u.offset, u.rows, u.cols) for u in self._tables]
+        for t, dim in stale:
+            while (t.rows if dim == 0 else t.cols) < size:
+                if dim == 0:
+                    t.rows *= 2
+                else:
+                    t.cols *= 2
+            if t.rows * t.cols > MAX_TABLE:
+                raise OverflowError(f"a step table would need {t.rows * t.cols:,} entries, "
+                                    f"over the kernels' {MAX_TABLE:,}")
+        self._layout_heap(self.heap, shapes)
+
     def _layout_heap(self, old: npt.NDArray[np.int32] | None = None,
                      shapes: list[tuple[int, int, int]] | None = None) -> None:
-        """Place every table in a new heap (copying ``old``'s entries) and write the plan."""
+        """Place every table in a new heap (copying ``old``'s entries) and write the plan:
+        per letter, the number of groups, then one instruction per group
+        (:func:`_instruction`), the groups that read nothing on it first."""
         import numpy as np
 
         size = 0
@@ -158,40 +253,34 @@ class StepTables:
                     :rows, :cols] = old[offset:offset + rows * cols].reshape(rows, cols)
         plan: list[int] = []
         starts = []
-        for entries, _ in self._letters:
+        for entries, idle, _ in self._letters:
             starts.append(len(plan))
-            plan.append(len(entries))
+            plan.append(len(entries) + len(idle))
+            for g in idle:
+                plan += [_IDLE, g]
             for e in entries:
-                plan += [e.group, len(e.inputs)]
-                for i in e.inputs:
-                    plan += [i.source, int(i.new), i.table.offset, i.table.rows]
-                for t in e.levels:
-                    plan += [t.offset, t.rows, t.cols]
+                plan += _instruction(e)
         self.heap = heap
         self.plan = np.array(plan, dtype=np.int64)
         self.starts = np.array(starts, dtype=np.int64)
 
-    def _ensure(self, t: _Table, row: int, col: int) -> None:
-        """Make room for entry (row, col) of ``t`` (doubling), laying the heap out again."""
-        if row < t.rows and col < t.cols:
-            return
-        if max(row, col) >= MAX_ID:
-            raise OverflowError("a step table outgrew its int32 ids")
-        shapes = [(u.offset, u.rows, u.cols) for u in self._tables]
-        while t.rows <= row:
-            t.rows *= 2
-        while t.cols <= col:
-            t.cols *= 2
-        self._layout_heap(self.heap, shapes)
-
     def _set(self, t: _Table, row: int, col: int, value: int, what: str) -> None:
-        self._ensure(t, row, col)
+        if row >= t.rows or col >= t.cols:
+            raise SdgBug(f"step tables: {what} indexed outside its table")
         at = t.offset + row * t.cols + col
         known = int(self.heap[at])
         if known < 0:
             self.heap[at] = value
         elif known != value:
             raise SdgBug(f"step tables: {what} gives two results ({known} and {value})")
+
+    def _new_id(self, ids: dict[Any, int], key: Any, space: object) -> int:
+        """The id of ``key`` in ``ids`` (the id space ``space``), made if new."""
+        got = ids.get(key)
+        if got is None:
+            got = ids[key] = len(ids)
+            self._grow(space, len(ids))
+        return got
 
     # -- parts ---------------------------------------------------------------------------
 
@@ -200,9 +289,11 @@ class StepTables:
         pid = index.get(part)
         if pid is None:
             pid = index[part] = len(self.parts[g])
-            if pid >= MAX_ID:
-                raise OverflowError("a group's part table outgrew its int32 ids")
             self.parts[g].append(part)
+            if hasattr(self, "heap"):
+                self._grow(("part", g), len(self.parts[g]))
+            else:
+                self._sizes["part", g] = len(self.parts[g])
             for head, (group, table) in list(self._values.items()):
                 if group == g:
                     self._value_of(head, pid, table)
@@ -256,7 +347,7 @@ class StepTables:
         """δ(q, a) for the state with part ids ``source`` and letter ``alphabet[k]``, by
         :meth:`~sdg_automata.construction.GrundyAutomaton.step_reference`, recorded in
         every table the kernel reads for it; returns the new vector."""
-        entries, uncovered = self._letters[k]
+        entries, _, uncovered = self._letters[k]
         q = self.state(source)
         out = self.automaton.step_reference(q, self.alphabet[k])
         if out & uncovered:
@@ -267,21 +358,21 @@ class StepTables:
             c = 0
             for j, i in enumerate(e.inputs):
                 pid = (target if i.new else source)[i.source]
-                projection = self.parts[i.source][pid] & i.mask
-                p = i.ids.setdefault(projection, len(i.ids))
-                self._set(i.table, pid, 0, p, "a projection")
+                if i.table is None:
+                    p = pid
+                else:
+                    p = self._new_id(i.ids, self.parts[i.source][pid] & i.mask, i)
+                    self._set(i.table, pid, 0, p, "a projection")
                 if j == 0:
                     c = p
                     if len(e.inputs) > 1:
                         continue
                     p = 0
                 level = max(0, j - 1)
-                last = level == len(e.levels) - 1
-                if last:
+                if level == len(e.levels) - 1:
                     nxt = target[e.group]
                 else:
-                    pairs = e.pairs[level]
-                    nxt = pairs.setdefault((c, p), len(pairs))
+                    nxt = self._new_id(e.pairs[level], (c, p), (e, level))
                 self._set(e.levels[level], c, p, nxt,
                           f"letter {self.alphabet[k]!r}, group {e.group}")
                 c = nxt
@@ -391,10 +482,13 @@ class Growing:
             return
         size = max(mmap.PAGESIZE, capacity * self.row_bytes)
         self._array = None  # the view must go before the map can move
-        if self._map is None:
-            self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
-        else:
-            self._map.resize(size)
+        try:
+            if self._map is None:
+                self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
+            else:
+                self._map.resize(size)
+        except OSError as e:  # ENOMEM (an address-space limit): as any allocation failing
+            raise MemoryError(f"cannot map {size:,} bytes: {e.strerror or e}") from None
         self.capacity = capacity
 
     @property
@@ -416,9 +510,13 @@ class Growing:
         return self.array[:rows].copy()
 
     def close(self) -> None:
+        """Give the memory back now (or, while a view is still alive, when it dies)."""
         self._array = None
         if self._map is not None:
-            self._map.close()
+            try:
+                self._map.close()
+            except BufferError:  # a view lives on (an exception's frame): freed with it
+                pass
             self._map = None
 
 
@@ -432,6 +530,9 @@ def _prod(shape: tuple[int, ...]) -> int:
 # ---------------------------------------------------------------------------
 # the walks: drivers of the kernels in sdg_automata.kernels.automaton
 
+#: when a compiled walk started (``run_engine``: a Python pre-run counts against the
+#: seconds of the budget too)
+_ORIGIN: contextvars.ContextVar[float | None] = contextvars.ContextVar("_ORIGIN", default=None)
 #: a kernel call is sized to take about this long, so that budgets, progress and Ctrl-C
 #: are served at least this often (plus one step table's learning)
 QUANTUM_SECONDS = 0.05
@@ -527,6 +628,10 @@ class _Driver:
 
         self.tables = tables
         self.meter = budget.start(what, unit="states")
+        origin = _ORIGIN.get()
+        if origin is not None and budget.max_seconds is not None:  # Python ran first
+            self.meter.started = origin
+            self.meter.deadline = origin + budget.max_seconds
         self.limit = budget.max_states
         self.cap = -1 if self.limit is None else self.limit
         self.quantum = _Quantum()
@@ -725,12 +830,46 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
                   peak_bytes=store.nbytes(n) + 12 * deepest)
 
 
+#: the compiled lasso keeps at most this many states of the walk (checkpoints), about
+#: evenly spaced, so that Brent's second phase starts near q_λ instead of at q₀
+CHECKPOINTS = 64
+
+
+class _Checkpoints:
+    """States of the walk at positions 0, D, 2D, … (at most :data:`CHECKPOINTS`; D doubles,
+    dropping every other one, when they would be more): O(1) states in all."""
+
+    def __init__(self, start: Any) -> None:
+        self.spacing = 1
+        self.saved: list[tuple[int, Any]] = [(0, start.copy())]
+
+    @property
+    def next(self) -> int:
+        return self.saved[-1][0] + self.spacing
+
+    def add(self, position: int, state: Any) -> None:
+        self.saved.append((position, state.copy()))
+        if len(self.saved) > CHECKPOINTS:
+            self.spacing *= 2
+            self.saved = [(n, q) for n, q in self.saved if n % self.spacing == 0]
+
+    def before(self, position: int) -> tuple[int, Any]:
+        """The last saved (position, state) at or before ``position``."""
+        return max((c for c in self.saved if c[0] <= position), key=lambda c: c[0])
+
+
 def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = None,
           head: str, bound: int, settle: int) -> Walked:
     """The one-letter walk q₀, q₁, … by Brent's cycle detection, compiled (the reference
     is ``decide._lasso``, which documents the budget rule).  Stores O(1) states;
     ``found``: value -> first position n (the witness is the letter to the n-th power);
-    ``states``: μ + λ, the states of the lasso (or the settling position plus one)."""
+    ``states``: μ + λ, the states of the lasso (or the settling position plus one).
+
+    Phase 1 is Brent's.  Phase 2 needs q_λ: instead of walking λ steps from q₀ it
+    starts from the last of :data:`CHECKPOINTS` states saved along phase 1 at or
+    before λ, at most about 2·(μ + 3λ)/64 steps short of it; then the tortoise
+    from q₀ and the hare from q_λ move together until they meet at μ.
+    """
     import numpy as np
 
     from .kernels import automaton as kernel
@@ -751,6 +890,8 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     cap = drive.cap
     # a lasso of at most `cap` states is closed by phase 1 before position 3·cap
     beyond = 3 * cap if cap >= 0 else -1
+    none = np.full(1, -1, dtype=np.int32)
+    head_group = tables.values(head)[0]
 
     def run(kernel_call: Callable[[], int], mover: Callable[[], int]) -> int:
         """Call a phase until it ends, learning its misses and serving pauses."""
@@ -768,19 +909,27 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
             else:
                 return status
 
-    def rounds(power: int) -> int:  # `power` steps after the tortoise, recording values
+    def hare(limit: int, record: bool) -> int:  # the hare on, up to `limit` steps this round
+        values = tables.values(head)[1] if record else none
         return drive.timed(kernel.walk, cursor, tables.heap, tables.plan, at, letter, crows,
-                           cfinal, wc, tables.values(head)[1], head_group, settle, first, 1,
-                           cur, power, cursor)
+                           cfinal, wc, values, head_group if record else 0,
+                           settle if record else -1, first, int(record), cur, limit, cursor)
 
+    marks = _Checkpoints(start)
     power = 1
-    head_group = tables.values(head)[0]
     try:
         while True:  # phase 1: rounds of `power` steps after the tortoise, 1, 2, 4, …
             cur[kernel.TORTOISE] = cur[kernel.HARE]
             cursor[kernel.STEPS] = 0
-            status = run(partial(rounds, power), lambda: kernel.HARE)
-            position = int(cursor[kernel.POS])
+            while True:  # the round, stopping at each checkpoint to save it
+                position, steps = int(cursor[kernel.POS]), int(cursor[kernel.STEPS])
+                limit = min(power, steps + marks.next - position)
+                status = run(partial(hare, limit, True), lambda: kernel.HARE)
+                position = int(cursor[kernel.POS])
+                if position == marks.next:
+                    marks.add(position, cur[kernel.HARE])
+                if status != kernel.DONE or cursor[kernel.STEPS] == power:
+                    break
             if status in (kernel.FOUND, kernel.DEAD):
                 if 0 <= cap <= position:
                     raise drive.exceeded(cap)
@@ -791,14 +940,13 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
             if 0 <= beyond <= position:
                 raise drive.exceeded(cap)
             power *= 2
-        # phase 2: the hare λ ahead of q₀, then both until they meet at μ
-        cur[kernel.HARE] = start
-        cur[kernel.TORTOISE] = -1  # never met: the hare just goes λ steps
-        cursor[kernel.POS] = cursor[kernel.STEPS] = 0
-        none = np.full(1, -1, dtype=np.int32)
-        run(lambda: drive.timed(kernel.walk, cursor, tables.heap, tables.plan, at, letter, crows,
-                                cfinal, wc, none, 0, -1, first, 0, cur, cycle, cursor),
-            lambda: kernel.HARE)
+        # phase 2: the hare at q_λ (from the checkpoint before it), then with the
+        # tortoise from q₀ until they meet at μ
+        position, state = marks.before(cycle)
+        cur[kernel.HARE] = state
+        cur[kernel.TORTOISE] = -1  # never met: the hare just goes on to λ
+        cursor[kernel.POS], cursor[kernel.STEPS] = position, 0
+        run(partial(hare, cycle - position, False), lambda: kernel.HARE)
         cur[kernel.TORTOISE] = start
         cursor[kernel.STEPS] = 0
         run(lambda: drive.timed(kernel.meet, cursor, tables.heap, tables.plan, at, letter,
@@ -844,18 +992,18 @@ def unfit(automaton: GrundyAutomaton) -> str | None:
     return None
 
 
-def run_engine(engine: str, budget: Budget, python: Callable[[Any], R],
-               compiled: Callable[[Any], R], *, reason: str | None, what: str,
-               auto_states: int = AUTO_STATES) -> tuple[R, str]:
+def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
+               compiled: Callable[[Budget], R], *, reason: str | None, what: str
+               ) -> tuple[R, str]:
     """Run a walk on the engine ``engine`` chooses; returns (result, engine that ran).
 
     ``"python"`` runs ``python(budget)``; ``"compiled"`` runs ``compiled(budget)``
     (an :class:`~sdg_automata.errors.InputError` when numba cannot be imported);
-    ``"auto"`` runs ``python`` for at most ``auto_states`` states and, if the walk
-    needs more, restarts it with ``compiled`` on what is left of the time budget
-    (:data:`AUTO_STATES`).  When the automaton does not fit the kernels
-    (``reason``, from :func:`unfit`) or a table outgrows its ids, a run that
-    would be compiled runs in Python after one :class:`~sdg_automata.errors.EngineNotice`.
+    ``"auto"`` runs ``python`` for at most :data:`AUTO_STATES` states and, if the
+    walk needs more, restarts it with ``compiled``, its seconds counted from the start.
+    When the automaton does not fit the kernels (``reason``, from :func:`unfit`) or
+    a table outgrows its ids, a run that would be compiled runs in Python after one
+    :class:`~sdg_automata.errors.EngineNotice`.
     """
     import dataclasses
     import importlib.util
@@ -869,6 +1017,7 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Any], R],
     if engine == "python":
         return python(budget), "python"
     reached = 0  # states the walk has reached, for a Ctrl-C while numba loads
+    auto_states = AUTO_STATES
 
     def fallback(why: str) -> tuple[R, str]:
         warnings.warn(f"the {what} runs in Python: {why}", EngineNotice, stacklevel=3)
@@ -902,15 +1051,12 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Any], R],
             raise budget.start(what).interrupted(0) from None
     if reason is not None:
         return fallback(reason)
-    rest = budget
-    if budget.max_seconds is not None:
-        left = budget.max_seconds - (time.perf_counter() - started)
-        if left <= 0:
-            raise budget.start(what).exceeded(auto_states, f"{budget.max_seconds:g} s")
-        rest = dataclasses.replace(budget, max_seconds=left)
+    token = _ORIGIN.set(started)  # the seconds count from the start of the run
     try:
-        return compiled(rest), "compiled"
+        return compiled(budget), "compiled"
     except OverflowError as e:
         return fallback(str(e))
     except KeyboardInterrupt:  # while numba loads: the kernels' drivers say their own count
         raise budget.start(what).interrupted(reached) from None
+    finally:
+        _ORIGIN.reset(token)

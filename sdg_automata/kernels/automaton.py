@@ -61,45 +61,73 @@ _MIX = np.uint64(0xFF51AFD7ED558CCD)
 @jit
 def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array, drow: int,
          groups: int) -> int:
-    """dst[drow, :groups] ← δ(src[srow], a), a the letter whose descriptor starts at
-    ``plan[at]`` (states are rows of 2-D arrays: no view is made in the hot loop).
+    """dst[drow] ← δ(src[srow], a), a the letter whose plan starts at ``plan[at]``: one
+    instruction per group (``sdg_automata.vectors._instruction`` documents them; states
+    are rows of 2-D arrays, so no view is made in the hot loop).
 
-    Returns 0, or 1 when a table lacks an entry (the row is then garbage): the
-    caller asks Python to learn the step (:meth:`StepTables.learn`).
+    Every table covers every id that exists, so an entry is read without a bounds
+    check; ``-1`` is an entry not learned yet: the function returns 1 (the row is
+    then garbage) and the caller asks Python to learn the step
+    (:meth:`StepTables.learn <sdg_automata.vectors.StepTables.learn>`).  Else 0.
     """
-    for g in range(groups):
-        dst[drow, g] = 0
     entries = plan[at]
     at += 1
     for _ in range(entries):
-        g = plan[at]
-        r = plan[at + 1]
-        at += 2
-        lv = at + 4 * r  # the levels follow the inputs
-        c = 0
-        for j in range(r):
-            h = plan[at]
-            pid = dst[drow, h] if plan[at + 1] else src[srow, h]
-            if pid >= plan[at + 3]:
-                return 1
-            p = heap[plan[at + 2] + pid]
-            if p < 0:
-                return 1
+        kind = plan[at]
+        g = plan[at + 1]
+        if kind == 0:  # idle
+            dst[drow, g] = 0
+            at += 2
+            continue
+        if kind == 1:  # one old part
+            c = heap[plan[at + 3] + src[srow, plan[at + 2]]]
             at += 4
-            if j == 0:
-                c = p
-                if r > 1:
-                    continue
-                p = 0
-            offset, rows, cols = plan[lv], plan[lv + 1], plan[lv + 2]
-            lv += 3
-            if c >= rows or p >= cols:
-                return 1
-            c = heap[offset + c * cols + p]
+        elif kind == 2:  # two old parts
+            c = heap[plan[at + 4] + src[srow, plan[at + 2]] * plan[at + 5]
+                     + src[srow, plan[at + 3]]]
+            at += 6
+        elif kind == 3:  # r projected new parts
+            r = plan[at + 2]
+            at += 3
+            lv = at + 2 * r
+            c = heap[plan[at + 1] + dst[drow, plan[at]]]
             if c < 0:
                 return 1
+            for _j in range(1, r):
+                at += 2
+                p = heap[plan[at + 1] + dst[drow, plan[at]]]
+                if p < 0:
+                    return 1
+                c = heap[plan[lv] + c * plan[lv + 1] + p]
+                if c < 0:
+                    return 1
+                lv += 2
+            at = lv
+        else:  # any mix
+            r = plan[at + 2]
+            at += 3
+            lv = at + 3 * r
+            c = 0
+            for j in range(r):
+                p = dst[drow, plan[at]] if plan[at + 1] else src[srow, plan[at]]
+                if plan[at + 2] >= 0:
+                    p = heap[plan[at + 2] + p]
+                    if p < 0:
+                        return 1
+                at += 3
+                if j == 0:
+                    c = p
+                    if r > 1:
+                        continue
+                    p = 0
+                c = heap[plan[lv] + c * plan[lv + 1] + p]
+                lv += 2
+                if c < 0:
+                    return 1
+            at = lv
+        if c < 0:
+            return 1
         dst[drow, g] = c
-        at = lv
     return 0
 
 
