@@ -192,6 +192,19 @@ def test_one_letter_within_is_a_lasso() -> None:
         max_grundy(g, "A", strategy="lasso")
 
 
+def test_records_widen_when_ids_outgrow_16_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records are uint16 until a part id needs more; the widening happens mid-walk."""
+    import sdg_automata.vectors as vectors
+
+    g = intersection_grammar(random_family(3, 12, seed=28))  # a group of 2876 parts
+    narrow = verdict(g, "A", None, strategy="bfs", engine="compiled")
+    monkeypatch.setattr(vectors, "NARROW", 100)
+    for strategy in ("bfs", "dfs"):
+        wide = verdict(g, "A", None, strategy=strategy, engine="compiled")
+        assert wide == verdict(g, "A", None, strategy=strategy, engine="python")
+    assert wide[:5] == narrow[:5]
+
+
 # ---------------------------------------------------------------------------
 # the hardness family: independent truth at a size where the kernels matter
 
@@ -274,10 +287,21 @@ def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _cpu(pid: int) -> float:
+    """CPU seconds (user + sys) the process ``pid`` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @pytest.mark.parametrize("strategy", ["bfs", "lasso"])
 def test_ctrl_c_inside_the_kernel(huge: Path, strategy: str) -> None:
+    # the kernels compiled (or loaded) by a small run first, so the big one reaches them
+    small = modular_family([ModularSpec.parse(s) for s in "3:0 5:1".split()])
+    max_grundy(small, "A", strategy=strategy, engine="compiled")  # type: ignore[arg-type]
     proc = _cli(["max", str(huge), "A", "--engine", "compiled", "--strategy", strategy])
-    time.sleep(4)  # numba loaded and the kernel running (it returns every ~0.05 s)
+    deadline = time.monotonic() + 120
+    while _cpu(proc.pid) < 3 and time.monotonic() < deadline:  # numba loads in ~1 CPU s
+        time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     lines = err.strip().splitlines()

@@ -132,47 +132,74 @@ def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array, d
 
 
 @jit
-def _find(records: Array, row: int, table: Array) -> tuple[int, int]:
-    """(slot, number) of the stored record equal to ``records[row]``; number -1: none
-    (the slot is then free for it).  Linear probing over a power-of-two table."""
-    width = records.shape[1]
+def _hash(records: Array, row: int) -> int:
+    """64 bits of hash of ``records[row]`` (multiply–xorshift per word, then a final mix)."""
     h = _GOLDEN
-    for i in range(width):
+    for i in range(records.shape[1]):
         h = (h ^ np.uint64(records[row, i])) * _GOLDEN
         h ^= h >> np.uint64(29)
     h ^= h >> np.uint64(32)
     h *= _MIX
     h ^= h >> np.uint64(29)
+    return h
+
+
+@jit
+def _find(records: Array, row: int, table: Array, tags: Array) -> tuple[int, int, int]:
+    """(slot, number, tag) of the stored record equal to ``records[row]``; number -1:
+    none (the slot is then free for it).  Linear probing over a power-of-two table of
+    record numbers (+1; 0 is free); ``tags[slot]`` holds 8 other bits of the record's
+    hash, so a probe reads a record only when its tag matches (1 in 256 by chance)."""
+    width = records.shape[1]
+    h = _hash(records, row)
+    tag = np.int64(h >> np.uint64(56))
     mask = table.shape[0] - 1
     slot = np.int64(h & np.uint64(mask))
     while True:
         e = table[slot]
         if e == 0:
-            return slot, -1
-        r = e - 1
-        same = True
-        for i in range(width):
-            if records[r, i] != records[row, i]:
-                same = False
-                break
-        if same:
-            return slot, r
+            return slot, -1, tag
+        if tags[slot] == tag:
+            r = e - 1
+            same = True
+            for i in range(width):
+                if records[r, i] != records[row, i]:
+                    same = False
+                    break
+            if same:
+                return slot, r, tag
         slot = (slot + 1) & mask
 
 
 @jit
-def rehash(records: Array, n: int, table: Array) -> None:
-    """Put records 0 … n−1 into the (zeroed) ``table``."""
-    for r in range(n):
-        slot, _ = _find(records, r, table)
-        table[slot] = r + 1
+def rehash(records: Array, n: int, table: Array, tags: Array) -> None:
+    """Put records 0 … n−1 (distinct) into the zeroed ``table`` and its ``tags``.
+
+    In blocks: the hashes of 32 records first, then their 32 insertions, whose
+    random accesses the processor overlaps (2.5× faster than one at a time)."""
+    block = 32
+    slots = np.empty(block, dtype=np.int64)
+    marks = np.empty(block, dtype=np.int64)
+    mask = table.shape[0] - 1
+    for base in range(0, n, block):
+        m = min(block, n - base)
+        for j in range(m):
+            h = _hash(records, base + j)
+            marks[j] = np.int64(h >> np.uint64(56))
+            slots[j] = np.int64(h & np.uint64(mask))
+        for j in range(m):
+            slot = slots[j]
+            while table[slot] != 0:
+                slot = (slot + 1) & mask
+            table[slot] = base + j + 1
+            tags[slot] = marks[j]
 
 
 @jit
-def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, parent: Array,
-        via: Array, rows: Array, keep_rows: bool, crows: Array, cfinal: Array, wc: int,
-        values: Array, head: int, settle: int, found_at: Array, cursor: Array, cap: int,
-        quantum: int) -> int:
+def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, tags: Array,
+        parent: Array, via: Array, rows: Array, keep_rows: bool, crows: Array, cfinal: Array,
+        wc: int, values: Array, head: int, settle: int, found_at: Array, cursor: Array,
+        cap: int, quantum: int) -> int:
     """Breadth-first walk from record 0, as ``decide._bfs`` and ``crawl``.
 
     ``records[s]`` holds state s (G part ids, then the constraint's state when
@@ -209,13 +236,14 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, p
                 status = MISS
                 break
             work += 1
-            slot, r = _find(records, n, table)
+            slot, r, tag = _find(records, n, table, tags)
             if r < 0:
                 if n == cap:
                     status = CAP
                     break
                 r = n
                 table[slot] = n + 1
+                tags[slot] = tag
                 parent[n] = sid
                 via[n] = k
                 n += 1
@@ -244,7 +272,8 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, p
 
 
 @jit
-def dfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, path: Array,
+def dfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, tags: Array,
+        path: Array,
         tried: Array, read: Array, crows: Array, cfinal: Array, wc: int, values: Array,
         head: int, found: Array, cursor: Array, cap: int, quantum: int) -> int:
     """Depth-first search as ``decide._dfs``: the stored states are the visited set;
@@ -280,12 +309,13 @@ def dfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, p
             break
         tried[depth - 1] = c + 1
         work += 1
-        slot, r = _find(records, n, table)
+        slot, r, tag = _find(records, n, table, tags)
         if r < 0:
             if n == cap:
                 status = CAP
                 break
             table[slot] = n + 1
+            tags[slot] = tag
             path[depth] = n
             tried[depth] = 0
             read[depth] = c
