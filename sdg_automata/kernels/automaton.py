@@ -132,7 +132,7 @@ def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array, d
 
 
 @jit
-def _hash(records: Array, row: int) -> int:
+def _hash(records: Array, row: int) -> Any:  # a numpy uint64
     """64 bits of hash of ``records[row]`` (multiply–xorshift per word, then a final mix)."""
     h = _GOLDEN
     for i in range(records.shape[1]):
