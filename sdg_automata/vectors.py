@@ -628,15 +628,23 @@ class Walked:
         self.peak_bytes = peak_bytes
 
 
-def _constraint_arrays(constraint: Any, letters: int) -> tuple[Any, Any, int]:
-    """(rows[k, d], final[d], 1) of a constraint given as (initial, rows, final), or dummies."""
+def _start(tables: StepTables, constraint: Any) -> tuple[Any, Any, int, Any]:
+    """(rows[k, d], final[d], wc, q₀'s record) of a walk: the constraint given as
+    (initial, rows, final) and ``wc`` = 1, or dummies and 0; the record is q₀'s part ids,
+    then the constraint's initial state."""
     import numpy as np
 
     if constraint is None:
-        return np.zeros((letters, 1), np.int32), np.ones(1, np.uint8), 0
-    _, rows, final = constraint
-    return (np.ascontiguousarray(rows, dtype=np.int32),
-            np.frombuffer(bytes(final), dtype=np.uint8).copy(), 1)
+        crows = np.zeros((len(tables.alphabet), 1), np.int32)
+        cfinal, wc = np.ones(1, np.uint8), 0
+    else:
+        crows = np.ascontiguousarray(constraint[1], dtype=np.int32)
+        cfinal, wc = np.frombuffer(bytes(constraint[2]), dtype=np.uint8).copy(), 1
+    start = np.empty(tables.groups + wc, dtype=np.int32)
+    start[:tables.groups] = tables.initial
+    if wc:
+        start[tables.groups] = constraint[0]
+    return crows, cfinal, wc, start
 
 
 class _Driver:
@@ -720,14 +728,10 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     from .kernels import automaton as kernel
 
     letters = len(tables.alphabet)
-    crows, cfinal, wc = _constraint_arrays(constraint, letters)
+    crows, cfinal, wc, start = _start(tables, constraint)
     store = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
                    narrow=crows.shape[1] <= NARROW)
-    first = np.empty(tables.groups + wc, dtype=np.int32)
-    first[:tables.groups] = tables.initial
-    if wc:
-        first[tables.groups] = constraint[0]
-    store.add_first(first)
+    store.add_first(start)
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
     cursor[kernel.N] = 1
@@ -789,15 +793,10 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
 
     from .kernels import automaton as kernel
 
-    letters = len(tables.alphabet)
-    crows, cfinal, wc = _constraint_arrays(constraint, letters)
-    store = _Store(tables.groups + wc, tree=False, letters=letters, rows=False,
+    crows, cfinal, wc, start = _start(tables, constraint)
+    store = _Store(tables.groups + wc, tree=False, letters=len(tables.alphabet), rows=False,
                    narrow=crows.shape[1] <= NARROW)
-    first = np.empty(tables.groups + wc, dtype=np.int32)
-    first[:tables.groups] = tables.initial
-    if wc:
-        first[tables.groups] = constraint[0]
-    store.add_first(first)
+    store.add_first(start)
     path = Growing(np.int32, (), 1 << 10)
     tried = Growing(np.int32, (), 1 << 10)
     read = Growing(np.int32, (), 1 << 10)
@@ -898,14 +897,8 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
 
     from .kernels import automaton as kernel
 
-    letters = len(tables.alphabet)
-    crows, cfinal, wc = _constraint_arrays(constraint, letters)
-    width = tables.groups + wc
-    start = np.empty(width, dtype=np.int32)
-    start[:tables.groups] = tables.initial
-    if wc:
-        start[tables.groups] = constraint[0]
-    cur = np.zeros((4, width), dtype=np.int32)
+    crows, cfinal, wc, start = _start(tables, constraint)
+    cur = np.zeros((4, len(start)), dtype=np.int32)
     cur[kernel.HARE] = start
     first = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
