@@ -556,6 +556,14 @@ class _Quantum:
             self.size = int(min(1 << 26, max(1 << 10, rate * QUANTUM_SECONDS)))
 
 
+def _wrapping() -> Any:
+    """Hashing multiplies uint64s modulo 2⁶⁴: compiled, that is what it does; under
+    ``NUMBA_DISABLE_JIT=1`` the kernels run on numpy scalars, which would warn."""
+    import numpy as np
+
+    return np.errstate(over="ignore")
+
+
 class _Store:
     """The states of a walk: records (part ids, then the constraint's state), an
     open-addressing table of record numbers, and optionally the tree and the rows.
@@ -580,7 +588,8 @@ class _Store:
         from .kernels.automaton import rehash
 
         self.records.array[0] = vector
-        rehash(self.records.array, 1, self.table.array, self.tags.array)
+        with _wrapping():
+            rehash(self.records.array, 1, self.table.array, self.tags.array)
 
     def fit(self, tables: StepTables, n: int) -> None:
         """Widen the records to int32 once a part id no longer fits in 16 bits (the
@@ -604,7 +613,8 @@ class _Store:
             for g in (self.table, self.tags):
                 g.grow(2 * g.capacity)
                 g.clear()
-            rehash(self.records.array, n, self.table.array, self.tags.array)
+            with _wrapping():
+                rehash(self.records.array, n, self.table.array, self.tags.array)
 
     def nbytes(self, n: int) -> int:
         """Bytes the store holds for n states (rows written, the whole table)."""
@@ -671,7 +681,8 @@ class _Driver:
         from .kernels.automaton import PAUSE, WORK
 
         started = self._clock()
-        status = kernel(*args, self.quantum.size)
+        with _wrapping():
+            status = kernel(*args, self.quantum.size)
         self.quantum.update(int(cursor[WORK]), self._clock() - started, status == PAUSE)
         return int(status)
 

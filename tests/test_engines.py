@@ -373,3 +373,29 @@ def test_long_witnesses_are_run_length(tmp_path: Path, capsys: pytest.CaptureFix
     assert f'"witness": {{"runs": [["a", {length}]], "length": {length}, ' in out
     code, out, _ = run(["max", path, "A", "--json", "--full-witness"], capsys)
     assert f'"witness": "{"a" * length}"' in out
+
+
+def test_the_kernels_run_as_python_under_numba_disable_jit(tmp_path: Path) -> None:
+    """``NUMBA_DISABLE_JIT=1`` runs the kernels' own code uncompiled: same answers."""
+    specs = [ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]
+    path = tmp_path / "g.json"
+    path.write_text(grammar_to_json(modular_family(specs)), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+           "NUMBA_DISABLE_JIT": "1"}
+    for strategy in ("bfs", "dfs", "lasso"):
+        done = subprocess.run([sys.executable, "-m", "sdg_automata", "max", str(path), "A",
+                               "--engine", "compiled", "--strategy", strategy, "--json"],
+                              capture_output=True, text=True, env=env)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert '"max": 3' in done.stdout and '"engine": "compiled"' in done.stdout
+        assert '"states": 211' in done.stdout
+
+
+def test_a_table_too_large_for_the_kernels_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sdg_automata.vectors as vectors
+
+    g = intersection_grammar(random_family(3, 12, seed=28))
+    monkeypatch.setattr(vectors, "MAX_TABLE", 64)
+    with pytest.warns(EngineNotice, match="runs in Python: a step table would need"):
+        v = max_grundy(g, "A", strategy="bfs", engine="compiled")
+    assert (v.engine, v.states) == ("python", 54258)
