@@ -491,6 +491,13 @@ class Growing:
                 self._map.resize(size)
         except OSError as e:  # ENOMEM (an address-space limit): as any allocation failing
             raise MemoryError(f"cannot map {size:,} bytes: {e.strerror or e}") from None
+        if size >= 1 << 22 and hasattr(mmap, "MADV_HUGEPAGE"):
+            # 2 MB pages where the kernel allows them: the table is probed at random, and
+            # 4 KB pages made a lookup miss the TLB (measured: 0.6–0.8× the time with them)
+            try:
+                self._map.madvise(mmap.MADV_HUGEPAGE)
+            except OSError:
+                pass
         self.capacity = capacity
 
     @property
@@ -602,14 +609,15 @@ class _Store:
             self.records.close()
             self._growing[0] = self.records = wide
 
-    def make_room(self, n: int, depth: int = 0) -> None:
-        """Room for state n (records, tree, rows) and a table below its load."""
-        from .kernels.automaton import rehash
+    def make_room(self, n: int) -> None:
+        """Room for a block of states after state n (records, tree, rows) and a table
+        below its load."""
+        from .kernels.automaton import BATCH, rehash
 
-        if n >= self.records.capacity:
+        if n + BATCH >= self.records.capacity:
             for g in self._growing:
                 g.grow(2 * g.capacity)
-        if n >= (self.table.capacity * 7) // 10:  # the kernels' load limit: 0.7
+        if n + BATCH >= (self.table.capacity * 7) // 10:  # the kernels' load limit: 0.7
             for g in (self.table, self.tags):
                 g.grow(2 * g.capacity)
                 g.clear()
