@@ -32,7 +32,7 @@ import graphlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -501,6 +501,7 @@ class GrundyAutomaton:
         max_states: int | None = None,
         progress: Callable[[int], None] | None = None,
         engine: Engine = "auto",
+        what: str = "construction",
     ) -> ReachableAutomaton:
         """Build the part reachable from q₀, breadth-first (:func:`~sdg_automata.crawl.crawl`).
 
@@ -518,6 +519,8 @@ class GrundyAutomaton:
             over states stored as part ids (:mod:`sdg_automata.vectors`), the
             same states in the same order; ``"auto"`` (default): Python up to
             :data:`~sdg_automata.vectors.AUTO_STATES` states, compiled beyond.
+        what:
+            The phase's name in budget and Ctrl-C messages.
 
         Returns
         -------
@@ -527,19 +530,20 @@ class GrundyAutomaton:
         from .vectors import run_engine, unfit
 
         budget = as_budget(budget, max_states=max_states, progress=progress)
-        found, _ = run_engine(engine, budget, self._crawl, self._crawl_compiled,
-                              reason=unfit(self), what="construction")
+        found, _ = run_engine(engine, budget, partial(self._crawl, what=what),
+                              partial(self._crawl_compiled, what=what), reason=unfit(self),
+                              what=what)
         return ReachableAutomaton(automaton=self, found=found)
 
-    def _crawl(self, budget: Budget) -> Crawl:
-        return crawl(self.initial, self.follow, self.alphabet, budget, what="construction")
+    def _crawl(self, budget: Budget, *, what: str) -> Crawl:
+        return crawl(self.initial, self.follow, self.alphabet, budget, what=what)
 
-    def _crawl_compiled(self, budget: Budget) -> Crawl:
+    def _crawl_compiled(self, budget: Budget, *, what: str) -> Crawl:
         """:meth:`_crawl` on the kernels; the states stay part ids (``PartStates``)."""
         from .vectors import PartStates, StepTables, breadth_first
 
         tables = StepTables(self)
-        walked = breadth_first(tables, budget, what="construction", rows=True)
+        walked = breadth_first(tables, budget, what=what, rows=True)
         store, n = walked.store, walked.states
         assert store is not None and store.parent is not None and store.via is not None
         assert store.rows is not None

@@ -766,7 +766,7 @@ def _lasso_python(search: _Search, budget: Budget) -> _SearchResult:
     letter = _one_letter(search.automaton.alphabet, search.constraint)
     assert letter is not None
     follow, value, a = walk.follow, walk.value, walk.letters[letter]
-    meter: Meter = budget.start("lasso", unit="states")
+    meter: Meter = budget.start("search", unit="states")
     limit = budget.max_states
     cap = -1 if limit is None else limit
     beyond = 3 * cap if cap >= 0 else -1

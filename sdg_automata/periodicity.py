@@ -177,7 +177,8 @@ def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
                                                "grammars; this one is {kind}")
     # over one letter the breadth-first exploration is the lasso q₀, q₁, …: state n is qₙ
     # and the last state's successor is the first repetition q_μ
-    lasso = automaton.explore(as_budget(budget, max_states=max_states), engine=engine)
+    lasso = automaton.explore(as_budget(budget, max_states=max_states), engine=engine,
+                              what="lasso")
     values = lasso.values(head)
     tail = lasso.rows[0][-1]  # μ: q_{μ+λ} = q_μ
     cycle = len(values) - tail  # λ

@@ -921,7 +921,7 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     cur[kernel.HARE] = start
     first = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
-    drive = _Driver(tables, budget, "lasso")
+    drive = _Driver(tables, budget, "search")
     at = int(tables.starts[letter])
     cap = drive.cap
     # a lasso of at most `cap` states is closed by phase 1 before position 3·cap
