@@ -23,6 +23,7 @@ automata-lib's products for random binary DFAs).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -32,6 +33,7 @@ from typing import Any
 from benchmarks.common import child_cpu, show
 from sdg_automata.families import (
     ModularSpec,
+    even_length_dfa,
     intersection_grammar,
     modular_family,
     modular_truth,
@@ -40,16 +42,18 @@ from sdg_automata.families import (
 )
 from sdg_automata.parse import grammar_to_json
 
-#: (label, kind, instance): "modular SPECS" (maximum below m_A: the last congruence
-#: contradicts an earlier one) or "random DFAS STATES SEED"
+#: (label, kind, instance), each with its maximum below m_A so that the search stores
+#: every reachable state: "modular SPECS" (the last congruence contradicts an earlier one)
+#: or "random DFAS STATES SEED" (``family random``'s DFAs, then the complement of the
+#: first one: no word is in all of them, so the maximum is at most DFAS < m_A = DFAS + 1)
 SEARCH = [
     ("unary 10⁶", "modular", "8:0 27:6 5:0 7:3 11:5 13:1 3:1"),        # 1,081,081 states
     ("unary 10⁷", "modular", "16:0 27:6 25:0 7:3 11:5 13:1 3:1"),      # 10,810,801 states
-    ("binary 2.6·10⁶", "random", "3 14 1"),                            # 2,564,941 states
-    ("binary 10⁷", "random", "3 17 1"),
+    ("binary 2.6·10⁶", "random", "3 14 1"),                            # 2,564,942 states
+    ("binary 1.3·10⁷", "random", "4 14 6"),                            # 12,738,287 states
 ]
 #: pairs of SEARCH rows whose peak RSS growth per state is reported
-GROWTH = [("unary 10⁶", "unary 10⁷"), ("binary 2.6·10⁶", "binary 10⁷")]
+GROWTH = [("unary 10⁶", "unary 10⁷"), ("binary 2.6·10⁶", "binary 1.3·10⁷")]
 #: the lasso: moduli 2·3·…·23 (λ = 223,092,870), the residues of 160,949,018, and a
 #: tenth DFA contradicting the mod-3 one so that the maximum (9) is below m_A (10) and
 #: Brent's detection must close the whole lasso; and the same without it, which settles
@@ -57,10 +61,10 @@ GROWTH = [("unary 10⁶", "unary 10⁷"), ("binary 2.6·10⁶", "binary 10⁷")]
 LASSO = [("lasso, whole", "2:0 3:2 5:3 7:6 11:10 13:9 17:5 19:18 23:9 3:0"),
          ("lasso, settles", "2:0 3:2 5:3 7:6 11:10 13:9 17:5 19:18 23:9")]
 QUICK_SEARCH = [("unary 3·10⁴", "modular", "3:0 5:2 7:3 11:5 13:1 3:1"),
-                ("unary 2·10⁵", "modular", "3:0 5:2 7:3 11:5 13:1 17:14 3:1"),
-                ("binary 5·10⁴", "random", "3 12 28"),
-                ("binary 8·10⁴", "random", "3 12 7")]
-QUICK_GROWTH = [("unary 3·10⁴", "unary 2·10⁵"), ("binary 5·10⁴", "binary 8·10⁴")]
+                ("unary 5·10⁵", "modular", "3:0 5:2 7:3 11:5 13:1 17:14 3:1"),
+                ("binary 10⁴", "random", "3 11 1"),                    # 13,259 states
+                ("binary 9·10⁴", "random", "3 12 7")]                  # 86,328 states
+QUICK_GROWTH = [("unary 3·10⁴", "unary 5·10⁵"), ("binary 10⁴", "binary 9·10⁴")]
 QUICK_LASSO = [("lasso, whole", "3:2 5:3 7:6 11:10 3:0")]
 
 
@@ -72,6 +76,9 @@ def _instance(kind: str, spec: str, folder: Path) -> tuple[Path, int | None, int
     else:
         count, states, seed = map(int, spec.split())
         dfas = random_family(count, states, seed=seed)
+        # the complement of the first DFA (on even lengths) empties the intersection
+        dfas.append(dfas[0].complement().intersection(
+            even_length_dfa(dfas[0].input_symbols)).minify())
         g, (truth, length) = intersection_grammar(dfas), product_truth(dfas)
     path = folder / f"{kind}_{spec.replace(' ', '_').replace(':', '-')}.json"
     path.write_text(grammar_to_json(g), encoding="utf-8")
@@ -99,11 +106,20 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         folder = Path(tmp)
         # the compiled engine's fixed cost: a 10-state search, cold cache then cached
         small, _, _ = _instance("modular", "3:0 5:2", folder)
-        cold = _measure(small, "bfs", "compiled", {"NUMBA_CACHE_DIR": str(folder / "cache")})
-        warm = _measure(small, "bfs", "compiled", {"NUMBA_CACHE_DIR": str(folder / "cache")})
+        cache = {"NUMBA_CACHE_DIR": str(folder / "cache")}
+        cold = _measure(small, "bfs", "compiled", cache)
+        warm = _measure(small, "bfs", "compiled", cache)
+        # numba imports scipy.linalg on its first compiled call when scipy is installed:
+        # the same without it (a stub package that refuses to import)
+        stub = folder / "noscipy" / "scipy"
+        stub.mkdir(parents=True)
+        (stub / "__init__.py").write_text("raise ImportError('hidden by bench_search')\n")
+        lean = _measure(small, "bfs", "compiled", {**cache, "PYTHONPATH": os.pathsep.join(
+            [str(stub.parent), os.environ.get("PYTHONPATH", "")])})
         bare = _measure(small, "bfs", "python")
-        fixed = {"cold": cold["search"], "cached": warm["search"], "python": bare["search"],
-                 "cold_process": cold["cpu"], "cached_process": warm["cpu"],
+        fixed = {"cold": cold["search"], "cached": warm["search"], "lean": lean["search"],
+                 "python": bare["search"], "cold_process": cold["cpu"],
+                 "cached_process": warm["cpu"], "lean_process": lean["cpu"],
                  "python_process": bare["cpu"]}
         by_label: dict[str, dict[str, Any]] = {}
         for label, kind, spec in search:
@@ -162,6 +178,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
          [["compiled, cold cache (numba import + compile)", fixed["cold"],
            fixed["cold_process"]],
           ["compiled, cached (numba import + load)", fixed["cached"], fixed["cached_process"]],
+          ["compiled, cached, scipy not installed", fixed["lean"], fixed["lean_process"]],
           ["python", fixed["python"], fixed["python_process"]]])
     return rows + [{"task": "fixed", **fixed}]
 

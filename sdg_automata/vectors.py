@@ -1006,11 +1006,13 @@ def _lasso_found(first: Any, states: int, complete: bool) -> Walked:
 # choosing the engine of a walk
 
 #: ``engine="auto"`` runs the Python reference for up to this many states and, when the
-#: walk is larger, restarts it on the compiled kernels.  Measured (benchmarks/bench_search):
-#: the reference walks 2¹⁶ states in about 0.15–0.3 CPU s, while importing numba and
-#: loading the cached kernels costs about 0.7 CPU s, so a walk that ends below this never
-#: pays for numba and a larger one wastes at most a fraction of that fixed cost.
-AUTO_STATES = 1 << 16
+#: walk is larger, restarts it on the compiled kernels.  Measured (``python -m benchmarks
+#: bench_search``): the reference walks 150–400k states per CPU second, and the compiled
+#: engine's fixed cost (importing numba, loading the cached kernels; numba also imports
+#: scipy when it is installed) is 0.7–1.2 CPU s.  As in ski rental, the Python walk before
+#: the switch should cost about that fixed cost: then no run pays more than about twice
+#: what the better engine alone would have cost, and walks below 2¹⁸ states never load numba.
+AUTO_STATES = 1 << 18
 #: the widest state the kernels take: this many groups (plus one for a constraint)
 MAX_GROUPS = 255
 
