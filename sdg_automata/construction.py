@@ -518,7 +518,7 @@ class GrundyAutomaton:
             ``"compiled"``: the kernel :func:`sdg_automata.kernels.automaton.bfs`
             over states stored as part ids (:mod:`sdg_automata.vectors`), the
             same states in the same order; ``"auto"`` (default): Python up to
-            :data:`~sdg_automata.vectors.AUTO_STATES` states, compiled beyond.
+            :data:`~sdg_automata.walks.AUTO_STATES` states, compiled beyond.
         what:
             The phase's name in budget and Ctrl-C messages.
 
@@ -527,7 +527,7 @@ class GrundyAutomaton:
         ReachableAutomaton
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
-        from .vectors import run_engine, unfit
+        from .walks import run_engine, unfit
 
         budget = as_budget(budget, max_states=max_states, progress=progress)
         found, _ = run_engine(engine, budget, partial(self._crawl, what=what),
@@ -540,7 +540,8 @@ class GrundyAutomaton:
 
     def _crawl_compiled(self, budget: Budget, *, what: str) -> Crawl:
         """:meth:`_crawl` on the kernels; the states stay part ids (``PartStates``)."""
-        from .vectors import PartStates, StepTables, breadth_first
+        from .vectors import PartStates, StepTables
+        from .walks import breadth_first
 
         tables = StepTables(self)
         walked = breadth_first(tables, budget, what=what, rows=True)

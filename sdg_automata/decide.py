@@ -42,9 +42,10 @@ offers it at once):
   over the budget.
 
 Every strategy runs on the engine ``engine=`` chooses
-(:func:`sdg_automata.vectors.run_engine`): the compiled kernels of
+(:func:`sdg_automata.walks.run_engine`): the compiled kernels of
 :mod:`sdg_automata.kernels.automaton` over states stored as vectors of
-per-group part ids (:mod:`sdg_automata.vectors`), or the Python reference
+per-group part ids (:mod:`sdg_automata.vectors`, :mod:`sdg_automata.walks`), or
+the Python reference
 below; both give the same values, witnesses and state counts.
 
 Subset subsumption (antichains) is *not* used: it is unsound here
@@ -341,7 +342,7 @@ class _Search:
     def run(self, python: Callable[[_Search, Budget], _SearchResult],
             compiled: Callable[[_Search, Budget], _SearchResult]) -> _SearchResult:
         """``python`` or ``compiled`` on the engine ``engine`` chooses."""
-        from .vectors import run_engine, unfit
+        from .walks import run_engine, unfit
 
         result, engine = run_engine(self.engine, self.budget, partial(python, self),
                                     partial(compiled, self), reason=unfit(self.automaton),
@@ -488,8 +489,8 @@ def _bfs(search: _Search) -> _SearchResult:
 
 
 def _bfs_compiled(search: _Search, budget: Budget) -> _SearchResult:
-    """:func:`_bfs_python` on the kernels: :func:`sdg_automata.vectors.breadth_first`."""
-    from .vectors import breadth_first
+    """:func:`_bfs_python` on the kernels: :func:`sdg_automata.walks.breadth_first`."""
+    from .walks import breadth_first
 
     walked = breadth_first(search.tables(), budget, constraint=search.constraint_arrays(),
                            head=search.head, bound=search.bound, settle=search.settle)
@@ -597,8 +598,8 @@ def _dfs(search: _Search) -> _SearchResult:
 
 
 def _dfs_compiled(search: _Search, budget: Budget) -> _SearchResult:
-    """:func:`_dfs_python` on the kernels: :func:`sdg_automata.vectors.depth_first`."""
-    from .vectors import depth_first
+    """:func:`_dfs_python` on the kernels: :func:`sdg_automata.walks.depth_first`."""
+    from .walks import depth_first
 
     walked = depth_first(search.tables(), budget, constraint=search.constraint_arrays(),
                          head=search.head, bound=search.bound, settle=search.settle)
@@ -733,8 +734,8 @@ def _lasso_word(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
 
 
 def _lasso_compiled(search: _Search, budget: Budget) -> _SearchResult:
-    """:func:`_lasso_python` on the kernels: :func:`sdg_automata.vectors.lasso`."""
-    from .vectors import lasso
+    """:func:`_lasso_python` on the kernels: :func:`sdg_automata.walks.lasso`."""
+    from .walks import lasso
 
     letter = _one_letter(search.automaton.alphabet, search.constraint)
     assert letter is not None

@@ -40,7 +40,8 @@ from sdg_automata.families import (
 )
 from sdg_automata.grammar import Grammar
 from sdg_automata.parse import grammar_to_json
-from sdg_automata.vectors import StepTables, unfit
+from sdg_automata.vectors import StepTables
+from sdg_automata.walks import unfit
 from sdg_automata.words import LONG_WORD, Word
 
 pytest.importorskip("numba")
@@ -194,11 +195,11 @@ def test_one_letter_within_is_a_lasso() -> None:
 
 def test_records_widen_when_ids_outgrow_16_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Records are uint16 until a part id needs more; the widening happens mid-walk."""
-    import sdg_automata.vectors as vectors
+    import sdg_automata.walks as walks
 
     g = intersection_grammar(random_family(3, 12, seed=28))  # a group of 2876 parts
     narrow = verdict(g, "A", None, strategy="bfs", engine="compiled")
-    monkeypatch.setattr(vectors, "NARROW", 100)
+    monkeypatch.setattr(walks, "NARROW", 100)
     for strategy in ("bfs", "dfs"):
         wide = verdict(g, "A", None, strategy=strategy, engine="compiled")
         assert wide == verdict(g, "A", None, strategy=strategy, engine="python")
@@ -243,10 +244,10 @@ def test_state_budgets_are_exact_in_both_engines(strategy: str) -> None:
 
 
 def test_auto_restarts_compiled_past_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sdg_automata.vectors as vectors
+    import sdg_automata.walks as walks
 
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
-    monkeypatch.setattr(vectors, "AUTO_STATES", 1024)
+    monkeypatch.setattr(walks, "AUTO_STATES", 1024)
     seen: list[int] = []
     v = max_grundy(g, "A", strategy="bfs", progress=seen.append)
     assert v.engine == "compiled" and v.states == 2311

@@ -164,7 +164,7 @@ def test_only_the_command_line_and_the_root_are_above_render() -> None:
 LAYERS = [
     {"errors", "budget", "jsontext", "sweep", "store", "kernels", "words"},
     {"grammar", "parse", "impartial", "summarize"},
-    {"bounds", "reading", "crawl", "construction", "vectors"},
+    {"bounds", "reading", "crawl", "construction", "vectors", "walks"},
     {"semantics", "gamegraph", "decide", "counting", "periodicity", "play", "families", "imark",
      "octal", "interop", "sweeps"},
     {"render"},

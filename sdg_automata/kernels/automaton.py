@@ -25,7 +25,7 @@ is done or needs Python, and returns a status (:data:`DONE`, :data:`MISS`: a
 step table lacks an entry, :data:`FULL`: an array needs room, :data:`PAUSE`:
 the work quantum is spent, so the budget, progress and Ctrl-C can be checked,
 :data:`FOUND`, :data:`CAP`: the state budget) with everything needed to resume
-in its cursor array.  The driver (:mod:`sdg_automata.vectors`) handles it and
+in its cursor array.  The driver (:mod:`sdg_automata.walks`) handles it and
 calls again.
 """
 
@@ -196,7 +196,7 @@ def rehash(records: Array, n: int, table: Array, tags: Array) -> None:
 
 
 #: successors a breadth-first kernel computes before it looks them up (the store keeps
-#: room for this many new states: ``sdg_automata.vectors.BATCH``)
+#: room for this many new states beyond the last)
 BATCH = 64
 
 
