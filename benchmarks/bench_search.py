@@ -60,11 +60,10 @@ GROWTH = [("unary 10⁶", "unary 10⁷"), ("binary 2.6·10⁶", "binary 1.3·10�
 #: at the CRT solution n = 160,949,018
 LASSO = [("lasso, whole", "2:0 3:2 5:3 7:6 11:10 13:9 17:5 19:18 23:9 3:0"),
          ("lasso, settles", "2:0 3:2 5:3 7:6 11:10 13:9 17:5 19:18 23:9")]
-QUICK_SEARCH = [("unary 3·10⁴", "modular", "3:0 5:2 7:3 11:5 13:1 3:1"),
-                ("unary 5·10⁵", "modular", "3:0 5:2 7:3 11:5 13:1 17:14 3:1"),
-                ("binary 10⁴", "random", "3 11 1"),                    # 13,259 states
-                ("binary 9·10⁴", "random", "3 12 7")]                  # 86,328 states
-QUICK_GROWTH = [("unary 3·10⁴", "unary 5·10⁵"), ("binary 10⁴", "binary 9·10⁴")]
+QUICK_SEARCH = [("unary 2·10³", "modular", "3:0 5:2 7:3 11:5 3:1"),   # 2,311 states
+                ("unary 3·10⁴", "modular", "3:0 5:2 7:3 11:5 13:1 3:1"),
+                ("binary 10⁴", "random", "3 11 1")]                    # 13,259 states
+QUICK_GROWTH = [("unary 2·10³", "unary 3·10⁴")]
 QUICK_LASSO = [("lasso, whole", "3:2 5:3 7:6 11:10 3:0")]
 
 
@@ -106,16 +105,20 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         folder = Path(tmp)
         # the compiled engine's fixed cost: a 10-state search, cold cache then cached
         small, _, _ = _instance("modular", "3:0 5:2", folder)
-        cache = {"NUMBA_CACHE_DIR": str(folder / "cache")}
-        cold = _measure(small, "bfs", "compiled", cache)
-        warm = _measure(small, "bfs", "compiled", cache)
+        # (quick: the cache the tests use, no cold compile and no run without scipy)
+        cache = {} if quick else {"NUMBA_CACHE_DIR": str(folder / "cache")}
+        warm = cold = _measure(small, "bfs", "compiled", cache)
+        if not quick:
+            warm = _measure(small, "bfs", "compiled", cache)
         # numba imports scipy.linalg on its first compiled call when scipy is installed:
         # the same without it (a stub package that refuses to import)
-        stub = folder / "noscipy" / "scipy"
-        stub.mkdir(parents=True)
-        (stub / "__init__.py").write_text("raise ImportError('hidden by bench_search')\n")
-        lean = _measure(small, "bfs", "compiled", {**cache, "PYTHONPATH": os.pathsep.join(
-            [str(stub.parent), os.environ.get("PYTHONPATH", "")])})
+        lean = warm
+        if not quick:
+            stub = folder / "noscipy" / "scipy"
+            stub.mkdir(parents=True)
+            (stub / "__init__.py").write_text("raise ImportError('hidden by bench_search')\n")
+            lean = _measure(small, "bfs", "compiled", {**cache, "PYTHONPATH": os.pathsep.join(
+                [str(stub.parent), os.environ.get("PYTHONPATH", "")])})
         bare = _measure(small, "bfs", "python")
         fixed = {"cold": cold["search"], "cached": warm["search"], "lean": lean["search"],
                  "python": bare["search"], "cold_process": cold["cpu"],
@@ -173,13 +176,16 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                                          "witness length", "CPU s", "MB"],
          [[r["instance"], r["states"], r["length"], r["compiled"]["cpu"],
            r["compiled"]["peak"] / 2**20] for r in rows if r["task"] == "lasso"])
+    costs = ([["compiled, the default cache", fixed["cached"], fixed["cached_process"]]]
+             if quick else
+             [["compiled, cold cache (numba import + compile)", fixed["cold"],
+               fixed["cold_process"]],
+              ["compiled, cached (numba import + load)", fixed["cached"],
+               fixed["cached_process"]],
+              ["compiled, cached, scipy not installed", fixed["lean"], fixed["lean_process"]]])
     show("the compiled engine's fixed cost (a 10-state search; CPU s)",
          ["", "the search call", "whole process"],
-         [["compiled, cold cache (numba import + compile)", fixed["cold"],
-           fixed["cold_process"]],
-          ["compiled, cached (numba import + load)", fixed["cached"], fixed["cached_process"]],
-          ["compiled, cached, scipy not installed", fixed["lean"], fixed["lean_process"]],
-          ["python", fixed["python"], fixed["python_process"]]])
+         [*costs, ["python", fixed["python"], fixed["python_process"]]])
     return rows + [{"task": "fixed", **fixed}]
 
 
