@@ -145,7 +145,8 @@ def run(quick: bool = False) -> list[dict]:
            r["compiled_cpu"], r["speedup"], r["compiled_speedup"]
            if r["compiled_engine"] == "compiled" else "(Python: one group)",
            r["new_states_per_s"], r["compiled_states_per_s"], r["new_mb"], r["compiled_mb"],
-           r["new_bytes_per_state"], r["compiled_bytes_per_state"], r["memo_entries"]]
+           r["new_bytes_per_state"], r["compiled_bytes_per_state"]
+           if r["compiled_engine"] == "compiled" else "-", r["memo_entries"]]
           for r in rows])
     print("B/state = (VmHWM − the same child's VmHWM on a 13-state instance: "
           + ", ".join(f"{task} {route} {peak / 2**20:.1f} MB"
