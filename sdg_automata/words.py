@@ -8,8 +8,8 @@ asked (``str(word)``).  Searches return a plain ``str`` for witnesses of at most
 :data:`LONG_WORD` letters and a :class:`Word` beyond.
 
 >>> w = Word.power("a", 160949018)
->>> len(w), w.compact()
-(160949018, 'a^160949018')
+>>> len(w), w.compact(), w
+(160949018, 'a^160949018', <Word a^160949018 (160,949,018 letters)>)
 >>> Word.of("aabbb").compact(), str(Word.of("aabbb"))
 ('a^2b^3', 'aabbb')
 """
@@ -28,7 +28,7 @@ __all__ = ["LONG_WORD", "Word", "spelled", "word_json"]
 LONG_WORD = 1 << 16
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Word:
     """A word as its maximal runs ``((letter, count), …)``: adjacent letters differ,
     counts are positive."""
@@ -75,6 +75,9 @@ class Word:
         for letter, count in self.runs:
             for _ in range(count):
                 yield letter
+
+    def __repr__(self) -> str:  # never the spelled-out word: it may have 10⁸ letters
+        return f"<Word {self.compact()} ({len(self):,} letters)>"
 
     def reversed(self) -> Word:
         return Word(self.runs[::-1])
