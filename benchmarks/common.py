@@ -40,6 +40,26 @@ def child(args: Sequence[str], *, timeout: float = 600) -> tuple[float, int, str
     return seconds, peak, done.stdout
 
 
+def child_cpu(args: Sequence[str], *, timeout: float = 1800,
+              env: dict[str, str] | None = None) -> tuple[float, int, str]:
+    """As :func:`child`, but (CPU seconds user+sys of the whole child process, peak RSS
+    bytes, stdout); ``env`` adds variables to the child's environment."""
+    import resource
+
+    assert args[0] == "-m", "child_cpu() runs modules: pass ['-m', MODULE, ...]"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-m", "benchmarks.peak", *args[1:]],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})},
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):  # 1 is a decision's "no"
+        raise RuntimeError(f"{' '.join(args)} exited {done.returncode}: {done.stderr[-800:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    peak = int(re.findall(r"PEAK_KB (\d+)", done.stderr)[-1]) * 1024
+    return cpu, peak, done.stdout
+
+
 def show(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Print a table to the terminal (rich)."""
     from rich.console import Console

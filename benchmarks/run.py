@@ -17,6 +17,7 @@ SUITES = [
     "bench_decide",
     "bench_imark",
     "bench_explore",
+    "bench_search",
     "bench_sweep",
     "bench_octal",
     "bench_count",

@@ -33,7 +33,7 @@ import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -47,7 +47,10 @@ from .reading import Reading, reading_of
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
 
+    from .kernels import Engine
+
 __all__ = [
+    "GroupLayout",
     "GrundyAutomaton",
     "Item",
     "LetterTable",
@@ -267,10 +270,16 @@ class GrundyAutomaton:
         self.memo_limit = memo_limit
         self._memo_size = 0
         self._plans: dict[str, _Plan] = {}
-        if memo_limit:
-            groups = _groups(grammar, letter_rules, end)
-            if len(groups) > 1:  # one group holding everything would only add lookups
-                self._plans = {a: self._plan(groups + [(end,)], a) for a in self.alphabet}
+        groups = _groups(grammar, letter_rules, end)
+        #: the groups of nonterminals and what each reads and owns per letter (``None``: one
+        #: group); the memo's key and part masks, kept when the memo is dropped, and the
+        #: layout of the compiled step (:mod:`sdg_automata.vectors`)
+        self.layout: GroupLayout | None = None
+        if len(groups) > 1:  # one group holding everything would only add lookups
+            self.layout = self._layout(groups + [(end,)])
+        if memo_limit and self.layout is not None:
+            self._plans = {a: _Plan(tuple(_Group(*masks, {}) for masks in groups), uncovered)
+                           for a, (groups, uncovered) in self.layout.letters.items()}
         #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
         #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
         self.follow: Callable[[int, str], int] = self.step_reference
@@ -339,31 +348,35 @@ class GrundyAutomaton:
         """Entries of each group's memo of :meth:`step`, per letter (empty: no memo)."""
         return {a: [len(g.memo) for g in plan.groups] for a, plan in self._plans.items()}
 
-    def _plan(self, groups: list[tuple[str, ...]], a: str) -> _Plan:
-        """The memo tables of letter ``a`` for ``groups`` (in dependency order)."""
-        _, shift, contrib = self._tables[a]
-        nts = self.grammar.nonterminals
+    def _layout(self, groups: list[tuple[str, ...]]) -> GroupLayout:
+        """What each of ``groups`` (in dependency order) reads and owns on every letter."""
         group_of = {b: g for g, members in enumerate(groups) for b in members}
         owner = [group_of[item.nonterminal] for item in self.items]
         width = len(self.items)
-        every: list[_Group] = []
-        covered = 0
-        for g, members in enumerate(groups):
-            mask = sum(1 << k for k in range(width)
-                       if shift[k] and owner[k] == g
-                       or any(group_of[nts[h]] == g for h, _ in contrib[k]))
-            outside = {r.body[0] for b in members if b != self.end_symbol
-                       for r in self.grammar.rules_of(b)
-                       if self.grammar.is_unit(r) and group_of[r.body[0]] != g}
-            deps = sum(((2 << self.bounds[c]) - 1) << self._base[c] for c in outside)
-            if not mask and not deps:
-                continue  # reads nothing: no item of the group is set on this letter
-            if mask & deps:  # a rule A → a C would have put C in A's group
-                raise SdgBug(f"step memo: group {members} reads the items of a unit target")
-            owned = sum(1 << k for k in range(width) if owner[k] == g)
-            covered |= owned
-            every.append(_Group(mask, deps, owned, {}))
-        return _Plan(tuple(every), ((1 << width) - 1) & ~covered)
+        owned = tuple(sum(1 << k for k in range(width) if owner[k] == g)
+                      for g in range(len(groups)))
+        letters = {}
+        for a in self.alphabet:
+            _, shift, contrib = self._tables[a]
+            nts = self.grammar.nonterminals
+            every: list[tuple[int, int, int]] = []
+            covered = 0
+            for g, members in enumerate(groups):
+                mask = sum(1 << k for k in range(width)
+                           if shift[k] and owner[k] == g
+                           or any(group_of[nts[h]] == g for h, _ in contrib[k]))
+                outside = {r.body[0] for b in members if b != self.end_symbol
+                           for r in self.grammar.rules_of(b)
+                           if self.grammar.is_unit(r) and group_of[r.body[0]] != g}
+                deps = sum(((2 << self.bounds[c]) - 1) << self._base[c] for c in outside)
+                if not mask and not deps:
+                    continue  # reads nothing: no item of the group is set on this letter
+                if mask & deps:  # a rule A → a C would have put C in A's group
+                    raise SdgBug(f"step memo: group {members} reads the items of a unit target")
+                covered |= owned[g]
+                every.append((mask, deps, owned[g]))
+            letters[a] = (tuple(every), ((1 << width) - 1) & ~covered)
+        return GroupLayout(owned=owned, letters=MappingProxyType(letters))
 
     def step_reference(self, q: int, a: str) -> int:
         """δ(q, a) by Steps 3 and 4 (SPEC §4), computed from scratch.
@@ -488,6 +501,8 @@ class GrundyAutomaton:
         *,
         max_states: int | None = None,
         progress: Callable[[int], None] | None = None,
+        engine: Engine = "auto",
+        what: str = "construction",
     ) -> ReachableAutomaton:
         """Build the part reachable from q₀, breadth-first (:func:`~sdg_automata.crawl.crawl`).
 
@@ -499,15 +514,54 @@ class GrundyAutomaton:
         max_states, progress:
             The same limits by keyword (put into ``budget``); ``progress`` is
             called with the number of states found now and then.
+        engine:
+            ``"python"``: :func:`~sdg_automata.crawl.crawl` over :attr:`follow`;
+            ``"compiled"``: the kernel :func:`sdg_automata.kernels.automaton.bfs`
+            over states stored as part ids (:mod:`sdg_automata.vectors`), the
+            same states in the same order; ``"auto"`` (default): Python up to
+            :data:`~sdg_automata.walks.AUTO_STATES` states, compiled beyond.
+        what:
+            The phase's name in budget and Ctrl-C messages.
 
         Returns
         -------
         ReachableAutomaton
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
+        from .walks import run_engine, unfit
+
         budget = as_budget(budget, max_states=max_states, progress=progress)
-        found = crawl(self.initial, self.follow, self.alphabet, budget, what="construction")
+        found, _ = run_engine(engine, budget, partial(self._crawl, what=what),
+                              partial(self._crawl_compiled, what=what), reason=unfit(self),
+                              what=what)
         return ReachableAutomaton(automaton=self, found=found)
+
+    def _crawl(self, budget: Budget, *, what: str) -> Crawl:
+        return crawl(self.initial, self.follow, self.alphabet, budget, what=what)
+
+    def _crawl_compiled(self, budget: Budget, *, what: str) -> Crawl:
+        """:meth:`_crawl` on the kernels; the states stay part ids (``PartStates``)."""
+        from .vectors import PartStates, StepTables
+        from .walks import breadth_first
+
+        tables = StepTables(self)
+        walked = breadth_first(tables, budget, what=what, rows=True)
+        store, n = walked.store, walked.states
+        assert store is not None and store.parent is not None and store.via is not None
+        assert store.rows is not None
+        try:
+            rows = tuple(_int_array("i", store.rows.array[:n, k])
+                         for k in range(len(self.alphabet)))
+            parent = _int_array("i", store.parent.array[:n])
+            parent[0] = -1
+            via = _int_array("b" if len(self.alphabet) < 128 else "l", store.via.array[:n])
+            via[0] = -1  # as crawl's: the root was reached by no letter
+            records = store.records.copy(n)
+        finally:
+            store.close()
+        states = PartStates(tables, records)
+        return Crawl(states=states, index=states.inverse, parent=parent, via=via, rows=rows,
+                     complete=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -524,8 +578,9 @@ class ReachableAutomaton:
     found: Crawl
 
     @property
-    def states(self) -> list[int]:
-        """``states[s]``: the bitset of state ``s``."""
+    def states(self) -> Sequence[int]:
+        """``states[s]``: the bitset of state ``s`` (a list, or, from the compiled engine,
+        a :class:`~sdg_automata.vectors.PartStates` that builds it on access)."""
         return self.found.states
 
     @property
@@ -550,6 +605,10 @@ class ReachableAutomaton:
 
     def values(self, head: str) -> list[int | None]:
         """𝒢_{G,A} read off every state (``None`` where A has no item)."""
+        from .vectors import PartStates
+
+        if isinstance(self.states, PartStates):  # compiled: by part, without the bitsets
+            return self.states.grundy(head)
         at = self.automaton.grundy_at
         return [at(q, head) for q in self.states]
 
@@ -630,6 +689,20 @@ class _Plan(NamedTuple):
 
     groups: tuple[_Group, ...]
     uncovered: int
+
+
+class GroupLayout(NamedTuple):
+    """The groups of nonterminals of :meth:`GrundyAutomaton.step`'s memo, as bit masks.
+
+    ``owned[g]``: the items of group g (the groups in dependency order; they
+    partition the items).  ``letters[a]``: the groups that read something on
+    ``a``, in order, each as ``(mask, deps, owned)`` (the key is ``q & mask |
+    δ(q, a) & deps``, the part ``δ(q, a) & owned``), and the bits no group of
+    ``a`` owns (never set by δ(·, a)).
+    """
+
+    owned: tuple[int, ...]
+    letters: Mapping[str, tuple[tuple[tuple[int, int, int], ...], int]]
 
 
 def _compile(plans: dict[str, _Plan], miss: Callable[[int, str], int],
@@ -716,6 +789,13 @@ def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str
         members.setdefault(find(b), []).append(b)
     order = list(graphlib.TopologicalSorter(waits()).static_order())
     return [tuple(members[g]) for g in order]
+
+
+def _int_array(code: str, values: Any) -> array[int]:
+    """A numpy vector as an ``array`` of Python ints (one copy, no per-item objects)."""
+    out = array(code)
+    out.frombytes(values.astype(code).tobytes())  # numpy's and array's codes agree
+    return out
 
 
 def _bound_violated(value: int, bound: int) -> None:

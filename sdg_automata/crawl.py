@@ -18,7 +18,7 @@ reverses a DFA (:func:`sdg_automata.construction.dfa`).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -37,7 +37,8 @@ class Crawl:
     Attributes
     ----------
     states:
-        ``states[s]`` is state number ``s``; state 0 is the initial one.
+        ``states[s]`` is state number ``s``; state 0 is the initial one (a list, or
+        any sequence of ints: the compiled exploration keeps them as part ids).
     index:
         The inverse of ``states``.
     parent, via:
@@ -52,8 +53,8 @@ class Crawl:
         The state number at which ``stop`` ended the crawl, else ``-1``.
     """
 
-    states: list[int]
-    index: dict[int, int]
+    states: Sequence[int]
+    index: Mapping[int, int]
     parent: array[int]
     via: array[int]
     rows: tuple[array[int], ...]

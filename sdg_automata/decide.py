@@ -29,6 +29,24 @@ offers it at once):
   or sooner than with bfs.  Both are linear in the reachable states; the PSPACE
   bound of SPEC §5 would need iterative deepening without a visited set,
   which takes time exponential in the number of states and is not offered.
+* ``"lasso"`` is for *one-letter walks*: a grammar over one letter, or any
+  grammar with a constraint whose words use one letter only (the letters of
+  its trimmed DFA, over the grammar's alphabet, are one).  The walk reads that
+  letter alone, so its reachable part is a lasso q₀, q₁, …, q_{μ+λ} = q_μ;
+  Brent's cycle detection walks it storing O(1) states, and each value's
+  first position n gives a shortest witness aⁿ.  It is chosen automatically
+  for one-letter walks (``strategy=None``).  ``states`` is μ + λ (or the
+  settling position plus one).  A state budget N holds exactly: a lasso of at
+  most N states is closed before the walk passes position 3N (Brent's first
+  phase meets by then), so reaching 3N, or a lasso found longer than N, is
+  over the budget.
+
+Every strategy runs on the engine ``engine=`` chooses
+(:func:`sdg_automata.walks.run_engine`): the compiled kernels of
+:mod:`sdg_automata.kernels.automaton` over states stored as vectors of
+per-group part ids (:mod:`sdg_automata.vectors`, :mod:`sdg_automata.walks`), or
+the Python reference
+below; both give the same values, witnesses and state counts.
 
 Subset subsumption (antichains) is *not* used: it is unsound here
 (``notes/literature.md`` §D gives a counterexample).
@@ -40,6 +58,7 @@ L(G, A) ∩ L(within); the search walks the product on the fly.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from array import array
@@ -57,11 +76,15 @@ from .grammar import Grammar
 from .interop import is_pyformlang_automaton, nfa_from_pyformlang
 from .reading import Reading, reading_of
 from .store import PackedStates
+from .words import LONG_WORD, Word, word_json
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
     from automata.fa.nfa import NFA
     from pyformlang.finite_automaton import EpsilonNFA
+
+    from .kernels import Engine
+    from .vectors import StepTables
 
 __all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict", "constraint",
            "max_grundy", "spectrum"]
@@ -69,7 +92,7 @@ __all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict",
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
 #: the on-the-fly search order (``max_grundy(strategy=...)``; keys of :data:`STRATEGIES`)
-Strategy = Literal["bfs", "dfs"]
+Strategy = Literal["bfs", "dfs", "lasso"]
 
 #: the refusal for grammars no automaton serves
 _REFUSAL = ("Max-Grundy is decided here for right- and left-linear grammars; this one is "
@@ -94,7 +117,9 @@ class Verdict:
         Whether ``maximum`` is proven.
     witnesses:
         For each value found, a word w ∈ L(G, A) (∩ L(within)) with that value;
-        shortest for bfs and for the explicit route.
+        shortest for bfs, lasso and the explicit route.  A ``str``, or a
+        :class:`~sdg_automata.words.Word` (run-length) beyond
+        :data:`~sdg_automata.words.LONG_WORD` letters.
     states:
         States explored (on the fly) or reachable states built (explicit).
     bound:
@@ -106,8 +131,8 @@ class Verdict:
         Wall time of the decision.
     stopped_early:
         Whether the exploration ended before the reachable part was exhausted.
-    method, strategy:
-        How it was decided.
+    method, strategy, engine:
+        How it was decided (``engine``: ``"compiled"`` or ``"python"``).
     """
 
     nonterminal: str
@@ -115,7 +140,7 @@ class Verdict:
     answer: bool | None
     maximum: int | None
     exact: bool
-    witnesses: dict[int, str] = field(default_factory=dict)
+    witnesses: dict[int, str | Word] = field(default_factory=dict)
     states: int
     bound: int
     peak_bytes: int | None = None
@@ -123,20 +148,24 @@ class Verdict:
     stopped_early: bool = False
     method: str = "onthefly"
     strategy: str | None = None
+    engine: str = "python"
 
     @property
-    def witness(self) -> str | None:
+    def witness(self) -> str | Word | None:
         """A word reaching ``maximum``."""
         return None if self.maximum is None else self.witnesses.get(self.maximum)
 
-    def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON object."""
+    def to_json(self, *, full_witness: bool = False) -> dict[str, Any]:
+        """The CLI's JSON object: a :class:`~sdg_automata.words.Word` witness as its runs
+        (``{"runs": [["a", n]], "length": n, "compact": "a^n"}``) unless ``full_witness``."""
         return {
             "nonterminal": self.nonterminal, "k": self.k, "answer": self.answer,
-            "max": self.maximum, "exact": self.exact, "witness": self.witness,
-            "witnesses": {str(v): w for v, w in self.witnesses.items()},
+            "max": self.maximum, "exact": self.exact,
+            "witness": word_json(self.witness, full=full_witness),
+            "witnesses": {str(v): word_json(w, full=full_witness)
+                          for v, w in self.witnesses.items()},
             "states": self.states, "bound": self.bound, "stopped_early": self.stopped_early,
-            "method": self.method, "strategy": self.strategy,
+            "method": self.method, "strategy": self.strategy, "engine": self.engine,
             "seconds": round(self.seconds, 6), "peak_bytes": self.peak_bytes,
         }
 
@@ -289,20 +318,54 @@ class _Search:
     bound: int
     walk: _Walk
     budget: Budget
+    constraint: Constraint | None = None
+    engine: Engine = "auto"
 
     def settled(self, value: int) -> bool:
         """Whether seeing ``value`` settles the question (SPEC §5)."""
         return value == self.bound or (self.k is not None and value > self.k)
+
+    @property
+    def settle(self) -> int:
+        """The least value that settles the question (values never exceed m_A)."""
+        return self.bound if self.k is None else min(self.bound, self.k + 1)
+
+    def tables(self) -> StepTables:
+        """The compiled step of the automaton (:mod:`sdg_automata.vectors`)."""
+        from .vectors import StepTables
+
+        return StepTables(self.automaton)
+
+    def constraint_arrays(self) -> tuple[int, Any, bytes] | None:
+        """The constraint as the kernels take it: (initial, rows[k][d], final)."""
+        c = self.constraint
+        if c is None:
+            return None
+        import numpy as np
+
+        rows = np.array([c.rows[a] for a in self.automaton.alphabet], dtype=np.int32)
+        return c.initial, rows.reshape(len(self.automaton.alphabet), c.size), c.final
+
+    def run(self, python: Callable[[_Search, Budget], _SearchResult],
+            compiled: Callable[[_Search, Budget], _SearchResult]) -> _SearchResult:
+        """``python`` or ``compiled`` on the engine ``engine`` chooses."""
+        from .walks import run_engine, unfit
+
+        result, engine = run_engine(self.engine, self.budget, partial(python, self),
+                                    partial(compiled, self), reason=unfit(self.automaton),
+                                    what="search")
+        return dataclasses.replace(result, engine=engine)
 
 
 @dataclass(frozen=True, kw_only=True)
 class _SearchResult:
     """What a strategy found: a witness per value, states reached, and how it ended."""
 
-    found: dict[int, str]
+    found: dict[int, str | Word]
     explored: int
     complete: bool
     peak_bytes: int
+    engine: str = "python"
 
 
 # ---------------------------------------------------------------------------
@@ -315,8 +378,9 @@ def max_grundy(
     k: int | None = None,
     *,
     method: Route = "onthefly",
-    strategy: Strategy = "bfs",
+    strategy: Strategy | None = None,
     within: DFA | NFA | EpsilonNFA | str | None = None,
+    engine: Engine = "auto",
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
     max_seconds: float | None = None,
@@ -333,12 +397,17 @@ def max_grundy(
     method:
         ``"onthefly"`` (default) or ``"explicit"`` (see the module docstring).
     strategy:
-        A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses) or
-        ``"dfs"`` (less memory); on the fly only.
+        A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses),
+        ``"dfs"`` (less memory) or ``"lasso"`` (one-letter walks, constant
+        memory, shortest witnesses); ``None`` (default): ``"lasso"`` for a
+        one-letter walk, else ``"bfs"``.  On the fly only.
     within:
         Restrict positions to the words of this automata-lib DFA or NFA (determinized),
         pyformlang DFA, NFA or ε-NFA (converted by
         :func:`~sdg_automata.interop.nfa_from_pyformlang`), or regular expression.
+    engine:
+        ``"auto"`` (default), ``"compiled"`` or ``"python"``
+        (:mod:`sdg_automata.kernels`): the same verdict either way.
     budget:
         States, seconds and progress (:class:`~sdg_automata.budget.Budget`);
         :class:`~sdg_automata.errors.BudgetExceeded` when they run out.
@@ -379,20 +448,26 @@ def max_grundy(
         return _explicit(automaton, head, k, within, budget, started)
     if method != "onthefly":
         raise InputError(f"unknown method {method!r} (expected {' or '.join(ROUTES)})")
-    search = STRATEGIES.get(strategy)
-    if search is None:
+    from .kernels import check_engine
+
+    check_engine(engine)
+    if strategy is not None and strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r} (expected {' or '.join(STRATEGIES)})")
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
-    result = search(_Search(automaton=automaton, head=head, k=k, bound=bound,
-                            walk=_walk(automaton, head, table), budget=budget))
+    if strategy is None:
+        strategy = "lasso" if _one_letter(automaton.alphabet, table) is not None else "bfs"
+    result = STRATEGIES[strategy](_Search(
+        automaton=automaton, head=head, k=k, bound=bound, walk=_walk(automaton, head, table),
+        budget=budget, constraint=table, engine=engine))
     return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
-                    method="onthefly", strategy=strategy, peak_bytes=result.peak_bytes)
+                    method="onthefly", strategy=strategy, peak_bytes=result.peak_bytes,
+                    engine=result.engine)
 
 
 def _verdict(
-    head: str, k: int | None, bound: int, found: dict[int, str], states: int, complete: bool,
-    started: float, **how: Any,
+    head: str, k: int | None, bound: int, found: dict[int, str | Word], states: int,
+    complete: bool, started: float, **how: Any,
 ) -> Verdict:
     top = max(found, default=None)
     exact = complete or top == bound
@@ -417,6 +492,49 @@ def _bytes(*structures: Any) -> int:
 
 
 def _bfs(search: _Search) -> _SearchResult:
+    """Breadth-first search; shortest witnesses (:func:`_bfs_python`, or compiled)."""
+    return search.run(_bfs_python, _bfs_compiled)
+
+
+def _bfs_compiled(search: _Search, budget: Budget) -> _SearchResult:
+    """:func:`_bfs_python` on the kernels: :func:`sdg_automata.walks.breadth_first`."""
+    from .walks import breadth_first
+
+    walked = breadth_first(search.tables(), budget, constraint=search.constraint_arrays(),
+                           head=search.head, bound=search.bound, settle=search.settle)
+    store = walked.store
+    assert store is not None and store.parent is not None and store.via is not None
+    try:
+        found = {v: _tree_witness(search.automaton, store.parent.array, store.via.array, u)
+                 for v, u in walked.found.items()}
+    finally:
+        store.close()
+    return _SearchResult(found=found, explored=walked.states, complete=walked.complete,
+                         peak_bytes=walked.peak_bytes)
+
+
+def _tree_witness(automaton: GrundyAutomaton, parent: Any, via: Any, s: int) -> str | Word:
+    """The user's word along the breadth-first tree to ``s``: a ``str``, or a
+    :class:`~sdg_automata.words.Word` when longer than :data:`LONG_WORD` (run-length,
+    never spelled out)."""
+    if isinstance(parent, array):
+        read = tree_path(parent, via, s)
+        if len(read) <= LONG_WORD:
+            return automaton.witness(read)
+        runs = Word.from_runs((automaton.alphabet[c], 1) for c in read)
+    else:  # the kernels' arrays: read the runs in compiled code
+        from .kernels.automaton import tree_runs
+
+        letters, counts = tree_runs(parent, via, s)
+        if int(counts.sum()) <= LONG_WORD:
+            return automaton.witness([int(c) for c, m in zip(letters, counts, strict=True)
+                                      for _ in range(int(m))])
+        runs = Word.from_runs((automaton.alphabet[c], int(m))
+                              for c, m in zip(letters.tolist(), counts.tolist(), strict=True))
+    return runs if automaton.reading.mirrored else runs.reversed()
+
+
+def _bfs_python(search: _Search, budget: Budget) -> _SearchResult:
     """Breadth-first search; shortest witnesses.
 
     :func:`~sdg_automata.crawl.crawl`'s loop written out for the search (issue
@@ -425,7 +543,7 @@ def _bfs(search: _Search) -> _SearchResult:
     costs one AND against the marks of the values not seen yet, with no call
     unless it shows one.
     """
-    walk, settled, budget = search.walk, search.settled, search.budget
+    walk, settled = search.walk, search.settled
     follow, marks, accepting = walk.follow, walk.marks, walk.accepting
     meter: Meter = budget.start("search", unit="states")
     limit = budget.max_states
@@ -474,13 +592,30 @@ def _bfs(search: _Search) -> _SearchResult:
         n = t + 1
         del store, frontier, parent, via  # give the memory back before reporting
         raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
-    witness = search.automaton.witness
-    return _SearchResult(found={v: witness(tree_path(parent, via, u)) for v, u in found_at.items()},
+    return _SearchResult(found={v: _tree_witness(search.automaton, parent, via, u)
+                                for v, u in found_at.items()},
                          explored=t + 1, complete=not stopped,
                          peak_bytes=store.nbytes + _bytes(parent, via, frontier))
 
 
 def _dfs(search: _Search) -> _SearchResult:
+    """Depth-first search (:func:`_dfs_python`, or compiled)."""
+    return search.run(_dfs_python, _dfs_compiled)
+
+
+def _dfs_compiled(search: _Search, budget: Budget) -> _SearchResult:
+    """:func:`_dfs_python` on the kernels: :func:`sdg_automata.walks.depth_first`."""
+    from .walks import depth_first
+
+    walked = depth_first(search.tables(), budget, constraint=search.constraint_arrays(),
+                         head=search.head, bound=search.bound, settle=search.settle)
+    witness = search.automaton.witness
+    return _SearchResult(found={v: witness(read) for v, read in walked.found.items()},
+                         explored=walked.states, complete=walked.complete,
+                         peak_bytes=walked.peak_bytes)
+
+
+def _dfs_python(search: _Search, budget: Budget) -> _SearchResult:
     """Depth-first search keeping only a set of reached states and the current path.
 
     Not a crawl (the order is depth-first and no tree is kept), but the same
@@ -490,14 +625,14 @@ def _dfs(search: _Search) -> _SearchResult:
     walk, settled, witness = search.walk, search.settled, search.automaton.witness
     follow, value, letters = walk.follow, walk.value, walk.letters
     width = len(letters)
-    meter: Meter = search.budget.start("search", unit="states")
-    limit = search.budget.max_states
+    meter: Meter = budget.start("search", unit="states")
+    limit = budget.max_states
     cap = -1 if limit is None else limit
     seen = {walk.initial}
     path = [walk.initial]  # the states along the current path
     tried = [0]            # per path entry: how many of its letters were tried
     read: list[int] = []   # letters read along the path
-    found: dict[int, str] = {}
+    found: dict[int, str | Word] = {}
     deepest = 1
     due = meter.due
     try:
@@ -538,9 +673,163 @@ def _dfs(search: _Search) -> _SearchResult:
                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
 
 
+def _one_letter(alphabet: Sequence[str], within: Constraint | None) -> int | None:
+    """The letter (index) of a one-letter walk, else ``None``.
+
+    Without a constraint: Σ has one letter.  With one: exactly one letter of Σ
+    labels a transition of the constraint's trimmed DFA (between states reachable
+    from its initial state and from which it can still accept), i.e. the
+    constraint's words over Σ use that letter alone.
+    """
+    if within is None:
+        return 0 if len(alphabet) == 1 else None
+    trimmed = _trimmed(within)
+    reach = {trimmed.initial}
+    todo = [trimmed.initial]
+    used: set[int] = set()
+    for d in todo:
+        for k, a in enumerate(alphabet):
+            t = trimmed.rows[a][d]
+            if t >= 0:
+                used.add(k)
+                if t not in reach:
+                    reach.add(t)
+                    todo.append(t)
+    return used.pop() if len(used) == 1 else None
+
+
+def _trimmed(within: Constraint) -> Constraint:
+    """``within`` with every transition into a state that can no longer accept removed
+    (``-1``): a walk that enters such a state has no position ahead of it."""
+    live = {d for d in range(within.size) if within.final[d]}
+    while True:
+        more = {d for d in range(within.size) if d not in live
+                and any(row[d] in live for row in within.rows.values())}
+        if not more:
+            break
+        live |= more
+    rows = {a: array("l", [t if t in live else -1 for t in row])
+            for a, row in within.rows.items()}
+    return Constraint(initial=within.initial if within.initial in live else -1, rows=rows,
+                      final=within.final)
+
+
+def _lasso(search: _Search) -> _SearchResult:
+    """Brent's cycle detection on a one-letter walk (:func:`_lasso_python`, or compiled)."""
+    if _one_letter(search.automaton.alphabet, search.constraint) is None:
+        letters = ", ".join(search.automaton.alphabet)
+        raise InputError(f"--strategy lasso walks one letter: the grammar reads {{{letters}}}"
+                         + (" and the constraint allows more than one of them"
+                            if search.constraint is not None else "")
+                         + " (use bfs or dfs)")
+    if search.constraint is not None:  # the walk leaves no position behind it: trim
+        table = _trimmed(search.constraint)
+        if table.initial < 0:  # the constraint accepts nothing: no position at all
+            return _SearchResult(found={}, explored=1, complete=True, peak_bytes=0)
+        search = dataclasses.replace(search, constraint=table,
+                                     walk=_walk(search.automaton, search.head, table))
+    return search.run(_lasso_python, _lasso_compiled)
+
+
+def _lasso_word(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
+    """aⁿ in the user's order (the same either way), a :class:`Word` when long."""
+    a = automaton.alphabet[letter]
+    return Word.power(a, n) if n > LONG_WORD else a * n
+
+
+def _lasso_compiled(search: _Search, budget: Budget) -> _SearchResult:
+    """:func:`_lasso_python` on the kernels: :func:`sdg_automata.walks.lasso`."""
+    from .walks import lasso
+
+    letter = _one_letter(search.automaton.alphabet, search.constraint)
+    assert letter is not None
+    walked = lasso(search.tables(), budget, letter=letter,
+                   constraint=search.constraint_arrays(), head=search.head, bound=search.bound,
+                   settle=search.settle)
+    return _SearchResult(found={v: _lasso_word(search.automaton, letter, n)
+                                for v, n in walked.found.items()},
+                         explored=walked.states, complete=walked.complete,
+                         peak_bytes=walked.peak_bytes)
+
+
+def _lasso_python(search: _Search, budget: Budget) -> _SearchResult:
+    """The lasso q₀, q₁, … of a one-letter walk by Brent's cycle detection, O(1) states.
+
+    Phase 1 moves the hare through positions 1, 2, … in rounds of 1, 2, 4, …
+    steps, the tortoise waiting at the start of each round; it meets the hare
+    in the first round of 2ʲ ≥ max(μ + 1, λ) steps, after λ steps, so the hare
+    has then passed every state of the lasso and the first position of each
+    value is known (a shortest witness).  Phase 2 finds μ: the hare λ ahead of
+    q₀, then both until they meet.  ``explored`` is μ + λ.
+
+    Budget: a lasso of at most N = ``max_states`` states meets before position
+    3N (2ʲ < 2·max(μ + 1, λ) ≤ 2N, plus λ ≤ N), so position 3N, a settling
+    value at a position ≥ N, or μ + λ > N is over the budget: the same verdict
+    as a search that stores every state.
+    """
+    walk, settled = search.walk, search.settled
+    letter = _one_letter(search.automaton.alphabet, search.constraint)
+    assert letter is not None
+    follow, value, a = walk.follow, walk.value, walk.letters[letter]
+    meter: Meter = budget.start("search", unit="states")
+    limit = budget.max_states
+    cap = -1 if limit is None else limit
+    beyond = 3 * cap if cap >= 0 else -1
+    first: dict[int, int] = {}
+
+    def result(states: int, complete: bool) -> _SearchResult:
+        if 0 <= cap < states:
+            raise meter.exceeded(cap, f"{limit} states")
+        return _SearchResult(found={v: _lasso_word(search.automaton, letter, n)
+                                    for v, n in first.items()},
+                             explored=states, complete=complete, peak_bytes=_bytes(first))
+
+    pos, hare, power = 0, walk.initial, 1
+    due = meter.due
+    try:
+        while True:  # phase 1
+            tortoise, steps = hare, 0
+            while steps < power:
+                nxt = follow(hare, a)
+                if nxt < 0:  # the constraint died: the walk is a path
+                    return result(pos + 1, True)
+                hare, pos, steps = nxt, pos + 1, steps + 1
+                if pos >= due:
+                    due = meter.check(pos + 1 if cap < 0 else min(pos + 1, cap), step=pos)
+                    if 0 <= beyond <= pos:
+                        raise meter.exceeded(cap, f"{limit} states")
+                v = value(hare)
+                if v is not None and v not in first:
+                    first[v] = pos
+                    if settled(v):
+                        return result(pos + 1, False)
+                if hare == tortoise:
+                    break
+            else:
+                if 0 <= beyond <= pos:
+                    raise meter.exceeded(cap, f"{limit} states")
+                power *= 2
+                continue
+            break
+        cycle = steps
+        hare = tortoise = walk.initial  # phase 2
+        for _ in range(cycle):
+            hare = follow(hare, a)
+        tail = 0
+        due = meter.check(min(pos + 1, cap) if cap >= 0 else pos + 1, step=tail)  # a new loop
+        while hare != tortoise:
+            hare, tortoise, tail = follow(hare, a), follow(tortoise, a), tail + 1
+            if tail >= due:
+                due = meter.check(min(pos + 1, cap) if cap >= 0 else pos + 1, step=tail)
+    except KeyboardInterrupt:
+        raise meter.interrupted() from None
+    return result(tail + cycle, True)
+
+
 #: the on-the-fly search strategies by name: each takes a :class:`_Search` and returns a
 #: :class:`_SearchResult`; the ``Strategy`` type and the command line's choices follow
-STRATEGIES: dict[str, Callable[[_Search], _SearchResult]] = {"bfs": _bfs, "dfs": _dfs}
+STRATEGIES: dict[str, Callable[[_Search], _SearchResult]] = {
+    "bfs": _bfs, "dfs": _dfs, "lasso": _lasso}
 
 #: the routes of :func:`max_grundy` (``method=``), in the order the command line lists them
 ROUTES: tuple[str, ...] = get_args(Route)
@@ -565,7 +854,7 @@ def _explicit(
     guard = None
     if within is not None:
         guard = _constraint_dfa(within, automaton.alphabet, reading)
-    found: dict[int, str] = {}
+    found: dict[int, str | Word] = {}
     for i in range(bound, -1, -1):
         with meter.library("automata-lib emptiness"):
             # a private DFA: tested for emptiness, then dropped, so no need to freeze it
@@ -643,15 +932,17 @@ class SpectrumRow:
 
 def spectrum(
     grammar: Grammar, *, budget: Budget = UNLIMITED, max_states: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, engine: Engine = "auto",
 ) -> list[SpectrumRow]:
     """For every nonterminal: m_A, the values reached and a shortest witness for each.
 
     One exploration of the whole grammar's automaton serves every nonterminal
-    (left-linear grammars through their mirror; witnesses in the user's order).
+    (left-linear grammars through their mirror; witnesses in the user's order),
+    on the engine ``engine`` chooses (:meth:`GrundyAutomaton.explore`).
     """
     automaton = automaton_for(grammar)
-    reachable = automaton.explore(as_budget(budget, max_states=max_states, progress=progress))
+    reachable = automaton.explore(as_budget(budget, max_states=max_states, progress=progress),
+                                  engine=engine)
     rows = []
     for head in grammar.nonterminals:
         found = reachable.shortest_witnesses(head)

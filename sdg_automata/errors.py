@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BudgetExceeded",
     "ConvergenceError",
+    "EngineNotice",
     "GameGraphError",
     "GraphCycleError",
     "GrammarError",
@@ -46,6 +47,12 @@ def brief(text: str, limit: int = 40) -> str:
 
 class SdgError(Exception):
     """Root of every exception raised by sdg_automata."""
+
+
+class EngineNotice(UserWarning):
+    """A run chosen for the compiled kernels runs in Python instead (the automaton does
+    not fit their fixed width); the answer is the same, only slower.  The command line
+    prints it as one ``note:`` line on stderr."""
 
 
 class SdgBug(SdgError):

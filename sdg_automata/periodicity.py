@@ -44,13 +44,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .budget import UNLIMITED, Budget, as_budget
 from .construction import automaton_for
-from .crawl import crawl
 from .errors import InputError, SdgBug
 from .grammar import Grammar
+
+if TYPE_CHECKING:
+    from .kernels import Engine
 
 __all__ = ["GuessedPeriod", "Period", "guess_period", "proven_period", "unary_letter"]
 
@@ -131,7 +133,7 @@ def unary_letter(grammar: Grammar) -> str:
 
 
 def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
-                  max_states: int | None = None) -> Period:
+                  max_states: int | None = None, engine: Engine = "auto") -> Period:
     """The preperiod, period and one period of n ↦ 𝒢(A, aⁿ), proven by the lasso.
 
     Parameters
@@ -145,6 +147,9 @@ def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
         Limits on the lasso's length (``max_states``) and time.
     max_states:
         The same state limit by keyword (put into ``budget``).
+    engine:
+        Who walks the lasso (:meth:`GrundyAutomaton.explore
+        <sdg_automata.construction.GrundyAutomaton.explore>`'s ``engine``).
 
     Raises
     ------
@@ -170,17 +175,17 @@ def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
     # aⁿ reversed is aⁿ, so a left-linear grammar's mirror has the very same sequence
     automaton = automaton_for(grammar, refusal="periods are proven for right- or left-linear "
                                                "grammars; this one is {kind}")
-    # over one letter the breadth-first crawl is the lasso q₀, q₁, …: state n is qₙ and the
-    # last state's successor is the first repetition q_μ
-    lasso = crawl(automaton.initial, automaton.step, (a,),
-                  as_budget(budget, max_states=max_states), what="lasso")
-    states = lasso.states
+    # over one letter the breadth-first exploration is the lasso q₀, q₁, …: state n is qₙ
+    # and the last state's successor is the first repetition q_μ
+    lasso = automaton.explore(as_budget(budget, max_states=max_states), engine=engine,
+                              what="lasso")
+    values = lasso.values(head)
     tail = lasso.rows[0][-1]  # μ: q_{μ+λ} = q_μ
-    cycle = len(states) - tail  # λ
+    cycle = len(values) - tail  # λ
 
     def s(n: int) -> int | None:  # s(n) for any n ≥ 1, from the lasso
-        k = n if n < len(states) else tail + (n - tail) % cycle
-        return automaton.grundy_at(states[k], head)
+        k = n if n < len(values) else tail + (n - tail) % cycle
+        return values[k]
 
     start = max(tail, 1)
     one_cycle = range(start, start + cycle)

@@ -414,8 +414,12 @@ def test_progress_is_called():
     specs = [ModularSpec(5, 0), ModularSpec(7, 0), ModularSpec(9, 0), ModularSpec(8, 2),
              ModularSpec(4, 0)]
     seen: list[int] = []
-    max_grundy(modular_family(specs), "A", progress=seen.append)
+    max_grundy(modular_family(specs), "A", strategy="bfs", progress=seen.append)
     assert seen and seen == sorted(seen) and seen[-1] <= 2521
+    # the lasso reports the positions it walks: Brent's first phase passes the cycle
+    walked: list[int] = []
+    v = max_grundy(modular_family(specs), "A", progress=walked.append)
+    assert v.strategy == "lasso" and walked == sorted(walked) and walked[-1] <= 3 * 2521
 
 
 # ---------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def test_strategy_and_route_tables_feed_the_types_and_the_cli() -> None:
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     max_parser = sub.choices["max"]  # type: ignore[attr-defined]
     choices = {a.dest: tuple(a.choices) for a in max_parser._actions if a.choices}
-    assert choices["strategy"] == tuple(STRATEGIES) and choices["method"] == ROUTES
+    assert choices["strategy"] == ("auto", *STRATEGIES) and choices["method"] == ROUTES
 
 
 def test_regex_size_guard_is_checked_while_the_dfa_is_built(

@@ -22,6 +22,7 @@ jsonschema = pytest.importorskip("jsonschema")
 from schemas import SCHEMAS, validate, validator  # noqa: E402
 
 from sdg_automata.cli import build_parser, main  # noqa: E402
+from sdg_automata.cli.common import SCHEMA_VERSIONS  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 E3 = str(EXAMPLES / "example3.txt")
@@ -119,7 +120,10 @@ def test_every_schema_is_a_valid_json_schema() -> None:
     for name in names:
         schema = validator(name).schema
         assert schema["$schema"].endswith("2020-12/schema") and schema["description"]
-        assert schema["$id"] == f"urn:sdg-automata:schema:{name}/1"
+        version = SCHEMA_VERSIONS.get(name, 1)
+        assert schema["$id"] == f"urn:sdg-automata:schema:{name}/{version}"
+        if "schema" in schema.get("properties", {}):
+            assert schema["properties"]["schema"] == {"const": f"{name}/{version}"}
 
 
 def test_every_json_command_is_covered() -> None:
@@ -143,7 +147,8 @@ def test_json_outputs_obey_their_schemas(command: str, tmp_path: Path,
                 assert obj["command"] == command
                 validate(obj)
             else:
-                assert obj["schema"] == command.replace(" ", "-") + "/1"
+                name = command.replace(" ", "-")
+                assert obj["schema"] == f"{name}/{SCHEMA_VERSIONS.get(name, 1)}"
                 validate(obj)
             seen += 1
     assert seen >= 1

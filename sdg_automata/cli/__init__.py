@@ -51,6 +51,7 @@ from .common import (
     emit_stopped,
     epilog,
     fail,
+    notes,
 )
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
@@ -164,7 +165,8 @@ def _signalled(message: str) -> int:
 def _run(args: argparse.Namespace) -> int:
     SCHEMA.set(getattr(args, "schema", None))
     STARTED.set(time.perf_counter())  # --max-seconds bounds the whole command from here
-    code = int(args.func(args))
+    with notes():  # EngineNotice warnings as one "note:" line each
+        code = int(args.func(args))
     sys.stdout.flush()  # a full disk or a closed pipe shows here, while we can still say so
     return code
 

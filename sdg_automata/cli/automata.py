@@ -17,6 +17,7 @@ from .common import (
     Parser,
     add_budget,
     add_drawing,
+    add_engine,
     add_grammar,
     add_output,
     budget,
@@ -62,14 +63,20 @@ def _add_max(p: Parser) -> None:
     p.add_argument("--method", choices=get_args(Route), default="onthefly",
                    help="onthefly: search the implicit automaton, stopping as soon as settled; "
                         "explicit: build every M_{A,i} with automata-lib and test emptiness")
-    p.add_argument("--strategy", choices=list(STRATEGIES), default="bfs",
-                   help="on-the-fly search order: bfs gives shortest witnesses, dfs keeps less "
-                        "in memory")
+    p.add_argument("--strategy", choices=["auto", *STRATEGIES], default="auto",
+                   help="on-the-fly search: bfs gives shortest witnesses, dfs keeps less in "
+                        "memory, lasso walks a one-letter grammar (or a constraint of one "
+                        "letter) in constant memory with shortest witnesses; auto (default): "
+                        "lasso when one letter is read, else bfs")
     p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
                    help="only positions whose word matches this regular expression (automata-lib "
                         "syntax) or is accepted by this DFA (a .json file in automata-lib's "
                         "constructor shape)")
     add_budget(p)
+    add_engine(p)
+    p.add_argument("--full-witness", action="store_true",
+                   help="spell out witnesses longer than 65,536 letters in full (by default "
+                        "they are printed run-length, e.g. a^160949018, in text and JSON)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_max)
 
@@ -83,9 +90,20 @@ def _load_within(spec: str) -> Any:
     return dfa_from_json(read_text(spec, what="DFA file"), source=spec)
 
 
-def _abbreviated(word: str | None, limit: int = 60) -> str:
-    """A witness for a terminal: in full when short, else its ends and length (--json has all)."""
-    if word is None or len(word) <= limit:
+def _abbreviated(word: Any, limit: int = 60, *, full: bool = False) -> str:
+    """A witness for a terminal: in full when short (or ``full``), a run-length word as
+    ``a^160949018``, else its ends and length (--json has all)."""
+    from ..words import Word
+
+    if isinstance(word, Word):
+        if full:
+            return repr(str(word))
+        compact = word.compact()
+        if len(compact) <= limit:
+            return f"{compact} (length {len(word):,})"
+        return (f"{compact[:24]}…{compact[-24:]} (length {len(word):,}, "
+                f"{len(word.runs):,} runs; --json gives the runs, --full-witness the word)")
+    if word is None or len(word) <= limit or full:
         return repr(word)
     return f"{word[:24]!r}…{word[-24:]!r} (length {len(word)}; --json prints it whole)"
 
@@ -96,18 +114,20 @@ def _cmd_max(args: argparse.Namespace) -> int:
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
     within = _load_within(args.within) if args.within else None
+    strategy = None if args.strategy == "auto" else args.strategy
     with progress(f"exploring from {head}", enabled=not args.json) as bar:
-        verdict = max_grundy(g, head, args.k, method=args.method, strategy=args.strategy,
-                             within=within, budget=budget(args, bar))
+        verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
+                             within=within, engine=args.engine, budget=budget(args, bar))
     if args.json:
-        emit(verdict.to_json())
+        emit(verdict.to_json(full_witness=args.full_witness))
     else:
         where = f"L(G, {head})" + (" ∩ L(within)" if within is not None else "")
         if verdict.maximum is None:
             summary = f"no positions: {where} is empty"
         else:
             bound = "" if verdict.exact else "at least "
-            summary = f"max {bound}{verdict.maximum}, witness {_abbreviated(verdict.witness)}"
+            summary = (f"max {bound}{verdict.maximum}, witness "
+                       f"{_abbreviated(verdict.witness, full=args.full_witness)}")
         done = "explored" if args.method == "onthefly" else "built"
         summary += f" ({verdict.states} states {done}"
         summary += ", stopped early)" if verdict.stopped_early else ")"
@@ -144,6 +164,7 @@ def _add_dfa(p: Parser) -> None:
     add_output(p)
     add_drawing(p)
     add_budget(p)
+    add_engine(p)
     p.set_defaults(func=_cmd_dfa)
 
 
@@ -182,6 +203,7 @@ def _add_spectrum(p: Parser) -> None:
     add_grammar(p, start="none")
     p.add_argument("--json", action="store_true", help="one JSON object per nonterminal")
     add_budget(p)
+    add_engine(p)
     p.set_defaults(func=_cmd_spectrum)
 
 
@@ -190,7 +212,7 @@ def _cmd_spectrum(args: argparse.Namespace) -> int:
 
     g = load(args)
     with progress("building the automaton", enabled=not args.json) as bar:
-        rows = spectrum(g, budget=budget(args, bar))
+        rows = spectrum(g, budget=budget(args, bar), engine=args.engine)
     if args.json:
         for r in rows:
             emit({"nonterminal": r.nonterminal, "bound": r.bound, "max": r.maximum,
@@ -225,6 +247,7 @@ def _add_regex(p: Parser) -> None:
                         "the DFA is built")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_budget(p)
+    add_engine(p)
     p.set_defaults(func=_cmd_regex)
 
 
@@ -292,6 +315,7 @@ def _add_count(p: Parser) -> None:
                         "count_words_of_length (the reference; keeps every level)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_budget(p)
+    add_engine(p)
     p.set_defaults(func=_cmd_count)
 
 

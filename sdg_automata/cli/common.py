@@ -35,8 +35,8 @@ __all__ = [
     "INPUT_ARGUMENTS", "NO_ROOM", "Parser", "Reason", "SCHEMA", "STARTED", "StartRole",
     "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "build_all",
     "check_visual", "deliver", "duration", "emit", "emit_stopped", "epilog", "explore", "fail",
-    "finish", "json_options", "load", "natural", "output", "positive", "progress", "schema_name",
-    "stamped", "unlimited_digits", "wants_json",
+    "finish", "json_options", "load", "natural", "notes", "output", "positive", "progress",
+    "schema_name", "stamped", "unlimited_digits", "wants_json",
 ]
 
 
@@ -219,12 +219,15 @@ def fail(message: str, code: int = ExitCode.INPUT_ERROR) -> NoReturn:
 SCHEMA: contextvars.ContextVar[str | None] = contextvars.ContextVar("SCHEMA", default=None)
 #: the version of every schema in ``docs/schemas/``; raised when a field changes meaning
 SCHEMA_VERSION = 1
+#: schemas raised since: ``max/2`` (long witnesses as runs, the ``engine`` field)
+SCHEMA_VERSIONS = {"max": 2}
 
 
 def schema_name(command: str) -> str:
     """The ``"schema"`` value of a command's JSON objects: ``NAME/VERSION``, where
     ``docs/schemas/NAME.json`` is the JSON Schema (``imark survey`` → ``imark-survey/1``)."""
-    return f"{command.replace(' ', '-')}/{SCHEMA_VERSION}"
+    name = command.replace(" ", "-")
+    return f"{name}/{SCHEMA_VERSIONS.get(name, SCHEMA_VERSION)}"
 
 
 def stamped(obj: dict[str, Any]) -> dict[str, Any]:
@@ -425,6 +428,28 @@ def add_engine(p: argparse.ArgumentParser) -> None:
                         "auto (default): compiled for runs large enough to repay loading numba")
 
 
+@contextlib.contextmanager
+def notes() -> Iterator[None]:
+    """Show :class:`~sdg_automata.errors.EngineNotice` warnings as one ``note:`` line on
+    stderr each (others as Python shows them)."""
+    import warnings
+
+    from ..errors import EngineNotice
+
+    shown = warnings.showwarning
+
+    def show(message: Any, category: type[Warning], *rest: Any, **kw: Any) -> None:
+        if issubclass(category, EngineNotice):
+            print(f"note: {message}", file=sys.stderr)
+        else:
+            shown(message, category, *rest, **kw)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", EngineNotice)
+        warnings.showwarning = show
+        yield
+
+
 #: when the running command started (:func:`time.perf_counter`): ``--max-seconds`` counts
 #: from here, over every phase of the command (set by :func:`sdg_automata.cli.main`)
 STARTED: contextvars.ContextVar[float | None] = contextvars.ContextVar("STARTED", default=None)
@@ -490,7 +515,8 @@ def explore(args: argparse.Namespace, g: Grammar) -> ReachableAutomaton:
     from ..construction import automaton_for
 
     with progress("building the automaton", enabled=not getattr(args, "json", False)) as bar:
-        return automaton_for(g).explore(budget(args, bar))
+        return automaton_for(g).explore(budget(args, bar),
+                                        engine=getattr(args, "engine", "auto"))
 
 
 # -- output ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from .common import (
     Parser,
     add_budget,
     add_drawing,
+    add_engine,
     add_grammar,
     add_output,
     budget,
@@ -143,6 +144,7 @@ def _add_period(p: Parser) -> None:
                      "(SPEC §7). Prints them and the values s(p0+1), ..., s(p0+p).")
     add_grammar(p, nonterminal=True)
     add_budget(p)
+    add_engine(p)
     p.add_argument("--json", action="store_true",
                    help="print {nonterminal, preperiod, period, values} (⊥ as null)")
     p.set_defaults(func=_cmd_period)
@@ -152,7 +154,8 @@ def _cmd_period(args: argparse.Namespace) -> int:
     from ..periodicity import proven_period
 
     g = load(args)
-    period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args))
+    period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args),
+                           engine=args.engine)
     if args.json:
         emit(period.to_json())
         return ExitCode.OK

@@ -1,0 +1,512 @@
+"""Kernels over the compiled step of the Step 1–5 automaton (numba).
+
+Every walk of the implicit automaton that runs long has a kernel here, over
+states stored as vectors of per-group part ids
+(:class:`~sdg_automata.vectors.StepTables`):
+
+* :func:`step` — δ(q, a) by table lookups; the reference it must equal is
+  :meth:`GrundyAutomaton.step <sdg_automata.construction.GrundyAutomaton.step>`
+  (``step_reference`` behind the memo);
+* :func:`bfs` — the breadth-first walk behind both the on-the-fly search
+  (reference: ``sdg_automata.decide._bfs``) and the exploration with its
+  transition rows (reference: :func:`sdg_automata.crawl.crawl` as
+  ``GrundyAutomaton.explore`` calls it);
+* :func:`dfs` — the depth-first search (reference: ``sdg_automata.decide._dfs``);
+* :func:`walk` and :func:`meet` — the two phases of Brent's cycle detection on
+  a one-letter walk (reference: ``sdg_automata.decide._lasso``).
+
+They share :func:`step` and the state store (an open-addressing table of
+record numbers over the rows of ``records``), so they live in one module:
+numba's on-disk cache is invalidated by changes to the file that defines a
+kernel, not to the files it calls.
+
+Protocol: a kernel never raises and never calls Python.  It works until it
+is done or needs Python, and returns a status (:data:`DONE`, :data:`MISS`: a
+step table lacks an entry, :data:`FULL`: an array needs room, :data:`PAUSE`:
+the work quantum is spent, so the budget, progress and Ctrl-C can be checked,
+:data:`FOUND`, :data:`CAP`: the state budget) with everything needed to resume
+in its cursor array.  The driver (:mod:`sdg_automata.walks`) handles it and
+calls again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import jit
+
+#: a numpy array (numba types it at the call)
+Array = Any
+
+__all__ = ["CAP", "DEAD", "DONE", "FOUND", "FULL", "MET", "MISS", "PAUSE", "bfs", "dfs", "meet",
+           "rehash", "step", "tree_runs", "walk"]
+
+#: statuses a kernel returns
+DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
+
+# cursor fields (int64 array shared by the kernels and their driver)
+#: states stored, state being expanded, next letter, work done since the last return
+N, SID, LETTER, WORK = range(4)
+#: the value found (FOUND), the depth of the path (dfs)
+VALUE, DEPTH = 4, 5
+#: lasso: the hare's position, the steps of this round
+POS, STEPS = 6, 7
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xFF51AFD7ED558CCD)
+
+
+@jit
+def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array, drow: int,
+         groups: int) -> int:
+    """dst[drow] ← δ(src[srow], a), a the letter whose plan starts at ``plan[at]``: one
+    instruction per group (``sdg_automata.vectors._instruction`` documents them; states
+    are rows of 2-D arrays, so no view is made in the hot loop).
+
+    Every table covers every id that exists, so an entry is read without a bounds
+    check; ``-1`` is an entry not learned yet: the function returns 1 (the row is
+    then garbage) and the caller asks Python to learn the step
+    (:meth:`StepTables.learn <sdg_automata.vectors.StepTables.learn>`).  Else 0.
+    """
+    entries = plan[at]
+    at += 1
+    for _ in range(entries):
+        kind = plan[at]
+        g = plan[at + 1]
+        if kind == 0:  # idle
+            dst[drow, g] = 0
+            at += 2
+            continue
+        if kind == 1:  # one old part
+            c = heap[plan[at + 3] + src[srow, plan[at + 2]]]
+            at += 4
+        elif kind == 2:  # two old parts
+            c = heap[plan[at + 4] + src[srow, plan[at + 2]] * plan[at + 5]
+                     + src[srow, plan[at + 3]]]
+            at += 6
+        elif kind == 3:  # r projected new parts
+            r = plan[at + 2]
+            at += 3
+            lv = at + 2 * r
+            c = heap[plan[at + 1] + dst[drow, plan[at]]]
+            if c < 0:
+                return 1
+            for _j in range(1, r):
+                at += 2
+                p = heap[plan[at + 1] + dst[drow, plan[at]]]
+                if p < 0:
+                    return 1
+                c = heap[plan[lv] + c * plan[lv + 1] + p]
+                if c < 0:
+                    return 1
+                lv += 2
+            at = lv
+        else:  # any mix
+            r = plan[at + 2]
+            at += 3
+            lv = at + 3 * r
+            c = 0
+            for j in range(r):
+                p = dst[drow, plan[at]] if plan[at + 1] else src[srow, plan[at]]
+                if plan[at + 2] >= 0:
+                    p = heap[plan[at + 2] + p]
+                    if p < 0:
+                        return 1
+                at += 3
+                if j == 0:
+                    c = p
+                    if r > 1:
+                        continue
+                    p = 0
+                c = heap[plan[lv] + c * plan[lv + 1] + p]
+                lv += 2
+                if c < 0:
+                    return 1
+            at = lv
+        if c < 0:
+            return 1
+        dst[drow, g] = c
+    return 0
+
+
+@jit
+def _hash(records: Array, row: int) -> Any:  # a numpy uint64
+    """64 bits of hash of ``records[row]`` (multiply–xorshift per word, then a final mix)."""
+    h = _GOLDEN
+    for i in range(records.shape[1]):
+        h = (h ^ np.uint64(records[row, i])) * _GOLDEN
+        h ^= h >> np.uint64(29)
+    h ^= h >> np.uint64(32)
+    h *= _MIX
+    h ^= h >> np.uint64(29)
+    return h
+
+
+@jit
+def _find(records: Array, row: int, table: Array, tags: Array) -> tuple[int, int, int]:
+    """(slot, number, tag) of the stored record equal to ``records[row]``; number -1:
+    none (the slot is then free for it).  Linear probing over a power-of-two table of
+    record numbers (+1; 0 is free); ``tags[slot]`` holds 8 other bits of the record's
+    hash, so a probe reads a record only when its tag matches (1 in 256 by chance)."""
+    width = records.shape[1]
+    h = _hash(records, row)
+    tag = np.int64(h >> np.uint64(56))
+    mask = table.shape[0] - 1
+    slot = np.int64(h & np.uint64(mask))
+    while True:
+        e = table[slot]
+        if e == 0:
+            return slot, -1, tag
+        if tags[slot] == tag:
+            r = e - 1
+            same = True
+            for i in range(width):
+                if records[r, i] != records[row, i]:
+                    same = False
+                    break
+            if same:
+                return slot, r, tag
+        slot = (slot + 1) & mask
+
+
+@jit
+def rehash(records: Array, n: int, table: Array, tags: Array) -> None:
+    """Put records 0 … n−1 (distinct) into the zeroed ``table`` and its ``tags``.
+
+    In blocks: the hashes of 32 records first, then their 32 insertions, whose
+    random accesses the processor overlaps (2.5× faster than one at a time)."""
+    block = 32
+    slots = np.empty(block, dtype=np.int64)
+    marks = np.empty(block, dtype=np.int64)
+    mask = table.shape[0] - 1
+    for base in range(0, n, block):
+        m = min(block, n - base)
+        for j in range(m):
+            h = _hash(records, base + j)
+            marks[j] = np.int64(h >> np.uint64(56))
+            slots[j] = np.int64(h & np.uint64(mask))
+        for j in range(m):
+            slot = slots[j]
+            while table[slot] != 0:
+                slot = (slot + 1) & mask
+            table[slot] = base + j + 1
+            tags[slot] = marks[j]
+
+
+#: successors a breadth-first kernel computes before it looks them up (the store keeps
+#: room for this many new states beyond the last)
+BATCH = 64
+
+
+@jit
+def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, tags: Array,
+        parent: Array, via: Array, rows: Array, keep_rows: bool, crows: Array, cfinal: Array,
+        wc: int, values: Array, head: int, settle: int, found_at: Array, cursor: Array,
+        cap: int, quantum: int) -> int:
+    """Breadth-first walk from record 0, as ``decide._bfs`` and ``crawl``.
+
+    ``records[s]`` holds state s (G part ids, then the constraint's state when
+    ``wc`` is 1); ``parent``/``via`` keep the tree; with ``keep_rows``,
+    ``rows[s, k]`` is the successor of s on letter k (-1: none).  With ``settle``
+    ≥ 0, the first state of each value ``values[part of group head]`` (where the
+    constraint accepts) goes to ``found_at``, and a value ≥ ``settle`` ends the
+    walk (FOUND).  Numbering state ``cap`` is over the budget (CAP; ``cap`` -1:
+    none).  Returns after about ``quantum`` steps (PAUSE).
+
+    In blocks of :data:`BATCH` successors: their steps and hashes first, then
+    their lookups in order, so that the processor overlaps the lookups' random
+    accesses (measured 1.1–1.3× faster than one successor at a time); the
+    states are numbered exactly as one at a time would number them.
+    """
+    width = records.shape[1]
+    groups = width - wc
+    letters = starts.shape[0]
+    capacity = records.shape[0]
+    load = (table.shape[0] * 7) // 10
+    mask = table.shape[0] - 1
+    block = np.empty((BATCH, width), dtype=records.dtype)
+    hashes = np.empty(BATCH, dtype=np.uint64)
+    origin = np.empty(BATCH, dtype=np.int64)  # s·letters + k; -1 − that: no successor
+    n, sid, k = cursor[N], cursor[SID], cursor[LETTER]
+    work = 0
+    status = DONE
+    while sid < n and status == DONE:
+        if n + BATCH >= capacity or n + BATCH >= load:
+            status = FULL
+            break
+        m = 0  # the block: successors of (sid, k), (sid, k + 1), … in order
+        s, c = sid, k
+        missed = False
+        while m < BATCH and s < n:
+            code = s * letters + c
+            d = crows[c, records[s, groups]] if wc else 0
+            if d < 0:  # the constraint dies: no successor
+                origin[m] = -1 - code
+            else:
+                if wc:
+                    block[m, groups] = d
+                if step(heap, plan, starts[c], records, s, block, m, groups):
+                    missed = True
+                    break
+                origin[m] = code
+                hashes[m] = _hash(block, m)
+            m += 1
+            c += 1
+            if c == letters:
+                c = 0
+                s += 1
+        for j in range(m):  # the lookups, in order
+            code = origin[j]
+            dead = code < 0
+            if dead:
+                code = -1 - code
+            s, c = code // letters, code % letters
+            r = -1
+            if not dead:
+                work += 1
+                h = hashes[j]
+                tag = np.int64(h >> np.uint64(56))
+                slot = np.int64(h & np.uint64(mask))
+                while True:
+                    e = table[slot]
+                    if e == 0:
+                        break
+                    if tags[slot] == tag:
+                        same = True
+                        for i in range(width):
+                            if records[e - 1, i] != block[j, i]:
+                                same = False
+                                break
+                        if same:
+                            r = e - 1
+                            break
+                    slot = (slot + 1) & mask
+                if r < 0:
+                    if n == cap:
+                        sid, k = s, c
+                        status = CAP
+                        break
+                    r = n
+                    for i in range(width):
+                        records[n, i] = block[j, i]
+                    table[slot] = n + 1
+                    tags[slot] = tag
+                    parent[n] = s
+                    via[n] = c
+                    n += 1
+                    if settle >= 0:
+                        v = values[records[r, head]]
+                        if v >= 0 and found_at[v] < 0 and (wc == 0 or cfinal[records[r, groups]]):
+                            found_at[v] = r
+                            if v >= settle:
+                                status = FOUND
+            if keep_rows:
+                rows[s, c] = r
+            sid, k = (s + 1, 0) if c + 1 == letters else (s, c + 1)
+            if status == FOUND:
+                break
+        if status == DONE and missed:
+            status = MISS
+        elif status == DONE and work >= quantum:
+            status = PAUSE
+    cursor[N], cursor[SID], cursor[LETTER], cursor[WORK] = n, sid, k, work
+    return status
+
+
+@jit
+def dfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, tags: Array,
+        path: Array,
+        tried: Array, read: Array, crows: Array, cfinal: Array, wc: int, values: Array,
+        head: int, found: Array, cursor: Array, cap: int, quantum: int) -> int:
+    """Depth-first search as ``decide._dfs``: the stored states are the visited set;
+    ``path``/``tried``/``read`` the current path (record, letters tried, letter read to
+    enter it).  A value v met for the first time (``found[v]`` was 0) returns FOUND with
+    the path ending in its state, so Python can copy the witness."""
+    width = records.shape[1]
+    groups = width - wc
+    letters = starts.shape[0]
+    capacity = records.shape[0]
+    depth_cap = path.shape[0]
+    load = (table.shape[0] * 7) // 10
+    n, depth = cursor[N], cursor[DEPTH]
+    work = 0
+    status = DONE
+    while depth > 0:
+        c = tried[depth - 1]
+        if c == letters:
+            depth -= 1
+            continue
+        if n >= capacity or n >= load or depth >= depth_cap:
+            status = FULL
+            break
+        src = path[depth - 1]
+        if wc:
+            d = crows[c, records[src, groups]]
+            if d < 0:
+                tried[depth - 1] = c + 1
+                continue
+            records[n, groups] = d
+        if step(heap, plan, starts[c], records, src, records, n, groups):
+            status = MISS
+            break
+        tried[depth - 1] = c + 1
+        work += 1
+        slot, r, tag = _find(records, n, table, tags)
+        if r < 0:
+            if n == cap:
+                status = CAP
+                break
+            table[slot] = n + 1
+            tags[slot] = tag
+            path[depth] = n
+            tried[depth] = 0
+            read[depth] = c
+            depth += 1
+            n += 1
+            v = values[records[n - 1, head]]
+            if v >= 0 and found[v] == 0 and (wc == 0 or cfinal[records[n - 1, groups]]):
+                found[v] = 1
+                cursor[VALUE] = v
+                status = FOUND
+                break
+        if work >= quantum:
+            status = PAUSE
+            break
+    cursor[N], cursor[DEPTH], cursor[WORK] = n, depth, work
+    return status
+
+
+@jit
+def _advance(heap: Array, plan: Array, at: int, crows: Array, letter: int, wc: int, cur: Array,
+             src: int, dst: int) -> int:
+    """cur[dst] ← the successor of cur[src] on the walk's letter: 0, 1 (a miss) or 2 (the
+    constraint died: no successor)."""
+    groups = cur.shape[1] - wc
+    if wc:
+        d = crows[letter, cur[src, groups]]
+        if d < 0:
+            return 2
+        cur[dst, groups] = d
+    return step(heap, plan, at, cur, src, cur, dst, groups)
+
+
+@jit
+def _same(cur: Array, a: int, b: int) -> bool:
+    for i in range(cur.shape[1]):
+        if cur[a, i] != cur[b, i]:
+            return False
+    return True
+
+
+@jit
+def _copy(cur: Array, src: int, dst: int) -> None:
+    for i in range(cur.shape[1]):
+        cur[dst, i] = cur[src, i]
+
+
+#: rows of the lasso's state array
+HARE, TORTOISE, SPARE, OTHER = range(4)
+
+
+@jit
+def walk(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: Array, wc: int,
+         values: Array, head: int, settle: int, first: Array, record: int, cur: Array,
+         limit: int, cursor: Array, quantum: int) -> int:
+    """Move the hare (``cur[HARE]``) along the one-letter walk by up to ``limit`` steps:
+    one round of Brent's cycle detection (``decide._lasso`` is the reference).
+
+    After each step: with ``record``, a value met for the first time is written
+    to ``first`` at the hare's position ``cursor[POS]`` (FOUND when it is ≥
+    ``settle``); the walk stops when the hare equals ``cur[TORTOISE]`` (MET).
+    DONE when ``limit`` steps are done (``cursor[STEPS]`` counts them), DEAD when
+    the walk has no successor (the constraint died).
+    """
+    groups = cur.shape[1] - wc
+    pos, steps = cursor[POS], cursor[STEPS]
+    work = 0
+    status = DONE
+    while steps < limit:
+        if work >= quantum:
+            status = PAUSE
+            break
+        rc = _advance(heap, plan, at, crows, letter, wc, cur, HARE, SPARE)
+        if rc == 1:
+            status = MISS
+            break
+        if rc == 2:
+            status = DEAD
+            break
+        _copy(cur, SPARE, HARE)
+        pos += 1
+        steps += 1
+        work += 1
+        if record:
+            v = values[cur[HARE, head]]
+            if v >= 0 and first[v] < 0 and (wc == 0 or cfinal[cur[HARE, groups]]):
+                first[v] = pos
+                if v >= settle:
+                    status = FOUND
+                    break
+        if _same(cur, HARE, TORTOISE):
+            status = MET
+            break
+    cursor[POS], cursor[STEPS], cursor[WORK] = pos, steps, work
+    return status
+
+
+@jit
+def meet(heap: Array, plan: Array, at: int, letter: int, crows: Array, wc: int, cur: Array,
+         cursor: Array, quantum: int) -> int:
+    """Move ``cur[TORTOISE]`` and ``cur[HARE]`` together until they are equal (Brent's
+    second phase: the tortoise from q₀, the hare λ ahead); ``cursor[STEPS]`` counts the
+    moves (μ).  A miss (``cursor[SID]`` says whose) moves neither."""
+    steps = cursor[STEPS]
+    work = 0
+    status = MET
+    while not _same(cur, TORTOISE, HARE):
+        if work >= quantum:
+            status = PAUSE
+            break
+        if _advance(heap, plan, at, crows, letter, wc, cur, TORTOISE, SPARE) == 1:
+            cursor[SID] = TORTOISE
+            status = MISS
+            break
+        if _advance(heap, plan, at, crows, letter, wc, cur, HARE, OTHER) == 1:
+            cursor[SID] = HARE
+            status = MISS
+            break
+        _copy(cur, SPARE, TORTOISE)
+        _copy(cur, OTHER, HARE)
+        steps += 1
+        work += 2
+    cursor[STEPS], cursor[WORK] = steps, work
+    return status
+
+
+@jit
+def tree_runs(parent: Array, via: Array, s: int) -> tuple[Array, Array]:
+    """The letters of the tree path from state 0 to ``s`` as runs (letters, counts), in
+    the order they were read (``crawl.tree_path`` is the reference, one letter each)."""
+    runs = 0
+    last = -1
+    t = s
+    while t > 0:  # count the runs first, so that the arrays are made once
+        if via[t] != last:
+            runs += 1
+            last = via[t]
+        t = parent[t]
+    letters = np.empty(runs, dtype=np.int32)
+    counts = np.zeros(runs, dtype=np.int64)
+    i = runs
+    last = -1
+    t = s
+    while t > 0:
+        if via[t] != last:
+            i -= 1
+            letters[i] = via[t]
+            last = via[t]
+        counts[i] += 1
+        t = parent[t]
+    return letters, counts
