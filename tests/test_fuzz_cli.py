@@ -942,7 +942,7 @@ def _modular(tmp: Path, name: str, specs: list[str]) -> str:
 
 
 #: commands given absurd sizes: each must answer, refuse or stop at once, cleanly
-HUGE: list[list[str]] = [
+HUGE_COMMANDS: list[list[str]] = [
     ["imark", "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^12"],
     ["imark", "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9", "--max-seconds", "2"],
     ["imark", "value", "--S", "1", "--D", "2,3", "10^18", "--max-c", "10^100"],
@@ -959,7 +959,7 @@ HUGE: list[list[str]] = [
 ]
 
 
-@pytest.mark.parametrize("template", HUGE, ids=lambda t: " ".join(t[:2]))
+@pytest.mark.parametrize("template", HUGE_COMMANDS, ids=lambda t: " ".join(t[:2]))
 def test_huge_option_values(template: list[str]) -> None:
     argv = [str(EXAMPLES / "example3.txt") if a == "{e3}" else a for a in template]
     outcome = run_cli(argv)
