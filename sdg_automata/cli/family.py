@@ -21,7 +21,9 @@ def _add_family(sub: Any) -> None:
                     "stderr. modular: the SPEC §5 reduction on the unary DFAs of aⁿ with "
                     "n ≡ R (mod P) and n even, answered by the Chinese remainder theorem; "
                     "random: the same reduction on random binary DFAs, answered by "
-                    "automata-lib products; subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
+                    "automata-lib products; intersection: the same on random DFAs sharing a "
+                    "planted word, so max 𝒢(A) = COUNT; subtraction: A → aᵏA | aᵏ for k ∈ S "
+                    "(SPEC §7).")
     kinds = p.add_subparsers(dest="family", metavar="FAMILY", parser_class=Parser)
     kinds.required = True
     m = kinds.add_parser(
@@ -36,24 +38,43 @@ def _add_family(sub: Any) -> None:
         description="COUNT random DFAs on N states over {a, b}, each crossed with the "
                     "even-length DFA; max 𝒢(A) is the largest j with "
                     "L(D_1) ∩ … ∩ L(D_j) ∖ {ε} ≠ ∅.")
-    r.add_argument("--dfas", type=positive, default=3, metavar="COUNT",
-                   help="how many DFAs (default 3)")
-    r.add_argument("--states", type=positive, default=6, metavar="N",
-                   help="states of each random DFA before the even-length product (default 6)")
-    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_random_dfas(r, count=3, states=6)
     r.set_defaults(func=_cmd_family_random)
+    i = kinds.add_parser(
+        "intersection", help="random DFAs sharing a planted word; max 𝒢(A) = COUNT",
+        description="COUNT random DFAs on N states over LETTERS, each accepting exactly the "
+                    "words that end where a random planted word of LENGTH letters ends (then "
+                    "crossed with the even-length DFA): the planted word is in every L(D_i), "
+                    "so max 𝒢(A) = COUNT without any product. Explicit search runs out long "
+                    "before SAT does on these (max --strategy sat).")
+    _add_random_dfas(i, count=8, states=10)
+    i.add_argument("--letters", default="abc", metavar="LETTERS",
+                   help="the alphabet, one character per letter (default abc)")
+    i.add_argument("--length", type=positive, default=30, metavar="LENGTH",
+                   help="length of the planted word, even (default 30)")
+    i.set_defaults(func=_cmd_family_intersection)
     s = kinds.add_parser(
         "subtraction", help="A → aᵏA | aᵏ for k ∈ S (the subtraction game when 1 ∈ S)",
         description="The unary grammar of the subtraction game with set S (SPEC §7).")
     s.add_argument("subtraction", metavar="S", help="comma-separated positive integers, e.g. 1,3,4")
     s.set_defaults(func=_cmd_family_subtraction)
-    for q in (m, r, s):
+    for q in (m, r, i, s):
         add_output(q)
         q.add_argument("--format", choices=["json", "text"], default=None,
                        help="grammar format (default: text when -o names a .txt file, "
                             "else json)")
         q.epilog = EPILOG
         q.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _add_random_dfas(p: argparse.ArgumentParser, *, count: int, states: int) -> None:
+    """``--dfas``, ``--states`` and ``--seed`` of a family of random DFAs."""
+    p.add_argument("--dfas", type=positive, default=count, metavar="COUNT",
+                   help=f"how many DFAs (default {count})")
+    p.add_argument("--states", type=positive, default=states, metavar="N",
+                   help=f"states of each random DFA before the even-length product "
+                        f"(default {states})")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
 
 
 def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
@@ -90,6 +111,20 @@ def _cmd_family_random(args: argparse.Namespace) -> int:
     detail = f", shortest witness length {length}" if best else ""
     print(f"ground truth (automata-lib products): max 𝒢(A) = {best}{detail}", file=sys.stderr)
     _write_grammar(g, args)
+    return ExitCode.OK
+
+
+def _cmd_family_intersection(args: argparse.Namespace) -> int:
+    from ..errors import brief
+    from ..families import intersection_grammar, planted_intersection
+
+    dfas, word = planted_intersection(args.dfas, args.states, length=args.length,
+                                      seed=args.seed, alphabet=args.letters)
+    g = intersection_grammar(dfas)
+    _write_grammar(g, args)
+    print(f"ground truth (planted word): max 𝒢(A) = {args.dfas}; every DFA accepts "
+          f"{brief(word, 80)} (length {len(word)}), a shortest witness may be shorter",
+          file=sys.stderr)
     return ExitCode.OK
 
 
