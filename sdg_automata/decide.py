@@ -29,6 +29,12 @@ offers it at once):
   or sooner than with bfs.  Both are linear in the reachable states; the PSPACE
   bound of SPEC §5 would need iterative deepening without a visited set,
   which takes time exponential in the number of states and is not offered.
+* ``"sat"`` stores no state: bounded model checking of the Step 3–4 relation
+  with CaDiCaL (:mod:`sdg_automata.bmc`, the ``sat`` extra), length by length
+  up to ``max_length``, with shortest witnesses.  A witness is exact; nothing
+  found up to the length is not a "no" unless k-induction proves it (then
+  ``proof="k-induction"``); otherwise the verdict is not exact and, asked
+  about k, its answer is ``None``.
 
 Subset subsumption (antichains) is *not* used: it is unsound here
 (``notes/literature.md`` §D gives a counterexample).
@@ -67,7 +73,7 @@ __all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict",
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
 #: the on-the-fly search order (``max_grundy(strategy=...)``; keys of :data:`STRATEGIES`)
-Strategy = Literal["bfs", "dfs"]
+Strategy = Literal["bfs", "dfs", "sat"]
 
 #: the refusal for grammars no automaton serves
 _REFUSAL = ("Max-Grundy is decided here for right- and left-linear grammars; this one is "
@@ -106,6 +112,16 @@ class Verdict:
         Whether the exploration ended before the reachable part was exhausted.
     method, strategy:
         How it was decided.
+    proof:
+        Why ``maximum`` is exact: ``"exhaustive"`` (every reachable state seen),
+        ``"bound"`` (m_A reached), ``"k-induction"`` (strategy sat); ``None``
+        when it is not.
+    max_length:
+        Strategy sat: every word up to this length was searched.
+    induction_depth:
+        The k of a k-induction proof.
+    solver:
+        Strategy sat: the solver's name, variables, clauses, conflicts, calls.
     """
 
     nonterminal: str
@@ -121,6 +137,10 @@ class Verdict:
     stopped_early: bool = False
     method: str = "onthefly"
     strategy: str | None = None
+    proof: str | None = None
+    max_length: int | None = None
+    induction_depth: int | None = None
+    solver: dict[str, Any] | None = None
 
     @property
     def witness(self) -> str | None:
@@ -136,6 +156,8 @@ class Verdict:
             "states": self.states, "bound": self.bound, "stopped_early": self.stopped_early,
             "method": self.method, "strategy": self.strategy,
             "seconds": round(self.seconds, 6), "peak_bytes": self.peak_bytes,
+            "proof": self.proof, "max_length": self.max_length,
+            "induction_depth": self.induction_depth, "solver": self.solver,
         }
 
 
@@ -274,6 +296,10 @@ class _Search:
         The automaton searched (M, or M × the constraint).
     budget:
         States and seconds (every strategy counts the states it reaches).
+    within:
+        The constraint's tables (strategies that read the relation, not ``walk``).
+    max_length:
+        The longest word a bounded strategy (sat) searches; ``None``: no limit.
     """
 
     automaton: GrundyAutomaton
@@ -282,6 +308,8 @@ class _Search:
     bound: int
     walk: _Walk
     budget: Budget
+    within: Constraint | None = None
+    max_length: int | None = None
 
     def settled(self, value: int) -> bool:
         """Whether seeing ``value`` settles the question (SPEC §5)."""
@@ -290,12 +318,20 @@ class _Search:
 
 @dataclass(frozen=True, kw_only=True)
 class _SearchResult:
-    """What a strategy found: a witness per value, states reached, and how it ended."""
+    """What a strategy found: a witness per value, states reached, and how it ended.
+
+    ``complete`` says that no other value occurs, shown as ``proof`` says; the
+    other fields go into the :class:`Verdict` as they are.
+    """
 
     found: dict[int, str]
     explored: int
     complete: bool
-    peak_bytes: int
+    peak_bytes: int | None
+    proof: str = "exhaustive"
+    max_length: int | None = None
+    induction_depth: int | None = None
+    solver: dict[str, Any] | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -310,6 +346,7 @@ def max_grundy(
     method: Route = "onthefly",
     strategy: Strategy = "bfs",
     within: DFA | NFA | str | None = None,
+    max_length: int | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
     max_seconds: float | None = None,
@@ -326,14 +363,20 @@ def max_grundy(
     method:
         ``"onthefly"`` (default) or ``"explicit"`` (see the module docstring).
     strategy:
-        A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses) or
-        ``"dfs"`` (less memory); on the fly only.
+        A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses),
+        ``"dfs"`` (less memory) or ``"sat"`` (bounded model checking with
+        CaDiCaL: no states stored, shortest witnesses); on the fly only.
     within:
         Restrict positions to the words of this DFA, NFA (determinized) or regular
         expression.
+    max_length:
+        Strategy sat: search words up to this length (``None``: until the answer
+        is settled or proven, or the budget runs out).
     budget:
         States, seconds and progress (:class:`~sdg_automata.budget.Budget`);
-        :class:`~sdg_automata.errors.BudgetExceeded` when they run out.
+        :class:`~sdg_automata.errors.BudgetExceeded` when they run out.  The
+        sat strategy counts no states: it refuses ``max_states``, and its
+        progress counts the letters unrolled.
     max_states, max_seconds, progress:
         The same by keyword (put into ``budget``).
 
@@ -364,6 +407,8 @@ def max_grundy(
         raise InputError(f"k must be a natural number, not {k}")
     # the direction is the whole grammar's; the cone of influence of A keeps it
     reading = reading_of(grammar, refusal=_REFUSAL).restricted_to(head)
+    _check_bounded(strategy if method == "onthefly" else f"the {method} route", max_length,
+                   budget)
     started = time.perf_counter()
     automaton = GrundyAutomaton(reading.right_linear, reading=reading)
     bound = automaton.bounds[head]
@@ -377,14 +422,31 @@ def max_grundy(
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
     result = search(_Search(automaton=automaton, head=head, k=k, bound=bound,
-                            walk=_walk(automaton, head, table), budget=budget))
+                            walk=_walk(automaton, head, table), budget=budget, within=table,
+                            max_length=max_length))
     return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
-                    method="onthefly", strategy=strategy, peak_bytes=result.peak_bytes)
+                    method="onthefly", strategy=strategy, peak_bytes=result.peak_bytes,
+                    proof=result.proof, max_length=result.max_length,
+                    induction_depth=result.induction_depth, solver=result.solver)
+
+
+def _check_bounded(strategy: str, max_length: int | None, budget: Budget) -> None:
+    """``max_length`` goes with the sat strategy only, which counts no states."""
+    if strategy == "sat":
+        if budget.max_states is not None:
+            raise InputError("the sat strategy stores no states: bound it by a maximum length "
+                             "or seconds, not by states")
+        if max_length is not None and (isinstance(max_length, bool)
+                                       or not isinstance(max_length, int) or max_length < 1):
+            raise InputError(f"max_length must be a positive integer, not {max_length!r}")
+    elif max_length is not None:
+        raise InputError(f"a maximum length bounds the sat strategy only; {strategy} searches "
+                         "every length")
 
 
 def _verdict(
     head: str, k: int | None, bound: int, found: dict[int, str], states: int, complete: bool,
-    started: float, **how: Any,
+    started: float, *, proof: str = "exhaustive", **how: Any,
 ) -> Verdict:
     top = max(found, default=None)
     exact = complete or top == bound
@@ -392,8 +454,11 @@ def _verdict(
         answer = None
     elif top is not None and top > k:
         answer = False
-    else:
-        answer = exact and top == k
+    elif exact:
+        answer = top == k
+    else:  # a bounded search that found nothing above k: not settled either way
+        answer = None
+    how["proof"] = (proof if complete else "bound") if exact else None
     return Verdict(nonterminal=head, k=k, answer=answer, maximum=top, exact=exact,
                    witnesses=dict(sorted(found.items())), states=states, bound=bound,
                    seconds=time.perf_counter() - started, stopped_early=not complete, **how)
@@ -534,9 +599,24 @@ def _dfs(search: _Search) -> _SearchResult:
                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
 
 
+def _sat(search: _Search) -> _SearchResult:
+    """Bounded model checking with CaDiCaL, then k-induction (:mod:`sdg_automata.bmc`)."""
+    from .bmc import bounded_search
+
+    found = bounded_search(search.automaton, search.head, settled=search.settled,
+                           budget=search.budget, max_length=search.max_length,
+                           within=search.within)
+    witness = search.automaton.witness
+    return _SearchResult(found={v: witness(read) for v, read in found.found.items()},
+                         explored=0, complete=found.proven, peak_bytes=None,
+                         proof="k-induction", max_length=found.length,
+                         induction_depth=found.depth, solver=found.solver)
+
+
 #: the on-the-fly search strategies by name: each takes a :class:`_Search` and returns a
 #: :class:`_SearchResult`; the ``Strategy`` type and the command line's choices follow
-STRATEGIES: dict[str, Callable[[_Search], _SearchResult]] = {"bfs": _bfs, "dfs": _dfs}
+STRATEGIES: dict[str, Callable[[_Search], _SearchResult]] = {"bfs": _bfs, "dfs": _dfs,
+                                                               "sat": _sat}
 
 #: the routes of :func:`max_grundy` (``method=``), in the order the command line lists them
 ROUTES: tuple[str, ...] = get_args(Route)

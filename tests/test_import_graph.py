@@ -165,8 +165,8 @@ LAYERS = [
     {"errors", "budget", "jsontext", "sweep", "store", "kernels"},
     {"grammar", "parse", "impartial", "summarize"},
     {"bounds", "reading", "crawl", "construction"},
-    {"semantics", "gamegraph", "decide", "counting", "periodicity", "play", "families", "imark",
-     "octal", "interop", "sweeps"},
+    {"semantics", "gamegraph", "decide", "bmc", "counting", "periodicity", "play", "families",
+     "imark", "octal", "interop", "sweeps"},
     {"render"},
 ]
 

@@ -50,7 +50,12 @@ def _add_max(sub: Any) -> None:
                         "explicit: build every M_{A,i} with automata-lib and test emptiness")
     p.add_argument("--strategy", choices=list(STRATEGIES), default="bfs",
                    help="on-the-fly search order: bfs gives shortest witnesses, dfs keeps less "
-                        "in memory")
+                        "in memory; sat stores no states: bounded model checking with CaDiCaL "
+                        "(the sat extra), shortest witnesses, proofs by k-induction")
+    p.add_argument("--max-length", type=positive, metavar="L",
+                   help="--strategy sat: search words up to L letters (default: until the "
+                        "answer is settled or proven, or --max-seconds); nothing found up to L "
+                        "is not a no: exit 3 unless k-induction proves it")
     p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
                    help="only positions whose word matches this regular expression (automata-lib "
                         "syntax) or is accepted by this DFA (a .json file in automata-lib's "
@@ -82,9 +87,14 @@ def _cmd_max(args: argparse.Namespace) -> int:
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
     within = _load_within(args.within) if args.within else None
-    with progress(f"exploring from {head}", enabled=not args.json) as bar:
+    sat = args.method == "onthefly" and args.strategy == "sat"
+    with progress(f"SAT search from {head}" if sat else f"exploring from {head}",
+                  enabled=not args.json, unit="letters unrolled" if sat else "states") as bar:
         verdict = max_grundy(g, head, args.k, method=args.method, strategy=args.strategy,
-                             within=within, budget=budget(args, bar))
+                             within=within, max_length=args.max_length,
+                             budget=budget(args, bar))
+    # a bounded search that settled nothing: the result so far, then exit 3 (not a "no")
+    unsettled = not verdict.exact if args.k is None else verdict.answer is None
     if args.json:
         emit(verdict.to_json())
     else:
@@ -94,14 +104,26 @@ def _cmd_max(args: argparse.Namespace) -> int:
         else:
             bound = "" if verdict.exact else "at least "
             summary = f"max {bound}{verdict.maximum}, witness {_abbreviated(verdict.witness)}"
-        done = "explored" if args.method == "onthefly" else "built"
-        summary += f" ({verdict.states} states {done}"
-        summary += ", stopped early)" if verdict.stopped_early else ")"
+        if sat:
+            summary += f" (SAT: words up to length {verdict.max_length}"
+            if verdict.proof == "k-induction":
+                summary += f", k-induction at k = {verdict.induction_depth}"
+            summary += ")"
+        else:
+            done = "explored" if args.method == "onthefly" else "built"
+            summary += f" ({verdict.states} states {done}"
+            summary += ", stopped early)" if verdict.stopped_early else ")"
         if args.k is None:
             print(summary)
-        else:
+        elif not unsettled:
             print("yes" if verdict.answer else "no")
             print(summary, file=sys.stderr)
+    if unsettled:
+        top = verdict.maximum
+        context = ("for any value" if top is None else
+                   f"for a value above {top}; max ≥ {top}, witness {_abbreviated(verdict.witness)}")
+        raise BudgetExceeded(f"no witness of length ≤ {verdict.max_length}; not proven beyond "
+                             f"({context})")
     if args.k is None:
         return ExitCode.OK
     return ExitCode.OK if verdict.answer else ExitCode.NO
