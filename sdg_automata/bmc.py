@@ -298,10 +298,10 @@ class StepEncoding:
         self.width = len(tables.items)
         self.alphabet = automaton.alphabet
         self.within = within
-        terms: list[tuple[int, int]] = []  # (letter index, item bit)
-        number: dict[tuple[int, int], int] = {}
+        terms: list[tuple[int, int]] = []  # (letter index, item bit): "letter c ∧ item k"
         shifts: list[tuple[int, int]] = []  # (target bit, term)
         feeds: dict[tuple[int, int], list[int]] = {}  # (head id, j) -> terms
+        top: dict[int, int] = {}  # head id -> the largest j fed to it
         for c, a in enumerate(self.alphabet):
             table = tables.letters[a]
             rest = table.relevant
@@ -309,13 +309,14 @@ class StepEncoding:
                 low = rest & -rest
                 k = low.bit_length() - 1
                 rest ^= low
-                t = number.setdefault((c, k), len(terms))
-                if t == len(terms):
-                    terms.append((c, k))
+                t = len(terms)
+                terms.append((c, k))
                 if table.shift[k]:
                     shifts.append((table.shift[k].bit_length() - 1, t))
                 for h, mask in table.contributions[k]:
-                    feeds.setdefault((h, mask.bit_length() - 1), []).append(t)
+                    j = mask.bit_length() - 1
+                    feeds.setdefault((h, j), []).append(t)
+                    top[h] = max(top.get(h, 0), j)
         self.terms = tuple(terms)
         self.shifts = tuple(shifts)
         units = dict(tables.unit_plan)
@@ -325,11 +326,12 @@ class StepEncoding:
         heads = []
         for h in order:
             targets = tuple((tables.base[c], tables.bound[c]) for c in units.get(h, ()))
-            top = max([j for (g, j) in feeds if g == h] + [m for _, m in targets], default=-1)
-            if top < 0:
+            largest = max([top.get(h, -1)] + [m for _, m in targets])
+            if largest < 0:
                 continue  # J_A is always empty: A never has a value
             heads.append(_Head(base=tables.base[h], bound=tables.bound[h],
-                               terms=tuple(tuple(feeds.get((h, j), ())) for j in range(top + 1)),
+                               terms=tuple(tuple(feeds.get((h, j), ()))
+                                           for j in range(largest + 1)),
                                units=targets))
         self.heads = tuple(heads)
         self.value_bits = tuple(m.bit_length() - 1 for m in automaton.value_bits(head))
