@@ -21,6 +21,7 @@ SUITES = [
     "bench_octal",
     "bench_count",
     "bench_parse",
+    "bench_sat",
 ]
 
 
