@@ -189,8 +189,13 @@ def test_example3_proof_and_shortest_witnesses() -> None:
     assert v.witnesses == {0: "b", 1: "a", 2: "aa"}  # SPEC §2's table, shortest words
     assert max_grundy(g, "A", 2, strategy="sat").answer is True
     assert max_grundy(g, "B", 2, strategy="sat").answer is False  # 𝒢_B never reaches 2
-    bounded = max_grundy(g, "A", 2, strategy="sat", max_length=1, )
+    bounded = max_grundy(g, "A", 2, strategy="sat", max_length=1)
     assert (bounded.answer, bounded.exact, bounded.max_length) == (None, False, 1)
+    from sdg_automata.render import diagram
+
+    shown = diagram(bounded).text.splitlines()
+    assert shown[0] == "is max 𝒢_A = 2? not settled; max 𝒢_A ≥ 1, witness 'a'"
+    assert shown[1].startswith("words up to length 1 (onthefly, sat, stopped early)")
 
 
 def test_left_linear_witnesses_in_the_users_order() -> None:
