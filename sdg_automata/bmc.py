@@ -436,11 +436,11 @@ class StepEncoding:
 
 
 class _Unrolling:
-    """An incremental CaDiCaL solver holding frames 0 … n of an unrolling.
+    """An incremental CaDiCaL solver holding frames 0 … n of an unrolling (from q₀, or
+    from a free state for the step case of k-induction).
 
-    Every call runs in conflict-budget slices so that the meter (clock,
-    progress, memory) is checked between them; a slice aims at about
-    :data:`SLICE_SECONDS`.
+    Under a time limit every call runs in slices of about :data:`SLICE_SECONDS`
+    with the meter checked between them (see the module docstring).
     """
 
     def __init__(self, encoding: StepEncoding, meter: Meter, *, free: bool) -> None:
