@@ -41,7 +41,14 @@ offers it at once):
   phase meets by then), so reaching 3N, or a lasso found longer than N, is
   over the budget.
 
-Every strategy runs on the engine ``engine=`` chooses
+* ``"sat"`` stores no state: bounded model checking of the Step 3–4 relation
+  with CaDiCaL (:mod:`sdg_automata.bmc`, the ``sat`` extra), length by length
+  up to ``max_length``, with shortest witnesses.  A witness is exact; nothing
+  found up to the length is not a "no" unless k-induction proves it (then
+  ``proof="k-induction"``); otherwise the verdict is not exact and, asked
+  about k, its answer is ``None``.
+
+Every strategy but sat runs on the engine ``engine=`` chooses
 (:func:`sdg_automata.walks.run_engine`): the compiled kernels of
 :mod:`sdg_automata.kernels.automaton` over states stored as vectors of
 per-group part ids (:mod:`sdg_automata.vectors`, :mod:`sdg_automata.walks`), or
@@ -92,7 +99,7 @@ __all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict",
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
 #: the on-the-fly search order (``max_grundy(strategy=...)``; keys of :data:`STRATEGIES`)
-Strategy = Literal["bfs", "dfs", "lasso"]
+Strategy = Literal["bfs", "dfs", "lasso", "sat"]
 
 #: the refusal for grammars no automaton serves
 _REFUSAL = ("Max-Grundy is decided here for right- and left-linear grammars; this one is "
@@ -132,7 +139,18 @@ class Verdict:
     stopped_early:
         Whether the exploration ended before the reachable part was exhausted.
     method, strategy, engine:
-        How it was decided (``engine``: ``"compiled"`` or ``"python"``).
+        How it was decided (``engine``: ``"compiled"`` or ``"python"``; ``None`` for
+        strategy sat, which runs CaDiCaL: see ``solver``).
+    proof:
+        Why ``maximum`` is exact: ``"exhaustive"`` (every reachable state seen),
+        ``"bound"`` (m_A reached), ``"k-induction"`` (strategy sat); ``None``
+        when it is not.
+    max_length:
+        Strategy sat: every word up to this length was searched.
+    induction_depth:
+        The k of a k-induction proof.
+    solver:
+        Strategy sat: the solver's name, variables, clauses, conflicts, calls.
     """
 
     nonterminal: str
@@ -148,7 +166,11 @@ class Verdict:
     stopped_early: bool = False
     method: str = "onthefly"
     strategy: str | None = None
-    engine: str = "python"
+    engine: str | None = "python"
+    proof: str | None = None
+    max_length: int | None = None
+    induction_depth: int | None = None
+    solver: dict[str, Any] | None = None
 
     @property
     def witness(self) -> str | Word | None:
@@ -167,6 +189,8 @@ class Verdict:
             "states": self.states, "bound": self.bound, "stopped_early": self.stopped_early,
             "method": self.method, "strategy": self.strategy, "engine": self.engine,
             "seconds": round(self.seconds, 6), "peak_bytes": self.peak_bytes,
+            "proof": self.proof, "max_length": self.max_length,
+            "induction_depth": self.induction_depth, "solver": self.solver,
         }
 
 
@@ -310,6 +334,12 @@ class _Search:
         The automaton searched (M, or M × the constraint).
     budget:
         States and seconds (every strategy counts the states it reaches).
+    constraint:
+        The constraint's tables (strategies that read the relation, not ``walk``).
+    engine:
+        The engine asked for (:func:`sdg_automata.walks.run_engine`; sat has its own).
+    max_length:
+        The longest word a bounded strategy (sat) searches; ``None``: no limit.
     """
 
     automaton: GrundyAutomaton
@@ -320,6 +350,7 @@ class _Search:
     budget: Budget
     constraint: Constraint | None = None
     engine: Engine = "auto"
+    max_length: int | None = None
 
     def settled(self, value: int) -> bool:
         """Whether seeing ``value`` settles the question (SPEC §5)."""
@@ -359,13 +390,21 @@ class _Search:
 
 @dataclass(frozen=True, kw_only=True)
 class _SearchResult:
-    """What a strategy found: a witness per value, states reached, and how it ended."""
+    """What a strategy found: a witness per value, states reached, and how it ended.
+
+    ``complete`` says that no other value occurs, shown as ``proof`` says; the
+    other fields go into the :class:`Verdict` as they are.
+    """
 
     found: dict[int, str | Word]
     explored: int
     complete: bool
-    peak_bytes: int
-    engine: str = "python"
+    peak_bytes: int | None
+    engine: str | None = "python"
+    proof: str = "exhaustive"
+    max_length: int | None = None
+    induction_depth: int | None = None
+    solver: dict[str, Any] | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -381,6 +420,7 @@ def max_grundy(
     strategy: Strategy | None = None,
     within: DFA | NFA | EpsilonNFA | str | None = None,
     engine: Engine = "auto",
+    max_length: int | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
     max_seconds: float | None = None,
@@ -398,19 +438,25 @@ def max_grundy(
         ``"onthefly"`` (default) or ``"explicit"`` (see the module docstring).
     strategy:
         A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses),
-        ``"dfs"`` (less memory) or ``"lasso"`` (one-letter walks, constant
-        memory, shortest witnesses); ``None`` (default): ``"lasso"`` for a
-        one-letter walk, else ``"bfs"``.  On the fly only.
+        ``"dfs"`` (less memory), ``"lasso"`` (one-letter walks, constant
+        memory, shortest witnesses) or ``"sat"`` (bounded model checking with
+        CaDiCaL: no states stored, shortest witnesses); ``None`` (default):
+        ``"lasso"`` for a one-letter walk, else ``"bfs"``.  On the fly only.
     within:
         Restrict positions to the words of this automata-lib DFA or NFA (determinized),
         pyformlang DFA, NFA or ε-NFA (converted by
         :func:`~sdg_automata.interop.nfa_from_pyformlang`), or regular expression.
     engine:
         ``"auto"`` (default), ``"compiled"`` or ``"python"``
-        (:mod:`sdg_automata.kernels`): the same verdict either way.
+        (:mod:`sdg_automata.kernels`): the same verdict either way (sat has its own).
+    max_length:
+        Strategy sat: search words up to this length (``None``: until the answer
+        is settled or proven, or the budget runs out).
     budget:
         States, seconds and progress (:class:`~sdg_automata.budget.Budget`);
-        :class:`~sdg_automata.errors.BudgetExceeded` when they run out.
+        :class:`~sdg_automata.errors.BudgetExceeded` when they run out.  The
+        sat strategy counts no states: it refuses ``max_states``, and its
+        progress counts the letters unrolled.
     max_states, max_seconds, progress:
         The same by keyword (put into ``budget``).
 
@@ -441,6 +487,8 @@ def max_grundy(
         raise InputError(f"k must be a natural number, not {k}")
     # the direction is the whole grammar's; the cone of influence of A keeps it
     reading = reading_of(grammar, refusal=_REFUSAL).restricted_to(head)
+    _check_bounded((strategy or "the default strategy") if method == "onthefly"
+                   else f"the {method} route", max_length, budget)
     started = time.perf_counter()
     automaton = GrundyAutomaton(reading.right_linear, reading=reading)
     bound = automaton.bounds[head]
@@ -453,21 +501,39 @@ def max_grundy(
     check_engine(engine)
     if strategy is not None and strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r} (expected {' or '.join(STRATEGIES)})")
+    if strategy == "sat" and engine == "compiled":
+        raise InputError("the sat strategy runs CaDiCaL, not the compiled kernels: "
+                         "--engine compiled goes with bfs, dfs and lasso")
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
     if strategy is None:
         strategy = "lasso" if _one_letter(automaton.alphabet, table) is not None else "bfs"
     result = STRATEGIES[strategy](_Search(
         automaton=automaton, head=head, k=k, bound=bound, walk=_walk(automaton, head, table),
-        budget=budget, constraint=table, engine=engine))
+        budget=budget, constraint=table, engine=engine, max_length=max_length))
     return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
                     method="onthefly", strategy=strategy, peak_bytes=result.peak_bytes,
-                    engine=result.engine)
+                    engine=result.engine, proof=result.proof, max_length=result.max_length,
+                    induction_depth=result.induction_depth, solver=result.solver)
+
+
+def _check_bounded(strategy: str, max_length: int | None, budget: Budget) -> None:
+    """``max_length`` goes with the sat strategy only, which counts no states."""
+    if strategy == "sat":
+        if budget.max_states is not None:
+            raise InputError("the sat strategy stores no states: bound it by a maximum length "
+                             "or seconds, not by states")
+        if max_length is not None and (isinstance(max_length, bool)
+                                       or not isinstance(max_length, int) or max_length < 1):
+            raise InputError(f"max_length must be a positive integer, not {max_length!r}")
+    elif max_length is not None:
+        raise InputError(f"a maximum length bounds the sat strategy only; {strategy} searches "
+                         "every length")
 
 
 def _verdict(
     head: str, k: int | None, bound: int, found: dict[int, str | Word], states: int,
-    complete: bool, started: float, **how: Any,
+    complete: bool, started: float, *, proof: str = "exhaustive", **how: Any,
 ) -> Verdict:
     top = max(found, default=None)
     exact = complete or top == bound
@@ -475,8 +541,11 @@ def _verdict(
         answer = None
     elif top is not None and top > k:
         answer = False
-    else:
-        answer = exact and top == k
+    elif exact:
+        answer = top == k
+    else:  # a bounded search that found nothing above k: not settled either way
+        answer = None
+    how["proof"] = (proof if complete else "bound") if exact else None
     return Verdict(nonterminal=head, k=k, answer=answer, maximum=top, exact=exact,
                    witnesses=dict(sorted(found.items())), states=states, bound=bound,
                    seconds=time.perf_counter() - started, stopped_early=not complete, **how)
@@ -826,10 +895,24 @@ def _lasso_python(search: _Search, budget: Budget) -> _SearchResult:
     return result(tail + cycle, True)
 
 
+def _sat(search: _Search) -> _SearchResult:
+    """Bounded model checking with CaDiCaL, then k-induction (:mod:`sdg_automata.bmc`)."""
+    from .bmc import bounded_search
+
+    found = bounded_search(search.automaton, search.head, settled=search.settled,
+                           budget=search.budget, max_length=search.max_length,
+                           within=search.constraint)
+    witness = search.automaton.witness
+    return _SearchResult(found={v: witness(read) for v, read in found.found.items()},
+                         explored=0, complete=found.proven, peak_bytes=None, engine=None,
+                         proof="k-induction", max_length=found.length,
+                         induction_depth=found.depth, solver=found.solver)
+
+
 #: the on-the-fly search strategies by name: each takes a :class:`_Search` and returns a
 #: :class:`_SearchResult`; the ``Strategy`` type and the command line's choices follow
 STRATEGIES: dict[str, Callable[[_Search], _SearchResult]] = {
-    "bfs": _bfs, "dfs": _dfs, "lasso": _lasso}
+    "bfs": _bfs, "dfs": _dfs, "lasso": _lasso, "sat": _sat}
 
 #: the routes of :func:`max_grundy` (``method=``), in the order the command line lists them
 ROUTES: tuple[str, ...] = get_args(Route)

@@ -10,6 +10,10 @@
 * :func:`random_family` — random binary DFAs, made even-length by a product
   with the even-length DFA; :func:`product_truth` answers with automata-lib's
   products.
+* :func:`planted_intersection` — random DFAs, each accepting exactly the words
+  that end where a planted word of even length ends: the planted word is in
+  their intersection, so the maximum is their number, known without any
+  product (the instances where explicit search runs out, issue 20).
 * :func:`subtraction_grammar` — the unary grammar A → aᵏA | aᵏ (k ∈ S) of a
   subtraction game (SPEC §7).
 """
@@ -53,6 +57,7 @@ __all__ = [
     "modular_dfa",
     "modular_family",
     "modular_truth",
+    "planted_intersection",
     "product_truth",
     "random_family",
     "smallest_common_solution",
@@ -229,17 +234,72 @@ def random_family(count: int, states: int, *, seed: int, alphabet: str = "ab") -
     _refuse_over(count * 2 * states * (len(alphabet) + 1) * 3, MAX_SYMBOLS, "the grammar",
                  "symbols")
     rng = random.Random(seed)
-    even = even_length_dfa(alphabet)
     out = []
     for _ in range(count):
-        d = DFA(states=set(range(states)), input_symbols=set(alphabet),
-                transitions={s: {a: rng.randrange(states) for a in alphabet}
-                             for s in range(states)},
-                initial_state=0,
-                final_states={s for s in range(states) if rng.random() < 0.5})
-        # automata-lib numbers minify's classes by object ids: renumber, so a seed is a seed
-        out.append(canonical(d.intersection(even)))
+        transitions = _random_transitions(rng, states, alphabet)
+        final = {s for s in range(states) if rng.random() < 0.5}
+        out.append(_even(DFA(states=set(range(states)), input_symbols=set(alphabet),
+                             transitions=transitions, initial_state=0, final_states=final)))
     return out
+
+
+def _random_transitions(rng: random.Random, states: int, alphabet: str
+                        ) -> dict[int, dict[str, int]]:
+    """A complete transition table on states 0 … states − 1, uniformly at random."""
+    return {s: {a: rng.randrange(states) for a in alphabet} for s in range(states)}
+
+
+def _even(d: DFA) -> DFA:
+    """L(d) restricted to even lengths (SPEC §5 needs them), minimal and canonical."""
+    # automata-lib numbers minify's classes by object ids: renumber, so a seed is a seed
+    return canonical(d.intersection(even_length_dfa(d.input_symbols)))
+
+
+def planted_intersection(count: int, states: int, *, length: int, seed: int,
+                         alphabet: str = "abc") -> tuple[list[DFA], str]:
+    """``count`` random DFAs with a planted word of ``length`` letters in their intersection.
+
+    A random word w of even length is drawn first; each DFA gets random
+    transitions on ``states`` states and one accepting state, the one w leads
+    to, and is then crossed with the even-length DFA.  So w ∈ L(D₁) ∩ … ∩ L(D_k)
+    and the grammar of :func:`intersection_grammar` has max 𝒢_A = ``count``
+    exactly; a shortest witness may be shorter than w, rarely much (a random
+    word reaches all k accepting states with probability about ``states``⁻ᵏ).
+
+    Returns
+    -------
+    (dfas, w)
+
+    Raises
+    ------
+    InputError
+        For an odd or non-positive length, an empty alphabet or repeated letters.
+    BudgetExceeded
+        Before any work, for a grammar over :data:`MAX_SYMBOLS` symbols or a word longer.
+    """
+    from automata.fa.dfa import DFA
+
+    if count < 1 or states < 1:
+        raise InputError("need at least one DFA with at least one state")
+    if not alphabet or len(set(alphabet)) != len(alphabet):
+        raise InputError(f"the letters must be distinct and at least one, not {alphabet!r}")
+    if length < 2 or length % 2:
+        raise InputError(f"the planted word's length must be even and positive (the reduction "
+                         f"of SPEC §5 needs even lengths), not {length}")
+    _refuse_over(count * 2 * states * (len(alphabet) + 1) * 3, MAX_SYMBOLS, "the grammar",
+                 "symbols")
+    _refuse_over(length, MAX_SYMBOLS, "the planted word", "letters")
+    rng = random.Random(seed)
+    word = "".join(rng.choice(alphabet) for _ in range(length))
+    out = []
+    for _ in range(count):
+        transitions = _random_transitions(rng, states, alphabet)
+        end = 0
+        for a in word:
+            end = transitions[end][a]
+        out.append(_even(DFA(states=set(range(states)), input_symbols=set(alphabet),
+                             transitions=transitions, initial_state=0, final_states={end})))
+    return out, word
 
 
 def even_length_dfa(alphabet: Iterable[str]) -> DFA:

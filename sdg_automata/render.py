@@ -725,10 +725,15 @@ def _(v: Verdict, *, label: Labeler | None = None) -> Diagram:
         headline = (f"max 𝒢_{v.nonterminal} {'=' if v.exact else '≥'} {v.maximum}, "
                     f"witness {v.witness!r}")
     if v.k is not None:
-        headline = f"is max 𝒢_{v.nonterminal} = {v.k}? {'yes' if v.answer else 'no'}; " + headline
-    detail = (f"{v.states} states ({v.method}{', ' + v.strategy if v.strategy else ''}"
+        answer = {True: "yes", False: "no", None: "not settled"}[v.answer]
+        headline = f"is max 𝒢_{v.nonterminal} = {v.k}? {answer}; " + headline
+    if v.max_length is None:
+        searched = f"{v.states} states"
+    else:  # a bounded search (strategy sat) stores no states
+        searched = f"words up to length {v.max_length}"
+    detail = (f"{searched} ({v.method}{', ' + v.strategy if v.strategy else ''}"
               f"{', stopped early' if v.stopped_early else ''}), bound m = {v.bound}, "
-              f"{v.seconds:.3f} s")
+              f"{'proof: ' + v.proof + ', ' if v.proof else ''}{v.seconds:.3f} s")
     rows = [["𝒢", "witness"], *([str(k), repr(w)] for k, w in sorted(v.witnesses.items()))]
     text = f"{headline}\n{detail}\n" + (text_table(rows) if v.witnesses else "")
     return Diagram(text=text, html=_html_table(rows, f"{headline} — {detail}", 0))

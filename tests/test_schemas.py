@@ -35,7 +35,8 @@ CASES: dict[str, list[list[str]]] = {
     "grundy": [["grundy", E3, "A", "aab", "b", "ba"], ["grundy", E3, "--position", "A:a", "A:aa"],
                ["grundy", DYCK, "S", "aabb", "ba"]],
     "max": [["max", E3, "A"], ["max", E3, "A", "1"], ["max", E3, "B", "--method", "explicit"],
-            ["max", E3, "A", "--max-states", "3"]],
+            ["max", E3, "A", "--max-states", "3"], ["max", E3, "B", "2", "--strategy", "sat"],
+            ["max", E3, "A", "--strategy", "sat", "--max-length", "1"]],
     "spectrum": [["spectrum", E3]],
     "regex": [["regex", E3, "A", "0"], ["regex", E3, "A", "5"]],
     "count": [["count", E3, "A", "0", "--length", "8"], ["count", E3, "A", "1", "--gf"],
@@ -54,6 +55,8 @@ CASES: dict[str, list[list[str]]] = {
     "dfa": [["dfa", E3, "A", "0"], ["dfa", E3, "A", "1", "--forward", "--minimal"]],
     "family modular": [["family", "modular", "3:1", "5:2"]],
     "family random": [["family", "random", "--dfas", "2", "--states", "3", "--seed", "1"]],
+    "family intersection": [["family", "intersection", "--dfas", "2", "--states", "3",
+                             "--length", "4"]],
     "family subtraction": [["family", "subtraction", "1,3,4"]],
     "octal": [["octal", "0.07"], ["octal", "0.16", "--upto", "100"],
               ["octal", "verify", OCTAL_CERTIFICATE],
@@ -67,7 +70,7 @@ CASES: dict[str, list[list[str]]] = {
 }
 #: exchange formats: their shape is another format's, so no "schema" field
 EXCHANGE = {"dfa": "dfa", "family modular": "grammar", "family random": "grammar",
-            "family subtraction": "grammar"}
+            "family intersection": "grammar", "family subtraction": "grammar"}
 
 
 def _json_commands(parser: argparse.ArgumentParser, path: str = "") -> list[str]:

@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, get_args
+from typing import Any, NoReturn, get_args
 
 from ..errors import BudgetExceeded, InputError
 from ..parse import read_text
@@ -24,7 +24,9 @@ from .common import (
     check_visual,
     deliver,
     emit,
+    emit_stopped,
     explore,
+    fail,
     load,
     natural,
     positive,
@@ -38,7 +40,7 @@ __all__ = ["EXAMPLES", "register"]
 EXAMPLES = {
     "max": ("sdg-automata max examples/example3.txt A",
             "sdg-automata max examples/example3.txt A 2 --within 'b*a*'",
-            "sdg-automata max examples/csub.json A --json"),
+            "sdg-automata max examples/csub.json A --strategy sat --json"),
     "dfa": ("sdg-automata dfa examples/example3.txt A 0 --forward --minimal",
             "sdg-automata dfa examples/example3.txt A 0 --labels items --format dot -o m.dot"),
     "spectrum": ("sdg-automata spectrum examples/example3.txt",),
@@ -66,8 +68,14 @@ def _add_max(p: Parser) -> None:
     p.add_argument("--strategy", choices=["auto", *STRATEGIES], default="auto",
                    help="on-the-fly search: bfs gives shortest witnesses, dfs keeps less in "
                         "memory, lasso walks a one-letter grammar (or a constraint of one "
-                        "letter) in constant memory with shortest witnesses; auto (default): "
-                        "lasso when one letter is read, else bfs")
+                        "letter) in constant memory with shortest witnesses, sat stores no "
+                        "states: bounded model checking with CaDiCaL (the sat extra), shortest "
+                        "witnesses, proofs by k-induction; auto (default): lasso when one "
+                        "letter is read, else bfs")
+    p.add_argument("--max-length", type=positive, metavar="L",
+                   help="--strategy sat: search words up to L letters (default: until the "
+                        "answer is settled or proven, or --max-seconds); nothing found up to L "
+                        "is not a no: exit 3 unless k-induction proves it")
     p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
                    help="only positions whose word matches this regular expression (automata-lib "
                         "syntax) or is accepted by this DFA (a .json file in automata-lib's "
@@ -108,6 +116,24 @@ def _abbreviated(word: Any, limit: int = 60, *, full: bool = False) -> str:
     return f"{word[:24]!r}…{word[-24:]!r} (length {len(word)}; --json prints it whole)"
 
 
+def _unsettled(args: argparse.Namespace, verdict: Any) -> NoReturn:
+    """Exit 3 for a bounded search (strategy sat) that settled nothing: what it found goes
+    into the error line and, under --json, into the ``stopped/1`` object's ``at`` (fields of
+    max/2), never a verdict that could be read as an answer."""
+    from ..words import word_json
+
+    top = verdict.maximum
+    context = ("for any value" if top is None else
+               f"for a value above {top}; max ≥ {top}, witness {_abbreviated(verdict.witness)}")
+    message = (f"no witness of length ≤ {verdict.max_length}; not proven beyond ({context})")
+    emit_stopped(args, message, reason="unproven", explored=verdict.max_length,
+                 at={"nonterminal": verdict.nonterminal, "k": verdict.k, "max": top,
+                     "exact": False,
+                     "witness": word_json(verdict.witness, full=args.full_witness),
+                     "max_length": verdict.max_length, "solver": verdict.solver})
+    fail(message, ExitCode.BUDGET)
+
+
 def _cmd_max(args: argparse.Namespace) -> int:
     from ..decide import max_grundy
 
@@ -115,9 +141,15 @@ def _cmd_max(args: argparse.Namespace) -> int:
     head = g.check_nonterminal(args.nonterminal)
     within = _load_within(args.within) if args.within else None
     strategy = None if args.strategy == "auto" else args.strategy
-    with progress(f"exploring from {head}", enabled=not args.json) as bar:
+    sat = args.method == "onthefly" and strategy == "sat"
+    with progress(f"SAT search from {head}" if sat else f"exploring from {head}",
+                  enabled=not args.json, unit="letters unrolled" if sat else "states") as bar:
         verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
-                             within=within, engine=args.engine, budget=budget(args, bar))
+                             within=within, engine=args.engine, max_length=args.max_length,
+                             budget=budget(args, bar))
+    # a bounded search that settled nothing: exit 3 with what it found (not a "no")
+    if not verdict.exact if args.k is None else verdict.answer is None:
+        _unsettled(args, verdict)
     if args.json:
         emit(verdict.to_json(full_witness=args.full_witness))
     else:
@@ -128,9 +160,15 @@ def _cmd_max(args: argparse.Namespace) -> int:
             bound = "" if verdict.exact else "at least "
             summary = (f"max {bound}{verdict.maximum}, witness "
                        f"{_abbreviated(verdict.witness, full=args.full_witness)}")
-        done = "explored" if args.method == "onthefly" else "built"
-        summary += f" ({verdict.states} states {done}"
-        summary += ", stopped early)" if verdict.stopped_early else ")"
+        if sat:
+            summary += f" (SAT: words up to length {verdict.max_length}"
+            if verdict.proof == "k-induction":
+                summary += f", k-induction at k = {verdict.induction_depth}"
+            summary += ")"
+        else:
+            done = "explored" if args.method == "onthefly" else "built"
+            summary += f" ({verdict.states} states {done}"
+            summary += ", stopped early)" if verdict.stopped_early else ")"
         if args.k is None:
             print(summary)
         else:

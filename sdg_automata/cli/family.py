@@ -17,6 +17,9 @@ EXAMPLES = {
                "sdg-automata max mod.json A",),
     "family modular": ("sdg-automata family modular 3:1 5:2 7:3 -o mod.json",),
     "family random": ("sdg-automata family random --dfas 3 --states 4 --seed 7",),
+    "family intersection": ("sdg-automata family intersection --dfas 4 --states 6 --length 12 "
+                            "-o planted.json && sdg-automata max planted.json A 4 "
+                            "--strategy sat",),
     "family subtraction": ("sdg-automata family subtraction 1,3,4 -o s134.txt",),
 }
 
@@ -28,13 +31,17 @@ def _add_family(p: Parser) -> None:
         "stderr. modular: the SPEC §5 reduction on the unary DFAs of aⁿ with "
         "n ≡ R (mod P) and n even, answered by the Chinese remainder theorem; "
         "random: the same reduction on random binary DFAs, answered by "
-        "automata-lib products; subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
+        "automata-lib products; intersection: the same on random DFAs sharing a "
+        "planted word, so max 𝒢(A) = COUNT; subtraction: A → aᵏA | aᵏ for k ∈ S "
+        "(SPEC §7).")
     kinds = p.add_subparsers(dest="family", metavar="FAMILY")
     kinds.required = True
     kinds.command("modular", _add_modular,
                   help="unary DFAs n ≡ R (mod P), n even; ground truth by the CRT")
     kinds.command("random", _add_random,
                   help="random binary DFAs (made even-length); ground truth by products")
+    kinds.command("intersection", _add_intersection,
+                  help="random DFAs sharing a planted word; max 𝒢(A) = COUNT")
     kinds.command("subtraction", _add_subtraction,
                   help="A → aᵏA | aᵏ for k ∈ S (the subtraction game when 1 ∈ S)")
 
@@ -52,13 +59,24 @@ def _add_random(r: Parser) -> None:
     r.description = ("COUNT random DFAs on N states over {a, b}, each crossed with the "
                      "even-length DFA; max 𝒢(A) is the largest j with "
                      "L(D_1) ∩ … ∩ L(D_j) ∖ {ε} ≠ ∅.")
-    r.add_argument("--dfas", type=positive, default=3, metavar="COUNT",
-                   help="how many DFAs (default 3)")
-    r.add_argument("--states", type=positive, default=6, metavar="N",
-                   help="states of each random DFA before the even-length product (default 6)")
-    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_random_dfas(r, count=3, states=6)
     r.set_defaults(func=_cmd_family_random)
     _add_grammar_output(r)
+
+
+def _add_intersection(i: Parser) -> None:
+    i.description = ("COUNT random DFAs on N states over LETTERS, each accepting exactly the "
+                     "words that end where a random planted word of LENGTH letters ends (then "
+                     "crossed with the even-length DFA): the planted word is in every L(D_i), "
+                     "so max 𝒢(A) = COUNT without any product. Explicit search runs out long "
+                     "before SAT does on these (max --strategy sat).")
+    _add_random_dfas(i, count=8, states=10)
+    i.add_argument("--letters", default="abc", metavar="LETTERS",
+                   help="the alphabet, one character per letter (default abc)")
+    i.add_argument("--length", type=positive, default=30, metavar="LENGTH",
+                   help="length of the planted word, even (default 30)")
+    i.set_defaults(func=_cmd_family_intersection)
+    _add_grammar_output(i)
 
 
 def _add_subtraction(s: Parser) -> None:
@@ -72,6 +90,16 @@ def _add_grammar_output(q: Parser) -> None:
     add_output(q)
     q.add_argument("--format", choices=["json", "text"], default=None,
                    help="grammar format (default: text when -o names a .txt file, else json)")
+
+
+def _add_random_dfas(p: argparse.ArgumentParser, *, count: int, states: int) -> None:
+    """``--dfas``, ``--states`` and ``--seed`` of a family of random DFAs."""
+    p.add_argument("--dfas", type=positive, default=count, metavar="COUNT",
+                   help=f"how many DFAs (default {count})")
+    p.add_argument("--states", type=positive, default=states, metavar="N",
+                   help=f"states of each random DFA before the even-length product "
+                        f"(default {states})")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
 
 
 def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
@@ -108,6 +136,20 @@ def _cmd_family_random(args: argparse.Namespace) -> int:
     detail = f", shortest witness length {length}" if best else ""
     print(f"ground truth (automata-lib products): max 𝒢(A) = {best}{detail}", file=sys.stderr)
     _write_grammar(g, args)
+    return ExitCode.OK
+
+
+def _cmd_family_intersection(args: argparse.Namespace) -> int:
+    from ..errors import brief
+    from ..families import intersection_grammar, planted_intersection
+
+    dfas, word = planted_intersection(args.dfas, args.states, length=args.length,
+                                      seed=args.seed, alphabet=args.letters)
+    g = intersection_grammar(dfas)
+    _write_grammar(g, args)
+    print(f"ground truth (planted word): max 𝒢(A) = {args.dfas}; every DFA accepts "
+          f"{brief(word, 80)} (length {len(word)}), a shortest witness may be shorter",
+          file=sys.stderr)
     return ExitCode.OK
 
 
