@@ -117,20 +117,16 @@ def _abbreviated(word: Any, limit: int = 60, *, full: bool = False) -> str:
 
 
 def _unsettled(args: argparse.Namespace, verdict: Any) -> NoReturn:
-    """Exit 3 for a bounded search (strategy sat) that settled nothing: what it found goes
-    into the error line and, under --json, into the ``stopped/1`` object's ``at`` (fields of
-    max/2), never a verdict that could be read as an answer."""
-    from ..words import word_json
-
+    """Exit 3 for a bounded search (strategy sat) that settled nothing: the error line says
+    what it found and, under --json, the ``stopped/1`` object carries the verdict (max/2's
+    fields: ``"exact": false``, ``max_length``, the largest value found) in ``at`` — never a
+    bare verdict that could be read as an answer."""
     top = verdict.maximum
     context = ("for any value" if top is None else
                f"for a value above {top}; max ≥ {top}, witness {_abbreviated(verdict.witness)}")
-    message = (f"no witness of length ≤ {verdict.max_length}; not proven beyond ({context})")
+    message = f"no witness of length ≤ {verdict.max_length}; not proven beyond ({context})"
     emit_stopped(args, message, reason="unproven", explored=verdict.max_length,
-                 at={"nonterminal": verdict.nonterminal, "k": verdict.k, "max": top,
-                     "exact": False,
-                     "witness": word_json(verdict.witness, full=args.full_witness),
-                     "max_length": verdict.max_length, "solver": verdict.solver})
+                 at=verdict.to_json(full_witness=args.full_witness))
     fail(message, ExitCode.BUDGET)
 
 
