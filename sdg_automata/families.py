@@ -264,7 +264,7 @@ def planted_intersection(count: int, states: int, *, length: int, seed: int,
     to, and is then crossed with the even-length DFA.  So w ∈ L(D₁) ∩ … ∩ L(D_k)
     and the grammar of :func:`intersection_grammar` has max 𝒢_A = ``count``
     exactly; a shortest witness may be shorter than w, rarely much (a random
-    word reaches all k accepting states with probability about ``states``⁻ᵏ).
+    word reaches all k accepting states with probability about ``states`` to the power −k).
 
     Returns
     -------
