@@ -539,7 +539,7 @@ def _verdict(
     exact = complete or top == bound
     if k is None:
         answer = None
-    elif top is not None and top > k:
+    elif top is not None and top > k or k > bound:  # m_A bounds every value (SPEC §5)
         answer = False
     elif exact:
         answer = top == k

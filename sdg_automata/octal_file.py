@@ -190,8 +190,9 @@ def _read(f: IO[bytes], path: str, schema: str) -> ValueFile:
     except zlib.error as e:
         raise InvalidCertificate(f"{path!r}: the values do not decompress ({e})") from None
     if at < len(raw) or not z.eof:
+        state = "is truncated" if read_bytes < size else "is damaged (its payload is whole)"
         raise InvalidCertificate(
-            f"{path!r} is truncated: {at // values.itemsize} values of the {count} its header "
+            f"{path!r} {state}: {at // values.itemsize} values of the {count} its header "
             f"says ({read_bytes} payload bytes of {size})")
     if read_bytes != size:
         raise InvalidCertificate(f"{path!r}: the payload has {read_bytes} bytes, its header "

@@ -258,6 +258,7 @@ class _Driver:
         self._clock = time.perf_counter
         self._memory_at = self._clock() + _MEMORY_SECONDS
         self._last_miss: tuple[int, ...] | None = None
+        self._learned_at = self._clock()
 
     def timed(self, kernel: Callable[..., int], cursor: Any, *args: Any) -> int:
         """``kernel(*args, quantum)``, timed; ``cursor`` (among ``args``) says the work done."""
@@ -269,12 +270,21 @@ class _Driver:
         self.quantum.update(int(cursor[WORK]), self._clock() - started, status == PAUSE)
         return int(status)
 
-    def learn(self, source: Any, k: int, where: tuple[int, ...]) -> None:
-        """Learn δ for a miss at ``where``; the same miss twice in a row is a bug."""
+    def learn(self, source: Any, k: int, where: tuple[int, ...], reached: int) -> None:
+        """Learn δ for a miss at ``where``; the same miss twice in a row is a bug.
+
+        A walk that misses more often than it pauses (a product of many components
+        learning its tables) spends its time here, so the clock and progress are
+        served from here too, every :data:`QUANTUM_SECONDS` (``reached``: the states so far).
+        """
         if where == self._last_miss:
             raise SdgBug(f"step tables: the kernel missed twice at {where}")
         self._last_miss = where
         self.tables.learn(source, k)
+        now = self._clock()
+        if now >= self._learned_at + QUANTUM_SECONDS:
+            self._learned_at = now
+            self.meter.check(reached)
 
     def served(self, n: int) -> None:
         """A pause: progress, the clock and (now and then) memory."""
@@ -354,7 +364,7 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
                 break
             if status == kernel.MISS:
                 sid, k = int(cursor[kernel.SID]), int(cursor[kernel.LETTER])
-                drive.learn(store.records.array[sid, :tables.groups].tolist(), k, (n, sid, k))
+                drive.learn(store.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
                 store.fit(tables, n)
             elif status == kernel.FULL:
                 store.make_room(n)
@@ -418,7 +428,7 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
             if status == kernel.MISS:
                 src = int(path.array[depth - 1])
                 k = int(tried.array[depth - 1])
-                drive.learn(store.records.array[src, :tables.groups].tolist(), k, (n, src, k))
+                drive.learn(store.records.array[src, :tables.groups].tolist(), k, (n, src, k), n)
                 store.fit(tables, n)
             elif status == kernel.FULL:
                 store.make_room(n)
@@ -512,7 +522,8 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
             if status == kernel.MISS:
                 row = mover()
                 drive.learn(cur[row, :tables.groups].tolist(), letter,
-                            (position, int(cursor[kernel.STEPS]), row))
+                            (position, int(cursor[kernel.STEPS]), row),
+                            position + 1 if cap < 0 else min(position + 1, cap))
             elif status == kernel.PAUSE:
                 drive.served(position + 1 if cap < 0 else min(position + 1, cap))
                 if 0 <= beyond <= position:

@@ -291,6 +291,9 @@ def test_cli_outputs_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
         "stopped/1", "unproven", "max")
     at = stopped["at"]
     assert (at["exact"], at["max_length"], at["max"], at["witness"]) == (False, 1, 1, "a")
+    # above m_A (4 for A) no value can be: "no" at any length, as every strategy says
+    code, out, _ = run(["max", e3, "A", "5", "--strategy", "sat", "--max-length", "1"], capsys)
+    assert (code, out) == (1, "no\n")
     code, out, _ = run(["max", e3, "B", "2", "--strategy", "sat", "--json"], capsys)
     verdict = json.loads(out)
     assert code == 1 and verdict["exact"] and verdict["proof"] == "k-induction"

@@ -278,7 +278,8 @@ def _add_regex(p: Parser) -> None:
     p.add_argument("value", metavar="C", type=natural, help="the Grundy number")
     p.add_argument("--max-dfa-states", type=positive, default=50, metavar="N",
                    help="refuse minimal DFAs with more than N states (default 50), checked as "
-                        "the DFA is built")
+                        "the DFA is built from the explored automaton (the exploration before "
+                        "it is bounded by --max-states and --max-seconds)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_budget(p)
     add_engine(p)

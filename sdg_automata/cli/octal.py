@@ -185,8 +185,13 @@ def _cmd_code(args: argparse.Namespace) -> int:
     if args.max_seconds is None:
         args.max_seconds = max(DEFAULT_SECONDS, SECONDS_PER_VALUE * max_n)
     with progress(f"{game.code} values", unit="values", rate=True) as bar:
-        result = game.period(max_n=max_n, budget=budget(args, bar), engine=args.engine,
-                             checkpoint=args.checkpoint)
+        try:
+            result = game.period(max_n=max_n, budget=budget(args, bar), engine=args.engine,
+                                 checkpoint=args.checkpoint)
+        except BudgetExceeded as e:  # the stopped/1 object names the code, as when unproven
+            emit_stopped(args, str(e), explored=e.explored,
+                         at={"code": game.code, "checked_to": e.explored})
+            fail(str(e), ExitCode.BUDGET)
     if not result.certified:
         message = (f"{game.code}: no period proven up to n = {result.checked_to - 1} "
                    f"({result.checked_to} values computed); raise --upto"
