@@ -29,7 +29,7 @@ ESSENTIAL = ("tests/conftest.py", "tests/golden.py", "tests/strategies.py",
              "LICENSE", "README.md", "pyproject.toml", "sdg_automata/py.typed",
              "sdg_automata/cli/__init__.py")
 #: a subset of the suite that touches the examples, the docs, the helpers and the README
-SUBSET = ("tests/test_parse.py", "tests/test_import_graph.py", "tests/test_render.py",
+SUBSET = ("tests/test_grammar.py", "tests/test_import_graph.py", "tests/test_render.py",
           "README.md")
 
 
