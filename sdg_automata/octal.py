@@ -72,7 +72,7 @@ from .budget import UNLIMITED, Budget, Meter
 from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from .grammar import Grammar, Rule
 from .impartial import mex
-from .kernels import Engine, check_engine, use_compiled
+from .kernels import Engine, check_engine, held_alarm, use_compiled
 from .sweep import Status, Sweep, run_sweep
 
 __all__ = [
@@ -100,6 +100,9 @@ Method = Literal["auto", "sparse", "full", "naive"]
 
 #: values per code in a survey before the code is reported open
 SURVEY_MAX_N = 1 << 15
+#: the share of a survey's per-code seconds (at most 5 s) left between the engine's own
+#: budget and the sweep's deadline, so that the engine stops first and says how far it got
+_SURVEY_MARGIN = 0.1
 
 #: values computed by default before a period is declared not proven: enough
 #: for every game of the benchmark table (0.56 needs 653 582)
@@ -720,7 +723,8 @@ class _Engine:
         """Compute values up to 𝒢(n − 1)."""
         self._reserve(n)
         if self.kernels is None and use_compiled(self.engine, work=n, threshold=COMPILED_FROM):
-            from .kernels import octal as kernels
+            with held_alarm():
+                from .kernels import octal as kernels
 
             self.kernels = kernels
         try:
@@ -927,16 +931,17 @@ class _Engine:
         seen = np.full((1 << self.bits) + 1, -1, dtype=np.int64)
         while self.n < stop:
             vmax = int(np.iinfo(self.g.dtype).max)
-            if kind == "sparse":
-                sp = self.space
-                assert sp is not None
-                reached, status, extra, self.rare_count = k.run_sparse(
-                    self.g, self.n, stop, self.rare, self.rare_count, sp.mask, sp.positional,
-                    sp.rare_parity, one, two, terminal, seen, vmax, _KERNEL_WORK,
-                    self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN)
-            else:  # "full", or "one-heap": the full mex with no splits
-                reached, status, extra = k.run_full(self.g, self.n, stop, one, two, terminal,
-                                                    seen, vmax, _KERNEL_WORK)
+            with held_alarm():  # the first call compiles or loads the kernel: not to break
+                if kind == "sparse":
+                    sp = self.space
+                    assert sp is not None
+                    reached, status, extra, self.rare_count = k.run_sparse(
+                        self.g, self.n, stop, self.rare, self.rare_count, sp.mask,
+                        sp.positional, sp.rare_parity, one, two, terminal, seen, vmax,
+                        _KERNEL_WORK, self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN)
+                else:  # "full", or "one-heap": the full mex with no splits
+                    reached, status, extra = k.run_full(self.g, self.n, stop, one, two,
+                                                        terminal, seen, vmax, _KERNEL_WORK)
             self.n = int(reached)
             if status == k.GROW:
                 self._grow_bits(int(extra))
@@ -958,16 +963,18 @@ class _Engine:
         w = min(_MATCH, self.n // 4)
         if w < 1:
             return None
-        n0, p, need = self.kernels.find_period(self.g, self.n, self.game.t, w)
+        with held_alarm():  # as in _compiled
+            n0, p, need = self.kernels.find_period(self.g, self.n, self.game.t, w)
         return None if p < 0 else (int(n0), int(p), int(need))
 
     def minimize(self, n0: int, p: int) -> tuple[int, int]:
         """:func:`minimize` (compiled when the values are)."""
         if self.kernels is None:
             return minimize(self.g[:self.n], n0, p)
-        period = int(self.kernels.first_period(self.g, n0, p,
-                                               np.array(_divisors(p), dtype=np.int64)))
-        return int(self.kernels.last_exception(self.g, n0, period)) + 1, period
+        with held_alarm():  # as in _compiled
+            period = int(self.kernels.first_period(self.g, n0, p,
+                                                   np.array(_divisors(p), dtype=np.int64)))
+            return int(self.kernels.last_exception(self.g, n0, period)) + 1, period
 
 
 class _Checkpoint:
@@ -1123,13 +1130,23 @@ def survey_row(job: tuple[str, int, Engine], meter: Meter) -> SurveyRow:
     """The sweep's work: :meth:`OctalGame.period` of one (code, max_n, engine), timed."""
     code, max_n, engine = job
     budget, seconds = meter.budget, meter.budget.max_seconds
-    if seconds is not None:  # stop just before the sweep's own deadline, to say how far
-        budget = replace(budget, max_seconds=max(seconds - 0.5, seconds * 0.9))
+    if seconds is not None:  # stop before the sweep's own deadline, to say how far
+        budget = replace(budget, max_seconds=seconds - min(_SURVEY_MARGIN * seconds, 5.0))
+    # the values reached, as progress reports them: should the sweep's own deadline (its
+    # alarm) still stop the engine first, the row says how far it got all the same
+    last, inner = [0], budget.progress
+
+    def report(count: int) -> None:
+        last[0] = count
+        if inner is not None:
+            inner(count)
+
     try:
-        result = OctalGame.parse(code).period(max_n=max_n, budget=budget, engine=engine)
+        result = OctalGame.parse(code).period(max_n=max_n, engine=engine,
+                                              budget=replace(budget, progress=report))
     except BudgetExceeded as e:  # open as far as it got: the row says how far
         reached = OctalPeriod(code=code, preperiod=None, period=None, certified=False,
-                              checked_to=e.explored)
+                              checked_to=max(e.explored, last[0]))
         return SurveyRow(code=code, status="budget", result=reached, seconds=meter.elapsed,
                          error=str(e))
     return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
