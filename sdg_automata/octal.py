@@ -1145,10 +1145,12 @@ def survey_row(job: tuple[str, int, Engine], meter: Meter) -> SurveyRow:
         result = OctalGame.parse(code).period(max_n=max_n, engine=engine,
                                               budget=replace(budget, progress=report))
     except BudgetExceeded as e:  # open as far as it got: the row says how far
+        n = max(e.explored, last[0])
         reached = OctalPeriod(code=code, preperiod=None, period=None, certified=False,
-                              checked_to=max(e.explored, last[0]))
+                              checked_to=n)
+        why = str(e) if e.explored == n else f"{e}, {n} values reached"
         return SurveyRow(code=code, status="budget", result=reached, seconds=meter.elapsed,
-                         error=str(e))
+                         error=why)
     return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
 
 
