@@ -556,8 +556,11 @@ def naive_values(game: OctalGame, n: int) -> list[int]:
 # -- the engine ---------------------------------------------------------------------------
 
 _PYTHON_PAIRS = 32  # rare splits per heap paired in plain Python; more go to numpy
-_PYTHON_SCAN = 16  # common-common splits searched one by one before numpy takes over
+_SCAN_FIRST = 16  # common-common splits of each removal searched one by one before the index
 _WINDOW = 256  # the first numpy window of common-common splits (then 4× larger each time)
+_INDEX_HEAPS = 1 << 16  # the small heaps indexed by value for the search of a rare-class value
+_PARTNERS = 8  # the most frequent values a searched value is paired with in the index
+_PROBES = 1024  # indexed heaps tried per searched value before the plain search goes on
 _DETECT = 1024  # values computed fully before the first mask detection
 _SPARSE_ENOUGH = 0.25  # the rare fraction under which the sparse method may pay
 _SPARSE_GAIN = 4  # "auto" falls back to the full mex when sparse visits over 1/4 of the splits
@@ -646,6 +649,51 @@ def _narrowest(value: int) -> type[np.integer[Any]]:
     return np.uint8 if value < 1 << 8 else np.uint16 if value < 1 << 16 else np.int32
 
 
+@dataclass(frozen=True)
+class _ValueIndex:
+    """Where to look first for a split of two common heaps worth v (``docs/octal.md`` §4).
+
+    The heaps 1 ≤ a < :data:`_INDEX_HEAPS` grouped by value (``heaps[start[w]:start[w + 1]]``
+    have the value w, ascending), and the :data:`_PARTNERS` most frequent values so far.
+    A split (a, s − a) is worth v when 𝒢(s − a) = 𝒢(a) ⊕ v: trying the small heaps a whose
+    value w pairs with a frequent value u = w ⊕ v finds v after about 1/freq(u) tries,
+    where the plain search from a = 1 needs about 1/(freq(w)·freq(u)) — the difference is
+    large when v is only the XOR of a frequent and an infrequent value (0.376).  Only a
+    shortcut: every split so tried is an option, and the plain search still decides.
+    """
+
+    partners: npt.NDArray[np.int64]
+    start: npt.NDArray[np.int64]
+    heaps: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, g: npt.NDArray[np.integer[Any]], bits: int) -> _ValueIndex:
+        """The index of the values ``g`` (all the values computed; below 2^``bits``)."""
+        size = 1 << bits
+        hist = np.zeros(size, dtype=np.int64)
+        for i in range(0, len(g), _CHUNK):
+            hist += np.bincount(g[i:i + _CHUNK], minlength=size)
+        order = np.argsort(-hist, kind="stable")[:_PARTNERS]
+        small = g[1:_INDEX_HEAPS]
+        start = np.zeros(size + 1, dtype=np.int64)
+        start[1:] = np.cumsum(np.bincount(small, minlength=size))
+        return cls(partners=np.asarray(order[hist[order] > 0], dtype=np.int64), start=start,
+                   heaps=np.argsort(small, kind="stable").astype(np.int64) + 1)
+
+    def heaps_for(self, v: int) -> npt.NDArray[np.int64]:
+        """The heaps a to try for v, in order (partners by frequency, then ascending), at
+        most :data:`_PROBES`."""
+        top = len(self.start) - 1
+        parts = [self.heaps[self.start[w]:self.start[w + 1]]
+                 for w in (int(u) ^ v for u in self.partners) if w < top]
+        out: npt.NDArray[np.int64] = (np.concatenate(parts) if parts else self.heaps[:0])
+        return out[:_PROBES]
+
+
+_NO_INDEX = _ValueIndex(partners=np.zeros(0, dtype=np.int64),
+                        start=np.zeros(1, dtype=np.int64), heaps=np.zeros(0, dtype=np.int64))
+
+
 class _Engine:
     """Incremental 𝒢(0), 𝒢(1), … in a growing array (memory linear in N: 1 byte a value
     while they fit in 8 bits, 2 while 16, else 4), by the Python reference runners or
@@ -666,6 +714,7 @@ class _Engine:
         self.next_detect = {"auto": _DETECT, "sparse": 64, "full": -1}[method]
         self.rare: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.rare_count = 0
+        self.index = _NO_INDEX
         self.bits = 1
 
     def _reserve(self, n: int) -> None:
@@ -718,6 +767,7 @@ class _Engine:
         self.rare = np.zeros(max(1024, 2 * len(rare)), dtype=np.int64)
         self.rare[:len(rare)] = rare
         self.rare_count = len(rare)
+        self.index = _ValueIndex.of(self.g[:self.n], self.bits)
 
     def extend(self, n: int, meter: Meter) -> None:
         """Compute values up to 𝒢(n − 1)."""
@@ -809,10 +859,12 @@ class _Engine:
         """The sparse-space method, one heap at a time, options as bits of a Python int.
 
         Few rare heaps are paired in plain Python (a numpy call costs more than
-        dozens of XORs); many go through one numpy table.  The common-common
-        splits are searched in Python, from the smallest heap, only until the
-        rare-class value in question turns up, then by numpy in windows growing
-        4× at a time (a heap whose value really is rare needs all of them).
+        dozens of XORs); many go through one numpy table.  A rare-class value
+        below the common mex is searched among the common-common splits only
+        until it turns up: the first few of each removal one by one, then the
+        splits :class:`_ValueIndex` proposes, then all of them by numpy in
+        windows growing 4× at a time (a heap whose value really is rare needs
+        all of them).
         """
         space = self.space
         assert space is not None
@@ -851,44 +903,63 @@ class _Engine:
                 for x in np.bincount(g[offsets + h] ^ first).nonzero()[0].tolist():
                     marks |= 1 << x
             scanned = [0] * len(two)
+            probes = 0
             while True:
                 v = (~marks & (marks + 1)).bit_length() - 1  # the least value not an option
                 # a common-class value missing from the options is the mex
                 if ((v & mask).bit_count() & 1) ^ flip != rho:
                     break
-                # a rare-class value: search the common-common splits until v turns up
-                more = False
+                # a rare-class value: search the common-common splits until v turns up,
+                # (1) the first few of each removal one by one,
                 for i, k in enumerate(two):
                     s = h - k
-                    half = s // 2
-                    a = scanned[i]
-                    if a >= half:
-                        continue
-                    more = True
-                    if a < _PYTHON_SCAN:
-                        top = min(half, _PYTHON_SCAN)
-                        while a < top:
-                            a += 1
-                            x = gl[a] ^ gl[s - a]
-                            marks |= 1 << x
-                            if x == v:
-                                break
-                    else:  # a long search: numpy, in windows growing 4× at a time
+                    a, top = scanned[i], min((h - k) // 2, _SCAN_FIRST)
+                    while a < top:
+                        a += 1
+                        x = gl[a] ^ gl[s - a]
+                        marks |= 1 << x
+                        if x == v:
+                            break
+                    scanned[i] = a
+                    if marks >> v & 1:
+                        break
+                if marks >> v & 1:
+                    continue
+                # (2) the small heaps the index pairs with a frequent value to make v,
+                tried = self.index.heaps_for(v)
+                for k in two:
+                    a_all = tried[tried < h - k]
+                    x_all = g[a_all] ^ g[h - k - a_all]
+                    for x in np.bincount(x_all).nonzero()[0].tolist():
+                        marks |= 1 << x
+                probes += len(tried) * len(two)
+                # (3) then every split, by numpy in windows growing 4× at a time (a heap
+                # whose value really is rare needs all of them)
+                while not marks >> v & 1:
+                    more = False
+                    for i, k in enumerate(two):
+                        s = h - k
+                        half = s // 2
+                        a = scanned[i]
+                        if a >= half:
+                            continue
+                        more = True
                         top = min(half, max(_WINDOW, 4 * a))
                         x_all = g[a + 1:top + 1] ^ g[s - top:s - a][::-1]
                         for x in np.bincount(x_all).nonzero()[0].tolist():
                             marks |= 1 << x
-                        a = top
-                    scanned[i] = a
-                    if marks >> v & 1:
+                        scanned[i] = top
+                        if marks >> v & 1:
+                            break
+                    if not more:
                         break
-                if not more:
-                    break
+                if not marks >> v & 1:
+                    break  # no split is worth v: it is the mex
             gl.append(v)
             g = self._store(h, v)
             if h >= 1 and ((v & mask).bit_count() & 1) ^ flip == rho:
                 rare.append(h)
-            work += len(rare) * len(two) + sum(scanned)
+            work += len(rare) * len(two) + sum(scanned) + probes
             full_work += len(two) * (h // 2)
             if h >= due:
                 due = meter.check(h)
@@ -938,7 +1009,9 @@ class _Engine:
                     reached, status, extra, self.rare_count = k.run_sparse(
                         self.g, self.n, stop, self.rare, self.rare_count, sp.mask,
                         sp.positional, sp.rare_parity, one, two, terminal, seen, vmax,
-                        _KERNEL_WORK, self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN)
+                        _KERNEL_WORK, self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN,
+                        self.index.partners, self.index.start, self.index.heaps, _SCAN_FIRST,
+                        _PROBES)
                 else:  # "full", or "one-heap": the full mex with no splits
                     reached, status, extra = k.run_full(self.g, self.n, stop, one, two,
                                                         terminal, seen, vmax, _KERNEL_WORK)

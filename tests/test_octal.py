@@ -181,10 +181,11 @@ def test_compiled_equals_python_and_naive(code: str) -> None:
             assert got.tolist() == truth, (method, engine)
 
 
-@pytest.mark.parametrize("code", ["0.16", "0.56", "0.127", "0.6", "0.354"])
+@pytest.mark.parametrize("code", ["0.16", "0.56", "0.127", "0.6", "0.354", "0.376"])
 def test_compiled_equals_python_far_out(code: str) -> None:
     """Should give bit-identical values on both engines well past the mask detections
-    (0.6 has no sparse space and widens past 255; auto moves between sparse and full)."""
+    (0.6 has no sparse space and widens past 255; auto moves between sparse and full;
+    0.376 finds most rare-class options through the value index)."""
     game = OctalGame.parse(code)
     n = 20000
     assert np.array_equal(game.values(n, engine="compiled"), game.values(n, engine="python"))
