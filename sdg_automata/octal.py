@@ -671,8 +671,9 @@ class _ValueIndex:
         """The index of the values ``g`` (all the values computed; below 2^``bits``)."""
         size = 1 << bits
         hist = np.zeros(size, dtype=np.int64)
-        for i in range(0, len(g), _CHUNK):
-            hist += np.bincount(g[i:i + _CHUNK], minlength=size)
+        step = _CHUNK >> 6  # bincount makes an int64 copy of its input: 2 MB, not 32
+        for i in range(0, len(g), step):
+            hist += np.bincount(g[i:i + step], minlength=size)
         order = np.argsort(-hist, kind="stable")[:_PARTNERS]
         small = g[1:_INDEX_HEAPS]
         start = np.zeros(size + 1, dtype=np.int64)
