@@ -232,15 +232,20 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from ..octal import SURVEY_MAX_N, survey_sweep
+    from ..kernels import use_compiled
+    from ..octal import COMPILED_FROM, SURVEY_MAX_N, load_kernels, survey_sweep
     from .sweep import run
 
     if args.digits is None:
         raise InputError(f"'octal {SURVEY}' needs --digits 1, 2 or 3")
     if args.max_seconds is None:
         args.max_seconds = SURVEY_SECONDS
-    return run(args, survey_sweep(args.digits, max_n=args.upto or SURVEY_MAX_N,
-                                  engine=args.engine), ordered=True)
+    max_n = args.upto or SURVEY_MAX_N
+    if args.scheduler is None and use_compiled(args.engine, work=max_n,
+                                               threshold=COMPILED_FROM):
+        load_kernels()  # here, so that the local workers fork with them loaded
+    return run(args, survey_sweep(args.digits, max_n=max_n, engine=args.engine),
+               ordered=True)
 
 
 _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
