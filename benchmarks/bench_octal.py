@@ -12,6 +12,9 @@ Measured side by side in one run:
 * peak memory (tracemalloc, numpy included) of the sparse method at 10⁵ and
   2·10⁵ values: bytes per value stays flat (memory linear in the values).
 
+* the value index of the rare-class search (issue 19): 0.376's values by the
+  kernels with the index and without it (``_PROBES = 0``: the plain search
+  from the smallest heap), CPU time side by side; the values must be equal.
 * the compiled kernels against the Python reference (issue 18): 0.16 and 0.56
   certified by each engine, CPU time (``time.process_time``) side by side,
   values/s and the ratio; the certified figures must be equal.  The compiled
@@ -33,8 +36,12 @@ from __future__ import annotations
 import time
 import tracemalloc
 from typing import Any
+from unittest import mock
+
+import numpy as np
 
 from benchmarks.common import show
+from sdg_automata import octal
 from sdg_automata.octal import OctalGame, naive_values
 
 #: (code, published least preperiod, period): Winning Ways ch. 4; Gangolli–Plambeck
@@ -72,6 +79,19 @@ def _engines(codes: list[str]) -> list[dict[str, Any]]:
                      "python_s": py_s, "compiled_s": c_s, "ratio": py_s / c_s,
                      "compiled_values_per_s": c.checked_to / c_s})
     return rows
+
+
+def _index(code: str, n: int) -> dict[str, Any]:
+    """``code``'s first n values by the kernels, without the value index and with it."""
+    game = OctalGame.parse(code)
+    game.values(1 << 15, engine="compiled")  # numba and the kernels loaded before either
+    with mock.patch.object(octal, "_PROBES", 0):  # the index proposes nothing
+        plain_s, plain = _cpu(lambda: game.values(n, engine="compiled"))
+    index_s, indexed = _cpu(lambda: game.values(n, engine="compiled"))
+    if not np.array_equal(plain, indexed):
+        raise AssertionError(f"{code}: the value index changed a value below {n}")
+    return {"bench": "octal", "case": "index", "code": code, "n": n, "plain_s": plain_s,
+            "index_s": index_s, "ratio": plain_s / index_s, "index_values_per_s": n / index_s}
 
 
 def _timed(fn: Any) -> tuple[float, Any]:
@@ -115,6 +135,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                      f"{sparse.mask:#x}{'+pos' if sparse.positional else ''}",
                      "rare": None if sparse is None else sparse.rare})
     rows += _engines(QUICK_ENGINE_GAMES if quick else ENGINE_GAMES)
+    rows.append(_index("0.376", 10**5 if quick else 5 * 10**5))
     if not quick:
         game = OctalGame.parse("0.16")
         for n in (10**5, 2 * 10**5):
@@ -156,6 +177,12 @@ def _show(rows: list[dict[str, Any]]) -> None:
          [[r["code"], f"{r['values']:,}", f"{r['python_s']:.3f}", f"{r['compiled_s']:.3f}",
            f"{r['ratio']:.0f}×", f"{r['compiled_values_per_s']:,.0f}",
            f"{r['values'] / r['python_s']:,.0f}"] for r in engines])
+    show("octal rare-class search by the kernels, CPU seconds: the plain search from the "
+         "smallest heap against the value index (same values)",
+         ["code", "values", "plain s", "index s", "plain / index", "index values/s"],
+         [[r["code"], f"{r['n']:,}", f"{r['plain_s']:.2f}", f"{r['index_s']:.2f}",
+           f"{r['ratio']:.1f}×", f"{r['index_values_per_s']:,.0f}"]
+          for r in rows if r["case"] == "index"])
     memory = [r for r in rows if r["case"] == "memory"]
     if memory:
         show("octal sparse method, peak memory (tracemalloc)",

@@ -72,7 +72,7 @@ from .budget import UNLIMITED, Budget, Meter
 from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from .grammar import Grammar, Rule
 from .impartial import mex
-from .kernels import Engine, check_engine, use_compiled
+from .kernels import Engine, check_engine, held_alarm, use_compiled
 from .sweep import Status, Sweep, run_sweep
 
 __all__ = [
@@ -88,6 +88,7 @@ __all__ = [
     "SparseSpace",
     "SurveyRow",
     "codes",
+    "load_kernels",
     "naive_values",
     "survey",
     "survey_failed",
@@ -100,6 +101,9 @@ Method = Literal["auto", "sparse", "full", "naive"]
 
 #: values per code in a survey before the code is reported open
 SURVEY_MAX_N = 1 << 15
+#: the share of a survey's per-code seconds (at most 5 s) left between the engine's own
+#: budget and the sweep's deadline, so that the engine stops first and says how far it got
+_SURVEY_MARGIN = 0.1
 
 #: values computed by default before a period is declared not proven: enough
 #: for every game of the benchmark table (0.56 needs 653 582)
@@ -553,8 +557,11 @@ def naive_values(game: OctalGame, n: int) -> list[int]:
 # -- the engine ---------------------------------------------------------------------------
 
 _PYTHON_PAIRS = 32  # rare splits per heap paired in plain Python; more go to numpy
-_PYTHON_SCAN = 16  # common-common splits searched one by one before numpy takes over
+_SCAN_FIRST = 16  # common-common splits of each removal searched one by one before the index
 _WINDOW = 256  # the first numpy window of common-common splits (then 4× larger each time)
+_INDEX_HEAPS = 1 << 16  # the small heaps indexed by value for the search of a rare-class value
+_PARTNERS = 8  # the most frequent values a searched value is paired with in the index
+_PROBES = 1024  # indexed heaps tried per searched value before the plain search goes on
 _DETECT = 1024  # values computed fully before the first mask detection
 _SPARSE_ENOUGH = 0.25  # the rare fraction under which the sparse method may pay
 _SPARSE_GAIN = 4  # "auto" falls back to the full mex when sparse visits over 1/4 of the splits
@@ -643,6 +650,52 @@ def _narrowest(value: int) -> type[np.integer[Any]]:
     return np.uint8 if value < 1 << 8 else np.uint16 if value < 1 << 16 else np.int32
 
 
+@dataclass(frozen=True)
+class _ValueIndex:
+    """Where to look first for a split of two common heaps worth v (``docs/octal.md`` §4).
+
+    The heaps 1 ≤ a < :data:`_INDEX_HEAPS` grouped by value (``heaps[start[w]:start[w + 1]]``
+    have the value w, ascending), and the :data:`_PARTNERS` most frequent values so far.
+    A split (a, s − a) is worth v when 𝒢(s − a) = 𝒢(a) ⊕ v: trying the small heaps a whose
+    value w pairs with a frequent value u = w ⊕ v finds v after about 1/freq(u) tries,
+    where the plain search from a = 1 needs about 1/(freq(w)·freq(u)) — the difference is
+    large when v is only the XOR of a frequent and an infrequent value (0.376).  Only a
+    shortcut: every split so tried is an option, and the plain search still decides.
+    """
+
+    partners: npt.NDArray[np.int64]
+    start: npt.NDArray[np.int64]
+    heaps: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, g: npt.NDArray[np.integer[Any]], bits: int) -> _ValueIndex:
+        """The index of the values ``g`` (all the values computed; below 2^``bits``)."""
+        size = 1 << bits
+        hist = np.zeros(size, dtype=np.int64)
+        step = _CHUNK >> 6  # bincount makes an int64 copy of its input: 2 MB, not 32
+        for i in range(0, len(g), step):
+            hist += np.bincount(g[i:i + step], minlength=size)
+        order = np.argsort(-hist, kind="stable")[:_PARTNERS]
+        small = g[1:_INDEX_HEAPS]
+        start = np.zeros(size + 1, dtype=np.int64)
+        start[1:] = np.cumsum(np.bincount(small, minlength=size))
+        return cls(partners=np.asarray(order[hist[order] > 0], dtype=np.int64), start=start,
+                   heaps=np.argsort(small, kind="stable").astype(np.int64) + 1)
+
+    def heaps_for(self, v: int) -> npt.NDArray[np.int64]:
+        """The heaps a to try for v, in order (partners by frequency, then ascending), at
+        most :data:`_PROBES`."""
+        top = len(self.start) - 1
+        parts = [self.heaps[self.start[w]:self.start[w + 1]]
+                 for w in (int(u) ^ v for u in self.partners) if w < top]
+        out: npt.NDArray[np.int64] = (np.concatenate(parts) if parts else self.heaps[:0])
+        return out[:_PROBES]
+
+
+_NO_INDEX = _ValueIndex(partners=np.zeros(0, dtype=np.int64),
+                        start=np.zeros(1, dtype=np.int64), heaps=np.zeros(0, dtype=np.int64))
+
+
 class _Engine:
     """Incremental 𝒢(0), 𝒢(1), … in a growing array (memory linear in N: 1 byte a value
     while they fit in 8 bits, 2 while 16, else 4), by the Python reference runners or
@@ -663,6 +716,7 @@ class _Engine:
         self.next_detect = {"auto": _DETECT, "sparse": 64, "full": -1}[method]
         self.rare: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.rare_count = 0
+        self.index = _NO_INDEX
         self.bits = 1
 
     def _reserve(self, n: int) -> None:
@@ -715,12 +769,14 @@ class _Engine:
         self.rare = np.zeros(max(1024, 2 * len(rare)), dtype=np.int64)
         self.rare[:len(rare)] = rare
         self.rare_count = len(rare)
+        self.index = _ValueIndex.of(self.g[:self.n], self.bits)
 
     def extend(self, n: int, meter: Meter) -> None:
         """Compute values up to 𝒢(n − 1)."""
         self._reserve(n)
         if self.kernels is None and use_compiled(self.engine, work=n, threshold=COMPILED_FROM):
-            from .kernels import octal as kernels
+            with held_alarm():
+                from .kernels import octal as kernels
 
             self.kernels = kernels
         try:
@@ -805,10 +861,12 @@ class _Engine:
         """The sparse-space method, one heap at a time, options as bits of a Python int.
 
         Few rare heaps are paired in plain Python (a numpy call costs more than
-        dozens of XORs); many go through one numpy table.  The common-common
-        splits are searched in Python, from the smallest heap, only until the
-        rare-class value in question turns up, then by numpy in windows growing
-        4× at a time (a heap whose value really is rare needs all of them).
+        dozens of XORs); many go through one numpy table.  A rare-class value
+        below the common mex is searched among the common-common splits only
+        until it turns up: the first few of each removal one by one, then the
+        splits :class:`_ValueIndex` proposes, then all of them by numpy in
+        windows growing 4× at a time (a heap whose value really is rare needs
+        all of them).
         """
         space = self.space
         assert space is not None
@@ -847,44 +905,63 @@ class _Engine:
                 for x in np.bincount(g[offsets + h] ^ first).nonzero()[0].tolist():
                     marks |= 1 << x
             scanned = [0] * len(two)
+            probes = 0
             while True:
                 v = (~marks & (marks + 1)).bit_length() - 1  # the least value not an option
                 # a common-class value missing from the options is the mex
                 if ((v & mask).bit_count() & 1) ^ flip != rho:
                     break
-                # a rare-class value: search the common-common splits until v turns up
-                more = False
+                # a rare-class value: search the common-common splits until v turns up,
+                # (1) the first few of each removal one by one,
                 for i, k in enumerate(two):
                     s = h - k
-                    half = s // 2
-                    a = scanned[i]
-                    if a >= half:
-                        continue
-                    more = True
-                    if a < _PYTHON_SCAN:
-                        top = min(half, _PYTHON_SCAN)
-                        while a < top:
-                            a += 1
-                            x = gl[a] ^ gl[s - a]
-                            marks |= 1 << x
-                            if x == v:
-                                break
-                    else:  # a long search: numpy, in windows growing 4× at a time
+                    a, top = scanned[i], min((h - k) // 2, _SCAN_FIRST)
+                    while a < top:
+                        a += 1
+                        x = gl[a] ^ gl[s - a]
+                        marks |= 1 << x
+                        if x == v:
+                            break
+                    scanned[i] = a
+                    if marks >> v & 1:
+                        break
+                if marks >> v & 1:
+                    continue
+                # (2) the small heaps the index pairs with a frequent value to make v,
+                tried = self.index.heaps_for(v)
+                for k in two:
+                    a_all = tried[tried < h - k]
+                    x_all = g[a_all] ^ g[h - k - a_all]
+                    for x in np.bincount(x_all).nonzero()[0].tolist():
+                        marks |= 1 << x
+                probes += len(tried) * len(two)
+                # (3) then every split, by numpy in windows growing 4× at a time (a heap
+                # whose value really is rare needs all of them)
+                while not marks >> v & 1:
+                    more = False
+                    for i, k in enumerate(two):
+                        s = h - k
+                        half = s // 2
+                        a = scanned[i]
+                        if a >= half:
+                            continue
+                        more = True
                         top = min(half, max(_WINDOW, 4 * a))
                         x_all = g[a + 1:top + 1] ^ g[s - top:s - a][::-1]
                         for x in np.bincount(x_all).nonzero()[0].tolist():
                             marks |= 1 << x
-                        a = top
-                    scanned[i] = a
-                    if marks >> v & 1:
+                        scanned[i] = top
+                        if marks >> v & 1:
+                            break
+                    if not more:
                         break
-                if not more:
-                    break
+                if not marks >> v & 1:
+                    break  # no split is worth v: it is the mex
             gl.append(v)
             g = self._store(h, v)
             if h >= 1 and ((v & mask).bit_count() & 1) ^ flip == rho:
                 rare.append(h)
-            work += len(rare) * len(two) + sum(scanned)
+            work += len(rare) * len(two) + sum(scanned) + probes
             full_work += len(two) * (h // 2)
             if h >= due:
                 due = meter.check(h)
@@ -927,16 +1004,19 @@ class _Engine:
         seen = np.full((1 << self.bits) + 1, -1, dtype=np.int64)
         while self.n < stop:
             vmax = int(np.iinfo(self.g.dtype).max)
-            if kind == "sparse":
-                sp = self.space
-                assert sp is not None
-                reached, status, extra, self.rare_count = k.run_sparse(
-                    self.g, self.n, stop, self.rare, self.rare_count, sp.mask, sp.positional,
-                    sp.rare_parity, one, two, terminal, seen, vmax, _KERNEL_WORK,
-                    self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN)
-            else:  # "full", or "one-heap": the full mex with no splits
-                reached, status, extra = k.run_full(self.g, self.n, stop, one, two, terminal,
-                                                    seen, vmax, _KERNEL_WORK)
+            with held_alarm():  # the first call compiles or loads the kernel: not to break
+                if kind == "sparse":
+                    sp = self.space
+                    assert sp is not None
+                    reached, status, extra, self.rare_count = k.run_sparse(
+                        self.g, self.n, stop, self.rare, self.rare_count, sp.mask,
+                        sp.positional, sp.rare_parity, one, two, terminal, seen, vmax,
+                        _KERNEL_WORK, self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN,
+                        self.index.partners, self.index.start, self.index.heaps, _SCAN_FIRST,
+                        _PROBES)
+                else:  # "full", or "one-heap": the full mex with no splits
+                    reached, status, extra = k.run_full(self.g, self.n, stop, one, two,
+                                                        terminal, seen, vmax, _KERNEL_WORK)
             self.n = int(reached)
             if status == k.GROW:
                 self._grow_bits(int(extra))
@@ -958,16 +1038,18 @@ class _Engine:
         w = min(_MATCH, self.n // 4)
         if w < 1:
             return None
-        n0, p, need = self.kernels.find_period(self.g, self.n, self.game.t, w)
+        with held_alarm():  # as in _compiled
+            n0, p, need = self.kernels.find_period(self.g, self.n, self.game.t, w)
         return None if p < 0 else (int(n0), int(p), int(need))
 
     def minimize(self, n0: int, p: int) -> tuple[int, int]:
         """:func:`minimize` (compiled when the values are)."""
         if self.kernels is None:
             return minimize(self.g[:self.n], n0, p)
-        period = int(self.kernels.first_period(self.g, n0, p,
-                                               np.array(_divisors(p), dtype=np.int64)))
-        return int(self.kernels.last_exception(self.g, n0, period)) + 1, period
+        with held_alarm():  # as in _compiled
+            period = int(self.kernels.first_period(self.g, n0, p,
+                                                   np.array(_divisors(p), dtype=np.int64)))
+            return int(self.kernels.last_exception(self.g, n0, period)) + 1, period
 
 
 class _Checkpoint:
@@ -1123,15 +1205,27 @@ def survey_row(job: tuple[str, int, Engine], meter: Meter) -> SurveyRow:
     """The sweep's work: :meth:`OctalGame.period` of one (code, max_n, engine), timed."""
     code, max_n, engine = job
     budget, seconds = meter.budget, meter.budget.max_seconds
-    if seconds is not None:  # stop just before the sweep's own deadline, to say how far
-        budget = replace(budget, max_seconds=max(seconds - 0.5, seconds * 0.9))
+    if seconds is not None:  # stop before the sweep's own deadline, to say how far
+        budget = replace(budget, max_seconds=seconds - min(_SURVEY_MARGIN * seconds, 5.0))
+    # the values reached, as progress reports them: should the sweep's own deadline (its
+    # alarm) still stop the engine first, the row says how far it got all the same
+    last, inner = [0], budget.progress
+
+    def report(count: int) -> None:
+        last[0] = count
+        if inner is not None:
+            inner(count)
+
     try:
-        result = OctalGame.parse(code).period(max_n=max_n, budget=budget, engine=engine)
+        result = OctalGame.parse(code).period(max_n=max_n, engine=engine,
+                                              budget=replace(budget, progress=report))
     except BudgetExceeded as e:  # open as far as it got: the row says how far
+        n = max(e.explored, last[0])
         reached = OctalPeriod(code=code, preperiod=None, period=None, certified=False,
-                              checked_to=e.explored)
+                              checked_to=n)
+        why = str(e) if e.explored == n else f"{e}, {n} values reached"
         return SurveyRow(code=code, status="budget", result=reached, seconds=meter.elapsed,
-                         error=str(e))
+                         error=why)
     return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
 
 
@@ -1153,6 +1247,29 @@ def _brief(row: dict[str, Any]) -> dict[str, str]:
         first = cell(row["preperiod"])
     return {"code": row["code"], "preperiod": first, "period": cell(row["period"]),
             "values": cell(row["checked_to"]), "seconds": f"{row['seconds']:.3f}"}
+
+
+def load_kernels() -> None:
+    """Import numba and load the octal kernels for every value type (about a second once).
+
+    A local survey calls it before its worker processes fork from it, so that
+    they start with the kernels loaded: the one-off cost then counts in no
+    code's budget (it used to stop whichever code first reached
+    :data:`COMPILED_FROM` values in each worker).  The calls do no work.
+    """
+    from .kernels import octal as k
+
+    i64, seen = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    terminal = np.zeros(1, dtype=np.bool_)
+    with held_alarm():
+        for dtype in (np.uint8, np.uint16, np.int32):
+            g = np.zeros(2, dtype=dtype)
+            k.run_sparse(g, 0, 0, i64, 0, 1, False, 0, i64, i64, terminal, seen, 0, 1, True, 0,
+                         1, i64, i64, i64, 0, 0)
+            k.run_full(g, 0, 0, i64, i64, terminal, seen, 0, 1)
+            k.find_period(g, 0, 0, 1)
+            k.first_period(g, 0, 1, i64)
+            k.last_exception(g, 0, 1)
 
 
 def survey_sweep(digits: int, *, max_n: int = SURVEY_MAX_N,

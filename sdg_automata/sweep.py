@@ -20,7 +20,8 @@ Guarantees (issue 12):
 * **A row is the job's own outcome, never the cluster's** (issue 21 §1).  A
   job that raises gives a row with ``"status": "error"`` and an ``error``
   message; a job over its per-job :class:`~sdg_automata.budget.Budget` gives
-  ``"status": "budget"``.  A job that kills its worker is found by rerunning
+  ``"status": "budget"`` (the job's own such row when it returns one, even late:
+  it may say how far the job got).  A job that kills its worker is found by rerunning
   the jobs in flight one at a time (on a fresh pool; on Dask, which reruns a
   dead worker's tasks itself and gives up with ``KilledWorker`` after
   ``distributed.scheduler.allowed-failures`` deaths), and only the job that
@@ -214,11 +215,17 @@ def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str
     rows = []
     for job in jobs:
         meter = budget.start("job", unit=unit)
+        returned: Row | None = None
         try:
             with meter.library("job"):  # the per-job deadline, also inside libraries
-                row = work(job, meter)
+                row = returned = work(job, meter)
         except BudgetExceeded as e:
-            row = failed(job, "budget", str(e))
+            # a row the job itself stopped at its budget says how far it got: it stands
+            # even when it came back after the deadline; any other late row is over it
+            if returned is not None and returned.to_json().get("status") == "budget":
+                row = returned
+            else:
+                row = failed(job, "budget", str(e))
         except MemoryError:  # a resource limit, like a budget: the job did not fit
             row = failed(job, "budget", "out of memory: the job does not fit in this worker")
         except Interrupted:

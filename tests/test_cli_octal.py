@@ -126,6 +126,25 @@ def test_survey_rows_and_resume(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert sorted(r["code"] for r in done) == [f"0.{d}" for d in range(1, 8)]
 
 
+def test_survey_default_budget_says_how_far(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should stop each code at the survey's default per-code budget (made tiny here) with
+    a "budget" row that says how many values it reached; --max-seconds overrides it."""
+    from sdg_automata.cli import octal as cli_octal
+
+    monkeypatch.setattr(cli_octal, "SURVEY_SECONDS", 0.05)
+    code, out, _ = run(capsys, "survey", "--digits", "1", "--upto", "2^20", "--jobs", "1",
+                       "--format", "jsonl")
+    officers = [json.loads(line) for line in out.splitlines()][5]
+    assert code == 0 and officers["code"] == "0.6" and officers["status"] == "budget"
+    assert officers["checked_to"] > 0
+    assert f"{officers['checked_to']} values reached" in officers["error"]
+    code, out, _ = run(capsys, "survey", "--digits", "1", "--upto", "3000", "--jobs", "1",
+                       "--format", "jsonl", "--max-seconds", "600")
+    officers = [json.loads(line) for line in out.splitlines()][5]
+    assert (officers["status"], officers["checked_to"]) == ("ok", 3000)
+
+
 def test_survey_table(capsys: pytest.CaptureFixture[str]) -> None:
     """Should show open codes as "open" in the terminal table."""
     code, out, _ = run(capsys, "survey", "--digits", "1", "--upto", "1500", "--jobs", "1",

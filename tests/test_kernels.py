@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 
 from sdg_automata import kernels
-from sdg_automata.errors import InputError
+from sdg_automata.budget import Budget
+from sdg_automata.errors import BudgetExceeded, InputError
 
 
 def test_engines_are_the_literal() -> None:
@@ -49,3 +51,17 @@ def test_importing_the_package_does_not_import_numba() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
+
+
+def test_held_alarm_fires_after_the_block() -> None:
+    """Should hold a budget's deadline (Meter.library's SIGALRM) that falls inside the block
+    and raise it right after: numba's import and a kernel's first load are not cut."""
+    budget = Budget(max_seconds=0.02)
+    meter = budget.start("job")
+    steps = []
+    with pytest.raises(BudgetExceeded, match="0.02 s"), meter.library("job"):
+        with kernels.held_alarm():
+            time.sleep(0.1)  # the deadline passes in here
+            steps.append("block done")
+        steps.append("after the block")  # not reached: the held alarm fires first
+    assert steps == ["block done"]

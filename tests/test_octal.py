@@ -15,6 +15,7 @@ Truth, each independent of the code under test:
 from __future__ import annotations
 
 import functools
+import json
 import random
 import subprocess
 import sys
@@ -180,10 +181,11 @@ def test_compiled_equals_python_and_naive(code: str) -> None:
             assert got.tolist() == truth, (method, engine)
 
 
-@pytest.mark.parametrize("code", ["0.16", "0.56", "0.127", "0.6", "0.354"])
+@pytest.mark.parametrize("code", ["0.16", "0.56", "0.127", "0.6", "0.354", "0.376"])
 def test_compiled_equals_python_far_out(code: str) -> None:
     """Should give bit-identical values on both engines well past the mask detections
-    (0.6 has no sparse space and widens past 255; auto moves between sparse and full)."""
+    (0.6 has no sparse space and widens past 255; auto moves between sparse and full;
+    0.376 finds most rare-class options through the value index)."""
     game = OctalGame.parse(code)
     n = 20000
     assert np.array_equal(game.values(n, engine="compiled"), game.values(n, engine="python"))
@@ -383,3 +385,26 @@ def test_survey_budget_rows() -> None:
     assert SurveyRow(code="0.6", status="budget").to_json()["certified"] is None
     with pytest.raises(InputError):
         survey_sweep(2, max_n=0)
+
+
+def test_survey_budget_rows_say_how_far() -> None:
+    """Should say in every budget row how many values were reached, however early the
+    per-code budget stops it (the engine's own budget fires before the sweep's deadline,
+    and a row stopped by that deadline still counts what progress reported), and should
+    keep numba whole when the deadline falls in its import or a kernel's first load (a
+    fresh process: "duplicate registration" errors on every later code, before)."""
+    script = ("import json; from sdg_automata.octal import survey; "
+              "from sdg_automata.budget import Budget; "
+              "print(json.dumps(survey(2, max_n=1 << 20, budget=Budget(max_seconds=0.05), "
+              "engine='compiled')))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, timeout=300)
+    rows = json.loads(done.stdout)
+    assert [r for r in rows if r["status"] == "error"] == []
+    stopped = [r for r in rows if r["status"] == "budget"]
+    assert len(stopped) >= 10  # 0.6, 0.04, 0.06, 0.14, ...: not solved in 0.05 s
+    assert all(isinstance(r["checked_to"], int) for r in stopped), stopped
+    assert sum(r["checked_to"] > 1000 for r in stopped) >= 10  # not just the first loads
+    here = survey(1, max_n=1 << 20, budget=Budget(max_seconds=0.05), engine="python")
+    assert [(r["code"], r["status"]) for r in here if not r["certified"]] == [("0.6", "budget")]
+    assert here[5]["checked_to"] > 0

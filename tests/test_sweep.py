@@ -231,6 +231,27 @@ def test_failing_jobs_are_rows() -> None:
     assert rows["4"] == {"key": "4", "status": "ok", "value": 16, "error": None}
 
 
+def late_work(job: int, meter: Meter) -> ToyRow:
+    """Past the deadline (the main thread's alarm does not fire: a ThreadPool worker
+    runs it), then a row of its own: "budget" with how far it got, or "ok"."""
+    time.sleep(0.05)
+    return ToyRow(str(job), "budget" if job else "ok", 1234, "stopped at my own budget")
+
+
+def test_a_late_budget_row_of_the_job_stands() -> None:
+    """Should keep the row a job returns as over budget (it says how far the job got)
+    even when it comes back after the deadline; a late "ok" row is over the budget."""
+    late = Sweep(name="late", jobs=[0, 1], key=str, work=late_work, failed=toy_failed,
+                 columns=("key", "status", "value", "error"))
+    with ThreadPoolExecutor(1) as pool:
+        rows = {r["key"]: r for r in rows_of(late, budget=Budget(max_seconds=0.01),
+                                              executor=pool)}
+    assert rows["1"] == {"key": "1", "status": "budget", "value": 1234,
+                         "error": "stopped at my own budget"}
+    assert rows["0"]["status"] == "budget" and rows["0"]["value"] is None
+    assert "0.01 s" in rows["0"]["error"]
+
+
 def test_dying_worker_is_one_error_row(monkeypatch: pytest.MonkeyPatch) -> None:
     """Should rerun the jobs in flight alone on a fresh pool and blame only the killer."""
     monkeypatch.setenv("SWEEP_TEST_DIE", "1")

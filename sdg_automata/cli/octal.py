@@ -44,6 +44,11 @@ VERIFY = "verify"
 #: only stops runs without one, whose full mex is O(n²): 0.007 to 2^20 would take an hour)
 DEFAULT_SECONDS = 600.0
 SECONDS_PER_VALUE = 2e-6
+#: a survey's default budget per code: every code with a sparse space of up to a few
+#: hundred rare heaps reaches 2^20 values well within it at 1-5 M values/s; the codes
+#: without one run the O(n²) full mex, which no budget finishes (0.007 would take an hour),
+#: and stop with the values they reached; 10 s keeps 3 digits under half an hour on 2 cores
+SURVEY_SECONDS = 10.0
 #: what one value costs at least while being computed (1 byte; the array grows by doubling
 #: up to --upto), and what one listed value costs (a Python int in a list, its text)
 BYTES_PER_VALUE = 1
@@ -99,7 +104,8 @@ def _add_octal(p: Parser) -> None:
     for action in p._actions:
         if action.dest in ("max_states", "max_seconds"):
             action.help = (f"one code: stop with exit 3 after N values (--max-states) or S "
-                           f"seconds; {SURVEY}: per code, a row with status 'budget'")
+                           f"seconds; {SURVEY}: per code (default {SURVEY_SECONDS:g} s), a row "
+                           "with status 'budget' saying how many values it reached")
         if action.dest == "out":
             action.help = ("one code, verify: write the result to FILE (atomically, never over "
                            f"an input); {SURVEY}: append rows to FILE, skipping codes already "
@@ -231,13 +237,20 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from ..octal import SURVEY_MAX_N, survey_sweep
+    from ..kernels import use_compiled
+    from ..octal import COMPILED_FROM, SURVEY_MAX_N, load_kernels, survey_sweep
     from .sweep import run
 
     if args.digits is None:
         raise InputError(f"'octal {SURVEY}' needs --digits 1, 2 or 3")
-    return run(args, survey_sweep(args.digits, max_n=args.upto or SURVEY_MAX_N,
-                                  engine=args.engine), ordered=True)
+    if args.max_seconds is None:
+        args.max_seconds = SURVEY_SECONDS
+    max_n = args.upto or SURVEY_MAX_N
+    if args.scheduler is None and use_compiled(args.engine, work=max_n,
+                                               threshold=COMPILED_FROM):
+        load_kernels()  # here, so that the local workers fork with them loaded
+    return run(args, survey_sweep(args.digits, max_n=max_n, engine=args.engine),
+               ordered=True)
 
 
 _HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {

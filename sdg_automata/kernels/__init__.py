@@ -32,14 +32,18 @@ Python reference and says nothing, and ``"compiled"`` fails with one line.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar, cast, get_args
 
-from ..errors import InputError
+from ..errors import BudgetExceeded, InputError, Interrupted
 
-__all__ = ["ENGINES", "Engine", "check_engine", "jit", "numba_missing", "use_compiled"]
+__all__ = ["ENGINES", "Engine", "check_engine", "held_alarm", "jit", "numba_missing",
+           "use_compiled"]
 
 #: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
 Engine = Literal["auto", "compiled", "python"]
@@ -56,6 +60,31 @@ def check_engine(engine: object) -> Engine:
     return engine  # type: ignore[return-value]
 
 
+@contextlib.contextmanager
+def held_alarm() -> Iterator[None]:
+    """Hold a budget's deadline (the ``SIGALRM`` of :meth:`~sdg_automata.budget.Meter.library`)
+    until the block ends, then let it fire.
+
+    numba's import, and its compiling or loading of a kernel on the first
+    call, leave numba broken for the rest of the process when an exception
+    interrupts them ("duplicate registration" on every later use); a kernel
+    call returns within a fraction of a second, so holding the deadline that
+    long costs nothing.  Off the main thread no alarm is set: nothing to hold.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal,
+                                                                               "SIGALRM"):
+        yield
+        return
+    fired: list[tuple[int, Any]] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append((signum, frame)))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    if fired and callable(previous):
+        previous(*fired[0])
+
+
 @functools.cache
 def numba_missing() -> str | None:
     """Why numba cannot be used here (a phrase), or ``None`` when it can.
@@ -66,7 +95,10 @@ def numba_missing() -> str | None:
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return None  # kernels then run as plain Python: slow, but still the kernels' code
     try:
-        import numba  # noqa: F401
+        with held_alarm():  # a deadline met half-way would leave numba half-imported
+            import numba  # noqa: F401
+    except (BudgetExceeded, Interrupted):  # the deadline, met after the import: numba is
+        raise  # there, and the cache must not remember otherwise
     except Exception as e:  # ImportError, or a broken install raising anything else
         return f"numba cannot be imported ({type(e).__name__}: {e})"
     return None

@@ -113,17 +113,48 @@ def _rare_class(v: int, h: int, mask: int, positional: bool, rho: int) -> bool:
 
 
 @jit
+def _probe(g: Vals, seen: Ints, h: int, v: int, two: Ints, partners: Ints, start: Ints,
+           heaps: Ints, probes: int) -> tuple[bool, int]:
+    """Try the splits (a, s − a) of the value index (``octal._ValueIndex.heaps_for(v)``:
+    the small heaps a whose value pairs with a frequent one to v, at most ``probes``),
+    marking each; (found v, splits tried)."""
+    tried = 0
+    used = 0
+    top = len(start) - 1
+    for j in range(len(partners)):
+        w = partners[j] ^ v
+        if w >= top:
+            continue
+        for q in range(start[w], start[w + 1]):
+            if used == probes:
+                return False, tried
+            used += 1
+            a = heaps[q]
+            for i in range(len(two)):
+                s = h - two[i]
+                if a < s:
+                    tried += 1
+                    x = g[a] ^ g[s - a]
+                    seen[x] = h
+                    if x == v:
+                        return True, tried
+    return False, tried
+
+
+@jit
 def run_sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: int,
                positional: bool, rho: int, one: Ints, two: Ints, terminal: Flags, seen: Ints,
-               vmax: int, work: int, judge: bool, judge_from: int,
-               gain: int) -> tuple[int, int, int, int]:
+               vmax: int, work: int, judge: bool, judge_from: int, gain: int, partners: Ints,
+               start: Ints, heaps: Ints, first: int, probes: int) -> tuple[int, int, int, int]:
     """``_Engine._run_sparse``: the sparse-space method.
 
     Every common-class option of heap h is a one-heap move or a split with a
     rare part (``rare[:rare_count]``, ascending), all marked; the least
     unmarked value is the mex when it is of the common class, else the
-    common–common splits are searched (from the smallest heap, each splitting
-    k in turn) until it turns up, and the next unmarked value is tried.
+    common–common splits are searched until it turns up — the first ``first``
+    of each splitting k, then those of the value index (``partners``,
+    ``start``, ``heaps``: ``octal._ValueIndex``), then the rest, from the
+    smallest heap — and the next unmarked value is tried.
 
     Returns ``(reached, status, extra, rare_count)``.
     """
@@ -146,32 +177,20 @@ def run_sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: in
                 seen[g[r] ^ g[s - r]] = h
         for i in range(nt):
             scanned[i] = 0
+        tried = 0
         v = 0
         while True:
             while seen[v] == h:
                 v += 1
             if not _rare_class(v, h, mask, positional, rho):
                 break  # a common-class value no option has: the mex
-            found = False
-            more = False
-            for i in range(nt):
-                s = h - two[i]
-                half = s // 2
-                a = scanned[i]
-                if a >= half:
-                    continue
-                more = True
-                while a < half:
-                    a += 1
-                    x = g[a] ^ g[s - a]
-                    seen[x] = h
-                    if x == v:
-                        found = True
-                        break
-                scanned[i] = a
-                if found:
-                    break
-            if not more:
+            if _scan(g, seen, h, v, two, scanned, first):
+                continue
+            found, t = _probe(g, seen, h, v, two, partners, start, heaps, probes)
+            tried += t
+            if found:
+                continue
+            if not _scan(g, seen, h, v, two, scanned, h):
                 break  # every split seen: v is the mex
         status = _mex_store(g, seen, h, v, vmax)
         if status == WIDEN:
@@ -179,7 +198,7 @@ def run_sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: in
         if h >= 1 and _rare_class(v, h, mask, positional, rho):
             rare[rare_count] = h
             rare_count += 1
-        sc = 0
+        sc = tried
         for i in range(nt):
             sc += scanned[i]
         work_b += rare_count * nt + sc
@@ -196,6 +215,25 @@ def run_sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: in
         if done >= work:
             return h + 1, PAUSE, 0, rare_count
     return stop, DONE, 0, rare_count
+
+
+@jit
+def _scan(g: Vals, seen: Ints, h: int, v: int, two: Ints, scanned: Ints, upto: int) -> bool:
+    """Search the splits (a, s − a) of each splitting k, a from ``scanned[k] + 1`` to
+    min(s // 2, ``upto``), marking each, until one is worth v; whether one was."""
+    for i in range(len(two)):
+        s = h - two[i]
+        top = min(s // 2, upto)
+        a = scanned[i]
+        while a < top:
+            a += 1
+            x = g[a] ^ g[s - a]
+            seen[x] = h
+            if x == v:
+                scanned[i] = a
+                return True
+        scanned[i] = a
+    return False
 
 
 # -- periods ------------------------------------------------------------------------------
