@@ -19,7 +19,8 @@ return a status.  This module holds everything around them:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -142,12 +143,20 @@ class _Quantum:
             self.size = int(min(1 << 26, max(1 << 10, rate * QUANTUM_SECONDS)))
 
 
-def _wrapping() -> Any:
-    """Hashing multiplies uint64s modulo 2⁶⁴: compiled, that is what it does; under
+@contextlib.contextmanager
+def _wrapping() -> Iterator[None]:
+    """Around every kernel call: a budget's ``SIGALRM`` (a sweep job's deadline) held until
+    it returns, since one that lands while numba compiles or loads the kernel leaves numba
+    broken for the rest of the process (:func:`~sdg_automata.kernels.held_alarm`; a call
+    returns within :data:`QUANTUM_SECONDS`); and no overflow warnings: hashing multiplies
+    uint64s modulo 2⁶⁴, which is what the compiled code does, while under
     ``NUMBA_DISABLE_JIT=1`` the kernels run on numpy scalars, which would warn."""
     import numpy as np
 
-    return np.errstate(over="ignore")
+    from .kernels import held_alarm
+
+    with held_alarm(), np.errstate(over="ignore"):
+        yield
 
 
 class _Store:
