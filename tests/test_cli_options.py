@@ -80,3 +80,16 @@ def test_an_empty_file_name_says_so(capsys) -> None:
     """Should not say "'.' is a directory" for `spectrum ""`."""
     one_error(*run(["spectrum", ""], capsys), "file name is empty")
     one_error(*run(["grundy", EXAMPLE3, "A", "--words-from", ""], capsys), "name is empty")
+
+
+@pytest.mark.parametrize("flags", [["--json", "--format", "text"], ["--format", "text", "--json"]])
+def test_json_and_format_text_together_are_refused(flags, capsys) -> None:
+    """Should refuse the contradiction in either order (it printed text for a --json)."""
+    code, out, err = run(["max", EXAMPLE3, "A", *flags], capsys)
+    one_error(code, out, err, "contradict")
+
+
+@pytest.mark.parametrize("flags", [["--json", "--format", "json"], ["--format", "json"]])
+def test_json_said_twice_is_json(flags, capsys) -> None:
+    code, out, _ = run(["max", EXAMPLE3, "A", *flags], capsys)
+    assert code == 0 and json.loads(out)["max"] == 2

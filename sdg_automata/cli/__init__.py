@@ -48,6 +48,7 @@ from .common import (
     Parser,
     Reason,
     build_all,
+    contradicted,
     emit_stopped,
     epilog,
     fail,
@@ -201,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         fail("give a command (see the list above)")
+    if (contradiction := contradicted(args)) is not None:
+        fail(contradiction)
     try:
         with sigterm_as_interrupt():
             return _run(args)

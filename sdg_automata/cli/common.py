@@ -34,9 +34,9 @@ __all__ = [
     "DRAW_LIMIT", "EPILOG", "STOPPED", "Build", "Commands", "ExitCode", "Formatter",
     "INPUT_ARGUMENTS", "NO_ROOM", "Parser", "Reason", "SCHEMA", "STARTED", "StartRole",
     "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "build_all",
-    "check_visual", "deliver", "duration", "emit", "emit_stopped", "epilog", "explore", "fail",
-    "finish", "json_options", "load", "natural", "notes", "output", "positive", "progress",
-    "schema_name", "stamped", "unlimited_digits", "wants_json",
+    "check_visual", "contradicted", "deliver", "duration", "emit", "emit_stopped", "epilog",
+    "explore", "fail", "finish", "json_options", "load", "natural", "notes", "output", "positive",
+    "progress", "schema_name", "stamped", "unlimited_digits", "wants_json",
 ]
 
 
@@ -332,7 +332,19 @@ class _FormatAsJson(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
+        if values == "text" and getattr(namespace, self.dest, False) is True:
+            parser.error("--json and --format text contradict each other")
         setattr(namespace, self.dest, values == "json")
+        namespace.format_said = (self.dest, values)  # --json after it: see contradicted()
+
+
+def contradicted(args: argparse.Namespace) -> str | None:
+    """The contradiction of ``--format text`` followed by ``--json`` (the other order is
+    refused while parsing), or ``None``."""
+    said = getattr(args, "format_said", None)
+    if said is not None and said[1] == "text" and getattr(args, said[0], False) is True:
+        return "--format text and --json contradict each other"
+    return None
 
 
 def json_options(parser: argparse.ArgumentParser, command: str = "") -> None:
