@@ -94,6 +94,12 @@ def test_grammar_round_trips_through_grundy(capsys: pytest.CaptureFixture[str],
     assert [table.grundy("A", 0, n) for n in range(1, 41)] == truth[1:]
     assert main(["grundy", str(path), "A", "a" * 13]) == 0
     assert capsys.readouterr().out.split() == [str(truth[13])]
+    # --json: the same grammar in the JSON format (it printed the text form)
+    code, shown, _ = run(capsys, "0.137", "--grammar", "--json")
+    assert code == 0 and json.loads(shown)["start"] == "A"
+    as_json = tmp_path / "dawson.json"
+    as_json.write_text(shown, encoding="utf-8")
+    assert load_grammar(as_json) == grammar
 
 
 def test_one_output_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -176,11 +176,11 @@ def _size(n: int) -> str:
 
 def _cmd_code(args: argparse.Namespace) -> int:
     from ..octal import DEFAULT_MAX_N, OctalGame, write_certificate
-    from ..parse import grammar_to_text
+    from ..parse import grammar_to_json, grammar_to_text
 
     game = OctalGame.parse(args.code)
-    if args.grammar:
-        output(args, grammar_to_text(game.grammar()))
+    if args.grammar:  # --json: the grammar in the JSON format every command reads
+        output(args, (grammar_to_json if args.json else grammar_to_text)(game.grammar()))
         return ExitCode.OK
     max_n = args.upto or DEFAULT_MAX_N
     _refuse_what_cannot_fit(args, game.code, max_n)
