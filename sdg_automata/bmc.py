@@ -648,8 +648,7 @@ def bounded_search(
     try:
         while max_length is None or length < max_length:
             length += 1
-            meter.check(length)
-            meter.check_memory(length)
+            meter.check(length)  # the clock, progress and (every MEMORY_TICK) memory
             base.extend(length)
             if induction and base.repeat == length:
                 # every word of this length runs through one state twice: no simple path

@@ -125,8 +125,6 @@ def _prod(shape: tuple[int, ...]) -> int:
 #: a kernel call is sized to take about this long, so that budgets, progress and Ctrl-C
 #: are served at least this often (plus one step table's learning)
 QUANTUM_SECONDS = 0.05
-#: memory (:meth:`~sdg_automata.budget.Meter.check_memory`) is checked this often
-_MEMORY_SECONDS = 0.5
 
 
 class _Quantum:
@@ -265,9 +263,7 @@ class _Driver:
         self.cap = -1 if self.limit is None else self.limit
         self.quantum = _Quantum()
         self._clock = time.perf_counter
-        self._memory_at = self._clock() + _MEMORY_SECONDS
         self._last_miss: tuple[int, ...] | None = None
-        self._learned_at = self._clock()
 
     def timed(self, kernel: Callable[..., int], cursor: Any, *args: Any) -> int:
         """``kernel(*args, quantum)``, timed; ``cursor`` (among ``args``) says the work done."""
@@ -283,26 +279,19 @@ class _Driver:
         """Learn δ for a miss at ``where``; the same miss twice in a row is a bug.
 
         A walk that misses more often than it pauses (a product of many components
-        learning its tables) spends its time here, so the clock and progress are
-        served from here too, every :data:`QUANTUM_SECONDS` (``reached``: the states so far).
+        learning its tables) spends its time here, so the meter is served from here too
+        (``reached``: the states so far); a lesson costs far more than a look at the clock.
         """
         if where == self._last_miss:
             raise SdgBug(f"step tables: the kernel missed twice at {where}")
         self._last_miss = where
         self.tables.learn(source, k)
-        now = self._clock()
-        if now >= self._learned_at + QUANTUM_SECONDS:
-            self._learned_at = now
-            self.meter.check(reached)
+        self.meter.check(reached)
 
     def served(self, n: int) -> None:
-        """A pause: progress, the clock and (now and then) memory."""
+        """A pause: progress, the clock and (now and then, by the meter) memory."""
         self._last_miss = None
         self.meter.check(n)
-        now = self._clock()
-        if now >= self._memory_at:
-            self._memory_at = now + _MEMORY_SECONDS
-            self.meter.check_memory(n)
 
     def exceeded(self, n: int) -> BudgetExceeded:
         return self.meter.exceeded(n, f"{self.limit} states")
