@@ -1249,14 +1249,19 @@ def _brief(row: dict[str, Any]) -> dict[str, str]:
             "values": cell(row["checked_to"]), "seconds": f"{row['seconds']:.3f}"}
 
 
-def load_kernels() -> None:
-    """Import numba and load the octal kernels for every value type (about a second once).
+def load_kernels(engine: Engine = "compiled", max_n: int = COMPILED_FROM) -> None:
+    """Import numba and load the octal kernels for every value type (about a second once;
+    several on a cold cache, when they are compiled), if ``engine`` would use them for
+    ``max_n`` values.
 
-    A local survey calls it before its worker processes fork from it, so that
-    they start with the kernels loaded: the one-off cost then counts in no
-    code's budget (it used to stop whichever code first reached
-    :data:`COMPILED_FROM` values in each worker).  The calls do no work.
+    A survey calls it before its codes run, here or in worker processes that fork
+    from here, so that they start with the kernels loaded: the one-off cost then
+    counts in no code's budget (it used to stop whichever code first reached
+    :data:`COMPILED_FROM` values in each worker, and on a cold cache the first
+    codes of all).  The calls do no work.
     """
+    if not use_compiled(engine, work=max_n, threshold=COMPILED_FROM):
+        return
     from .kernels import octal as k
 
     i64, seen = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
@@ -1309,6 +1314,7 @@ def survey(digits: int, *, max_n: int = SURVEY_MAX_N, executor: Executor | None 
         Where each code's values are computed (see :meth:`OctalGame.values`).
     """
     sweep = survey_sweep(digits, max_n=max_n, engine=engine)
+    load_kernels(engine, max_n)  # before any code's budget starts (or a local pool forks)
     rows: dict[str, dict[str, Any]] = {}
     run_sweep(sweep, lambda row: rows.__setitem__(row["key"], row), executor=executor,
               budget=budget)

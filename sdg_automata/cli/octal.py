@@ -237,8 +237,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from ..kernels import use_compiled
-    from ..octal import COMPILED_FROM, SURVEY_MAX_N, load_kernels, survey_sweep
+    from ..octal import SURVEY_MAX_N, load_kernels, survey_sweep
     from .sweep import run
 
     if args.digits is None:
@@ -246,9 +245,8 @@ def _cmd_survey(args: argparse.Namespace) -> int:
     if args.max_seconds is None:
         args.max_seconds = SURVEY_SECONDS
     max_n = args.upto or SURVEY_MAX_N
-    if args.scheduler is None and use_compiled(args.engine, work=max_n,
-                                               threshold=COMPILED_FROM):
-        load_kernels()  # here, so that the local workers fork with them loaded
+    if args.scheduler is None:
+        load_kernels(args.engine, max_n)  # here, so that the local workers fork with them
     return run(args, survey_sweep(args.digits, max_n=max_n, engine=args.engine),
                ordered=True)
 
