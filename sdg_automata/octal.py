@@ -1207,12 +1207,13 @@ def survey_row(job: tuple[str, int, Engine], meter: Meter) -> SurveyRow:
     budget, seconds = meter.budget, meter.budget.max_seconds
     if seconds is not None:  # stop before the sweep's own deadline, to say how far
         budget = replace(budget, max_seconds=seconds - min(_SURVEY_MARGIN * seconds, 5.0))
-    # the values reached, as progress reports them: should the sweep's own deadline (its
-    # alarm) still stop the engine first, the row says how far it got all the same
-    last, inner = [0], budget.progress
+    # the values reached, as progress reports them, are the job meter's count: should the
+    # sweep's own deadline (its alarm) stop the engine first, or this row as it is built,
+    # the sweep's row (survey_failed) says how far it got all the same
+    inner = budget.progress
 
     def report(count: int) -> None:
-        last[0] = count
+        meter.count = count
         if inner is not None:
             inner(count)
 
@@ -1220,18 +1221,27 @@ def survey_row(job: tuple[str, int, Engine], meter: Meter) -> SurveyRow:
         result = OctalGame.parse(code).period(max_n=max_n, engine=engine,
                                               budget=replace(budget, progress=report))
     except BudgetExceeded as e:  # open as far as it got: the row says how far
-        n = max(e.explored, last[0])
-        reached = OctalPeriod(code=code, preperiod=None, period=None, certified=False,
-                              checked_to=n)
-        why = str(e) if e.explored == n else f"{e}, {n} values reached"
-        return SurveyRow(code=code, status="budget", result=reached, seconds=meter.elapsed,
-                         error=why)
+        return _open_row(code, max(e.explored, meter.count), str(e), meter.elapsed)
     return SurveyRow(code=code, status="ok", result=result, seconds=meter.elapsed)
 
 
-def survey_failed(job: tuple[str, int, Engine], status: Status, message: str) -> SurveyRow:
-    """The sweep's row for a job over its budget or failed."""
+def survey_failed(job: tuple[str, int, Engine], status: Status, message: str,
+                  reached: int) -> SurveyRow:
+    """The sweep's row for a job over its budget (open as far as the ``reached`` values)
+    or failed."""
+    if status == "budget":
+        return _open_row(job[0], reached, message, 0.0)
     return SurveyRow(code=job[0], status=status, error=message)
+
+
+def _open_row(code: str, reached: int, why: str, seconds: float) -> SurveyRow:
+    """A code stopped at its budget: open as far as the ``reached`` values (which ``why``
+    says, unless the engine's own message did)."""
+    if not why.endswith(f"({reached} values reached)"):
+        why = f"{why}, {reached} values reached"
+    result = OctalPeriod(code=code, preperiod=None, period=None, certified=False,
+                         checked_to=reached)
+    return SurveyRow(code=code, status="budget", result=result, seconds=seconds, error=why)
 
 
 def _brief(row: dict[str, Any]) -> dict[str, str]:

@@ -132,8 +132,12 @@ class Sweep(Generic[J]):
         gets the job's :class:`~sdg_automata.budget.Meter` and may raise
         :class:`~sdg_automata.errors.BudgetExceeded`.
     failed:
-        (job, status, message) → the row of a job that ran out of budget
-        (``"budget"``) or failed (``"error"``); module-level as well.
+        (job, status, message, reached) → the row of a job that ran out of
+        budget (``"budget"``) or failed (``"error"``); module-level as well.
+        ``reached`` is the job meter's :attr:`~sdg_automata.budget.Meter.count`
+        when it stopped (what ``work`` counted on it, ``0`` if nothing), so that
+        a row stopped by the per-job deadline anywhere, even while ``work``
+        builds its own row, can still say how far it got.
     columns:
         The row fields in the order CSV shows them.
     brief:
@@ -150,7 +154,7 @@ class Sweep(Generic[J]):
     jobs: Iterable[J]
     key: Callable[[J], str]
     work: Callable[[J, Meter], Row]
-    failed: Callable[[J, Status, str], Row]
+    failed: Callable[[J, Status, str, int], Row]
     columns: tuple[str, ...]
     brief: Callable[[dict[str, Any]], dict[str, str]] | None = None
     csv: Callable[[dict[str, Any]], dict[str, Any]] | None = None
@@ -209,7 +213,7 @@ def _place() -> str:
     return f"process {os.getpid()}"
 
 
-def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str], Row],
+def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str, int], Row],
                jobs: Sequence[J], budget: Budget, unit: str) -> Batch:
     """Run jobs one after the other where the executor put us; every job gives one row."""
     rows = []
@@ -225,13 +229,14 @@ def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str
             if returned is not None and returned.to_json().get("status") == "budget":
                 row = returned
             else:
-                row = failed(job, "budget", str(e))
+                row = failed(job, "budget", str(e), meter.count)
         except MemoryError:  # a resource limit, like a budget: the job did not fit
-            row = failed(job, "budget", "out of memory: the job does not fit in this worker")
+            row = failed(job, "budget", "out of memory: the job does not fit in this worker",
+                         meter.count)
         except Interrupted:
             raise
         except Exception as e:  # noqa: BLE001 -- a failing job is a row, not a failed sweep
-            row = failed(job, "error", f"{type(e).__name__}: {e}")
+            row = failed(job, "error", f"{type(e).__name__}: {e}", meter.count)
         rows.append(row.to_json())
     return Batch(fingerprint(), _place(), rows)
 
@@ -499,7 +504,7 @@ def run_sweep(
 
     def failures(chunk: Sequence[tuple[str, J]], message: str) -> Batch:
         return Batch(fingerprint(), _place(),
-                     [sweep.failed(job, "error", message).to_json() for _, job in chunk])
+                     [sweep.failed(job, "error", message, 0).to_json() for _, job in chunk])
 
     guard = _SigintGuard()
     try:

@@ -387,6 +387,35 @@ def test_survey_budget_rows() -> None:
         survey_sweep(2, max_n=0)
 
 
+def test_a_row_stopped_by_the_sweeps_deadline_while_being_built_says_how_far(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should count the values reached in a budget row even when the sweep's own deadline
+    fires while the job builds the row its engine's earlier stop asked for (CI under load:
+    the 5 % margin between the two deadlines was slept through, and the row came back with
+    ``checked_to`` null)."""
+    import time
+
+    import sdg_automata.octal as octal
+    from sdg_automata.sweep import _run_batch
+
+    built, slept = octal._open_row, []
+
+    def slow(*args: object) -> object:
+        if not slept:  # the first row, as the engine stopped: past the sweep's deadline
+            slept.append(True)
+            time.sleep(0.4)
+        return built(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(octal, "_open_row", slow)
+    batch = _run_batch(octal.survey_row, octal.survey_failed, [("0.6", 1 << 20, "python")],
+                       Budget(max_seconds=0.3), "values")
+    [row] = batch.rows
+    assert slept and row["status"] == "budget"
+    assert "(inside job)" in row["error"]  # the sweep's alarm, not the engine, made this row
+    assert isinstance(row["checked_to"], int) and row["checked_to"] > 1000, row
+    assert f"{row['checked_to']} values reached" in row["error"]
+
+
 def test_survey_budget_rows_say_how_far() -> None:
     """Should say in every budget row how many values were reached, however early the
     per-code budget stops it (the engine's own budget fires before the sweep's deadline,

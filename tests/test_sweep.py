@@ -215,7 +215,7 @@ def toy_work(job: int, meter: Meter) -> ToyRow:
     return ToyRow(str(job), "ok", job * job)
 
 
-def toy_failed(job: int, status: Status, message: str) -> ToyRow:
+def toy_failed(job: int, status: Status, message: str, reached: int) -> ToyRow:
     return ToyRow(str(job), status, error=message)
 
 

@@ -123,9 +123,11 @@ def grammar_row(job: GrammarJob, meter: Meter) -> GrammarRow:
         seconds=meter.elapsed)
 
 
-def grammar_failed(job: GrammarJob, status: Status, message: str) -> GrammarRow:
-    """The row of a grammar whose job failed or ran out of budget."""
-    return GrammarRow(key=job.key, grammar=_text(job), status=status, error=message)
+def grammar_failed(job: GrammarJob, status: Status, message: str, reached: int) -> GrammarRow:
+    """The row of a grammar whose job failed or ran out of budget (``reached``: the states
+    its search had reported, which a ``"budget"`` row keeps)."""
+    return GrammarRow(key=job.key, grammar=_text(job), status=status,
+                      states=reached if status == "budget" else None, error=message)
 
 
 @dataclass(frozen=True)

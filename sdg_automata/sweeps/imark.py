@@ -84,8 +84,9 @@ def imark_row(job: IMarkJob, meter: Meter) -> IMarkRow:
                     failed_start=r.failed_start, starts=r.starts, seconds=r.seconds)
 
 
-def imark_failed(job: IMarkJob, status: Status, message: str) -> IMarkRow:
-    """The row of an instance whose job failed or ran out of time."""
+def imark_failed(job: IMarkJob, status: Status, message: str, reached: int) -> IMarkRow:
+    """The row of an instance whose job failed or ran out of time (``reached`` is not a
+    column of this survey)."""
     return IMarkRow(key=job.key, status=status, S=job.S, D=job.D, upto=job.upto,
                     max_c=job.max_c, error=message)
 
