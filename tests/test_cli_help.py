@@ -108,3 +108,13 @@ def test_each_example_runs(command: str, line: str, playground: Path) -> None:
     assert done.stdout.strip() or written, f"{line}: no output"
     for name in written:  # what -o/--out names was written, and is not empty
         assert (playground / name).stat().st_size > 0, name
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c and c != "sweep"])
+def test_an_unknown_option_points_to_the_commands_help(
+        command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Should name the chosen command's --help, not the root's, for an option it lacks (the
+    command's required arguments are missing too: whichever argparse reports, one line)."""
+    code, out, err = run([*command.split(), "--no-such-option"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("error: ") and f"(see 'sdg-automata {command} --help')" in err, err

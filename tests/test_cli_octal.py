@@ -71,8 +71,8 @@ def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("argv", [
     ["0.8"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
     ["0.77", "--digits", "2"], ["survey", "--digits", "1", "--grammar"], ["0.77", "--upto", "0"],
-    ["0.77", "--jobs", "2"], ["survey", "--digits", "1", "-o", "x.jsonl"],
-    ["0.77", "-o", "x.json", "--out", "y.json"],
+    ["0.77", "--jobs", "2"], ["0.77", "--connect-timeout", "5"], ["verify"],
+    ["verify", "a.cert", "--digits", "2"],
     ["0.77", "--max-seconds", "nan"], ["0.07", "--grammar"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
@@ -112,6 +112,40 @@ def test_one_output_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
         path.write_text("old content, replaced\n")
         assert run(capsys, "0.77", "--json", option, str(path))[:2] == (0, "")
         assert path.read_text() == shown
+    # a survey's -o is its --out: it appends, resuming (a file given to it loses nothing)
+    rows = tmp_path / "rows.jsonl"
+    assert run(capsys, "survey", "--digits", "1", "--upto", "600", "--jobs", "1", "-o",
+               str(rows))[0] == 0
+    first = rows.read_text()
+    assert len(first.splitlines()) == 7
+    assert run(capsys, "survey", "--digits", "2", "--upto", "600", "--jobs", "1", "-o",
+               str(rows))[0] == 0
+    kept = rows.read_text()
+    assert kept.startswith(first) and len(kept.splitlines()) == 7 + 56
+
+
+@pytest.mark.parametrize(("form", "has", "lacks"), [
+    ("survey", ["--digits", "--jobs", "--scheduler", "--retry-budget", "-o FILE, --out FILE"],
+     ["--certificate", "--checkpoint", "--values", "CODE"]),
+    ("verify", ["FILE", "the certificate", "--json"],
+     ["--digits", "--jobs", "--certificate", "--upto", "CODE"]),
+])
+def test_forms_have_their_own_help(form: str, has: list[str], lacks: list[str]) -> None:
+    """Should show under 'octal survey --help' and 'octal verify --help' that form's own
+    usage, description, options and examples on stdout, exit 0, as a shell sees them."""
+    done = subprocess.run([sys.executable, "-m", "sdg_automata", "octal", form, "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == ""
+    text = done.stdout
+    assert text.startswith(f"usage: sdg-automata octal {form} ")
+    assert all(h in text for h in has), text
+    usage, options = text.split("\n\n")[0], text.split("options:")[1].split("exit codes:")[0]
+    assert not any(f" {w}" in usage + options for w in lacks), text
+    examples = text.split("examples:")[1].strip().splitlines()
+    assert examples and all(f"octal {form} " in e for e in examples)
+    whole = subprocess.run([sys.executable, "-m", "sdg_automata", "octal", "0.77", "--help"],
+                           capture_output=True, text=True, timeout=60)
+    assert whole.returncode == 0 and "--certificate" in whole.stdout  # a code's own help
 
 
 def test_survey_rows_and_resume(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -104,9 +104,17 @@ class Parser(argparse.ArgumentParser):
     examples: dict[str, Sequence[str]] = {}
     #: whether :func:`finish` has run on this parser
     finished = False
+    #: for a command whose first word picks a form with options of its own (``octal
+    #: survey``): that word -> the form's ``--help`` text (``None``: the command's own)
+    form_help: Callable[[str], str | None] | None = None
     _intermixing = False
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if (not self._intermixing and self.form_help is not None and args
+                and not {"-h", "--help"}.isdisjoint(args)
+                and (text := self.form_help(args[0])) is not None):
+            self._print_message(text, sys.stdout)  # as argparse prints --help
+            self.exit()
         if self._intermixing or any(isinstance(a, argparse._SubParsersAction)
                                     for a in self._actions):
             return super().parse_known_args(args, namespace)
@@ -130,6 +138,13 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         fail(f"{message} (see '{self.prog} --help')")
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:  # found by the chosen command's parser: point to its help, not the root's
+            command = f"{self.prog} {getattr(parsed, 'command_path', '')}".strip()
+            fail(f"unrecognized arguments: {' '.join(extra)} (see '{command} --help')")
+        return parsed
 
     def _print_message(self, message: str, file: Any = None) -> None:
         # argparse swallows a failed write of --help or --version: let main report it

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
 import json
 import os
 from collections.abc import Callable
@@ -12,16 +14,19 @@ from ..errors import BudgetExceeded, InputError, InvalidCertificate
 from .common import (
     Commands,
     ExitCode,
+    Formatter,
     Parser,
     add_engine,
     budget,
     emit_stopped,
+    epilog,
     fail,
     output,
     positive,
     progress,
     stamped,
 )
+from .sweep import CONNECT_TIMEOUT
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -95,12 +100,10 @@ def _add_octal(p: Parser) -> None:
     p.add_argument("--digits", type=int, choices=(1, 2, 3), metavar="D",
                    help=f"{SURVEY}: every code of 1..D digits (D = 1, 2 or 3)")
     add_engine(p)
-    # One output option, --out FILE (issue 22 §3): one code writes its result there atomically
-    # (never over an input), a survey appends its rows (resumable).  -o is its alias for one
-    # code only: everywhere else -o replaces a file, so it never means a survey's append.
-    p.add_argument("-o", dest="short_out", metavar="FILE",
-                   help=f"one code: the same as --out (not for '{SURVEY}', which appends)")
-    add_sweep_options(p)  # the survey runs on the sweep engine: --out, --format, --jobs, ...
+    # One output option, -o/--out FILE (issue 22 §3): one code and verify write their
+    # result there atomically (never over an input); a survey appends its rows (resumable,
+    # as every sweep's --out does), so a file given to it loses nothing either
+    add_sweep_options(p, short_out=True)  # the survey runs on the sweep engine: --jobs, ...
     for action in p._actions:
         if action.dest in ("max_states", "max_seconds"):
             action.help = (f"one code: stop with exit 3 after N values (--max-states) or S "
@@ -111,6 +114,42 @@ def _add_octal(p: Parser) -> None:
                            f"an input); {SURVEY}: append rows to FILE, skipping codes already "
                            "in it (resumable)")
     p.set_defaults(func=_cmd_octal)
+    p.form_help = functools.partial(_form_help, p)
+
+
+#: what ``octal survey --help`` and ``octal verify --help`` say first
+_FORMS = {
+    SURVEY: ("Every octal code of 1..D digits (--digits D) on the sweep engine: one row per "
+             "code, certified (its least preperiod and period, proven by the octal "
+             "periodicity theorem) or open as far as its values reached within --upto and "
+             f"its budget (default {SURVEY_SECONDS:g} s per code). Rows stream as they "
+             "come, resumable with --out; local processes or a Dask cluster (see 'sweep "
+             "--help')."),
+    VERIFY: ("Check a certificate written by 'octal CODE --certificate FILE' from the "
+             "game's rules alone: every stored value re-derived, the periodicity condition, "
+             "and that no smaller preperiod or period works. Exit 0 valid, 1 invalid, 2 "
+             "unreadable."),
+}
+
+
+def _form_help(p: Parser, word: str) -> str | None:
+    """The ``--help`` of ``octal survey`` or ``octal verify``: its own description, the
+    options that apply to it (:data:`_APPLIES`) and its examples; ``None`` for a code."""
+    mode = {SURVEY: _SURVEY, VERIFY: _VERIFY}.get(word)
+    if mode is None:
+        return None
+    form = Parser(prog=f"{p.prog} {word}", description=_FORMS[word], add_help=False,
+                  formatter_class=Formatter,
+                  epilog=epilog([e for e in EXAMPLES["octal"] if f" octal {word} " in e]))
+    for action in p._actions:
+        modes = _APPLIES.get(action.dest, ({_CODE, _SURVEY, _VERIFY}, None))[0]
+        if action.dest == "file" and mode == _VERIFY:
+            action = copy.copy(action)  # the certificate, not optional here
+            action.nargs, action.help = None, "the certificate"
+        elif action.dest in ("code", "file") or mode not in modes:
+            continue
+        form._add_action(action)
+    return form.format_help()
 
 
 _CODE, _SURVEY, _VERIFY = "one code", "a survey", VERIFY
@@ -122,18 +161,12 @@ _APPLIES: dict[str, tuple[set[str], Any]] = {
     "values": ({_CODE}, None), "grammar": ({_CODE}, False), "certificate": ({_CODE}, None),
     "checkpoint": ({_CODE}, None), "upto": ({_CODE, _SURVEY}, None),
     "max_states": ({_CODE, _SURVEY}, None), "json": ({_CODE, _VERIFY}, False),
+    "connect_timeout": ({_SURVEY}, CONNECT_TIMEOUT),
 }
 
 
 def _cmd_octal(args: argparse.Namespace) -> int:
     mode = {SURVEY: _SURVEY, VERIFY: _VERIFY}.get(args.code, _CODE)
-    if args.short_out is not None:
-        if mode == _SURVEY:
-            raise InputError(f"-o replaces a file, but '{SURVEY}' appends its rows to a file "
-                             "(resumable): give --out FILE")
-        if args.out is not None:
-            raise InputError("-o and --out are the same option: give one")
-        args.out = args.short_out
     args.output = args.out  # one code's and verify's result: written as every -o is
     # --json and --format json are one flag wherever a JSON form exists
     if mode == _SURVEY and args.json:

@@ -82,12 +82,17 @@ running other code are refused, and the sweep stops saying so)."""
 JOBS_PER_CPU = 8
 
 
-def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> None:
+#: seconds to wait for a Dask scheduler and a worker unless --connect-timeout says otherwise
+CONNECT_TIMEOUT = 20.0
+
+
+def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True,
+                      short_out: bool = False) -> None:
     """--out, --format, --jobs, --scheduler, --batch and the per-job budget
-    (``--max-states`` only when ``states``)."""
+    (``--max-states`` only when ``states``; ``-o`` beside ``--out`` when ``short_out``)."""
     from ..sweep import FORMATS
 
-    p.add_argument("--out", metavar="FILE",
+    p.add_argument(*(("-o", "--out") if short_out else ("--out",)), metavar="FILE",
                    help="append rows to FILE, skipping jobs already in it (resumable)")
     p.add_argument("--format", choices=(*FORMATS, "json"), default=None,
                    help="jsonl (default with --out or a pipe; 'json' is the same), csv, or "
@@ -97,7 +102,7 @@ def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True) -> Non
                         "with --scheduler local, the LocalCluster's workers")
     p.add_argument("--scheduler", metavar="ADDR",
                    help="a Dask scheduler tcp://HOST:PORT, or 'local' for a LocalCluster")
-    p.add_argument("--connect-timeout", type=duration, default=20.0, metavar="S",
+    p.add_argument("--connect-timeout", type=duration, default=CONNECT_TIMEOUT, metavar="S",
                    help="seconds to wait for the Dask scheduler and a worker, at start and "
                         "when a running cluster has none left (default 20, at most a day)")
     p.add_argument("--batch", type=positive, default=None, metavar="B",
