@@ -48,7 +48,7 @@ def noop(job: int, meter: Meter) -> NoopRow:
     return NoopRow(str(job))
 
 
-def noop_failed(job: int, status: Status, message: str) -> NoopRow:
+def noop_failed(job: int, status: Status, message: str, reached: int) -> NoopRow:
     return NoopRow(str(job), status)
 
 
