@@ -143,7 +143,7 @@ class Gates:
 
     Literals are non-zero ints; :attr:`true` is a variable fixed by a unit
     clause and ``-true`` is false, so constants are literals like any other and
-    fold away: ``and_`` with a false input is false, with a true one drops it.
+    fold away: ``and2`` with a false input is false, with a true one is the other.
 
     Parameters
     ----------
@@ -181,10 +181,6 @@ class Gates:
         add([-y, b])
         add([y, -a, -b])
         return y
-
-    def and_(self, lits: Sequence[int]) -> int:
-        """The conjunction of ``lits`` (true when empty)."""
-        return -self.or_([-x for x in lits])
 
     def or_(self, lits: Sequence[int]) -> int:
         """The disjunction of ``lits`` (false when empty)."""
@@ -460,6 +456,7 @@ class _Unrolling:
         #: repeats an earlier one (every path is then forced through a loop)
         self.constant: dict[tuple[int, ...], int] = {}
         self.repeat: int | None = None
+        self.free = free
         self._note_constant()
 
     def extend(self, length: int) -> None:
@@ -472,12 +469,13 @@ class _Unrolling:
             self._note_constant()
 
     def _note_constant(self) -> None:
+        if self.free or self.repeat is not None:  # only q₀'s unrolling looks for a repeat
+            return
         frame, t = self.frames[-1], len(self.frames) - 1
         lits = (*frame.state, *frame.within)
         true = self.gates.true
-        if all(x in (true, -true) for x in lits) and self.repeat is None:
-            if self.constant.setdefault(lits, t) != t:
-                self.repeat = t
+        if all(x in (true, -true) for x in lits) and self.constant.setdefault(lits, t) != t:
+            self.repeat = t
 
     def effort(self) -> int:
         """The solver's propagations so far (deterministic, unlike its time)."""
@@ -497,8 +495,8 @@ class _Unrolling:
             if sliced:
                 solver.conf_budget(self.slice)
                 solver.dec_budget(self.decisions)
-            before = solver.accum_stats()
-            started = time.perf_counter()
+                before = solver.accum_stats()
+                started = time.perf_counter()
             try:
                 # without a deadline, one call: slices end where the clock says, so the
                 # models (and witnesses) would depend on the machine's speed
@@ -510,17 +508,26 @@ class _Unrolling:
                 if "keyboard interrupt" in str(e).lower():
                     raise KeyboardInterrupt from None
                 raise
-            spent = time.perf_counter() - started
-            after = solver.accum_stats()
-            # the next slice: SLICE_SECONDS at the rates of this one (a call may end on either)
-            used = after.get("conflicts", 0) - before.get("conflicts", 0)
-            if used >= 100 and spent > 0:
-                self.slice = max(100, min(int(used / spent * SLICE_SECONDS), 1 << 24))
-            used = after.get("decisions", 0) - before.get("decisions", 0)
-            if used >= 1000 and spent > 0:
-                self.decisions = max(1000, min(int(used / spent * SLICE_SECONDS), 1 << 28))
+            if sliced:  # the next slice: SLICE_SECONDS at this one's rates (either may end it)
+                spent, after = time.perf_counter() - started, solver.accum_stats()
+                self.slice = _rate(after, before, "conflicts", spent, self.slice, 100, 1 << 24)
+                self.decisions = _rate(after, before, "decisions", spent, self.decisions, 1000,
+                                       1 << 28)
             if status is not None:
                 return list(solver.get_model()) if status else None
+
+    def query(self, goal: list[int], assumptions: Sequence[int] = (),
+              simple: int | None = None) -> list[int] | None:
+        """A model in which some literal of ``goal`` holds, under ``assumptions`` (and with
+        frames 0 … ``simple`` pairwise distinct, when given), or ``None``.  The goal is
+        switched on by a fresh activation literal, retired after the call."""
+        g = self.gates
+        act = g.new()
+        g.clause([-act, *goal])
+        model = (self.solve([act, *assumptions]) if simple is None
+                 else self.solve_simple([act, *assumptions], simple))
+        g.clause([-act])  # retired
+        return model
 
     def conflicts(self) -> int:
         return int(self.solver.accum_stats().get("conflicts", 0))
@@ -610,7 +617,6 @@ def bounded_search(
     budget: Budget,
     max_length: int | None = None,
     within: Constraint | None = None,
-    induction: bool = True,
 ) -> BmcResult:
     """Shortest witnesses for the values of A by incremental BMC, and k-induction.
 
@@ -626,8 +632,6 @@ def bounded_search(
         Search words up to this length; ``None``: until settled or proven.
     within:
         A constraint's tables in the automaton's reading order.
-    induction:
-        Try k-induction after each length (``False``: bounded search only).
 
     Raises
     ------
@@ -641,7 +645,6 @@ def bounded_search(
     base = _Unrolling(encoding, meter, free=False)
     step: _Induction | None = None
     found: dict[int, list[int]] = {}
-    unfound = set(range(bound + 1))
     length = 0
     depth = None
     attempt = 0  # the next depth tried once every depth is no longer tried
@@ -650,16 +653,16 @@ def bounded_search(
             length += 1
             meter.check(length)  # the clock, progress and (every MEMORY_TICK) memory
             base.extend(length)
-            if induction and base.repeat == length:
+            if base.repeat == length:
                 # every word of this length runs through one state twice: no simple path
                 # from q₀ this long, so every reachable state was seen at a shorter length
                 depth, length = length, length - 1
                 break
-            if _search_length(base, length, unfound, found, settled):
+            if _search_length(base, length, bound, found, settled):
                 break
             # k-induction at k = length + 1: the bounded search has covered 0 … length
             k = length + 1
-            if induction and (k <= EVERY_DEPTH or k >= attempt):
+            if k <= EVERY_DEPTH or k >= attempt:
                 attempt = max(k + 1, math.ceil(k * INDUCTION_RATIO))
                 base.extend(k)
                 if base.solve_simple([], k) is None:
@@ -681,25 +684,22 @@ def bounded_search(
         if step is not None:
             step.unrolling.close()
     for v, read in found.items():
-        _replay(automaton, encoding, read, v)
+        _replay(automaton, head, encoding.within, read, v)
     return BmcResult(found=found, length=length, proven=depth is not None, depth=depth,
                      solver={"name": SOLVER, **stats})
 
 
-def _search_length(base: _Unrolling, length: int, unfound: set[int], found: dict[int, list[int]],
+def _search_length(base: _Unrolling, length: int, bound: int, found: dict[int, list[int]],
                    settled: Callable[[int], bool]) -> bool:
-    """Find every value not found yet that a word of exactly ``length`` letters shows;
-    ``True`` when one settles the question."""
+    """Find every value 0 … ``bound`` not found yet that a word of exactly ``length``
+    letters shows; ``True`` when one settles the question."""
     g = base.gates
-    while unfound:
-        bad = {v: base.bad(length, v) for v in sorted(unfound)}
+    while len(found) <= bound:
+        bad = {v: base.bad(length, v) for v in range(bound + 1) if v not in found}
         goal = [b for b in bad.values() if b != g.false]
         if not goal:
             return False
-        act = g.new()
-        g.clause([-act, *goal])
-        model = base.solve([act])
-        g.clause([-act])  # retired
+        model = base.query(goal)
         if model is None:
             for b in goal:  # none of them at this length: permanent facts
                 g.clause([-b])
@@ -709,10 +709,19 @@ def _search_length(base: _Unrolling, length: int, unfound: set[int], found: dict
             raise SdgBug(f"SAT model shows values {shown} of one nonterminal at once")
         v = shown[0]
         found[v] = base.letters(model, length)
-        unfound.discard(v)
         if settled(v):
             return True
     return False
+
+
+def _rate(after: dict[str, int], before: dict[str, int], what: str, spent: float, last: int,
+          floor: int, cap: int) -> int:
+    """A slice of ``what`` (conflicts, decisions) worth SLICE_SECONDS at the rate of the last
+    call, ``last`` when that call used too few to measure (fewer than ``floor``)."""
+    used = after.get(what, 0) - before.get(what, 0)
+    if used < floor or spent <= 0:
+        return last
+    return max(floor, min(int(used / spent * SLICE_SECONDS), cap))
 
 
 class _Induction:
@@ -740,21 +749,15 @@ class _Induction:
             for v, h in enumerate(hypotheses):
                 g.clause([-h, -step.bad(t, v)])
         self.assumed = k
-        act = g.new()
-        g.clause([-act, *(step.bad(k, v) for v in values)])
-        model = step.solve_simple([act, *(hypotheses[v] for v in values)], k)
-        g.clause([-act])  # retired
-        return model is None
+        return step.query([step.bad(k, v) for v in values], [hypotheses[v] for v in values],
+                          simple=k) is None
 
 
-def _replay(automaton: GrundyAutomaton, encoding: StepEncoding, read: list[int], v: int) -> None:
+def _replay(automaton: GrundyAutomaton, head: str, within: Constraint | None, read: list[int],
+            v: int) -> None:
     """Check a witness against :meth:`GrundyAutomaton.step` and the constraint's tables."""
-    q = automaton.initial
     alphabet = automaton.alphabet
-    for c in read:
-        q = automaton.step(q, alphabet[c])
-    within = encoding.within
-    ok = q >> encoding.value_bits[v] & 1 == 1
+    ok = automaton.grundy_at(automaton.run(alphabet[c] for c in read), head) == v
     if within is not None:
         d = within.initial
         for c in read:
