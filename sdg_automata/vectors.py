@@ -163,8 +163,7 @@ class StepTables:
         self.parts: list[list[int]] = [[0] for _ in self.owned]
         self.index: list[dict[int, int]] = [{0: 0} for _ in self.owned]
         self._tables: list[_Table] = []
-        #: id space -> its size, and the (table, dimension) pairs it indexes
-        self._sizes: dict[object, int] = {("part", g): 1 for g in range(self.groups)}
+        #: id space -> the (table, dimension) pairs it indexes
         self._users: dict[object, list[tuple[_Table, int]]] = {}
         self._letters: list[tuple[list[_Entry], list[int], int]] = []
         for a in self.alphabet:
@@ -182,8 +181,8 @@ class StepTables:
             idle = [g for g in range(self.groups) if g not in {e.group for e in entries}]
             self._letters.append((entries, idle, uncovered))
         self._values: dict[str, tuple[int, npt.NDArray[np.int32]]] = {}
-        self.initial = np.array(self.vector(automaton.initial), dtype=np.int32)
         self._layout_heap()
+        self.initial = np.array(self.vector(automaton.initial), dtype=np.int32)
 
     def _entry(self, g: int, sources: list[tuple[int, bool, int]]) -> _Entry:
         """The inputs and tables of group ``g`` reading ``sources`` (its own old part first)."""
@@ -194,13 +193,8 @@ class StepTables:
         spaces = [("part", i.source) if i.table is None else i for i in inputs]
         levels = [self._table(spaces[0], spaces[1] if len(inputs) > 1 else None)]
         entry = _Entry(g, inputs, levels)
-        for j in range(2, len(inputs)):
-            levels.append(self._table((entry, j - 2), spaces[j]))
-            self._sizes[entry, j - 2] = 0
+        levels += [self._table((entry, j - 2), spaces[j]) for j in range(2, len(inputs))]
         entry.pairs = [{} for _ in levels[:-1]]
-        for i in inputs:
-            if i.table is not None:
-                self._sizes[i] = 0
         return entry
 
     # -- the heap ------------------------------------------------------------------------
@@ -216,7 +210,6 @@ class StepTables:
 
     def _grow(self, space: object, size: int) -> None:
         """Id ``size - 1`` exists in ``space``: every table it indexes covers it."""
-        self._sizes[space] = size
         if size > MAX_ID:
             raise OverflowError("a step table's ids outgrew int32")
         stale = [(t, dim) for t, dim in self._users.get(space, ())
@@ -289,10 +282,7 @@ class StepTables:
         if pid is None:
             pid = index[part] = len(self.parts[g])
             self.parts[g].append(part)
-            if hasattr(self, "heap"):
-                self._grow(("part", g), len(self.parts[g]))
-            else:
-                self._sizes["part", g] = len(self.parts[g])
+            self._grow(("part", g), len(self.parts[g]))
             for head, (group, table) in list(self._values.items()):
                 if group == g:
                     self._value_of(head, pid, table)
@@ -376,10 +366,6 @@ class StepTables:
                           f"letter {self.alphabet[k]!r}, group {e.group}")
                 c = nxt
         return target
-
-    def memo_entries(self) -> int:
-        """Entries learned in all tables (for reports)."""
-        return int((self.heap >= 0).sum())
 
     @property
     def part_counts(self) -> list[int]:

@@ -20,6 +20,7 @@ return a status.  This module holds everything around them:
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -53,7 +54,7 @@ class Growing:
 
         self.dtype = np.dtype(dtype)
         self.tail = tail
-        self.row_bytes: int = int(self.dtype.itemsize) * max(1, _prod(tail))
+        self.row_bytes: int = int(self.dtype.itemsize) * max(1, math.prod(tail))
         self.capacity = 0
         self._map: Any = None
         self._array: Any = None
@@ -89,7 +90,7 @@ class Growing:
 
         if self._array is None:
             flat = np.frombuffer(self._map, dtype=self.dtype,
-                                 count=self.capacity * max(1, _prod(self.tail)))
+                                 count=self.capacity * max(1, math.prod(self.tail)))
             self._array = flat.reshape((self.capacity, *self.tail))
         return self._array
 
@@ -110,13 +111,6 @@ class Growing:
             except BufferError:  # a view lives on (an exception's frame): freed with it
                 pass
             self._map = None
-
-
-def _prod(shape: tuple[int, ...]) -> int:
-    out = 1
-    for x in shape:
-        out *= x
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -198,12 +192,12 @@ class _Store:
     def make_room(self, n: int) -> None:
         """Room for a block of states after state n (records, tree, rows) and a table
         below its load."""
-        from .kernels.automaton import BATCH, rehash
+        from .kernels.automaton import BATCH, MAX_LOAD_PERCENT, rehash
 
         if n + BATCH >= self.records.capacity:
             for g in self._growing:
                 g.grow(2 * g.capacity)
-        if n + BATCH >= (self.table.capacity * 7) // 10:  # the kernels' load limit: 0.7
+        if n + BATCH >= (self.table.capacity * MAX_LOAD_PERCENT) // 100:  # the kernels' limit
             for g in (self.table, self.tags):
                 g.grow(2 * g.capacity)
                 g.clear()

@@ -92,8 +92,7 @@ def test_the_compiled_step_is_step_reference() -> None:
         for q in queue:
             rows[0] = seen[q]
             for k, a in enumerate(m.alphabet):
-                while kernel.step(tables.heap, tables.plan, tables.starts[k], rows, 0, rows, 1,
-                                  tables.groups):
+                while kernel.step(tables.heap, tables.plan, tables.starts[k], rows, 0, rows, 1):
                     misses += 1
                     tables.learn(rows[0].tolist(), k)
                 nq = m.step_reference(q, a)

@@ -54,13 +54,16 @@ VALUE, DEPTH = 4, 5
 #: lasso: the hare's position, the steps of this round
 POS, STEPS = 6, 7
 
+#: the open-addressing table is kept at most this full (percent; the drivers grow it)
+MAX_LOAD_PERCENT = 70
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xFF51AFD7ED558CCD)
 
 
 @jit
-def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array, drow: int,
-         groups: int) -> int:
+def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
+         drow: int) -> int:
     """dst[drow] ← δ(src[srow], a), a the letter whose plan starts at ``plan[at]``: one
     instruction per group (``sdg_automata.vectors._instruction`` documents them; states
     are rows of 2-D arrays, so no view is made in the hot loop).
@@ -224,7 +227,7 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
     groups = width - wc
     letters = starts.shape[0]
     capacity = records.shape[0]
-    load = (table.shape[0] * 7) // 10
+    load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
     block = np.empty((BATCH, width), dtype=records.dtype)
     hashes = np.empty(BATCH, dtype=np.uint64)
@@ -247,7 +250,7 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
             else:
                 if wc:
                     block[m, groups] = d
-                if step(heap, plan, starts[c], records, s, block, m, groups):
+                if step(heap, plan, starts[c], records, s, block, m):
                     missed = True
                     break
                 origin[m] = code
@@ -329,7 +332,7 @@ def dfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
     letters = starts.shape[0]
     capacity = records.shape[0]
     depth_cap = path.shape[0]
-    load = (table.shape[0] * 7) // 10
+    load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     n, depth = cursor[N], cursor[DEPTH]
     work = 0
     status = DONE
@@ -348,7 +351,7 @@ def dfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
                 tried[depth - 1] = c + 1
                 continue
             records[n, groups] = d
-        if step(heap, plan, starts[c], records, src, records, n, groups):
+        if step(heap, plan, starts[c], records, src, records, n):
             status = MISS
             break
         tried[depth - 1] = c + 1
@@ -389,7 +392,7 @@ def _advance(heap: Array, plan: Array, at: int, crows: Array, letter: int, wc: i
         if d < 0:
             return 2
         cur[dst, groups] = d
-    return step(heap, plan, at, cur, src, cur, dst, groups)
+    return step(heap, plan, at, cur, src, cur, dst)
 
 
 @jit
