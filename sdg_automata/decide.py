@@ -742,23 +742,26 @@ def _dfs_python(search: _Search, budget: Budget) -> _SearchResult:
                          peak_bytes=_bytes(seen) + deepest * 3 * 8)
 
 
-def _one_letter(alphabet: Sequence[str], within: Constraint | None) -> int | None:
+def _one_letter(alphabet: Sequence[str], within: Constraint | None, *,
+                trimmed: bool = False) -> int | None:
     """The letter (index) of a one-letter walk, else ``None``.
 
     Without a constraint: Σ has one letter.  With one: exactly one letter of Σ
     labels a transition of the constraint's trimmed DFA (between states reachable
     from its initial state and from which it can still accept), i.e. the
-    constraint's words over Σ use that letter alone.
+    constraint's words over Σ use that letter alone (``trimmed``: ``within`` is
+    :func:`_trimmed` already).
     """
     if within is None:
         return 0 if len(alphabet) == 1 else None
-    trimmed = _trimmed(within)
-    reach = {trimmed.initial}
-    todo = [trimmed.initial]
+    if not trimmed:
+        within = _trimmed(within)
+    reach = {within.initial}
+    todo = [within.initial]
     used: set[int] = set()
     for d in todo:
         for k, a in enumerate(alphabet):
-            t = trimmed.rows[a][d]
+            t = within.rows[a][d]
             if t >= 0:
                 used.add(k)
                 if t not in reach:
@@ -785,19 +788,22 @@ def _trimmed(within: Constraint) -> Constraint:
 
 def _lasso(search: _Search) -> _SearchResult:
     """Brent's cycle detection on a one-letter walk (:func:`_lasso_python`, or compiled)."""
-    if _one_letter(search.automaton.alphabet, search.constraint) is None:
+    # the walk leaves no position behind it: trim the constraint
+    table = None if search.constraint is None else _trimmed(search.constraint)
+    letter = _one_letter(search.automaton.alphabet, table, trimmed=True)
+    if letter is None:
         letters = ", ".join(search.automaton.alphabet)
         raise InputError(f"--strategy lasso walks one letter: the grammar reads {{{letters}}}"
                          + (" and the constraint allows more than one of them"
                             if search.constraint is not None else "")
                          + " (use bfs or dfs)")
-    if search.constraint is not None:  # the walk leaves no position behind it: trim
-        table = _trimmed(search.constraint)
+    if table is not None:
         if table.initial < 0:  # the constraint accepts nothing: no position at all
             return _SearchResult(found={}, explored=1, complete=True, peak_bytes=0)
         search = dataclasses.replace(search, constraint=table,
                                      walk=_walk(search.automaton, search.head, table))
-    return search.run(_lasso_python, _lasso_compiled)
+    return search.run(partial(_lasso_python, letter=letter),
+                      partial(_lasso_compiled, letter=letter))
 
 
 def _lasso_word(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
@@ -806,12 +812,10 @@ def _lasso_word(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
     return Word.power(a, n) if n > LONG_WORD else a * n
 
 
-def _lasso_compiled(search: _Search, budget: Budget) -> _SearchResult:
+def _lasso_compiled(search: _Search, budget: Budget, *, letter: int) -> _SearchResult:
     """:func:`_lasso_python` on the kernels: :func:`sdg_automata.walks.lasso`."""
     from .walks import lasso
 
-    letter = _one_letter(search.automaton.alphabet, search.constraint)
-    assert letter is not None
     walked = lasso(search.tables(), budget, letter=letter,
                    constraint=search.constraint_arrays(), head=search.head, bound=search.bound,
                    settle=search.settle)
@@ -821,7 +825,7 @@ def _lasso_compiled(search: _Search, budget: Budget) -> _SearchResult:
                          peak_bytes=walked.peak_bytes)
 
 
-def _lasso_python(search: _Search, budget: Budget) -> _SearchResult:
+def _lasso_python(search: _Search, budget: Budget, *, letter: int) -> _SearchResult:
     """The lasso q₀, q₁, … of a one-letter walk by Brent's cycle detection, O(1) states.
 
     Phase 1 moves the hare through positions 1, 2, … in rounds of 1, 2, 4, …
@@ -837,8 +841,6 @@ def _lasso_python(search: _Search, budget: Budget) -> _SearchResult:
     as a search that stores every state.
     """
     walk, settled = search.walk, search.settled
-    letter = _one_letter(search.automaton.alphabet, search.constraint)
-    assert letter is not None
     follow, value, a = walk.follow, walk.value, walk.letters[letter]
     meter: Meter = budget.start("search", unit="states")
     limit = budget.max_states
