@@ -756,6 +756,8 @@ def _one_letter(alphabet: Sequence[str], within: Constraint | None, *,
         return 0 if len(alphabet) == 1 else None
     if not trimmed:
         within = _trimmed(within)
+    if within.initial < 0:  # no word at all: a walk on any one letter finds no position
+        return 0
     reach = {within.initial}
     todo = [within.initial]
     used: set[int] = set()

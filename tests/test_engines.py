@@ -39,7 +39,7 @@ from sdg_automata.families import (
     random_family,
 )
 from sdg_automata.grammar import Grammar
-from sdg_automata.parse import grammar_to_json
+from sdg_automata.parse import grammar_to_json, parse_grammar
 from sdg_automata.vectors import StepTables
 from sdg_automata.walks import unfit
 from sdg_automata.words import LONG_WORD, Word
@@ -190,6 +190,16 @@ def test_one_letter_within_is_a_lasso() -> None:
     assert (auto.maximum, auto.witnesses) == (bfs.maximum, bfs.witnesses)
     with pytest.raises(InputError, match="lasso walks one letter"):
         max_grundy(g, "A", strategy="lasso")
+
+
+def test_a_constraint_empty_over_the_letters_is_a_lasso_with_no_position() -> None:
+    """Should walk (no position, exit "no") a constraint whose language over Σ = {a} is
+    empty, as bfs answers; it was refused as "more than one letter": the emptiness check
+    read state -1, the last state's row."""
+    g = parse_grammar("A -> a A | a")
+    for strategy in ("lasso", "bfs", None):
+        v = max_grundy(g, "A", within="bb*a*", strategy=strategy)
+        assert v.maximum is None and v.exact and v.witnesses == {}, (strategy, v)
 
 
 def test_records_widen_when_ids_outgrow_16_bits(monkeypatch: pytest.MonkeyPatch) -> None:
