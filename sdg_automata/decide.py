@@ -590,7 +590,7 @@ def _tree_witness(automaton: GrundyAutomaton, parent: Any, via: Any, s: int) -> 
         read = tree_path(parent, via, s)
         if len(read) <= LONG_WORD:
             return automaton.witness(read)
-        runs = Word.from_runs((automaton.alphabet[c], 1) for c in read)
+        runs = Word.of(automaton.alphabet[c] for c in read)
     else:  # the kernels' arrays: read the runs in compiled code
         from .kernels.automaton import tree_runs
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from .errors import SdgBug
 
-__all__ = ["LONG_WORD", "Word", "spelled", "word_json"]
+__all__ = ["LONG_WORD", "Word", "word_json"]
 
 #: witnesses longer than this are :class:`Word` objects (and JSON gives them as runs)
 LONG_WORD = 1 << 16
@@ -91,11 +91,6 @@ class Word:
         """``{"runs": [["a", 160949018]], "length": 160949018, "compact": "a^160949018"}``."""
         return {"runs": [[letter, count] for letter, count in self.runs], "length": len(self),
                 "compact": self.compact()}
-
-
-def spelled(word: str | Word | None) -> str | None:
-    """The word as a ``str`` (a :class:`Word` expanded)."""
-    return word if word is None or isinstance(word, str) else str(word)
 
 
 def word_json(word: str | Word | None, *, full: bool = False) -> Any:
