@@ -775,13 +775,18 @@ def _one_letter(alphabet: Sequence[str], within: Constraint | None, *,
 def _trimmed(within: Constraint) -> Constraint:
     """``within`` with every transition into a state that can no longer accept removed
     (``-1``): a walk that enters such a state has no position ahead of it."""
-    live = {d for d in range(within.size) if within.final[d]}
-    while True:
-        more = {d for d in range(within.size) if d not in live
-                and any(row[d] in live for row in within.rows.values())}
-        if not more:
-            break
-        live |= more
+    before: list[list[int]] = [[] for _ in range(within.size)]  # the transitions reversed
+    for row in within.rows.values():
+        for d, t in enumerate(row):
+            if t >= 0:
+                before[t].append(d)
+    todo = [d for d in range(within.size) if within.final[d]]
+    live = set(todo)
+    for t in todo:  # backwards from the accepting states, once per state
+        for d in before[t]:
+            if d not in live:
+                live.add(d)
+                todo.append(d)
     rows = {a: array("l", [t if t in live else -1 for t in row])
             for a, row in within.rows.items()}
     return Constraint(initial=within.initial if within.initial in live else -1, rows=rows,

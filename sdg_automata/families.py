@@ -227,20 +227,22 @@ def modular_truth(specs: Sequence[ModularSpec]) -> tuple[int | None, int | None]
 
 def random_family(count: int, states: int, *, seed: int, alphabet: str = "ab") -> list[DFA]:
     """``count`` random DFAs on ``states`` states, each crossed with the even-length DFA."""
-    from automata.fa.dfa import DFA
-
-    if count < 1 or states < 1:
-        raise InputError("need at least one DFA with at least one state")
-    _refuse_over(count * 2 * states * (len(alphabet) + 1) * 3, MAX_SYMBOLS, "the grammar",
-                 "symbols")
+    _refuse_family(count, states, alphabet)
     rng = random.Random(seed)
     out = []
     for _ in range(count):
         transitions = _random_transitions(rng, states, alphabet)
         final = {s for s in range(states) if rng.random() < 0.5}
-        out.append(_even(DFA(states=set(range(states)), input_symbols=set(alphabet),
-                             transitions=transitions, initial_state=0, final_states=final)))
+        out.append(_even(transitions, final, alphabet))
     return out
+
+
+def _refuse_family(count: int, states: int, alphabet: str) -> None:
+    """Refuse, before any work, no DFA or no state, and a grammar over MAX_SYMBOLS symbols."""
+    if count < 1 or states < 1:
+        raise InputError("need at least one DFA with at least one state")
+    _refuse_over(count * 2 * states * (len(alphabet) + 1) * 3, MAX_SYMBOLS, "the grammar",
+                 "symbols")
 
 
 def _random_transitions(rng: random.Random, states: int, alphabet: str
@@ -249,8 +251,13 @@ def _random_transitions(rng: random.Random, states: int, alphabet: str
     return {s: {a: rng.randrange(states) for a in alphabet} for s in range(states)}
 
 
-def _even(d: DFA) -> DFA:
-    """L(d) restricted to even lengths (SPEC §5 needs them), minimal and canonical."""
+def _even(transitions: dict[int, dict[str, int]], final: set[int], alphabet: str) -> DFA:
+    """The DFA of ``transitions`` from state 0 accepting ``final``, restricted to even
+    lengths (SPEC §5 needs them), minimal and canonical."""
+    from automata.fa.dfa import DFA
+
+    d = DFA(states=set(transitions), input_symbols=set(alphabet), transitions=transitions,
+            initial_state=0, final_states=final)
     # automata-lib numbers minify's classes by object ids: renumber, so a seed is a seed
     return canonical(d.intersection(even_length_dfa(d.input_symbols)))
 
@@ -277,17 +284,12 @@ def planted_intersection(count: int, states: int, *, length: int, seed: int,
     BudgetExceeded
         Before any work, for a grammar over :data:`MAX_SYMBOLS` symbols or a word longer.
     """
-    from automata.fa.dfa import DFA
-
-    if count < 1 or states < 1:
-        raise InputError("need at least one DFA with at least one state")
     if not alphabet or len(set(alphabet)) != len(alphabet):
         raise InputError(f"the letters must be distinct and at least one, not {alphabet!r}")
     if length < 2 or length % 2:
         raise InputError(f"the planted word's length must be even and positive (the reduction "
                          f"of SPEC §5 needs even lengths), not {length}")
-    _refuse_over(count * 2 * states * (len(alphabet) + 1) * 3, MAX_SYMBOLS, "the grammar",
-                 "symbols")
+    _refuse_family(count, states, alphabet)
     _refuse_over(length, MAX_SYMBOLS, "the planted word", "letters")
     rng = random.Random(seed)
     word = "".join(rng.choice(alphabet) for _ in range(length))
@@ -297,8 +299,7 @@ def planted_intersection(count: int, states: int, *, length: int, seed: int,
         end = 0
         for a in word:
             end = transitions[end][a]
-        out.append(_even(DFA(states=set(range(states)), input_symbols=set(alphabet),
-                             transitions=transitions, initial_state=0, final_states={end})))
+        out.append(_even(transitions, {end}, alphabet))
     return out, word
 
 
