@@ -72,7 +72,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .budget import UNLIMITED, Budget, Meter, as_budget
@@ -330,8 +330,6 @@ class _Search:
     ----------
     automaton, head, k, bound:
         M (restricted to the cone of A), A, the question's k (or ``None``), m_A.
-    walk:
-        The automaton searched (M, or M × the constraint).
     budget:
         States and seconds (every strategy counts the states it reaches).
     constraint:
@@ -346,15 +344,19 @@ class _Search:
     head: str
     k: int | None
     bound: int
-    walk: _Walk
     budget: Budget
     constraint: Constraint | None = None
     engine: Engine = "auto"
     max_length: int | None = None
 
+    @cached_property
+    def walk(self) -> _Walk:
+        """The automaton searched (M, or M × the constraint)."""
+        return _walk(self.automaton, self.head, self.constraint)
+
     def settled(self, value: int) -> bool:
         """Whether seeing ``value`` settles the question (SPEC §5)."""
-        return value == self.bound or (self.k is not None and value > self.k)
+        return value >= self.settle
 
     @property
     def settle(self) -> int:
@@ -509,7 +511,7 @@ def max_grundy(
     if strategy is None:
         strategy = "lasso" if _one_letter(automaton.alphabet, table) is not None else "bfs"
     result = STRATEGIES[strategy](_Search(
-        automaton=automaton, head=head, k=k, bound=bound, walk=_walk(automaton, head, table),
+        automaton=automaton, head=head, k=k, bound=bound,
         budget=budget, constraint=table, engine=engine, max_length=max_length))
     return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
                     method="onthefly", strategy=strategy, peak_bytes=result.peak_bytes,
@@ -807,8 +809,7 @@ def _lasso(search: _Search) -> _SearchResult:
     if table is not None:
         if table.initial < 0:  # the constraint accepts nothing: no position at all
             return _SearchResult(found={}, explored=1, complete=True, peak_bytes=0)
-        search = dataclasses.replace(search, constraint=table,
-                                     walk=_walk(search.automaton, search.head, table))
+        search = dataclasses.replace(search, constraint=table)
     return search.run(partial(_lasso_python, letter=letter),
                       partial(_lasso_compiled, letter=letter))
 
