@@ -367,14 +367,13 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
             elif status == kernel.FOUND:
                 stopped = True
                 break
-    except KeyboardInterrupt:
+    except BaseException as e:  # the store goes back at once; the found states with it
         store.close()
-        raise drive.meter.interrupted(n) from None
-    except MemoryError:
-        store.close()
-        raise BudgetExceeded(f"{what} ran out of memory after {n} states", explored=n) from None
-    except BaseException:
-        store.close()
+        if isinstance(e, KeyboardInterrupt):
+            raise drive.meter.interrupted(n) from None
+        if isinstance(e, MemoryError):
+            raise BudgetExceeded(f"{what} ran out of memory after {n} states",
+                                 explored=n) from None
         raise
     found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
     return Walked(store=store, states=n, complete=not stopped, found=found,
@@ -511,13 +510,13 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
         while True:
             status = kernel_call()
             position = int(cursor[kernel.POS])
+            reached = position + 1 if cap < 0 else min(position + 1, cap)  # states, for progress
             if status == kernel.MISS:
                 row = mover()
                 drive.learn(cur[row, :tables.groups].tolist(), letter,
-                            (position, int(cursor[kernel.STEPS]), row),
-                            position + 1 if cap < 0 else min(position + 1, cap))
+                            (position, int(cursor[kernel.STEPS]), row), reached)
             elif status == kernel.PAUSE:
-                drive.served(position + 1 if cap < 0 else min(position + 1, cap))
+                drive.served(reached)
                 if 0 <= beyond <= position:
                     raise drive.exceeded(cap)
             else:
