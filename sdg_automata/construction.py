@@ -355,20 +355,23 @@ class GrundyAutomaton:
         width = len(self.items)
         owned = tuple(sum(1 << k for k in range(width) if owner[k] == g)
                       for g in range(len(groups)))
+        nts = self.grammar.nonterminals
+        # the fields of the unit targets outside each group: read on every letter alike
+        deps_of = [sum(((2 << self.bounds[c]) - 1) << self._base[c]
+                       for c in {r.body[0] for b in members if b != self.end_symbol
+                                 for r in self.grammar.rules_of(b)
+                                 if self.grammar.is_unit(r) and group_of[r.body[0]] != g})
+                   for g, members in enumerate(groups)]
         letters = {}
         for a in self.alphabet:
             _, shift, contrib = self._tables[a]
-            nts = self.grammar.nonterminals
             every: list[tuple[int, int, int]] = []
             covered = 0
             for g, members in enumerate(groups):
                 mask = sum(1 << k for k in range(width)
                            if shift[k] and owner[k] == g
                            or any(group_of[nts[h]] == g for h, _ in contrib[k]))
-                outside = {r.body[0] for b in members if b != self.end_symbol
-                           for r in self.grammar.rules_of(b)
-                           if self.grammar.is_unit(r) and group_of[r.body[0]] != g}
-                deps = sum(((2 << self.bounds[c]) - 1) << self._base[c] for c in outside)
+                deps = deps_of[g]
                 if not mask and not deps:
                     continue  # reads nothing: no item of the group is set on this letter
                 if mask & deps:  # a rule A → a C would have put C in A's group
