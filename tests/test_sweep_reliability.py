@@ -138,10 +138,7 @@ def test_a_killed_worker_loses_nothing_and_no_worker_left_exits_3(tmp_path: Path
         code, err = finish(p)
     assert code == 3, err
     one_line(err, "error: sweep grammars stopped after ")
-    # the watchdog's line; or, rarely, Dask's own failure as the last worker dies under a
-    # task being gathered ("'str' object has no attribute 'with_traceback'", Dask's race,
-    # seen once at load 7): exit 3 and resumable all the same, and never a row
-    assert "no worker for 2 s" in err or "the executor failed" in err, err
+    assert "no worker for 2 s" in err
     rows = rows_in(out)
     assert f"after {len(rows)} rows" in err and {r["status"] for r in rows} == {"ok"}
     resumes_to_the_whole(out)
