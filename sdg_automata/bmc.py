@@ -89,7 +89,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -516,11 +516,12 @@ class _Unrolling:
             if status is not None:
                 return list(solver.get_model()) if status else None
 
-    def query(self, goal: list[int], assumptions: Sequence[int] = (),
+    def query(self, goal: Iterable[int], assumptions: Sequence[int] = (),
               simple: int | None = None) -> list[int] | None:
         """A model in which some literal of ``goal`` holds, under ``assumptions`` (and with
         frames 0 … ``simple`` pairwise distinct, when given), or ``None``.  The goal is
-        switched on by a fresh activation literal, retired after the call."""
+        switched on by a fresh activation literal, retired after the call (a lazy ``goal``
+        makes its gates after that literal)."""
         g = self.gates
         act = g.new()
         g.clause([-act, *goal])
@@ -749,7 +750,7 @@ class _Induction:
             for v, h in enumerate(hypotheses):
                 g.clause([-h, -step.bad(t, v)])
         self.assumed = k
-        return step.query([step.bad(k, v) for v in values], [hypotheses[v] for v in values],
+        return step.query((step.bad(k, v) for v in values), [hypotheses[v] for v in values],
                           simple=k) is None
 
 
