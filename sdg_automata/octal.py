@@ -72,7 +72,7 @@ from .budget import UNLIMITED, Budget, Meter
 from .errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from .grammar import Grammar, Rule
 from .impartial import mex
-from .kernels import Engine, check_engine, held_alarm, use_compiled
+from .kernels import Engine, check_engine, held_signals, use_compiled
 from .sweep import Status, Sweep, run_sweep
 
 __all__ = [
@@ -775,7 +775,7 @@ class _Engine:
         """Compute values up to 𝒢(n − 1)."""
         self._reserve(n)
         if self.kernels is None and use_compiled(self.engine, work=n, threshold=COMPILED_FROM):
-            with held_alarm():
+            with held_signals():
                 from .kernels import octal as kernels
 
             self.kernels = kernels
@@ -1004,7 +1004,7 @@ class _Engine:
         seen = np.full((1 << self.bits) + 1, -1, dtype=np.int64)
         while self.n < stop:
             vmax = int(np.iinfo(self.g.dtype).max)
-            with held_alarm():  # the first call compiles or loads the kernel: not to break
+            with held_signals():  # the first call compiles or loads the kernel: not to break
                 if kind == "sparse":
                     sp = self.space
                     assert sp is not None
@@ -1038,7 +1038,7 @@ class _Engine:
         w = min(_MATCH, self.n // 4)
         if w < 1:
             return None
-        with held_alarm():  # as in _compiled
+        with held_signals():  # as in _compiled
             n0, p, need = self.kernels.find_period(self.g, self.n, self.game.t, w)
         return None if p < 0 else (int(n0), int(p), int(need))
 
@@ -1046,7 +1046,7 @@ class _Engine:
         """:func:`minimize` (compiled when the values are)."""
         if self.kernels is None:
             return minimize(self.g[:self.n], n0, p)
-        with held_alarm():  # as in _compiled
+        with held_signals():  # as in _compiled
             period = int(self.kernels.first_period(self.g, n0, p,
                                                    np.array(_divisors(p), dtype=np.int64)))
             return int(self.kernels.last_exception(self.g, n0, period)) + 1, period
@@ -1276,7 +1276,7 @@ def load_kernels(engine: Engine = "compiled", max_n: int = COMPILED_FROM) -> Non
 
     i64, seen = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
     terminal = np.zeros(1, dtype=np.bool_)
-    with held_alarm():
+    with held_signals():
         for dtype in (np.uint8, np.uint16, np.int32):
             g = np.zeros(2, dtype=dtype)
             k.run_sparse(g, 0, 0, i64, 0, 1, False, 0, i64, i64, terminal, seen, 0, 1, True, 0,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 
@@ -53,15 +54,48 @@ def test_importing_the_package_does_not_import_numba() -> None:
     assert out.strip() == "False"
 
 
-def test_held_alarm_fires_after_the_block() -> None:
+def test_held_signals_fires_after_the_block() -> None:
     """Should hold a budget's deadline (Meter.library's SIGALRM) that falls inside the block
     and raise it right after: numba's import and a kernel's first load are not cut."""
     budget = Budget(max_seconds=0.02)
     meter = budget.start("job")
     steps = []
     with pytest.raises(BudgetExceeded, match="0.02 s"), meter.library("job"):
-        with kernels.held_alarm():
+        with kernels.held_signals():
             time.sleep(0.1)  # the deadline passes in here
             steps.append("block done")
         steps.append("after the block")  # not reached: the held alarm fires first
     assert steps == ["block done"]
+
+
+def test_ctrl_c_inside_a_c_callback_is_held_not_lost() -> None:
+    """Should deliver a Ctrl-C that comes while C code calls back into Python (as LLVM does
+    while numba compiles a kernel) right after the block: raised inside the callback, the
+    KeyboardInterrupt was printed and lost, and a command ran on to exit 0 (fresh-clone CI)."""
+    import ctypes
+    import ctypes.util
+    import os
+    import signal
+
+    name = ctypes.util.find_library("c")
+    if name is None:
+        pytest.skip("no C library to call back from")
+    libc = ctypes.CDLL(name)
+    compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                               ctypes.POINTER(ctypes.c_int))
+    sent: list[bool] = []
+
+    def slow(a: Any, b: Any) -> int:
+        if not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # delivered here, inside the callback, unless held
+        return int(a[0] - b[0])
+
+    numbers = (ctypes.c_int * 4)(3, 1, 2, 0)
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with kernels.held_signals():
+            libc.qsort(numbers, 4, ctypes.sizeof(ctypes.c_int), compare(slow))
+            steps.append("sorted")
+    assert sent and steps == ["sorted"] and list(numbers) == [0, 1, 2, 3]

@@ -42,7 +42,7 @@ from typing import Any, Literal, TypeVar, cast, get_args
 
 from ..errors import BudgetExceeded, InputError, Interrupted
 
-__all__ = ["ENGINES", "Engine", "check_engine", "held_alarm", "jit", "numba_missing",
+__all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "numba_missing",
            "use_compiled"]
 
 #: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
@@ -60,29 +60,46 @@ def check_engine(engine: object) -> Engine:
     return engine  # type: ignore[return-value]
 
 
+#: the signals held while numba loads: a budget's deadline, Ctrl-C, and SIGTERM (which the
+#: command line handles as Ctrl-C)
+HELD = tuple(getattr(signal, name) for name in ("SIGALRM", "SIGINT", "SIGTERM")
+             if hasattr(signal, name))
+
+
 @contextlib.contextmanager
-def held_alarm() -> Iterator[None]:
-    """Hold a budget's deadline (the ``SIGALRM`` of :meth:`~sdg_automata.budget.Meter.library`)
-    until the block ends, then let it fire.
+def held_signals() -> Iterator[None]:
+    """Hold a budget's deadline (the ``SIGALRM`` of :meth:`~sdg_automata.budget.Meter.library`),
+    Ctrl-C and SIGTERM until the block ends, then deliver them.
 
     numba's import, and its compiling or loading of a kernel on the first
     call, leave numba broken for the rest of the process when an exception
-    interrupts them ("duplicate registration" on every later use); a kernel
-    call returns within a fraction of a second, so holding the deadline that
-    long costs nothing.  Off the main thread no alarm is set: nothing to hold.
+    interrupts them ("duplicate registration" on every later use); and while it
+    compiles, a Ctrl-C lands in a callback that LLVM calls, where the
+    ``KeyboardInterrupt`` is printed and lost (the command then ran to its end,
+    exit 0).  A kernel call returns within a fraction of a second, and loading
+    takes about a second (a few on a cold cache), so holding them costs little.
+    Off the main thread Python delivers no signal: nothing to hold.
     """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal,
-                                                                               "SIGALRM"):
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
     fired: list[tuple[int, Any]] = []
-    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append((signum, frame)))
+
+    def hold(signum: int, frame: Any) -> None:
+        fired.append((signum, frame))
+
+    previous = {sig: signal.signal(sig, hold) for sig in HELD}
     try:
         yield
     finally:
-        signal.signal(signal.SIGALRM, previous)
-    if fired and callable(previous):
-        previous(*fired[0])
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    for signum, frame in dict(fired).items():  # each signal once, in the order it came
+        handler = previous[signum]
+        if callable(handler):
+            handler(signum, frame)
+        elif handler == signal.SIG_DFL and signum != getattr(signal, "SIGALRM", None):
+            signal.raise_signal(signum)  # its default action (SIGTERM: the end), as it came
 
 
 @functools.cache
@@ -95,7 +112,7 @@ def numba_missing() -> str | None:
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return None  # kernels then run as plain Python: slow, but still the kernels' code
     try:
-        with held_alarm():  # a deadline met half-way would leave numba half-imported
+        with held_signals():  # a deadline met half-way would leave numba half-imported
             import numba  # noqa: F401
     except (BudgetExceeded, Interrupted):  # the deadline, met after the import: numba is
         raise  # there, and the cache must not remember otherwise
