@@ -270,12 +270,12 @@ def test_a_huge_window_obeys_the_time_budget(capsys, engine):
     and 707 MB, computing the naive table of 2c values outside the budget)."""
     import time
 
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a loaded machine stretches wall time, not this
     # its naive table (10⁷ positions) is estimated at ~1 s: started, and stopped at 0.5 s
     code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "5000000",
                        "--max-seconds", "0.5", "--engine", engine)
     assert code == 3 and "stopped at the budget of 0.5 s" in err and err.count("\n") == 1
-    assert time.perf_counter() - started < 1.5
+    assert time.process_time() - started < 1.5
     # a window whose table is estimated at 200 s is refused before any work
     code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9",
                        "--max-seconds", "2", "--engine", engine)
@@ -289,8 +289,8 @@ def test_a_window_that_cannot_fit_is_refused_up_front(capsys, monkeypatch):
     from sdg_automata.imark import convergence
 
     monkeypatch.setattr(convergence, "available_bytes", lambda: 10**9)
-    started = time.perf_counter()
+    started = time.process_time()
     code, out, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9",
                          "--json")
     assert code == 3 and "the window c = 1,000,000,000 needs at least" in err
-    assert json.loads(out)["reason"] == "budget" and time.perf_counter() - started < 0.5
+    assert json.loads(out)["reason"] == "budget" and time.process_time() - started < 0.5
