@@ -64,14 +64,15 @@ proof is lost), and the step case only while its solver has not spent
 :data:`STEP_ALLOWANCE` propagations more than the bounded search.
 
 Budgets hold inside the solver: python-sat's CaDiCaL has no ``interrupt()``,
-so under a time limit every call runs in slices of conflicts and decisions
-(``conf_budget``, ``dec_budget``, ``solve_limited``) sized to about
-:data:`SLICE_SECONDS` at the rates measured, with the clock and the progress
-callback checked between them.  Without a time limit a call is one piece, so
-the models, hence the witnesses, do not depend on the machine's speed.
-Ctrl-C inside the solver is pysat's "keyboard interrupt" error (its SIGINT
-handler on the main thread) and becomes
-:class:`~sdg_automata.errors.Interrupted`; such a solver is only deleted.
+so every call runs in slices of conflicts and decisions (``conf_budget``,
+``dec_budget``, ``solve_limited``) with the clock, the progress callback and
+Ctrl-C served between them.  Under a time limit the slices are sized to about
+:data:`SLICE_SECONDS` at the rates measured; without one, to about
+:data:`SLICE_PROPAGATIONS` propagations, so that the models, hence the
+witnesses, do not depend on the machine's speed.  Ctrl-C is held at the
+operating system's level during a slice (:func:`_ctrl_c_held`) and raised as
+it returns: pysat's own SIGINT handler would ``longjmp`` out of CaDiCaL
+mid-search.
 
 References
 ----------
@@ -88,8 +89,11 @@ References
 from __future__ import annotations
 
 import math
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -110,9 +114,13 @@ SOLVER = "cadical195"
 #: the install command named when python-sat is missing
 INSTALL_HINT = 'pip install "sdg_automata[sat]"'
 #: conflicts in the first slice of a solver call (and 20 times as many decisions); slices
-#: then adapt to about SLICE_SECONDS at the rates measured
+#: then adapt to about SLICE_SECONDS at the rates measured under a time limit, and to about
+#: SLICE_PROPAGATIONS without one (a few seconds: CaDiCaL propagates 3–10 M literals a second
+#: on the planted intersections of bench_sat; smaller slices cost: at 10⁶ propagations 24
+#: planted DFAs took 25 s of CPU instead of 15, as CaDiCaL resumes a sliced call slowly)
 FIRST_SLICE = 2_000
 SLICE_SECONDS = 0.25
+SLICE_PROPAGATIONS = 20_000_000
 #: k-induction is tried at every depth up to EVERY_DEPTH, then at depths growing by this
 #: ratio: its step case holds at every depth beyond one where it holds (with simple paths),
 #: so a skipped depth loses no proof, and the attempts cost a constant factor over the last
@@ -435,8 +443,8 @@ class _Unrolling:
     """An incremental CaDiCaL solver holding frames 0 … n of an unrolling (from q₀, or
     from a free state for the step case of k-induction).
 
-    Under a time limit every call runs in slices of about :data:`SLICE_SECONDS`
-    with the meter checked between them (see the module docstring).
+    Every call runs in slices with the meter checked between them (see the module
+    docstring).
     """
 
     def __init__(self, encoding: StepEncoding, meter: Meter, *, free: bool) -> None:
@@ -489,30 +497,32 @@ class _Unrolling:
         """A model under ``assumptions``, or ``None`` when there is none."""
         solver, meter = self.solver, self.meter
         self.calls += 1
-        sliced = meter.budget.max_seconds is not None
+        # slices measured by the clock end where the machine's speed says, so without a
+        # deadline they are measured by the solver's own work: the same models anywhere
+        timed = meter.budget.max_seconds is not None
         while True:
             meter.check(meter.count)  # the clock and progress, between slices
-            if sliced:
-                solver.conf_budget(self.slice)
-                solver.dec_budget(self.decisions)
-                before = solver.accum_stats()
-                started = time.perf_counter()
+            solver.conf_budget(self.slice)
+            solver.dec_budget(self.decisions)
+            before, started = solver.accum_stats(), time.perf_counter()
             try:
-                # without a deadline, one call: slices end where the clock says, so the
-                # models (and witnesses) would depend on the machine's speed
-                status = (solver.solve_limited(assumptions=assumptions) if sliced
-                          else solver.solve(assumptions=assumptions))
+                with _ctrl_c_held():
+                    status = solver.solve_limited(assumptions=assumptions)
             except KeyboardInterrupt:
                 raise
-            except Exception as e:  # pysat turns Ctrl-C inside the solver into its own error
+            except Exception as e:  # pysat's own Ctrl-C error, where it cannot be held
                 if "keyboard interrupt" in str(e).lower():
                     raise KeyboardInterrupt from None
                 raise
-            if sliced:  # the next slice: SLICE_SECONDS at this one's rates (either may end it)
-                spent, after = time.perf_counter() - started, solver.accum_stats()
-                self.slice = _rate(after, before, "conflicts", spent, self.slice, 100, 1 << 24)
-                self.decisions = _rate(after, before, "decisions", spent, self.decisions, 1000,
-                                       1 << 28)
+            # the next slice: one slice's worth at this one's rates (either limit may end it)
+            after = solver.accum_stats()
+            spent, target = ((time.perf_counter() - started, SLICE_SECONDS) if timed else
+                             (after["propagations"] - before["propagations"],
+                              SLICE_PROPAGATIONS))
+            self.slice = _rate(after, before, "conflicts", spent, target, self.slice, 100,
+                               1 << 24)
+            self.decisions = _rate(after, before, "decisions", spent, target, self.decisions,
+                                   1000, 1 << 28)
             if status is not None:
                 return list(solver.get_model()) if status else None
 
@@ -715,14 +725,38 @@ def _search_length(base: _Unrolling, length: int, bound: int, found: dict[int, l
     return False
 
 
-def _rate(after: dict[str, int], before: dict[str, int], what: str, spent: float, last: int,
-          floor: int, cap: int) -> int:
-    """A slice of ``what`` (conflicts, decisions) worth SLICE_SECONDS at the rate of the last
-    call, ``last`` when that call used too few to measure (fewer than ``floor``)."""
+def _rate(after: dict[str, int], before: dict[str, int], what: str, spent: float,
+          target: float, last: int, floor: int, cap: int) -> int:
+    """A slice of ``what`` (conflicts, decisions) worth ``target`` of what the last slice
+    ``spent`` (seconds, or propagations), ``last`` when that slice used too few to measure
+    (fewer than ``floor``)."""
     used = after.get(what, 0) - before.get(what, 0)
     if used < floor or spent <= 0:
         return last
-    return max(floor, min(int(used / spent * SLICE_SECONDS), cap))
+    return max(floor, min(int(used / spent * target), cap))
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C at the operating system's level for one solver call; Python raises it as
+    the call returns.
+
+    pysat's solve calls on the main thread install a SIGINT handler that jumps (``longjmp``) out
+    of CaDiCaL wherever it is, leaving its heap corrupt (1 Ctrl-C in 40 ended in
+    ``munmap_chunk(): invalid pointer``, exit −6, instead of exit 130) and the handler
+    installed.  A blocked signal never reaches that handler; it waits, and is delivered to
+    Python's once unblocked.  Where signals cannot be blocked (off the main thread Python
+    sees none; Windows has no ``pthread_sigmask``) pysat's error is the fallback.
+    """
+    if (not hasattr(signal, "pthread_sigmask")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class _Induction:

@@ -331,6 +331,31 @@ def test_seconds_hold_inside_the_solver(hard: Path, capsys: pytest.CaptureFixtur
     assert time.perf_counter() - started < 15  # the automaton is built first, then 1 s
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
+def test_ctrl_c_is_held_while_cadical_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should call the solver only with SIGINT blocked, and raise a Ctrl-C that came during a
+    call once it returns: pysat's own handler jumps out of CaDiCaL mid-search (1 Ctrl-C in 40
+    ended in "munmap_chunk(): invalid pointer", exit -6, in a fresh-clone CI run)."""
+    from pysat.solvers import Solver
+
+    from sdg_automata.errors import Interrupted
+
+    masks: list[bool] = []
+    for name in ("solve", "solve_limited"):
+        def call(self: Solver, *args: object, _original: object = getattr(Solver, name),
+                 **kwargs: object) -> object:
+            masks.append(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+            if len(masks) == 3:  # Ctrl-C during the third call: pending until it returns
+                signal.raise_signal(signal.SIGINT)
+            return _original(self, *args, **kwargs)  # type: ignore[operator]
+        monkeypatch.setattr(Solver, name, call)
+    dfas, _ = planted_intersection(4, 6, length=10, seed=3)
+    with pytest.raises(Interrupted, match="letters unrolled"):
+        max_grundy(intersection_grammar(dfas), "A", strategy="sat")
+    assert masks == [True] * 3
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
 def test_ctrl_c_inside_the_solver(hard: Path) -> None:
     """Should turn Ctrl-C into exit 130 and one line saying how far the search got."""
     proc = subprocess.Popen([sys.executable, "-m", "sdg_automata", "max", str(hard), "A",
