@@ -101,13 +101,18 @@ def normalized(nb: Any) -> list[list[Any]]:
         outputs: list[Any] = [cell.execution_count]
         for o in cell.outputs:
             if o["output_type"] == "stream":
-                outputs.append((o["name"], _normal(o["text"])))
+                # consecutive ones merged, as front ends show them: a kernel may send one
+                # print as two messages (CI saw "…\n" then "\n" once)
+                if isinstance(outputs[-1], tuple) and outputs[-1][0] == o["name"]:
+                    outputs[-1] = (o["name"], outputs[-1][1] + o["text"])
+                else:
+                    outputs.append((o["name"], o["text"]))
             elif o["output_type"] in ("execute_result", "display_data"):
                 outputs.append({kind: "<png>" if kind == "image/png" else _normal(str(data))
                                 for kind, data in o["data"].items()})
             else:
                 outputs.append(o["output_type"])
-        cells.append(outputs)
+        cells.append([(x[0], _normal(x[1])) if isinstance(x, tuple) else x for x in outputs])
     return cells
 
 
