@@ -745,8 +745,10 @@ def _ctrl_c_held() -> Iterator[None]:
     of CaDiCaL wherever it is, leaving its heap corrupt (1 Ctrl-C in 40 ended in
     ``munmap_chunk(): invalid pointer``, exit −6, instead of exit 130) and the handler
     installed.  A blocked signal never reaches that handler; it waits, and is delivered to
-    Python's once unblocked.  Where signals cannot be blocked (off the main thread Python
-    sees none; Windows has no ``pthread_sigmask``) pysat's error is the fallback.
+    Python's once unblocked.  (:func:`~sdg_automata.kernels.held_signals` holds signals at
+    Python's level instead, which pysat's C-level handler would override.)  Where signals
+    cannot be blocked (off the main thread Python sees none; Windows has no
+    ``pthread_sigmask``) pysat's error is the fallback.
     """
     if (not hasattr(signal, "pthread_sigmask")
             or threading.current_thread() is not threading.main_thread()):
