@@ -119,6 +119,11 @@ JSON_VALUES = 1000
 #: kernels once a run asks for this many (loading numba and the cached kernels costs
 #: ~0.5 s, what the Python path needs for ~50k values; Kayles needs 168)
 COMPILED_FROM = 1 << 14
+#: ... and in a period search, which does not know how many values it will need: a
+#: period not proven by 2^12 values (0.05–0.1 s in Python) usually needs many more (the
+#: games of docs/octal.md certify at hundreds of values or at hundreds of thousands), and
+#: numba loads in well under a second (``bench_octal``'s whole-process rows)
+PERIOD_COMPILED_FROM = 1 << 12
 
 _CODE = re.compile(r"0?\.([0-7]+)")
 _LETTER = "a"
@@ -344,7 +349,7 @@ class OctalGame:
         if method not in get_args(Method) or method == "naive":
             raise InputError(f"periods are computed with 'auto', 'sparse' or 'full', "
                              f"not {method!r}")
-        run = _Engine(self, method=method, engine=engine)
+        run = _Engine(self, method=method, engine=engine, compiled_from=PERIOD_COMPILED_FROM)
         saver = None if checkpoint is None else _Checkpoint(checkpoint, run)
         if saver is not None:
             budget = replace(budget, progress=saver.progress(budget.progress))
@@ -701,8 +706,10 @@ class _Engine:
     while they fit in 8 bits, 2 while 16, else 4), by the Python reference runners or
     the compiled kernels of :mod:`sdg_automata.kernels.octal`."""
 
-    def __init__(self, game: OctalGame, *, method: Method, engine: Engine = "auto") -> None:
+    def __init__(self, game: OctalGame, *, method: Method, engine: Engine = "auto",
+                 compiled_from: int = COMPILED_FROM) -> None:
         self.game = game
+        self.compiled_from = compiled_from  # "auto" runs the kernels from so many values
         self.method = method
         self.engine = check_engine(engine)
         self.kernels: Any = None  # the compiled kernel module, once chosen
@@ -774,7 +781,8 @@ class _Engine:
     def extend(self, n: int, meter: Meter) -> None:
         """Compute values up to 𝒢(n − 1)."""
         self._reserve(n)
-        if self.kernels is None and use_compiled(self.engine, work=n, threshold=COMPILED_FROM):
+        if self.kernels is None and use_compiled(self.engine, work=n,
+                                                       threshold=self.compiled_from):
             with held_signals():
                 from .kernels import octal as kernels
 

@@ -36,6 +36,7 @@ import contextlib
 import functools
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar, cast, get_args
@@ -43,7 +44,7 @@ from typing import Any, Literal, TypeVar, cast, get_args
 from ..errors import BudgetExceeded, InputError, Interrupted
 
 __all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "numba_missing",
-           "use_compiled"]
+           "only_our_kernels", "use_compiled"]
 
 #: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
 Engine = Literal["auto", "compiled", "python"]
@@ -102,6 +103,38 @@ def held_signals() -> Iterator[None]:
             signal.raise_signal(signum)  # its default action (SIGTERM: the end), as it came
 
 
+#: whether numba may skip looking for a BLAS (see :func:`only_our_kernels`)
+_NO_BLAS = False
+
+
+def only_our_kernels() -> None:
+    """Say that no numba code but this package's kernels runs in this process (the
+    command line says so): numba then loads without importing scipy.
+
+    ``import numba`` imports scipy, when installed, to check its version, and
+    numba's first compile or cache load imports scipy's BLAS to decide how
+    ``np.dot`` on floats compiles: about 0.3 s of CPU in every process that
+    uses a kernel, a fifth of numba's fixed cost (``benchmarks/bench_octal.py``).  Our
+    kernels use no BLAS.  In a library process (a notebook) other numba code
+    may, so there numba finds scipy as usual.
+    """
+    global _NO_BLAS
+    _NO_BLAS = True
+
+
+def _load_numba() -> None:
+    if not _NO_BLAS or "scipy" in sys.modules:
+        import numba  # noqa: F401
+
+        return
+    sys.modules["scipy"] = None  # type: ignore[assignment]  # "import scipy" fails
+    try:
+        import numba  # noqa: F401  # which checks scipy's version,
+        import numba.np.arraymath  # noqa: F401  # and which looks for scipy's BLAS once
+    finally:
+        del sys.modules["scipy"]
+
+
 @functools.cache
 def numba_missing() -> str | None:
     """Why numba cannot be used here (a phrase), or ``None`` when it can.
@@ -113,7 +146,7 @@ def numba_missing() -> str | None:
         return None  # kernels then run as plain Python: slow, but still the kernels' code
     try:
         with held_signals():  # a deadline met half-way would leave numba half-imported
-            import numba  # noqa: F401
+            _load_numba()
     except (BudgetExceeded, Interrupted):  # the deadline, met after the import: numba is
         raise  # there, and the cache must not remember otherwise
     except Exception as e:  # ImportError, or a broken install raising anything else
