@@ -23,6 +23,7 @@ SUITES = [
     "bench_count",
     "bench_parse",
     "bench_startup",
+    "bench_whole",
     "bench_sat",
 ]
 

@@ -54,6 +54,27 @@ def test_importing_the_package_does_not_import_numba() -> None:
     assert out.strip() == "False"
 
 
+@pytest.mark.parametrize("command_line", [True, False])
+def test_the_command_line_loads_numba_without_scipy(command_line: bool) -> None:
+    """A command-line process runs only our kernels, which need no BLAS: numba loads there
+    without importing scipy (0.3-0.5 s); a library process keeps numba's BLAS for the
+    user's own numba code."""
+    pytest.importorskip("scipy", reason="scipy not installed: numba cannot import it anyway")
+    pytest.importorskip("numba")
+    run = ("from sdg_automata.cli import main; main(['octal', '0.77', '--json', "
+           "'--engine', 'compiled'])" if command_line else
+           "from sdg_automata.octal import OctalGame; "
+           "OctalGame.parse('0.77').period(engine='compiled')")
+    code = (f"import sys\n{run}\n"
+            "from numba.np import arraymath\n"
+            "print('SCIPY', 'scipy' in sys.modules, arraymath._HAVE_BLAS, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    if command_line:
+        assert '"period": 12' in done.stdout  # Kayles: 𝒢 periodic with period 12
+    assert f"SCIPY {not command_line} {not command_line}" in done.stderr
+
+
 def test_held_signals_fires_after_the_block() -> None:
     """Should hold a budget's deadline (Meter.library's SIGALRM) that falls inside the block
     and raise it right after: numba's import and a kernel's first load are not cut."""
