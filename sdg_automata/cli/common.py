@@ -458,21 +458,25 @@ def add_engine(p: argparse.ArgumentParser) -> None:
 @contextlib.contextmanager
 def notes() -> Iterator[None]:
     """Show :class:`~sdg_automata.errors.EngineNotice` warnings as one ``note:`` line on
-    stderr each (others as Python shows them)."""
+    stderr each, :class:`~sdg_automata.errors.KernelCacheWarning` as one ``warning:`` line
+    (others as Python shows them)."""
     import warnings
 
-    from ..errors import EngineNotice
+    from ..errors import EngineNotice, KernelCacheWarning
 
     shown = warnings.showwarning
 
     def show(message: Any, category: type[Warning], *rest: Any, **kw: Any) -> None:
         if issubclass(category, EngineNotice):
             print(f"note: {message}", file=sys.stderr)
+        elif issubclass(category, KernelCacheWarning):
+            print(f"warning: {message}", file=sys.stderr)
         else:
             shown(message, category, *rest, **kw)
 
     with warnings.catch_warnings():
         warnings.simplefilter("default", EngineNotice)
+        warnings.simplefilter("default", KernelCacheWarning)
         warnings.showwarning = show
         yield
 
