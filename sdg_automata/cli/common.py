@@ -230,9 +230,10 @@ def fail(message: str, code: int = ExitCode.INPUT_ERROR) -> NoReturn:
     raise SystemExit(code)
 
 
-#: the schema of the running command's JSON objects (``docs/schemas/NAME.json``), or None
+#: the schema of the running command's JSON objects (the package's ``schemas/NAME.json``), or None
 SCHEMA: contextvars.ContextVar[str | None] = contextvars.ContextVar("SCHEMA", default=None)
-#: the version of every schema in ``docs/schemas/``; raised when a field changes meaning
+#: the version of every schema in ``sdg_automata/schemas/``; raised when a field changes
+#: meaning
 SCHEMA_VERSION = 1
 #: schemas raised since: ``max/2`` (long witnesses as runs, the ``engine`` field)
 SCHEMA_VERSIONS = {"max": 2}
@@ -240,7 +241,8 @@ SCHEMA_VERSIONS = {"max": 2}
 
 def schema_name(command: str) -> str:
     """The ``"schema"`` value of a command's JSON objects: ``NAME/VERSION``, where
-    ``docs/schemas/NAME.json`` is the JSON Schema (``imark survey`` → ``imark-survey/1``)."""
+    ``sdg_automata/schemas/NAME.json`` is the JSON Schema (``imark survey`` →
+    ``imark-survey/1``)."""
     name = command.replace(" ", "-")
     return f"{name}/{SCHEMA_VERSIONS.get(name, SCHEMA_VERSION)}"
 
@@ -257,7 +259,7 @@ def emit(obj: Any) -> None:
 
 
 #: the schema of what a command prints under --json when it stops with exit 3
-#: (``docs/schemas/stopped.json``; README, "Exit codes")
+#: (``sdg_automata/schemas/stopped.json``; README, "Exit codes")
 STOPPED = "stopped/1"
 #: why a command stopped with exit 3: a budget or limit, or no value provable within them
 Reason = Literal["budget", "unproven"]
