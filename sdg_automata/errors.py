@@ -25,6 +25,7 @@ __all__ = [
     "InputError",
     "Interrupted",
     "InvalidCertificate",
+    "KernelCacheWarning",
     "MisereSumError",
     "ResourceError",
     "SdgBug",
@@ -53,6 +54,13 @@ class EngineNotice(UserWarning):
     """A run chosen for the compiled kernels runs in Python instead (the automaton does
     not fit their fixed width); the answer is the same, only slower.  The command line
     prints it as one ``note:`` line on stderr."""
+
+
+class KernelCacheWarning(UserWarning):
+    """numba's on-disk cache of the compiled kernels is not usable here (no writable
+    directory, or a damaged file): the kernels are compiled in memory instead, or the
+    damaged entry is replaced.  The answer is the same, only the start is slower.  The
+    command line prints it as one ``warning:`` line on stderr."""
 
 
 class SdgBug(SdgError):

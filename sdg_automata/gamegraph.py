@@ -82,7 +82,8 @@ class GameGraph:
 
     def to_json(self) -> dict[str, Any]:
         """``{"nodes": [{"position": [[A, w], ...], "grundy": g, "moves": [k, ...]}]}``;
-        ``moves`` are indices into ``nodes`` (schema ``docs/schemas/game-graph.json``)."""
+        ``moves`` are indices into ``nodes`` (schema
+        ``sdg_automata/schemas/game-graph.json``)."""
         return {"nodes": [{"position": [list(part) for part in p], "grundy": v, "moves": m}
                           for p, v, m in zip(self.nodes, self.values, self.moves(),
                                              strict=True)]}

@@ -11,7 +11,8 @@ The payload is the values as little-endian ``uint8`` (while every value
 fits in 8 bits), ``uint16`` or ``uint32``, compressed by zlib; the header
 gives their ``count``, ``dtype``, the compressed size ``payload_bytes`` and
 the SHA-256 of the uncompressed values.  The header's fields are documented
-in ``docs/octal.md`` and its JSON Schema is ``docs/schemas/octal-certificate.json``.
+in ``docs/octal.md`` and its JSON Schema is
+``sdg_automata/schemas/octal-certificate.json``.
 
 This module is the only code the solver (:mod:`sdg_automata.octal`) and the
 checker (:mod:`sdg_automata.octal_verify`) share.  :func:`read` refuses a

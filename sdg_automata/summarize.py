@@ -39,7 +39,8 @@ from .errors import InputError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Summary", "grammar_size", "load_rows", "picture", "plot", "summarize"]
+__all__ = ["Summary", "figure_class", "grammar_size", "load_rows", "picture", "plot",
+           "summarize"]
 
 Kind = Literal["grammars", "imark", "octal"]
 
@@ -235,6 +236,23 @@ _TABLES = {"grammars": _grammar_tables, "imark": _imark_tables, "octal": _octal_
 # plots
 
 
+def figure_class() -> type[Figure]:
+    """matplotlib's ``Figure``, imported; the command line calls it before reading any
+    row, so that ``--plot`` without matplotlib is refused before any output.
+
+    Raises
+    ------
+    InputError
+        Without matplotlib, naming the extra that brings it.
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise InputError('plots need matplotlib, which is not installed: '
+                         'pip install "sdg_automata[plot]"') from None
+    return Figure
+
+
 def plot(rows: Sequence[dict[str, Any]], out: str | Path | None = None) -> Figure:
     """The sweep's picture as a matplotlib ``Figure``, also written to ``out`` when given
     (``.png`` or ``.svg``; the command line writes :func:`picture` atomically instead).
@@ -256,14 +274,11 @@ def plot(rows: Sequence[dict[str, Any]], out: str | Path | None = None) -> Figur
     suffix = None if out is None else Path(out).suffix.lower()
     if suffix not in (None, ".png", ".svg"):
         raise InputError(f"--plot writes .png or .svg files, not {str(out)!r}")
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise InputError("plots need matplotlib: pip install 'sdg_automata[plot]'") from None
+    figure = figure_class()
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
     if not ok:
         raise InputError("no row with status 'ok' to plot")
-    fig = _PLOTS[_kind(rows)](Figure, ok)
+    fig = _PLOTS[_kind(rows)](figure, ok)
     if out is not None:
         try:
             fig.savefig(out, dpi=120, bbox_inches="tight",

@@ -66,7 +66,7 @@ def _csub() -> Grammar:
 @pytest.fixture(autouse=True)
 def _json_outputs_match_their_schemas(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every JSON object a command emits in any in-process test is validated against
-    its published schema in ``docs/schemas/`` (issue 13); tests/test_schemas.py
+    its published schema in ``sdg_automata/schemas/`` (issue 13); tests/test_schemas.py
     checks that every command with a JSON form has one."""
     try:
         import jsonschema  # noqa: F401

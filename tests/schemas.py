@@ -1,7 +1,8 @@
-"""The published JSON Schemas (``docs/schemas/``) as validators, for the tests.
+"""The published JSON Schemas (``sdg_automata/schemas/``, package data) as validators, for
+the tests.
 
 A command's JSON objects name their schema (``"schema": "max/1"`` is
-``docs/schemas/max.json``, version 1); the exchange formats (``dfa``,
+``schemas/max.json``, version 1); the exchange formats (``dfa``,
 ``grammar``) carry no such field and are validated by name.
 """
 
@@ -9,15 +10,17 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
+#: where the imported package keeps them, as a user finds them (importlib.resources)
+SCHEMAS = Path(str(files("sdg_automata") / "schemas"))
 
 
 @cache
 def validator(name: str) -> Any:
-    """A jsonschema validator for ``docs/schemas/NAME.json`` (KeyError if there is none)."""
+    """A jsonschema validator for ``schemas/NAME.json`` (KeyError if there is none)."""
     from jsonschema import Draft202012Validator
 
     path = SCHEMAS / f"{name}.json"

@@ -25,6 +25,8 @@ from clirun import run
 from sdg_automata.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the most an example may print on stdout: a screenful or two
+MAX_EXAMPLE_OUTPUT = 2000
 
 
 def _commands(parser: argparse.ArgumentParser, name: str = "") -> Iterator[str]:
@@ -103,8 +105,11 @@ def test_each_example_runs(command: str, line: str, playground: Path) -> None:
                           check=False)
     assert done.returncode == 0, (line, done.stderr[-2000:])
     assert "Traceback" not in done.stderr and "error:" not in done.stderr, done.stderr
+    # an example shows what a command does; it must not flood the terminal (issue 28 §4:
+    # count --length 1000000 --json printed a 301,030-digit integer)
+    assert len(done.stdout) < MAX_EXAMPLE_OUTPUT, f"{line}: {len(done.stdout):,} characters"
     words = shlex.split(line)
-    written = [words[k + 1] for k, w in enumerate(words[:-1]) if w in ("-o", "--out")]
+    written = [words[k + 1] for k, w in enumerate(words[:-1]) if w in ("-o", "--out", ">")]
     assert done.stdout.strip() or written, f"{line}: no output"
     for name in written:  # what -o/--out names was written, and is not empty
         assert (playground / name).stat().st_size > 0, name

@@ -1,4 +1,4 @@
-"""Every ``--json`` output has a published JSON Schema under docs/schemas/ and obeys it.
+"""Every ``--json`` output has a published JSON Schema under sdg_automata/schemas/ and obeys it.
 
 Each command's JSON form runs on the bundled examples (in-process, through
 ``main``) and every object it prints is validated against the schema its
@@ -131,8 +131,9 @@ def test_every_schema_is_a_valid_json_schema() -> None:
 
 def test_every_json_command_is_covered() -> None:
     commands = set(_json_commands(build_parser()))
-    assert commands == set(CASES), (f"commands with a JSON form but no case here (and maybe no "
-                                    f"schema in docs/schemas/): {sorted(commands - set(CASES))}")
+    assert commands == set(CASES), ("commands with a JSON form but no case here (and maybe no "
+                                    "schema in sdg_automata/schemas/): "
+                                    f"{sorted(commands - set(CASES))}")
     for command in commands:
         validator(EXCHANGE.get(command, command.replace(" ", "-")))  # the schema exists
 

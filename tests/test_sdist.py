@@ -27,7 +27,7 @@ NOT_SHIPPED = (".ci/", ".gitignore", ".gitattributes", ".github/")
 ESSENTIAL = ("tests/conftest.py", "tests/golden.py", "tests/strategies.py",
              "examples/example3.txt", "examples/dyck.txt", "benchmarks/run.py", "docs/SPEC.md",
              "LICENSE", "README.md", "pyproject.toml", "sdg_automata/py.typed",
-             "sdg_automata/cli/__init__.py")
+             "sdg_automata/cli/__init__.py", "sdg_automata/schemas/max.json")
 #: a subset of the suite that touches the examples, the docs, the helpers and the README
 SUBSET = ("tests/test_grammar.py", "tests/test_import_graph.py", "tests/test_render.py",
           "README.md")
@@ -81,6 +81,8 @@ def test_the_sdist_metadata(unpacked: Path) -> None:
 
 def test_the_wheel_built_from_the_sdist_holds_every_subpackage(unpacked: Path,
                                                                tmp_path: Path) -> None:
+    """Should hold every module, py.typed and the JSON Schemas (issue 28 §4: --json users
+    have them), and not the examples, which the README says need a checkout."""
     import zipfile
 
     done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path),
@@ -91,6 +93,16 @@ def test_the_wheel_built_from_the_sdist_holds_every_subpackage(unpacked: Path,
     sources = {str(p.relative_to(ROOT)) for p in (ROOT / "sdg_automata").rglob("*.py")}
     assert sources <= names, sorted(sources - names)  # e.g. sdg_automata/cli/ (a subpackage)
     assert "sdg_automata/py.typed" in names
+    schemas = {str(p.relative_to(ROOT)) for p in (ROOT / "sdg_automata" / "schemas").iterdir()}
+    assert len(schemas) >= 20 and schemas <= names, sorted(schemas - names)
+    assert not [n for n in names if n.startswith("examples/") or "/examples/" in n]
+    metadata = next(zipfile.ZipFile(wheel).read(n).decode() for n in names
+                    if n.endswith(".dist-info/METADATA"))
+    # the README (the wheel's description) says plainly that examples/ needs a checkout
+    assert "examples/`: grammars and game graphs) are in the repository and its\nsource " \
+           "distribution, not in the wheel" in metadata
+    assert "Project-URL: Documentation, https://sdg-automata.readthedocs.io/" in metadata
+    assert "Classifier: Programming Language :: Python :: 3.11" in metadata
 
 
 def test_tests_run_from_the_unpacked_sdist(unpacked: Path) -> None:

@@ -117,6 +117,28 @@ def test_survey_out_resumes_and_summarizes(tmp_path: Path) -> None:
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stderr.count("\n") == 1
 
 
+def test_plot_without_matplotlib_is_refused_before_any_output(tmp_path: Path) -> None:
+    """Should refuse ``--plot`` without matplotlib with one line naming the plot extra, exit 2,
+    before the summary is printed (issue 28 §7: it printed the summary, then failed)."""
+    rows = tmp_path / "s.jsonl"
+    rows.write_text("".join(json.dumps(r) + "\n" for r in survey_rows()))
+    hidden = ("import sys; sys.modules['matplotlib'] = None\n"  # as if not installed
+              "from sdg_automata.cli import main; raise SystemExit(main())")
+    done = subprocess.run([sys.executable, "-c", hidden, "sweep", "summarize", str(rows),
+                           "--plot", str(tmp_path / "c.png")], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr == ('error: plots need matplotlib, which is not installed: '
+                           'pip install "sdg_automata[plot]"\n')
+    assert not (tmp_path / "c.png").exists()
+    with_json = subprocess.run([sys.executable, "-c", hidden, "sweep", "summarize", str(rows),
+                                "--json", "--plot", str(tmp_path / "c.svg")],
+                               capture_output=True, text=True,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert with_json.returncode == 2 and with_json.stdout == ""
+    assert with_json.stderr.count("\n") == 1 and "sdg_automata[plot]" in with_json.stderr
+
+
 def test_plot_returns_a_figure_and_writes_only_when_asked(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Should return a matplotlib Figure holding the counts (issue 22 §1), write no file

@@ -169,7 +169,7 @@ def _run(args: argparse.Namespace) -> int:
     only_our_kernels()  # numba skips scipy's BLAS (0.3 s of every compiled run)
     SCHEMA.set(getattr(args, "schema", None))
     STARTED.set(time.perf_counter())  # --max-seconds bounds the whole command from here
-    with notes():  # EngineNotice warnings as one "note:" line each
+    with notes():  # EngineNotice as one "note:" line each, KernelCacheWarning as "warning:"
         code = int(args.func(args))
     sys.stdout.flush()  # a full disk or a closed pipe shows here, while we can still say so
     return code

@@ -46,7 +46,9 @@ EXAMPLES = {
     "spectrum": ("sdg-automata spectrum examples/example3.txt",),
     "regex": ("sdg-automata regex examples/example3.txt A 2",),
     "count": ("sdg-automata count examples/example3.txt A 0 --length 10 --gf --density",
-              "sdg-automata count examples/example3.txt A 0 --length 1000000 --json"),
+              # the exact count has 301,030 digits: into a file, not onto the terminal
+              "sdg-automata count examples/example3.txt A 0 --length 1000000 --json "
+              "> count.json"),
 }
 
 #: ``regex`` counts the states of the minimal DFA up to this many times ``--max-dfa-states``

@@ -230,9 +230,10 @@ def fail(message: str, code: int = ExitCode.INPUT_ERROR) -> NoReturn:
     raise SystemExit(code)
 
 
-#: the schema of the running command's JSON objects (``docs/schemas/NAME.json``), or None
+#: the schema of the running command's JSON objects (the package's ``schemas/NAME.json``), or None
 SCHEMA: contextvars.ContextVar[str | None] = contextvars.ContextVar("SCHEMA", default=None)
-#: the version of every schema in ``docs/schemas/``; raised when a field changes meaning
+#: the version of every schema in ``sdg_automata/schemas/``; raised when a field changes
+#: meaning
 SCHEMA_VERSION = 1
 #: schemas raised since: ``max/2`` (long witnesses as runs, the ``engine`` field)
 SCHEMA_VERSIONS = {"max": 2}
@@ -240,7 +241,8 @@ SCHEMA_VERSIONS = {"max": 2}
 
 def schema_name(command: str) -> str:
     """The ``"schema"`` value of a command's JSON objects: ``NAME/VERSION``, where
-    ``docs/schemas/NAME.json`` is the JSON Schema (``imark survey`` → ``imark-survey/1``)."""
+    ``sdg_automata/schemas/NAME.json`` is the JSON Schema (``imark survey`` →
+    ``imark-survey/1``)."""
     name = command.replace(" ", "-")
     return f"{name}/{SCHEMA_VERSIONS.get(name, SCHEMA_VERSION)}"
 
@@ -257,7 +259,7 @@ def emit(obj: Any) -> None:
 
 
 #: the schema of what a command prints under --json when it stops with exit 3
-#: (``docs/schemas/stopped.json``; README, "Exit codes")
+#: (``sdg_automata/schemas/stopped.json``; README, "Exit codes")
 STOPPED = "stopped/1"
 #: why a command stopped with exit 3: a budget or limit, or no value provable within them
 Reason = Literal["budget", "unproven"]
@@ -458,21 +460,25 @@ def add_engine(p: argparse.ArgumentParser) -> None:
 @contextlib.contextmanager
 def notes() -> Iterator[None]:
     """Show :class:`~sdg_automata.errors.EngineNotice` warnings as one ``note:`` line on
-    stderr each (others as Python shows them)."""
+    stderr each, :class:`~sdg_automata.errors.KernelCacheWarning` as one ``warning:`` line
+    (others as Python shows them)."""
     import warnings
 
-    from ..errors import EngineNotice
+    from ..errors import EngineNotice, KernelCacheWarning
 
     shown = warnings.showwarning
 
     def show(message: Any, category: type[Warning], *rest: Any, **kw: Any) -> None:
         if issubclass(category, EngineNotice):
             print(f"note: {message}", file=sys.stderr)
+        elif issubclass(category, KernelCacheWarning):
+            print(f"warning: {message}", file=sys.stderr)
         else:
             shown(message, category, *rest, **kw)
 
     with warnings.catch_warnings():
         warnings.simplefilter("default", EngineNotice)
+        warnings.simplefilter("default", KernelCacheWarning)
         warnings.showwarning = show
         yield
 

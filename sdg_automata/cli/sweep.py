@@ -356,10 +356,12 @@ def _summary_text(summary: Summary) -> str:
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
-    from ..summarize import load_rows, picture, summarize
+    from ..summarize import figure_class, load_rows, picture, summarize
 
     if args.plot and not args.plot.lower().endswith((".png", ".svg")):
         raise InputError(f"--plot writes .png or .svg files, not {args.plot!r}")
+    if args.plot:
+        figure_class()  # without matplotlib: refused before the summary is printed
     rows = load_rows(args.file)
     try:
         summary = summarize(rows, top=args.top)

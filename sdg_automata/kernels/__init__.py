@@ -22,7 +22,13 @@ Choosing an engine (``engine=`` in the API, ``--engine`` on the command line):
 compiled engine does.  Compiled code is cached on disk by numba
 (``cache=True``): next to the sources when the install location is writable,
 else in numba's user-wide cache directory (``NUMBA_CACHE_DIR`` overrides both);
-``SDG_AUTOMATA_NUMBA_CACHE=0`` turns caching off.
+``SDG_AUTOMATA_NUMBA_CACHE=0`` turns caching off.  Where no cache directory is
+writable (a read-only install, no writable home), or a cache file is damaged,
+the run says so in one :class:`~sdg_automata.errors.KernelCacheWarning` and
+compiles in memory (a damaged entry is written anew when the directory allows,
+so only one run warns): the same results, never a traceback.  When a kernel
+really is compiled (a cold cache: about 6 s for all of them), one line on
+stderr says so, on a terminal only, as the progress displays are shown.
 
 numba is a dependency of the package on CPython (``pyproject.toml``), so
 ``pip install sdg_automata`` brings it; where it cannot be imported (another
@@ -38,10 +44,11 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar, cast, get_args
 
-from ..errors import BudgetExceeded, InputError, Interrupted
+from ..errors import BudgetExceeded, InputError, Interrupted, KernelCacheWarning
 
 __all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "numba_missing",
            "only_our_kernels", "use_compiled"]
@@ -193,4 +200,83 @@ def jit(kernel: F) -> F:
     """
     import numba
 
-    return cast(F, numba.njit(cache=_caching(), nogil=True)(kernel))
+    if not _caching():
+        return cast(F, _watched(numba.njit(nogil=True)(kernel), "not cached"))
+    try:  # numba looks for a writable cache directory here, at decoration
+        compiled = numba.njit(cache=True, nogil=True)(kernel)
+    except RuntimeError as e:
+        if "cannot cache" not in str(e):
+            raise
+        _cache_warning("numba finds no writable directory to cache the compiled kernels in "
+                       "(next to the package, or under ~/.cache; NUMBA_CACHE_DIR names one): "
+                       "compiling them in memory, on every run")
+        return cast(F, numba.njit(nogil=True)(kernel))
+    return cast(F, _watched(compiled, "first run only"))
+
+
+#: whether this process has said that kernels are compiled, or warned about the cache:
+#: once each, however many kernels
+_said: set[str] = set()
+
+
+def _cache_warning(message: str) -> None:
+    if "warning" not in _said:
+        _said.add("warning")
+        warnings.warn(message, KernelCacheWarning, stacklevel=3)
+
+
+def _compiling(why: str) -> None:
+    """Say, once, that kernels are being compiled: on a terminal only (the few seconds would
+    look like a hang), as the progress displays; never in a pipe, a log or a notebook."""
+    if "compiling" not in _said and "warning" not in _said:  # a warning said it already
+        _said.add("compiling")
+        if sys.stderr is not None and sys.stderr.isatty():
+            print(f"compiling kernels ({why})", file=sys.stderr, flush=True)
+
+
+def _watched(dispatcher: Any, why: str) -> Any:
+    """``dispatcher`` with its cache guarded: a cache entry that cannot be read (numba
+    raises whatever unpickling raised) or written is not fatal, and a miss, after which
+    numba compiles, is said (:func:`_compiling`).
+
+    The hooks are numba's cache object's ``load_overload`` and ``save_overload``, which
+    its dispatcher calls around every compilation; a numba without them (or
+    ``NUMBA_DISABLE_JIT``, which compiles nothing) is left as it is.
+    """
+    cache: Any = getattr(dispatcher, "_cache", None)
+    load = getattr(cache, "load_overload", None)
+    save = getattr(cache, "save_overload", None)
+    if load is None or save is None:
+        return dispatcher
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        try:
+            found = load(sig, target_context)
+        except Exception as e:  # a damaged index or data file: UnpicklingError, EOFError...
+            where = getattr(cache, "cache_path", "?")
+            try:
+                cache.flush()  # an empty index in place of the damaged one: numba writes
+                # the entry anew once it has compiled, and later runs load it
+                then = "compiling them again and replacing it"
+            except Exception:
+                cache.disable()
+                then = "compiling them in memory"
+            _cache_warning(f"numba's cache of the compiled kernels at {where} is not usable "
+                           f"({type(e).__name__}: {e}): {then}")
+            found = None
+        if found is None:
+            _compiling(why)
+        return found
+
+    def save_overload(sig: Any, data: Any) -> None:
+        try:
+            save(sig, data)
+        except Exception as e:  # a directory that was writable and no longer is, say
+            cache.disable()
+            _cache_warning(f"numba cannot write its cache of the compiled kernels at "
+                           f"{getattr(cache, 'cache_path', '?')} ({type(e).__name__}: {e}): "
+                           "compiling them in memory, on every run")
+
+    cache.load_overload = load_overload
+    cache.save_overload = save_overload
+    return dispatcher
