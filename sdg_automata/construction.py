@@ -43,6 +43,7 @@ from .crawl import Crawl, crawl
 from .errors import BudgetExceeded, InputError, SdgBug
 from .grammar import Grammar
 from .reading import Reading, reading_of
+from .words import Word
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -77,6 +78,11 @@ class Item:
 
     def __str__(self) -> str:
         return f"{self.prefix}{self.nonterminal}{str(self.value).translate(_SUPERSCRIPT)}"
+
+    def compact(self) -> str:
+        """The item with its prefix run-length (``a^40E⁰`` for a forty-letter prefix)."""
+        return f"{Word.of(self.prefix).compact()}{self.nonterminal}" \
+               f"{str(self.value).translate(_SUPERSCRIPT)}"
 
 
 class LetterTable(NamedTuple):
@@ -491,10 +497,20 @@ class GrundyAutomaton:
         """The items of state ``q``."""
         return tuple(self.items[k] for k in range(q.bit_length()) if q >> k & 1)
 
-    def label(self, q: int) -> str:
-        """``{A¹, aE⁰}`` — the state as the paper writes it (``∅`` when empty)."""
+    def label(self, q: int, *, compact: bool = False, limit: int | None = None) -> str:
+        """``{A¹, aE⁰}`` — the state as the paper writes it (``∅`` when empty).
+
+        ``compact`` writes prefixes run-length (``a^40E⁰``, :meth:`Item.compact`);
+        ``limit`` shows at most that many items, then ``… N more`` (notebooks: a
+        state of a subtraction game can hold a hundred items of a hundred letters).
+        """
         items = self.item_set(q)
-        return "{" + ", ".join(map(str, items)) + "}" if items else "∅"
+        if not items:
+            return "∅"
+        shown = [item.compact() if compact else str(item) for item in items[:limit]]
+        if limit is not None and len(items) > limit:
+            shown.append(f"… {len(items) - limit} more")
+        return "{" + ", ".join(shown) + "}"
 
     # -- the reachable part ---------------------------------------------------
 

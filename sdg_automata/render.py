@@ -19,7 +19,9 @@ Graphviz).  Without it :func:`dot_to_svg` and :func:`dot_to_png` raise
 says what to install); DOT still works.
 
 Jupyter: :func:`diagram` wraps an automata-lib DFA or NFA, the Step 1–5
-automaton, its reachable part, a Max-Grundy verdict or a game graph into a
+automaton, its reachable part, a Max-Grundy verdict, a game graph, an octal game's
+proven period, an i-Mark sequence or counts by length (the last three with their
+plot, :mod:`sdg_automata.plots`, as a PNG) into a
 :class:`Diagram`, whose ``_repr_mimebundle_`` gives SVG when Graphviz is
 available and the drawing is small (:data:`DRAW_LIMIT` states), an HTML table
 and a text table otherwise (at most :data:`TABLE_LIMIT` rows, so a 10⁵-state
@@ -27,6 +29,12 @@ automaton shows its first rows instead of freezing the notebook), and one line
 beyond :data:`LINE_LIMIT` states.  :func:`load_ipython_extension`
 (``%load_ext sdg_automata``, or ``import sdg_automata`` in a kernel) makes
 notebooks display all of these through :func:`diagram`.
+
+What a notebook shows is as the command line prints it: witnesses of more than
+60 letters and items run-length (``a^65535b (length 65,536)``, ``a^40E⁰``, by
+:func:`~sdg_automata.words.brief`), at most :data:`ITEM_LIMIT` items per state
+and :data:`TABLE_LIMIT` rows, then a ``… N more`` line; every cell left-aligned
+(JupyterLab right-aligns table cells, which hid a short witness beside a long one).
 
 This module presents; it sits at the top of the package's layers (only the
 command line and the package root import it) and nothing below imports it.
@@ -40,6 +48,7 @@ game graph: 10 positions, 10 moves
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import json
@@ -55,10 +64,23 @@ from .construction import GrundyAutomaton, ReachableAutomaton
 from .decide import Verdict
 from .errors import BudgetExceeded, InputError, Interrupted, VisualUnavailable
 from .gamegraph import GameGraph, game_graph
+from .plots import (
+    CountsByLength,
+    IMarkSequence,
+    figure_bytes,
+    plot_available,
+    plot_counts,
+    plot_imark,
+    plot_octal,
+)
+from .words import brief
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
     from automata.fa.nfa import NFA
+    from matplotlib.figure import Figure
+
+    from .octal import OctalPeriod
 
 __all__ = [
     "DRAW_LIMIT",
@@ -103,6 +125,8 @@ TABLE_LIMIT = 60
 LINE_LIMIT = 100_000
 #: how far :func:`diagram` explores a :class:`~sdg_automata.construction.GrundyAutomaton`
 EXPLORE_LIMIT = 5000
+#: the most items shown in a state's cell of a notebook table (then ``… N more``)
+ITEM_LIMIT = 8
 
 INSTALL_HINT = ('pip install "sdg_automata[visual]" (pygraphviz, whose wheel bundles Graphviz); '
                 "DOT output needs nothing (--format dot)")
@@ -180,14 +204,20 @@ def dfa_to_table(d: DFA, *, label: Labeler = str, limit: int | None = None) -> s
 def _html_table(rows: Sequence[Sequence[str]], caption: str, left: int) -> str:
     # the caption is a paragraph above the table, not a <caption>: a <caption> is as wide as
     # its table, so a long one wrapped into a narrow column over a two-column table
+    # every cell left-aligned, in its own style attribute: JupyterLab's stylesheet
+    # right-aligns td and th, which pushed a short witness out of sight beside a long one
     head, *body = rows
     out = [_caption(caption), "<table>",
-           "<tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr>"]
-    out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in body]
+           "<tr>" + "".join(f"<th{_LEFT}>{html.escape(c)}</th>" for c in head) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td{_LEFT}>{html.escape(c)}</td>" for c in r) + "</tr>"
+            for r in body]
     if left:
-        out.append(f'<tr><td colspan="{len(head)}">… {left} more rows</td></tr>')
+        out.append(f'<tr><td colspan="{len(head)}"{_LEFT}>… {left} more rows</td></tr>')
     out.append("</table>")
     return "\n".join(out)
+
+
+_LEFT = ' style="text-align: left"'
 
 
 def _caption(caption: str) -> str:
@@ -554,6 +584,9 @@ class Diagram:
     dot: str | None = None
     #: one line naming what is shown, above the drawing
     caption: str = ""
+    #: makes a matplotlib figure shown below the table (the ``plot`` extra), called only
+    #: when a picture is wanted: a sequence's plot
+    figure: Callable[[], Figure] | None = None
 
     def svg(self) -> str:
         """The drawing as SVG (needs the ``visual`` extra)."""
@@ -591,7 +624,7 @@ class Diagram:
         text/html is the table.  text/plain is always the text table.  Graphviz runs
         only when a drawing is wanted (``include``/``exclude``) and, per display, once.
         """
-        wanted = {"text/plain", "text/html", "image/svg+xml"}
+        wanted = {"text/plain", "text/html", "image/svg+xml", "image/png"}
         if include is not None:
             wanted &= set(include)
         if exclude is not None:
@@ -606,7 +639,14 @@ class Diagram:
             else:
                 page = f"{_caption(self.caption)}\n{inline_svg(svg)}" if self.caption \
                     else inline_svg(svg)
-        bundle = {"text/plain": text, "text/html": page, "image/svg+xml": svg}
+        png = None
+        if wanted & {"text/html", "image/png"} and self.figure is not None and plot_available():
+            # base64 text, as Jupyter sends PNGs; in the HTML too, which front ends render
+            # before image/png
+            png = base64.b64encode(figure_bytes(self.figure(), "figure.png")).decode("ascii")
+            page = (f'{page}\n<img src="data:image/png;base64,{png}" '
+                    f'alt="{html.escape(self.caption)}" style="max-width: 100%">')
+        bundle = {"text/plain": text, "text/html": page, "image/svg+xml": svg, "image/png": png}
         return {kind: data for kind, data in bundle.items() if kind in wanted and data is not None}
 
 
@@ -624,7 +664,8 @@ def _reachable_diagram(reachable: ReachableAutomaton, title: str) -> Diagram:
     n = len(reachable.states)
     rows = [["state", "items", *reachable.alphabet, *(f"𝒢_{a}" for a in nts)]]
     values = {a: reachable.values(a) for a in nts}
-    rows += [[("→" if s == 0 else "") + str(s), automaton.label(reachable.states[s]),
+    rows += [[("→" if s == 0 else "") + str(s),
+              automaton.label(reachable.states[s], compact=True, limit=ITEM_LIMIT),
               *(str(r[s]) for r in reachable.rows),
               *("—" if values[a][s] is None else str(values[a][s]) for a in nts)]
              for s in range(min(n, TABLE_LIMIT))]
@@ -642,7 +683,8 @@ def _one_line(text: str) -> Diagram:
 @functools.singledispatch
 def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
     """A :class:`Diagram` of an automata-lib DFA or NFA, a GrundyAutomaton, a
-    ReachableAutomaton, a Verdict or a GameGraph (``label`` names DFA/NFA states).
+    ReachableAutomaton, a Verdict, a GameGraph, an OctalPeriod, an IMarkSequence or
+    a CountsByLength (``label`` names DFA/NFA states).
 
     Dispatches on the type (:func:`functools.singledispatch`); a new kind of
     object is shown by ``@diagram.register``.  Sizes are capped so that showing
@@ -658,8 +700,13 @@ def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
     dfa_class, nfa_class = _automata_lib_registered()
     if isinstance(obj, (dfa_class, nfa_class)):  # registered just now
         return diagram(obj, label=label)
+    octal = sys.modules.get(f"{__package__}.octal")  # an octal result exists only if it is loaded
+    if octal is not None and isinstance(obj, octal.OctalPeriod):
+        _octal_registered()
+        return diagram(obj, label=label)
     raise InputError(f"cannot draw a {type(obj).__name__} (diagram() shows automata-lib DFAs "
-                     "and NFAs, GrundyAutomaton, ReachableAutomaton, Verdict and GameGraph)")
+                     "and NFAs, GrundyAutomaton, ReachableAutomaton, Verdict, GameGraph, "
+                     "OctalPeriod, IMarkSequence and CountsByLength)")
 
 
 @functools.cache
@@ -723,7 +770,7 @@ def _(v: Verdict, *, label: Labeler | None = None) -> Diagram:
         headline = f"no positions for {v.nonterminal}"
     else:
         headline = (f"max 𝒢_{v.nonterminal} {'=' if v.exact else '≥'} {v.maximum}, "
-                    f"witness {v.witness!r}")
+                    f"witness {brief(v.witness) if v.witness is not None else None}")
     if v.k is not None:
         answer = {True: "yes", False: "no", None: "not settled"}[v.answer]
         headline = f"is max 𝒢_{v.nonterminal} = {v.k}? {answer}; " + headline
@@ -734,9 +781,75 @@ def _(v: Verdict, *, label: Labeler | None = None) -> Diagram:
     detail = (f"{searched} ({v.method}{', ' + v.strategy if v.strategy else ''}"
               f"{', stopped early' if v.stopped_early else ''}), bound m = {v.bound}, "
               f"{'proof: ' + v.proof + ', ' if v.proof else ''}{v.seconds:.3f} s")
-    rows = [["𝒢", "witness"], *([str(k), repr(w)] for k, w in sorted(v.witnesses.items()))]
-    text = f"{headline}\n{detail}\n" + (text_table(rows) if v.witnesses else "")
-    return Diagram(text=text, html=_html_table(rows, f"{headline} — {detail}", 0))
+    # witnesses as the command line prints them (run-length beyond 60 letters), capped
+    witnesses = sorted(v.witnesses.items())
+    rows = [["𝒢", "witness"], *([str(k), brief(w)] for k, w in witnesses[:TABLE_LIMIT])]
+    left = len(witnesses) - (len(rows) - 1)
+    text = (f"{headline}\n{detail}\n" + (text_table(rows) if witnesses else "")
+            + (f"… {left} more rows\n" if left else ""))
+    return Diagram(text=text, html=_html_table(rows, f"{headline} — {detail}", left))
+
+
+#: how many values a notebook lists of a sequence (the plot shows more)
+VALUES_SHOWN = 40
+
+
+def _listed(values: Sequence[int], total: int | None = None) -> str:
+    """The first :data:`VALUES_SHOWN` values, then ``…`` when there are more."""
+    more = (total if total is not None else len(values)) > VALUES_SHOWN
+    return " ".join(map(str, values[:VALUES_SHOWN])) + (" …" if more else "")
+
+
+def _facts(caption: str, rows: list[list[str]], figure: Callable[[], Figure] | None) -> Diagram:
+    """A two-column table of facts under a caption, with a plot below it."""
+    return Diagram(text=caption + "\n" + text_table(rows), html=_html_table(rows, caption, 0),
+                   caption=caption, figure=figure)
+
+
+@functools.cache
+def _octal_registered() -> type:
+    """Register octal results with :func:`diagram` on first need (the octal module loads
+    numpy, which ``import render`` does not pay)."""
+    from .octal import OctalPeriod
+
+    diagram.register(OctalPeriod, _octal_diagram)
+    return OctalPeriod
+
+
+def _octal_diagram(result: OctalPeriod, *, label: Labeler | None = None) -> Diagram:
+    if result.preperiod is None or result.period is None:
+        return _facts(f"octal game {result.code}: no period proven", [
+            ["code", result.code], ["values computed", f"{result.checked_to:,}"],
+            ["proven", "no: no period within the values computed (raise max_n)"]], None)
+    n0, p = result.preperiod, result.period
+    rows = [["code", result.code], ["preperiod", str(n0)], ["period", str(p)],
+            ["proven", f"yes, by the octal periodicity theorem from {result.checked_to:,} "
+                       "values"],
+            ["G(n) from n = 0", _listed(result.first(min(n0 + p, VALUES_SHOWN + 1)), n0 + p)]]
+    return _facts(f"octal game {result.code}: preperiod {n0}, period {p}", rows,
+                  functools.partial(plot_octal, result))
+
+
+@diagram.register
+def _(sequence: IMarkSequence, *, label: Labeler | None = None) -> Diagram:
+    values = sequence.values
+    rows = [["game", sequence.name], ["n", f"0 … {len(values) - 1}"],
+            ["G(n) from n = 0", _listed(values[:VALUES_SHOWN + 1], len(values))],
+            ["largest G(n)", str(max(values, default=0))]]
+    return _facts(f"{sequence.name}: G(n) for n ≤ {len(values) - 1} (naive table)", rows,
+                  functools.partial(plot_imark, sequence))
+
+
+@diagram.register
+def _(counts: CountsByLength, *, label: Labeler | None = None) -> Diagram:
+    rows = [["length", "words"], *([str(n), str(c)] for n, c in
+                                   enumerate(counts.counts[:TABLE_LIMIT]))]
+    left = len(counts.counts) - (len(rows) - 1)
+    caption = f"{counts.name}, by length 0 … {len(counts.counts) - 1}"
+    text = caption + "\n" + text_table(rows, right=[True, True]) + (
+        f"… {left} more rows\n" if left else "")
+    return Diagram(text=text, html=_html_table(rows, caption, left), caption=caption,
+                   figure=functools.partial(plot_counts, counts))
 
 
 # ---------------------------------------------------------------------------
@@ -746,6 +859,8 @@ def _(v: Verdict, *, label: Labeler | None = None) -> Diagram:
 #: drawing (which needs coloraide and has no size limit); registered by name, so automata-lib
 #: is not imported until one of its automata is shown
 AUTOMATA_LIB_DISPLAYED = (("automata.fa.dfa", "DFA"), ("automata.fa.nfa", "NFA"))
+#: this package's classes registered by name for the same reason (their modules load numpy)
+LAZILY_DISPLAYED = ((f"{__package__}.octal", "OctalPeriod"),)
 
 
 def _display(obj: object) -> dict[str, str]:
@@ -764,13 +879,14 @@ def load_ipython_extension(ipython: Any) -> None:
     for cls in diagram.registry:
         if cls is not object:
             formatter.for_type(cls, _display)
-    for module, name in AUTOMATA_LIB_DISPLAYED:
+    for module, name in (*AUTOMATA_LIB_DISPLAYED, *LAZILY_DISPLAYED):
         formatter.for_type_by_name(module, name, _display)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext sdg_automata``: back to every object's own display."""
     formatter = ipython.display_formatter.mimebundle_formatter
-    for cls in [*diagram.registry, *(f"{m}.{n}" for m, n in AUTOMATA_LIB_DISPLAYED)]:
+    for cls in [*diagram.registry,
+                *(f"{m}.{n}" for m, n in (*AUTOMATA_LIB_DISPLAYED, *LAZILY_DISPLAYED))]:
         if cls is not object:
             formatter.pop(cls, None)

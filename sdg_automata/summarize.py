@@ -314,9 +314,14 @@ def _grammar_plot(figure: type[Figure], ok: Sequence[dict[str, Any]]) -> Figure:
     width = 0.8 / max(1, len(sizes))
     for i, size in enumerate(sizes):
         xs = [v + (i - (len(sizes) - 1) / 2) * width for v in values]
-        ax.bar(xs, [by_size[size][v] for v in values], width=width,
-               label=f"{size} rule" + ("" if size == 1 else "s"))
+        bars = ax.bar(xs, [by_size[size][v] for v in values], width=width,
+                      label=f"{size} rule" + ("" if size == 1 else "s"))
+        # each bar's count written on it: on the log axis a bar of 1 or 2 is a sliver
+        ax.bar_label(bars, labels=[str(by_size[size][v]) if by_size[size][v] else ""
+                                   for v in values], fontsize=7, padding=1)
     ax.set_yscale("log")
+    # a bar of 1 grammar still rises from the axis, and the tallest one's label fits
+    ax.set_ylim(0.5, 3 * max((n for c in by_size.values() for n in c.values()), default=1))
     ax.set_xticks(values)
     ax.set_xlabel("largest maximum Grundy value over the grammar's nonterminals")
     ax.set_ylabel("grammars (isomorphism classes)")

@@ -22,10 +22,12 @@ from typing import Any
 
 from .errors import SdgBug
 
-__all__ = ["LONG_WORD", "Word", "word_json"]
+__all__ = ["BRIEF", "LONG_WORD", "Word", "brief", "word_json"]
 
 #: witnesses longer than this are :class:`Word` objects (and JSON gives them as runs)
 LONG_WORD = 1 << 16
+#: words of at most this many letters are shown spelled out by :func:`brief`
+BRIEF = 60
 
 
 @dataclass(frozen=True, repr=False)
@@ -98,3 +100,26 @@ def word_json(word: str | Word | None, *, full: bool = False) -> Any:
     if isinstance(word, Word):
         return str(word) if full else word.to_json()
     return word
+
+
+def brief(word: str | Word, limit: int = BRIEF, *, note: str = "") -> str:
+    """A word for a person to read, in at most about ``limit`` characters.
+
+    A ``str`` of at most ``limit`` letters is its ``repr`` (``'aa'``); a longer
+    word is shown run-length with its length (``a^160949018b (length 160,949,019)``),
+    and when even that is longer than ``limit``, by the ends of its runs, its
+    length and its number of runs (``note`` is added there: the command line
+    says how to get the rest).  The command line prints witnesses so, and
+    notebooks show witnesses and items so.
+
+    >>> brief("aa"), brief("a" * 99 + "b")
+    ("'aa'", 'a^99b (length 100)')
+    """
+    if isinstance(word, str) and len(word) <= limit:
+        return repr(word)
+    runs = word if isinstance(word, Word) else Word.of(word)
+    compact = runs.compact()
+    if len(compact) <= limit:
+        return f"{compact} (length {len(runs):,})"
+    return (f"{compact[:24]}…{compact[-24:]} (length {len(runs):,}, "
+            f"{len(runs.runs):,} runs{note})")

@@ -127,6 +127,9 @@ READ_CELLS = """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell')
         caption: cell.querySelector('.jp-OutputArea-output p')?.textContent || '',
         tables: cell.querySelectorAll('.jp-OutputArea-output table').length,
         images: cell.querySelectorAll('.jp-OutputArea-output img').length,
+        widths: [...cell.querySelectorAll('.jp-OutputArea-output img')].map(i => i.naturalWidth),
+        aligns: [...cell.querySelectorAll('.jp-OutputArea-output td, .jp-OutputArea-output th')]
+            .map(c => getComputedStyle(c).textAlign),
         shown: [...outputs].every(o => o.getBoundingClientRect().width > 0),
     };
 })"""
@@ -186,6 +189,12 @@ def test_jupyterlab_runs_the_tutorial_and_shows_drawings(lab: str, tmp_path: Pat
     for last in TABULATED:
         cell = by_last[last]
         assert cell["tables"] == 1 and cell["svgs"] == 0, (cell, where)
+        # JupyterLab's stylesheet right-aligns cells; ours are left-aligned (issue 28 §2)
+        assert cell["aligns"] and set(cell["aligns"]) == {"left"}, (cell, where)
     assert by_last["verdict"]["caption"].startswith("max 𝒢_A = 2, witness 'aa'"), where
+    kayles = by_last["kayles"]  # the octal result: its table and its plot, in text/html
+    assert kayles["mimes"] == ["text/html"] and kayles["tables"] == 1, (kayles, where)
+    assert kayles["images"] == 1 and kayles["widths"][0] > 600, (kayles, where)
+    assert kayles["caption"] == "octal game 0.77: preperiod 71, period 12", where
     plotted = by_last["plot(grammar_rows)"]
     assert plotted["images"] == 1 and "image/png" in plotted["mimes"], (plotted, where)

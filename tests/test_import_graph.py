@@ -168,7 +168,7 @@ LAYERS = [
     {"bounds", "reading", "crawl", "construction", "vectors", "walks"},
     {"semantics", "gamegraph", "decide", "bmc", "counting", "periodicity", "play", "families",
      "imark", "octal", "octal_verify", "interop", "sweeps"},
-    {"render"},
+    {"render", "plots"},
 ]
 
 

@@ -21,6 +21,7 @@ from .common import (
     add_grammar,
     add_output,
     budget,
+    check_plot,
     check_visual,
     deliver,
     emit,
@@ -29,6 +30,7 @@ from .common import (
     fail,
     load,
     natural,
+    output,
     positive,
     progress,
     unlimited_digits,
@@ -103,16 +105,12 @@ def _load_within(spec: str) -> Any:
 def _abbreviated(word: Any, limit: int = 60, *, full: bool = False) -> str:
     """A witness for a terminal: in full when short (or ``full``), a run-length word as
     ``a^160949018``, else its ends and length (--json has all)."""
-    from ..words import Word
+    from ..words import Word, brief
 
     if isinstance(word, Word):
         if full:
             return repr(str(word))
-        compact = word.compact()
-        if len(compact) <= limit:
-            return f"{compact} (length {len(word):,})"
-        return (f"{compact[:24]}…{compact[-24:]} (length {len(word):,}, "
-                f"{len(word.runs):,} runs; --json gives the runs, --full-witness the word)")
+        return brief(word, limit, note="; --json gives the runs, --full-witness the word")
     if word is None or len(word) <= limit or full:
         return repr(word)
     return f"{word[:24]!r}…{word[-24:]!r} (length {len(word)}; --json prints it whole)"
@@ -350,6 +348,9 @@ def _add_count(p: Parser) -> None:
                    help="auto: the cheaper by estimate; levels: two rolling levels of "
                         "integers; power: transfer-matrix powers; automata-lib: its "
                         "count_words_of_length (the reference; keeps every level)")
+    p.add_argument("--plot", metavar="FILE",
+                   help="with --length N: also draw the counts of every length 0..N on a log "
+                        "axis, as a .png, .svg or .pdf FILE (atomically; the plot extra)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_budget(p)
     add_engine(p)
@@ -361,6 +362,8 @@ def _cmd_count(args: argparse.Namespace) -> int:
 
     if args.length is None and not (args.gf or args.density):
         raise InputError("give --length N, --gf or --density")
+    if args.plot is not None:  # refused before any work
+        check_plot(args.plot, args.length, option="--length")
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
     machine = ClassMachine.build(g, head, reachable=explore(args, g))
@@ -379,6 +382,14 @@ def _cmd_count(args: argparse.Namespace) -> int:
                                                         budget=limits))
         density = (machine.density(args.value, limit=args.max_dfa_states, budget=limits)
                    if args.density else None)
+        if args.plot is not None:  # every length's count: one backward pass over the class
+            from ..plots import counts_by_length, figure_bytes, plot_counts
+
+            counts = counts_by_length(g, head, args.value, max_length=args.length,
+                                      budget=limits, machine=machine)
+            output(args, figure_bytes(plot_counts(counts), args.plot), to=args.plot,
+                   option="--plot")
+            print(f"wrote {args.plot}", file=sys.stderr)
     if density is not None:
         out["density"] = density.to_json()
     with unlimited_digits():  # counts of long words exceed Python's 4300-digit default

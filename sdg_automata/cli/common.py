@@ -34,9 +34,9 @@ __all__ = [
     "DRAW_LIMIT", "EPILOG", "STOPPED", "Build", "Commands", "ExitCode", "Formatter",
     "INPUT_ARGUMENTS", "NO_ROOM", "Parser", "Reason", "SCHEMA", "STARTED", "StartRole",
     "add_budget", "add_drawing", "add_engine", "add_grammar", "add_output", "budget", "build_all",
-    "check_visual", "contradicted", "deliver", "duration", "emit", "emit_stopped", "epilog",
-    "explore", "fail", "finish", "json_options", "load", "natural", "notes", "output", "positive",
-    "progress", "schema_name", "stamped", "unlimited_digits", "wants_json",
+    "check_plot", "check_visual", "contradicted", "deliver", "duration", "emit", "emit_stopped",
+    "epilog", "explore", "fail", "finish", "json_options", "load", "natural", "notes", "output",
+    "positive", "progress", "schema_name", "stamped", "unlimited_digits", "wants_json",
 ]
 
 
@@ -639,6 +639,20 @@ def output(args: argparse.Namespace, data: str | bytes, *, to: str | None = None
         sys.stdout.buffer.write(data)
     else:
         sys.stdout.write(data)
+
+
+def check_plot(path: str, last: int | None, *, option: str) -> None:
+    """Refuse a ``--plot FILE`` before any work: a file type it cannot write, no N
+    (``option N``: the values 0..N are drawn), too many values, no matplotlib."""
+    from ..plots import MAX_POINTS, plot_suffix, require_plot
+
+    plot_suffix(path)
+    if last is None:
+        raise InputError(f"--plot draws the values of 0..N: give {option} N")
+    if last >= MAX_POINTS:
+        raise InputError(f"--plot draws at most {MAX_POINTS:,} values: {option} {last:,} "
+                         "is beyond")
+    require_plot()
 
 
 def check_visual(args: argparse.Namespace) -> None:

@@ -14,9 +14,11 @@ from .common import (
     Parser,
     add_budget,
     budget,
+    check_plot,
     emit,
     emit_stopped,
     natural,
+    output,
     positive,
     progress,
     stamped,
@@ -101,6 +103,9 @@ def _add_sequence(s: Parser) -> None:
     add_budget(s, states=False)
     s.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"n": ..., "grundy": ...}')
+    s.add_argument("--plot", metavar="FILE",
+                   help="also draw G(n) for n <= N (N below 10^6) as a .png, .svg or .pdf "
+                        "FILE (atomically; needs matplotlib: the plot extra)")
     s.set_defaults(func=_cmd_imark_sequence)
 
 
@@ -173,15 +178,27 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
     from ..imark import IMark, imark_sequence_chunks
 
     game = IMark.of(args.S, args.D)
+    if args.plot is not None:  # refused before any work
+        check_plot(args.plot, args.upto, option="--upto")
     n = 0
+    kept = bytearray()  # the values drawn by --plot (at most 10^6 bytes)
     chunks = imark_sequence_chunks(game, upto=args.upto, budget=budget(args))
     for chunk in chunks:
+        if args.plot is not None:
+            kept += chunk
         if args.json:
             lines = [json.dumps(stamped({"n": n + i, "grundy": g})) for i, g in enumerate(chunk)]
         else:
             lines = list(map(str, chunk))
         sys.stdout.write("\n".join(lines) + "\n")
         n += len(chunk)
+    if args.plot is not None:  # as -o is: atomically, never over an input
+        from ..plots import IMarkSequence, figure_bytes, plot_imark
+
+        sequence = IMarkSequence(S=tuple(game.S), D=tuple(game.D), values=bytes(kept))
+        output(args, figure_bytes(plot_imark(sequence), args.plot), to=args.plot,
+               option="--plot")
+        print(f"wrote {args.plot}", file=sys.stderr)
     return ExitCode.OK
 
 

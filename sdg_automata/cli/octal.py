@@ -7,6 +7,7 @@ import copy
 import functools
 import json
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -94,6 +95,9 @@ def _add_octal(p: Parser) -> None:
                    help="keep the values computed in FILE (atomically, every minute or so, "
                         "and when stopped by the budget or Ctrl-C); resume from it when it "
                         "exists")
+    p.add_argument("--plot", metavar="FILE",
+                   help="also draw G(n) with the proven preperiod and period marked, as a "
+                        ".png, .svg or .pdf FILE (atomically; needs matplotlib: the plot extra)")
     p.add_argument("--grammar", action="store_true",
                    help="print the unary grammar whose SDG is the game (A -> a^k | a^k A | "
                         "A a^k A), for 'grundy' and 'period'; exit 2 when the game is not one")
@@ -159,7 +163,7 @@ _APPLIES: dict[str, tuple[set[str], Any]] = {
     "scheduler": ({_SURVEY}, None), "batch": ({_SURVEY}, None),
     "retry_errors": ({_SURVEY}, False), "retry_budget": ({_SURVEY}, False),
     "values": ({_CODE}, None), "grammar": ({_CODE}, False), "certificate": ({_CODE}, None),
-    "checkpoint": ({_CODE}, None), "upto": ({_CODE, _SURVEY}, None),
+    "checkpoint": ({_CODE}, None), "plot": ({_CODE}, None), "upto": ({_CODE, _SURVEY}, None),
     "max_states": ({_CODE, _SURVEY}, None), "json": ({_CODE, _VERIFY}, False),
     "connect_timeout": ({_SURVEY}, CONNECT_TIMEOUT),
 }
@@ -210,8 +214,14 @@ def _size(n: int) -> str:
 def _cmd_code(args: argparse.Namespace) -> int:
     from ..octal import DEFAULT_MAX_N, OctalGame, write_certificate
     from ..parse import grammar_to_json, grammar_to_text
+    from ..plots import figure_bytes, plot_octal, plot_suffix, require_plot
 
     game = OctalGame.parse(args.code)
+    if args.plot is not None:  # refused before any work: a wrong suffix, no matplotlib
+        if args.grammar:
+            raise InputError("--plot does not apply to --grammar")
+        plot_suffix(args.plot)
+        require_plot()
     if args.grammar:  # --json: the grammar in the JSON format every command reads
         output(args, (grammar_to_json if args.json else grammar_to_text)(game.grammar()))
         return ExitCode.OK
@@ -240,6 +250,9 @@ def _cmd_code(args: argparse.Namespace) -> int:
         fail(message, ExitCode.BUDGET)
     if args.certificate is not None:
         write_certificate(result, args.certificate)
+    if args.plot is not None:  # as -o is: atomically, never over an input
+        output(args, figure_bytes(plot_octal(result), args.plot), to=args.plot, option="--plot")
+        print(f"wrote {args.plot}", file=sys.stderr)
     if args.json:
         data = result.to_json(shown=args.values)
         output(args, json.dumps(stamped(data), ensure_ascii=False) + "\n")
