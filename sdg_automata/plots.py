@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import InputError
+from .summarize import PLOT_HINT, figure_class
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -45,8 +46,6 @@ __all__ = ["PLOT_HINT", "PLOT_SUFFIXES", "CountsByLength", "IMarkSequence", "cou
            "figure_bytes", "imark_series", "plot_available", "plot_counts", "plot_imark",
            "plot_octal", "plot_suffix", "require_plot"]
 
-#: what to install for plots
-PLOT_HINT = 'pip install "sdg_automata[plot]"'
 #: the file types a plot is written as, by suffix
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 #: an octal game's plot shows the preperiod and this many periods (at least)
@@ -62,8 +61,8 @@ _PERIOD = "#a8d5a2"
 def plot_available() -> bool:
     """Whether matplotlib can be imported."""
     try:
-        import matplotlib.figure  # noqa: F401
-    except ImportError:
+        figure_class()
+    except InputError:
         return False
     return True
 
@@ -76,8 +75,7 @@ def require_plot() -> None:
     InputError
         Naming the extra to install.
     """
-    if not plot_available():
-        raise InputError(f"plots need matplotlib: {PLOT_HINT}")
+    figure_class()
 
 
 def plot_suffix(path: str | Path) -> str:

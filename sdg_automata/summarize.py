@@ -39,7 +39,7 @@ from .errors import InputError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Summary", "figure_class", "grammar_size", "load_rows", "picture", "plot",
+__all__ = ["PLOT_HINT", "Summary", "figure_class", "grammar_size", "load_rows", "picture", "plot",
            "summarize"]
 
 Kind = Literal["grammars", "imark", "octal"]
@@ -236,6 +236,10 @@ _TABLES = {"grammars": _grammar_tables, "imark": _imark_tables, "octal": _octal_
 # plots
 
 
+#: what to install for plots (every ``--plot`` and plot function says it)
+PLOT_HINT = 'pip install "sdg_automata[plot]"'
+
+
 def figure_class() -> type[Figure]:
     """matplotlib's ``Figure``, imported; the command line calls it before reading any
     row, so that ``--plot`` without matplotlib is refused before any output.
@@ -248,8 +252,7 @@ def figure_class() -> type[Figure]:
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise InputError('plots need matplotlib, which is not installed: '
-                         'pip install "sdg_automata[plot]"') from None
+        raise InputError(f"plots need matplotlib, which is not installed: {PLOT_HINT}") from None
     return Figure
 
 

@@ -148,7 +148,8 @@ def test_plot_without_matplotlib_is_refused_before_any_work(
     out = tmp_path / "p.png"
     code, stdout, err = run([*argv, "--plot", out], capsys)
     assert (code, stdout) == (2, "")
-    assert err == 'error: plots need matplotlib: pip install "sdg_automata[plot]"\n'
+    assert err == ("error: plots need matplotlib, which is not installed: "
+                   'pip install "sdg_automata[plot]"\n')
     assert not out.exists()
 
 
