@@ -524,6 +524,14 @@ def solve_game_graph(graph: GameGraphLike[P]) -> GraphSolution[P]:
 
     Examples
     --------
+    In x -> y -> z plus x -> z, z has no move: a normal-play loss (P) and a misère
+    win (N):
+
+    >>> s = solve_game_graph({"x": ["y", "z"], "y": ["z"]})
+    >>> dict(s.grundy)
+    {'x': 2, 'y': 1, 'z': 0}
+    >>> [s.outcome(p) for p in "xyz"], [s.outcome(p, misere=True) for p in "xyz"]
+    (['N', 'N', 'P'], ['N', 'P', 'N'])
     >>> solve_game_graph({"x": ["y"], "y": ["x"]})
     Traceback (most recent call last):
     ...
