@@ -85,10 +85,6 @@ numpydoc_xref_aliases = {
         ("impartial", "SumMove GraphSolution"), ("gamegraph", "GameGraph"),
     ] for name in names.split()},
 }
-# the annotations name automata-lib's classes as imported under TYPE_CHECKING; these make
-# them links in the signatures too
-autodoc_type_aliases = {"DFA": "automata.fa.dfa.DFA", "NFA": "automata.fa.nfa.NFA",
-                        "EpsilonNFA": "pyformlang.finite_automaton.EpsilonNFA"}
 
 # Links to Python's, numpy's, networkx's and automata-lib's own pages.  The site is built
 # without network (CI's sandbox, the tests), so the inventories are small local files,

@@ -7,6 +7,13 @@ API reference has a page for every module of the package, found by walking
 the sources (so a module added without a page fails here), the tutorial page
 shows its committed drawings (rendered, never executed), and the guides and
 the SPEC are there.
+
+Issue 28 §1, the site standing without the README: the command-line page has every
+subcommand of the real parser and the exit codes; the reference by task links every
+name of ``sdg_automata.__all__``; no object shows two parameter lists; automata-lib's,
+networkx's, numpy's and Python's names link to their sites (through the committed
+inventories, checked to be what ``docs/_inventories/make_inventories.py`` writes); no
+page shows the checkout's path.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ def _modules() -> list[str]:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    require("sphinx", "numpydoc", "myst_nb", "furo", extra="docs")
+    require("sphinx", "numpydoc", "myst_nb", "furo", "sphinxarg", extra="docs")
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
@@ -170,11 +177,14 @@ def test_other_projects_names_link_to_their_sites(site: Path) -> None:
     construction = page("construction")
     dfa = construction.split('id="sdg_automata.construction.dfa"')[1].split('<dt class="sig')[0]
     assert 'href="https://caleb531.github.io/automata/api/fa/class-dfa/"' in dfa
+    decide = page("decide")
+    max_grundy = decide.split('id="sdg_automata.decide.max_grundy"')[1].split('<dt class="sig')[0]
+    assert 'href="https://caleb531.github.io/automata/api/fa/class-nfa/"' in max_grundy  # within
     assert 'href="https://networkx.org/documentation/stable/reference/classes/digraph.html' \
            '#networkx.DiGraph"' in page("impartial")
     assert 'href="https://numpy.org/doc/stable/reference/generated/numpy.ndarray.html' in \
            page("octal")
-    assert 'href="https://docs.python.org/3/library/stdtypes.html#str"' in page("decide")
+    assert 'href="https://docs.python.org/3/library/stdtypes.html#str"' in decide
 
 
 def test_no_page_shows_the_checkout_path(site: Path) -> None:
@@ -183,3 +193,20 @@ def test_no_page_shows_the_checkout_path(site: Path) -> None:
     shown = [p.relative_to(site).as_posix() for p in site.rglob("*.html")
              if str(ROOT) in p.read_text(encoding="utf-8")]
     assert not shown, f"{shown} show {ROOT}"
+
+
+def test_the_committed_inventories_are_what_the_script_writes() -> None:
+    """Should ship the inventories of make_inventories.py's table (compared uncompressed:
+    zlib's bytes may differ between versions)."""
+    import runpy
+    import zlib
+
+    script = runpy.run_path(str(ROOT / "docs" / "_inventories" / "make_inventories.py"))
+
+    def lines(data: bytes) -> tuple[bytes, bytes]:
+        header = b"".join(data.splitlines(keepends=True)[:4])
+        return header, zlib.decompress(data[len(header):])
+
+    for project, (version, entries) in script["INVENTORIES"].items():
+        committed = (ROOT / "docs" / "_inventories" / f"{project}.inv").read_bytes()
+        assert lines(committed) == lines(script["inventory"](project, version, entries)), project

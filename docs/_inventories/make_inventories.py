@@ -112,6 +112,10 @@ INVENTORIES: dict[str, tuple[str, list[tuple[str, ...]]]] = {
         ("automata.fa.dfa.DFA.from_nfa", "py:method", "api/fa/class-dfa/"),
         ("automata.fa.nfa.NFA.from_regex", "py:method", "api/fa/class-nfa/"),
         ("automata.fa.gnfa.GNFA.to_regex", "py:method", "api/fa/class-gnfa/"),
+        # the short names of the package's annotations: automata-lib is imported under
+        # TYPE_CHECKING, so autodoc sees the text "DFA | NFA | ..." and links each name as is
+        ("DFA", "py:class", "api/fa/class-dfa/"),
+        ("NFA", "py:class", "api/fa/class-nfa/"),
     ]),
 }
 
