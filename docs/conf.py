@@ -5,15 +5,18 @@ Build it with warnings as errors, as CI does (``tests/test_docs.py``)::
     pip install ".[docs]"
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
-The API reference is generated from the numpydoc docstrings of every module
-(``autosummary`` with ``:recursive:``, so a new module is picked up without
-listing it).  The tutorial is rendered with the outputs it is committed with,
+The API reference has two entries: ``reference.rst``, the public names grouped by task
+(like networkx's reference; ``tests/test_docs.py`` fails a name of ``sdg_automata.__all__``
+missing from it), and ``api.rst``, every module's page, generated from the numpydoc
+docstrings (``autosummary`` with ``:recursive:``, so a new module is picked up without
+listing it).  ``cli.md`` is the command line: the README's command table and exit codes
+(included, never copied) and every subcommand's options from the real argument parser
+(sphinx-argparse).  The tutorial is rendered with the outputs it is committed with,
 never executed here (``tests/test_notebook.py`` checks they are current).
 """
 
 from __future__ import annotations
 
-import re
 import sys
 import types
 from pathlib import Path
@@ -21,6 +24,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # document this checkout, whatever is installed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
+
+from sdg_docs import escape_absolute_values  # noqa: E402
 
 import sdg_automata  # noqa: E402
 
@@ -32,10 +39,12 @@ release = version = sdg_automata.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_nb",  # Markdown pages (SPEC, guides) and the tutorial notebook
+    "sphinxarg.ext",  # cli.md: every subcommand's options, from the real parser
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
@@ -48,12 +57,51 @@ autosummary_imported_members = False
 # each object documented once, where it is defined: a package's re-exports (the names of
 # sdg_automata.__all__, say) are not documented again under the package
 autodoc_default_options = {"member-order": "bysource", "ignore-module-all": True}
-autodoc_typehints = "description"
+# Type hints go in the signature, not in the description: with "description", autodoc
+# adds its own "Parameters" field list next to numpydoc's (which documents "grammar, head"
+# together, so the two never merge) and every function showed two parameter lists (issue 28
+# §1; tests/test_docs.py fails a page that shows two).  Long signatures wrap, one
+# parameter per line.
+autodoc_typehints = "signature"
 autodoc_typehints_format = "short"
+python_maximum_signature_line_length = 88
 # optional dependencies the reference must not need to import the modules
 autodoc_mock_imports = ["pygraphviz", "pysat", "pyformlang", "shtab", "distributed", "dask"]
 numpydoc_show_class_members = False  # autodoc lists them; no second, stub-less table
-numpydoc_xref_param_type = False
+# The types of numpydoc's Parameters/Returns link to their pages: the package's own classes
+# and the other projects' (through intersphinx, below) named in this table; other words of
+# a type description ("or", "optional", "of") stay plain ("all": only these are links).
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = "all"
+numpydoc_xref_aliases = {
+    "DFA": "automata.fa.dfa.DFA", "NFA": "automata.fa.nfa.NFA",
+    "DiGraph": "networkx.DiGraph", "Fraction": "fractions.Fraction",
+    "Path": "pathlib.Path", "PathLike": "os.PathLike",
+    **{name: f"sdg_automata.{module}.{name}" for module, names in [
+        ("grammar", "Grammar Rule"), ("decide", "Verdict SpectrumRow"),
+        ("construction", "GrundyAutomaton"), ("budget", "Budget"), ("words", "Word"),
+        ("octal", "OctalGame OctalPeriod"), ("periodicity", "Period"),
+        ("counting", "Density ClassMachine"), ("play", "Analysis Move"),
+        ("impartial", "SumMove GraphSolution"), ("gamegraph", "GameGraph"),
+    ] for name in names.split()},
+}
+
+# Links to Python's, numpy's, networkx's and automata-lib's own pages.  The site is built
+# without network (CI's sandbox, the tests), so the inventories are small local files,
+# written by docs/_inventories/make_inventories.py from a table of the names our pages use
+# and their real addresses; the base URLs below are where the links go.
+intersphinx_mapping = {
+    name: (url, str(Path(__file__).resolve().parent / "_inventories" / f"{name}.inv"))
+    for name, url in [("python", "https://docs.python.org/3/"),
+                      ("numpy", "https://numpy.org/doc/stable/"),
+                      ("networkx", "https://networkx.org/documentation/stable/"),
+                      ("automata", "https://caleb531.github.io/automata/")]
+}
+intersphinx_timeout = 1  # never used: every inventory is a local file
+
+# "--" is never a dash here: options are written --max-states in prose, help texts and
+# docstrings, and must read as typed (quotes and ellipses are still made typographic)
+smartquotes_action = "qe"
 
 # the tutorial: its committed outputs, never executed at build time
 nb_execution_mode = "off"
@@ -70,13 +118,11 @@ html_static_path: list[str] = []
 
 # Docstrings are numpydoc, read as plain text by help() too, and write absolute values and
 # sizes as |w|, |S| + |D|: in reStructuredText that is a substitution reference (an error).
-# No docstring of this package uses substitutions, so every |...| in one is escaped here.
-_ABSOLUTE = re.compile(r"(?<![|\\`])\|(?=[^\s|`])([^|`\n]*?[^\s|\\])\|(?![|_])")
-
-
+# No docstring of this package uses substitutions, so every |...| in one is escaped
+# (docs/_ext/sdg_docs.py, which does the same to the --help texts of cli.md).
 def _escape_absolute_values(app: Any, what: str, name: str, obj: Any, options: Any,
                             lines: list[str]) -> None:
-    lines[:] = [_ABSOLUTE.sub(r"\\|\1\\|", line) for line in lines]
+    lines[:] = [escape_absolute_values(line) for line in lines]
 
 
 def _no_signature_for_aliases(app: Any) -> None:

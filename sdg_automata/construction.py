@@ -188,11 +188,29 @@ class GrundyAutomaton:
         :meth:`grundy` takes the user's w and witnesses are given back in the
         user's order, whether ``grammar`` is the user's or its mirror.
 
+    Raises
+    ------
+    InputError
+        For a grammar that is not right-linear.
+
     Notes
     -----
     Theorem (Section 4 of Takata, Inoue, Seki, arXiv 2609.00871): after
     reading wᴿ from q₀, ``A^i`` is in the state iff 𝒢_{G,A}(w) = i.  The empty
     state ∅ is absorbing; a letter outside Σ leads to it.
+
+    Examples
+    --------
+    The automaton of the paper's Example 3, with its 10 reachable states:
+
+    >>> from sdg_automata import load_grammar
+    >>> m = GrundyAutomaton(load_grammar("examples/example3.txt"))
+    >>> m.alphabet, m.bounds
+    (('a', 'b'), {'A': 4, 'B': 2})
+    >>> m.grundy("A", "aa"), m.grundy("B", "ba"), m.grundy("A", "c")
+    (2, 0, None)
+    >>> len(m.explore())
+    10
     """
 
     def __init__(self, grammar: Grammar, *, reading: Reading | None = None,
@@ -897,6 +915,11 @@ def dfa(
     max_states:
         The same state limit by keyword (put into ``budget``).
 
+    Returns
+    -------
+    DFA
+        An automata-lib :class:`~automata.fa.dfa.DFA` over Σ.
+
     Raises
     ------
     BudgetExceeded
@@ -921,6 +944,20 @@ def dfa(
     .. [2] J. A. Brzozowski, "Canonical regular expressions and minimal state
        graphs for definite events", Symposium on Mathematical Theory of
        Automata, 1962.
+
+    Examples
+    --------
+    In Example 3 the words of value 2 up to length 4 are ``aa``, ``aab``,
+    ``aaba`` and ``aabb``; M_{A,2} reads them reversed:
+
+    >>> from sdg_automata import load_grammar
+    >>> g = load_grammar("examples/example3.txt")
+    >>> m = dfa(g, "A", 2)
+    >>> m.accepts_input("baa"), m.accepts_input("aab")  # 𝒢(A, aab) = 2, 𝒢(A, baa) = 1
+    (True, False)
+    >>> forward = dfa(g, "A", 2, forward=True)
+    >>> len(forward.states), forward.accepts_input("aab")
+    (4, True)
     """
     budget = as_budget(budget, max_states=max_states)
     grammar.check_nonterminal(head)

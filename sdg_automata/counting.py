@@ -794,10 +794,50 @@ def _rational_gf(seq: Sequence[int]) -> tuple[list[int], list[int]]:
 def count(grammar: Grammar, head: str, value: int | None, length: int, *,
           max_states: int | None = None, method: CountMethod = "auto",
           budget: Budget = UNLIMITED) -> int:
-    """|{w ∈ Σⁿ : 𝒢_{G,A}(w) = value}| for n = ``length`` (exact).
+    """|{w ∈ Σⁿ : 𝒢_{G,A}(w) = value}| for n = ``length``, exactly.
+
+    Parameters
+    ----------
+    grammar:
+        A right- or left-linear grammar.
+    head:
+        The nonterminal A.
+    value:
+        The Grundy number i; ``None`` counts the words that are not positions (⊥).
+    length:
+        The length n of the words, any natural number.
+    max_states:
+        Refuse automata with more states (:class:`~sdg_automata.errors.BudgetExceeded`).
+    method:
+        ``"auto"`` (default), ``"levels"`` (the count level by level),
+        ``"power"`` (matrix powers, for large n) or ``"automata-lib"``
+        (``DFA.count_words_of_length``): the same number.
+    budget:
+        Limits on states and time, for every phase.
+
+    Returns
+    -------
+    int
+        The number of words of length n with 𝒢_{G,A}(w) = value.
+
+    Raises
+    ------
+    InputError
+        For a grammar that is neither right- nor left-linear, an unknown
+        nonterminal, a negative length.
+    BudgetExceeded
+        When a limit runs out, or the count is estimated not to fit in memory or
+        time (refused before any work).
+
+    Examples
+    --------
+    The 2⁴ = 16 words of length 4 of Example 3 are all positions of A:
 
     >>> from sdg_automata import load_grammar
-    >>> count(load_grammar("examples/example3.txt"), "A", 0, 10)
+    >>> g = load_grammar("examples/example3.txt")
+    >>> [count(g, "A", i, 4) for i in (0, 1, 2, None)]
+    [7, 7, 2, 0]
+    >>> count(g, "A", 0, 10)
     409
     """
     machine = ClassMachine.build(grammar, head, max_states=max_states)
@@ -813,12 +853,86 @@ def count_sequence(grammar: Grammar, head: str, value: int | None, max_length: i
 def generating_function(grammar: Grammar, head: str, value: int | None,
                         x: Any = None, *, max_states: int | None = None,
                         limit: int | None = GF_STATE_LIMIT) -> Any:
-    """Σₙ countₙ xⁿ (:meth:`ClassMachine.generating_function`)."""
+    """Σₙ countₙ xⁿ, where countₙ is :func:`count`'s (:meth:`ClassMachine.generating_function`).
+
+    Parameters
+    ----------
+    grammar, head, value:
+        As :func:`count`'s.
+    x:
+        The sympy variable (default ``Symbol("x")``).
+    max_states:
+        Refuse automata with more states.
+    limit:
+        Refuse when the minimal DFA of the class has more states; ``None``: no limit.
+
+    Returns
+    -------
+    sympy.Expr
+        A rational function P(x)/Q(x) in lowest terms (sympy is imported only here).
+
+    Raises
+    ------
+    InputError
+        As :func:`count`.
+    BudgetExceeded
+        Past ``max_states`` or ``limit``.
+
+    Examples
+    --------
+    Its coefficients are the counts of :func:`count` (x² for ``aa``, the one word
+    of length 2 with value 2):
+
+    >>> from sdg_automata import load_grammar
+    >>> g = load_grammar("examples/example3.txt")
+    >>> f = generating_function(g, "A", 2)
+    >>> f
+    -x**2/((2*x - 1)*(x**2 + x + 1))
+    >>> f.series(n=5).removeO()
+    2*x**4 + x**3 + x**2
+    >>> count(g, "A", 2, 4)
+    2
+    """
     machine = ClassMachine.build(grammar, head, max_states=max_states)
     return machine.generating_function(value, x, limit=limit)
 
 
 def density(grammar: Grammar, head: str, value: int | None, *, max_states: int | None = None,
             limit: int | None = GF_STATE_LIMIT) -> Density:
-    """The limit points of countₙ / |Σ|ⁿ (:meth:`ClassMachine.density`)."""
+    """The limit points of countₙ / |Σ|ⁿ, exactly (:meth:`ClassMachine.density`).
+
+    Parameters
+    ----------
+    grammar, head, value:
+        As :func:`count`'s.
+    max_states:
+        Refuse automata with more states.
+    limit:
+        Refuse when the minimal DFA of the class has more states; ``None``: no limit.
+
+    Returns
+    -------
+    Density
+        The period p and the limit along each residue class of n mod p, as
+        :class:`fractions.Fraction`; printed as one fraction when p = 1.
+
+    Raises
+    ------
+    InputError
+        As :func:`count`.
+    BudgetExceeded
+        Past ``max_states`` or ``limit``.
+
+    Examples
+    --------
+    In Example 3, 2/5 of the long words have value 0 (409/1024 at length 10):
+
+    >>> from sdg_automata import load_grammar
+    >>> g = load_grammar("examples/example3.txt")
+    >>> d = density(g, "A", 0)
+    >>> d.period, d.limits
+    (1, (Fraction(2, 5),))
+    >>> print(density(g, "A", None))  # every word of Example 3 is a position of A
+    0
+    """
     return ClassMachine.build(grammar, head, max_states=max_states).density(value, limit=limit)

@@ -55,8 +55,10 @@ per-group part ids (:mod:`sdg_automata.vectors`, :mod:`sdg_automata.walks`), or
 the Python reference
 below; both give the same values, witnesses and state counts.
 
-Subset subsumption (antichains) is *not* used: it is unsound here
-(``notes/literature.md`` §D gives a counterexample).
+Subset subsumption (antichains) is *not* used: it is unsound here.  On
+``A -> a a | b | b B``, ``B -> a A | a b | b``, ``C -> B`` it would prune ``aa``
+(state {A¹}) in favour of ``b`` (state {A¹, B¹, C⁰, bE⁰}) and report max 𝒢_C = 0, but
+𝒢_C(aaa) = 1 (``SUBSUMPTION_COUNTEREXAMPLE`` in ``tests/test_decide.py``).
 
 A regular constraint ``within`` (an automata-lib DFA or NFA on the words w, a
 pyformlang finite automaton, or a regular expression) restricts the positions to
@@ -151,6 +153,18 @@ class Verdict:
         The k of a k-induction proof.
     solver:
         Strategy sat: the solver's name, variables, clauses, conflicts, calls.
+
+    Examples
+    --------
+    The verdicts of :func:`max_grundy` on Example 3 (maximum 2, witness ``aa``):
+
+    >>> from sdg_automata import load_grammar
+    >>> g = load_grammar("examples/example3.txt")
+    >>> v = max_grundy(g, "A")
+    >>> v.maximum, v.exact, v.proof, v.witness, v.witnesses
+    (2, True, 'exhaustive', 'aa', {0: 'b', 1: 'a', 2: 'aa'})
+    >>> max_grundy(g, "A", 3).answer
+    False
     """
 
     nonterminal: str
@@ -1032,6 +1046,39 @@ def spectrum(
     One exploration of the whole grammar's automaton serves every nonterminal
     (left-linear grammars through their mirror; witnesses in the user's order),
     on the engine ``engine`` chooses (:meth:`GrundyAutomaton.explore`).
+
+    Parameters
+    ----------
+    grammar:
+        A right- or left-linear grammar.
+    budget:
+        States, seconds and progress for the exploration (:class:`Budget`).
+    max_states, progress:
+        The same by keyword (put into ``budget``).
+    engine:
+        ``"auto"`` (default), ``"compiled"`` or ``"python"``: the same rows.
+
+    Returns
+    -------
+    list of SpectrumRow
+        One row per nonterminal, in the grammar's order: ``bound`` (m_A, SPEC §3),
+        ``witnesses`` (value -> a shortest word with that value) and ``states``
+        (reachable states of the automaton).
+
+    Raises
+    ------
+    InputError
+        For a grammar that is neither right- nor left-linear.
+    BudgetExceeded, Interrupted
+        When the budget runs out or the exploration is interrupted.
+
+    Examples
+    --------
+    >>> from sdg_automata import load_grammar
+    >>> for row in spectrum(load_grammar("examples/example3.txt")):
+    ...     print(row.nonterminal, row.bound, row.witnesses)
+    A 4 {0: 'b', 1: 'a', 2: 'aa'}
+    B 2 {0: 'ba', 1: 'b'}
     """
     automaton = automaton_for(grammar)
     reachable = automaton.explore(as_budget(budget, max_states=max_states, progress=progress),

@@ -134,7 +134,7 @@ class GrammarSyntaxError(GrammarError):
 
 
 class UnitCycleError(GrammarError):
-    """A cycle of unit rules ``A -> B -> ... -> A``; it would make plays infinite.
+    """A cycle of unit rules ``A -> B -> … -> A``: it would make plays infinite.
 
     Attributes
     ----------

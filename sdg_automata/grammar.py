@@ -79,10 +79,24 @@ GrammarKind = Literal["right-linear", "left-linear", "linear", "context-free"]
 
 @dataclass(frozen=True, order=True)
 class Rule:
-    """A rule ``head -> body``; ``body`` is a non-empty tuple of symbols.
+    """A rule ``head -> body``; ``body`` is a non-empty tuple of symbols (SPEC §1).
 
     Whether a body symbol is a nonterminal is decided by the grammar that holds
-    the rule: nonterminals are exactly the rule heads.
+    the rule: nonterminals are exactly the rule heads.  A rule is checked by the
+    :class:`Grammar` that holds it, not here.
+
+    Parameters
+    ----------
+    head:
+        The nonterminal on the left.
+    body:
+        The symbols on the right: terminals (one character each) and nonterminals.
+
+    Examples
+    --------
+    >>> r = Rule("A", ("a", "a", "A"))
+    >>> r.head, r.body, str(r)
+    ('A', ('a', 'a', 'A'), 'A -> a a A')
     """
 
     head: str
@@ -118,6 +132,19 @@ class Grammar:
     Notes
     -----
     Equality compares the start symbol, Σ and the *set* of rules.
+
+    Examples
+    --------
+    Grammars are usually read (:func:`~sdg_automata.parse.load_grammar`,
+    :func:`~sdg_automata.parse.parse_grammar`); built directly:
+
+    >>> g = Grammar(rules=[Rule("A", ("a", "A")), Rule("A", ("a", "a")), Rule("A", ("b",))])
+    >>> g.start, g.nonterminals, g.terminals, g.kind
+    ('A', ('A',), ('a', 'b'), 'right-linear')
+    >>> Grammar(rules=[Rule("A", ("B",)), Rule("B", ("A",))])
+    Traceback (most recent call last):
+    ...
+    sdg_automata.errors.UnitCycleError: unit-rule cycle A -> B -> A
     """
 
     start: str

@@ -119,12 +119,28 @@ GameGraphLike = Union[Mapping[P, Iterable[P]], "GraphSolution[P]", DiGraphLike[P
 
 
 def mex(values: Iterable[int]) -> int:
-    """The minimum excludant: the least natural number not in ``values``.
+    """The minimum excludant: the least natural number not in ``values`` (SPEC §2).
 
+    Parameters
+    ----------
+    values:
+        Natural numbers, in any order, repeats allowed (the followers' Grundy
+        numbers); numbers that are not naturals are ignored.
+
+    Returns
+    -------
+    int
+        The least n ≥ 0 not in ``values``: the Grundy number of a position whose
+        followers have these numbers.
+
+    Examples
+    --------
     >>> mex([0, 1, 3])
     2
     >>> mex([])
     0
+    >>> mex(range(5))  # a Nim heap of 5 moves to heaps 0..4
+    5
     """
     seen = set(values)
     m = 0
@@ -143,10 +159,25 @@ def mex_mask(mask: int) -> int:
 
 
 def nim_sum(values: Iterable[int]) -> int:
-    """The XOR of ``values``: the Grundy number of a sum of games.
+    """The XOR of ``values``: the Grundy number of a sum of games (SPEC §7).
 
+    Parameters
+    ----------
+    values:
+        Grundy numbers of the components.
+
+    Returns
+    -------
+    int
+        Their bitwise XOR; 0 for no values.  A sum is a P-position (the player
+        to move loses) iff it is 0.
+
+    Examples
+    --------
     >>> nim_sum([1, 2, 3])
     0
+    >>> nim_sum([3, 5, 7])  # Nim with heaps 3, 5, 7: an N-position
+    1
     """
     return reduce(xor, values, 0)
 
@@ -493,6 +524,14 @@ def solve_game_graph(graph: GameGraphLike[P]) -> GraphSolution[P]:
 
     Examples
     --------
+    In x -> y -> z plus x -> z, z has no move: a normal-play loss (P) and a misère
+    win (N):
+
+    >>> s = solve_game_graph({"x": ["y", "z"], "y": ["z"]})
+    >>> dict(s.grundy)
+    {'x': 2, 'y': 1, 'z': 0}
+    >>> [s.outcome(p) for p in "xyz"], [s.outcome(p, misere=True) for p in "xyz"]
+    (['N', 'N', 'P'], ['N', 'P', 'N'])
     >>> solve_game_graph({"x": ["y"], "y": ["x"]})
     Traceback (most recent call last):
     ...
@@ -517,8 +556,34 @@ def grundy_values(graph: GameGraphLike[P]) -> dict[P, int]:
 
     A sink has 0; any other position the mex of its followers' numbers.
 
+    Parameters
+    ----------
+    graph:
+        A finite acyclic game graph: a mapping position -> followers, a
+        :class:`GraphSolution`, or a directed graph with ``.nodes`` and
+        ``.successors(node)`` such as a :class:`networkx.DiGraph`
+        (see :func:`adjacency_of`).  A follower that is not a key is a sink.
+
+    Returns
+    -------
+    dict
+        Position -> Grundy number, every position of the graph included.
+
+    Raises
+    ------
+    GraphCycleError
+        The graph has a cycle; the message names one.
+    GameGraphError
+        ``graph`` is not a game graph.
+
+    Examples
+    --------
     >>> grundy_values({3: [2, 1, 0], 2: [1, 0], 1: [0]})  # Nim heaps as a graph
     {3: 3, 2: 2, 1: 1, 0: 0}
+    >>> grundy_values({"x": ["y"], "y": ["x"]})
+    Traceback (most recent call last):
+    ...
+    sdg_automata.errors.GraphCycleError: the game graph has a cycle x -> y -> x
     """
     if isinstance(graph, GraphSolution):
         return dict(graph.grundy)
@@ -604,14 +669,45 @@ def winning_moves(graph: GameGraphLike[P], components: Iterable[P], *,
     followers' numbers are not bounded by ``g_i``).  The list is empty iff the
     sum is a P-position.
 
-    ``misere=True`` raises :class:`MisereSumError`.
+    Parameters
+    ----------
+    graph:
+        A finite acyclic game graph, as :func:`grundy_values` takes.
+    components:
+        The positions of the sum, one per component (a position may repeat).
+    misere:
+        Must be ``False``: misère sums are not decided by the XOR.
 
+    Returns
+    -------
+    list of SumMove
+        ``SumMove(component, source, target)`` for each winning move, by component.
+
+    Raises
+    ------
+    MisereSumError
+        For ``misere=True``.
+    UnknownPositionError
+        For a component that is not a position of ``graph``.
+    GraphCycleError
+        The graph has a cycle.
+
+    Examples
+    --------
     >>> nim = {h: list(range(h)) for h in range(8)}  # Nim heaps 0..7
-    >>> winning_moves(nim, [3, 5, 7])
-    [SumMove(component=0, source=3, target=2), SumMove(component=1, source=5, target=4), \
-SumMove(component=2, source=7, target=6)]
+    >>> for move in winning_moves(nim, [3, 5, 7]):
+    ...     print(move)
+    SumMove(component=0, source=3, target=2)
+    SumMove(component=1, source=5, target=4)
+    SumMove(component=2, source=7, target=6)
     >>> winning_moves(nim, [1, 2, 3])
     []
+
+    A :class:`networkx.DiGraph` is a game graph too:
+
+    >>> import networkx as nx
+    >>> winning_moves(nx.DiGraph([(h, k) for h in range(5) for k in range(h)]), [3, 1])
+    [SumMove(component=0, source=3, target=1)]
     """
     if misere:
         raise MisereSumError

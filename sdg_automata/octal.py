@@ -150,6 +150,22 @@ class OctalGame:
     ------
     InputError
         For a digit outside 0–7, no digits, or a last digit 0.
+
+    Examples
+    --------
+    Kayles is 0.77; its Grundy values are periodic with period 12 from n = 71,
+    proven by the octal periodicity theorem:
+
+    >>> kayles = OctalGame.parse("0.77")
+    >>> kayles.values(12).tolist()
+    [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6]
+    >>> p = kayles.period()
+    >>> p.preperiod, p.period, p.certified
+    (71, 12, True)
+    >>> OctalGame(digits=(8,))
+    Traceback (most recent call last):
+    ...
+    sdg_automata.errors.InputError: octal digits are 0-7, not 8
     """
 
     digits: tuple[int, ...]

@@ -289,7 +289,45 @@ def _json_type(value: Any) -> str:
 
 
 def parse_grammar(text: str, *, source: str = "<string>") -> Grammar:
-    """Parse either format: JSON when the text starts with ``{``, else the text format."""
+    r"""Parse a grammar from text in either format (README "Grammar formats", SPEC §1).
+
+    Parameters
+    ----------
+    text:
+        The text format (one rule per line, alternatives separated by ``|``) or,
+        when it starts with ``{``, the JSON format.  A leading byte-order mark is
+        dropped.
+    source:
+        The name error messages give the text (a file name; default ``"<string>"``).
+
+    Returns
+    -------
+    Grammar
+        The validated grammar.
+
+    Raises
+    ------
+    GrammarSyntaxError
+        When the text is neither format (the message names ``source`` and the line).
+    GrammarError
+        For an invalid grammar: an ε alternative, an ambiguous token such as
+        ``aaA``, a start symbol without rules.
+    UnitCycleError
+        For a cycle of unit rules (``A -> B``, ``B -> A``).
+
+    Examples
+    --------
+    >>> g = parse_grammar("A -> a A | a a A | B | a | a a   # Example 3\n"
+    ...                   "B -> b A | b")
+    >>> g
+    Grammar(start='A', rules=7, kind='right-linear')
+    >>> parse_grammar('{"start": "S", "rules": {"S": ["a S b", "a b"]}}').kind
+    'linear'
+    >>> parse_grammar("A -> a | ")
+    Traceback (most recent call last):
+    ...
+    sdg_automata.errors.GrammarError: <string>:1: empty alternative (ε): the game has no ε rules
+    """
     text = text.removeprefix("\ufeff")
     if text.lstrip().startswith("{"):
         return grammar_from_json(text, source=source)
@@ -346,12 +384,35 @@ def _read_stdin() -> str:
 
 
 def load_grammar(path: str | PathLike[str]) -> Grammar:
-    """Read a grammar file (``.json`` or the text format).
+    """Read a grammar file: ``.json`` (or any file starting with ``{``) or the text format.
+
+    Parameters
+    ----------
+    path:
+        The file, read as UTF-8 (an optional byte-order mark is dropped).
+
+    Returns
+    -------
+    Grammar
+        The validated grammar; error messages name ``path`` and the line.
 
     Raises
     ------
     InputError
-        The file is missing, unreadable or not UTF-8, or holds an invalid grammar.
+        The file is missing, unreadable or not UTF-8, or holds an invalid grammar
+        (a :class:`~sdg_automata.errors.GrammarError`, with the line).
+
+    Examples
+    --------
+    The paper's Example 3, bundled with the repository:
+
+    >>> g = load_grammar("examples/example3.txt")
+    >>> g.start, g.nonterminals, sorted(g.terminals)
+    ('A', ('A', 'B'), ['a', 'b'])
+    >>> load_grammar("examples/no-such-file.txt")
+    Traceback (most recent call last):
+    ...
+    sdg_automata.errors.InputError: cannot read 'examples/no-such-file.txt': no such file
     """
     path = os.fspath(path)
     text = read_text(path, what="grammar file")
@@ -371,7 +432,29 @@ def _token(symbol: str, grammar: Grammar) -> str:
 
 
 def grammar_to_text(grammar: Grammar) -> str:
-    """Write the text format; :func:`grammar_from_text` reads it back to an equal grammar."""
+    """Write a grammar in the text format; :func:`parse_grammar` reads it back to an equal grammar.
+
+    Parameters
+    ----------
+    grammar:
+        Any grammar.
+
+    Returns
+    -------
+    str
+        A ``start:`` line, then one line per nonterminal with its alternatives
+        (and a ``terminals:`` line when Σ has letters no rule uses).
+
+    Examples
+    --------
+    >>> g = load_grammar("examples/example3.txt")
+    >>> print(grammar_to_text(g), end="")
+    start: A
+    A -> a A | a a A | B | a | a a
+    B -> b A | b
+    >>> parse_grammar(grammar_to_text(g)) == g
+    True
+    """
     lines = [f"start: {grammar.start}"]
     for head in grammar.nonterminals:
         alts = (" ".join(_token(s, grammar) for s in r.body) for r in grammar.rules_of(head))
@@ -384,7 +467,29 @@ def grammar_to_text(grammar: Grammar) -> str:
 
 
 def grammar_to_json(grammar: Grammar, *, indent: int | None = 2) -> str:
-    """Write the JSON format (alternatives as spaced strings when unambiguous)."""
+    """Write a grammar in the JSON format (alternatives as spaced strings when unambiguous).
+
+    Parameters
+    ----------
+    grammar:
+        Any grammar.
+    indent:
+        As :func:`json.dumps`'s; ``None`` writes one line.
+
+    Returns
+    -------
+    str
+        ``{"start": ..., "rules": {...}}`` (and ``"terminals"`` when Σ has letters
+        no rule uses), ending with a newline; :func:`parse_grammar` reads it back.
+
+    Examples
+    --------
+    >>> g = load_grammar("examples/example3.txt")
+    >>> print(grammar_to_json(g, indent=None), end="")
+    {"start": "A", "rules": {"A": ["a A", "a a A", "B", "a", "a a"], "B": ["b A", "b"]}}
+    >>> parse_grammar(grammar_to_json(g)) == g
+    True
+    """
     def alt(rule: Rule) -> str | list[str]:
         if any(_SPECIAL.search(s) for s in rule.body):
             return list(rule.body)

@@ -151,6 +151,13 @@ def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
         Who walks the lasso (:meth:`GrundyAutomaton.explore
         <sdg_automata.construction.GrundyAutomaton.explore>`'s ``engine``).
 
+    Returns
+    -------
+    Period
+        ``preperiod`` μ′ and ``period`` p (the least ones), ``values`` (one period
+        of s(n) = 𝒢(A, aⁿ) from n = μ′), ``prefix`` (the values before it) and
+        ``proven=True``.
+
     Raises
     ------
     InputError
@@ -169,6 +176,16 @@ def proven_period(grammar: Grammar, head: str, *, budget: Budget = UNLIMITED,
     eventual period iff s(n + d) = s(n) on one cycle n = N … N + λ − 1 with
     N = max(μ, 1) (λ-periodicity carries it to every n ≥ N).  For n < N the
     values are all known, so p₀ is the last failure of s(n + p) = s(n) there.
+
+    Examples
+    --------
+    The subtraction game S = {1, 2, 3}: 𝒢(A, aⁿ) = n mod 4 for n ≥ 1, so the values
+    from n = 1 are 1, 2, 3, 0 and repeat with period 4 from the start:
+
+    >>> from sdg_automata import parse_grammar
+    >>> p = proven_period(parse_grammar("A -> a A | a a A | a a a A | a | a a | a a a"), "A")
+    >>> p.preperiod, p.period, p.values, p.proven
+    (0, 4, (1, 2, 3, 0), True)
     """
     grammar.check_nonterminal(head)
     a = unary_letter(grammar)

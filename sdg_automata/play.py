@@ -377,12 +377,40 @@ class Analyzer:
 
 def analyze(grammar: Grammar, position: Iterable[Pair], *, method: MoveMethod = "auto"
             ) -> Analysis:
-    """Every move of ``position`` with its value; see :class:`Analyzer`.
+    """Every move of ``position`` with its value (SPEC §2); see :class:`Analyzer`.
+
+    Parameters
+    ----------
+    grammar:
+        The grammar G.
+    position:
+        The multiset position: pairs (A, w), each w a position of A.
+    method:
+        How the values of the resulting positions are computed (as
+        :func:`~sdg_automata.semantics.grundy`'s ``method``).
+
+    Returns
+    -------
+    Analysis
+        The components' values, the position's Grundy number and outcome
+        (``"N"``/``"P"``) and every distinct move, the winning ones marked.
 
     Raises
     ------
     InputError
         When a component is not a position, or its nonterminal is unknown.
+
+    Examples
+    --------
+    In Example 3, {(A, aa), (B, ba)} has value 2 ^ 0 = 2; the one winning move
+    plays ``A -> a a`` on ``aa``, leaving {(B, ba)} of value 0:
+
+    >>> from sdg_automata import load_grammar
+    >>> a = analyze(load_grammar("examples/example3.txt"), [("A", "aa"), ("B", "ba")])
+    >>> a.values, a.grundy, a.outcome
+    ((2, 0), 2, 'N')
+    >>> [(m.rule, m.result) for m in a.winning_moves]
+    [(Rule(head='A', body=('a', 'a')), (('B', 'ba'),))]
     """
     parts = list(position)
     for head, _ in parts:

@@ -112,7 +112,7 @@ def split_spans(
 
 def naive_grundy(grammar: Grammar, head: str, w: str, *,
                  budget: Budget = UNLIMITED) -> int | None:
-    """𝒢_{G,A}(w) straight from the definition (SPEC §2); ``None`` for ⊥.
+    r"""𝒢_{G,A}(w) straight from the definition (SPEC §2); ``None`` for ⊥.
 
     A word is a position of A iff it has a move (SPEC §2: a word of L(G, A)
     always has one, the first step of a derivation, and a move is one).  Every
@@ -125,7 +125,35 @@ def naive_grundy(grammar: Grammar, head: str, w: str, *,
     <_Γ.  There is no recursion for the word's length to drive (a 180-letter
     word used to raise ``RecursionError``).  The number of moves enumerated is
     exponential in the length of the bodies; the method is meant for short
-    words in tests.  ``budget.max_seconds`` bounds it (unit: subwords).
+    words in tests.
+
+    Parameters
+    ----------
+    grammar, head, w:
+        Any grammar, the nonterminal A and the word.
+    budget:
+        ``budget.max_seconds`` bounds the computation (unit: subwords).
+
+    Returns
+    -------
+    int or None
+        The Grundy number, or ``None`` when w is not a position of A.
+
+    Raises
+    ------
+    GrammarError
+        For a nonterminal ``head`` the grammar does not have.
+    BudgetExceeded
+        When ``budget`` runs out.
+
+    Examples
+    --------
+    The oracle agrees with :func:`grundy` on the paper's Example 3:
+
+    >>> from sdg_automata import parse_grammar
+    >>> g = parse_grammar("A -> a A | a a A | B | a | a a\nB -> b A | b")
+    >>> [naive_grundy(g, "A", w) for w in ("a", "aa", "b", "ba", "c")]
+    [1, 2, 0, 1, None]
     """
     grammar.check_nonterminal(head)
     n = len(w)
@@ -540,6 +568,19 @@ def grundy(grammar: Grammar, head: str, w: str, *, method: Method = "auto") -> i
         grammars, substring DP otherwise), ``"cyk"`` the substring DP always,
         ``"naive"`` the exponential definition.
 
+    Returns
+    -------
+    int or None
+        𝒢_{G,A}(w), or ``None`` when w is not a position of A (w ∉ L(G, A)).
+
+    Raises
+    ------
+    GrammarError
+        For a nonterminal ``head`` the grammar does not have.
+    InputError
+        For an unknown ``method``, or ``"dfa"`` on a grammar that is neither
+        right- nor left-linear.
+
     Examples
     --------
     >>> from sdg_automata.parse import parse_grammar
@@ -554,8 +595,42 @@ def grundy(grammar: Grammar, head: str, w: str, *, method: Method = "auto") -> i
 def grundy_position(
     grammar: Grammar, position: Iterable[Pair], *, method: Method = "auto"
 ) -> int | None:
-    """𝒢 of a multiset position: the XOR of its parts (a sum of games), or ``None``
-    when some part is not a position."""
+    r"""𝒢 of a multiset position: the XOR of its parts (a sum of games), or ``None``
+    when some part is not a position (SPEC §2).
+
+    Parameters
+    ----------
+    grammar:
+        The grammar G.
+    position:
+        The pairs (A, w) of the multiset, in any order; a pair may repeat.
+    method:
+        As :func:`grundy`'s, for each part.
+
+    Returns
+    -------
+    int or None
+        The nim-sum of the parts' Grundy numbers; 0 for the empty position (no
+        move: the player to move loses).
+
+    Raises
+    ------
+    GrammarError
+        For a nonterminal the grammar does not have.
+    InputError
+        As :func:`grundy`, for a bad ``method``.
+
+    Examples
+    --------
+    >>> from sdg_automata import parse_grammar
+    >>> g = parse_grammar("A -> a A | a a A | B | a | a a\nB -> b A | b")
+    >>> grundy(g, "A", "aa"), grundy(g, "B", "ba")
+    (2, 0)
+    >>> grundy_position(g, [("A", "aa"), ("B", "ba"), ("A", "a")])  # 2 ^ 0 ^ 1
+    3
+    >>> grundy_position(g, [("A", "aa"), ("A", "aa")])  # a game plus itself is 0
+    0
+    """
     value = evaluator(grammar, method=method)
     total = 0
     for head, w in position:
@@ -567,9 +642,36 @@ def grundy_position(
 
 
 def successors(grammar: Grammar, head: str, w: str) -> list[Position]:
-    """The successor multisets of the position {(A, w)} (SPEC §2, a move), each once.
+    r"""The successor multisets of the position {(A, w)} (SPEC §2, a move), each once.
 
     Membership of the parts is decided by one :class:`SubstringTable` of ``w``.
+
+    Parameters
+    ----------
+    grammar, head, w:
+        Any grammar, the nonterminal A and the word.
+
+    Returns
+    -------
+    list of tuple
+        Each position one move leads to, as a sorted tuple of pairs (B, u); the
+        empty tuple is the position with no pairs (a terminal rule was used).  The
+        list is empty when w is not a position of A.
+
+    Raises
+    ------
+    GrammarError
+        For a nonterminal ``head`` the grammar does not have.
+
+    Examples
+    --------
+    In Example 3, (A, aa) moves by ``A -> a A`` to {(A, a)} and by ``A -> a a`` to
+    the empty position, so its value is mex{1, 0} = 2:
+
+    >>> from sdg_automata import parse_grammar
+    >>> g = parse_grammar("A -> a A | a a A | B | a | a a\nB -> b A | b")
+    >>> successors(g, "A", "aa")
+    [(('A', 'a'),), ()]
     """
     grammar.check_nonterminal(head)
     table = SubstringTable(grammar, w)

@@ -34,8 +34,8 @@ ROUTES = [("onthefly", "bfs"), ("onthefly", "dfs"), ("explicit", "bfs")]
 #: the enumeration oracle is skipped above this many words (the routes are still compared)
 MAX_WORDS = 3000
 
-#: notes/literature.md §D: ⊆-subsumption of states would prune "aa" (state {A¹}) in
-#: favour of "b" (state {A¹, B¹, C⁰, bE⁰}) and report max 𝒢_C = 0
+#: a counterexample to ⊆-subsumption of states (cited by decide's module docstring): it
+#: would prune "aa" (state {A¹}) in favour of "b" (state {A¹, B¹, C⁰, bE⁰}) and report max 𝒢_C = 0
 SUBSUMPTION_COUNTEREXAMPLE = "A -> a a | b | b B\nB -> a A | a b | b\nC -> B"
 
 FAST = settings(max_examples=60, deadline=None,

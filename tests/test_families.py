@@ -8,8 +8,8 @@ Ground truths, independent of the Grundy automaton:
 * automata-lib's ``accepts_input`` and products for random binary DFAs;
 * the classic subtraction-game recurrence when 1 ∈ S (SPEC §7).
 
-Reachable-state counts of the modular family, derived (not copied from
-notes/literature.md §A, whose "(4,1),(6,2) → max 1" is wrong): the grammar has
+Reachable-state counts of the modular family, derived (not copied from a table of
+cases: one such table had "(4,1),(6,2) → max 1", which is wrong): the grammar has
 only rules s → a s′ and s → a, so Step 2's Γ_N is empty and the state after
 reading aⁿ (n ≥ 1) is the set of items s^{n mod 2} of the DFA states s with
 aⁿ ∈ L(s), plus the chain and top items that are functions of those.  A DFA
@@ -146,7 +146,7 @@ def test_modular_reachable_states(raw):
 
 
 @pytest.mark.parametrize(("raw", "states", "maximum", "length"), [
-    # notes/literature.md §A lists these; counts re-derived as 1 + lcm(lcm(2, p) : solvable)
+    # counts derived as 1 + lcm(lcm(2, p) : solvable)
     ([(3, 0), (5, 2)], 1 + 30, 2, 12),               # 12 ≡ 0 (3), ≡ 2 (5), even
     ([(3, 1), (3, 2)], 1 + 6, 1, 4),                 # 1 and 2 mod 3 exclude each other
     ([(3, 0), (5, 1), (7, 3)], 1 + 210, 3, 66),      # 66 ≡ 0 (3), 1 (5), 3 (7)

@@ -58,6 +58,7 @@ from .common import (
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 
 #: the command groups, in the order ``--help`` lists them
+#: :meta hide-value:
 GROUPS = (grundy, automata, games, family, imark, octal, sweep)
 
 #: the installed command (``python -m sdg_automata`` runs the same)

@@ -137,8 +137,16 @@ _FORMS = {
 
 
 def _form_help(p: Parser, word: str) -> str | None:
-    """The ``--help`` of ``octal survey`` or ``octal verify``: its own description, the
-    options that apply to it (:data:`_APPLIES`) and its examples; ``None`` for a code."""
+    """The ``--help`` of ``octal survey`` or ``octal verify``; ``None`` for a code."""
+    form = form_parser(p, word)
+    return None if form is None else form.format_help()
+
+
+def form_parser(p: Parser, word: str) -> Parser | None:
+    """``octal survey`` or ``octal verify`` as a parser of its own, for its ``--help`` and
+    the documentation's command-line page: its own description, the options of the
+    ``octal`` parser ``p`` that apply to it (:data:`_APPLIES`) and its examples; ``None``
+    for a code."""
     mode = {SURVEY: _SURVEY, VERIFY: _VERIFY}.get(word)
     if mode is None:
         return None
@@ -153,7 +161,7 @@ def _form_help(p: Parser, word: str) -> str | None:
         elif action.dest in ("code", "file") or mode not in modes:
             continue
         form._add_action(action)
-    return form.format_help()
+    return form
 
 
 _CODE, _SURVEY, _VERIFY = "one code", "a survey", VERIFY

@@ -318,19 +318,50 @@ def imark_grundy(S: Iterable[int] | IMark, D: Iterable[int] | None, n: int,
     Parameters
     ----------
     S, D:
-        The subtractions (⊆ ℕ∖{0}) and divisors (⊆ ℕ∖{0, 1}).
+        The subtractions (⊆ ℕ∖{0}) and divisors (⊆ ℕ∖{0, 1}); or an ``IMark``
+        game as ``S`` and ``D=None``.
     n:
         The position, any natural number (10¹⁰⁰⁰ takes seconds).
     c:
         The window: I_m = [m − 2c, m], J_m = [m − c, m]; ``None`` chooses it
         (``C_START`` doubled up to ``max_c``).
+    max_c:
+        The largest window tried when ``c`` is ``None``.
+    reuse:
+        Keep the computed intervals for the next call on the same game.
+    engine:
+        ``"layers"`` (default: the exponent grid a layer at a time) or
+        ``"reference"`` (one interval at a time): the same values.
+    budget:
+        States (intervals J_m computed) and seconds.
+
+    Returns
+    -------
+    int
+        𝒢(n), proven: the guess sequences agreed within the window everywhere
+        the computation went.
 
     Raises
     ------
+    InputError
+        For S or D outside their ranges, or a negative n.
     IMarkConvergenceError
         When the guess sequences do not agree within c steps somewhere (the
-        message says at which m and with which c).
+        message says at which m and with which c): a
+        :class:`~sdg_automata.errors.ConvergenceError`.
+    BudgetExceeded
+        When ``budget`` runs out.
 
+    Examples
+    --------
+    i-Mark({1}, {2, 3}): the values agree with the naive table at small n, and
+    n = 10¹⁸ is proven at once:
+
+    >>> from sdg_automata import imark_sequence
+    >>> [imark_grundy([1], [2, 3], n) for n in range(11)]
+    [0, 1, 0, 2, 1, 0, 1, 0, 2, 0, 1]
+    >>> list(imark_sequence([1], [2, 3], upto=10))
+    [0, 1, 0, 2, 1, 0, 1, 0, 2, 0, 1]
     >>> imark_grundy([1], [2, 3], 10**18)
     2
     """

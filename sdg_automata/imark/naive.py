@@ -182,7 +182,36 @@ def imark_sequence(S: Iterable[int] | IMark, D: Iterable[int] | None = None, *,
                    upto: int, budget: Budget = UNLIMITED) -> bytes:
     """𝒢(0), …, 𝒢(upto) of i-Mark(S, D), bottom up (SPEC §6, the naive computation).
 
-    Θ(upto) time and bytes.  Byte ``n`` of the result is 𝒢(n).
+    Θ(upto) time and bytes: a move from n goes to n − s (s ∈ S) or ⌊n / d⌋ (d ∈ D),
+    so 𝒢(n) is the mex of values already computed.
+
+    Parameters
+    ----------
+    S, D:
+        The subtractions (⊆ ℕ∖{0}) and divisors (⊆ ℕ∖{0, 1}); or an ``IMark``
+        game as ``S`` and ``D=None``.
+    upto:
+        The last position computed.
+    budget:
+        Seconds (the positions computed are its unit).
+
+    Returns
+    -------
+    bytes
+        Byte ``n`` of the result is 𝒢(n).
+
+    Raises
+    ------
+    InputError
+        For S or D outside their ranges, a negative ``upto``, or a table that would
+        not fit in memory.
+    BudgetExceeded
+        When ``budget`` runs out.
+
+    Examples
+    --------
+    With S = {1} and D = {2} a position n > 0 is losing iff it is even and its
+    half is losing:
 
     >>> list(imark_sequence([1], [2], upto=15))
     [0, 1, 0, 1, 2, 0, 2, 0, 1, 0, 1, 0, 1, 0, 1, 0]
