@@ -48,7 +48,7 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "_templates", "**/.ipynb_checkpoints", "schemas/*.json"]
+exclude_patterns = ["_build", "_templates", "**/.ipynb_checkpoints"]
 templates_path = ["_templates"]
 
 # the API reference: one page per module, found by walking the package
