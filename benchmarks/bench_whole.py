@@ -5,8 +5,9 @@ A command's time as its user pays it: interpreter start, imports, numba's load
 runs as ``python -m sdg_automata ...`` in a fresh process, ``repeat`` times,
 interleaved with the same command of another install when one is named, and
 its CPU time (user + sys) and peak RSS are read from ``wait4`` for that child
-alone.  The two installs' JSON answers must agree (preperiod, period and the
-values both list).
+alone, after one unmeasured run of each (which fills numba's cache, cold after an
+install: the first compile takes seconds, once).  The two installs' JSON answers
+must agree (preperiod, period and the values both list).
 
 * ``octal 0.16 --json`` and ``octal 0.56 --json``: the long certifications
   (509,622 and 653,570 values).  Issue 28's goal: ≥ 8× 0.2.0's CPU.
@@ -79,6 +80,9 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         pythons["baseline"] = (os.environ["SDG_WHOLE_BASELINE"], installed, scratch)
     cpu: dict[tuple[str, str], list[float]] = {}
     peak: dict[tuple[str, str], int] = {}
+    for args in commands.values():  # unmeasured: numba's cache, cold after an install
+        for python, env, cwd in pythons.values():
+            _measure([python, "-m", "sdg_automata", *args], env, cwd)
     for _ in range(repeat):  # interleaved, so that load on the machine hits every case alike
         for case, args in commands.items():
             answers = set()
