@@ -31,12 +31,11 @@ import re
 import resource
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import show
+from benchmarks.common import installs, show
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "example3.json")
@@ -64,13 +63,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     """Measure; one dict per command."""
     repeat = 5 if quick else 30
     scratch = tempfile.mkdtemp(prefix="sdg-startup-")
-    # an install of its own: without PYTHONPATH, from a scratch directory (not this checkout)
-    installed = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    pythons = {"now": (sys.executable, dict(os.environ), str(ROOT))}
-    if os.environ.get("SDG_STARTUP_NOW"):
-        pythons["now"] = (os.environ["SDG_STARTUP_NOW"], installed, scratch)
-    if os.environ.get("SDG_STARTUP_BASELINE"):
-        pythons["baseline"] = (os.environ["SDG_STARTUP_BASELINE"], installed, scratch)
+    pythons = installs("SDG_STARTUP", str(ROOT), scratch)
     cases: dict[str, list[str] | None] = {"python -c pass": None, **COMMANDS}
     times: dict[tuple[str, str], list[float]] = {}
     for _ in range(repeat):  # interleaved, so that load on the machine hits every case alike

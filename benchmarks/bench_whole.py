@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import show
+from benchmarks.common import installs, show
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = {"octal 0.16 --json": ["octal", "0.16", "--json"],
@@ -71,13 +71,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     repeat = 1 if quick else 3
     commands = QUICK_COMMANDS if quick else COMMANDS
     scratch = tempfile.mkdtemp(prefix="sdg-whole-")
-    # an install of its own: without PYTHONPATH, from a scratch directory (not this checkout)
-    installed = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    pythons = {"now": (sys.executable, dict(os.environ), str(ROOT))}
-    if os.environ.get("SDG_WHOLE_NOW"):
-        pythons["now"] = (os.environ["SDG_WHOLE_NOW"], installed, scratch)
-    if os.environ.get("SDG_WHOLE_BASELINE"):
-        pythons["baseline"] = (os.environ["SDG_WHOLE_BASELINE"], installed, scratch)
+    pythons = installs("SDG_WHOLE", str(ROOT), scratch)
     cpu: dict[tuple[str, str], list[float]] = {}
     peak: dict[tuple[str, str], int] = {}
     for args in commands.values():  # unmeasured: numba's cache, cold after an install

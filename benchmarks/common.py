@@ -81,3 +81,18 @@ def fmt(x: Any) -> str:
     if isinstance(x, int):
         return f"{x:,}"
     return str(x)
+
+
+def installs(prefix: str, root: str, scratch: str) -> dict[str, tuple[str, dict[str, str], str]]:
+    """The interpreters to compare, as ``{who: (python, environment, working directory)}``:
+    ``"now"`` (this one, in this checkout, or ``{prefix}_NOW``) and ``"baseline"`` when
+    ``{prefix}_BASELINE`` names another install's interpreter.  A named install runs
+    without ``PYTHONPATH``, from ``scratch`` (not this checkout), so that it imports its
+    own package."""
+    installed = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    pythons = {"now": (sys.executable, dict(os.environ), root)}
+    if os.environ.get(f"{prefix}_NOW"):
+        pythons["now"] = (os.environ[f"{prefix}_NOW"], installed, scratch)
+    if os.environ.get(f"{prefix}_BASELINE"):
+        pythons["baseline"] = (os.environ[f"{prefix}_BASELINE"], installed, scratch)
+    return pythons
