@@ -120,8 +120,8 @@ def only_our_kernels() -> None:
 
     ``import numba`` imports scipy, when installed, to check its version, and
     numba's first compile or cache load imports scipy's BLAS to decide how
-    ``np.dot`` on floats compiles: about 0.3 s of CPU in every process that
-    uses a kernel, a fifth of numba's fixed cost (``benchmarks/bench_octal.py``).  Our
+    ``np.dot`` on floats compiles: 0.3–0.5 s of CPU in every process that uses
+    a kernel, a third of numba's fixed cost (``benchmarks/bench_whole.py``).  Our
     kernels use no BLAS.  In a library process (a notebook) other numba code
     may, so there numba finds scipy as usual.
     """
