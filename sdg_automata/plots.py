@@ -271,6 +271,6 @@ def plot_counts(counts: CountsByLength, ax: Axes | None = None) -> Figure:
     zeros = len(counts.counts) - len(shown)
     axes.set_xlabel("length n")
     axes.set_ylabel("words of length n")
-    axes.set_title(f"{counts.name}, by length" + (f" ({zeros} lengths with none)"
-                                                  if zeros else ""))
+    axes.set_title(f"{counts.name}, by length" + (
+        f" ({zeros} length{'s' if zeros > 1 else ''} with none)" if zeros else ""))
     return _figure(axes)

@@ -201,18 +201,23 @@ def dfa_to_table(d: DFA, *, label: Labeler = str, limit: int | None = None) -> s
     return text_table(rows) + (f"… {left} more states\n" if left else "")
 
 
-def _html_table(rows: Sequence[Sequence[str]], caption: str, left: int) -> str:
+def _html_table(rows: Sequence[Sequence[str]], caption: str, left: int, *,
+                header: bool = True) -> str:
     # the caption is a paragraph above the table, not a <caption>: a <caption> is as wide as
     # its table, so a long one wrapped into a narrow column over a two-column table
     # every cell left-aligned, in its own style attribute: JupyterLab's stylesheet
     # right-aligns td and th, which pushed a short witness out of sight beside a long one
-    head, *body = rows
-    out = [_caption(caption), "<table>",
-           "<tr>" + "".join(f"<th{_LEFT}>{html.escape(c)}</th>" for c in head) + "</tr>"]
+    # header=False: rows of facts (name, value), where a first row of <th> cells would read
+    # as column titles
+    head, *body = rows if header else [[], *rows]
+    out = [_caption(caption), "<table>"]
+    if header:
+        out.append("<tr>" + "".join(f"<th{_LEFT}>{html.escape(c)}</th>" for c in head)
+                   + "</tr>")
     out += ["<tr>" + "".join(f"<td{_LEFT}>{html.escape(c)}</td>" for c in r) + "</tr>"
             for r in body]
     if left:
-        out.append(f'<tr><td colspan="{len(head)}"{_LEFT}>… {left} more rows</td></tr>')
+        out.append(f'<tr><td colspan="{len(rows[0])}"{_LEFT}>… {left} more rows</td></tr>')
     out.append("</table>")
     return "\n".join(out)
 
@@ -802,8 +807,9 @@ def _listed(values: Sequence[int], total: int | None = None) -> str:
 
 def _facts(caption: str, rows: list[list[str]], figure: Callable[[], Figure] | None) -> Diagram:
     """A two-column table of facts under a caption, with a plot below it."""
-    return Diagram(text=caption + "\n" + text_table(rows), html=_html_table(rows, caption, 0),
-                   caption=caption, figure=figure)
+    return Diagram(text=caption + "\n" + text_table(rows),
+                   html=_html_table(rows, caption, 0, header=False), caption=caption,
+                   figure=figure)
 
 
 @functools.cache

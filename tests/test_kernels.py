@@ -238,6 +238,31 @@ def test_a_cache_that_cannot_be_repaired_is_left_alone(monkeypatch: pytest.Monke
     assert calls == ["disable", "disable"]
 
 
+def test_a_cache_error_of_several_lines_is_one_warning_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """LLVM's bitcode errors span lines (a .nbc with flipped bytes): the warning is one."""
+
+    class Cache:
+        cache_path = "/cache"
+
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            raise RuntimeError("LLVM bitcode parsing error\nInvalid encoding")
+
+        def save_overload(self, sig: Any, data: Any) -> None: ...
+
+        def flush(self) -> None: ...
+
+    class Dispatcher:
+        _cache = Cache()
+
+    monkeypatch.setattr(kernels, "_said", set())
+    with pytest.warns(kernels.KernelCacheWarning) as caught:
+        assert kernels._watched(Dispatcher(), "x")._cache.load_overload("sig", None) is None
+    (warning,) = caught
+    assert "\n" not in str(warning.message)
+    assert "(RuntimeError: LLVM bitcode parsing error Invalid encoding)" in str(warning.message)
+
+
 def _on_a_terminal(env: dict[str, str]) -> str:
     """What stderr shows on a terminal (a pseudo-terminal), stdout checked and discarded."""
     import pty

@@ -256,8 +256,12 @@ def test_results_show_a_table_and_their_plot() -> None:
     # the first values, by the definition (naive_values), not a numpy array's repr
     first = " ".join(map(str, naive_values(OctalGame.parse("0.137"), 40)))
     assert "array(" not in octal["text/plain"] and f"{first} …" in octal["text/plain"]
+    # facts, not a table with column titles: no header row (JupyterLab bolds a <th> row)
+    assert "<th" not in octal["text/html"]
+    assert '<tr><td style="text-align: left">code</td>' in octal["text/html"]
     imark = _displayed(imark_series([1], [2, 3], upto=100))
     assert "i-Mark({1}, {2, 3})" in imark["text/html"] and imark["image/png"]
+    assert "<th" not in imark["text/html"]
     counts = _displayed(counts_by_length(example3(), "A", 0, max_length=10))
     assert "409" in counts["text/plain"] and counts["image/png"]
 

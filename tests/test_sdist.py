@@ -51,6 +51,12 @@ def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis",
         ".benchmarks", ".venv"))
+    # what a used checkout holds beside the sources: byte code and numba's kernel cache
+    planted = source / "sdg_automata" / "kernels" / "__pycache__"
+    planted.mkdir(exist_ok=True)
+    for name in ("octal.run_sparse-144.py311.nbi", "octal.run_sparse-144.py311.1.nbc",
+                 "octal.cpython-311.pyc"):
+        (planted / name).write_bytes(b"machine-specific")
     done = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(out),
                            str(source)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
@@ -96,6 +102,7 @@ def test_the_wheel_built_from_the_sdist_holds_every_subpackage(unpacked: Path,
     schemas = {str(p.relative_to(ROOT)) for p in (ROOT / "sdg_automata" / "schemas").iterdir()}
     assert len(schemas) >= 20 and schemas <= names, sorted(schemas - names)
     assert not [n for n in names if n.startswith("examples/") or "/examples/" in n]
+    assert not [n for n in names if "__pycache__" in n or n.endswith((".nbi", ".nbc", ".pyc"))]
     metadata = next(zipfile.ZipFile(wheel).read(n).decode() for n in names
                     if n.endswith(".dist-info/METADATA"))
     # the README (the wheel's description) says plainly that examples/ needs a checkout

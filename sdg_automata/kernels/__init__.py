@@ -225,6 +225,12 @@ def _cache_warning(message: str) -> None:
         warnings.warn(message, KernelCacheWarning, stacklevel=3)
 
 
+def _one_line(e: BaseException) -> str:
+    """An exception's text on one line (LLVM's parse errors span several): the warning is
+    one line."""
+    return " ".join(str(e).split())
+
+
 def _compiling(why: str) -> None:
     """Say, once, that kernels are being compiled: on a terminal only (the few seconds would
     look like a hang), as the progress displays; never in a pipe, a log or a notebook."""
@@ -262,7 +268,7 @@ def _watched(dispatcher: Any, why: str) -> Any:
                 cache.disable()
                 then = "compiling them in memory"
             _cache_warning(f"numba's cache of the compiled kernels at {where} is not usable "
-                           f"({type(e).__name__}: {e}): {then}")
+                           f"({type(e).__name__}: {_one_line(e)}): {then}")
             found = None
         if found is None:
             _compiling(why)
@@ -274,7 +280,8 @@ def _watched(dispatcher: Any, why: str) -> Any:
         except Exception as e:  # a directory that was writable and no longer is, say
             cache.disable()
             _cache_warning(f"numba cannot write its cache of the compiled kernels at "
-                           f"{getattr(cache, 'cache_path', '?')} ({type(e).__name__}: {e}): "
+                           f"{getattr(cache, 'cache_path', '?')} ({type(e).__name__}: "
+                           f"{_one_line(e)}): "
                            "compiling them in memory, on every run")
 
     cache.load_overload = load_overload
