@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import InputError
-from .summarize import PLOT_HINT, figure_class
+from .summarize import PLOT_HINT, PLOT_SUFFIXES, SAVE_METADATA, figure_class, plot_suffix
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -46,8 +46,6 @@ __all__ = ["PLOT_HINT", "PLOT_SUFFIXES", "CountsByLength", "IMarkSequence", "cou
            "figure_bytes", "imark_series", "plot_available", "plot_counts", "plot_imark",
            "plot_octal", "plot_suffix", "require_plot"]
 
-#: the file types a plot is written as, by suffix
-PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 #: an octal game's plot shows the preperiod and this many periods (at least)
 PERIODS_SHOWN = 3
 #: the most values a plot of a sequence draws (a line of 10⁶ points is still quick)
@@ -78,27 +76,13 @@ def require_plot() -> None:
     figure_class()
 
 
-def plot_suffix(path: str | Path) -> str:
-    """The suffix of a plot file (``.png``, ``.svg`` or ``.pdf``), checked.
-
-    Raises
-    ------
-    InputError
-        For an empty name or another suffix.
-    """
-    suffix = Path(path).suffix.lower()
-    if not str(path) or suffix not in PLOT_SUFFIXES:
-        raise InputError(f"--plot writes .png, .svg or .pdf files, not {str(path)!r}")
-    return suffix
-
-
 def figure_bytes(fig: Figure, path: str | Path) -> bytes:
     """The bytes of the file ``path`` (``.png``, ``.svg`` or ``.pdf``, by its suffix) that
     would hold ``fig``, for a caller that writes them (atomically); no date is embedded,
     so the same figure gives the same SVG or PDF."""
     suffix = plot_suffix(path)
     buffer = io.BytesIO()
-    metadata = {".png": None, ".svg": {"Date": None}, ".pdf": {"CreationDate": None}}[suffix]
+    metadata = SAVE_METADATA[suffix]
     fig.savefig(buffer, format=suffix[1:], dpi=120, bbox_inches="tight", metadata=metadata)
     return buffer.getvalue()
 

@@ -39,8 +39,8 @@ from .errors import InputError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["PLOT_HINT", "Summary", "figure_class", "grammar_size", "load_rows", "picture", "plot",
-           "summarize"]
+__all__ = ["PLOT_HINT", "PLOT_SUFFIXES", "SAVE_METADATA", "Summary", "figure_class",
+           "grammar_size", "load_rows", "plot", "plot_suffix", "summarize"]
 
 Kind = Literal["grammars", "imark", "octal"]
 
@@ -238,6 +238,25 @@ _TABLES = {"grammars": _grammar_tables, "imark": _imark_tables, "octal": _octal_
 
 #: what to install for plots (every ``--plot`` and plot function says it)
 PLOT_HINT = 'pip install "sdg_automata[plot]"'
+#: the file types a plot is written as, by suffix
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+#: ``savefig``'s metadata by suffix: no date, so the same figure gives the same file
+SAVE_METADATA: dict[str, dict[str, None] | None] = {
+    ".png": None, ".svg": {"Date": None}, ".pdf": {"CreationDate": None}}
+
+
+def plot_suffix(path: str | Path) -> str:
+    """The suffix of a plot file (``.png``, ``.svg`` or ``.pdf``), checked.
+
+    Raises
+    ------
+    InputError
+        For an empty name or another suffix.
+    """
+    suffix = Path(path).suffix.lower()
+    if not str(path) or suffix not in PLOT_SUFFIXES:
+        raise InputError(f"--plot writes .png, .svg or .pdf files, not {str(path)!r}")
+    return suffix
 
 
 def figure_class() -> type[Figure]:
@@ -258,7 +277,8 @@ def figure_class() -> type[Figure]:
 
 def plot(rows: Sequence[dict[str, Any]], out: str | Path | None = None) -> Figure:
     """The sweep's picture as a matplotlib ``Figure``, also written to ``out`` when given
-    (``.png`` or ``.svg``; the command line writes :func:`picture` atomically instead).
+    (``.png``, ``.svg`` or ``.pdf``; the command line writes
+    :func:`sdg_automata.plots.figure_bytes` of it atomically instead).
 
     Grammars: a histogram of each grammar's largest maximum, one bar group per
     number of rules.  i-Mark: a heat map of c over (S, D), grey where the
@@ -274,9 +294,7 @@ def plot(rows: Sequence[dict[str, Any]], out: str | Path | None = None) -> Figur
         Without matplotlib (``pip install "sdg_automata[plot]"``), or for
         another file type.
     """
-    suffix = None if out is None else Path(out).suffix.lower()
-    if suffix not in (None, ".png", ".svg"):
-        raise InputError(f"--plot writes .png or .svg files, not {str(out)!r}")
+    suffix = None if out is None else plot_suffix(out)
     figure = figure_class()
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
     if not ok:
@@ -285,23 +303,10 @@ def plot(rows: Sequence[dict[str, Any]], out: str | Path | None = None) -> Figur
     if out is not None:
         try:
             fig.savefig(out, dpi=120, bbox_inches="tight",
-                        metadata={"Date": None} if suffix == ".svg" else None)
+                        metadata=SAVE_METADATA[suffix or ".png"])
         except OSError as e:
             raise InputError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
     return fig
-
-
-def picture(rows: Sequence[dict[str, Any]], out: str | Path) -> bytes:
-    """The bytes of :func:`plot` as the file ``out`` would hold them (``.png`` or
-    ``.svg``, from its suffix), for a caller that writes them itself (the command
-    line: atomically, never over an input)."""
-    suffix = Path(out).suffix.lower()
-    if suffix not in (".png", ".svg"):
-        raise InputError(f"--plot writes .png or .svg files, not {str(out)!r}")
-    buffer = io.BytesIO()
-    plot(rows).savefig(buffer, format=suffix[1:], dpi=120, bbox_inches="tight",
-                       metadata={"Date": None} if suffix == ".svg" else None)
-    return buffer.getvalue()
 
 
 def _grammar_plot(figure: type[Figure], ok: Sequence[dict[str, Any]]) -> Figure:

@@ -84,8 +84,10 @@ def test_grammar_summary_counts_and_plot(tmp_path: Path) -> None:
     out = tmp_path / "h.svg"
     plot(rows, out)
     assert b"<svg" in out.read_bytes()[:500]
-    with pytest.raises(InputError, match=r"\.png or \.svg"):
-        plot(rows, tmp_path / "h.pdf")
+    plot(rows, tmp_path / "h.pdf")  # the file types of every --plot
+    assert (tmp_path / "h.pdf").read_bytes().startswith(b"%PDF-")
+    with pytest.raises(InputError, match=r"\.png, \.svg or \.pdf"):
+        plot(rows, tmp_path / "h.jpg")
 
 
 def test_load_rows_skips_a_torn_tail(tmp_path: Path) -> None:

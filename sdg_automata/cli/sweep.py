@@ -163,9 +163,9 @@ def _add_summarize(s: Parser) -> None:
         "games, each code's proven preperiod and period, the codes not proven, "
         "the codes by period.  --plot draws a histogram (grammars), a heat map "
         "(i-Mark) or periods against preperiods (octal) through matplotlib (the "
-        "plot extra), written as -o is: atomically, never over FILE.")
+        "plot extra), written atomically, never over FILE.")
     s.add_argument("file", metavar="FILE", help="rows of a sweep (JSON Lines or CSV)")
-    s.add_argument("--plot", metavar="OUT", help="also draw OUT.png or OUT.svg")
+    s.add_argument("--plot", metavar="OUT", help="also draw OUT.png, OUT.svg or OUT.pdf")
     s.add_argument("--json", action="store_true", help="the summary as one JSON object")
     s.add_argument("--top", type=positive, default=5, help="rows in the 'largest' table")
     s.set_defaults(func=_cmd_summarize)
@@ -356,12 +356,12 @@ def _summary_text(summary: Summary) -> str:
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
-    from ..summarize import figure_class, load_rows, picture, summarize
+    from ..plots import figure_bytes, plot_suffix, require_plot
+    from ..summarize import load_rows, plot, summarize
 
-    if args.plot and not args.plot.lower().endswith((".png", ".svg")):
-        raise InputError(f"--plot writes .png or .svg files, not {args.plot!r}")
-    if args.plot:
-        figure_class()  # without matplotlib: refused before the summary is printed
+    if args.plot:  # a wrong file type, or no matplotlib: refused before any output
+        plot_suffix(args.plot)
+        require_plot()
     rows = load_rows(args.file)
     try:
         summary = summarize(rows, top=args.top)
@@ -372,6 +372,6 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(_summary_text(summary))
     if args.plot:  # as -o is: atomically, never over the input (or a link to it)
-        output(args, picture(rows, args.plot), to=args.plot, option="--plot")
+        output(args, figure_bytes(plot(rows), args.plot), to=args.plot, option="--plot")
         print(f"wrote {args.plot}", file=sys.stderr)
     return ExitCode.OK
