@@ -702,28 +702,14 @@ def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
     InputError
         For any other object.
     """
-    dfa_class, nfa_class = _automata_lib_registered()
-    if isinstance(obj, (dfa_class, nfa_class)):  # registered just now
-        return diagram(obj, label=label)
-    octal = sys.modules.get(f"{__package__}.octal")  # an octal result exists only if it is loaded
-    if octal is not None and isinstance(obj, octal.OctalPeriod):
-        _octal_registered()
-        return diagram(obj, label=label)
+    for (module, name), show in DISPLAYED_BY_NAME.items():  # registered on first need
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type) and isinstance(obj, cls):
+            diagram.register(cls, show)
+            return diagram(obj, label=label)
     raise InputError(f"cannot draw a {type(obj).__name__} (diagram() shows automata-lib DFAs "
                      "and NFAs, GrundyAutomaton, ReachableAutomaton, Verdict, GameGraph, "
                      "OctalPeriod, IMarkSequence and CountsByLength)")
-
-
-@functools.cache
-def _automata_lib_registered() -> tuple[type, type]:
-    """Register automata-lib's DFA and NFA with :func:`diagram` on first need
-    (importing automata-lib costs about 80 ms, which ``import render`` does not pay)."""
-    from automata.fa.dfa import DFA
-    from automata.fa.nfa import NFA
-
-    diagram.register(DFA, _fa_diagram)
-    diagram.register(NFA, _fa_diagram)
-    return DFA, NFA
 
 
 def _fa_diagram(fa: Any, *, label: Labeler | None = None) -> Diagram:
@@ -812,16 +798,6 @@ def _facts(caption: str, rows: list[list[str]], figure: Callable[[], Figure] | N
                    figure=figure)
 
 
-@functools.cache
-def _octal_registered() -> type:
-    """Register octal results with :func:`diagram` on first need (the octal module loads
-    numpy, which ``import render`` does not pay)."""
-    from .octal import OctalPeriod
-
-    diagram.register(OctalPeriod, _octal_diagram)
-    return OctalPeriod
-
-
 def _octal_diagram(result: OctalPeriod, *, label: Labeler | None = None) -> Diagram:
     if result.preperiod is None or result.period is None:
         return _facts(f"octal game {result.code}: no period proven", [
@@ -861,12 +837,16 @@ def _(counts: CountsByLength, *, label: Labeler | None = None) -> Diagram:
 # ---------------------------------------------------------------------------
 # IPython / Jupyter registration
 
-#: automata-lib's classes, displayed through :func:`diagram` instead of automata-lib's own
-#: drawing (which needs coloraide and has no size limit); registered by name, so automata-lib
-#: is not imported until one of its automata is shown
-AUTOMATA_LIB_DISPLAYED = (("automata.fa.dfa", "DFA"), ("automata.fa.nfa", "NFA"))
-#: this package's classes registered by name for the same reason (their modules load numpy)
-LAZILY_DISPLAYED = ((f"{__package__}.octal", "OctalPeriod"),)
+#: classes :func:`diagram` shows but registers on first need, by module and class name (and
+#: IPython's formatter likewise), so that their costly modules are not imported for it: an
+#: object of one exists only once its module is loaded.  automata-lib's DFA and NFA (about
+#: 80 ms to import; shown here instead of by automata-lib's own drawing, which needs coloraide
+#: and has no size limit) and octal results (their module loads numpy)
+DISPLAYED_BY_NAME: dict[tuple[str, str], Callable[..., Diagram]] = {
+    ("automata.fa.dfa", "DFA"): _fa_diagram,
+    ("automata.fa.nfa", "NFA"): _fa_diagram,
+    (f"{__package__}.octal", "OctalPeriod"): _octal_diagram,
+}
 
 
 def _display(obj: object) -> dict[str, str]:
@@ -885,14 +865,13 @@ def load_ipython_extension(ipython: Any) -> None:
     for cls in diagram.registry:
         if cls is not object:
             formatter.for_type(cls, _display)
-    for module, name in (*AUTOMATA_LIB_DISPLAYED, *LAZILY_DISPLAYED):
+    for module, name in DISPLAYED_BY_NAME:
         formatter.for_type_by_name(module, name, _display)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext sdg_automata``: back to every object's own display."""
     formatter = ipython.display_formatter.mimebundle_formatter
-    for cls in [*diagram.registry,
-                *(f"{m}.{n}" for m, n in (*AUTOMATA_LIB_DISPLAYED, *LAZILY_DISPLAYED))]:
+    for cls in [*diagram.registry, *(f"{m}.{n}" for m, n in DISPLAYED_BY_NAME)]:
         if cls is not object:
             formatter.pop(cls, None)

@@ -30,10 +30,10 @@ from .common import (
     fail,
     load,
     natural,
-    output,
     positive,
     progress,
     unlimited_digits,
+    write_plot,
 )
 
 __all__ = ["EXAMPLES", "register"]
@@ -383,13 +383,11 @@ def _cmd_count(args: argparse.Namespace) -> int:
         density = (machine.density(args.value, limit=args.max_dfa_states, budget=limits)
                    if args.density else None)
         if args.plot is not None:  # every length's count: one backward pass over the class
-            from ..plots import counts_by_length, figure_bytes, plot_counts
+            from ..plots import counts_by_length, plot_counts
 
             counts = counts_by_length(g, head, args.value, max_length=args.length,
                                       budget=limits, machine=machine)
-            output(args, figure_bytes(plot_counts(counts), args.plot), to=args.plot,
-                   option="--plot")
-            print(f"wrote {args.plot}", file=sys.stderr)
+            write_plot(args, plot_counts(counts))
     if density is not None:
         out["density"] = density.to_json()
     with unlimited_digits():  # counts of long words exceed Python's 4300-digit default

@@ -28,6 +28,8 @@ from ..grammar import Grammar
 from ..parse import load_grammar
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from ..construction import ReachableAutomaton
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "check_plot", "check_visual", "contradicted", "deliver", "duration", "emit", "emit_stopped",
     "epilog", "explore", "fail", "finish", "json_options", "load", "natural", "notes", "output",
     "positive", "progress", "schema_name", "stamped", "unlimited_digits", "wants_json",
+    "write_plot",
 ]
 
 
@@ -641,18 +644,29 @@ def output(args: argparse.Namespace, data: str | bytes, *, to: str | None = None
         sys.stdout.write(data)
 
 
-def check_plot(path: str, last: int | None, *, option: str) -> None:
-    """Refuse a ``--plot FILE`` before any work: a file type it cannot write, no N
-    (``option N``: the values 0..N are drawn), too many values, no matplotlib."""
+def check_plot(path: str, last: int | None = None, *, option: str | None = None) -> None:
+    """Refuse a ``--plot FILE`` before any work: a file type it cannot write, no
+    matplotlib, and where ``option N`` bounds what is drawn (the values 0..N), no N or
+    too many values."""
     from ..plots import MAX_POINTS, plot_suffix, require_plot
 
     plot_suffix(path)
-    if last is None:
-        raise InputError(f"--plot draws the values of 0..N: give {option} N")
-    if last >= MAX_POINTS:
-        raise InputError(f"--plot draws at most {MAX_POINTS:,} values: {option} {last:,} "
-                         "is beyond")
+    if option is not None:
+        if last is None:
+            raise InputError(f"--plot draws the values of 0..N: give {option} N")
+        if last >= MAX_POINTS:
+            raise InputError(f"--plot draws at most {MAX_POINTS:,} values: {option} {last:,} "
+                             "is beyond")
     require_plot()
+
+
+def write_plot(args: argparse.Namespace, figure: Figure) -> None:
+    """Write ``figure`` to ``--plot FILE`` as every output file is written (atomically,
+    never over an input: :func:`output`), and say so on stderr."""
+    from ..plots import figure_bytes
+
+    output(args, figure_bytes(figure, args.plot), to=args.plot, option="--plot")
+    print(f"wrote {args.plot}", file=sys.stderr)
 
 
 def check_visual(args: argparse.Namespace) -> None:

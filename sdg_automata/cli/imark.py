@@ -18,11 +18,11 @@ from .common import (
     emit,
     emit_stopped,
     natural,
-    output,
     positive,
     progress,
     stamped,
     unlimited_digits,
+    write_plot,
 )
 
 __all__ = ["EXAMPLES", "register"]
@@ -192,13 +192,11 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
             lines = list(map(str, chunk))
         sys.stdout.write("\n".join(lines) + "\n")
         n += len(chunk)
-    if args.plot is not None:  # as -o is: atomically, never over an input
-        from ..plots import IMarkSequence, figure_bytes, plot_imark
+    if args.plot is not None:
+        from ..plots import IMarkSequence, plot_imark
 
         sequence = IMarkSequence(S=tuple(game.S), D=tuple(game.D), values=bytes(kept))
-        output(args, figure_bytes(plot_imark(sequence), args.plot), to=args.plot,
-               option="--plot")
-        print(f"wrote {args.plot}", file=sys.stderr)
+        write_plot(args, plot_imark(sequence))
     return ExitCode.OK
 
 

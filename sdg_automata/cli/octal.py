@@ -7,7 +7,6 @@ import copy
 import functools
 import json
 import os
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +18,7 @@ from .common import (
     Parser,
     add_engine,
     budget,
+    check_plot,
     emit_stopped,
     epilog,
     fail,
@@ -26,6 +26,7 @@ from .common import (
     positive,
     progress,
     stamped,
+    write_plot,
 )
 from .sweep import CONNECT_TIMEOUT
 
@@ -222,14 +223,12 @@ def _size(n: int) -> str:
 def _cmd_code(args: argparse.Namespace) -> int:
     from ..octal import DEFAULT_MAX_N, OctalGame, write_certificate
     from ..parse import grammar_to_json, grammar_to_text
-    from ..plots import figure_bytes, plot_octal, plot_suffix, require_plot
 
     game = OctalGame.parse(args.code)
     if args.plot is not None:  # refused before any work: a wrong suffix, no matplotlib
         if args.grammar:
             raise InputError("--plot does not apply to --grammar")
-        plot_suffix(args.plot)
-        require_plot()
+        check_plot(args.plot)
     if args.grammar:  # --json: the grammar in the JSON format every command reads
         output(args, (grammar_to_json if args.json else grammar_to_text)(game.grammar()))
         return ExitCode.OK
@@ -258,9 +257,10 @@ def _cmd_code(args: argparse.Namespace) -> int:
         fail(message, ExitCode.BUDGET)
     if args.certificate is not None:
         write_certificate(result, args.certificate)
-    if args.plot is not None:  # as -o is: atomically, never over an input
-        output(args, figure_bytes(plot_octal(result), args.plot), to=args.plot, option="--plot")
-        print(f"wrote {args.plot}", file=sys.stderr)
+    if args.plot is not None:
+        from ..plots import plot_octal
+
+        write_plot(args, plot_octal(result))
     if args.json:
         data = result.to_json(shown=args.values)
         output(args, json.dumps(stamped(data), ensure_ascii=False) + "\n")

@@ -21,11 +21,12 @@ from .common import (
     Parser,
     add_budget,
     budget,
+    check_plot,
     duration,
     emit,
-    output,
     positive,
     stamped,
+    write_plot,
 )
 
 if TYPE_CHECKING:
@@ -356,12 +357,10 @@ def _summary_text(summary: Summary) -> str:
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
-    from ..plots import figure_bytes, plot_suffix, require_plot
     from ..summarize import load_rows, plot, summarize
 
     if args.plot:  # a wrong file type, or no matplotlib: refused before any output
-        plot_suffix(args.plot)
-        require_plot()
+        check_plot(args.plot)
     rows = load_rows(args.file)
     try:
         summary = summarize(rows, top=args.top)
@@ -371,7 +370,6 @@ def _cmd_summarize(args: argparse.Namespace) -> int:
         emit(summary.to_json())
     else:
         sys.stdout.write(_summary_text(summary))
-    if args.plot:  # as -o is: atomically, never over the input (or a link to it)
-        output(args, figure_bytes(plot(rows), args.plot), to=args.plot, option="--plot")
-        print(f"wrote {args.plot}", file=sys.stderr)
+    if args.plot:  # never over the input (or a link to it)
+        write_plot(args, plot(rows))
     return ExitCode.OK
