@@ -300,7 +300,7 @@ def check_invariant(encoding: StepEncoding, invariant: Invariant,
     three CaDiCaL queries over the SAT encoding's clauses; ``None`` when it is, else the
     condition that fails.
 
-    The conditions [1]_: q₀ is in it (initiation); from any state in it, any letter
+    The conditions: q₀ is in it (initiation); from any state in it, any letter
     leads into it (consecution: the state is any assignment of its bits, not only a
     reachable one); no state in it shows a value of ``values`` where the constraint
     accepts.  ``latches[i]`` is (frame position, complemented) of latch i.
@@ -396,9 +396,11 @@ def prove_unreachable(encoding: StepEncoding, values: Sequence[int], meter: Mete
     asserted = re.search(r"was asserted in frame (\d+)", said)
     if asserted is not None:
         return _Outcome(status="reachable", depth=int(asserted[1]))
-    if re.search(r"Reached (timeout|limit)", said):
+    if "Reached timeout" in said and meter.budget.max_seconds is not None:  # our -T
         raise meter.exceeded(meter.count, f"{meter.budget.max_seconds:g} s")
     last = [line for line in said.splitlines() if line.strip()][-1:] or ["no output"]
+    if "Reached limit" in said:  # ABC's own limits (10,000 frames): no answer
+        return _Outcome(status="unproven", why=f"ABC stopped: {last[0].strip()}")
     raise SdgBug(f"ABC's pdr answered neither proved nor asserted: {last[0].strip()!r}")
 
 
@@ -468,8 +470,9 @@ def pdr_search(
 
     Rounds: ABC is asked whether any value above the largest one found occurs; an
     unreachable answer is checked (:func:`check_invariant`) and ends the search; a
-    counterexample at depth d sends the bounded search (:func:`~sdg_automata.bmc.
-    bounded_search`, without k-induction) up to length d for shortest witnesses.
+    counterexample at depth d sends the bounded search
+    (:func:`~sdg_automata.bmc.bounded_search`, without k-induction) up to length d for
+    shortest witnesses.
 
     Parameters
     ----------
