@@ -310,6 +310,9 @@ def test_a_tampered_invariant_is_never_a_result(monkeypatch: pytest.MonkeyPatch,
     v = max_grundy(g, "A", strategy="pdr")
     assert (v.exact, v.proof, v.maximum) == (False, None, 2)
     assert v.solver is not None and "initiation" in v.solver["unproven"]
+    from sdg_automata.render import diagram
+
+    assert "not proven: ABC's invariant fails our check of initiation" in diagram(v).text
     code, out, err = run(["max", EXAMPLE3, "A", "--strategy", "pdr"], capsys)
     assert (code, out) == (3, "")
     one_error(err, "not proven: ABC's invariant fails our check of initiation", "max ≥ 2")
