@@ -25,6 +25,7 @@ SUITES = [
     "bench_startup",
     "bench_whole",
     "bench_sat",
+    "bench_pdr",
 ]
 
 

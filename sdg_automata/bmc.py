@@ -95,7 +95,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .budget import Budget, Meter
 from .construction import GrundyAutomaton
@@ -106,7 +106,7 @@ if TYPE_CHECKING:
 
     from .decide import Constraint
 
-__all__ = ["SOLVER", "BmcResult", "Frame", "Gates", "StepEncoding", "bounded_search",
+__all__ = ["SOLVER", "BmcResult", "Circuit", "Frame", "Gates", "StepEncoding", "bounded_search",
            "require_sat"]
 
 #: the CaDiCaL of python-sat used for every query (CaDiCaL 1.9.5)
@@ -144,6 +144,23 @@ def require_sat() -> None:
 
 # ---------------------------------------------------------------------------
 # gates
+
+
+class Circuit(Protocol):
+    """What :class:`StepEncoding` builds its gates with: :class:`Gates` (clauses for
+    CaDiCaL) or :class:`sdg_automata.pdr.AigGates` (an and-inverter graph for ABC).
+    Literals are non-zero ints, ``-x`` the negation of ``x``."""
+
+    true: int
+    false: int
+
+    def and2(self, a: int, b: int) -> int: ...
+
+    def or_(self, lits: Sequence[int]) -> int: ...
+
+    def one_of(self, n: int) -> tuple[int, ...]: ...
+
+    def forbid(self, lits: Sequence[int]) -> None: ...
 
 
 class Gates:
@@ -253,6 +270,19 @@ class Gates:
         self.clause(lits)
         self.at_most_one(lits)
 
+    def one_of(self, n: int) -> tuple[int, ...]:
+        """n literals of which exactly one holds: the letter a frame reads (one letter is
+        the constant true, so a one-letter unrolling folds to constants)."""
+        if n == 1:
+            return (self.true,)
+        x = tuple(self.new() for _ in range(n))
+        self.exactly_one(x)
+        return x
+
+    def forbid(self, lits: Sequence[int]) -> None:
+        """No path has all of ``lits`` (a dead move of the constraint)."""
+        self.clause([-x for x in lits])
+
 
 # ---------------------------------------------------------------------------
 # the encoding of one step
@@ -356,7 +386,7 @@ class StepEncoding:
             self.moves = tuple(map(tuple, moves))
             self.dead = tuple(dead)
 
-    def initial(self, g: Gates) -> Frame:
+    def initial(self, g: Circuit) -> Frame:
         """q₀ (and the constraint's initial state) as constants."""
         q0 = self.automaton.initial
         state = tuple(g.true if q0 >> k & 1 else g.false for k in range(self.width))
@@ -366,11 +396,16 @@ class StepEncoding:
                            for d in range(self.within.size))
         return Frame(letters=(), state=state, within=within)
 
-    def free(self, g: Gates) -> Frame:
+    def free(self, g: Gates, *, constrained: bool = True) -> Frame:
         """An arbitrary state (k-induction's first frame), under the invariant every reachable
         state keeps: each field x B^0 … x B^{m_B} holds at most one value (the value of a
-        suffix is unique), and the constraint is in exactly one state."""
+        suffix is unique), and the constraint is in exactly one state.  Not
+        ``constrained``: any assignment of the bits (the check of an invariant someone
+        else found, :mod:`sdg_automata.pdr`, must not lean on ours)."""
         state = tuple(g.new() for _ in range(self.width))
+        if not constrained:
+            return Frame(letters=(), state=state, within=() if self.within is None else
+                         tuple(g.new() for _ in range(self.within.size)))
         items = self.automaton.items
         k = 0
         while k < self.width:
@@ -386,13 +421,9 @@ class StepEncoding:
             g.exactly_one(within)
         return Frame(letters=(), state=state, within=within)
 
-    def step(self, g: Gates, prev: Frame) -> Frame:
+    def step(self, g: Circuit, prev: Frame) -> Frame:
         """The next frame: one letter read from ``prev``'s state (Steps 3 and 4)."""
-        if len(self.alphabet) == 1:  # one letter: no choice, and the unrolling folds to constants
-            x: tuple[int, ...] = (g.true,)
-        else:
-            x = tuple(g.new() for _ in self.alphabet)
-            g.exactly_one(x)
+        x = g.one_of(len(self.alphabet))
         s = prev.state
         and2, or_ = g.and2, g.or_
         false = g.false
@@ -419,7 +450,7 @@ class StepEncoding:
         if self.within is not None:
             d = prev.within
             for i, c in self.dead:
-                g.clause([-d[i], -x[c]])
+                g.forbid([d[i], x[c]])
             within = tuple(or_([and2(d[i], x[c]) for i, c in sources]) for sources in self.moves)
         return Frame(letters=x, state=tuple(new), within=within)
 
@@ -427,7 +458,7 @@ class StepEncoding:
         """The literal "A^v is in the frame's state" (Step 5's F_{A,v})."""
         return frame.state[self.value_bits[v]]
 
-    def accepting(self, g: Gates, frame: Frame) -> int:
+    def accepting(self, g: Circuit, frame: Frame) -> int:
         """The literal "the constraint accepts here" (true without a constraint)."""
         if self.within is None:
             return g.true
@@ -447,7 +478,8 @@ class _Unrolling:
     docstring).
     """
 
-    def __init__(self, encoding: StepEncoding, meter: Meter, *, free: bool) -> None:
+    def __init__(self, encoding: StepEncoding, meter: Meter, *, free: bool,
+                 constrained: bool = True) -> None:
         from pysat.formula import IDPool
         from pysat.solvers import Solver
 
@@ -455,7 +487,8 @@ class _Unrolling:
         self.gates = Gates(IDPool(), self.solver.add_clause)
         self.encoding = encoding
         self.meter = meter
-        self.frames = [encoding.free(self.gates) if free else encoding.initial(self.gates)]
+        self.frames = [encoding.free(self.gates, constrained=constrained) if free
+                       else encoding.initial(self.gates)]
         self.accepting = [encoding.accepting(self.gates, self.frames[0])]
         self.slice = FIRST_SLICE
         self.decisions = FIRST_SLICE * 20
@@ -628,6 +661,7 @@ def bounded_search(
     budget: Budget,
     max_length: int | None = None,
     within: Constraint | None = None,
+    induction: bool = True,
 ) -> BmcResult:
     """Shortest witnesses for the values of A by incremental BMC, and k-induction.
 
@@ -643,6 +677,9 @@ def bounded_search(
         Search words up to this length; ``None``: until settled or proven.
     within:
         A constraint's tables in the automaton's reading order.
+    induction:
+        Try to prove by k-induction that nothing more is found (the pdr strategy,
+        which proves otherwise, turns it off).
 
     Raises
     ------
@@ -673,7 +710,7 @@ def bounded_search(
                 break
             # k-induction at k = length + 1: the bounded search has covered 0 … length
             k = length + 1
-            if k <= EVERY_DEPTH or k >= attempt:
+            if induction and (k <= EVERY_DEPTH or k >= attempt):
                 attempt = max(k + 1, math.ceil(k * INDUCTION_RATIO))
                 base.extend(k)
                 if base.solve_simple([], k) is None:

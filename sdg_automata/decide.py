@@ -47,8 +47,15 @@ offers it at once):
   found up to the length is not a "no" unless k-induction proves it (then
   ``proof="k-induction"``); otherwise the verdict is not exact and, asked
   about k, its answer is ``None``.
+* ``"pdr"`` stores no state either: ABC's property-directed reachability
+  proves that no value above those found occurs (:mod:`sdg_automata.pdr`; ABC
+  is an executable, ``berkeley-abc`` on Debian), and the proof counts only
+  once its inductive invariant passes our own CaDiCaL check
+  (``proof="pdr"``); its counterexamples send the bounded search of sat to
+  their length for shortest witnesses.  It closes where k-induction never
+  does: unreachable states that loop inside the bad set.
 
-Every strategy but sat runs on the engine ``engine=`` chooses
+Every strategy but sat and pdr runs on the engine ``engine=`` chooses
 (:func:`sdg_automata.walks.run_engine`): the compiled kernels of
 :mod:`sdg_automata.kernels.automaton` over states stored as vectors of
 per-group part ids (:mod:`sdg_automata.vectors`, :mod:`sdg_automata.walks`), or
@@ -101,7 +108,7 @@ __all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict",
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
 #: the on-the-fly search order (``max_grundy(strategy=...)``; keys of :data:`STRATEGIES`)
-Strategy = Literal["bfs", "dfs", "lasso", "sat"]
+Strategy = Literal["bfs", "dfs", "lasso", "sat", "pdr"]
 
 #: the refusal for grammars no automaton serves
 _REFUSAL = ("Max-Grundy is decided here for right- and left-linear grammars; this one is "
@@ -142,17 +149,20 @@ class Verdict:
         Whether the exploration ended before the reachable part was exhausted.
     method, strategy, engine:
         How it was decided (``engine``: ``"compiled"`` or ``"python"``; ``None`` for
-        strategy sat, which runs CaDiCaL: see ``solver``).
+        strategies sat and pdr, which run solvers: see ``solver``).
     proof:
         Why ``maximum`` is exact: ``"exhaustive"`` (every reachable state seen),
-        ``"bound"`` (m_A reached), ``"k-induction"`` (strategy sat); ``None``
+        ``"bound"`` (m_A reached), ``"k-induction"`` (strategy sat), ``"pdr"``
+        (strategy pdr: an inductive invariant, checked); ``None``
         when it is not.
     max_length:
-        Strategy sat: every word up to this length was searched.
+        Strategies sat and pdr: every word up to this length was searched.
     induction_depth:
         The k of a k-induction proof.
     solver:
-        Strategy sat: the solver's name, variables, clauses, conflicts, calls.
+        Strategies sat and pdr: the solver's name, variables, clauses, conflicts, calls;
+        pdr adds the rounds of ABC, the clauses of its last invariant, and why a proof
+        was not accepted (``unproven``).
 
     Examples
     --------
@@ -349,7 +359,7 @@ class _Search:
     constraint:
         The constraint's tables (strategies that read the relation, not ``walk``).
     engine:
-        The engine asked for (:func:`sdg_automata.walks.run_engine`; sat has its own).
+        The engine asked for (:func:`sdg_automata.walks.run_engine`; sat and pdr run solvers).
     max_length:
         The longest word a bounded strategy (sat) searches; ``None``: no limit.
     """
@@ -455,8 +465,9 @@ def max_grundy(
     strategy:
         A key of :data:`STRATEGIES`: ``"bfs"`` (shortest witnesses),
         ``"dfs"`` (less memory), ``"lasso"`` (one-letter walks, constant
-        memory, shortest witnesses) or ``"sat"`` (bounded model checking with
-        CaDiCaL: no states stored, shortest witnesses); ``None`` (default):
+        memory, shortest witnesses), ``"sat"`` (bounded model checking with
+        CaDiCaL: no states stored, shortest witnesses) or ``"pdr"`` (sat's
+        witnesses, proofs by ABC's PDR with a checked invariant); ``None`` (default):
         ``"lasso"`` for a one-letter walk, else ``"bfs"``.  On the fly only.
     within:
         Restrict positions to the words of this automata-lib DFA or NFA (determinized),
@@ -464,15 +475,15 @@ def max_grundy(
         :func:`~sdg_automata.interop.nfa_from_pyformlang`), or regular expression.
     engine:
         ``"auto"`` (default), ``"compiled"`` or ``"python"``
-        (:mod:`sdg_automata.kernels`): the same verdict either way (sat has its own).
+        (:mod:`sdg_automata.kernels`): the same verdict either way (sat and pdr run solvers).
     max_length:
         Strategy sat: search words up to this length (``None``: until the answer
         is settled or proven, or the budget runs out).
     budget:
         States, seconds and progress (:class:`~sdg_automata.budget.Budget`);
         :class:`~sdg_automata.errors.BudgetExceeded` when they run out.  The
-        sat strategy counts no states: it refuses ``max_states``, and its
-        progress counts the letters unrolled.
+        sat and pdr strategies count no states: they refuse ``max_states``;
+        progress counts the letters unrolled (sat) or the rounds of ABC (pdr).
     max_states, max_seconds, progress:
         The same by keyword (put into ``budget``).
 
@@ -517,9 +528,9 @@ def max_grundy(
     check_engine(engine)
     if strategy is not None and strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r} (expected {' or '.join(STRATEGIES)})")
-    if strategy == "sat" and engine == "compiled":
-        raise InputError("the sat strategy runs CaDiCaL, not the compiled kernels: "
-                         "--engine compiled goes with bfs, dfs and lasso")
+    if strategy in SOLVED and engine == "compiled":
+        raise InputError(f"the {strategy} strategy runs {SOLVED[strategy]}, not the compiled "
+                         "kernels: --engine compiled goes with bfs, dfs and lasso")
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
     if strategy is None:
@@ -534,11 +545,12 @@ def max_grundy(
 
 
 def _check_bounded(strategy: str, max_length: int | None, budget: Budget) -> None:
-    """``max_length`` goes with the sat strategy only, which counts no states."""
+    """``max_length`` goes with the sat strategy only; sat and pdr count no states."""
+    if strategy in SOLVED and budget.max_states is not None:
+        raise InputError(f"the {strategy} strategy stores no states: bound it by "
+                         f"{'a maximum length or ' if strategy == 'sat' else ''}seconds, not "
+                         "by states")
     if strategy == "sat":
-        if budget.max_states is not None:
-            raise InputError("the sat strategy stores no states: bound it by a maximum length "
-                             "or seconds, not by states")
         if max_length is not None and (isinstance(max_length, bool)
                                        or not isinstance(max_length, int) or max_length < 1):
             raise InputError(f"max_length must be a positive integer, not {max_length!r}")
@@ -919,6 +931,20 @@ def _lasso_python(search: _Search, budget: Budget, *, letter: int) -> _SearchRes
     return result(tail + cycle, True)
 
 
+def _pdr(search: _Search) -> _SearchResult:
+    """ABC's PDR for the proof, its invariant checked by CaDiCaL, and bounded model checking
+    for the shortest witnesses (:mod:`sdg_automata.pdr`)."""
+    from .pdr import pdr_search
+
+    found = pdr_search(search.automaton, search.head, settled=search.settled,
+                       budget=search.budget, within=search.constraint)
+    witness = search.automaton.witness
+    solver = found.solver if found.why is None else {**found.solver, "unproven": found.why}
+    return _SearchResult(found={v: witness(read) for v, read in found.found.items()},
+                         explored=0, complete=found.proven, peak_bytes=None, engine=None,
+                         proof="pdr", max_length=found.length, solver=solver)
+
+
 def _sat(search: _Search) -> _SearchResult:
     """Bounded model checking with CaDiCaL, then k-induction (:mod:`sdg_automata.bmc`)."""
     from .bmc import bounded_search
@@ -933,10 +959,13 @@ def _sat(search: _Search) -> _SearchResult:
                          induction_depth=found.depth, solver=found.solver)
 
 
+#: the strategies that run solvers rather than our engines, and what they run
+SOLVED = {"sat": "CaDiCaL", "pdr": "ABC and CaDiCaL"}
+
 #: the on-the-fly search strategies by name: each takes a :class:`_Search` and returns a
 #: :class:`_SearchResult`; the ``Strategy`` type and the command line's choices follow
 STRATEGIES: dict[str, Callable[[_Search], _SearchResult]] = {
-    "bfs": _bfs, "dfs": _dfs, "lasso": _lasso, "sat": _sat}
+    "bfs": _bfs, "dfs": _dfs, "lasso": _lasso, "sat": _sat, "pdr": _pdr}
 
 #: the routes of :func:`max_grundy` (``method=``), in the order the command line lists them
 ROUTES: tuple[str, ...] = get_args(Route)

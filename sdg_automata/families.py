@@ -14,6 +14,9 @@
   that end where a planted word of even length ends: the planted word is in
   their intersection, so the maximum is their number, known without any
   product (the instances where explicit search runs out, issue 20).
+* :func:`ring_intersection` — DFAs counting a's modulo odd primes, two of them
+  modulo 3 with different residues: an empty intersection whose unreachable states
+  loop (k-induction never proves it; PDR does).
 * :func:`subtraction_grammar` — the unary grammar A → aᵏA | aᵏ (k ∈ S) of a
   subtraction game (SPEC §7).
 """
@@ -60,6 +63,7 @@ __all__ = [
     "planted_intersection",
     "product_truth",
     "random_family",
+    "ring_intersection",
     "smallest_common_solution",
     "subtraction_grammar",
 ]
@@ -301,6 +305,36 @@ def planted_intersection(count: int, states: int, *, length: int, seed: int,
             end = transitions[end][a]
         out.append(_even(transitions, {end}, alphabet))
     return out, word
+
+
+def ring_intersection(count: int) -> list[DFA]:
+    """``count`` ring DFAs over {a, b} whose intersection is empty, the first ``count`` − 1
+    of them all accepting ``bb``.
+
+    DFA i counts the a's modulo the i-th odd prime pᵢ (3, 5, 7, …) and accepts, at even
+    lengths, when the count is ≡ 0; the last DFA counts modulo 3, like the first, and
+    accepts when the count is ≡ 1.  So max 𝒢_A = ``count`` − 1 (witness ``bb``) in the
+    grammar of :func:`intersection_grammar`, and ``count`` is unreachable for a reason
+    no bounded unrolling sees: the states where the two mod-3 rings disagree, the bad
+    one among them, loop among themselves (k-induction never closes on them; an
+    inductive invariant says "the two mod-3 rings agree").  Known without any product.
+
+    Raises
+    ------
+    InputError
+        For fewer than 2 DFAs.
+    """
+    if count < 2:
+        raise InputError(f"a ring intersection needs at least 2 DFAs, not {count}")
+    primes: list[int] = []
+    n = 3
+    while len(primes) < count - 1:
+        if all(n % p for p in primes):
+            primes.append(n)
+        n += 2
+    rings = [(p, 0) for p in primes] + [(3, 1)]
+    return [_even({k: {"a": (k + 1) % p, "b": k} for k in range(p)}, {r}, "ab")
+            for p, r in rings]
 
 
 def even_length_dfa(alphabet: Iterable[str]) -> DFA:

@@ -767,11 +767,14 @@ def _(v: Verdict, *, label: Labeler | None = None) -> Diagram:
         headline = f"is max 𝒢_{v.nonterminal} = {v.k}? {answer}; " + headline
     if v.max_length is None:
         searched = f"{v.states} states"
-    else:  # a bounded search (strategy sat) stores no states
+    else:  # a bounded search (strategies sat, pdr) stores no states
         searched = f"words up to length {v.max_length}"
     detail = (f"{searched} ({v.method}{', ' + v.strategy if v.strategy else ''}"
               f"{', stopped early' if v.stopped_early else ''}), bound m = {v.bound}, "
               f"{'proof: ' + v.proof + ', ' if v.proof else ''}{v.seconds:.3f} s")
+    refused = (v.solver or {}).get("unproven")  # strategy pdr: a proof that failed our check
+    if refused:
+        detail += f"; not proven: {refused}"
     # witnesses as the command line prints them (run-length beyond 60 letters), capped
     witnesses = sorted(v.witnesses.items())
     rows = [["𝒢", "witness"], *([str(k), brief(w)] for k, w in witnesses[:TABLE_LIMIT])]

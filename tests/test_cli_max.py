@@ -453,7 +453,13 @@ def test_ctrl_c_ends_cleanly_with_how_far(tmp_path: Path, method: str) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "sdg_automata", "max", str(path), "A",
                              "--method", method], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    # mid-search, not mid-import: a loaded machine (CI's -n auto) may take 1.5 s to start
+    stat = Path(f"/proc/{proc.pid}/stat")
+    for _ in range(600):
+        fields = stat.read_text().rsplit(")", 1)[-1].split() if stat.exists() else []
+        if fields and (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") > 1.5:
+            break  # utime + stime: 1.5 s of CPU is past the imports and into the search
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)

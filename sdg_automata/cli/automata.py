@@ -56,6 +56,8 @@ EXAMPLES = {
 #: ``regex`` counts the states of the minimal DFA up to this many times ``--max-dfa-states``
 #: before refusing, so that a DFA not far above the limit is refused with its exact size
 REGEX_COUNT_FACTOR = 10
+#: the strategies that run solvers: what their progress bar says, and what it counts
+SOLVED_PROGRESS = {"sat": ("SAT search", "letters unrolled"), "pdr": ("PDR", "rounds of ABC")}
 
 
 def _add_max(p: Parser) -> None:
@@ -74,8 +76,9 @@ def _add_max(p: Parser) -> None:
                         "memory, lasso walks a one-letter grammar (or a constraint of one "
                         "letter) in constant memory with shortest witnesses, sat stores no "
                         "states: bounded model checking with CaDiCaL (the sat extra), shortest "
-                        "witnesses, proofs by k-induction; auto (default): lasso when one "
-                        "letter is read, else bfs")
+                        "witnesses, proofs by k-induction; pdr: sat's witnesses, proofs by ABC's "
+                        "PDR (the berkeley-abc executable) whose invariant CaDiCaL checks; auto "
+                        "(default): lasso when one letter is read, else bfs")
     p.add_argument("--max-length", type=positive, metavar="L",
                    help="--strategy sat: search words up to L letters (default: until the "
                         "answer is settled or proven, or --max-seconds); nothing found up to L "
@@ -117,14 +120,19 @@ def _abbreviated(word: Any, limit: int = 60, *, full: bool = False) -> str:
 
 
 def _unsettled(args: argparse.Namespace, verdict: Any) -> NoReturn:
-    """Exit 3 for a bounded search (strategy sat) that settled nothing: the error line says
+    """Exit 3 for a bounded search (strategy sat) that settled nothing, or a PDR proof that
+    failed its check (strategy pdr): the error line says
     what it found and, under --json, the ``stopped/1`` object carries the verdict (max/2's
     fields: ``"exact": false``, ``max_length``, the largest value found) in ``at`` — never a
     bare verdict that could be read as an answer."""
     top = verdict.maximum
     context = ("for any value" if top is None else
                f"for a value above {top}; max ≥ {top}, witness {_abbreviated(verdict.witness)}")
-    message = f"no witness of length ≤ {verdict.max_length}; not proven beyond ({context})"
+    why = (verdict.solver or {}).get("unproven")
+    if why is not None:  # strategy pdr: a proof was found and refused
+        message = f"not proven: {why} ({context})"
+    else:
+        message = f"no witness of length ≤ {verdict.max_length}; not proven beyond ({context})"
     emit_stopped(args, message, reason="unproven", explored=verdict.max_length,
                  at=verdict.to_json(full_witness=args.full_witness))
     fail(message, ExitCode.BUDGET)
@@ -137,9 +145,9 @@ def _cmd_max(args: argparse.Namespace) -> int:
     head = g.check_nonterminal(args.nonterminal)
     within = _load_within(args.within) if args.within else None
     strategy = None if args.strategy == "auto" else args.strategy
-    sat = args.method == "onthefly" and strategy == "sat"
-    with progress(f"SAT search from {head}" if sat else f"exploring from {head}",
-                  enabled=not args.json, unit="letters unrolled" if sat else "states") as bar:
+    solved = strategy if args.method == "onthefly" and strategy in SOLVED_PROGRESS else None
+    what, unit = SOLVED_PROGRESS.get(solved or "", ("exploring", "states"))
+    with progress(f"{what} from {head}", enabled=not args.json, unit=unit) as bar:
         verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
                              within=within, engine=args.engine, max_length=args.max_length,
                              budget=budget(args, bar))
@@ -156,10 +164,13 @@ def _cmd_max(args: argparse.Namespace) -> int:
             bound = "" if verdict.exact else "at least "
             summary = (f"max {bound}{verdict.maximum}, witness "
                        f"{_abbreviated(verdict.witness, full=args.full_witness)}")
-        if sat:
-            summary += f" (SAT: words up to length {verdict.max_length}"
+        if solved:
+            summary += f" ({solved.upper()}: words up to length {verdict.max_length}"
             if verdict.proof == "k-induction":
                 summary += f", k-induction at k = {verdict.induction_depth}"
+            elif verdict.proof == "pdr" and verdict.solver is not None:
+                summary += (f", invariant of {verdict.solver['invariant_clauses']} clauses, "
+                            "checked")
             summary += ")"
         else:
             done = "explored" if args.method == "onthefly" else "built"

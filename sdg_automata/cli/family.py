@@ -21,6 +21,8 @@ EXAMPLES = {
                             "-o planted.json && sdg-automata max planted.json A 4 "
                             "--strategy sat",),
     "family subtraction": ("sdg-automata family subtraction 1,3,4 -o s134.txt",),
+    "family ring": ("sdg-automata family ring 10 -o ring10.json && "
+                    "sdg-automata max ring10.json A --strategy pdr",),
 }
 
 
@@ -32,8 +34,9 @@ def _add_family(p: Parser) -> None:
         "n ≡ R (mod P) and n even, answered by the Chinese remainder theorem; "
         "random: the same reduction on random binary DFAs, answered by "
         "automata-lib products; intersection: the same on random DFAs sharing a "
-        "planted word, so max 𝒢(A) = COUNT; subtraction: A → aᵏA | aᵏ for k ∈ S "
-        "(SPEC §7).")
+        "planted word, so max 𝒢(A) = COUNT; ring: the same on COUNT ring DFAs with an "
+        "empty intersection, so max 𝒢(A) = COUNT − 1, which k-induction never proves and "
+        "PDR does; subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
     kinds = p.add_subparsers(dest="family", metavar="FAMILY")
     kinds.required = True
     kinds.command("modular", _add_modular,
@@ -42,6 +45,8 @@ def _add_family(p: Parser) -> None:
                   help="random binary DFAs (made even-length); ground truth by products")
     kinds.command("intersection", _add_intersection,
                   help="random DFAs sharing a planted word; max 𝒢(A) = COUNT")
+    kinds.command("ring", _add_ring,
+                  help="ring DFAs with an empty intersection; max 𝒢(A) = COUNT − 1")
     kinds.command("subtraction", _add_subtraction,
                   help="A → aᵏA | aᵏ for k ∈ S (the subtraction game when 1 ∈ S)")
 
@@ -77,6 +82,18 @@ def _add_intersection(i: Parser) -> None:
                    help="length of the planted word, even (default 30)")
     i.set_defaults(func=_cmd_family_intersection)
     _add_grammar_output(i)
+
+
+def _add_ring(r: Parser) -> None:
+    r.description = ("COUNT DFAs over {a, b}: D_i counts the a's modulo the i-th odd prime "
+                     "(3, 5, 7, …) and accepts a count ≡ 0 at even lengths, and the last one "
+                     "counts modulo 3 and accepts a count ≡ 1. The first COUNT − 1 accept bb, "
+                     "all COUNT accept nothing: max 𝒢(A) = COUNT − 1. The states where the "
+                     "two mod-3 rings disagree loop among themselves, so k-induction (max "
+                     "--strategy sat) never proves it; PDR (--strategy pdr) does.")
+    r.add_argument("count", metavar="COUNT", type=positive, help="how many DFAs (at least 2)")
+    r.set_defaults(func=_cmd_family_ring)
+    _add_grammar_output(r)
 
 
 def _add_subtraction(s: Parser) -> None:
@@ -150,6 +167,16 @@ def _cmd_family_intersection(args: argparse.Namespace) -> int:
     print(f"ground truth (planted word): max 𝒢(A) = {args.dfas}; every DFA accepts "
           f"{brief(word, 80)} (length {len(word)}), a shortest witness may be shorter",
           file=sys.stderr)
+    return ExitCode.OK
+
+
+def _cmd_family_ring(args: argparse.Namespace) -> int:
+    from ..families import intersection_grammar, ring_intersection
+
+    g = intersection_grammar(ring_intersection(args.count))  # InputError below 2 DFAs
+    _write_grammar(g, args)
+    print(f"ground truth (residues): max 𝒢(A) = {args.count - 1}, shortest witness bb; "
+          f"no word is in all {args.count} languages", file=sys.stderr)
     return ExitCode.OK
 
 
