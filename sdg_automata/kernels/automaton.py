@@ -40,8 +40,9 @@ from . import jit
 #: a numpy array (numba types it at the call)
 Array = Any
 
-__all__ = ["CAP", "DEAD", "DONE", "FOUND", "FULL", "MET", "MISS", "PAUSE", "bfs", "dfs", "meet",
-           "rehash", "step", "tree_runs", "walk"]
+__all__ = ["CAP", "DEAD", "DONE", "FOUND", "FULL", "MET", "MISS", "PAUSE", "admit", "bfs",
+           "climb", "compact_bfs", "decode", "dfs", "key_of", "meet", "migrate", "rehash", "scramble",
+           "step", "tree_runs", "unscramble", "walk"]
 
 #: statuses a kernel returns
 DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
@@ -513,3 +514,324 @@ def tree_runs(parent: Array, via: Array, s: int) -> tuple[Array, Array]:
         counts[i] += 1
         t = parent[t]
     return letters, counts
+
+
+# ---------------------------------------------------------------------------
+# the compact store: an exact Cleary table of keys (sdg_automata.walks.CompactStore)
+#
+# A state's key is its record as bit fields (``fields[i]``: the shift of field i; the
+# widths are the Python side's), at most 64 bits.  The table (Cleary 1984, "Compact hash
+# tables using bidirectional linear probing"; laid out as the quotient filter of Bender
+# et al. 2012) is ``size`` = 2^q slots of ``w`` = r + 3 bits packed in uint64 words:
+# a key is scrambled by a bijection of its K bits (odd multiplications and xorshifts
+# modulo 2^K), the top q bits are its home slot (the quotient, never stored) and the
+# low r = K − q bits its remainder.  Linear probing keeps the remainders of one
+# quotient in one sorted run, runs in the order of their quotients; three bits per slot
+# (occupied: some key has this slot as home; continuation: not the first of its run;
+# shifted: not in its home slot) let the quotient of every slot be recovered, so the
+# table is exact (no key is lost or confused) and enumerable (keys are recovered for a
+# growth or a re-encoding: :func:`migrate`).
+
+#: the metadata bits of a slot (the remainder is above them)
+OCCUPIED, CONTINUATION, SHIFTED = 1, 2, 4
+#: geometry of a compact table (int64 array ``form``): slots, bits per slot, remainder
+#: bits, key bits, the most keys it may hold
+SIZE, SLOT_BITS, REMAINDER_BITS, KEY_BITS, LOAD = range(5)
+#: its masks and multipliers (uint64 array ``mix``): slot, remainder and key masks, the
+#: two odd multipliers of the scrambling and their inverses modulo 2^K
+SLOT_MASK, REMAINDER_MASK, KEY_MASK, MUL1, MUL2, INV1, INV2 = range(7)
+#: cursor fields of :func:`compact_bfs`: rows written to its output, rows in its input
+OUT, IN = 6, 7
+
+_ONE = np.uint64(1)
+
+
+@jit
+def _slot(slots: Array, i: int, w: int, wmask: Any) -> Any:
+    """Slot ``i`` of the packed table (``w`` bits)."""
+    bit = i * w
+    word = bit >> 6
+    off = bit & 63
+    v = slots[word] >> np.uint64(off)
+    if off + w > 64:
+        v |= slots[word + 1] << np.uint64(64 - off)
+    return v & wmask
+
+
+@jit
+def _set_slot(slots: Array, i: int, w: int, wmask: Any, v: Any) -> None:
+    """Slot ``i`` ← ``v`` (``w`` bits; the slots beside it are kept)."""
+    bit = i * w
+    word = bit >> 6
+    off = bit & 63
+    slots[word] = (slots[word] & ~(wmask << np.uint64(off))) | (v << np.uint64(off))
+    if off + w > 64:
+        hi = np.uint64(64 - off)
+        slots[word + 1] = (slots[word + 1] & ~(wmask >> hi)) | (v >> hi)
+
+
+@jit
+def scramble(key: Any, kbits: int, mix: Array) -> Any:
+    """A bijection of the K-bit keys (an odd multiplication, a xorshift by ⌈K/2⌉, twice):
+    its top bits spread the structured keys over the slots."""
+    s = np.uint64((kbits + 1) // 2)
+    kmask = mix[KEY_MASK]
+    h = (key * mix[MUL1]) & kmask
+    h ^= h >> s
+    h = (h * mix[MUL2]) & kmask
+    return h ^ (h >> s)
+
+
+@jit
+def unscramble(h: Any, kbits: int, mix: Array) -> Any:
+    """The inverse of :func:`scramble` (a xorshift by ≥ K/2 is its own inverse)."""
+    s = np.uint64((kbits + 1) // 2)
+    kmask = mix[KEY_MASK]
+    h ^= h >> s
+    h = (h * mix[INV2]) & kmask
+    h ^= h >> s
+    return (h * mix[INV1]) & kmask
+
+
+@jit
+def admit(slots: Array, form: Array, mix: Array, key: Any) -> bool:
+    """Put ``key`` in the table unless it is there; whether it was new.
+
+    The insertion of the quotient filter (``qf_insert`` of vedantk/quotient-filter,
+    after Cleary): find the run of the key's quotient (back to the start of the
+    cluster, then forward counting runs), look for the remainder in it (sorted, so the
+    scan stops at a larger one), and shift the slots after it right by one up to the
+    first empty slot, keeping every slot's occupied bit where it is.  The table must
+    have an empty slot (the drivers keep it below ``form[LOAD]``).
+    """
+    # uint64 locals: numba types a small global as int64, and int64 mixed with uint64 as
+    # float64
+    occ, cont, shift = np.uint64(OCCUPIED), np.uint64(CONTINUATION), np.uint64(SHIFTED)
+    meta, zero, three = np.uint64(7), np.uint64(0), np.uint64(3)
+    size, w, rbits, kbits = form[SIZE], form[SLOT_BITS], form[REMAINDER_BITS], form[KEY_BITS]
+    wmask = mix[SLOT_MASK]
+    smask = size - 1
+    h = scramble(key, kbits, mix)
+    fq = np.int64(h >> np.uint64(rbits))
+    fr = h & mix[REMAINDER_MASK]
+    entry = fr << three
+    home = _slot(slots, fq, w, wmask)
+    if (home & meta) == zero:  # an empty home: the key is alone in its run and cluster
+        _set_slot(slots, fq, w, wmask, entry | occ)
+        return True
+    had_run = (home & occ) != zero
+    if not had_run:
+        _set_slot(slots, fq, w, wmask, home | occ)
+    b = fq  # the start of the cluster
+    while _slot(slots, b, w, wmask) & shift:
+        b = (b - 1) & smask
+    s = b  # then the start of fq's run: one run per occupied quotient from b on
+    while b != fq:
+        s = (s + 1) & smask
+        while _slot(slots, s, w, wmask) & cont:
+            s = (s + 1) & smask
+        b = (b + 1) & smask
+        while not _slot(slots, b, w, wmask) & occ:
+            b = (b + 1) & smask
+    start = s
+    if had_run:
+        while True:  # the place of fr in the sorted run
+            rem = _slot(slots, s, w, wmask) >> three
+            if rem == fr:
+                return False
+            if rem > fr:
+                break
+            s = (s + 1) & smask
+            if not _slot(slots, s, w, wmask) & cont:
+                break
+        if s == start:  # the new first of the run: the old first continues it
+            _set_slot(slots, start, w, wmask,
+                      _slot(slots, start, w, wmask) | cont)
+        else:
+            entry |= cont
+    if s != fq:
+        entry |= shift
+    current = np.uint64(entry)
+    while True:  # shift right up to an empty slot; occupied bits stay with their slots
+        prev = _slot(slots, s, w, wmask)
+        empty = (prev & meta) == zero
+        if not empty:
+            prev = prev | shift
+            if prev & occ:
+                current = np.uint64(current | occ)
+                prev = prev ^ occ
+        _set_slot(slots, s, w, wmask, current)
+        current = np.uint64(prev)
+        s = (s + 1) & smask
+        if empty:
+            return True
+
+
+@jit
+def key_of(rows: Array, row: int, fields: Array) -> Any:
+    """The key of ``rows[row]``: its ids as bit fields at the shifts ``fields``."""
+    key = np.uint64(0)
+    for i in range(rows.shape[1]):
+        key |= np.uint64(rows[row, i]) << fields[i]
+    return key
+
+
+@jit
+def decode(key: Any, fields: Array, widths: Array, out: Array, row: int) -> None:
+    """``out[row]`` ← the record of ``key`` (the inverse of :func:`key_of`)."""
+    for i in range(out.shape[1]):
+        out[row, i] = (key >> fields[i]) & ((_ONE << widths[i]) - _ONE)
+
+
+@jit
+def migrate(old: Array, oform: Array, omix: Array, ofields: Array, owidths: Array,
+            new: Array, nform: Array, nmix: Array, nfields: Array, scratch: Array) -> int:
+    """Every key of the table ``old`` into the empty table ``new`` (another size, other
+    field widths); returns how many.  The walk starts after an empty slot, so at a
+    cluster's start, and recovers each slot's quotient as the quotient filter's
+    iterator does: a cluster's first slot is its own home, and each next run belongs
+    to the next occupied slot.  ``scratch`` is one record row."""
+    # uint64 locals: numba types a small global as int64, and int64 mixed with uint64 as
+    # float64
+    occ, cont, shift = np.uint64(OCCUPIED), np.uint64(CONTINUATION), np.uint64(SHIFTED)
+    meta, zero, three = np.uint64(7), np.uint64(0), np.uint64(3)
+    size, w, rbits, kbits = oform[SIZE], oform[SLOT_BITS], oform[REMAINDER_BITS], oform[KEY_BITS]
+    wmask = omix[SLOT_MASK]
+    smask = size - 1
+    e = 0
+    while (_slot(old, e, w, wmask) & meta) != zero:
+        e += 1
+    quotient = 0
+    moved = 0
+    i = (e + 1) & smask
+    for _ in range(size):
+        elt = _slot(old, i, w, wmask)
+        if (elt & meta) != zero:
+            if (elt & (cont | shift)) == zero:  # a cluster's start
+                quotient = i
+            elif not elt & cont:  # the next run: the next occupied slot
+                quotient = (quotient + 1) & smask
+                while not _slot(old, quotient, w, wmask) & occ:
+                    quotient = (quotient + 1) & smask
+            h = (np.uint64(quotient) << np.uint64(rbits)) | (elt >> three)
+            decode(unscramble(h, kbits, omix), ofields, owidths, scratch, 0)
+            admit(new, nform, nmix, key_of(scratch, 0, nfields))
+            moved += 1
+        i = (i + 1) & smask
+    return moved
+
+
+@jit
+def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Array,
+                mix: Array, fields: Array, inrec: Array, base: int, outrec: Array,
+                outcode: Array, block: Array, crows: Array, cfinal: Array, wc: int,
+                values: Array, head: int, settle: int, found_at: Array, cursor: Array,
+                cap: int, quantum: int) -> int:
+    """:func:`bfs` over the compact table: the same states in the same order, numbered
+    the same, with the same first state of each value (``found_at``).
+
+    The visited set is the table (``slots``, :func:`admit`); the frontier comes in as
+    ``inrec`` (records of states ``base`` … ``base + cursor[IN]`` − 1) and every new
+    state goes out as its record (``outrec``) and its tree code, parent·letters +
+    letter (``outcode``), ``cursor[OUT]`` rows so far, the states n − ``cursor[OUT]``
+    … n − 1; the driver spools them to files and brings them back as the next input,
+    and a state still in the output is expanded from there (a narrow frontier never
+    leaves this call).  FULL when the next state is in neither, the output lacks room
+    for one state's successors, or the table reaches ``form[LOAD]``; the successors
+    of one state are computed first (``block``), then looked up in order.
+    """
+    width = inrec.shape[1]
+    groups = width - wc
+    letters = starts.shape[0]
+    load = form[LOAD]
+    room = outrec.shape[0]
+    n, sid, k = cursor[N], cursor[SID], cursor[LETTER]
+    out, avail = cursor[OUT], cursor[IN]
+    work = 0
+    status = DONE
+    while sid < n:
+        if out + letters > room or n + letters > load:
+            status = FULL
+            break
+        if sid - base < avail:
+            rows, src = inrec, sid - base
+        elif sid >= n - out:  # a state of this call's output (a narrow frontier)
+            rows, src = outrec, sid - (n - out)
+        else:  # in the spool
+            status = FULL
+            break
+        m = k  # successors k … m − 1 computed (a miss stops at m)
+        missed = False
+        for c in range(k, letters):
+            if wc:
+                d = crows[c, rows[src, groups]]
+                block[c, groups] = d
+                if d < 0:  # the constraint dies: no successor
+                    m = c + 1
+                    continue
+            if step(heap, plan, starts[c], rows, src, block, c):
+                missed = True
+                break
+            m = c + 1
+        for c in range(k, m):
+            if wc and block[c, groups] < 0:
+                continue
+            work += 1
+            if not admit(slots, form, mix, key_of(block, c, fields)):
+                continue
+            if n == cap:  # over the budget: the walk ends here (the key's insertion is moot)
+                k = c
+                status = CAP
+                break
+            for i in range(width):
+                outrec[out, i] = block[c, i]
+            outcode[out] = sid * letters + c
+            out += 1
+            n += 1
+            if settle >= 0:
+                v = values[block[c, head]]
+                if v >= 0 and found_at[v] < 0 and (wc == 0 or cfinal[block[c, groups]]):
+                    found_at[v] = n - 1
+                    if v >= settle:
+                        k = c + 1
+                        status = FOUND
+                        break
+        if status != DONE:
+            break
+        if missed:
+            k = m
+            status = MISS
+            break
+        sid += 1
+        k = 0
+        if work >= quantum:
+            status = PAUSE
+            break
+    cursor[N], cursor[SID], cursor[LETTER], cursor[WORK] = n, sid, k, work
+    cursor[OUT] = out
+    return status
+
+
+@jit
+def climb(codes: Array, base: int, letters: int, t: int, runs: Array, cursor: Array) -> int:
+    """Up the breadth-first tree from state ``t`` while its code is in ``codes`` (the codes
+    of states ``base`` …), appending the letters read as runs, last first, to ``runs``
+    (rows (letter, count); ``cursor[0]`` rows so far, ``cursor[1]`` the last letter);
+    returns the state reached (0: the root; else below ``base``, or -1 − t when
+    ``runs`` is full)."""
+    m, last = cursor[0], cursor[1]
+    while t > 0 and t >= base:
+        code = codes[t - base]
+        c = code % letters
+        if c != last:
+            if m == runs.shape[0]:
+                cursor[0], cursor[1] = m, last
+                return -1 - t
+            runs[m, 0] = c
+            runs[m, 1] = 0
+            m += 1
+            last = c
+        runs[m - 1, 1] += 1
+        t = code // letters
+    cursor[0], cursor[1] = m, last
+    return t
