@@ -483,8 +483,8 @@ def max_grundy(
         (:class:`~sdg_automata.walks.CompactStore`: an exact Cleary table of the
         states' keys, a few bytes per state; the frontier and the tree in temporary
         files).  The same states, verdict and witnesses either way
-        (``Verdict.store`` says which ran).  Strategy bfs only; the Python
-        engine has its own store.
+        (``Verdict.store`` says which ran).  Strategy bfs only (the default
+        strategy is bfs with it); the Python engine has its own store.
     max_length:
         Strategy sat: search words up to this length (``None``: until the answer
         is settled or proven, or the budget runs out).
@@ -549,8 +549,9 @@ def max_grundy(
                          "--engine compiled goes with bfs, dfs and lasso")
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
-    if strategy is None:
-        strategy = "lasso" if _one_letter(automaton.alphabet, table) is not None else "bfs"
+    if strategy is None:  # the compact store is the breadth-first search's
+        strategy = ("lasso" if store == "table" and _one_letter(automaton.alphabet, table)
+                    is not None else "bfs")
     result = STRATEGIES[strategy](_Search(
         automaton=automaton, head=head, k=k, bound=bound,
         budget=budget, constraint=table, engine=engine, store=store, max_length=max_length))

@@ -247,7 +247,7 @@ class _Spool:
 
         import numpy as np
 
-        data = memoryview(np.ascontiguousarray(rows, dtype=self.dtype).reshape(-1).view(np.uint8))
+        data = np.ascontiguousarray(rows, dtype=self.dtype).reshape(-1).view(np.uint8).data
         done = 0
         while done < len(data):
             at = self.rows * self.row_bytes + done
@@ -316,6 +316,8 @@ class _Cleary:
         kbits = max(fields, q + 1, 2)
         rbits = kbits - q
         w = rbits + 3
+        if w > 64:  # the drivers' tables have q ≥ 12, so keys of 64 bits fit
+            raise SdgBug(f"compact table: 2^{q} slots cannot hold {kbits}-bit keys")
         size = 1 << q
         self.q, self.widths, self.kbits = q, widths, kbits
         self.form = np.array([size, w, rbits, kbits, size * COMPACT_LOAD_PERCENT // 100],
@@ -372,7 +374,8 @@ class CompactStore:
         row = np.asarray(record, dtype=np.int32).reshape(1, -1)
         t = self.table
         with _wrapping():
-            admit(t.slots, t.form, t.mix, key_of(row, 0, t.fields))
+            # (numba returns a uint64 as a Python int, which it would read back as int64)
+            admit(t.slots, t.form, t.mix, np.uint64(key_of(row, 0, t.fields)))
         self.push(row, np.array([-1], dtype=np.int64))
 
     def push(self, records: Any, codes: Any) -> None:

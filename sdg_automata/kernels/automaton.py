@@ -41,8 +41,8 @@ from . import jit
 Array = Any
 
 __all__ = ["CAP", "DEAD", "DONE", "FOUND", "FULL", "MET", "MISS", "PAUSE", "admit", "bfs",
-           "climb", "compact_bfs", "decode", "dfs", "key_of", "meet", "migrate", "rehash", "scramble",
-           "step", "tree_runs", "unscramble", "walk"]
+           "climb", "compact_bfs", "decode", "dfs", "key_of", "meet", "migrate", "rehash",
+           "scramble", "step", "tree_runs", "unscramble", "walk"]
 
 #: statuses a kernel returns
 DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
