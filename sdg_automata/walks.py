@@ -313,11 +313,10 @@ class _Cleary:
             raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
                              f"{MAX_KEY_BITS}")
         # the key space is padded to more than the quotient, so that a remainder has a bit
+        if q < 6:  # the bit vectors are read by words of 64 slots
+            raise SdgBug(f"compact table: 2^{q} slots, fewer than 64")
         kbits = max(fields, q + 1, 2)
-        rbits = kbits - q
-        w = rbits + 3
-        if w > 64:  # the drivers' tables have q ≥ 12, so keys of 64 bits fit
-            raise SdgBug(f"compact table: 2^{q} slots cannot hold {kbits}-bit keys")
+        rbits = w = kbits - q
         size = 1 << q
         self.q, self.widths, self.kbits = q, widths, kbits
         self.form = np.array([size, w, rbits, kbits, size * COMPACT_LOAD_PERCENT // 100],
@@ -328,8 +327,8 @@ class _Cleary:
                              pow(m1, -1, modulus), pow(m2, -1, modulus)], dtype=np.uint64)
         self.fields = np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.uint64)
         self.field_widths = np.array(widths, dtype=np.uint64)
-        # the last slot may end in the word after its own
-        self.slots = np.zeros((size * w + 63) // 64 + 1, dtype=np.uint64)
+        # blocks of 64 slots: 3 words of their bits, then w words of their remainders
+        self.slots = np.zeros((size >> 6) * (3 + w), dtype=np.uint64)
 
     @property
     def load(self) -> int:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from strategies import Definition, right_linear_grammars
 
 from sdg_automata.decide import max_grundy
-from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError, Interrupted
+from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError, Interrupted, SdgBug
 from sdg_automata.families import (
     ModularSpec,
     intersection_grammar,
@@ -69,7 +69,7 @@ def _records(widths: list[int], count: int, seed: int) -> list[tuple[int, ...]]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(q=st.integers(2, 9), widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
+@given(q=st.integers(6, 9), widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
        fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
 def test_the_table_is_a_set(q: int, widths: list[int], fill: float, seed: int) -> None:
     """New exactly when not seen, up to the load the drivers allow (80 %), for keys
@@ -86,7 +86,7 @@ def test_the_table_is_a_set(q: int, widths: list[int], fill: float, seed: int) -
 
 
 @settings(max_examples=150, deadline=None)
-@given(q=st.integers(2, 8), widths=st.lists(st.integers(1, 7), min_size=1, max_size=4),
+@given(q=st.integers(6, 8), widths=st.lists(st.integers(1, 7), min_size=1, max_size=4),
        grow=st.integers(0, 2), widen=st.lists(st.integers(0, 3), min_size=4, max_size=4),
        fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
 def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int,
@@ -142,6 +142,8 @@ def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
 def test_keys_wider_than_64_bits_are_refused() -> None:
     with pytest.raises(walks.KeyTooWide, match="65 bits"):
         walks._Cleary(12, [33, 32])
+    with pytest.raises(SdgBug, match="fewer than 64"):  # the blocks are of 64 slots
+        walks._Cleary(5, [8])
 
 
 # ---------------------------------------------------------------------------
