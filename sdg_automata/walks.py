@@ -355,6 +355,28 @@ class CompactStore:
     (:func:`~sdg_automata.kernels.automaton.migrate`), so the peak is the two
     tables together, about 1.5 × the new one.  :class:`KeyTooWide` when the ids
     would need more than :data:`MAX_KEY_BITS` bits.
+
+    Decisions (issue 27 item 2):
+
+    * exact, not a fingerprint: the key is the record itself, so no two states
+      are ever confused (TLC's 64-bit fingerprints and SPIN's bitstate hashing are
+      probabilistic); the table never drops a key (a full table is grown first);
+    * bit fields, not tree compression: the records are already LTSmin-style
+      vectors of interned part ids (:mod:`sdg_automata.vectors`), and their ids
+      fit 35–48 bits on the benchmarks, so the key is the vector and Cleary's
+      quotient saves another log₂(slots) bits: about r + 3 = K − q + 3 bits a slot;
+    * the same walk: :func:`~sdg_automata.kernels.automaton.compact_bfs` numbers
+      the states in the order of :func:`~sdg_automata.kernels.automaton.bfs`
+      (FIFO in discovery order, letters in order), so the states, the values'
+      first states and the witnesses (the shortlex-least access words) are the
+      same; the tree is read back from the spool (:meth:`runs`);
+    * the files are written with ``pwrite``, never mapped: their pages are the
+      page cache's (or the disk's), not the process's resident memory; the
+      frontier's files are dropped as it moves on, the tree's (8 bytes a state)
+      when the store closes;
+    * the cost is CPU: every lookup walks its cluster (1.4–1.5 × today's store's
+      CPU time in ``python -m benchmarks bench_store``), and a growth or a
+      re-encoding is one pass that Ctrl-C does not interrupt (as today's rehash).
     """
 
     def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:
@@ -364,6 +386,7 @@ class CompactStore:
         self.table = _Cleary(q, _widths(counts))
         self.records = _Spool(np.int32, (len(counts),))
         self.tree = _Spool(np.int64, ())
+        self.peak = 0  # bytes of the tables at their largest (two during a move)
 
     def add_first(self, record: Any) -> None:
         import numpy as np
@@ -394,6 +417,7 @@ class CompactStore:
                             new.slots, new.form, new.mix, new.fields, scratch)
         if moved != n:
             raise SdgBug(f"compact store: {moved} keys moved, {n} stored")
+        self.peak = max(self.peak, int(old.slots.nbytes + new.slots.nbytes))
         self.table = new
 
     def fit(self, counts: list[int], n: int) -> None:
@@ -438,8 +462,8 @@ class CompactStore:
                 np.array([b for _, b in done], dtype=np.int64))
 
     def nbytes(self) -> int:
-        """Bytes held in memory (the table; the spools are files)."""
-        return int(self.table.slots.nbytes)
+        """Bytes held in memory at the most (the tables; the spools are files)."""
+        return max(self.peak, int(self.table.slots.nbytes))
 
     def close(self) -> None:
         self.records.close()
