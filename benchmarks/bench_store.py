@@ -20,7 +20,7 @@ both stores must give the same states, maximum and witness length, and the
 independent answer (the CRT for the unary family, automata-lib's products for random
 binary DFAs).
 
-``python -m benchmarks bench_store [--quick]``; the full run takes about 15 minutes
+``python -m benchmarks bench_store [--quick]``; the full run takes about 8 minutes
 (the 10⁸-state rows most of it).
 """
 
