@@ -579,12 +579,13 @@ class GrundyAutomaton:
     def _crawl_compiled(self, budget: Budget, *, what: str) -> Crawl:
         """:meth:`_crawl` on the kernels; the states stay part ids (``PartStates``)."""
         from .vectors import PartStates, StepTables
-        from .walks import breadth_first
+        from .walks import CompactStore, breadth_first
 
         tables = StepTables(self)
         walked = breadth_first(tables, budget, what=what, rows=True)
         store, n = walked.store, walked.states
-        assert store is not None and store.parent is not None and store.via is not None
+        assert store is not None and not isinstance(store, CompactStore)
+        assert store.parent is not None and store.via is not None
         assert store.rows is not None
         try:
             rows = tuple(_int_array("i", store.rows.array[:n, k])

@@ -150,6 +150,11 @@ class Verdict:
     method, strategy, engine:
         How it was decided (``engine``: ``"compiled"`` or ``"python"``; ``None`` for
         strategies sat and pdr, which run solvers: see ``solver``).
+    store:
+        The store of a compiled breadth-first search: ``"table"`` or ``"compact"``
+        (:func:`max_grundy`'s ``store``; ``"table"`` when the compact one was asked
+        for but the states did not fit its keys); ``None`` for any other run.  Not in
+        :meth:`to_json` (a new field would be a new schema version).
     proof:
         Why ``maximum`` is exact: ``"exhaustive"`` (every reachable state seen),
         ``"bound"`` (m_A reached), ``"k-induction"`` (strategy sat), ``"pdr"``
@@ -195,6 +200,7 @@ class Verdict:
     max_length: int | None = None
     induction_depth: int | None = None
     solver: dict[str, Any] | None = None
+    store: str | None = None
 
     @property
     def witness(self) -> str | Word | None:
@@ -360,6 +366,8 @@ class _Search:
         The constraint's tables (strategies that read the relation, not ``walk``).
     engine:
         The engine asked for (:func:`sdg_automata.walks.run_engine`; sat and pdr run solvers).
+    store:
+        The compiled breadth-first search's store (:func:`sdg_automata.walks.breadth_first`).
     max_length:
         The longest word a bounded strategy (sat) searches; ``None``: no limit.
     """
@@ -371,6 +379,7 @@ class _Search:
     budget: Budget
     constraint: Constraint | None = None
     engine: Engine = "auto"
+    store: str = "table"
     max_length: int | None = None
 
     @cached_property
@@ -431,6 +440,7 @@ class _SearchResult:
     max_length: int | None = None
     induction_depth: int | None = None
     solver: dict[str, Any] | None = None
+    store: str | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -446,6 +456,7 @@ def max_grundy(
     strategy: Strategy | None = None,
     within: DFA | NFA | EpsilonNFA | str | None = None,
     engine: Engine = "auto",
+    store: str = "table",
     max_length: int | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
@@ -476,6 +487,15 @@ def max_grundy(
     engine:
         ``"auto"`` (default), ``"compiled"`` or ``"python"``
         (:mod:`sdg_automata.kernels`): the same verdict either way (sat and pdr run solvers).
+    store:
+        The visited set of the compiled breadth-first search: ``"table"`` (default:
+        the records of the states in memory, an open-addressing table of their
+        numbers, the tree; the fastest) or ``"compact"``
+        (:class:`~sdg_automata.walks.CompactStore`: an exact Cleary table of the
+        states' keys, a few bytes per state; the frontier and the tree in temporary
+        files).  The same states, verdict and witnesses either way
+        (``Verdict.store`` says which ran).  Strategy bfs only (the default
+        strategy is bfs with it); the Python engine has its own store.
     max_length:
         Strategy sat: search words up to this length (``None``: until the answer
         is settled or proven, or the budget runs out).
@@ -528,20 +548,29 @@ def max_grundy(
     check_engine(engine)
     if strategy is not None and strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r} (expected {' or '.join(STRATEGIES)})")
+    from .walks import STORES
+
+    if store not in STORES:
+        raise InputError(f"unknown store {store!r} (choose from {', '.join(STORES)})")
+    if store != "table" and (strategy not in (None, "bfs") or engine == "python"):
+        raise InputError(f"the {store} store is the compiled breadth-first search's: it goes "
+                         "with strategy bfs and engine compiled or auto")
     if strategy in SOLVED and engine == "compiled":
         raise InputError(f"the {strategy} strategy runs {SOLVED[strategy]}, not the compiled "
                          "kernels: --engine compiled goes with bfs, dfs and lasso")
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
-    if strategy is None:
-        strategy = "lasso" if _one_letter(automaton.alphabet, table) is not None else "bfs"
+    if strategy is None:  # the compact store is the breadth-first search's
+        strategy = ("lasso" if store == "table" and _one_letter(automaton.alphabet, table)
+                    is not None else "bfs")
     result = STRATEGIES[strategy](_Search(
         automaton=automaton, head=head, k=k, bound=bound,
-        budget=budget, constraint=table, engine=engine, max_length=max_length))
+        budget=budget, constraint=table, engine=engine, store=store, max_length=max_length))
     return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
                     method="onthefly", strategy=strategy, peak_bytes=result.peak_bytes,
                     engine=result.engine, proof=result.proof, max_length=result.max_length,
-                    induction_depth=result.induction_depth, solver=result.solver)
+                    induction_depth=result.induction_depth, solver=result.solver,
+                    store=result.store)
 
 
 def _check_bounded(strategy: str, max_length: int | None, budget: Budget) -> None:
@@ -595,19 +624,25 @@ def _bfs(search: _Search) -> _SearchResult:
 
 def _bfs_compiled(search: _Search, budget: Budget) -> _SearchResult:
     """:func:`_bfs_python` on the kernels: :func:`sdg_automata.walks.breadth_first`."""
-    from .walks import breadth_first
+    from .walks import CompactStore, breadth_first
 
     walked = breadth_first(search.tables(), budget, constraint=search.constraint_arrays(),
-                           head=search.head, bound=search.bound, settle=search.settle)
+                           head=search.head, bound=search.bound, settle=search.settle,
+                           store=search.store)
     store = walked.store
-    assert store is not None and store.parent is not None and store.via is not None
+    assert store is not None
     try:
-        found = {v: _tree_witness(search.automaton, store.parent.array, store.via.array, u)
-                 for v, u in walked.found.items()}
+        if isinstance(store, CompactStore):
+            found = {v: _runs_witness(search.automaton, *store.runs(u))
+                     for v, u in walked.found.items()}
+        else:
+            assert store.parent is not None and store.via is not None
+            found = {v: _tree_witness(search.automaton, store.parent.array, store.via.array, u)
+                     for v, u in walked.found.items()}
     finally:
         store.close()
     return _SearchResult(found=found, explored=walked.states, complete=walked.complete,
-                         peak_bytes=walked.peak_bytes)
+                         peak_bytes=walked.peak_bytes, store=walked.store_kind)
 
 
 def _tree_witness(automaton: GrundyAutomaton, parent: Any, via: Any, s: int) -> str | Word:
@@ -622,12 +657,18 @@ def _tree_witness(automaton: GrundyAutomaton, parent: Any, via: Any, s: int) -> 
     else:  # the kernels' arrays: read the runs in compiled code
         from .kernels.automaton import tree_runs
 
-        letters, counts = tree_runs(parent, via, s)
-        if int(counts.sum()) <= LONG_WORD:
-            return automaton.witness([int(c) for c, m in zip(letters, counts, strict=True)
-                                      for _ in range(int(m))])
-        runs = Word.from_runs((automaton.alphabet[c], int(m))
-                              for c, m in zip(letters.tolist(), counts.tolist(), strict=True))
+        return _runs_witness(automaton, *tree_runs(parent, via, s))
+    return runs if automaton.reading.mirrored else runs.reversed()
+
+
+def _runs_witness(automaton: GrundyAutomaton, letters: Any, counts: Any) -> str | Word:
+    """:func:`_tree_witness` of a path given as runs (letter indices, counts) in the
+    order read, as the kernels give it."""
+    if int(counts.sum()) <= LONG_WORD:
+        return automaton.witness([int(c) for c, m in zip(letters, counts, strict=True)
+                                  for _ in range(int(m))])
+    runs = Word.from_runs((automaton.alphabet[c], int(m))
+                          for c, m in zip(letters.tolist(), counts.tolist(), strict=True))
     return runs if automaton.reading.mirrored else runs.reversed()
 
 

@@ -32,11 +32,13 @@ from .vectors import StepTables
 if TYPE_CHECKING:
     from .construction import GrundyAutomaton
 
-__all__ = ["AUTO_STATES", "Growing", "Walked", "breadth_first", "depth_first", "lasso",
-           "run_engine", "unfit"]
+__all__ = ["AUTO_STATES", "STORES", "CompactStore", "Growing", "KeyTooWide", "Walked",
+           "breadth_first", "depth_first", "lasso", "run_engine", "unfit"]
 
 #: the largest id a narrow (uint16) record holds
 NARROW = 0xFFFF
+#: the stores of a breadth-first walk (:func:`breadth_first`)
+STORES = ("table", "compact")
 
 
 class Growing:
@@ -213,12 +215,269 @@ class _Store:
             g.close()
 
 
+class _Spool:
+    """A first-in first-out sequence of numpy rows kept in unlinked temporary files.
+
+    Written and read with ordinary ``pwrite``/``preadv`` calls: the rows live in the
+    page cache (or on disk), never in the process's resident memory, and nothing is
+    mapped.  Rows are numbered from 0 in the order appended; the files are segments of
+    :data:`SPOOL_SEGMENT` rows, so that :meth:`release` can hand back the disk of the
+    rows already consumed (a breadth-first frontier moves through a spool once).
+    """
+
+    def __init__(self, dtype: Any, tail: tuple[int, ...]) -> None:
+        import numpy as np
+
+        self.dtype = np.dtype(dtype)
+        self.tail = tail
+        self.row_bytes: int = int(self.dtype.itemsize) * max(1, math.prod(tail))
+        self.rows = 0
+        self._files: dict[int, Any] = {}  # segment -> its unlinked file
+
+    def _fd(self, segment: int) -> int:
+        import tempfile
+
+        if segment not in self._files:
+            self._files[segment] = tempfile.TemporaryFile(prefix="sdg-spool-")
+        return int(self._files[segment].fileno())
+
+    def append(self, rows: Any) -> None:
+        """Append ``rows`` (an array of this spool's rows)."""
+        import os
+
+        import numpy as np
+
+        data = np.ascontiguousarray(rows, dtype=self.dtype).reshape(-1).view(np.uint8).data
+        done = 0
+        while done < len(data):
+            at = self.rows * self.row_bytes + done
+            segment, offset = divmod(at, SPOOL_SEGMENT * self.row_bytes)
+            piece = min(len(data) - done, SPOOL_SEGMENT * self.row_bytes - offset)
+            done += os.pwrite(self._fd(segment), data[done:done + piece], offset)
+        self.rows += len(rows)
+
+    def read(self, first: int, out: Any) -> int:
+        """Rows ``first`` … into ``out`` (as many as fit and exist); how many."""
+        import os
+
+        import numpy as np
+
+        count = max(0, min(len(out), self.rows - first))
+        data = memoryview(out.reshape(-1).view(np.uint8))[:count * self.row_bytes]
+        done = 0
+        while done < len(data):
+            at = first * self.row_bytes + done
+            segment, offset = divmod(at, SPOOL_SEGMENT * self.row_bytes)
+            piece = min(len(data) - done, SPOOL_SEGMENT * self.row_bytes - offset)
+            got = os.preadv(self._fd(segment), [data[done:done + piece]], offset)
+            if got <= 0:
+                raise SdgBug(f"spool: row {first} cannot be read back")
+            done += got
+        return count
+
+    def release(self, first: int) -> None:
+        """Hand back the segments wholly before row ``first`` (never read again)."""
+        for segment in [s for s in self._files if (s + 1) * SPOOL_SEGMENT <= first]:
+            self._files.pop(segment).close()
+
+    def close(self) -> None:
+        for f in self._files.values():
+            f.close()
+        self._files.clear()
+
+
+#: rows of one spool file
+SPOOL_SEGMENT = 1 << 22
+#: the compact table is kept at most this full (percent; Cleary's linear probing stays
+#: short up to about 80 %)
+COMPACT_LOAD_PERCENT = 80
+#: the widest key the compact table takes (bits): keys are uint64
+MAX_KEY_BITS = 64
+#: odd multipliers of the key scrambling (Weyl's golden ratio, splitmix64's first)
+_MULTIPLIERS = (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9)
+
+
+class KeyTooWide(Exception):
+    """The records of a walk do not fit a compact key of :data:`MAX_KEY_BITS` bits."""
+
+
+class _Cleary:
+    """One compact table (:func:`~sdg_automata.kernels.automaton.admit`): 2^q slots for
+    keys of the given field widths, and the arrays the kernels take."""
+
+    def __init__(self, q: int, widths: list[int]) -> None:
+        import numpy as np
+
+        fields = sum(widths)
+        if fields > MAX_KEY_BITS:
+            raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
+                             f"{MAX_KEY_BITS}")
+        # the key space is padded to more than the quotient, so that a remainder has a bit
+        if q < 6:  # the bit vectors are read by words of 64 slots
+            raise SdgBug(f"compact table: 2^{q} slots, fewer than 64")
+        kbits = max(fields, q + 1, 2)
+        rbits = w = kbits - q
+        size = 1 << q
+        self.q, self.widths, self.kbits = q, widths, kbits
+        self.form = np.array([size, w, rbits, kbits, size * COMPACT_LOAD_PERCENT // 100],
+                             dtype=np.int64)
+        modulus = 1 << kbits
+        m1, m2 = (m % modulus for m in _MULTIPLIERS)
+        self.mix = np.array([(1 << w) - 1, (1 << rbits) - 1, modulus - 1, m1, m2,
+                             pow(m1, -1, modulus), pow(m2, -1, modulus)], dtype=np.uint64)
+        self.fields = np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.uint64)
+        self.field_widths = np.array(widths, dtype=np.uint64)
+        # blocks of 64 slots: 3 words of their bits, then w words of their remainders
+        self.slots = np.zeros((size >> 6) * (3 + w), dtype=np.uint64)
+
+    @property
+    def load(self) -> int:
+        return int(self.form[4])
+
+
+def _widths(counts: list[int]) -> list[int]:
+    """Field widths for ids below ``counts`` (and one more bit of room for new ids)."""
+    return [max(1, c.bit_length()) for c in counts]
+
+
+class CompactStore:
+    """The states of a breadth-first walk in an exact compact table (issue 27).
+
+    A state is kept as its key only: its record's ids as bit fields (widths from
+    the ids interned so far, :func:`_widths`), at most :data:`MAX_KEY_BITS` bits, in
+    a Cleary table that stores each key's remainder and three bits.  Nothing else
+    per state stays in memory: the frontier's records and the tree (a code
+    parent·letters + letter per state) go to :class:`_Spool` files, read back as
+    the frontier moves on and, for the witnesses, when the walk ends.
+
+    An id that outgrows its field re-encodes the table (:meth:`fit`); growth
+    doubles it (:meth:`make_room`): both move every key into a new table
+    (:func:`~sdg_automata.kernels.automaton.migrate`), so the peak is the two
+    tables together, about 1.5 × the new one.  :class:`KeyTooWide` when the ids
+    would need more than :data:`MAX_KEY_BITS` bits.
+
+    Decisions (issue 27 item 2):
+
+    * exact, not a fingerprint: the key is the record itself, so no two states
+      are ever confused (TLC's 64-bit fingerprints and SPIN's bitstate hashing are
+      probabilistic); the table never drops a key (a full table is grown first);
+    * bit fields, not tree compression: the records are already LTSmin-style
+      vectors of interned part ids (:mod:`sdg_automata.vectors`), and their ids
+      fit 35–48 bits on the benchmarks, so the key is the vector and Cleary's
+      quotient saves another log₂(slots) bits: about r + 3 = K − q + 3 bits a slot;
+    * the same walk: :func:`~sdg_automata.kernels.automaton.compact_bfs` numbers
+      the states in the order of :func:`~sdg_automata.kernels.automaton.bfs`
+      (FIFO in discovery order, letters in order), so the states, the values'
+      first states and the witnesses (the shortlex-least access words) are the
+      same; the tree is read back from the spool (:meth:`runs`);
+    * the files are written with ``pwrite``, never mapped: their pages are the
+      page cache's (or the disk's), not the process's resident memory; the
+      frontier's files are dropped as it moves on, the tree's (8 bytes a state)
+      when the store closes;
+    * the cost is CPU: every lookup walks its cluster (1.4–1.5 × today's store's
+      CPU time in ``python -m benchmarks bench_store``), and a growth or a
+      re-encoding is one pass that Ctrl-C does not interrupt (as today's rehash).
+    """
+
+    def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:
+        import numpy as np
+
+        self.letters = letters
+        self.table = _Cleary(q, _widths(counts))
+        self.records = _Spool(np.int32, (len(counts),))
+        self.tree = _Spool(np.int64, ())
+        self.peak = 0  # bytes of the tables at their largest (two during a move)
+
+    def add_first(self, record: Any) -> None:
+        import numpy as np
+
+        from .kernels.automaton import admit, key_of
+
+        row = np.asarray(record, dtype=np.int32).reshape(1, -1)
+        t = self.table
+        with _wrapping():
+            # (numba returns a uint64 as a Python int, which it would read back as int64)
+            admit(t.slots, t.form, t.mix, np.uint64(key_of(row, 0, t.fields)))
+        self.push(row, np.array([-1], dtype=np.int64))
+
+    def push(self, records: Any, codes: Any) -> None:
+        """New states (their records and tree codes), in their order."""
+        self.records.append(records)
+        self.tree.append(codes)
+
+    def _move(self, q: int, widths: list[int], n: int) -> None:
+        import numpy as np
+
+        from .kernels.automaton import migrate
+
+        old, new = self.table, _Cleary(q, widths)
+        scratch = np.zeros((1, len(widths)), dtype=np.int32)
+        with _wrapping():
+            moved = migrate(old.slots, old.form, old.mix, old.fields, old.field_widths,
+                            new.slots, new.form, new.mix, new.fields, scratch)
+        if moved != n:
+            raise SdgBug(f"compact store: {moved} keys moved, {n} stored")
+        self.peak = max(self.peak, int(old.slots.nbytes + new.slots.nbytes))
+        self.table = new
+
+    def fit(self, counts: list[int], n: int) -> None:
+        """Re-encode the n keys if an id (below ``counts``) no longer fits its field."""
+        if any(c >= 1 << w for c, w in zip(counts, self.table.widths, strict=True)):
+            self._move(self.table.q, [max(w, v) for w, v in
+                                      zip(self.table.widths, _widths(counts), strict=True)], n)
+
+    def make_room(self, n: int, letters: int) -> None:
+        """A table that takes ``letters`` more keys after n (doubled as needed)."""
+        q = self.table.q
+        while n + letters > ((1 << q) * COMPACT_LOAD_PERCENT) // 100:
+            q += 1
+        if q != self.table.q:
+            self._move(q, self.table.widths, n)
+
+    def runs(self, t: int) -> tuple[Any, Any]:
+        """The letters of the tree path from state 0 to ``t`` as runs (letters, counts)
+        in reading order, as :func:`~sdg_automata.kernels.automaton.tree_runs`: the
+        codes are read back from the spool a block at a time, going up."""
+        import numpy as np
+
+        from .kernels.automaton import climb
+
+        runs = np.zeros((1 << 12, 2), dtype=np.int64)
+        cursor = np.array([0, -1], dtype=np.int64)
+        codes = np.empty(1 << 16, dtype=np.int64)
+        done: list[tuple[int, int]] = []
+        while t > 0:
+            base = max(0, t + 1 - len(codes))
+            self.tree.read(base, codes[:t + 1 - base])
+            t = int(climb(codes, base, self.letters, t, runs, cursor))
+            if t < 0:  # the runs are full: keep the last (it may go on)
+                t = -1 - t
+                m = int(cursor[0])
+                done.extend((int(a), int(b)) for a, b in runs[:m - 1])
+                runs[0] = runs[m - 1]
+                cursor[0] = 1
+        done.extend((int(a), int(b)) for a, b in runs[:int(cursor[0])])
+        done.reverse()
+        return (np.array([a for a, _ in done], dtype=np.int32),
+                np.array([b for _, b in done], dtype=np.int64))
+
+    def nbytes(self) -> int:
+        """Bytes held in memory at the most (the tables; the spools are files)."""
+        return max(self.peak, int(self.table.slots.nbytes))
+
+    def close(self) -> None:
+        self.records.close()
+        self.tree.close()
+
+
 class Walked:
     """What a compiled walk found (see :func:`breadth_first`, :func:`depth_first`)."""
 
-    def __init__(self, *, store: _Store | None, states: int, complete: bool,
-                 found: dict[int, Any], peak_bytes: int) -> None:
+    def __init__(self, *, store: _Store | CompactStore | None, states: int, complete: bool,
+                 found: dict[int, Any], peak_bytes: int, store_kind: str = "table") -> None:
         self.store = store
+        #: the store that ran: ``"table"`` or ``"compact"`` (see :func:`breadth_first`)
+        self.store_kind = store_kind
         self.states = states
         self.complete = complete
         #: value -> record number (breadth-first), letters read (depth-first), length (lasso)
@@ -293,7 +552,7 @@ class _Driver:
 
 def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
                   constraint: Any = None, head: str | None = None, bound: int = 0,
-                  settle: int = -1, rows: bool = False) -> Walked:
+                  settle: int = -1, rows: bool = False, store: str = "table") -> Walked:
     """The breadth-first walk from q₀ (× the constraint's initial state), compiled.
 
     Parameters
@@ -312,12 +571,19 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
         where the constraint accepts, and stop at a value ≥ ``settle``.
     rows:
         Keep every transition (``store.rows``), for an exploration.
+    store:
+        ``"table"``: today's store (:class:`_Store`: records, a table of their
+        numbers, the tree in memory); ``"compact"``: a :class:`CompactStore`
+        (no rows; when the keys would be too wide, today's store after one
+        :class:`~sdg_automata.errors.EngineNotice`, and ``Walked.store_kind``
+        says which ran).
 
     Returns
     -------
     Walked
         ``found``: value -> number of its first state; ``store`` holds the
-        records, the tree and the rows of ``states`` states.
+        records, the tree and the rows of ``states`` states (or the compact
+        store, whose :meth:`CompactStore.runs` gives the witnesses).
     """
     import numpy as np
 
@@ -325,9 +591,23 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
 
     letters = len(tables.alphabet)
     crows, cfinal, wc, start = _start(tables, constraint)
-    store = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
+    if store == "compact" and not rows:
+        try:
+            return _compact_breadth_first(tables, budget, what=what, crows=crows,
+                                          cfinal=cfinal, wc=wc, start=start, head=head,
+                                          bound=bound, settle=settle)
+        except KeyTooWide as e:
+            import warnings
+
+            from .errors import EngineNotice
+
+            warnings.warn(f"the {what} keeps today's store, not the compact one: {e}",
+                          EngineNotice, stacklevel=2)
+    elif store not in STORES:
+        raise SdgBug(f"unknown store {store!r}")
+    table = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
                    narrow=crows.shape[1] <= NARROW)
-    store.add_first(start)
+    table.add_first(start)
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
     cursor[kernel.N] = 1
@@ -340,26 +620,26 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
                 head_group, values = tables.values(head)
             else:
                 head_group, values = 0, np.full(1, -1, dtype=np.int32)
-            rows_array = store.rows.array if store.rows is not None else np.zeros(
+            rows_array = table.rows.array if table.rows is not None else np.zeros(
                 (1, letters), np.int32)
-            records, table, tags = store.records.array, store.table.array, store.tags.array
-            parent, via = store.parent.array, store.via.array  # type: ignore[union-attr]
+            records, slots, tags = table.records.array, table.table.array, table.tags.array
+            parent, via = table.parent.array, table.via.array  # type: ignore[union-attr]
             heap, plan, starts = tables.heap, tables.plan, tables.starts
             status = drive.timed(
-                kernel.bfs, cursor, heap, plan, starts, records, table, tags, parent, via,
+                kernel.bfs, cursor, heap, plan, starts, records, slots, tags, parent, via,
                 rows_array,
                 rows, crows, cfinal, wc, values, head_group,
                 settle if head is not None else -1, found_at, cursor, drive.cap)
             n = int(cursor[kernel.N])
-            del records, table, tags, parent, via, rows_array  # no view across a growth
+            del records, slots, tags, parent, via, rows_array  # no view across a growth
             if status == kernel.DONE:
                 break
             if status == kernel.MISS:
                 sid, k = int(cursor[kernel.SID]), int(cursor[kernel.LETTER])
-                drive.learn(store.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
-                store.fit(tables, n)
+                drive.learn(table.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
+                table.fit(tables, n)
             elif status == kernel.FULL:
-                store.make_room(n)
+                table.make_room(n)
             elif status == kernel.PAUSE:
                 drive.served(n)
             elif status == kernel.CAP:
@@ -368,16 +648,104 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
                 stopped = True
                 break
     except BaseException as e:  # the store goes back at once; the found states with it
-        store.close()
-        if isinstance(e, KeyboardInterrupt):
-            raise drive.meter.interrupted(n) from None
-        if isinstance(e, MemoryError):
-            raise BudgetExceeded(f"{what} ran out of memory after {n} states",
-                                 explored=n) from None
-        raise
+        failure = _failed(e, table, drive, what, n)
+        if failure is e:
+            raise
+        raise failure from None
+    found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
+    return Walked(store=table, states=n, complete=not stopped, found=found,
+                  peak_bytes=table.nbytes(n))
+
+
+def _failed(e: BaseException, store: _Store | CompactStore, drive: _Driver, what: str,
+            n: int) -> BaseException:
+    """What a breadth-first walk that failed with ``e`` after n states raises: its store
+    closed, Ctrl-C as the meter says it, running out of memory as a budget."""
+    store.close()
+    if isinstance(e, KeyboardInterrupt):
+        return drive.meter.interrupted(n)
+    if isinstance(e, MemoryError):
+        return BudgetExceeded(f"{what} ran out of memory after {n} states", explored=n)
+    return e
+
+
+#: rows of the compact walk's input and output buffers (its only memory besides the table)
+COMPACT_BUFFER = 1 << 14
+
+
+def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, crows: Any,
+                           cfinal: Any, wc: int, start: Any, head: str | None, bound: int,
+                           settle: int) -> Walked:
+    """:func:`breadth_first` on a :class:`CompactStore`
+    (:func:`~sdg_automata.kernels.automaton.compact_bfs`): the same states numbered the
+    same, so the same ``found``; ``store`` is the compact store."""
+    import numpy as np
+
+    from .kernels import automaton as kernel
+
+    letters, width = len(tables.alphabet), len(start)
+    store = CompactStore([*tables.part_counts, *([crows.shape[1]] if wc else [])], letters)
+    store.add_first(start)
+    inrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
+    outrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
+    outcode = np.zeros(COMPACT_BUFFER, dtype=np.int64)
+    block = np.zeros((letters, width), dtype=np.int32)
+    found_at = np.full(bound + 1, -1, dtype=np.int64)
+    cursor = np.zeros(8, dtype=np.int64)
+    cursor[kernel.N] = 1
+    drive = _Driver(tables, budget, what)
+    stopped = False
+    base = 0  # the state in inrec[0]
+    n = 1
+    try:
+        while True:
+            if head is not None:
+                head_group, values = tables.values(head)
+            else:
+                head_group, values = 0, np.full(1, -1, dtype=np.int32)
+            t = store.table
+            status = drive.timed(
+                kernel.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
+                t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal,
+                wc, values, head_group, settle if head is not None else -1, found_at,
+                cursor, drive.cap)
+            n, sid = int(cursor[kernel.N]), int(cursor[kernel.SID])
+            if status == kernel.DONE:
+                break
+            if status == kernel.MISS:
+                k = int(cursor[kernel.LETTER])
+                out = int(cursor[kernel.OUT])
+                source = inrec[sid - base] if sid - base < cursor[kernel.IN] else outrec[
+                    sid - (n - out)]
+                drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
+                store.fit([*tables.part_counts, *([crows.shape[1]] if wc else [])], n)
+            elif status == kernel.FULL:
+                out = int(cursor[kernel.OUT])
+                if out + letters > COMPACT_BUFFER:  # the output to the spool
+                    store.push(outrec[:out], outcode[:out])
+                    cursor[kernel.OUT] = out = 0
+                if sid - base >= cursor[kernel.IN] and sid < n - out:  # the next input
+                    base = sid
+                    cursor[kernel.IN] = store.records.read(sid, inrec)
+                    store.records.release(sid)
+                store.make_room(n, letters)
+            elif status == kernel.PAUSE:
+                drive.served(n)
+            elif status == kernel.CAP:
+                raise drive.exceeded(n)
+            elif status == kernel.FOUND:
+                stopped = True
+                break
+        out = int(cursor[kernel.OUT])  # the tree of the last states, for the witnesses
+        store.push(outrec[:out], outcode[:out])
+    except BaseException as e:
+        failure = _failed(e, store, drive, what, n)
+        if failure is e:
+            raise
+        raise failure from None
     found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
     return Walked(store=store, states=n, complete=not stopped, found=found,
-                  peak_bytes=store.nbytes(n))
+                  peak_bytes=store.nbytes() + 3 * inrec.nbytes, store_kind="compact")
 
 
 def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, head: str,

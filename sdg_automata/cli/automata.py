@@ -89,6 +89,11 @@ def _add_max(p: Parser) -> None:
                         "constructor shape)")
     add_budget(p)
     add_engine(p)
+    p.add_argument("--store", choices=("table", "compact"), default="table",
+                   help="the visited set of the compiled breadth-first search: table "
+                        "(default; records in memory, the fastest) or compact (an exact "
+                        "Cleary table of the states' keys, a few bytes per state, frontier "
+                        "and tree in temporary files); the same answer and witnesses")
     p.add_argument("--full-witness", action="store_true",
                    help="spell out witnesses longer than 65,536 letters in full (by default "
                         "they are printed run-length, e.g. a^160949018, in text and JSON)")
@@ -149,8 +154,8 @@ def _cmd_max(args: argparse.Namespace) -> int:
     what, unit = SOLVED_PROGRESS.get(solved or "", ("exploring", "states"))
     with progress(f"{what} from {head}", enabled=not args.json, unit=unit) as bar:
         verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
-                             within=within, engine=args.engine, max_length=args.max_length,
-                             budget=budget(args, bar))
+                             within=within, engine=args.engine, store=args.store,
+                             max_length=args.max_length, budget=budget(args, bar))
     # a bounded search that settled nothing: exit 3 with what it found (not a "no")
     if not verdict.exact if args.k is None else verdict.answer is None:
         _unsettled(args, verdict)

@@ -1,0 +1,123 @@
+"""Today's store against the compact store (issue 27), side by side in one run.
+
+The compiled breadth-first search (``max_grundy(..., strategy="bfs",
+engine="compiled")``) with ``store="table"`` (records, a table of their numbers and
+the tree in memory) and ``store="compact"`` (an exact Cleary table of keys, the
+frontier and the tree spooled to unlinked files: :class:`sdg_automata.walks.CompactStore`),
+each in a child process of its own (``python -m benchmarks.peak``) on the same
+instance, one after the other:
+
+* *CPU s* — user + sys of the whole child (interpreter, imports, numba loading the
+  cached kernels), and of the search call alone, measured inside the child;
+* *MB* — the child's peak RSS (VmHWM); the spooled files live in the page cache or
+  on disk, never in the process's resident memory;
+* *bytes/state* — the growth of peak RSS between two instance sizes of the same
+  family divided by the growth of the states: what one more state costs (the
+  process's fixed cost cancels).
+
+Every instance has its maximum below m_A, so the search stores every reachable state;
+both stores must give the same states, maximum and witness length, and the
+independent answer (the CRT for the unary family, automata-lib's products for random
+binary DFAs).
+
+``python -m benchmarks bench_store [--quick]``; the full run takes about 8 minutes
+(the 10⁸-state rows most of it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_search import _check, _instance
+from benchmarks.common import child_cpu, show
+
+#: (label, kind, instance) as in bench_search.SEARCH
+SEARCH = [
+    ("binary 2.6·10⁶", "random", "3 14 1"),                            # 2,564,942 states
+    ("binary 1.3·10⁷", "random", "4 14 6"),                            # 12,738,287 states
+    ("unary 10⁷", "modular", "16:0 27:6 25:0 7:3 11:5 13:1 3:1"),      # 10,810,801 states
+    ("unary 10⁸", "modular", "16:0 243:6 25:0 7:3 11:5 13:1 3:1"),     # 97,297,201 states
+]
+#: pairs of SEARCH rows whose peak RSS growth per state is reported
+GROWTH = [("binary 2.6·10⁶", "binary 1.3·10⁷"), ("unary 10⁷", "unary 10⁸")]
+QUICK_SEARCH = [("unary 3·10⁴", "modular", "3:0 5:2 7:3 11:5 13:1 3:1"),  # 30,031 states
+                ("binary 5·10⁴", "random", "3 12 28"),                      # 54,258 states
+                ("unary 5·10⁵", "modular", "3:0 5:2 7:3 11:5 13:1 17:1 3:1")]
+QUICK_GROWTH = [("unary 3·10⁴", "unary 5·10⁵")]
+STORES = ("table", "compact")
+
+
+def _measure(path: Path, store: str) -> dict[str, Any]:
+    cpu, peak, out = child_cpu(["-m", "benchmarks.bench_store", str(path), store],
+                               timeout=3600)
+    return {**json.loads(out), "cpu": cpu, "peak": peak}
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    search, growth = (QUICK_SEARCH, QUICK_GROWTH) if quick else (SEARCH, GROWTH)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        small, _, _ = _instance("modular", "3:0 5:2", folder)
+        _measure(small, "compact")  # the kernels' cache (next to the sources) written once
+        by_label: dict[str, dict[str, Any]] = {}
+        for label, kind, spec in search:
+            path, truth, length = _instance(kind, spec, folder)
+            measured = {store: _measure(path, store) for store in STORES}
+            for store, r in measured.items():
+                _check(label, r, truth, length)
+                assert r["store"] == store, (label, r)
+            table, compact = measured["table"], measured["compact"]
+            assert table["states"] == compact["states"], (label, table, compact)
+            assert table["length"] == compact["length"], (label, table, compact)
+            row = {"task": "search", "instance": f"{label}: {kind} {spec}",
+                   "states": table["states"], **measured}
+            by_label[label] = row
+            rows.append(row)
+        for small_label, large_label in growth:
+            a, b = by_label[small_label], by_label[large_label]
+            states = b["states"] - a["states"]
+            rows.append({"task": "bytes/state", "instance": f"{small_label} → {large_label}",
+                         "states": states,
+                         **{f"{s}_bps": (b[s]["peak"] - a[s]["peak"]) / states
+                            for s in STORES}})
+    show("today's store vs the compact store, compiled bfs: CPU s (user + sys) of whole "
+         "child processes and of the search call; peak RSS",
+         ["instance", "states", "table process", "compact process", "ratio", "table search",
+          "compact search", "ratio", "table MB", "compact MB"],
+         [[r["instance"], r["states"], r["table"]["cpu"], r["compact"]["cpu"],
+           r["compact"]["cpu"] / r["table"]["cpu"], r["table"]["search"],
+           r["compact"]["search"], r["compact"]["search"] / r["table"]["search"],
+           r["table"]["peak"] / 2**20, r["compact"]["peak"] / 2**20]
+          for r in rows if r["task"] == "search"])
+    show("peak RSS growth per state between two sizes",
+         ["pair", "states added", "table B/state", "compact B/state"],
+         [[r["instance"], r["states"], r["table_bps"], r["compact_bps"]]
+          for r in rows if r["task"] == "bytes/state"])
+    return rows
+
+
+def _child(path: str, store: str) -> None:
+    """One search in this process: one JSON line."""
+    from sdg_automata.decide import max_grundy
+    from sdg_automata.parse import load_grammar
+
+    g = load_grammar(path)
+    started = time.process_time()
+    v = max_grundy(g, g.start, strategy="bfs", engine="compiled", store=store)
+    search = time.process_time() - started
+    print(json.dumps({"search": search, "states": v.states, "max": v.maximum,
+                      "exact": v.exact, "length": None if v.witness is None else len(v.witness),
+                      "engine": v.engine, "strategy": v.strategy, "store": v.store}))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3:
+        _child(*sys.argv[1:])
+    else:
+        run(quick="--quick" in sys.argv)
