@@ -26,7 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .budget import Budget
-from .errors import BudgetExceeded, SdgBug
+from .errors import BudgetExceeded, ResourceError, SdgBug
 from .vectors import StepTables
 
 if TYPE_CHECKING:
@@ -253,7 +253,14 @@ class _Spool:
             at = self.rows * self.row_bytes + done
             segment, offset = divmod(at, SPOOL_SEGMENT * self.row_bytes)
             piece = min(len(data) - done, SPOOL_SEGMENT * self.row_bytes - offset)
-            done += os.pwrite(self._fd(segment), data[done:done + piece], offset)
+            try:
+                done += os.pwrite(self._fd(segment), data[done:done + piece], offset)
+            except OSError as e:  # a full disk is a resource, not the input's fault
+                import tempfile
+
+                raise ResourceError(f"the compact store's temporary files (in "
+                                    f"{tempfile.gettempdir()}; TMPDIR chooses) could not be "
+                                    f"written: {e.strerror or e}") from None
         self.rows += len(rows)
 
     def read(self, first: int, out: Any) -> int:
@@ -371,7 +378,9 @@ class CompactStore:
       first states and the witnesses (the shortlex-least access words) are the
       same; the tree is read back from the spool (:meth:`runs`);
     * the files are written with ``pwrite``, never mapped: their pages are the
-      page cache's (or the disk's), not the process's resident memory; the
+      page cache's (or the disk's), not the process's resident memory (they go
+      to the temporary directory, ``TMPDIR``: on a tmpfs they are RAM after all,
+      and a full disk is a :class:`~sdg_automata.errors.ResourceError`); the
       frontier's files are dropped as it moves on, the tree's (8 bytes a state)
       when the store closes;
     * the cost is CPU: every lookup walks its cluster (1.4–1.5 × today's store's

@@ -292,3 +292,20 @@ def test_the_command_line_store(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["max", "examples/example3.txt", "A", "--store", "compact", "--engine",
                         "compiled"], capsys)
     assert code == 0 and out.startswith("max 2, witness 'aa'")
+
+
+def test_a_full_disk_is_a_resource_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spool's writes failing (ENOSPC) end the search as exit 3 does, naming TMPDIR."""
+    import errno
+    import os
+
+    from sdg_automata.errors import ResourceError
+    from sdg_automata.walks import _Spool
+
+    def full(*args: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "pwrite", full)
+    spool = _Spool(np.int32, (2,))
+    with pytest.raises(ResourceError, match="TMPDIR chooses.*No space left on device"):
+        spool.append(np.zeros((3, 2), dtype=np.int32))
