@@ -448,10 +448,13 @@ def test_ctrl_c_while_abc_runs(stuck_abc: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "sdg_automata", "max", str(EXAMPLE3), "A",
                              "--strategy", "pdr"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=os.environ.copy())
-    for _ in range(200):
+    for _ in range(1200):  # a loaded machine may take many seconds to get there
         if stuck_abc.exists() and stuck_abc.read_text().strip():
             break
         time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail(f"ABC was never started: {proc.communicate()}")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and out == "", (out, err)
