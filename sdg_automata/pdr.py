@@ -408,11 +408,17 @@ def _run_abc(command: str, script: str, folder: Path, meter: Meter) -> str:
     """ABC's output for ``script``, run in ``folder`` under the meter: the clock and Ctrl-C are
     served every :data:`POLL` seconds, and ABC (in a session of its own, so a terminal's
     Ctrl-C reaches us only) is killed when either stops the run."""
+    from .kernels import held_signals
+
     log = folder / "abc.log"
-    with log.open("wb") as out:
-        child = subprocess.Popen([command, "-c", script], cwd=folder, stdin=subprocess.DEVNULL,
-                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    child = None
     try:
+        # held while ABC starts: a Ctrl-C inside Popen would leave it running, ours to kill
+        # but unknown to us; it is delivered as the block ends, where ``child`` is set
+        with log.open("wb") as out, held_signals():
+            child = subprocess.Popen([command, "-c", script], cwd=folder,
+                                     stdin=subprocess.DEVNULL, stdout=out,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
         while True:
             try:
                 child.wait(timeout=POLL)
@@ -420,8 +426,9 @@ def _run_abc(command: str, script: str, folder: Path, meter: Meter) -> str:
             except subprocess.TimeoutExpired:
                 meter.check(meter.count)
     except BaseException:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
+        if child is not None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
         raise
     return log.read_text(errors="replace")
 
