@@ -91,9 +91,11 @@ BATCH_STATES = 100_000
 CHUNK = 1 << 17
 #: seconds between two looks at the workers' health while the driver waits
 POLL = 0.5
+#: seconds the driver gives the scheduler to notice a lost worker when a shard fails
+LOSS_GRACE = 3.0
 #: the longest a shard waits for another to take a batch (it is only appended to a list
 #: there): longer means that shard is gone
-SEND_TIMEOUT = 120.0
+SEND_TIMEOUT = 60.0
 #: the key of the owner hash of parts (any constant; the same on every shard)
 _SALT = b"sdg-automata/sharded"
 
@@ -503,11 +505,21 @@ class _Cluster:
         except (KeyboardInterrupt, SdgError):
             raise
         except Exception as e:  # a shard's failure, or its worker gone under the call
-            gone = self.lost()
+            gone = self._settled_loss()
             if gone:
                 raise self._lost(gone, what) from None
             raise ResourceError(f"{what} failed on the Dask cluster: "
                                 f"{type(e).__name__}: {e}") from None
+
+    def _settled_loss(self) -> list[str]:
+        """:meth:`lost`, after giving the scheduler :data:`LOSS_GRACE` seconds to notice: a
+        shard that could not reach a dead one may fail before the scheduler knows."""
+        deadline = time.monotonic() + LOSS_GRACE
+        while True:
+            gone = self.lost()
+            if gone or time.monotonic() > deadline:
+                return gone
+            time.sleep(0.1)
 
     def _lost(self, gone: list[str], what: str) -> ResourceError:
         return ResourceError(f"Dask worker {', '.join(gone)} was lost while {what}: "
@@ -526,12 +538,15 @@ class _Cluster:
     def close(self) -> None:
         """Stop the shards (an async call each, answered even by a busy shard) and let the
         actors go."""
+        told = []
+        for actor in self.actors:  # a dead shard's actor refuses at once (RuntimeError)
+            with contextlib.suppress(Exception):
+                told.append(actor.abort())
+        for future in told:  # answered from the shard's event loop, so it comes at once; and
+            _answered(future, 2.0)  # the client must not close before the message is out
         for actor in self.actors:
             with contextlib.suppress(Exception):
-                actor.abort()
-        with contextlib.suppress(Exception):
-            for actor in self.actors:
-                actor.close()
+                _answered(actor.close(), 2.0)
         with contextlib.suppress(Exception):
             self.client.cancel(self.futures, force=True)
 
