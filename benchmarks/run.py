@@ -18,6 +18,7 @@ SUITES = [
     "bench_imark",
     "bench_explore",
     "bench_search",
+    "bench_sharded",
     "bench_sweep",
     "bench_octal",
     "bench_count",

@@ -321,7 +321,7 @@ class Shard:
         if w == self.index:
             self.inbox.append((None, None, rows, codes))
             return
-        if max(self.tables.part_counts) <= NARROW:
+        if max(self.tables.part_counts) <= NARROW and self.crows.shape[1] <= NARROW:
             rows = rows.astype(np.uint16)  # half the bytes on the wire
         parts = []
         for g, have in enumerate(self.tables.parts):
@@ -687,6 +687,17 @@ def max_grundy_sharded(
         When a worker is lost during the search (nothing is concluded; run it again).
     BudgetExceeded, Interrupted
         Saying how many states were numbered.
+
+    Examples
+    --------
+    On a :class:`distributed.LocalCluster` (``"local"``; a real cluster is
+    ``"tcp://HOST:PORT"``), the verdict of ``max_grundy(g, g.start, strategy="bfs")``:
+
+    >>> from sdg_automata.families import intersection_grammar, random_family
+    >>> g = intersection_grammar(random_family(3, 6, seed=0))
+    >>> v = max_grundy_sharded(g, g.start, scheduler="local")
+    >>> v.maximum, v.witness, v.states
+    (3, 'abbbaaba', 157)
     """
     from .sweep import check_workers, dask_client
 
