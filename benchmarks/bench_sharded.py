@@ -49,7 +49,7 @@ def _sharded(path: Path, warm: Path, workers: int) -> dict[str, Any]:
     import distributed
 
     from sdg_automata.parse import load_grammar
-    from sdg_automata.sharded import max_grundy_sharded
+    from sdg_automata.sharded import PHASES, max_grundy_sharded
 
     g, small = load_grammar(path), load_grammar(warm)
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -64,11 +64,12 @@ def _sharded(path: Path, warm: Path, workers: int) -> dict[str, Any]:
         wall = time.perf_counter() - wall
         cpu = time.process_time() - cpu
     me = resource.getrusage(resource.RUSAGE_SELF)
+    # the processes' CPU less the warm-up's; the rest is the big search's shards' own
     return {"states": v.states, "max": v.maximum, "seconds": wall, "cpu_driver": cpu,
             "cpu_workers": sum(a["cpu"] - b["cpu"] for a, b in zip(after, before, strict=True)),
             "peak_driver": me.ru_maxrss * 1024, "peak_worker": max(a["peak"] for a in after),
-            "sent": sum(a["sent"] - b["sent"] for a, b in zip(after, before, strict=True)),
-            "witness": str(v.witness)}
+            "received": sum(a["received"] for a in after),
+            **{p: sum(a[p] for a in after) for p in PHASES}, "witness": str(v.witness)}
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
@@ -82,6 +83,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     for r in rows:
         assert (r["states"], r["max"], r["witness"]) == (
             rows[0]["states"], truth, rows[0]["witness"]), (r, rows[0])
+    from sdg_automata.sharded import PHASES
+
     base = next(r for r in rows if r["workers"] == 1)["seconds"]
     table = []
     for r in rows:
@@ -91,6 +94,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                       r["peak_driver"] / 2**20, r["peak_worker"] / 2**20,
                       "" if speedup is None else speedup,
                       "" if speedup is None else speedup / r["workers"]])
+    sharded = [r for r in rows if r["workers"]]
+    show("where the shards' time goes (wall s summed over the shards; send: waiting for "
+         "other shards to take batches or give codes; states received from other shards)",
+         ["", *PHASES, "received"],
+         [[r["how"], *(r[p] for p in PHASES), r["received"]] for r in sharded])
     show(f"sharded breadth-first search, {label} ({rows[0]['states']:,} states; wall s, "
          "CPU s user+sys, peak RSS MB; speed-up and efficiency against 1 worker)",
          ["", "states", "wall s", "states/s", "CPU driver", "CPU workers", "CPU total",

@@ -96,6 +96,12 @@ LOSS_GRACE = 3.0
 #: the longest a shard waits for another to take a batch (it is only appended to a list
 #: there): longer means that shard is gone
 SEND_TIMEOUT = 60.0
+#: the phases of a shard's work that :meth:`Shard.usage` times: stepping the frontier
+#: (the kernel and the learning of its misses), sorting successors by owner and batching
+#: them, waiting for batches to be taken, deduping received states (with translating
+#: them), putting new states in code order, numbering them (with fetching the others'
+#: codes)
+PHASES = ("step", "route", "send", "absorb", "order", "number")
 #: the key of the owner hash of parts (any constant; the same on every shard)
 _SALT = b"sdg-automata/sharded"
 
@@ -175,6 +181,9 @@ class Shard:
         self.level = (0, 0)  # the states formed by the last merge
         self.first_rows: dict[int, int] = {}
         self.sent = self.received = self.generated = 0
+        self.waited = 0.0
+        #: wall seconds of this shard's work by phase (:data:`PHASES`), for benchmarks
+        self.seconds = dict.fromkeys(PHASES, 0.0)
         from .kernels import automaton as kernel
 
         self.kernel = kernel
@@ -274,7 +283,9 @@ class Shard:
         flying: list[Any] = [None] * self.shards
         last_miss: tuple[int, int, int] | None = None
         generated = 0
+        clock = time.perf_counter
         while True:
+            started = clock()
             status = kernel.expand(
                 self.tables.heap, self.tables.plan, self.tables.starts,
                 self.store.records.array, self.gids.array, self.hi, self.crows, self.wc,
@@ -287,13 +298,16 @@ class Shard:
                 last_miss = where
                 self.tables.learn(self.store.records.array[sid, :self.groups].tolist(), k)
                 self._refresh_keys()
+                self.seconds["step"] += clock() - started
                 continue
+            self.seconds["step"] += clock() - started
             if status == kernel.PAUSE:
                 if self.aborted:
                     raise _Aborted
                 continue
             m = int(cursor[kernel.N])
             generated += m
+            started, waited = clock(), self.waited
             kernel.by_owner(out, codes, owners, m, self.shards, ordered, ordered_codes, bounds)
             for w in range(self.shards):
                 a, b = int(bounds[w]), int(bounds[w + 1])
@@ -303,6 +317,7 @@ class Shard:
                 if count[w] >= BATCH_STATES or (status == kernel.DONE and count[w]):
                     self._send(w, pending[w], flying)
                     pending[w], count[w] = [], 0
+            self.seconds["route"] += clock() - started - (self.waited - waited)
             cursor[kernel.N] = 0
             if status == kernel.DONE:
                 break
@@ -334,6 +349,15 @@ class Shard:
         """The answer of another shard, waited for in slices (the driver may say stop)."""
         if future is None:
             return
+        started = time.perf_counter()
+        try:
+            self._wait_for(future)
+        finally:  # counted as sending, out of the phase that waits
+            waited = time.perf_counter() - started
+            self.seconds["send"] += waited
+            self.waited += waited
+
+    def _wait_for(self, future: Any) -> None:
         deadline = time.monotonic() + SEND_TIMEOUT
         while not _answered(future, 1.0):
             if self.aborted:
@@ -366,10 +390,13 @@ class Shard:
 
         self._check(token, round_)
         kernel = self.kernel
+        clock = time.perf_counter
+        started = clock()
         fresh = self.n
         cursor = np.zeros(8, dtype=np.int64)
         cursor[kernel.N] = fresh
         inbox, self.inbox = self.inbox, []
+        moved = False  # whether the table was rebuilt (the slots absorb wrote are stale)
         for sender, parts, rows, codes in inbox:
             if sender is not None:
                 rows = self._translated(sender, parts, rows)
@@ -377,15 +404,21 @@ class Shard:
             self.store.fit(self.tables, int(cursor[kernel.N]))
             block = np.ascontiguousarray(rows, dtype=self.store.records.dtype)
             cursor[kernel.SID] = 0
+            # the new states' table slots go where their numbers will (gids: written by
+            # _number only), for renumber
             while kernel.absorb(self.store.records.array, self.store.table.array,
-                                self.store.tags.array, self.codes.array, fresh, block, codes,
-                                cursor) == kernel.FULL:
+                                self.store.tags.array, self.codes.array, self.gids.array,
+                                fresh, block, codes, cursor) == kernel.FULL:
+                size = self.store.table.capacity
                 self._room(int(cursor[kernel.N]))
+                moved |= self.store.table.capacity != size
         del inbox
+        self.seconds["absorb"] += clock() - started
+        started = clock()
         n = self.n = int(cursor[kernel.N])
         records = self.store.records.array
         kernel.renumber(records, self.store.table.array, self.store.tags.array,
-                        self.codes.array, fresh, n)
+                        self.codes.array, self.gids.array, fresh, n, moved)
         self.level = (fresh, n)
         group, table = self.tables.values(self.head)
         values = table[records[fresh:n, group]]
@@ -397,6 +430,7 @@ class Shard:
         self.first_rows = {int(v): fresh + int(r) for v, r in zip(seen, rows_ok[first],
                                                                    strict=True)}
         codes_of = self.codes.array
+        self.seconds["order"] += clock() - started
         return {"new": n - fresh, "first": {v: int(codes_of[r])
                                             for v, r in self.first_rows.items()},
                 "bytes": self.store.nbytes(n) + 16 * n + self.keys.nbytes}
@@ -407,6 +441,7 @@ class Shard:
         number of each value's first state."""
         import numpy as np
 
+        started, waited = time.perf_counter(), self.waited
         lo, hi = self.level
         mine = self.codes.array[lo:hi]
         rank = np.arange(hi - lo, dtype=np.int64)
@@ -418,6 +453,7 @@ class Shard:
         self.gids.array[lo:hi] = offset + rank
         self.lo, self.hi = lo, hi
         gids = self.gids.array
+        self.seconds["number"] += time.perf_counter() - started - (self.waited - waited)
         return {v: int(gids[r]) for v, r in self.first_rows.items()}
 
     def trace(self, token: str, round_: int, wanted: list[int]) -> dict[int, tuple[list[int], int]]:
@@ -443,14 +479,17 @@ class Shard:
         return out
 
     def usage(self, token: str, round_: int) -> dict[str, float]:
-        """This worker process's CPU seconds (user + system) and peak RSS bytes so far, and
-        the successors this shard generated, sent (to itself too) and received."""
+        """This worker process's CPU seconds (user + system) and peak RSS bytes so far, the
+        successors this shard generated, sent (to itself too) and received, and the wall
+        seconds of its work by phase (:data:`PHASES`; waits for other shards are
+        ``"send"``)."""
         import resource
 
         self._check(token, round_)
         r = resource.getrusage(resource.RUSAGE_SELF)
         return {"cpu": r.ru_utime + r.ru_stime, "peak": float(r.ru_maxrss * 1024),
-                "generated": self.generated, "sent": self.sent, "received": self.received}
+                "generated": self.generated, "sent": self.sent, "received": self.received,
+                **self.seconds}
 
     def close(self) -> None:
         """Give the shard's memory back now."""

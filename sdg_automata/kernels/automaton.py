@@ -610,12 +610,13 @@ def by_owner(out: Array, codes: Array, owners: Array, m: int, shards: int, sorte
 
 
 @jit
-def absorb(records: Array, table: Array, tags: Array, codes: Array, fresh: int, block: Array,
-           bcodes: Array, cursor: Array) -> int:
+def absorb(records: Array, table: Array, tags: Array, codes: Array, slots: Array, fresh: int,
+           block: Array, bcodes: Array, cursor: Array) -> int:
     """Add the states of ``block`` (from row ``cursor[SID]`` on) not stored yet as new states
-    ``cursor[N]``, … with their codes; a state stored at or after ``fresh`` (new in this
-    level) keeps the least code it is reached by (the one-process walk's parent); one stored
-    before is old.  FULL when the store needs room (as :func:`bfs`), else DONE."""
+    ``cursor[N]``, … with their codes (and their table slots in ``slots``, for
+    :func:`renumber`); a state stored at or after ``fresh`` (new in this level) keeps the
+    least code it is reached by (the one-process walk's parent); one stored before is old.
+    FULL when the store needs room (as :func:`bfs`), else DONE."""
     width = records.shape[1]
     capacity = records.shape[0]
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
@@ -650,6 +651,7 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, fresh: int, 
             table[slot] = n + 1
             tags[slot] = tag
             codes[n] = bcodes[j]
+            slots[n] = slot
             n += 1
         elif r >= fresh and bcodes[j] < codes[r]:
             codes[r] = bcodes[j]
@@ -659,16 +661,18 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, fresh: int, 
 
 
 @jit
-def renumber(records: Array, table: Array, tags: Array, codes: Array, fresh: int,
-             n: int) -> None:
+def renumber(records: Array, table: Array, tags: Array, codes: Array, slots: Array,
+             fresh: int, n: int, moved: bool) -> None:
     """Put the new states ``fresh`` … n − 1 in the order of their codes (so that a shard's
-    states are in the order of their global numbers), moving their table entries along."""
+    states are in the order of their global numbers), moving their table entries along:
+    those :func:`absorb` wrote to ``slots[fresh:n]``, or, when the table was rebuilt since
+    (``moved``), looked up again."""
     m = n - fresh
     order = np.argsort(codes[fresh:n])
-    slots = np.empty(m, dtype=np.int64)
-    for j in range(m):
-        slot, _, _ = _find(records, fresh + j, table, tags)
-        slots[j] = slot
+    if moved:
+        for j in range(m):
+            slot, _, _ = _find(records, fresh + j, table, tags)
+            slots[fresh + j] = slot
     rows = records[fresh:n].copy()
     keep = codes[fresh:n].copy()
     for i in range(m):
@@ -676,4 +680,4 @@ def renumber(records: Array, table: Array, tags: Array, codes: Array, fresh: int
         for c in range(records.shape[1]):
             records[fresh + i, c] = rows[j, c]
         codes[fresh + i] = keep[j]
-        table[slots[j]] = fresh + i + 1
+        table[slots[fresh + j]] = fresh + i + 1
