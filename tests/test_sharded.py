@@ -19,7 +19,7 @@ from clirun import run
 from cluster import Cluster, dask_cluster
 
 from sdg_automata.decide import max_grundy
-from sdg_automata.errors import BudgetExceeded, InputError, ResourceError
+from sdg_automata.errors import BudgetExceeded, InputError, Interrupted, ResourceError
 from sdg_automata.families import (
     ModularSpec,
     even_length_dfa,
@@ -105,6 +105,22 @@ def test_the_state_budget_stops_where_one_process_stops(cluster: Cluster, limit:
         assert two.value.explored == e.explored and str(two.value) == str(e)
     else:
         same(one, sharded(g, cluster.address, max_states=limit))
+
+
+def test_ctrl_c_and_seconds_stop_between_levels(cluster: Cluster) -> None:
+    """Should turn Ctrl-C into Interrupted and the clock into BudgetExceeded, each saying
+    how many states were numbered, and leave the cluster ready for the next search."""
+    g = exhaustive(3, 8, 1)
+
+    def interrupt(n: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted) as stopped:
+        sharded(g, cluster.address, progress=interrupt)
+    assert 0 < stopped.value.explored < 5177
+    with pytest.raises(BudgetExceeded, match="budget of 1e-09 s"):
+        sharded(g, cluster.address, max_seconds=1e-9)
+    assert sharded(g, cluster.address).states == 5177
 
 
 def test_progress_counts_numbered_states(cluster: Cluster) -> None:
