@@ -616,46 +616,56 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, slots: Array
     ``cursor[N]``, … with their codes (and their table slots in ``slots``, for
     :func:`renumber`); a state stored at or after ``fresh`` (new in this level) keeps the
     least code it is reached by (the one-process walk's parent); one stored before is old.
-    FULL when the store needs room (as :func:`bfs`), else DONE."""
+    FULL when the store needs room (as :func:`bfs`), else DONE.
+
+    By runs of :data:`BATCH` rows, hashes first, then lookups in order, as :func:`bfs`
+    does, so that the processor overlaps the lookups' random accesses."""
     width = records.shape[1]
     capacity = records.shape[0]
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
+    hashes = np.empty(BATCH, dtype=np.uint64)
     n, j = cursor[N], cursor[SID]
+    total = block.shape[0]
     status = DONE
-    while j < block.shape[0]:
-        if n + 1 >= capacity or n + 1 >= load:
+    while j < total:
+        if n + BATCH >= capacity or n + BATCH >= load:
             status = FULL
             break
-        h = _hash(block, j)
-        tag = np.int64(h >> np.uint64(56))
-        slot = np.int64(h & np.uint64(mask))
-        r = -1
-        while True:
-            e = table[slot]
-            if e == 0:
-                break
-            if tags[slot] == tag:
-                same = True
-                for i in range(width):
-                    if records[e - 1, i] != block[j, i]:
-                        same = False
-                        break
-                if same:
-                    r = e - 1
+        m = min(BATCH, total - j)
+        for i in range(m):
+            hashes[i] = _hash(block, j + i)
+        for i in range(m):
+            row = j + i
+            h = hashes[i]
+            tag = np.int64(h >> np.uint64(56))
+            slot = np.int64(h & np.uint64(mask))
+            r = -1
+            while True:
+                e = table[slot]
+                if e == 0:
                     break
-            slot = (slot + 1) & mask
-        if r < 0:
-            for i in range(width):
-                records[n, i] = block[j, i]
-            table[slot] = n + 1
-            tags[slot] = tag
-            codes[n] = bcodes[j]
-            slots[n] = slot
-            n += 1
-        elif r >= fresh and bcodes[j] < codes[r]:
-            codes[r] = bcodes[j]
-        j += 1
+                if tags[slot] == tag:
+                    same = True
+                    for c in range(width):
+                        if records[e - 1, c] != block[row, c]:
+                            same = False
+                            break
+                    if same:
+                        r = e - 1
+                        break
+                slot = (slot + 1) & mask
+            if r < 0:
+                for c in range(width):
+                    records[n, c] = block[row, c]
+                table[slot] = n + 1
+                tags[slot] = tag
+                codes[n] = bcodes[row]
+                slots[n] = slot
+                n += 1
+            elif r >= fresh and bcodes[row] < codes[r]:
+                codes[r] = bcodes[row]
+        j += m
     cursor[N], cursor[SID] = n, j
     return status
 
