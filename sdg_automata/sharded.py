@@ -92,7 +92,7 @@ CHUNK = 1 << 17
 #: seconds between two looks at the workers' health while the driver waits
 POLL = 0.5
 #: seconds the driver gives the scheduler to notice a lost worker when a shard fails
-LOSS_GRACE = 3.0
+LOSS_GRACE = 10.0
 #: the longest a shard waits for another to take a batch (it is only appended to a list
 #: there): longer means that shard is gone
 SEND_TIMEOUT = 60.0
