@@ -19,6 +19,7 @@ SUITES = [
     "bench_explore",
     "bench_search",
     "bench_store",
+    "bench_sharded",
     "bench_sweep",
     "bench_octal",
     "bench_count",

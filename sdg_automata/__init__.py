@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from .octal import OctalGame
     from .periodicity import proven_period
     from .play import analyze
+    from .sharded import max_grundy_sharded
 
 __version__ = "0.2.0"
 
@@ -66,6 +67,7 @@ _LAZY = {
     "winning_moves": "impartial",
     "proven_period": "periodicity",
     "analyze": "play",
+    "max_grundy_sharded": "sharded",
 }
 
 
@@ -137,6 +139,7 @@ __all__ = [
     "imark_sequence",
     "load_grammar",
     "max_grundy",
+    "max_grundy_sharded",
     "mex",
     "naive_grundy",
     "nim_sum",

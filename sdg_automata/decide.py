@@ -102,8 +102,8 @@ if TYPE_CHECKING:
     from .kernels import Engine
     from .vectors import StepTables
 
-__all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict", "constraint",
-           "max_grundy", "spectrum"]
+__all__ = ["ROUTES", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict", "bfs_search",
+           "bfs_verdict", "constraint", "max_grundy", "read_witness", "spectrum"]
 
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
@@ -529,11 +529,7 @@ def max_grundy(
     """
     budget = as_budget(budget, max_states=max_states, max_seconds=max_seconds,
                        progress=progress)
-    grammar.check_nonterminal(head)
-    if k is not None and k < 0:
-        raise InputError(f"k must be a natural number, not {k}")
-    # the direction is the whole grammar's; the cone of influence of A keeps it
-    reading = reading_of(grammar, refusal=_REFUSAL).restricted_to(head)
+    reading = _reading(grammar, head, k)
     _check_bounded((strategy or "the default strategy") if method == "onthefly"
                    else f"the {method} route", max_length, budget)
     started = time.perf_counter()
@@ -571,6 +567,46 @@ def max_grundy(
                     engine=result.engine, proof=result.proof, max_length=result.max_length,
                     induction_depth=result.induction_depth, solver=result.solver,
                     store=result.store)
+
+
+def _reading(grammar: Grammar, head: str, k: int | None) -> Reading:
+    """The question checked, and the reading of G restricted to the cone of influence of A
+    (the direction is the whole grammar's; the cone keeps it)."""
+    grammar.check_nonterminal(head)
+    if k is not None and k < 0:
+        raise InputError(f"k must be a natural number, not {k}")
+    return reading_of(grammar, refusal=_REFUSAL).restricted_to(head)
+
+
+def bfs_search(grammar: Grammar, head: str, k: int | None = None, *,
+               within: DFA | NFA | EpsilonNFA | str | None = None,
+               budget: Budget = UNLIMITED) -> _Search:
+    """The question :func:`max_grundy` asks its bfs strategy, for a walk run elsewhere
+    (the sharded search of :mod:`sdg_automata.sharded`): the automaton restricted to A's
+    cone, m_A, the constraint's tables.  Raises as :func:`max_grundy` does."""
+    reading = _reading(grammar, head, k)
+    automaton = GrundyAutomaton(reading.right_linear, reading=reading)
+    table = None if within is None else constraint(within, automaton.alphabet,
+                                                   reverse=not reading.mirrored)
+    return _Search(automaton=automaton, head=head, k=k, bound=automaton.bounds[head],
+                   budget=budget, constraint=table, engine="compiled")
+
+
+def bfs_verdict(search: _Search, found: dict[int, str | Word], states: int, complete: bool,
+                started: float, **how: Any) -> Verdict:
+    """The :class:`Verdict` of a breadth-first walk of ``search`` run elsewhere (as
+    :func:`bfs_search` says), exactly as :func:`max_grundy` makes it."""
+    return _verdict(search.head, search.k, search.bound, found, states, complete, started,
+                    method="onthefly", strategy="bfs", **how)
+
+
+def read_witness(automaton: GrundyAutomaton, read: Sequence[int]) -> str | Word:
+    """The user's word for the letters (indices) read from q₀: a ``str``, or a
+    :class:`~sdg_automata.words.Word` when longer than :data:`LONG_WORD`."""
+    if len(read) <= LONG_WORD:
+        return automaton.witness(read)
+    runs = Word.of(automaton.alphabet[c] for c in read)
+    return runs if automaton.reading.mirrored else runs.reversed()
 
 
 def _check_bounded(strategy: str, max_length: int | None, budget: Budget) -> None:
@@ -650,15 +686,10 @@ def _tree_witness(automaton: GrundyAutomaton, parent: Any, via: Any, s: int) -> 
     :class:`~sdg_automata.words.Word` when longer than :data:`LONG_WORD` (run-length,
     never spelled out)."""
     if isinstance(parent, array):
-        read = tree_path(parent, via, s)
-        if len(read) <= LONG_WORD:
-            return automaton.witness(read)
-        runs = Word.of(automaton.alphabet[c] for c in read)
-    else:  # the kernels' arrays: read the runs in compiled code
-        from .kernels.automaton import tree_runs
+        return read_witness(automaton, tree_path(parent, via, s))
+    from .kernels.automaton import tree_runs  # the kernels' arrays: the runs, compiled
 
-        return _runs_witness(automaton, *tree_runs(parent, via, s))
-    return runs if automaton.reading.mirrored else runs.reversed()
+    return _runs_witness(automaton, *tree_runs(parent, via, s))
 
 
 def _runs_witness(automaton: GrundyAutomaton, letters: Any, counts: Any) -> str | Word:

@@ -86,8 +86,8 @@ from .stopping import is_stop_handler
 
 __all__ = [
     "FORMATS", "Batch", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status",
-    "Sweep", "SweepStats", "TableSink", "check_workers", "dask_executor", "default_jobs",
-    "fingerprint", "locked", "plain_cells", "process_pool", "resume", "run_sweep",
+    "Sweep", "SweepStats", "TableSink", "check_workers", "dask_client", "dask_executor",
+    "default_jobs", "fingerprint", "locked", "plain_cells", "process_pool", "resume", "run_sweep",
 ]
 
 Status = Literal["ok", "budget", "error"]
@@ -1117,9 +1117,11 @@ def _quiet() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def dask_executor(address: str, *, workers: int | None = None,
-                  timeout: float = 20.0) -> Iterator[tuple[Executor, int]]:
-    """A Dask cluster as an Executor, and its number of worker threads.
+def dask_client(address: str, *, workers: int | None = None,
+                timeout: float = 20.0) -> Iterator[Any]:
+    """A connected ``distributed.Client`` with at least one worker (:func:`check_workers`
+    says whether they run this very sdg_automata): what :func:`dask_executor` and the sharded search
+    (:mod:`sdg_automata.sharded`) stand on.
 
     Parameters
     ----------
@@ -1129,8 +1131,7 @@ def dask_executor(address: str, *, workers: int | None = None,
         one thread each (``"local-threads"``: one process, for tests).
     timeout:
         Seconds to wait for the scheduler to answer and for a first worker
-        (at most :data:`LONGEST_WAIT`); also how long a running sweep waits
-        for a worker when the cluster has none left.
+        (at most :data:`LONGEST_WAIT`).
 
     Raises
     ------
@@ -1164,5 +1165,27 @@ def dask_executor(address: str, *, workers: int | None = None,
         except (OSError, TimeoutError) as e:
             raise InputError(f"cannot reach a Dask scheduler with workers at {address!r}: "
                              f"{e}") from None
+        yield client
+
+
+@contextlib.contextmanager
+def dask_executor(address: str, *, workers: int | None = None,
+                  timeout: float = 20.0) -> Iterator[tuple[Executor, int]]:
+    """A Dask cluster as an Executor, and its number of worker threads.
+
+    Parameters
+    ----------
+    address, workers:
+        As :func:`dask_client` takes them.
+    timeout:
+        As :func:`dask_client` takes it; also how long a running sweep waits
+        for a worker when the cluster has none left.
+
+    Raises
+    ------
+    InputError
+        As :func:`dask_client` raises it.
+    """
+    with dask_client(address, workers=workers, timeout=timeout) as client:
         width = check_workers(client)
         yield _DaskExecutor(client, timeout), width

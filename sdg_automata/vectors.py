@@ -288,6 +288,11 @@ class StepTables:
                     self._value_of(head, pid, table)
         return pid
 
+    def part_id(self, g: int, part: int) -> int:
+        """The id of ``part`` (a bitset of group ``g``'s items), interned if new: how a
+        shard of the sharded search (:mod:`sdg_automata.sharded`) reads another's ids."""
+        return self._intern(g, part)
+
     def state(self, vector: Sequence[int]) -> int:
         """The bitset of the state with part ids ``vector`` (its first G entries)."""
         q = 0

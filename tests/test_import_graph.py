@@ -166,8 +166,8 @@ LAYERS = [
      "words"},
     {"grammar", "parse", "impartial", "summarize"},
     {"bounds", "reading", "crawl", "construction", "vectors", "walks"},
-    {"semantics", "gamegraph", "decide", "bmc", "pdr", "counting", "periodicity", "play",
-     "families", "imark", "octal", "octal_verify", "interop", "sweeps"},
+    {"semantics", "gamegraph", "decide", "sharded", "bmc", "pdr", "counting", "periodicity",
+     "play", "families", "imark", "octal", "octal_verify", "interop", "sweeps"},
     {"render", "plots"},
 ]
 

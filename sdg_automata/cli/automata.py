@@ -24,6 +24,7 @@ from .common import (
     check_plot,
     check_visual,
     deliver,
+    duration,
     emit,
     emit_stopped,
     explore,
@@ -94,6 +95,14 @@ def _add_max(p: Parser) -> None:
                         "(default; records in memory, the fastest) or compact (an exact "
                         "Cleary table of the states' keys, a few bytes per state, frontier "
                         "and tree in temporary files); the same answer and witnesses")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="search on a Dask cluster (the cluster extra): the visited set is "
+                        "sharded over its workers, one breadth-first level at a time; the same "
+                        "verdict as one process (bfs: maximum, witnesses, states). "
+                        "tcp://HOST:PORT of a running dask scheduler, or 'local'")
+    p.add_argument("--connect-timeout", type=duration, default=20.0, metavar="S",
+                   help="--scheduler: seconds to wait for the scheduler and a first worker "
+                        "(default: 20)")
     p.add_argument("--full-witness", action="store_true",
                    help="spell out witnesses longer than 65,536 letters in full (by default "
                         "they are printed run-length, e.g. a^160949018, in text and JSON)")
@@ -143,6 +152,17 @@ def _unsettled(args: argparse.Namespace, verdict: Any) -> NoReturn:
     fail(message, ExitCode.BUDGET)
 
 
+def _check_sharded(args: argparse.Namespace, strategy: str | None) -> None:
+    """--scheduler runs the breadth-first search on the compiled kernels, on the fly."""
+    if args.method != "onthefly" or strategy not in (None, "bfs"):
+        raise InputError("--scheduler runs the on-the-fly breadth-first search (--strategy "
+                         "bfs, the default with it)")
+    if args.engine == "python" or args.max_length is not None or args.store != "table":
+        raise InputError("--scheduler runs the compiled kernels on the workers: drop "
+                         + ("--engine python" if args.engine == "python" else
+                            "--max-length" if args.max_length is not None else "--store"))
+
+
 def _cmd_max(args: argparse.Namespace) -> int:
     from ..decide import max_grundy
 
@@ -152,10 +172,19 @@ def _cmd_max(args: argparse.Namespace) -> int:
     strategy = None if args.strategy == "auto" else args.strategy
     solved = strategy if args.method == "onthefly" and strategy in SOLVED_PROGRESS else None
     what, unit = SOLVED_PROGRESS.get(solved or "", ("exploring", "states"))
+    if args.scheduler is not None:
+        _check_sharded(args, strategy)
     with progress(f"{what} from {head}", enabled=not args.json, unit=unit) as bar:
-        verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
-                             within=within, engine=args.engine, store=args.store,
-                             max_length=args.max_length, budget=budget(args, bar))
+        if args.scheduler is not None:
+            from ..sharded import max_grundy_sharded
+
+            verdict = max_grundy_sharded(g, head, args.k, scheduler=args.scheduler,
+                                         within=within, budget=budget(args, bar),
+                                         timeout=args.connect_timeout)
+        else:
+            verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
+                                 within=within, engine=args.engine, store=args.store,
+                                 max_length=args.max_length, budget=budget(args, bar))
     # a bounded search that settled nothing: exit 3 with what it found (not a "no")
     if not verdict.exact if args.k is None else verdict.answer is None:
         _unsettled(args, verdict)

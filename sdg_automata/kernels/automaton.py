@@ -13,7 +13,13 @@ states stored as vectors of per-group part ids
   ``GrundyAutomaton.explore`` calls it);
 * :func:`dfs` — the depth-first search (reference: ``sdg_automata.decide._dfs``);
 * :func:`walk` and :func:`meet` — the two phases of Brent's cycle detection on
-  a one-letter walk (reference: ``sdg_automata.decide._lasso``).
+  a one-letter walk (reference: ``sdg_automata.decide._lasso``);
+* :func:`compact_bfs` — the breadth-first walk over the exact compact table
+  (:func:`admit`, :func:`migrate`; :class:`sdg_automata.walks.CompactStore`;
+  reference: :func:`bfs`, whose states and numbers it must equal);
+* :func:`expand`, :func:`by_owner`, :func:`absorb` and :func:`renumber` — one
+  level of the breadth-first walk sharded over a cluster
+  (:mod:`sdg_automata.sharded`; reference: :func:`bfs`).
 
 They share :func:`step` and the state store (an open-addressing table of
 record numbers over the rows of ``records``), so they live in one module:
@@ -40,9 +46,9 @@ from . import jit
 #: a numpy array (numba types it at the call)
 Array = Any
 
-__all__ = ["CAP", "DEAD", "DONE", "FOUND", "FULL", "MET", "MISS", "PAUSE", "admit", "bfs",
-           "climb", "compact_bfs", "decode", "dfs", "key_of", "meet", "migrate", "rehash",
-           "scramble", "step", "tree_runs", "unscramble", "walk"]
+__all__ = ["CAP", "DEAD", "DONE", "FOUND", "FULL", "MET", "MISS", "PAUSE", "absorb", "admit",
+           "bfs", "by_owner", "climb", "compact_bfs", "decode", "dfs", "expand", "key_of", "meet",
+           "migrate", "rehash", "renumber", "scramble", "step", "tree_runs", "unscramble", "walk"]
 
 #: statuses a kernel returns
 DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
@@ -937,3 +943,178 @@ def climb(codes: Array, base: int, letters: int, t: int, runs: Array, cursor: Ar
         t = code // letters
     cursor[0], cursor[1] = m, last
     return t
+
+
+# ---------------------------------------------------------------------------
+# the sharded breadth-first search (reference: ``bfs`` with ``settle``; driver:
+# :mod:`sdg_automata.sharded`): each shard of a cluster expands its part of a level,
+# routes the successors to the shards owning them, and dedupes what it receives
+
+#: the seed of the owner hash: any constant other than the table hash's start, so that
+#: which shard owns a state and where the shard's table puts it are independent
+_OWNER_SEED = np.uint64(0xD1B54A32D192ED03)
+
+
+@jit
+def _owner(keys: Array, block: Array, row: int, groups: int, wc: int, shards: int) -> int:
+    """The shard owning the state ``block[row]``: a hash of its parts' canonical keys
+    (``keys[g, id]``: the same for the same part on every shard, whatever its id there),
+    and of the constraint's state, reduced modulo ``shards``."""
+    h = _OWNER_SEED
+    for g in range(groups):
+        h = (h ^ keys[g, block[row, g]]) * _GOLDEN
+        h ^= h >> np.uint64(31)
+    if wc:
+        h = (h ^ np.uint64(block[row, groups] + 1)) * _GOLDEN
+    h ^= h >> np.uint64(32)
+    h *= _MIX
+    h ^= h >> np.uint64(29)
+    return int(h % np.uint64(shards))
+
+
+@jit
+def expand(heap: Array, plan: Array, starts: Array, records: Array, gids: Array, hi: int,
+           crows: Array, wc: int, keys: Array, shards: int, out: Array, codes: Array,
+           owners: Array, cursor: Array, quantum: int) -> int:
+    """The successors of states ``cursor[SID]`` … ``hi`` − 1 (from letter ``cursor[LETTER]``)
+    into ``out`` from row ``cursor[N]`` on, with their codes ``gids[s]·letters + k`` (the
+    parent's global number and the letter: the order of the one-process walk) and owners.
+
+    FULL when ``out`` is full, MISS as :func:`bfs`, PAUSE after ``quantum`` steps.
+    """
+    width = records.shape[1]
+    groups = width - wc
+    letters = starts.shape[0]
+    room = out.shape[0]
+    sid, k, m = cursor[SID], cursor[LETTER], cursor[N]
+    work = 0
+    status = DONE
+    while sid < hi:
+        if m >= room:
+            status = FULL
+            break
+        if work >= quantum:
+            status = PAUSE
+            break
+        d = crows[k, records[sid, groups]] if wc else 0
+        if d >= 0:
+            if wc:
+                out[m, groups] = d
+            if step(heap, plan, starts[k], records, sid, out, m):
+                status = MISS
+                break
+            codes[m] = gids[sid] * letters + k
+            owners[m] = _owner(keys, out, m, groups, wc, shards)
+            m += 1
+        work += 1
+        k += 1
+        if k == letters:
+            k = 0
+            sid += 1
+    cursor[SID], cursor[LETTER], cursor[N], cursor[WORK] = sid, k, m, work
+    return status
+
+
+@jit
+def by_owner(out: Array, codes: Array, owners: Array, m: int, shards: int, sorted_out: Array,
+             sorted_codes: Array, bounds: Array) -> None:
+    """Rows 0 … m − 1 of ``out`` (and their codes) sorted by owner, stably, into
+    ``sorted_out``: shard w's rows are ``bounds[w]`` … ``bounds[w + 1]`` − 1 (a counting
+    sort: two passes, no comparison)."""
+    bounds[:] = 0
+    for j in range(m):
+        bounds[owners[j] + 1] += 1
+    for w in range(shards):
+        bounds[w + 1] += bounds[w]
+    at = bounds[:shards].copy()
+    for j in range(m):
+        w = owners[j]
+        t = at[w]
+        at[w] = t + 1
+        for i in range(out.shape[1]):
+            sorted_out[t, i] = out[j, i]
+        sorted_codes[t] = codes[j]
+
+
+@jit
+def absorb(records: Array, table: Array, tags: Array, codes: Array, slots: Array, fresh: int,
+           block: Array, bcodes: Array, cursor: Array) -> int:
+    """Add the states of ``block`` (from row ``cursor[SID]`` on) not stored yet as new states
+    ``cursor[N]``, … with their codes (and their table slots in ``slots``, for
+    :func:`renumber`); a state stored at or after ``fresh`` (new in this level) keeps the
+    least code it is reached by (the one-process walk's parent); one stored before is old.
+    FULL when the store needs room (as :func:`bfs`), else DONE.
+
+    By runs of :data:`BATCH` rows, hashes first, then lookups in order, as :func:`bfs`
+    does, so that the processor overlaps the lookups' random accesses."""
+    width = records.shape[1]
+    capacity = records.shape[0]
+    load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
+    mask = table.shape[0] - 1
+    hashes = np.empty(BATCH, dtype=np.uint64)
+    n, j = cursor[N], cursor[SID]
+    total = block.shape[0]
+    status = DONE
+    while j < total:
+        if n + BATCH >= capacity or n + BATCH >= load:
+            status = FULL
+            break
+        m = min(BATCH, total - j)
+        for i in range(m):
+            hashes[i] = _hash(block, j + i)
+        for i in range(m):
+            row = j + i
+            h = hashes[i]
+            tag = np.int64(h >> np.uint64(56))
+            slot = np.int64(h & np.uint64(mask))
+            r = -1
+            while True:
+                e = table[slot]
+                if e == 0:
+                    break
+                if tags[slot] == tag:
+                    same = True
+                    for c in range(width):
+                        if records[e - 1, c] != block[row, c]:
+                            same = False
+                            break
+                    if same:
+                        r = e - 1
+                        break
+                slot = (slot + 1) & mask
+            if r < 0:
+                for c in range(width):
+                    records[n, c] = block[row, c]
+                table[slot] = n + 1
+                tags[slot] = tag
+                codes[n] = bcodes[row]
+                slots[n] = slot
+                n += 1
+            elif r >= fresh and bcodes[row] < codes[r]:
+                codes[r] = bcodes[row]
+        j += m
+    cursor[N], cursor[SID] = n, j
+    return status
+
+
+@jit
+def renumber(records: Array, table: Array, tags: Array, codes: Array, slots: Array,
+             fresh: int, n: int, moved: bool) -> None:
+    """Put the new states ``fresh`` … n − 1 in the order of their codes (so that a shard's
+    states are in the order of their global numbers), moving their table entries along:
+    those :func:`absorb` wrote to ``slots[fresh:n]``, or, when the table was rebuilt since
+    (``moved``), looked up again."""
+    m = n - fresh
+    order = np.argsort(codes[fresh:n])
+    if moved:
+        for j in range(m):
+            slot, _, _ = _find(records, fresh + j, table, tags)
+            slots[fresh + j] = slot
+    rows = records[fresh:n].copy()
+    keep = codes[fresh:n].copy()
+    for i in range(m):
+        j = order[i]
+        for c in range(records.shape[1]):
+            records[fresh + i, c] = rows[j, c]
+        codes[fresh + i] = keep[j]
+        table[slots[fresh + j]] = fresh + i + 1

@@ -1,0 +1,126 @@
+"""The breadth-first search sharded over a Dask cluster (:mod:`sdg_automata.sharded`)
+against one process, on the ~10⁷-state binary instance of bench_search.
+
+One run, side by side: one process (``max_grundy(strategy="bfs", engine="compiled")``
+in a child process of its own), then the sharded search on a local cluster of 1 and of 2
+worker processes (``distributed.LocalCluster``, one thread each; this process is the
+driver and hosts the scheduler).  Seconds and CPU are the search's (one process: the
+``max_grundy`` call, numba's kernels loaded from its cache; sharded: the call, its
+connection to the cluster and the shards' start included).  Per row: states, wall seconds,
+states per second,
+CPU seconds (user + system) of the driver, of the workers and in all, the peak RSS of
+the driver and of the largest worker, and against the 1-worker row the speed-up and
+the efficiency (speed-up / workers).  Workers' CPU is read inside them
+(``Shard.usage``: ``getrusage``), less what a warm-up search on a small instance had
+used (imports, numba's cached kernels), so it is the big search's alone.
+
+Read with care: a 2-core machine runs the driver, the scheduler and both workers on
+the same two cores, so 2 workers cannot be expected to halve anything here; the CPU
+columns say what the sharding costs in work.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_search import _instance
+from benchmarks.common import child_cpu, show
+
+#: (label, bench_search kind, instance)
+INSTANCE = ("binary 1.3·10⁷", "random", "4 14 6")  # 12,738,287 states
+QUICK_INSTANCE = ("binary 10⁴", "random", "3 11 1")  # 13,259 states
+WARM_UP = ("warm-up", "random", "3 8 1")  # 5,177 states
+WORKERS = (1, 2)
+
+
+def _one_process(path: Path) -> dict[str, Any]:
+    _, peak, out = child_cpu(["-m", "benchmarks.bench_sharded", str(path)], timeout=3600)
+    return {**json.loads(out), "cpu_workers": 0.0, "peak_driver": peak, "peak_worker": 0}
+
+
+def _sharded(path: Path, warm: Path, workers: int) -> dict[str, Any]:
+    """The sharded search on a fresh local cluster of ``workers`` processes."""
+    import distributed
+
+    from sdg_automata.parse import load_grammar
+    from sdg_automata.sharded import PHASES, max_grundy_sharded
+
+    g, small = load_grammar(path), load_grammar(warm)
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        before: list[dict[str, float]] = []
+        after: list[dict[str, float]] = []
+        max_grundy_sharded(small, small.start, scheduler=address, usage=before.extend)
+        cpu = time.process_time()
+        wall = time.perf_counter()
+        v = max_grundy_sharded(g, g.start, scheduler=address, usage=after.extend)
+        wall = time.perf_counter() - wall
+        cpu = time.process_time() - cpu
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    # the processes' CPU less the warm-up's; the rest is the big search's shards' own
+    return {"states": v.states, "max": v.maximum, "seconds": wall, "cpu_driver": cpu,
+            "cpu_workers": sum(a["cpu"] - b["cpu"] for a, b in zip(after, before, strict=True)),
+            "peak_driver": me.ru_maxrss * 1024, "peak_worker": max(a["peak"] for a in after),
+            "received": sum(a["received"] for a in after),
+            **{p: sum(a[p] for a in after) for p in PHASES}, "witness": str(v.witness)}
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    label, kind, spec = QUICK_INSTANCE if quick else INSTANCE
+    with tempfile.TemporaryDirectory() as tmp:
+        path, truth, _ = _instance(kind, spec, Path(tmp))
+        warm, _, _ = _instance(*WARM_UP[1:], Path(tmp))
+        rows = [{"how": "one process", "workers": 0, **_one_process(path)}]
+        rows += [{"how": f"sharded, {w} worker{'s' * (w > 1)}", "workers": w,
+                  **_sharded(path, warm, w)} for w in WORKERS]
+    for r in rows:
+        assert (r["states"], r["max"], r["witness"]) == (
+            rows[0]["states"], truth, rows[0]["witness"]), (r, rows[0])
+    from sdg_automata.sharded import PHASES
+
+    base = next(r for r in rows if r["workers"] == 1)["seconds"]
+    table = []
+    for r in rows:
+        speedup = base / r["seconds"] if r["workers"] else None
+        table.append([r["how"], r["states"], r["seconds"], r["states"] / r["seconds"],
+                      r["cpu_driver"], r["cpu_workers"], r["cpu_driver"] + r["cpu_workers"],
+                      r["peak_driver"] / 2**20, r["peak_worker"] / 2**20,
+                      "" if speedup is None else speedup,
+                      "" if speedup is None else speedup / r["workers"]])
+    sharded = [r for r in rows if r["workers"]]
+    show("where the shards' time goes (wall s summed over the shards; send: waiting for "
+         "other shards to take batches or give codes; states received from other shards)",
+         ["", *PHASES, "received"],
+         [[r["how"], *(r[p] for p in PHASES), r["received"]] for r in sharded])
+    show(f"sharded breadth-first search, {label} ({rows[0]['states']:,} states; wall s, "
+         "CPU s user+sys, peak RSS MB; speed-up and efficiency against 1 worker)",
+         ["", "states", "wall s", "states/s", "CPU driver", "CPU workers", "CPU total",
+          "RSS driver", "RSS worker (max)", "speed-up", "efficiency"], table)
+    return [{k: v for k, v in r.items() if k != "witness"} | {"instance": spec} for r in rows]
+
+
+def _child(path: str) -> None:
+    """One process's compiled breadth-first search: one JSON line."""
+    from sdg_automata.decide import max_grundy
+    from sdg_automata.parse import load_grammar
+
+    g = load_grammar(path)
+    cpu, wall = time.process_time(), time.perf_counter()
+    v = max_grundy(g, g.start, strategy="bfs", engine="compiled")
+    print(json.dumps({"states": v.states, "max": v.maximum, "witness": str(v.witness),
+                      "seconds": time.perf_counter() - wall,
+                      "cpu_driver": time.process_time() - cpu}))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 2:
+        _child(sys.argv[1])
+    else:
+        run(quick="--quick" in sys.argv)
