@@ -340,7 +340,8 @@ def test_pdr_agrees_with_bfs(g: Grammar, within: str | None, k: int | None,
     for value, w in v.witnesses.items():
         assert grundy(g, head, w) == value == oracle(head, w), (value, w)
         assert within is None or re.fullmatch(within, w)
-        assert len(w) == len(exact.witnesses[value]), (value, w, exact.witnesses)
+        if value in exact.witnesses:  # both shortest (bfs may settle before seeing all)
+            assert len(w) == len(exact.witnesses[value]), (value, w, exact.witnesses)
     assert v.answer == exact.answer
     if k is None:
         assert (v.maximum, v.exact) == (exact.maximum, True)
