@@ -1014,7 +1014,8 @@ def _pdr(search: _Search) -> _SearchResult:
     solver = found.solver if found.why is None else {**found.solver, "unproven": found.why}
     return _SearchResult(found={v: witness(read) for v, read in found.found.items()},
                          explored=0, complete=found.proven, peak_bytes=None, engine=None,
-                         proof="pdr", max_length=found.length, solver=solver)
+                         proof=found.proof or "pdr", max_length=found.length,
+                         induction_depth=found.depth, solver=solver)
 
 
 def _sat(search: _Search) -> _SearchResult:

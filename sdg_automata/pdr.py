@@ -29,15 +29,16 @@ the budget and Ctrl-C (it runs in a session of its own and is killed).  When it
 answers "unreachable" it dumps its invariant (``pdr -d``): clauses over the
 latches.  The answer is not believed: three CaDiCaL queries over the SAT
 encoding's clauses, which share nothing with the AIGER writer but the step
-written as gates, check that I = the dumped clauses ∧ ¬bad
+written as gates, check that the dumped clauses C
 
-* holds in q₀ (initiation),
-* holds after one step from any state where it holds (consecution; the state
-  is any assignment of its bits),
-* and so excludes every bad state
+* hold in q₀ (initiation),
+* hold after one step from any state where they hold and that is not bad
+  (consecution; the state is any assignment of its bits),
+* exclude every bad state (safety),
 
-before a "no" is called exact; an invariant that fails is reported, and the
-verdict stays unproven.  When ABC answers "reachable" at some depth, the
+so that C is an inductive invariant of every reachable state that no bad state
+satisfies, before a "no" is called exact; an invariant that fails is reported,
+and the verdict stays unproven.  When ABC answers "reachable" at some depth, the
 bounded search up to that length gives the shortest witnesses, replayed
 through :meth:`~sdg_automata.construction.GrundyAutomaton.step`; a counterexample
 without such a witness is a bug (the two encodings disagree), never a value.
@@ -62,14 +63,14 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .bmc import SOLVER, Frame, Gates, StepEncoding, bounded_search, require_sat
 from .budget import Budget, Meter
 from .construction import GrundyAutomaton
-from .errors import InputError, SdgBug
+from .errors import InputError, Interrupted, ResourceError, SdgBug
 
 if TYPE_CHECKING:
     from .decide import Constraint
@@ -85,6 +86,8 @@ INSTALL_HINT = ("apt-get install berkeley-abc (Debian and Ubuntu), or name its e
                 "the SDG_ABC environment variable")
 #: seconds between two looks at ABC, the clock and Ctrl-C
 POLL = 0.05
+#: the longest ``-T`` ABC takes (a C int); a longer budget leaves ABC unlimited, and ours rules
+ABC_SECONDS_MAX = 2**31 - 1
 
 
 def abc_command() -> str:
@@ -95,11 +98,11 @@ def abc_command() -> str:
         path = shutil.which(named)
         if path is None:
             raise InputError(f"SDG_ABC names {named!r}, which is not an executable")
-        return path
+        return os.path.abspath(path)  # ABC runs in a folder of its own
     for name in ABC_NAMES:
         path = shutil.which(name)
         if path is not None:
-            return path
+            return os.path.abspath(path)
     raise InputError(f"the pdr strategy runs ABC, which is not installed: {INSTALL_HINT}")
 
 
@@ -300,10 +303,14 @@ def check_invariant(encoding: StepEncoding, invariant: Invariant,
     three CaDiCaL queries over the SAT encoding's clauses; ``None`` when it is, else the
     condition that fails.
 
-    The conditions: q₀ is in it (initiation); from any state in it, any letter
-    leads into it (consecution: the state is any assignment of its bits, not only a
-    reachable one); no state in it shows a value of ``values`` where the constraint
-    accepts.  ``latches[i]`` is (frame position, complemented) of latch i.
+    The conditions, for C the clauses (the negations of the cubes): q₀ satisfies C
+    (initiation); from any state satisfying C and not bad, any letter leads to one
+    satisfying C (consecution, relative to the property as ABC's ``pdr -o`` assumes
+    it; the state is any assignment of its bits, not only a reachable one); no state
+    satisfying C is bad, i.e. shows a value of ``values`` where the constraint accepts
+    (safety).  Together: C ∧ ¬bad = C holds in q₀ and is closed under every step, so
+    every reachable state satisfies it, and none is bad.  ``latches[i]`` is (frame
+    position, complemented) of latch i.
     """
     from .bmc import _Unrolling
 
@@ -337,6 +344,9 @@ def check_invariant(encoding: StepEncoding, invariant: Invariant,
             u.extend(length)
             if free:
                 inside(u, 0)
+                if length:  # consecution: the step starts from a state that is not bad
+                    for v in values:
+                        u.gates.clause([-u.bad(0, v)])
             if u.query(goal(u)) is not None:
                 return failure
         finally:
@@ -381,13 +391,18 @@ def prove_unreachable(encoding: StepEncoding, values: Sequence[int], meter: Mete
         where = Path(folder)
         write_aiger(model.aig, model.next_state, model.bad, where / "model.aig")
         limit = ""
-        if meter.deadline != float("inf"):  # ABC's own clock, besides ours
-            limit = f" -T {max(1, int(meter.deadline - time.perf_counter()) + 1)}"
+        left = meter.deadline - time.perf_counter()
+        if left < ABC_SECONDS_MAX:  # ABC's own clock, besides ours (its -T is an int)
+            limit = f" -T {max(1, int(left) + 1)}"
         said = _run_abc(command, f"read_aiger model.aig; pdr {PDR_OPTIONS}{limit} -d -I "
                         "invariant.pla", where, meter)
         if "Property proved" in said:
-            invariant = Invariant.parse((where / "invariant.pla").read_text(),
-                                        len(model.latches))
+            try:
+                text = (where / "invariant.pla").read_text()
+            except OSError as e:
+                return _Outcome(status="unproven", why=f"ABC proved it but wrote no invariant "
+                                                      f"to check ({e.strerror or e})")
+            invariant = Invariant.parse(text, len(model.latches))
             failure = check_invariant(encoding, invariant, model.latches, values, meter)
             if failure is not None:
                 return _Outcome(status="unproven", clauses=len(invariant.cubes),
@@ -398,10 +413,12 @@ def prove_unreachable(encoding: StepEncoding, values: Sequence[int], meter: Mete
         return _Outcome(status="reachable", depth=int(asserted[1]))
     if "Reached timeout" in said and meter.budget.max_seconds is not None:  # our -T
         raise meter.exceeded(meter.count, f"{meter.budget.max_seconds:g} s")
+    reached = re.search(r"Reached limit[^\n]*", said)
+    if reached is not None:  # ABC's own limits (10,000 frames): no answer
+        return _Outcome(status="unproven", why=f"ABC gave up: {reached[0].strip()}")
     last = [line for line in said.splitlines() if line.strip()][-1:] or ["no output"]
-    if "Reached limit" in said:  # ABC's own limits (10,000 frames): no answer
-        return _Outcome(status="unproven", why=f"ABC stopped: {last[0].strip()}")
-    raise SdgBug(f"ABC's pdr answered neither proved nor asserted: {last[0].strip()!r}")
+    raise ResourceError(f"ABC ({command}) answered neither proved nor asserted: "
+                        f"{last[0].strip()!r}")
 
 
 def _run_abc(command: str, script: str, folder: Path, meter: Meter) -> str:
@@ -411,13 +428,18 @@ def _run_abc(command: str, script: str, folder: Path, meter: Meter) -> str:
     from .kernels import held_signals
 
     log = folder / "abc.log"
+    # a process of our own session dies with us however we end (a closed terminal's SIGHUP,
+    # the OOM killer's SIGKILL): util-linux's setpriv sets its parent-death signal
+    guard = shutil.which("setpriv")
+    argv = [command, "-c", script]
+    if guard is not None:
+        argv = [guard, "--pdeathsig", "KILL", "--", *argv]
     child = None
     try:
         # held while ABC starts: a Ctrl-C inside Popen would leave it running, ours to kill
         # but unknown to us; it is delivered as the block ends, where ``child`` is set
         with log.open("wb") as out, held_signals():
-            child = subprocess.Popen([command, "-c", script], cwd=folder,
-                                     stdin=subprocess.DEVNULL, stdout=out,
+            child = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         while True:
             try:
@@ -425,12 +447,20 @@ def _run_abc(command: str, script: str, folder: Path, meter: Meter) -> str:
                 break
             except subprocess.TimeoutExpired:
                 meter.check(meter.count)
+    except OSError as e:  # Popen: not executable after all
+        raise ResourceError(f"cannot run ABC ({command}): {e.strerror or e}") from None
     except BaseException:
         if child is not None:
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
         raise
-    return log.read_text(errors="replace")
+    said = log.read_text(errors="replace")
+    if child.returncode:
+        how = (f"was killed by signal {-child.returncode}" if child.returncode < 0
+               else f"exited with status {child.returncode}")
+        last = [line for line in said.splitlines() if line.strip()][-1:] or ["no output"]
+        raise ResourceError(f"ABC ({command}) {how}: {last[0].strip()!r}")
+    return said
 
 
 # ---------------------------------------------------------------------------
@@ -448,8 +478,12 @@ class PdrResult:
         the automaton's reading order), from the bounded search.
     length:
         Every word up to this length was searched for every value not found.
-    proven:
-        Whether no value above the largest one found occurs: ABC's invariant, checked.
+    proof:
+        Why no value above the largest one found occurs: ``"pdr"`` (ABC's invariant,
+        checked), ``"k-induction"`` (the bounded search's unrolling closed: no path from
+        q₀ that long visits distinct states), or ``None``.
+    depth:
+        The depth of that closing.
     why:
         Why not, when neither proven nor settled (an invariant that failed our check).
     solver:
@@ -459,9 +493,15 @@ class PdrResult:
 
     found: dict[int, list[int]]
     length: int
-    proven: bool
+    proof: str | None
+    depth: int | None = None
     why: str | None = None
     solver: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def proven(self) -> bool:
+        """Whether no value above the largest one found occurs."""
+        return self.proof is not None
 
 
 def pdr_search(
@@ -505,24 +545,24 @@ def pdr_search(
     bound = len(encoding.value_bits) - 1
     meter = budget.start("PDR", unit="rounds of ABC")
     found: dict[int, list[int]] = {}
-    length, rounds, clauses = 0, 0, None
+    length, rounds, clauses, depth = 0, 0, None, None
     work = {"variables": 0, "clauses": 0, "conflicts": 0, "calls": 0}
-    proven, why = False, None
+    proof: str | None = None
+    why = None
+    # the bounded search inside a round reports no progress of its own: the bar counts rounds
+    quiet = replace(meter.shared(), progress=None)
     try:
-        while True:
+        while True:  # a round finds a value above top (settled(m_A) ends it), or stops
             top = max(found, default=-1)
-            if top == bound:  # m_A bounds every value (SPEC §3): nothing to prove
-                proven = True
-                break
-            meter.check(rounds)
             rounds += 1
+            meter.check(rounds)  # counts the rounds started, as Ctrl-C's message does
             outcome = prove_unreachable(encoding, range(top + 1, bound + 1), meter, command)
             clauses = outcome.clauses
             if outcome.status != "reachable":
-                proven, why = outcome.status == "proven", outcome.why
+                proof, why = ("pdr" if outcome.status == "proven" else None), outcome.why
                 break
             assert outcome.depth is not None
-            searched = bounded_search(automaton, head, settled=settled, budget=meter.shared(),
+            searched = bounded_search(automaton, head, settled=settled, budget=quiet,
                                       max_length=max(outcome.depth, 1), within=within,
                                       induction=False)
             for key in work:
@@ -531,10 +571,13 @@ def pdr_search(
                 raise SdgBug(f"ABC reached a value above {top} in {outcome.depth} steps, but no "
                              f"word of that length shows one")
             found, length = searched.found, searched.length
+            if searched.proven:  # its unrolling closed (no simple path that long): a proof
+                proof, depth = "k-induction", searched.depth
+                break
             if any(settled(v) for v in found if v > top):
                 break
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         raise meter.interrupted(rounds) from None
-    return PdrResult(found=found, length=length, proven=proven, why=why,
+    return PdrResult(found=found, length=length, proof=proof, depth=depth, why=why,
                      solver={"name": f"abc pdr {PDR_OPTIONS}, checked by {SOLVER}", **work,
                              "pdr_rounds": rounds, "invariant_clauses": clauses})
