@@ -163,6 +163,19 @@ class Circuit(Protocol):
     def forbid(self, lits: Sequence[int]) -> None: ...
 
 
+def fold_and(a: int, b: int, true: int) -> int | None:
+    """a ∧ b when constants or equal literals decide it without a gate (``-true`` is
+    false), else ``None``: the folding of every :class:`Circuit`."""
+    false = -true
+    if a == false or b == false or a == -b:
+        return false
+    if a == true or a == b:
+        return b
+    if b == true:
+        return a
+    return None
+
+
 class Gates:
     """Tseitin gates on an :class:`~pysat.formula.IDPool`, with constant folding.
 
@@ -193,13 +206,9 @@ class Gates:
 
     def and2(self, a: int, b: int) -> int:
         """a ∧ b."""
-        true, false = self.true, self.false
-        if a == false or b == false or a == -b:
-            return false
-        if a == true or a == b:
-            return b
-        if b == true:
-            return a
+        folded = fold_and(a, b, self.true)
+        if folded is not None:
+            return folded
         y = int(self.pool.id())
         add = self.add
         add([-y, a])

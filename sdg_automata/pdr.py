@@ -67,7 +67,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .bmc import SOLVER, Frame, Gates, StepEncoding, bounded_search, require_sat
+from .bmc import SOLVER, Frame, Gates, StepEncoding, bounded_search, fold_and, require_sat
 from .budget import Budget, Meter
 from .construction import GrundyAutomaton
 from .errors import InputError, Interrupted, ResourceError, SdgBug
@@ -149,13 +149,9 @@ class AigGates:
 
     def and2(self, a: int, b: int) -> int:
         """a ∧ b."""
-        true, false = self.true, self.false
-        if a == false or b == false or a == -b:
-            return false
-        if a == true or a == b:
-            return b
-        if b == true:
-            return a
+        folded = fold_and(a, b, self.true)
+        if folded is not None:
+            return folded
         key = (a, b) if a < b else (b, a)
         y = self._hashed.get(key)
         if y is None:

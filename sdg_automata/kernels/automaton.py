@@ -211,6 +211,27 @@ BATCH = 64
 
 
 @jit
+def _probe(table: Array, tags: Array, records: Array, block: Array, row: int, tag: int,
+           slot: int, mask: int) -> tuple[int, int]:
+    """(the number of the stored record equal to ``block[row]``, or −1; the slot where the
+    linear probe from ``slot`` ended): a record is read only where the 8-bit tag matches."""
+    width = records.shape[1]
+    while True:
+        e = table[slot]
+        if e == 0:
+            return -1, slot
+        if tags[slot] == tag:
+            same = True
+            for c in range(width):
+                if records[e - 1, c] != block[row, c]:
+                    same = False
+                    break
+            if same:
+                return e - 1, slot
+        slot = (slot + 1) & mask
+
+
+@jit
 def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, tags: Array,
         parent: Array, via: Array, rows: Array, keep_rows: bool, crows: Array, cfinal: Array,
         wc: int, values: Array, head: int, settle: int, found_at: Array, cursor: Array,
@@ -278,21 +299,8 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
                 work += 1
                 h = hashes[j]
                 tag = np.int64(h >> np.uint64(56))
-                slot = np.int64(h & np.uint64(mask))
-                while True:
-                    e = table[slot]
-                    if e == 0:
-                        break
-                    if tags[slot] == tag:
-                        same = True
-                        for i in range(width):
-                            if records[e - 1, i] != block[j, i]:
-                                same = False
-                                break
-                        if same:
-                            r = e - 1
-                            break
-                    slot = (slot + 1) & mask
+                r, slot = _probe(table, tags, records, block, j, tag,
+                                 np.int64(h & np.uint64(mask)), mask)
                 if r < 0:
                     if n == cap:
                         sid, k = s, c
@@ -1066,22 +1074,8 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, slots: Array
             row = j + i
             h = hashes[i]
             tag = np.int64(h >> np.uint64(56))
-            slot = np.int64(h & np.uint64(mask))
-            r = -1
-            while True:
-                e = table[slot]
-                if e == 0:
-                    break
-                if tags[slot] == tag:
-                    same = True
-                    for c in range(width):
-                        if records[e - 1, c] != block[row, c]:
-                            same = False
-                            break
-                    if same:
-                        r = e - 1
-                        break
-                slot = (slot + 1) & mask
+            r, slot = _probe(table, tags, records, block, row, tag,
+                             np.int64(h & np.uint64(mask)), mask)
             if r < 0:
                 for c in range(width):
                     records[n, c] = block[row, c]
