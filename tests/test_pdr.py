@@ -147,8 +147,8 @@ def as_state(latches: list[int], positions: tuple[tuple[int, bool], ...], width:
 
 @settings(max_examples=150, **SETTINGS)
 @given(LINEAR, st.sampled_from([None, *REGEXES]), st.data())
-def test_aiger_simulates_the_automaton(g: Grammar, within: str | None, data: st.DataObject,
-                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_aiger_simulates_the_automaton(tmp_path_factory: pytest.TempPathFactory, g: Grammar,
+                                       within: str | None, data: st.DataObject) -> None:
     """Read back and run on a random word, the AIG's latches are the states of
     GrundyAutomaton.run, its output is "a value of the set where the constraint accepts"."""
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
