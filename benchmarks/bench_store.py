@@ -86,7 +86,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                          "states": states,
                          **{f"{s}_bps": (b[s]["peak"] - a[s]["peak"]) / states
                             for s in STORES}})
-    show("today's store vs the compact store, compiled bfs: CPU s (user + sys) of whole "
+    show("the table store vs the compact store, compiled bfs: CPU s (user + sys) of whole "
          "child processes and of the search call; peak RSS",
          ["instance", "states", "table process", "compact process", "ratio", "table search",
           "compact search", "ratio", "table MB", "compact MB"],

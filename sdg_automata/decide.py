@@ -536,6 +536,9 @@ def max_grundy(
     automaton = GrundyAutomaton(reading.right_linear, reading=reading)
     bound = automaton.bounds[head]
     if method == "explicit":
+        if store != "table":  # it would be ignored: say so
+            raise InputError(f"the {store} store is the on-the-fly breadth-first search's; "
+                             "the explicit route builds every M_{A,i} with automata-lib")
         return _explicit(automaton, head, k, within, budget, started)
     if method != "onthefly":
         raise InputError(f"unknown method {method!r} (expected {' or '.join(ROUTES)})")
@@ -544,7 +547,7 @@ def max_grundy(
     check_engine(engine)
     if strategy is not None and strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r} (expected {' or '.join(STRATEGIES)})")
-    from .walks import STORES
+    from .walks import STORES, unfit
 
     if store not in STORES:
         raise InputError(f"unknown store {store!r} (choose from {', '.join(STORES)})")
@@ -554,6 +557,8 @@ def max_grundy(
     if strategy in SOLVED and engine == "compiled":
         raise InputError(f"the {strategy} strategy runs {SOLVED[strategy]}, not the compiled "
                          "kernels: --engine compiled goes with bfs, dfs and lasso")
+    if store != "table" and engine == "auto" and unfit(automaton) is None:
+        engine = "compiled"  # asked for by name, whatever the size (auto: Python when small)
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
     if strategy is None:  # the compact store is the breadth-first search's

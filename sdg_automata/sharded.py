@@ -93,6 +93,10 @@ CHUNK = 1 << 17
 POLL = 0.5
 #: seconds the driver gives the scheduler to notice a lost worker when a shard fails
 LOSS_GRACE = 10.0
+#: a shard's worker that has sent the scheduler no heartbeat for this long (workers beat
+#: every few seconds whatever their actor computes) is frozen or unreachable: lost, even
+#: though the scheduler keeps listing it until its worker-ttl (5 minutes by default)
+SILENT_SECONDS = 60.0
 #: the longest a shard waits for another to take a batch (it is only appended to a list
 #: there): longer means that shard is gone
 SEND_TIMEOUT = 60.0
@@ -502,6 +506,8 @@ class _Cluster:
     """The driver's side: the shards' actors, and bounded waits on their calls."""
 
     def __init__(self, client: Any, search: _Search, token: str) -> None:
+        #: per worker: the scheduler's last_seen when it last changed, and our clock then
+        self._beats: dict[str, tuple[Any, float]] = {}
         import cloudpickle  # type: ignore[import-untyped]  # dask's dependency
 
         info = client.scheduler_info(n_workers=-1)
@@ -528,9 +534,22 @@ class _Cluster:
         return len(self.addresses)
 
     def lost(self) -> list[str]:
-        """The shards' workers the scheduler no longer has."""
-        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
-        return [a for a in self.addresses if a not in alive]
+        """The shards' workers the scheduler no longer has, or that have been silent for
+        :data:`SILENT_SECONDS` (a heartbeat's time is the scheduler's ``last_seen``, whose
+        changes are timed on our clock: the two clocks need not agree)."""
+        workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        now = time.monotonic()
+        gone = []
+        for a in self.addresses:
+            if a not in workers:
+                gone.append(a)
+                continue
+            seen = workers[a].get("last_seen")
+            if self._beats.get(a, (None, 0.0))[0] != seen:
+                self._beats[a] = (seen, now)
+            elif now - self._beats[a][1] > SILENT_SECONDS:
+                gone.append(f"{a} (no heartbeat for {SILENT_SECONDS:g} s)")
+        return gone
 
     def _result(self, future: Any, what: str) -> Any:
         """``future``'s result, waited for in slices of :data:`POLL` seconds, checking that
@@ -747,11 +766,19 @@ def max_grundy_sharded(
     from .walks import unfit
 
     why = unfit(search.automaton)
-    if why is not None:
-        raise InputError(f"the sharded search runs the compiled kernels, which cannot take "
-                         f"this automaton: {why}")
-    with dask_client(scheduler, timeout=timeout) as client:
-        check_workers(client)
+    with dask_client(scheduler, timeout=timeout) as client:  # the address is checked anyway
+        check_workers(client, timeout=timeout)
+        if why is not None:  # the kernels cannot take it, nor the shards: this process can
+            import warnings
+
+            from .decide import max_grundy
+            from .errors import EngineNotice
+
+            warnings.warn(EngineNotice(f"the sharded search runs the compiled kernels, which "
+                                       f"cannot take this automaton ({why}): searched in this "
+                                       "process, as max_grundy(strategy='bfs') does"),
+                          stacklevel=2)
+            return max_grundy(grammar, head, k, strategy="bfs", within=within, budget=budget)
         with _shards(client, search) as cluster:
             found, states, complete, peak = _walk(cluster, search, budget, usage)
     return bfs_verdict(search, found, states, complete, started, peak_bytes=peak,

@@ -992,7 +992,7 @@ def _worker_identity() -> dict[str, str]:
             "path": str(Path(__file__).resolve().parent)}
 
 
-def check_workers(client: Any) -> int:
+def check_workers(client: Any, *, timeout: float = LONGEST_WAIT) -> int:
     """Refuse a cluster whose workers run other code; return how many threads it has.
 
     Each worker reports :func:`fingerprint` (version + source hash); a worker
@@ -1002,10 +1002,31 @@ def check_workers(client: Any) -> int:
     ------
     InputError
         Naming the first worker that differs, with both fingerprints.
+    ResourceError
+        When the workers do not all answer within ``timeout`` seconds (a frozen
+        worker: ``Client.run`` itself waits for ever).
     """
+    import threading
+
     ours = fingerprint()
+    answer: dict[str, Any] = {}
+
+    def ask() -> None:  # in a daemon thread: a worker that never answers keeps only it
+        try:
+            answer["found"] = client.run(_worker_identity)
+        except Exception as e:  # noqa: BLE001 -- reported below
+            answer["error"] = e
+
+    asking = threading.Thread(target=ask, name="sdg-check-workers", daemon=True)
+    asking.start()
+    asking.join(timeout)
+    if asking.is_alive():
+        raise ResourceError(f"the Dask workers did not all answer within {timeout:g} s (a "
+                            "worker frozen or unreachable; --connect-timeout waits longer)")
     try:
-        found = client.run(_worker_identity)
+        if "error" in answer:
+            raise answer["error"]
+        found = answer["found"]
     except Exception as e:  # noqa: BLE001 -- what a worker raises is its business
         raise InputError(f"the Dask workers cannot run sdg_automata ({type(e).__name__}: {e}); "
                          f"install sdg_automata {ours.split('+')[0]} on every worker") from None
@@ -1062,10 +1083,15 @@ class _DaskExecutor(Executor):
 def _check_address(distributed: Any, address: str) -> None:
     """Refuse an address no Dask scheduler can have, before any connection."""
     try:
-        scheme, _ = distributed.comm.parse_address(address)
+        scheme, location = distributed.comm.parse_address(address)
         distributed.comm.registry.get_backend(scheme)
     except (ValueError, TypeError) as e:
         raise InputError(f"--scheduler {address!r}: {e}") from None
+    if scheme in ("tcp", "tls"):  # a host and a port, before any connection is tried
+        host, _, port = location.rpartition(":")
+        if not host.strip("[]") or not port.isdigit() or not 0 < int(port) < 65536:
+            raise InputError(f"--scheduler {address!r}: expected {scheme}://HOST:PORT with a "
+                             "port from 1 to 65535, or 'local'")
     if scheme == "inproc":
         raise InputError(f"--scheduler {address!r}: an inproc:// address names a scheduler "
                          f"inside this very process; give tcp://HOST:PORT, or 'local'")
@@ -1153,7 +1179,8 @@ def dask_client(address: str, *, workers: int | None = None,
             n = workers or default_jobs()
             cluster = stack.enter_context(distributed.LocalCluster(
                 n_workers=n, threads_per_worker=1, processes=address == "local",
-                dashboard_address=None))
+                # a port of its own: the default 8787 may be taken (a warning on stderr)
+                dashboard_address=":0"))
             target: Any = cluster
         else:
             _check_address(distributed, address)
@@ -1187,5 +1214,5 @@ def dask_executor(address: str, *, workers: int | None = None,
         As :func:`dask_client` raises it.
     """
     with dask_client(address, workers=workers, timeout=timeout) as client:
-        width = check_workers(client)
+        width = check_workers(client, timeout=timeout)
         yield _DaskExecutor(client, timeout), width

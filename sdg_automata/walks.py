@@ -383,9 +383,9 @@ class CompactStore:
       and a full disk is a :class:`~sdg_automata.errors.ResourceError`); the
       frontier's files are dropped as it moves on, the tree's (8 bytes a state)
       when the store closes;
-    * the cost is CPU: every lookup walks its cluster (1.4–1.5 × today's store's
+    * the cost is CPU: every lookup walks its cluster (1.4–1.5 × the table store's
       CPU time in ``python -m benchmarks bench_store``), and a growth or a
-      re-encoding is one pass that Ctrl-C does not interrupt (as today's rehash).
+      re-encoding is one pass that Ctrl-C does not interrupt (as the table store's rehash).
     """
 
     def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:
@@ -581,9 +581,9 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     rows:
         Keep every transition (``store.rows``), for an exploration.
     store:
-        ``"table"``: today's store (:class:`_Store`: records, a table of their
+        ``"table"``: the table store (:class:`_Store`: records, a table of their
         numbers, the tree in memory); ``"compact"``: a :class:`CompactStore`
-        (no rows; when the keys would be too wide, today's store after one
+        (no rows; when the keys would be too wide, the table store after one
         :class:`~sdg_automata.errors.EngineNotice`, and ``Walked.store_kind``
         says which ran).
 
@@ -610,7 +610,7 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
 
             from .errors import EngineNotice
 
-            warnings.warn(f"the {what} keeps today's store, not the compact one: {e}",
+            warnings.warn(f"the {what} keeps the table store, not the compact one: {e}",
                           EngineNotice, stacklevel=2)
     elif store not in STORES:
         raise SdgBug(f"unknown store {store!r}")

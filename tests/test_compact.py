@@ -1,12 +1,12 @@
 """The compact store (issue 27): the Cleary table kernels against a Python set, and the
-compiled breadth-first search on it against today's store and the Python reference.
+compiled breadth-first search on it against the table store and the Python reference.
 
 Truths used here, none of them the code under test:
 
 * a Python ``set`` of the same keys: :func:`~sdg_automata.kernels.automaton.admit` says
   "new" exactly when the key is not in it, and every key survives a growth or a
   re-encoding (:func:`~sdg_automata.kernels.automaton.migrate`);
-* today's store (``store="table"``) and the Python reference (``engine="python"``):
+* the table store (``store="table"``) and the Python reference (``engine="python"``):
   the same maximum, witnesses, states and early stops;
 * the Chinese remainder theorem (``families.modular_truth``) and automata-lib's
   products (``families.product_truth``).
@@ -152,7 +152,7 @@ def test_keys_wider_than_64_bits_are_refused() -> None:
 
 def stores_agree(g: Grammar, head: str, k: int | None = None, **kw: object
                  ) -> tuple[object, ...]:
-    """The verdicts of today's store, the compact one and the Python reference: equal,
+    """The verdicts of the table store, the compact one and the Python reference: equal,
     and the compact one ran."""
     def verdict(**more: object) -> tuple[tuple[object, ...], str | None]:
         v = max_grundy(g, head, k, strategy="bfs", **kw, **more)  # type: ignore[arg-type]
@@ -238,7 +238,7 @@ def test_long_witnesses_come_back_from_the_spool(monkeypatch: pytest.MonkeyPatch
 def test_keys_too_wide_fall_back_to_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(walks, "MAX_KEY_BITS", 12)
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
-    with pytest.warns(EngineNotice, match="keeps today's store, not the compact one: a "
+    with pytest.warns(EngineNotice, match="keeps the table store, not the compact one: a "
                                           "state's ids take"):
         v = max_grundy(g, "A", engine="compiled", store="compact")
     assert (v.store, v.states) == ("table", 2311)
@@ -309,3 +309,15 @@ def test_a_full_disk_is_a_resource_error(monkeypatch: pytest.MonkeyPatch) -> Non
     spool = _Spool(np.int32, (2,))
     with pytest.raises(ResourceError, match="TMPDIR chooses.*No space left on device"):
         spool.append(np.zeros((3, 2), dtype=np.int32))
+
+
+def test_asking_for_the_compact_store_runs_it() -> None:
+    """By name, whatever the size (auto would run a small search in Python), and never
+    ignored: the explicit route refuses it."""
+    g = intersection_grammar(random_family(3, 5, seed=1))
+    v = max_grundy(g, g.start, store="compact")
+    assert (v.engine, v.store) == ("compiled", "compact")
+    assert (v.maximum, v.witnesses, v.states) == (lambda t: (t.maximum, t.witnesses, t.states))(
+        max_grundy(g, g.start, strategy="bfs", engine="python"))
+    with pytest.raises(InputError, match="explicit route"):
+        max_grundy(g, g.start, store="compact", method="explicit")

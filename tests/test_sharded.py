@@ -149,6 +149,8 @@ def test_the_command_line(cluster: Cluster, tmp_path: Path,
         1, "no\n")
     for args, message in ([["--strategy", "dfs"], "breadth-first"],
                           [["--engine", "python"], "--engine python"],
+                          [["--store", "compact"], "drop --store"],
+                          [["--max-length", "3"], "bounds the sat strategy"],
                           [["--connect-timeout", "2", "--scheduler", "tcp://127.0.0.1:9"],
                            "cannot reach a Dask scheduler"]):
         if "--scheduler" not in args:
@@ -157,6 +159,8 @@ def test_the_command_line(cluster: Cluster, tmp_path: Path,
         assert code == 2, err
         assert err.startswith("error: ") and err.count("\n") == 1, err
         assert message in err
+    code, _, err = run(["max", path, g.start, "--connect-timeout", "5"], capsys)
+    assert code == 2 and err == "error: --connect-timeout goes with --scheduler\n", err
 
 
 def test_a_bad_address_is_an_input_error() -> None:
@@ -192,3 +196,74 @@ def test_a_killed_worker_is_a_clean_error_and_a_rerun_is_right(tmp_path: Path) -
         running.add_worker()
         running.wait_for(2)
         same(one, sharded(g, running.address))
+
+
+# ---------------------------------------------------------------------------
+# bounded waits without a cluster: a frozen worker, a silent one, a malformed address
+
+
+def test_a_worker_silent_for_a_minute_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scheduler lists a frozen worker until its worker-ttl (5 minutes); the driver
+    counts it lost once its heartbeat (last_seen) has not moved for SILENT_SECONDS."""
+    from sdg_automata import sharded
+
+    seen = {"tcp://a:1": 1.0, "tcp://b:2": 1.0}
+
+    class Client:
+        def scheduler_info(self, n_workers: int = -1) -> dict[str, Any]:
+            return {"workers": {a: {"last_seen": t} for a, t in seen.items()}}
+
+    cluster = sharded._Cluster.__new__(sharded._Cluster)
+    cluster.client, cluster.addresses, cluster._beats = Client(), sorted(seen), {}
+    clock = [0.0]
+    monkeypatch.setattr(sharded.time, "monotonic", lambda: clock[0])
+    assert cluster.lost() == []
+    clock[0], seen["tcp://b:2"] = 40.0, 2.0  # b beats, a does not
+    assert cluster.lost() == []
+    clock[0], seen["tcp://b:2"] = sharded.SILENT_SECONDS + 1, 3.0
+    assert cluster.lost() == [f"tcp://a:1 (no heartbeat for {sharded.SILENT_SECONDS:g} s)"]
+    del seen["tcp://b:2"]
+    assert "tcp://b:2" in cluster.lost()
+
+
+def test_checking_the_workers_is_bounded() -> None:
+    """Client.run waits for ever on a frozen worker; check_workers does not."""
+    import time
+
+    from sdg_automata.sweep import check_workers
+
+    never = threading.Event()
+
+    class Client:
+        def run(self, function: Any) -> Any:
+            never.wait()
+
+    started = time.monotonic()
+    with pytest.raises(ResourceError, match="did not all answer within 0.5 s"):
+        check_workers(Client(), timeout=0.5)
+    assert time.monotonic() - started < 5
+    never.set()
+
+
+@pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1", "", "tcp://127.0.0.1:99999",
+                                     "tcp://:8786"])
+def test_malformed_addresses_are_refused_before_any_connection(address: str) -> None:
+    from sdg_automata.sweep import dask_client
+
+    with pytest.raises(InputError, match="expected tcp://HOST:PORT"), \
+            dask_client(address, timeout=30):
+        pass
+
+
+def test_automata_the_kernels_refuse_are_searched_here(cluster: Cluster) -> None:
+    """One group of nonterminals (Example 3): a note, and one process's verdict."""
+    from sdg_automata.errors import EngineNotice
+    from sdg_automata.parse import parse_grammar
+    from sdg_automata.sharded import max_grundy_sharded
+
+    g = parse_grammar((Path(__file__).resolve().parent.parent / "examples" / "example3.txt")
+                      .read_text(encoding="utf-8"))
+    with pytest.warns(EngineNotice, match="searched in this process"):
+        v = max_grundy_sharded(g, "A", scheduler=cluster.address)
+    one = max_grundy(g, "A", strategy="bfs")
+    assert (v.maximum, v.witnesses, v.states) == (one.maximum, one.witnesses, one.states)

@@ -57,6 +57,8 @@ EXAMPLES = {
 #: ``regex`` counts the states of the minimal DFA up to this many times ``--max-dfa-states``
 #: before refusing, so that a DFA not far above the limit is refused with its exact size
 REGEX_COUNT_FACTOR = 10
+#: seconds ``max --scheduler`` waits for the scheduler and a first worker by default
+CONNECT_TIMEOUT = 20.0
 #: the strategies that run solvers: what their progress bar says, and what it counts
 SOLVED_PROGRESS = {"sat": ("SAT search", "letters unrolled"), "pdr": ("PDR", "rounds of ABC")}
 
@@ -100,7 +102,7 @@ def _add_max(p: Parser) -> None:
                         "sharded over its workers, one breadth-first level at a time; the same "
                         "verdict as one process (bfs: maximum, witnesses, states). "
                         "tcp://HOST:PORT of a running dask scheduler, or 'local'")
-    p.add_argument("--connect-timeout", type=duration, default=20.0, metavar="S",
+    p.add_argument("--connect-timeout", type=duration, default=CONNECT_TIMEOUT, metavar="S",
                    help="--scheduler: seconds to wait for the scheduler and a first worker "
                         "(default: 20)")
     p.add_argument("--full-witness", action="store_true",
@@ -157,10 +159,13 @@ def _check_sharded(args: argparse.Namespace, strategy: str | None) -> None:
     if args.method != "onthefly" or strategy not in (None, "bfs"):
         raise InputError("--scheduler runs the on-the-fly breadth-first search (--strategy "
                          "bfs, the default with it)")
-    if args.engine == "python" or args.max_length is not None or args.store != "table":
-        raise InputError("--scheduler runs the compiled kernels on the workers: drop "
-                         + ("--engine python" if args.engine == "python" else
-                            "--max-length" if args.max_length is not None else "--store"))
+    if args.max_length is not None:
+        raise InputError("--max-length bounds the sat strategy; --scheduler runs the "
+                         "breadth-first search")
+    if args.engine == "python" or args.store != "table":
+        raise InputError("--scheduler runs the compiled kernels on the workers, with a store "
+                         "of their own: drop " + ("--engine python" if args.engine == "python"
+                                                  else "--store"))
 
 
 def _cmd_max(args: argparse.Namespace) -> int:
@@ -174,6 +179,8 @@ def _cmd_max(args: argparse.Namespace) -> int:
     what, unit = SOLVED_PROGRESS.get(solved or "", ("exploring", "states"))
     if args.scheduler is not None:
         _check_sharded(args, strategy)
+    elif args.connect_timeout != CONNECT_TIMEOUT:
+        raise InputError("--connect-timeout goes with --scheduler")
     with progress(f"{what} from {head}", enabled=not args.json, unit=unit) as bar:
         if args.scheduler is not None:
             from ..sharded import max_grundy_sharded
