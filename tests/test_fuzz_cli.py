@@ -805,6 +805,10 @@ def test_sigterm_stops_sweeps_like_ctrl_c(request: pytest.FixtureRequest, tmp_pa
             pass
         code, err = finish(p)
         problems = [] if group_gone(p.pid) else ["a worker outlived the sweep"]
+        if code == -signal.SIGTERM and " skipped as already done, " in err:
+            # the signal came as the finished sweep exited (its summary printed, the
+            # handler gone): the shell sees 143, and the rows are whole, as 0 has them
+            code = 0
         expected = 143 if code != 0 else 0
         problems += _sweep_problems(out, err, code, expected, whole)
         if code == 143 and "terminated (SIGTERM)" not in err:
