@@ -265,8 +265,8 @@ class Invariant:
 
     @classmethod
     def parse(cls, text: str, latches: int) -> Invariant:
-        """Read ``pdr -d``'s PLA; :class:`~sdg_automata.errors.SdgBug` when it is not one
-        over ``latches`` latches."""
+        """Read ``pdr -d``'s PLA; :class:`~sdg_automata.errors.ResourceError` when it is not
+        one over ``latches`` latches (another ABC writes another format)."""
         names: list[int] = []
         cubes = []
         for line in text.splitlines():
@@ -277,16 +277,16 @@ class Invariant:
                 for name in line.split()[1:]:
                     match = re.fullmatch(r"lo0*(\d+)", name)
                     if match is None or int(match[1]) >= latches:
-                        raise SdgBug(f"ABC's invariant names {name!r}, not one of our "
-                                     f"{latches} latches")
+                        raise ResourceError(f"ABC's invariant names {name!r}, not one of our "
+                                            f"{latches} latches")
                     names.append(int(match[1]))
             elif line.startswith("."):
                 continue  # .i, .o, .p: counts, checked by the cubes themselves
             else:
                 cube, _, out = line.partition(" ")
                 if out.strip() != "1" or len(cube) != len(names) or set(cube) - set("01-"):
-                    raise SdgBug(f"ABC's invariant has a line {line!r} over {len(names)} "
-                                 "latches")
+                    raise ResourceError(f"ABC's invariant has a line {line!r} over "
+                                        f"{len(names)} latches")
                 cubes.append(tuple((names[i], c == "1") for i, c in enumerate(cube)
                                    if c != "-"))
         return cls(cubes=tuple(cubes))
@@ -398,7 +398,10 @@ def prove_unreachable(encoding: StepEncoding, values: Sequence[int], meter: Mete
             except OSError as e:
                 return _Outcome(status="unproven", why=f"ABC proved it but wrote no invariant "
                                                       f"to check ({e.strerror or e})")
-            invariant = Invariant.parse(text, len(model.latches))
+            try:
+                invariant = Invariant.parse(text, len(model.latches))
+            except ResourceError as e:  # unread, it proves nothing
+                return _Outcome(status="unproven", why=f"ABC's invariant could not be read: {e}")
             failure = check_invariant(encoding, invariant, model.latches, values, meter)
             if failure is not None:
                 return _Outcome(status="unproven", clauses=len(invariant.cubes),

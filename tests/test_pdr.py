@@ -503,6 +503,19 @@ def test_a_proof_without_its_invariant_is_not_a_proof(tmp_path: Path,
     assert v.solver is not None and "wrote no invariant" in v.solver["unproven"]
 
 
+def test_an_unreadable_invariant_is_not_a_proof(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another ABC's format (latches named otherwise) proves nothing, and is no bug of ours."""
+    body = ("printf '.i 1\\n.o 1\\n.ilb x0\\n.ob inv\\n1 1\\n.e\\n' > invariant.pla; "
+            "echo 'Property proved.'")
+    monkeypatch.setenv("SDG_ABC", fake_abc(tmp_path, body))
+    v = max_grundy(parse_grammar(EXAMPLE3.read_text(encoding="utf-8")), "A", strategy="pdr")
+    assert (v.exact, v.proof) == (False, None)
+    assert v.solver is not None
+    assert v.solver["unproven"].startswith("ABC's invariant could not be read: ABC's invariant "
+                                           "names 'x0'"), v.solver
+
+
 def test_abc_giving_up_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     """ABC's own frame limit is an unproven verdict quoting ABC's reason."""
     import sdg_automata.pdr as pdr
