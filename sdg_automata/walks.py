@@ -625,10 +625,7 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     n = 1
     try:
         while True:
-            if head is not None:
-                head_group, values = tables.values(head)
-            else:
-                head_group, values = 0, np.full(1, -1, dtype=np.int32)
+            head_group, values = _head_values(tables, head)
             rows_array = table.rows.array if table.rows is not None else np.zeros(
                 (1, letters), np.int32)
             records, slots, tags = table.records.array, table.table.array, table.tags.array
@@ -678,6 +675,16 @@ def _failed(e: BaseException, store: _Store | CompactStore, drive: _Driver, what
     return e
 
 
+def _head_values(tables: StepTables, head: str | None) -> tuple[int, Any]:
+    """(group of A, its values by part id) for a walk that looks for values; a table that
+    shows none for a walk that does not (an exploration)."""
+    import numpy as np
+
+    if head is None:
+        return 0, np.full(1, -1, dtype=np.int32)
+    return tables.values(head)
+
+
 #: rows of the compact walk's input and output buffers (its only memory besides the table)
 COMPACT_BUFFER = 1 << 14
 
@@ -693,7 +700,10 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     from .kernels import automaton as kernel
 
     letters, width = len(tables.alphabet), len(start)
-    store = CompactStore([*tables.part_counts, *([crows.shape[1]] if wc else [])], letters)
+    def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
+        return [*tables.part_counts, *([crows.shape[1]] if wc else [])]
+
+    store = CompactStore(counts(), letters)
     store.add_first(start)
     inrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
     outrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
@@ -708,10 +718,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     n = 1
     try:
         while True:
-            if head is not None:
-                head_group, values = tables.values(head)
-            else:
-                head_group, values = 0, np.full(1, -1, dtype=np.int32)
+            head_group, values = _head_values(tables, head)
             t = store.table
             status = drive.timed(
                 kernel.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
@@ -727,7 +734,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
                 source = inrec[sid - base] if sid - base < cursor[kernel.IN] else outrec[
                     sid - (n - out)]
                 drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
-                store.fit([*tables.part_counts, *([crows.shape[1]] if wc else [])], n)
+                store.fit(counts(), n)
             elif status == kernel.FULL:
                 out = int(cursor[kernel.OUT])
                 if out + letters > COMPACT_BUFFER:  # the output to the spool
