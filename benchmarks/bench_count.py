@@ -1,5 +1,5 @@
 """Counting the words of a Grundy class: automata-lib's ``count_words_of_length`` against
-the int-table methods of :mod:`sdg_automata.counting` (issue 11 §2).
+the int-table methods of :mod:`sdg_automata.automaton.counting` (issue 11 §2).
 
 Table 1, in one process, the count alone (minimization done beforehand, the
 same minimal DFA for both): automata-lib (every level kept, dict lookups)
@@ -21,10 +21,10 @@ from pathlib import Path
 
 from benchmarks.common import best_of, child, show
 from sdg_automata import load_grammar
-from sdg_automata.counting import ClassMachine
-from sdg_automata.families import intersection_grammar, random_family
+from sdg_automata.automaton.counting import ClassMachine
 from sdg_automata.grammar import Grammar
-from sdg_automata.parse import grammar_to_text
+from sdg_automata.grammar.parse import grammar_to_text
+from sdg_automata.search.families import intersection_grammar, random_family
 
 EXAMPLE3 = Path(__file__).resolve().parent.parent / "examples" / "example3.txt"
 

@@ -18,7 +18,8 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.common import child, show
-from sdg_automata.families import (
+from sdg_automata.grammar.parse import grammar_to_json
+from sdg_automata.search.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -26,7 +27,6 @@ from sdg_automata.families import (
     product_truth,
     random_family,
 )
-from sdg_automata.parse import grammar_to_json
 
 CASES = [
     # (kind, spec or seed, K); "early yes": the CRT's least solution (12) is small, the lcm large

@@ -35,7 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import child, show
-from sdg_automata.families import (
+from sdg_automata.grammar import Grammar, Rule
+from sdg_automata.grammar.parse import grammar_to_json
+from sdg_automata.search.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -43,8 +45,6 @@ from sdg_automata.families import (
     product_truth,
     random_family,
 )
-from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.parse import grammar_to_json
 
 #: (what, instance): "modular SPECS" or "random DFAS STATES SEED"
 EXPLORE = [
@@ -157,10 +157,10 @@ def run(quick: bool = False) -> list[dict]:
 
 def _crawl_bfs(search: Any) -> Any:
     """The breadth-first search before issue 11 (engine b1be8b6), kept as the reference:
-    :func:`~sdg_automata.crawl.crawl` (a dict index, a list of states) with a ``stop``
+    :func:`~sdg_automata.automaton.crawl.crawl` (a dict index, a list of states) with a ``stop``
     callback reading 𝒢_A off every new state."""
-    from sdg_automata.crawl import crawl
-    from sdg_automata.decide import _bytes, _SearchResult
+    from sdg_automata.automaton.crawl import crawl
+    from sdg_automata.search.decide import _bytes, _SearchResult
 
     value, settled, walk = search.walk.value, search.settled, search.walk
     found_at: dict[int, int] = {}
@@ -184,15 +184,15 @@ def _child(task: str, route: str, path: str) -> None:
     """One measurement in this process: prints one JSON line."""
     import warnings
 
-    from sdg_automata.construction import GrundyAutomaton
-    from sdg_automata.decide import max_grundy
-    from sdg_automata.parse import load_grammar
+    from sdg_automata.automaton.construction import GrundyAutomaton
+    from sdg_automata.grammar.parse import load_grammar
+    from sdg_automata.search.decide import max_grundy
 
     warnings.simplefilter("ignore")  # the one-group instance runs in Python: said in the table
     engine = "compiled" if route == "compiled" else "python"
 
     if route == "old":  # the Step 3–4 computation and the search loop before issue 11
-        import sdg_automata.decide as decide
+        import sdg_automata.search.decide as decide
 
         # no memo: every automaton's step and follow are step_reference
         GrundyAutomaton.__init__.__kwdefaults__["memo_limit"] = 0

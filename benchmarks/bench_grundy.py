@@ -14,8 +14,8 @@ from pathlib import Path
 
 from benchmarks.common import SEED, best_of, show
 from sdg_automata import load_grammar
-from sdg_automata.parse import parse_grammar
-from sdg_automata.semantics import ReferenceSubstringTable, SubstringTable, evaluator
+from sdg_automata.games.semantics import ReferenceSubstringTable, SubstringTable, evaluator
+from sdg_automata.grammar.parse import parse_grammar
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks.common import child, show
-from sdg_automata.imark import IMark, imark_cache_clear, imark_sequence, imark_value
+from sdg_automata.games.imark import IMark, imark_cache_clear, imark_sequence, imark_value
 
 MAIN = IMark.of([1], [2, 3])
 WIDE = IMark.of([1], [2, 3, 5])

@@ -42,7 +42,7 @@ import numpy as np
 
 from benchmarks.common import show
 from sdg_automata import octal
-from sdg_automata.octal import OctalGame, naive_values
+from sdg_automata.games.octal import OctalGame, naive_values
 
 #: (code, published least preperiod, period): Winning Ways ch. 4; Gangolli–Plambeck
 #: 1989 and tczajka/octal-games src/SolvedGames.md for the long ones

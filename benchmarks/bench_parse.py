@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from benchmarks.common import best_of, show
-from sdg_automata.parse import grammar_from_json, grammar_from_text
+from sdg_automata.grammar.parse import grammar_from_json, grammar_from_text
 
 
 def _texts(n: int) -> tuple[str, str]:

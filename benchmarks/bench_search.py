@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import child_cpu, show
-from sdg_automata.families import (
+from sdg_automata.grammar.parse import grammar_to_json
+from sdg_automata.search.families import (
     ModularSpec,
     even_length_dfa,
     intersection_grammar,
@@ -40,7 +41,6 @@ from sdg_automata.families import (
     product_truth,
     random_family,
 )
-from sdg_automata.parse import grammar_to_json
 
 #: (label, kind, instance), each with its maximum below m_A so that the search stores
 #: every reachable state: "modular SPECS" (the last congruence contradicts an earlier one)
@@ -193,8 +193,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 
 def _child(path: str, strategy: str, engine: str) -> None:
     """One search in this process: one JSON line."""
-    from sdg_automata.decide import max_grundy
-    from sdg_automata.parse import load_grammar
+    from sdg_automata.grammar.parse import load_grammar
+    from sdg_automata.search.decide import max_grundy
 
     g = load_grammar(path)
     started = time.process_time()

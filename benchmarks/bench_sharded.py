@@ -1,4 +1,4 @@
-"""The breadth-first search sharded over a Dask cluster (:mod:`sdg_automata.sharded`)
+"""The breadth-first search sharded over a Dask cluster (:mod:`sdg_automata.search.sharded`)
 against one process, on the ~10⁷-state binary instance of bench_search.
 
 One run, side by side: one process (``max_grundy(strategy="bfs", engine="compiled")``
@@ -48,8 +48,8 @@ def _sharded(path: Path, warm: Path, workers: int) -> dict[str, Any]:
     """The sharded search on a fresh local cluster of ``workers`` processes."""
     import distributed
 
-    from sdg_automata.parse import load_grammar
-    from sdg_automata.sharded import PHASES, max_grundy_sharded
+    from sdg_automata.grammar.parse import load_grammar
+    from sdg_automata.search.sharded import PHASES, max_grundy_sharded
 
     g, small = load_grammar(path), load_grammar(warm)
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -83,7 +83,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     for r in rows:
         assert (r["states"], r["max"], r["witness"]) == (
             rows[0]["states"], truth, rows[0]["witness"]), (r, rows[0])
-    from sdg_automata.sharded import PHASES
+    from sdg_automata.search.sharded import PHASES
 
     base = next(r for r in rows if r["workers"] == 1)["seconds"]
     table = []
@@ -108,8 +108,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 
 def _child(path: str) -> None:
     """One process's compiled breadth-first search: one JSON line."""
-    from sdg_automata.decide import max_grundy
-    from sdg_automata.parse import load_grammar
+    from sdg_automata.grammar.parse import load_grammar
+    from sdg_automata.search.decide import max_grundy
 
     g = load_grammar(path)
     cpu, wall = time.process_time(), time.perf_counter()

@@ -3,7 +3,7 @@
 The compiled breadth-first search (``max_grundy(..., strategy="bfs",
 engine="compiled")``) with ``store="table"`` (records, a table of their numbers and
 the tree in memory) and ``store="compact"`` (an exact Cleary table of keys, the
-frontier and the tree spooled to unlinked files: :class:`sdg_automata.walks.CompactStore`),
+frontier and the tree spooled to unlinked files: :class:`sdg_automata.search.walks.CompactStore`),
 each in a child process of its own (``python -m benchmarks.peak``) on the same
 instance, one after the other:
 
@@ -101,8 +101,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 
 def _child(path: str, store: str) -> None:
     """One search in this process: one JSON line."""
-    from sdg_automata.decide import max_grundy
-    from sdg_automata.parse import load_grammar
+    from sdg_automata.grammar.parse import load_grammar
+    from sdg_automata.search.decide import max_grundy
 
     g = load_grammar(path)
     started = time.process_time()

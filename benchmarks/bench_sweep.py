@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.common import show
-from sdg_automata.budget import Meter
-from sdg_automata.sweep import Status, Sweep, dask_executor, process_pool, run_sweep
+from sdg_automata.runtime.budget import Meter
 from sdg_automata.sweeps.enumeration import GrammarShape
 from sdg_automata.sweeps.grammars import grammar_sweep
+from sdg_automata.sweeps.runner import Status, Sweep, dask_executor, process_pool, run_sweep
 
 
 @dataclass(frozen=True)

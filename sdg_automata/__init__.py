@@ -19,6 +19,7 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+from . import _moved
 from .errors import (
     BudgetExceeded,
     ConvergenceError,
@@ -35,39 +36,40 @@ from .errors import (
     UnknownPositionError,
     VisualUnavailable,
 )
+from .games.impartial import mex, nim_sum
+from .games.semantics import grundy, grundy_position, naive_grundy, successors
 from .grammar import Grammar, Rule
-from .impartial import mex, nim_sum
-from .parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar
-from .semantics import grundy, grundy_position, naive_grundy, successors
+from .grammar.parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar
 
 if TYPE_CHECKING:
-    from .bounds import upper_bound, upper_bounds
-    from .construction import GrundyAutomaton, dfa
-    from .counting import count, density, generating_function
-    from .decide import Verdict, max_grundy, spectrum
-    from .imark import imark_grundy, imark_sequence
-    from .impartial import grundy_values, solve_game_graph, winning_moves
-    from .octal import OctalGame
-    from .periodicity import proven_period
-    from .play import analyze
-    from .sharded import max_grundy_sharded
+    from .automaton.bounds import upper_bound, upper_bounds
+    from .automaton.construction import GrundyAutomaton, dfa
+    from .automaton.counting import count, density, generating_function
+    from .games.imark import imark_grundy, imark_sequence
+    from .games.impartial import grundy_values, solve_game_graph, winning_moves
+    from .games.octal import OctalGame
+    from .games.periodicity import proven_period
+    from .games.play import analyze
+    from .search.decide import Verdict, max_grundy, spectrum
+    from .search.sharded import max_grundy_sharded
 
 __version__ = "0.2.0"
 
 #: name -> the module that defines it, imported on first access
 _LAZY = {
-    "upper_bound": "bounds", "upper_bounds": "bounds",
-    "GrundyAutomaton": "construction", "dfa": "construction",
-    "count": "counting", "density": "counting", "generating_function": "counting",
-    "Verdict": "decide", "max_grundy": "decide",
-    "spectrum": "decide",
-    "imark_grundy": "imark", "imark_sequence": "imark",
-    "OctalGame": "octal",
-    "grundy_values": "impartial", "solve_game_graph": "impartial",
-    "winning_moves": "impartial",
-    "proven_period": "periodicity",
-    "analyze": "play",
-    "max_grundy_sharded": "sharded",
+    "upper_bound": "automaton.bounds", "upper_bounds": "automaton.bounds",
+    "GrundyAutomaton": "automaton.construction", "dfa": "automaton.construction",
+    "count": "automaton.counting", "density": "automaton.counting",
+    "generating_function": "automaton.counting",
+    "Verdict": "search.decide", "max_grundy": "search.decide",
+    "spectrum": "search.decide",
+    "imark_grundy": "games.imark", "imark_sequence": "games.imark",
+    "OctalGame": "games.octal",
+    "grundy_values": "games.impartial", "solve_game_graph": "games.impartial",
+    "winning_moves": "games.impartial",
+    "proven_period": "games.periodicity",
+    "analyze": "games.play",
+    "max_grundy_sharded": "search.sharded",
 }
 
 
@@ -96,11 +98,17 @@ def _register_in_kernel() -> None:
 _register_in_kernel()
 
 
+_moved.install()
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
         return value
+    new = _moved.new_name(f"{__name__}.{name}")
+    if new is not None:  # ``sdg_automata.decide`` as an attribute: the 0.2 module path
+        return _moved.load(f"{__name__}.{name}", new)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -9,10 +9,6 @@ that already catches ``ValueError`` keeps working.  The command line maps
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .grammar import Rule
 
 __all__ = [
     "BudgetExceeded",
@@ -113,15 +109,16 @@ class GrammarError(InputError):
     Attributes
     ----------
     rule:
-        The offending rule, when one is to blame; parsers use it to add the
-        line number.
+        The offending rule (a :class:`~sdg_automata.grammar.Rule`), when one is to
+        blame; parsers use it to add the line number.  Typed as any hashable key, since
+        errors sit below the grammar layer and may not name its types.
     """
 
     def __init__(
         self,
         message: str,
         *,
-        rule: Rule | None = None,
+        rule: Hashable | None = None,
         source: str | None = None,
         line: int | None = None,
     ):
@@ -142,7 +139,7 @@ class UnitCycleError(GrammarError):
         The nonterminals along the cycle, first one repeated at the end.
     """
 
-    def __init__(self, cycle: tuple[str, ...], *, rule: Rule | None = None):
+    def __init__(self, cycle: tuple[str, ...], *, rule: Hashable | None = None):
         self.cycle = cycle
         super().__init__("unit-rule cycle " + " -> ".join(cycle), rule=rule)
 
@@ -172,7 +169,7 @@ class UnknownPositionError(InputError, KeyError):
 
     It is both an :class:`~sdg_automata.errors.InputError` (a ``ValueError``)
     and a ``KeyError``, like a failed look-up in
-    :attr:`~sdg_automata.impartial.GraphSolution.grundy`.
+    :attr:`~sdg_automata.games.impartial.GraphSolution.grundy`.
     """
 
 

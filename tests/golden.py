@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 
 from sdg_automata.grammar import Grammar
-from sdg_automata.parse import load_grammar
+from sdg_automata.grammar.parse import load_grammar
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

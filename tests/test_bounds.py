@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from strategies import Definition, all_words, right_linear_grammars
 
-from sdg_automata.bounds import upper_bound, upper_bounds
+from sdg_automata.automaton.bounds import upper_bound, upper_bounds
 from sdg_automata.errors import GrammarError, InputError
-from sdg_automata.parse import parse_grammar
+from sdg_automata.grammar.parse import parse_grammar
 
 
 def test_example3(example3):

@@ -1,4 +1,4 @@
-"""sdg_automata.budget: limits validated once, and a meter that holds them in time.
+"""sdg_automata.runtime.budget: limits validated once, and a meter that holds them in time.
 
 The meter's stride is checked against a fake clock, where each unit of work
 costs a known number of seconds: the truth is arithmetic (a check every
@@ -15,8 +15,8 @@ from itertools import pairwise
 import pytest
 
 from sdg_automata import budget as budget_module
-from sdg_automata.budget import MAX_STRIDE, TICK, Budget, Meter
 from sdg_automata.errors import BudgetExceeded, InputError
+from sdg_automata.runtime.budget import MAX_STRIDE, TICK, Budget, Meter
 
 
 class FakeClock:

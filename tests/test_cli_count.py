@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from clirun import run
 
-from sdg_automata.counting import ClassMachine
-from sdg_automata.parse import load_grammar
-from sdg_automata.semantics import SubstringTable
+from sdg_automata.automaton.counting import ClassMachine
+from sdg_automata.games.semantics import SubstringTable
+from sdg_automata.grammar.parse import load_grammar
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE3 = ROOT / "examples" / "example3.txt"

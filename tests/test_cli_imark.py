@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from sdg_automata.cli import main
-from sdg_automata.imark import imark_cache_clear, imark_sequence
+from sdg_automata.games.imark import imark_cache_clear, imark_sequence
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -286,7 +286,7 @@ def test_a_window_that_cannot_fit_is_refused_up_front(capsys, monkeypatch):
     """Should refuse at once, naming the bytes, when the window's table cannot fit."""
     import time
 
-    from sdg_automata.imark import convergence
+    from sdg_automata.games.imark import convergence
 
     monkeypatch.setattr(convergence, "available_bytes", lambda: 10**9)
     started = time.process_time()

@@ -14,7 +14,7 @@ import pytest
 from clirun import run
 
 from sdg_automata.cli import build_parser
-from sdg_automata.parse import grammar_from_json, grammar_from_text
+from sdg_automata.grammar.parse import grammar_from_json, grammar_from_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -139,7 +139,7 @@ def test_family_sizes_are_refused_before_any_work(capsys, tmp_path, argv, fragme
 
 def test_family_size_limits_in_the_library():
     from sdg_automata.errors import BudgetExceeded
-    from sdg_automata.families import (
+    from sdg_automata.search.families import (
         MAX_SYMBOLS,
         ModularSpec,
         modular_family,

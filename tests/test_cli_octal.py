@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from sdg_automata.cli import main
-from sdg_automata.octal import OctalGame, naive_values
-from sdg_automata.parse import load_grammar
-from sdg_automata.semantics import SubstringTable
+from sdg_automata.games.octal import OctalGame, naive_values
+from sdg_automata.games.semantics import SubstringTable
+from sdg_automata.grammar.parse import load_grammar
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -312,7 +312,7 @@ def test_ctrl_c_inside_the_kernels_keeps_the_checkpoint(tmp_path: Path) -> None:
     assert child.returncode == 130 and out == "", err
     assert err.startswith("error: interrupted after ") and err.count("\n") == 1
     assert time.monotonic() - sent < 30 and path.exists()
-    from sdg_automata.octal_file import CHECKPOINT, read
+    from sdg_automata.games.octal.certificate import CHECKPOINT, read
 
     kept = read(str(path), schema=CHECKPOINT).values
     assert len(kept) > 0 and kept[:30].tolist() == naive_values(OctalGame.parse("0.1777"), 30)

@@ -21,11 +21,11 @@ from automata.fa.dfa import DFA
 from automata.fa.nfa import NFA
 from clirun import run
 
+from sdg_automata.automaton.construction import dfa
 from sdg_automata.cli import main
-from sdg_automata.construction import dfa
-from sdg_automata.parse import load_grammar
+from sdg_automata.games.semantics import grundy
+from sdg_automata.grammar.parse import load_grammar
 from sdg_automata.render import REGEX_STATE_LIMIT
-from sdg_automata.semantics import grundy
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE3 = EXAMPLES / "example3.txt"

@@ -21,9 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import Definition, right_linear_grammars
 
-from sdg_automata.decide import max_grundy
 from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError, Interrupted, SdgBug
-from sdg_automata.families import (
+from sdg_automata.grammar import Grammar
+from sdg_automata.search.decide import max_grundy
+from sdg_automata.search.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -31,7 +32,6 @@ from sdg_automata.families import (
     product_truth,
     random_family,
 )
-from sdg_automata.grammar import Grammar
 
 pytest.importorskip("numba")
 
@@ -300,7 +300,7 @@ def test_a_full_disk_is_a_resource_error(monkeypatch: pytest.MonkeyPatch) -> Non
     import os
 
     from sdg_automata.errors import ResourceError
-    from sdg_automata.walks import _Spool
+    from sdg_automata.search.walks import _Spool
 
     def full(*args: object) -> int:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

@@ -15,10 +15,10 @@ from strategies import (
     right_linear_grammars,
 )
 
-from sdg_automata.bounds import upper_bounds
-from sdg_automata.construction import GrundyAutomaton, dfa
+from sdg_automata.automaton.bounds import upper_bounds
+from sdg_automata.automaton.construction import GrundyAutomaton, dfa
 from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
-from sdg_automata.parse import parse_grammar
+from sdg_automata.grammar.parse import parse_grammar
 
 #: SPEC §4, "Example 3, first transitions": δ(source, letter) = target
 EXAMPLE3_TRANSITIONS = [
@@ -440,7 +440,7 @@ def test_the_subset_construction_obeys_the_budget():
     """Should stop at the state budget, and at the clock, while building the subsets."""
     import time
 
-    from sdg_automata.budget import Budget
+    from sdg_automata.runtime.budget import Budget
 
     g = parse_grammar(ISSUE15)
     assert len(GrundyAutomaton(g).explore()) == 125
@@ -502,7 +502,7 @@ def test_memo_spec_examples_keep_the_reference(example3, csub):
 def test_memo_hardness_modular(specs):
     """Should give the reference's transitions on SPEC §5's family, one memo group per DFA
     (its V chain folded in) and one for A, and the CRT's maximum."""
-    from sdg_automata.families import ModularSpec, modular_family, modular_truth
+    from sdg_automata.search.families import ModularSpec, modular_family, modular_truth
 
     parsed = [ModularSpec.parse(s) for s in specs]
     g = modular_family(parsed)
@@ -520,7 +520,7 @@ def test_memo_hardness_modular(specs):
 def test_memo_hardness_random(seed):
     """Should give the reference's transitions on random DFAs (binary) and automata-lib's
     answer for the maximum."""
-    from sdg_automata.families import intersection_grammar, product_truth, random_family
+    from sdg_automata.search.families import intersection_grammar, product_truth, random_family
 
     dfas = random_family(3, 5, seed=seed)
     g = intersection_grammar(dfas)
@@ -572,7 +572,7 @@ def test_memo_unit_waits_on_a_cycle_merge_groups():
     g = parse_grammar("S -> A | C\nA -> a A2\nA2 -> B | a\nB -> b B2\nB2 -> A | b\n"
                       "C -> a C | c")
     m = _every_step_is_the_reference(g)
-    from sdg_automata.construction import _groups
+    from sdg_automata.automaton.construction import _groups
 
     letter_rules = [(r.head, "".join(r.body[:-1]), r.body[-1]) for r in g.rules
                     if not g.is_unit(r) and g.is_nonterminal(r.body[-1])]
@@ -584,7 +584,7 @@ def test_memo_unit_waits_on_a_cycle_merge_groups():
 
 def test_memo_limit():
     """Should drop the memo past its limit (and keep answering), refuse a negative limit."""
-    from sdg_automata.families import ModularSpec, modular_family
+    from sdg_automata.search.families import ModularSpec, modular_family
 
     g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])
     full = GrundyAutomaton(g, memo_limit=0).explore().states
@@ -602,7 +602,7 @@ def test_memo_limit():
 def test_memo_checks_itself():
     """Should raise SdgBug when a part learned before disagrees with a new computation."""
     from sdg_automata.errors import SdgBug
-    from sdg_automata.families import ModularSpec, modular_family
+    from sdg_automata.search.families import ModularSpec, modular_family
 
     g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2")])
     m = GrundyAutomaton(g)

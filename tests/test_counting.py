@@ -1,8 +1,8 @@
-"""Counting Grundy classes (sdg_automata.counting) against brute-force enumeration.
+"""Counting Grundy classes (sdg_automata.automaton.counting) against brute-force enumeration.
 
 Every count is checked against the words themselves: all words up to length
 12 are enumerated and evaluated by the exact dynamic program of
-:mod:`sdg_automata.semantics` (spot-checked against the definition), the role
+:mod:`sdg_automata.games.semantics` (spot-checked against the definition), the role
 sympy's ``testutil`` brute-force implementations play for their fast
 counterparts.  Generating functions are checked coefficient by coefficient and,
 for Example 3, against sympy's own transfer-matrix inverse e₀ᵀ(I − xM)⁻¹f.
@@ -20,8 +20,7 @@ import pytest
 from golden import csub, example3  # noqa: E402
 
 from sdg_automata import counting
-from sdg_automata.budget import Budget
-from sdg_automata.counting import (
+from sdg_automata.automaton.counting import (
     COUNTERS,
     ClassMachine,
     Density,
@@ -34,10 +33,11 @@ from sdg_automata.counting import (
     plan,
 )
 from sdg_automata.errors import BudgetExceeded, InputError, SdgBug
-from sdg_automata.families import subtraction_grammar
+from sdg_automata.games.semantics import grundy, naive_grundy
 from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.parse import parse_grammar
-from sdg_automata.semantics import grundy, naive_grundy
+from sdg_automata.grammar.parse import parse_grammar
+from sdg_automata.runtime.budget import Budget
+from sdg_automata.search.families import subtraction_grammar
 
 #: |{w ∈ {a,b}ⁿ : 𝒢(A, w) = c}| for Example 3, n = 0…12, by enumeration (computed once
 #: with semantics.grundy over all 8 190 words, and spot-checked with the definition)
@@ -152,7 +152,7 @@ def test_count_errors() -> None:
 
 def test_class_dfas_are_automata_lib_minimal() -> None:
     """Should count on automata-lib's minimal M_{A,c} (it is the construction's DFA)."""
-    from sdg_automata.construction import dfa
+    from sdg_automata.automaton.construction import dfa
 
     machine = ClassMachine.build(example3(), "A")
     for value in (0, 1, 2):
@@ -163,7 +163,7 @@ def test_class_dfas_are_automata_lib_minimal() -> None:
 
 def test_long_lasso_minimizes_fast() -> None:
     """A one-letter lasso of 34 000 states minimizes in reasonable time (automata-lib)."""
-    from sdg_automata.families import ModularSpec, modular_family
+    from sdg_automata.search.families import ModularSpec, modular_family
 
     g = modular_family([ModularSpec(7, 1), ModularSpec(11, 3), ModularSpec(13, 5),
                         ModularSpec(17, 2)])
@@ -214,7 +214,7 @@ def test_generating_function_equals_transfer_matrix_inverse() -> None:
     """Independent route: sympy inverts I − xM for the minimal forward DFA (automata-lib)."""
     import sympy
 
-    from sdg_automata.construction import dfa
+    from sdg_automata.automaton.construction import dfa
 
     x = sympy.Symbol("x")
     for value in (0, 1, 2):
@@ -299,7 +299,7 @@ def test_density_matches_long_counts(seed: int) -> None:
 
 @pytest.mark.parametrize("subtraction", [[1], [2, 3], [1, 3, 4], [2, 5, 7], [1, 2, 6]])
 def test_unary_counts_gf_and_density_are_the_periodic_pattern(subtraction: list[int]) -> None:
-    from sdg_automata.periodicity import proven_period
+    from sdg_automata.games.periodicity import proven_period
 
     g = subtraction_grammar(subtraction)
     machine = ClassMachine.build(g, "A")

@@ -1,4 +1,4 @@
-"""sdg_automata.crawl: one breadth-first exploration, against automata known by hand.
+"""sdg_automata.automaton.crawl: one breadth-first exploration, against automata known by hand.
 
 Ground truths: small explicit graphs written out here (a lasso, a complete
 binary counter, a graph with missing edges), whose breadth-first numbering and
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdg_automata.budget import MAX_STRIDE, Budget
-from sdg_automata.crawl import crawl
+from sdg_automata.automaton.crawl import crawl
 from sdg_automata.errors import BudgetExceeded, Interrupted
+from sdg_automata.runtime.budget import MAX_STRIDE, Budget
 
 
 def _bfs_order(initial: int, graph: dict[int, list[int]]) -> list[int]:
@@ -145,7 +145,7 @@ def test_memory_and_ctrl_c_say_how_far() -> None:
 def test_memory_pressure_stops_before_the_machine_runs_out(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Should stop with BudgetExceeded when memory_pressure reports a reason."""
-    import sdg_automata.budget as budget
+    import sdg_automata.runtime.budget as budget
 
     monkeypatch.setattr(budget, "memory_pressure", lambda: "only 1 MB left")
     with pytest.raises(BudgetExceeded, match="before memory ran out.*only 1 MB left"):

@@ -1,4 +1,4 @@
-"""Max-Grundy-Number-in-SDG (SPEC §5): sdg_automata.decide against brute force.
+"""Max-Grundy-Number-in-SDG (SPEC §5): sdg_automata.search.decide against brute force.
 
 Ground truths used here, none of them the code under test:
 
@@ -21,13 +21,13 @@ from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 from strategies import Definition, all_words, count_words, right_linear_grammars
 
-from sdg_automata.construction import GrundyAutomaton, dfa
-from sdg_automata.decide import max_grundy
+from sdg_automata.automaton.construction import GrundyAutomaton, dfa
 from sdg_automata.errors import BudgetExceeded, InputError
-from sdg_automata.families import ModularSpec, modular_family, modular_truth
+from sdg_automata.games.semantics import grundy
 from sdg_automata.grammar import Grammar
-from sdg_automata.parse import parse_grammar
-from sdg_automata.semantics import grundy
+from sdg_automata.grammar.parse import parse_grammar
+from sdg_automata.search.decide import max_grundy
+from sdg_automata.search.families import ModularSpec, modular_family, modular_truth
 
 ROUTES = [("onthefly", "bfs"), ("onthefly", "dfs"), ("explicit", "bfs")]
 

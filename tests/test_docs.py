@@ -61,21 +61,21 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_module_has_an_api_page(site: Path) -> None:
     """Should document every module, found by autosummary without a list to keep."""
     modules = _modules()
-    assert {"sdg_automata.decide", "sdg_automata.imark.layers", "sdg_automata.cli.common"} <= set(
-        modules)
+    assert {"sdg_automata.search.decide", "sdg_automata.games.imark.layers",
+            "sdg_automata.cli.common"} <= set(modules)
     missing = [m for m in modules if not (site / "api" / f"{m}.html").is_file()]
     assert not missing, f"no API page for {missing}"
-    decide = (site / "api" / "sdg_automata.decide.html").read_text(encoding="utf-8")
-    assert 'id="sdg_automata.decide.max_grundy"' in decide  # a numpydoc function, rendered
+    decide = (site / "api" / "sdg_automata.search.decide.html").read_text(encoding="utf-8")
+    assert 'id="sdg_automata.search.decide.max_grundy"' in decide  # a numpydoc function, rendered
     assert "pyformlang DFA, NFA or ε-NFA" in decide
 
 
 def test_absolute_values_render_as_written(site: Path) -> None:
     """Should show |w| and |S| + |D| in the reference (reStructuredText reads them as
     substitutions; docs/conf.py escapes them)."""
-    text = (site / "api" / "sdg_automata.construction.html").read_text(encoding="utf-8")
+    text = (site / "api" / "sdg_automata.automaton.construction.html").read_text(encoding="utf-8")
     assert "O(|w|) after warm-up" in text
-    game = (site / "api" / "sdg_automata.imark.game.html").read_text(encoding="utf-8")
+    game = (site / "api" / "sdg_automata.games.imark.game.html").read_text(encoding="utf-8")
     assert "|S| + |D|" in game
 
 
@@ -163,8 +163,8 @@ def test_every_object_shows_one_parameter_list(site: Path) -> None:
                  '<dt class="sig sig-object py" id="')[1:]
              if len(re.findall(r'<dt class="field-(?:odd|even)">Parameters<', chunk)) > 1]
     assert not twice, f"two parameter lists: {twice}"
-    decide = (site / "api" / "sdg_automata.decide.html").read_text(encoding="utf-8")
-    chunk = decide.split('id="sdg_automata.decide.max_grundy"')[1].split('<dt class="sig')[0]
+    decide = (site / "api" / "sdg_automata.search.decide.html").read_text(encoding="utf-8")
+    chunk = decide.split('id="sdg_automata.search.decide.max_grundy"')[1].split('<dt class="sig')[0]
     assert len(re.findall(r'<dt class="field-(?:odd|even)">Parameters<', chunk)) == 1
 
 
@@ -174,16 +174,18 @@ def test_other_projects_names_link_to_their_sites(site: Path) -> None:
     def page(module: str) -> str:
         return (site / "api" / f"sdg_automata.{module}.html").read_text(encoding="utf-8")
 
-    construction = page("construction")
-    dfa = construction.split('id="sdg_automata.construction.dfa"')[1].split('<dt class="sig')[0]
+    construction = page("automaton.construction")
+    dfa = construction.split('id="sdg_automata.automaton.construction.dfa"')[1].split(
+        '<dt class="sig')[0]
     assert 'href="https://caleb531.github.io/automata/api/fa/class-dfa/"' in dfa
-    decide = page("decide")
-    max_grundy = decide.split('id="sdg_automata.decide.max_grundy"')[1].split('<dt class="sig')[0]
+    decide = page("search.decide")
+    max_grundy = decide.split('id="sdg_automata.search.decide.max_grundy"')[1].split(
+        '<dt class="sig')[0]
     assert 'href="https://caleb531.github.io/automata/api/fa/class-nfa/"' in max_grundy  # within
     assert 'href="https://networkx.org/documentation/stable/reference/classes/digraph.html' \
-           '#networkx.DiGraph"' in page("impartial")
+           '#networkx.DiGraph"' in page("games.impartial")
     assert 'href="https://numpy.org/doc/stable/reference/generated/numpy.ndarray.html' in \
-           page("octal")
+           page("games.octal")
     assert 'href="https://docs.python.org/3/library/stdtypes.html#str"' in decide
 
 

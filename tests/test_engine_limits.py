@@ -17,11 +17,11 @@ import pytest
 from clirun import run
 
 from sdg_automata.cli import build_parser
-from sdg_automata.decide import ROUTES, SOLVED, STRATEGIES, Route, Strategy, max_grundy
 from sdg_automata.errors import BudgetExceeded
-from sdg_automata.families import ModularSpec, modular_family, subtraction_grammar
-from sdg_automata.parse import grammar_to_json
-from sdg_automata.periodicity import proven_period
+from sdg_automata.games.periodicity import proven_period
+from sdg_automata.grammar.parse import grammar_to_json
+from sdg_automata.search.decide import ROUTES, SOLVED, STRATEGIES, Route, Strategy, max_grundy
+from sdg_automata.search.families import ModularSpec, modular_family, subtraction_grammar
 
 #: issue 15: 125 reachable states; its forward DFA has more than 175,000 states
 ISSUE15 = """Y -> a Y | b B | b b C
@@ -166,9 +166,9 @@ def test_long_rule_bodies_are_refused_up_front(monkeypatch: pytest.MonkeyPatch) 
     """Should refuse before Step 2 when its suffixes cannot fit (they grow as L² for a body
     of L letters), naming the longest body, instead of running out of memory."""
     from sdg_automata import construction
-    from sdg_automata.construction import GrundyAutomaton
+    from sdg_automata.automaton.construction import GrundyAutomaton
     from sdg_automata.errors import BudgetExceeded
-    from sdg_automata.parse import parse_grammar
+    from sdg_automata.grammar.parse import parse_grammar
 
     g = parse_grammar("A -> " + " ".join("a" * 2000) + " A | a\n")
     monkeypatch.setattr(construction, "available_bytes", lambda: 1 << 20)  # 1 MB left

@@ -1,4 +1,4 @@
-"""The compiled kernels (sdg_automata.kernels.automaton, driven by sdg_automata.vectors)
+"""The compiled kernels (sdg_automata.kernels.automaton, driven by sdg_automata.automaton.vectors)
 against the Python reference paths, and both against independent truth.
 
 Truths used here, none of them the code under test:
@@ -27,10 +27,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import Definition, left_linear_grammars, right_linear_grammars
 
-from sdg_automata.construction import GrundyAutomaton, automaton_for
-from sdg_automata.decide import max_grundy
+from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for
+from sdg_automata.automaton.vectors import StepTables
 from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError
-from sdg_automata.families import (
+from sdg_automata.grammar import Grammar
+from sdg_automata.grammar.parse import grammar_to_json, parse_grammar
+from sdg_automata.grammar.words import LONG_WORD, Word
+from sdg_automata.search.decide import max_grundy
+from sdg_automata.search.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -38,11 +42,7 @@ from sdg_automata.families import (
     product_truth,
     random_family,
 )
-from sdg_automata.grammar import Grammar
-from sdg_automata.parse import grammar_to_json, parse_grammar
-from sdg_automata.vectors import StepTables
-from sdg_automata.walks import unfit
-from sdg_automata.words import LONG_WORD, Word
+from sdg_automata.search.walks import unfit
 
 pytest.importorskip("numba")
 
@@ -168,8 +168,8 @@ def test_the_lasso_is_the_breadth_first_search(specs: str, k: int | None) -> Non
 def test_the_lasso_finds_tail_and_cycle() -> None:
     """A unary grammar whose lasso has a tail (μ > 0): A's values settle after n = 3.
     μ + λ is checked against ``periodicity.proven_period``, which stores the lasso."""
-    from sdg_automata.parse import parse_grammar
-    from sdg_automata.periodicity import proven_period
+    from sdg_automata.games.periodicity import proven_period
+    from sdg_automata.grammar.parse import parse_grammar
 
     g = parse_grammar("A -> a a a B | a B | a\nB -> a a C | a\nC -> a a a a a B | a a")
     period = proven_period(g, "A", engine="python")
@@ -204,7 +204,7 @@ def test_a_constraint_empty_over_the_letters_is_a_lasso_with_no_position() -> No
 
 def test_records_widen_when_ids_outgrow_16_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Records are uint16 until a part id needs more; the widening happens mid-walk."""
-    import sdg_automata.walks as walks
+    import sdg_automata.search.walks as walks
 
     g = intersection_grammar(random_family(3, 12, seed=28))  # a group of 2876 parts
     narrow = verdict(g, "A", None, strategy="bfs", engine="compiled")
@@ -253,7 +253,7 @@ def test_state_budgets_are_exact_in_both_engines(strategy: str) -> None:
 
 
 def test_auto_restarts_compiled_past_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sdg_automata.walks as walks
+    import sdg_automata.search.walks as walks
 
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
     monkeypatch.setattr(walks, "AUTO_STATES", 1024)
@@ -404,7 +404,7 @@ def test_the_kernels_run_as_python_under_numba_disable_jit(tmp_path: Path) -> No
 
 
 def test_a_table_too_large_for_the_kernels_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sdg_automata.vectors as vectors
+    import sdg_automata.automaton.vectors as vectors
 
     g = intersection_grammar(random_family(3, 12, seed=28))
     monkeypatch.setattr(vectors, "MAX_TABLE", 64)

@@ -30,10 +30,11 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from strategies import all_words
 
-from sdg_automata.construction import GrundyAutomaton
-from sdg_automata.decide import max_grundy
+from sdg_automata.automaton.construction import GrundyAutomaton
 from sdg_automata.errors import InputError
-from sdg_automata.families import (
+from sdg_automata.games.semantics import evaluator, grundy
+from sdg_automata.search.decide import max_grundy
+from sdg_automata.search.families import (
     ModularSpec,
     intersection_grammar,
     modular_dfa,
@@ -44,7 +45,6 @@ from sdg_automata.families import (
     smallest_common_solution,
     subtraction_grammar,
 )
-from sdg_automata.semantics import evaluator, grundy
 
 # ---------------------------------------------------------------------------
 # arithmetic ground truth for the modular family

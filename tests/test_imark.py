@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdg_automata.errors import ConvergenceError, InputError, SdgBug
-from sdg_automata.imark import (
+from sdg_automata.games.imark import (
     ENGINES,
     NAIVE_BASE,
     IMark,
@@ -32,10 +32,10 @@ from sdg_automata.imark import (
     survey_instance,
     survey_instances,
 )
-from sdg_automata.imark import naive as imark_naive_module
-from sdg_automata.imark import reference as reference_engine
-from sdg_automata.imark.game import rules as _rules
-from sdg_automata.imark.reference import _Store
+from sdg_automata.games.imark import naive as imark_naive_module
+from sdg_automata.games.imark import reference as reference_engine
+from sdg_automata.games.imark.game import rules as _rules
+from sdg_automata.games.imark.reference import _Store
 
 #: the instances of the issue; each converges (Nivasch–Rubinstein prove ({1}, {d1, d2}))
 CONVERGING = [((1,), (2, 3)), ((1,), (2, 5)), ((1, 2), (2, 3)), ((2,), (2, 3)), ((1,), (3, 4))]
@@ -580,7 +580,7 @@ def test_layers_at_10_to_the_1000_satisfy_the_recurrence():
 
 def test_wide_divisors_fall_back_to_the_reference_engine():
     # a divisor ≥ 2^20 below n is outside the layered engine's int64 arithmetic
-    from sdg_automata.imark.layers import supports
+    from sdg_automata.games.imark.layers import supports
 
     S, D = (1,), (2, 2**21 + 1)
     game = IMark(S=S, D=D)
@@ -603,8 +603,8 @@ def test_the_grid_guard_refuses_before_work():
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_budgets_stop_the_technique(engine):
-    from sdg_automata.budget import Budget
     from sdg_automata.errors import BudgetExceeded
+    from sdg_automata.runtime.budget import Budget
 
     with pytest.raises(BudgetExceeded, match="intervals"):
         imark_value([1], [2, 3], n=10**300, engine=engine, budget=Budget(max_states=100))
@@ -613,7 +613,7 @@ def test_budgets_stop_the_technique(engine):
 
 
 def test_prove_keeps_going_after_a_failure():
-    from sdg_automata.imark import imark_prove
+    from sdg_automata.games.imark import imark_prove
 
     g = imark_sequence([2], [2], upto=100)
     out = list(imark_prove([2], [2], ns=[10**6, 10, 10**6, 77], max_c=16))
@@ -641,7 +641,7 @@ def test_streamed_chunks_equal_the_definition(S, D, chunk):
 
 def test_table_bytes_and_refusal():
     from sdg_automata.errors import BudgetExceeded
-    from sdg_automata.imark import table_bytes
+    from sdg_automata.games.imark import table_bytes
 
     assert table_bytes(IMark(S=(1,), D=(2, 3)), 10**10) == 10**10 // 2 + 1 + 1
     assert table_bytes(IMark(S=(1, 2), D=()), 10**12) == 2  # D = ∅: only the last max S

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from sdg_automata import impartial
 from sdg_automata.errors import GameGraphError, InputError
-from sdg_automata.impartial import (
+from sdg_automata.games.impartial import (
     GraphCycleError,
     GraphSolution,
     MisereSumError,

@@ -155,32 +155,70 @@ def test_only_the_command_line_and_the_root_are_above_render() -> None:
     graph = import_graph()
     assert all(_in_cli(m) for m in _above(graph, f"{ROOT}.render"))
     # and render does present the engine's objects: it imports them, they do not import it
-    assert {f"{ROOT}.construction", f"{ROOT}.decide", f"{ROOT}.gamegraph"} <= graph[
-        f"{ROOT}.render"]
+    assert {f"{ROOT}.automaton.construction", f"{ROOT}.search.decide",
+            f"{ROOT}.games.gamegraph"} <= graph[f"{ROOT}.render"]
 
 
-#: the layers of README's "Architecture" section; a module imports only from its own layer
-#: or the layers before it (modules added later and not listed here are not checked)
+#: the layers of docs/architecture.md, bottom up: a module imports only from its own layer or
+#: the layers below; the packages of one layer (search and games) are independent of each other
 LAYERS = [
-    {"errors", "budget", "jsontext", "sweep", "store", "kernels", "stopping", "octal_file",
-     "words"},
-    {"grammar", "parse", "impartial", "summarize"},
-    {"bounds", "reading", "crawl", "construction", "vectors", "walks"},
-    {"semantics", "gamegraph", "decide", "sharded", "bmc", "pdr", "counting", "periodicity",
-     "play", "families", "imark", "octal", "octal_verify", "interop", "sweeps"},
-    {"render", "plots"},
+    {"errors"},
+    {"runtime"},
+    {"grammar"},
+    {"automaton"},
+    {"kernels"},
+    {"search", "games"},
+    {"sweeps"},
+    {"render"},
+    {"cli"},
 ]
+#: above every layer: the package root (its lazy names) and the aliases of the 0.2 paths
+TOP = {ROOT, f"{ROOT}._moved", f"{ROOT}.__main__"}
 
 
-def test_the_readme_layers_hold() -> None:
-    rank = {f"{ROOT}.{m}": k for k, layer in enumerate(LAYERS) for m in layer}
+def _package(module: str) -> str:
+    """The layer package of a module: sdg_automata.search.strategies.sat -> search."""
+    return module.split(".")[1]
 
-    def top(module: str) -> str:  # a subpackage's modules sit in its layer
-        return ".".join(module.split(".")[:2])
 
-    for type_only in (False, True):
-        graph = import_graph(type_only=type_only)
-        upward = sorted((top(m), top(t)) for m, ts in graph.items() for t in ts
-                        if top(m) in rank and top(t) in rank and rank[top(t)] > rank[top(m)])
-        allowed = {(f"{ROOT}.errors", f"{ROOT}.grammar")}  # type-only: GrammarError.rule: Rule
-        assert set(upward) <= (allowed if type_only else set()), upward
+def test_every_module_sits_in_a_layer() -> None:
+    placed = {p for layer in LAYERS for p in layer}
+    loose = sorted(m for m in _modules() if m not in TOP and _package(m) not in placed)
+    assert loose == [], f"{loose}: not in a layer of docs/architecture.md"
+
+
+def _upward(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    rank = {p: k for k, layer in enumerate(LAYERS) for p in layer}
+    return sorted((m, t) for m, ts in graph.items() for t in ts
+                  if m not in TOP and t not in TOP
+                  and (rank[_package(t)] > rank[_package(m)]
+                       or (rank[_package(t)] == rank[_package(m)]
+                           and _package(t) != _package(m))))
+
+
+#: TEMPORARY (issue 26, while the layout lands): the imports still to untangle
+_P = ROOT + "."
+KNOWN_UPWARD = {
+    (_P + "automaton.construction", _P + "search.walks"),
+    (_P + "automaton.construction", _P + "kernels"),
+    (_P + "games.imark.survey", _P + "sweeps.runner"),
+    (_P + "games.octal", _P + "sweeps.runner"),
+    (_P + "search.sharded", _P + "sweeps.runner"),
+}
+KNOWN_BACK_EDGES = {
+    (_P + "automaton.vectors", _P + "automaton.construction"),
+    (_P + "search.walks", _P + "automaton.construction"),
+    (_P + "search.bmc", _P + "search.decide"),
+    (_P + "search.pdr", _P + "search.decide"),
+}
+
+
+@pytest.mark.parametrize("type_only", [False, True], ids=["run time", "type checking"])
+def test_the_layers_hold(type_only: bool) -> None:
+    assert set(_upward(import_graph(type_only=type_only))) - KNOWN_UPWARD == set()
+
+
+def test_no_circle_even_for_the_type_checker() -> None:
+    run, typing = import_graph(), import_graph(type_only=True)
+    both = {m: (run[m] | typing[m]) - {t for s, t in KNOWN_BACK_EDGES if s == m} for m in run}
+    assert _cycle(both) is None, f"import cycle: {' -> '.join(_cycle(both) or [])}"

@@ -1,4 +1,4 @@
-"""Interop: pyformlang grammars (sdg_automata.interop), automata-lib NFAs as constraints,
+"""Interop: pyformlang grammars (sdg_automata.grammar.interop), automata-lib NFAs as constraints,
 networkx game graphs as JSON.
 
 pyformlang conversions are checked against pyformlang's own CYK.
@@ -19,12 +19,12 @@ from hypothesis import given
 from strategies import all_words, cfgs
 
 from sdg_automata.errors import GrammarError, InputError
+from sdg_automata.games.semantics import grundy
 from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.parse import load_grammar
-from sdg_automata.semantics import grundy
+from sdg_automata.grammar.parse import load_grammar
 
 cfg_module = pytest.importorskip("pyformlang.cfg")
-from sdg_automata.interop import from_pyformlang, to_pyformlang  # noqa: E402
+from sdg_automata.grammar.interop import from_pyformlang, to_pyformlang  # noqa: E402
 
 CFG, Production, Variable, Terminal = (cfg_module.CFG, cfg_module.Production,
                                        cfg_module.Variable, cfg_module.Terminal)
@@ -112,7 +112,7 @@ def test_an_nfa_constraint_is_its_language(regex: str, method: str) -> None:
 
     from automata.fa.nfa import NFA
 
-    from sdg_automata.decide import max_grundy
+    from sdg_automata.search.decide import max_grundy
 
     g = example3()
     nfa = NFA.from_regex(regex, input_symbols={"a", "b"})
@@ -128,7 +128,7 @@ def test_an_nfa_constraint_is_its_language(regex: str, method: str) -> None:
 
 
 def test_a_constraint_of_another_type_is_one_clear_error() -> None:
-    from sdg_automata.decide import max_grundy
+    from sdg_automata.search.decide import max_grundy
 
     with pytest.raises(InputError, match="^a constraint is a regular expression, an "
                                          "automata-lib DFA or NFA, or a pyformlang finite "
@@ -152,7 +152,7 @@ def test_a_pyformlang_automaton_constraint_is_its_language(theirs: str, regex: s
 
     from pyformlang.regular_expression import Regex
 
-    from sdg_automata.decide import max_grundy
+    from sdg_automata.search.decide import max_grundy
 
     enfa = Regex(theirs).to_epsilon_nfa()
     fa = {"epsilon-nfa": enfa, "nfa": enfa.remove_epsilon_transitions(),
@@ -171,7 +171,7 @@ def test_nfa_from_pyformlang_keeps_every_start_state_and_epsilon_move() -> None:
     states, ε-moves, integer state names and a symbol Σ does not have."""
     from pyformlang.finite_automaton import Epsilon, EpsilonNFA
 
-    from sdg_automata.interop import nfa_from_pyformlang
+    from sdg_automata.grammar.interop import nfa_from_pyformlang
 
     fa = EpsilonNFA()
     fa.add_transitions([(0, "a", 1), (1, Epsilon(), 2), (2, "b", 2), (3, "c", 3),
@@ -213,7 +213,7 @@ def test_node_link_and_plain_json_are_the_same_game(seed: int, tmp_path: Path) -
 
     import networkx as nx
 
-    from sdg_automata.impartial import load_game_graph, solve_game_graph
+    from sdg_automata.games.impartial import load_game_graph, solve_game_graph
 
     g = _random_dag(seed)
     # independent route: the DiGraph itself, duck-typed, no JSON involved
@@ -352,7 +352,7 @@ def test_bad_graph_shapes_are_one_clear_error(data: Any, match: str, tmp_path: P
     import json
 
     from sdg_automata.errors import GameGraphError
-    from sdg_automata.impartial import load_game_graph
+    from sdg_automata.games.impartial import load_game_graph
 
     path = tmp_path / "g.json"
     path.write_text(json.dumps(data), encoding="utf-8")

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from sdg_automata import kernels
-from sdg_automata.budget import Budget
 from sdg_automata.errors import BudgetExceeded, InputError
+from sdg_automata.runtime.budget import Budget
 
 
 def test_engines_are_the_literal() -> None:
@@ -68,7 +68,7 @@ def test_the_command_line_loads_numba_without_scipy(command_line: bool) -> None:
     pytest.importorskip("numba")
     run = ("from sdg_automata.cli import main; main(['octal', '0.77', '--json', "
            "'--engine', 'compiled'])" if command_line else
-           "from sdg_automata.octal import OctalGame; "
+           "from sdg_automata.games.octal import OctalGame; "
            "OctalGame.parse('0.77').period(engine='compiled')")
     code = (f"import sys\n{run}\n"
             "from numba.np import arraymath\n"

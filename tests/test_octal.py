@@ -9,7 +9,7 @@ Truth, each independent of the code under test:
   (src/SolvedGames.md), which lists each game's prefix, period, rare mask and
   number of rare values.
 * The SDG of the unary grammar, evaluated by the CFG substring DP of
-  :mod:`sdg_automata.semantics` (SPEC §2).
+  :mod:`sdg_automata.games.semantics` (SPEC §2).
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from sdg_automata.budget import Budget
 from sdg_automata.errors import BudgetExceeded, InputError, SdgBug
-from sdg_automata.octal import (
+from sdg_automata.games.octal import (
     SURVEY_COLUMNS,
     OctalGame,
     OctalPeriod,
@@ -37,7 +36,8 @@ from sdg_automata.octal import (
     survey,
     survey_sweep,
 )
-from sdg_automata.semantics import SubstringTable
+from sdg_automata.games.semantics import SubstringTable
+from sdg_automata.runtime.budget import Budget
 
 #: OEIS A002186, Kayles (0.77), n = 0, 1, 2, …
 A002186 = [
@@ -203,7 +203,7 @@ def test_compiled_period_equals_python(code: str) -> None:
 
 def test_auto_engine_keeps_small_runs_in_python() -> None:
     """Should not import numba for Kayles' 168 values under "auto"."""
-    code = ("import sys; from sdg_automata.octal import OctalGame\n"
+    code = ("import sys; from sdg_automata.games.octal import OctalGame\n"
             "OctalGame.parse('0.77').period(); OctalGame.parse('0.45').period()\n"
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -395,8 +395,8 @@ def test_a_row_stopped_by_the_sweeps_deadline_while_being_built_says_how_far(
     ``checked_to`` null)."""
     import time
 
-    import sdg_automata.octal as octal
-    from sdg_automata.sweep import _run_batch
+    import sdg_automata.games.octal as octal
+    from sdg_automata.sweeps.runner import _run_batch
 
     built, slept = octal._open_row, []
 
@@ -422,8 +422,8 @@ def test_survey_budget_rows_say_how_far() -> None:
     and a row stopped by that deadline still counts what progress reported), and should
     keep numba whole when the deadline falls in its import or a kernel's first load (a
     fresh process: "duplicate registration" errors on every later code, before)."""
-    script = ("import json; from sdg_automata.octal import survey; "
-              "from sdg_automata.budget import Budget; "
+    script = ("import json; from sdg_automata.games.octal import survey; "
+              "from sdg_automata.runtime.budget import Budget; "
               "print(json.dumps(survey(2, max_n=1 << 20, budget=Budget(max_seconds=0.05), "
               "engine='compiled')))")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -23,12 +23,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sdg_automata.budget import Budget
 from sdg_automata.cli import main
 from sdg_automata.errors import BudgetExceeded, InputError, InvalidCertificate
-from sdg_automata.octal import OctalGame, codes, naive_values, write_certificate
-from sdg_automata.octal_file import CERTIFICATE, CHECKPOINT, MAGIC, read, write
-from sdg_automata.octal_verify import verify
+from sdg_automata.games.octal import OctalGame, codes, naive_values, write_certificate
+from sdg_automata.games.octal.certificate import CERTIFICATE, CHECKPOINT, MAGIC, read, write
+from sdg_automata.games.octal.verify import verify
+from sdg_automata.runtime.budget import Budget
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -247,7 +247,7 @@ def test_checkpoint_resumes_to_the_same_answer(tmp_path: Path) -> None:
 def test_checkpoint_survives_a_kill(tmp_path: Path) -> None:
     """Should resume after SIGKILL from the last checkpoint written (atomically)."""
     path = tmp_path / "run.ckpt"
-    code = ("import sdg_automata.octal as o; o.CHECKPOINT_SECONDS = 0.05\n"
+    code = ("import sdg_automata.games.octal as o; o.CHECKPOINT_SECONDS = 0.05\n"
             f"o.OctalGame.parse('0.16').period(engine='python', checkpoint={str(path)!r})\n")
     child = subprocess.Popen([sys.executable, "-c", code])
     try:

@@ -47,7 +47,7 @@ os.path.exists = (lambda exists: lambda p: False if str(p).startswith("/proc") e
     os.path.exists)
 
 import sdg_automata
-from sdg_automata.budget import DEGRADED, available_bytes
+from sdg_automata.runtime.budget import DEGRADED, available_bytes
 from sdg_automata.cli import main
 
 def run(*argv):

@@ -11,7 +11,7 @@ from strategies import cfgs
 
 from sdg_automata.errors import GrammarError, GrammarSyntaxError, InputError, UnitCycleError
 from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.parse import (
+from sdg_automata.grammar.parse import (
     grammar_from_json,
     grammar_from_text,
     grammar_to_json,
@@ -480,7 +480,7 @@ def test_a_3000_rule_unit_chain_parses():
 
 
 def test_json_lines_follow_paths_not_text():
-    from sdg_automata.jsontext import json_lines
+    from sdg_automata.grammar.jsontext import json_lines
 
     text = ('{\n "start": "A",\n "rules": {\n  "A": [\n   "B",\n   ["a", "A"]\n  ],\n'
             '  "\\u0042": "b"\n }\n}\n')

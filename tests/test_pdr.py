@@ -29,24 +29,25 @@ pytest.importorskip("pysat")
 
 from clirun import run  # noqa: E402
 
-from sdg_automata.bmc import StepEncoding  # noqa: E402
-from sdg_automata.budget import UNLIMITED  # noqa: E402
-from sdg_automata.construction import GrundyAutomaton, automaton_for  # noqa: E402
-from sdg_automata.decide import constraint, max_grundy  # noqa: E402
+from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for  # noqa: E402
 from sdg_automata.errors import (  # noqa: E402
     BudgetExceeded,
     InputError,
     ResourceError,
     SdgBug,
 )
-from sdg_automata.families import (  # noqa: E402
+from sdg_automata.games.semantics import grundy  # noqa: E402
+from sdg_automata.grammar import Grammar  # noqa: E402
+from sdg_automata.grammar.parse import parse_grammar  # noqa: E402
+from sdg_automata.runtime.budget import UNLIMITED  # noqa: E402
+from sdg_automata.search.bmc import StepEncoding  # noqa: E402
+from sdg_automata.search.decide import constraint, max_grundy  # noqa: E402
+from sdg_automata.search.families import (  # noqa: E402
     intersection_grammar,
     planted_intersection,
     ring_intersection,
 )
-from sdg_automata.grammar import Grammar  # noqa: E402
-from sdg_automata.parse import parse_grammar  # noqa: E402
-from sdg_automata.pdr import (  # noqa: E402
+from sdg_automata.search.pdr import (  # noqa: E402
     Invariant,
     _model,
     abc_command,
@@ -54,7 +55,6 @@ from sdg_automata.pdr import (  # noqa: E402
     prove_unreachable,
     write_aiger,
 )
-from sdg_automata.semantics import grundy  # noqa: E402
 
 EXAMPLE3 = Path(__file__).resolve().parent.parent / "examples" / "example3.txt"
 LINEAR = st.one_of(right_linear_grammars(), left_linear_grammars())
@@ -222,7 +222,7 @@ class Concrete:
 
 
 def concrete_step(automaton: GrundyAutomaton, encoding: StepEncoding, q: int, c: int) -> int:
-    from sdg_automata.bmc import Frame
+    from sdg_automata.search.bmc import Frame
 
     frame = Frame(letters=(), state=tuple(1 if q >> k & 1 else -1 for k in range(encoding.width)))
     after = encoding.step(Concrete(c), frame)
@@ -518,7 +518,7 @@ def test_an_unreadable_invariant_is_not_a_proof(tmp_path: Path,
 
 def test_abc_giving_up_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     """ABC's own frame limit is an unproven verdict quoting ABC's reason."""
-    import sdg_automata.pdr as pdr
+    import sdg_automata.search.pdr as pdr
 
     monkeypatch.setattr(pdr, "PDR_OPTIONS", "-f -F 1")
     v = max_grundy(intersection_grammar(ring_intersection(6)), "A", strategy="pdr")

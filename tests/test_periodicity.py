@@ -1,6 +1,6 @@
 """Proven periods of n ↦ 𝒢(A, aⁿ) (SPEC §7) against brute force and known results.
 
-The brute-force sequence is :func:`sdg_automata.semantics.grundy` with
+The brute-force sequence is :func:`sdg_automata.games.semantics.grundy` with
 ``method="brute"`` (the suffix DP, no automaton), one word at a time; for
 1 ∈ S it is also the classic subtraction game, computed here by mex directly.
 """
@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
-from sdg_automata.families import subtraction_grammar
+from sdg_automata.games.periodicity import Period, guess_period, proven_period
+from sdg_automata.games.semantics import grundy
 from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.parse import parse_grammar
-from sdg_automata.periodicity import Period, guess_period, proven_period
-from sdg_automata.semantics import grundy
+from sdg_automata.grammar.parse import parse_grammar
+from sdg_automata.search.families import subtraction_grammar
 
 ALL_SETS = [frozenset(c) for r in range(1, 8) for c in combinations(range(1, 8), r)]
 

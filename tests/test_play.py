@@ -2,7 +2,7 @@
 
 Every listed move is compared with two independent oracles: the tests' own
 definition (:class:`strategies.Definition`, sharing no code with the package)
-for values, and :func:`sdg_automata.semantics.position_moves` for the set of
+for values, and :func:`sdg_automata.games.semantics.position_moves` for the set of
 successor positions.
 """
 
@@ -22,9 +22,7 @@ from strategies import (
 )
 
 from sdg_automata.errors import GrammarError, InputError
-from sdg_automata.grammar import Grammar
-from sdg_automata.parse import parse_grammar
-from sdg_automata.play import (
+from sdg_automata.games.play import (
     Analysis,
     Analyzer,
     Game,
@@ -34,7 +32,9 @@ from sdg_automata.play import (
     parse_pair,
     parse_position,
 )
-from sdg_automata.semantics import make_position, naive_grundy, position_moves
+from sdg_automata.games.semantics import make_position, naive_grundy, position_moves
+from sdg_automata.grammar import Grammar
+from sdg_automata.grammar.parse import parse_grammar
 
 
 def xor_of(oracle: Definition, parts) -> int:

@@ -20,11 +20,11 @@ from clirun import run
 from golden import example3
 
 from sdg_automata import render
-from sdg_automata.construction import GrundyAutomaton
-from sdg_automata.decide import max_grundy
-from sdg_automata.families import subtraction_grammar
-from sdg_automata.imark import imark_sequence
-from sdg_automata.octal import OctalGame, naive_values
+from sdg_automata.automaton.construction import GrundyAutomaton
+from sdg_automata.games.imark import imark_sequence
+from sdg_automata.games.octal import OctalGame, naive_values
+from sdg_automata.search.decide import max_grundy
+from sdg_automata.search.families import subtraction_grammar
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "example3.txt")
@@ -45,7 +45,7 @@ def _spans(ax: Any) -> list[tuple[float, float]]:
 @pytest.mark.parametrize("code", sorted(PUBLISHED))
 def test_the_octal_plot_draws_the_sequence_and_marks_the_proven_period(code: str) -> None:
     pytest.importorskip("matplotlib")
-    from sdg_automata.plots import plot_octal
+    from sdg_automata.render.plots import plot_octal
 
     result = OctalGame.parse(code).period()
     n0, p = PUBLISHED[code]
@@ -66,7 +66,7 @@ def test_the_octal_plot_draws_the_sequence_and_marks_the_proven_period(code: str
 
 def test_an_unproven_octal_result_is_not_plotted() -> None:
     from sdg_automata.errors import InputError
-    from sdg_automata.plots import plot_octal
+    from sdg_automata.render.plots import plot_octal
 
     result = OctalGame.parse("0.007").period(max_n=64)
     assert not result.certified
@@ -76,8 +76,8 @@ def test_an_unproven_octal_result_is_not_plotted() -> None:
 
 def test_the_imark_and_count_plots_draw_their_values() -> None:
     pytest.importorskip("matplotlib")
-    from sdg_automata.counting import count
-    from sdg_automata.plots import counts_by_length, imark_series, plot_counts, plot_imark
+    from sdg_automata.automaton.counting import count
+    from sdg_automata.render.plots import counts_by_length, imark_series, plot_counts, plot_imark
 
     sequence = imark_series([1], [2, 3], upto=200)
     (line,) = plot_imark(sequence).axes[0].get_lines()
@@ -132,9 +132,9 @@ def test_plot_writes_a_real_image(argv: list[str], suffix: str, tmp_path: Path,
 def test_plot_without_matplotlib_is_refused_before_any_work(
         argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import sdg_automata.counting
-    import sdg_automata.imark.naive
-    import sdg_automata.octal
+    import sdg_automata.automaton.counting
+    import sdg_automata.games.imark.naive
+    import sdg_automata.games.octal
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import raises ImportError
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
@@ -142,9 +142,9 @@ def test_plot_without_matplotlib_is_refused_before_any_work(
     def no_work(*_: Any, **__: Any) -> Any:
         raise AssertionError("computed before refusing")
 
-    monkeypatch.setattr(sdg_automata.octal.OctalGame, "period", no_work)
-    monkeypatch.setattr(sdg_automata.imark.naive, "_blocks", no_work)
-    monkeypatch.setattr(sdg_automata.counting.ClassMachine, "build", no_work)
+    monkeypatch.setattr(sdg_automata.games.octal.OctalGame, "period", no_work)
+    monkeypatch.setattr(sdg_automata.games.imark.naive, "_blocks", no_work)
+    monkeypatch.setattr(sdg_automata.automaton.counting.ClassMachine, "build", no_work)
     out = tmp_path / "p.png"
     code, stdout, err = run([*argv, "--plot", out], capsys)
     assert (code, stdout) == (2, "")
@@ -182,7 +182,7 @@ def test_plot_is_never_written_over_an_input(tmp_path: Path,
 
 def test_the_grammar_histogram_labels_every_bar(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    from sdg_automata.summarize import plot
+    from sdg_automata.sweeps.summarize import plot
 
     # one grammar reaching 3 among many reaching 1: a bar of 1 on a log axis
     rows = [{"key": f"k{i}", "status": "ok", "grammar": "A -> a | a A", "states": 3,
@@ -244,7 +244,7 @@ def test_a_verdict_shows_witnesses_run_length_left_aligned() -> None:
 
 def test_results_show_a_table_and_their_plot() -> None:
     pytest.importorskip("matplotlib")
-    from sdg_automata.plots import counts_by_length, imark_series
+    from sdg_automata.render.plots import counts_by_length, imark_series
 
     octal = _displayed(OctalGame.parse("0.137").period())
     page = octal["text/html"]
@@ -280,8 +280,8 @@ def test_nbconvert_renders_the_displays(tmp_path: Path) -> None:
         "import sys; sys.modules['pygraphviz'] = None  # tables, as for a big automaton\n"
         "from dataclasses import replace\nimport sdg_automata\n"
         "from sdg_automata import GrundyAutomaton, load_grammar, max_grundy\n"
-        "from sdg_automata.families import subtraction_grammar\n"
-        "from sdg_automata.octal import OctalGame",
+        "from sdg_automata.search.families import subtraction_grammar\n"
+        "from sdg_automata.games.octal import OctalGame",
         "GrundyAutomaton(subtraction_grammar([1, 40, 60]))",
         f"v = max_grundy(load_grammar({EXAMPLE!r}), 'A')\n"
         "replace(v, witnesses={0: 'b', 1: 'a' * 65536, 2: 'a' * 65535 + 'b'})",

@@ -1,4 +1,4 @@
-"""The reading direction, decided once (sdg_automata.reading) and owned by the automaton.
+"""The reading direction, decided once (sdg_automata.automaton.reading) and owned by the automaton.
 
 Ground truth: the from-scratch definition of SPEC §2 in ``strategies.py``,
 applied to the user's grammar and the user's words — never to a mirror — so a
@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import Definition, all_words, left_linear_grammars, right_linear_grammars
 
-from sdg_automata.construction import GrundyAutomaton, automaton_for
+from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for
+from sdg_automata.automaton.reading import Reading, reading_of, servable
 from sdg_automata.errors import InputError, SdgBug
 from sdg_automata.grammar import Rule
-from sdg_automata.parse import parse_grammar
-from sdg_automata.reading import Reading, reading_of, servable
+from sdg_automata.grammar.parse import parse_grammar
 
 LEFT = "A -> A a | A a a | B | a | a a\nB -> A b | b"  # Example 3 mirrored (SPEC §2)
 

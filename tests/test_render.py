@@ -23,10 +23,11 @@ from automata.fa.nfa import NFA
 from golden import EXAMPLE3_GRUNDY, EXAMPLES, example3  # noqa: E402
 
 from sdg_automata import render
-from sdg_automata.construction import GrundyAutomaton, dfa
+from sdg_automata.automaton.construction import GrundyAutomaton, dfa
 from sdg_automata.errors import BudgetExceeded, InputError
+from sdg_automata.games.semantics import grundy, grundy_position, successors
 from sdg_automata.grammar import Grammar
-from sdg_automata.parse import load_grammar, parse_grammar
+from sdg_automata.grammar.parse import load_grammar, parse_grammar
 from sdg_automata.render import (
     Diagram,
     GameGraph,
@@ -42,7 +43,6 @@ from sdg_automata.render import (
     game_graph_to_dot,
     reachable_to_dot,
 )
-from sdg_automata.semantics import grundy, grundy_position, successors
 
 # ---------------------------------------------------------------------------
 # a small DOT reader
@@ -358,7 +358,7 @@ def test_without_graphviz_svg_says_what_to_install(monkeypatch: pytest.MonkeyPat
 
 def test_mimebundles_of_engine_objects(monkeypatch: pytest.MonkeyPatch) -> None:
     _no_pygraphviz(monkeypatch)
-    from sdg_automata.decide import max_grundy
+    from sdg_automata.search.decide import max_grundy
 
     automaton = GrundyAutomaton(example3())
     reachable = automaton.explore()
@@ -395,7 +395,7 @@ def test_ipython_shows_engine_objects_and_automata_lib_dfas(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _no_pygraphviz(monkeypatch)  # automata-lib's own drawing would raise ImportError here
     shell = _shell()
-    from sdg_automata.decide import max_grundy
+    from sdg_automata.search.decide import max_grundy
 
     automaton = GrundyAutomaton(example3())
     for obj in (automaton, automaton.explore(), max_grundy(example3(), "A"),
@@ -466,8 +466,8 @@ def test_diagram_of_an_nfa_from_automata_lib_operations() -> None:
 
 
 def test_diagram_dispatches_on_type() -> None:
-    from sdg_automata.construction import ReachableAutomaton
-    from sdg_automata.decide import Verdict
+    from sdg_automata.automaton.construction import ReachableAutomaton
+    from sdg_automata.search.decide import Verdict
 
     assert {GrundyAutomaton, ReachableAutomaton, Verdict, GameGraph} <= set(diagram.registry)
     diagram(dfa(example3(), "A", 0))  # automata-lib's classes join on first use
@@ -488,7 +488,7 @@ def test_importing_render_does_not_import_automata_lib() -> None:
 
 
 def test_size_caps_keep_big_automata_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sdg_automata.families import ModularSpec, modular_family
+    from sdg_automata.search.families import ModularSpec, modular_family
 
     g = modular_family([ModularSpec(7, 1), ModularSpec(11, 3), ModularSpec(13, 5)])
     reachable = GrundyAutomaton(g).explore()
@@ -535,7 +535,7 @@ def test_a_drawing_is_what_every_frontend_renders(monkeypatch: pytest.MonkeyPatc
     render before image/svg+xml (issue 22 §1): the caption and the inline SVG, no table; the
     table only when nothing is drawn; Graphviz once per display, never for text alone."""
     pytest.importorskip("pygraphviz")
-    from sdg_automata.decide import max_grundy
+    from sdg_automata.search.decide import max_grundy
 
     calls: list[str] = []
     real = render.dot_to_svg

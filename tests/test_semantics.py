@@ -25,11 +25,8 @@ from strategies import (
 )
 
 from sdg_automata import semantics
-from sdg_automata.budget import Budget
 from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
-from sdg_automata.grammar import Grammar
-from sdg_automata.parse import parse_grammar
-from sdg_automata.semantics import (
+from sdg_automata.games.semantics import (
     ReferenceSubstringTable,
     SubstringTable,
     evaluator,
@@ -41,6 +38,9 @@ from sdg_automata.semantics import (
     successors,
     suffix_grundy,
 )
+from sdg_automata.grammar import Grammar
+from sdg_automata.grammar.parse import parse_grammar
+from sdg_automata.runtime.budget import Budget
 
 METHODS = ("auto", "dfa", "brute", "cyk", "naive")
 

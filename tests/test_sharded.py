@@ -19,9 +19,11 @@ import pytest
 from clirun import run
 from cluster import Cluster, dask_cluster
 
-from sdg_automata.decide import max_grundy
 from sdg_automata.errors import BudgetExceeded, InputError, Interrupted, ResourceError
-from sdg_automata.families import (
+from sdg_automata.grammar import Grammar
+from sdg_automata.grammar.parse import grammar_to_json
+from sdg_automata.search.decide import max_grundy
+from sdg_automata.search.families import (
     ModularSpec,
     even_length_dfa,
     intersection_grammar,
@@ -29,8 +31,6 @@ from sdg_automata.families import (
     modular_truth,
     random_family,
 )
-from sdg_automata.grammar import Grammar
-from sdg_automata.parse import grammar_to_json
 
 pytest.importorskip("distributed")
 pytest.importorskip("numba")
@@ -51,7 +51,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 
 def sharded(g: Grammar, address: str, k: int | None = None, **kw: Any) -> Any:
-    from sdg_automata.sharded import max_grundy_sharded
+    from sdg_automata.search.sharded import max_grundy_sharded
 
     return max_grundy_sharded(g, g.start, k, scheduler=address, **kw)
 
@@ -230,7 +230,7 @@ def test_checking_the_workers_is_bounded() -> None:
     """Client.run waits for ever on a frozen worker; check_workers does not."""
     import time
 
-    from sdg_automata.sweep import check_workers
+    from sdg_automata.sweeps.runner import check_workers
 
     never = threading.Event()
 
@@ -248,7 +248,7 @@ def test_checking_the_workers_is_bounded() -> None:
 @pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1", "", "tcp://127.0.0.1:99999",
                                      "tcp://:8786"])
 def test_malformed_addresses_are_refused_before_any_connection(address: str) -> None:
-    from sdg_automata.sweep import dask_client
+    from sdg_automata.sweeps.runner import dask_client
 
     with pytest.raises(InputError, match="expected tcp://HOST:PORT"), \
             dask_client(address, timeout=30):
@@ -258,8 +258,8 @@ def test_malformed_addresses_are_refused_before_any_connection(address: str) -> 
 def test_automata_the_kernels_refuse_are_searched_here(cluster: Cluster) -> None:
     """One group of nonterminals (Example 3): a note, and one process's verdict."""
     from sdg_automata.errors import EngineNotice
-    from sdg_automata.parse import parse_grammar
-    from sdg_automata.sharded import max_grundy_sharded
+    from sdg_automata.grammar.parse import parse_grammar
+    from sdg_automata.search.sharded import max_grundy_sharded
 
     g = parse_grammar((Path(__file__).resolve().parent.parent / "examples" / "example3.txt")
                       .read_text(encoding="utf-8"))

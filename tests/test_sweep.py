@@ -23,11 +23,13 @@ import pytest
 from cluster import dask_cluster
 
 import sdg_automata
-from sdg_automata.budget import Budget, Meter
 from sdg_automata.errors import InputError, Interrupted
-from sdg_automata.parse import parse_grammar
-from sdg_automata.semantics import naive_grundy, suffix_grundy
-from sdg_automata.sweep import (
+from sdg_automata.games.semantics import naive_grundy, suffix_grundy
+from sdg_automata.grammar.parse import parse_grammar
+from sdg_automata.runtime.budget import Budget, Meter
+from sdg_automata.sweeps.enumeration import GrammarShape
+from sdg_automata.sweeps.grammars import COLUMNS, grammar_sweep
+from sdg_automata.sweeps.runner import (
     CsvSink,
     JsonlSink,
     Status,
@@ -39,8 +41,6 @@ from sdg_automata.sweep import (
     resume,
     run_sweep,
 )
-from sdg_automata.sweeps.enumeration import GrammarShape
-from sdg_automata.sweeps.grammars import COLUMNS, grammar_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = GrammarShape(nonterminals=1, letters="ab", max_rules=3, max_body=2)  # 130 classes
@@ -104,8 +104,8 @@ def test_first_grammar_with_value_three() -> None:
     """
     from dataclasses import replace
 
-    from sdg_automata.bounds import upper_bounds
-    from sdg_automata.summarize import summarize
+    from sdg_automata.automaton.bounds import upper_bounds
+    from sdg_automata.sweeps.summarize import summarize
 
     small = [GrammarShape(nonterminals=1, letters="ab", max_rules=r, max_body=b)
              for r, b in [(3, 3), (4, 2)]]
@@ -132,7 +132,7 @@ def test_process_pool_rows_equal_local(local_rows: dict[str, str]) -> None:
 
 def test_local_cluster_rows_equal_local(local_rows: dict[str, str]) -> None:
     pytest.importorskip("distributed")
-    from sdg_automata.sweep import dask_executor
+    from sdg_automata.sweeps.runner import dask_executor
 
     with dask_executor("local-threads", workers=2) as (executor, width):
         assert width == 2
@@ -144,7 +144,7 @@ def test_real_dask_cluster(tmp_path: Path, local_rows: dict[str, str]) -> None:
     """Should give the local rows exactly on a `dask scheduler` with two `dask worker`
     processes on 127.0.0.1 (free ports), and refuse a worker that runs other code."""
     pytest.importorskip("distributed")
-    from sdg_automata.sweep import dask_executor
+    from sdg_automata.sweeps.runner import dask_executor
 
     with dask_cluster(tmp_path, workers=2) as cluster:
         with dask_executor(cluster.address) as (executor, width):
@@ -405,7 +405,7 @@ def test_cli_count_budget_and_formats(tmp_path: Path) -> None:
     assert first.returncode == 0 and "139 rows (139 ok, 0 budget, 0 error)" in first.stderr
     again = _cli(*shape, "--format", "csv", "--out", str(csv_out))
     assert again.returncode == 0 and "0 rows" in again.stderr and "139 skipped" in again.stderr
-    from sdg_automata.summarize import load_rows
+    from sdg_automata.sweeps.summarize import load_rows
 
     assert len(load_rows(csv_out)) == 139
     table = _cli(*shape, "--format", "table", "--jobs", "1").stdout.splitlines()

@@ -14,8 +14,8 @@ import itertools
 import pytest
 
 from sdg_automata.errors import InputError, UnitCycleError
+from sdg_automata.games.semantics import naive_grundy
 from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.semantics import naive_grundy
 from sdg_automata.sweeps.enumeration import GrammarShape, count_classes, grammar_classes
 
 RuleSet = frozenset[tuple[str, tuple[str, ...]]]

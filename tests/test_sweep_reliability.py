@@ -30,8 +30,8 @@ from test_sweep import KILLED, changed_copy, rows_of
 
 from sdg_automata.cli import main
 from sdg_automata.errors import InputError, ResourceError
-from sdg_automata.sweep import JsonlSink, locked, resume, run_sweep
 from sdg_automata.sweeps.grammars import COLUMNS, grammar_sweep
+from sdg_automata.sweeps.runner import JsonlSink, locked, resume, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 #: 1610 isomorphism classes; with --batch 1 a task each, a few seconds on two Dask workers

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from sdg_automata.errors import InputError
-from sdg_automata.imark import survey_instance, survey_instances
-from sdg_automata.summarize import load_rows, plot, summarize
-from sdg_automata.sweep import process_pool, run_sweep
+from sdg_automata.games.imark import survey_instance, survey_instances
 from sdg_automata.sweeps.imark import imark_sweep
+from sdg_automata.sweeps.runner import process_pool, run_sweep
+from sdg_automata.sweeps.summarize import load_rows, plot, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 FIELDS = ("converges", "c", "worst_start", "failed_start", "starts")

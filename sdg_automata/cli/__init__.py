@@ -37,7 +37,7 @@ from ..errors import (
     SdgBug,
     SdgError,
 )
-from ..stopping import received, sigterm_as_interrupt
+from ..runtime.stopping import received, sigterm_as_interrupt
 from . import automata, family, games, grundy, imark, octal, sweep
 from .common import (
     NO_ROOM,

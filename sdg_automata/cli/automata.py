@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any, NoReturn, get_args
 
 from ..errors import BudgetExceeded, InputError
-from ..parse import read_text
+from ..grammar.parse import read_text
 from .common import (
     Commands,
     ExitCode,
@@ -64,7 +64,7 @@ SOLVED_PROGRESS = {"sat": ("SAT search", "letters unrolled"), "pdr": ("PDR", "ro
 
 
 def _add_max(p: Parser) -> None:
-    from ..decide import STRATEGIES, Route
+    from ..search.decide import STRATEGIES, Route
 
     p.description = ("Without K: print the maximum of 𝒢_{G,A} over L(G, A) and a witness word. "
                      "With K: print yes or no (exit 0 or 1): is the maximum equal to K? "
@@ -124,7 +124,7 @@ def _load_within(spec: str) -> Any:
 def _abbreviated(word: Any, limit: int = 60, *, full: bool = False) -> str:
     """A witness for a terminal: in full when short (or ``full``), a run-length word as
     ``a^160949018``, else its ends and length (--json has all)."""
-    from ..words import Word, brief
+    from ..grammar.words import Word, brief
 
     if isinstance(word, Word):
         if full:
@@ -169,7 +169,7 @@ def _check_sharded(args: argparse.Namespace, strategy: str | None) -> None:
 
 
 def _cmd_max(args: argparse.Namespace) -> int:
-    from ..decide import max_grundy
+    from ..search.decide import max_grundy
 
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
@@ -183,7 +183,7 @@ def _cmd_max(args: argparse.Namespace) -> int:
         raise InputError("--connect-timeout goes with --scheduler")
     with progress(f"{what} from {head}", enabled=not args.json, unit=unit) as bar:
         if args.scheduler is not None:
-            from ..sharded import max_grundy_sharded
+            from ..search.sharded import max_grundy_sharded
 
             verdict = max_grundy_sharded(g, head, args.k, scheduler=args.scheduler,
                                          within=within, budget=budget(args, bar),
@@ -255,7 +255,7 @@ def _add_dfa(p: Parser) -> None:
 
 
 def _cmd_dfa(args: argparse.Namespace) -> int:
-    from ..construction import dfa
+    from ..automaton.construction import dfa
     from ..render import dfa_to_dot, dfa_to_jff, dfa_to_json, dfa_to_table
 
     check_visual(args)
@@ -294,7 +294,7 @@ def _add_spectrum(p: Parser) -> None:
 
 
 def _cmd_spectrum(args: argparse.Namespace) -> int:
-    from ..decide import spectrum
+    from ..search.decide import spectrum
 
     g = load(args)
     with progress("building the automaton", enabled=not args.json) as bar:
@@ -339,7 +339,7 @@ def _add_regex(p: Parser) -> None:
 
 
 def _cmd_regex(args: argparse.Namespace) -> int:
-    from ..construction import dfa
+    from ..automaton.construction import dfa
     from ..render import dfa_to_regex
 
     g = load(args)
@@ -376,7 +376,7 @@ def _cmd_regex(args: argparse.Namespace) -> int:
 
 
 def _add_count(p: Parser) -> None:
-    from ..counting import COUNT_SECONDS, CountMethod
+    from ..automaton.counting import COUNT_SECONDS, CountMethod
 
     p.description = (
         "Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, over the int "
@@ -410,7 +410,7 @@ def _add_count(p: Parser) -> None:
 
 
 def _cmd_count(args: argparse.Namespace) -> int:
-    from ..counting import ClassMachine
+    from ..automaton.counting import ClassMachine
 
     if args.length is None and not (args.gf or args.density):
         raise InputError("give --length N, --gf or --density")
@@ -435,7 +435,7 @@ def _cmd_count(args: argparse.Namespace) -> int:
         density = (machine.density(args.value, limit=args.max_dfa_states, budget=limits)
                    if args.density else None)
         if args.plot is not None:  # every length's count: one backward pass over the class
-            from ..plots import counts_by_length, plot_counts
+            from ..render.plots import counts_by_length, plot_counts
 
             counts = counts_by_length(g, head, args.value, max_length=args.length,
                                       budget=limits, machine=machine)

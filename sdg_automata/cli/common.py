@@ -22,15 +22,15 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-from ..budget import DEGRADED, Budget
 from ..errors import BudgetExceeded, InputError, ResourceError
 from ..grammar import Grammar
-from ..parse import load_grammar
+from ..grammar.parse import load_grammar
+from ..runtime.budget import DEGRADED, Budget
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..construction import ReachableAutomaton
+    from ..automaton.construction import ReachableAutomaton
 
 __all__ = [
     "DRAW_LIMIT", "EPILOG", "STOPPED", "Build", "Commands", "ExitCode", "Formatter",
@@ -499,7 +499,7 @@ def budget(args: argparse.Namespace, progress: Callable[[int], None] | None = No
     counted from the command's start (:data:`STARTED`).  ``each``: the seconds
     are per item instead, each phase with its own clock (a word of ``grundy``,
     a job of a sweep, an analysis of ``play``), as those commands document.  On
-    a system where budgets are weaker (:data:`sdg_automata.budget.DEGRADED`), a
+    a system where budgets are weaker (:data:`sdg_automata.runtime.budget.DEGRADED`), a
     ``--max-seconds`` says how, once.
     """
     limits = Budget(max_states=getattr(args, "max_states", None),
@@ -548,7 +548,7 @@ def progress(description: str, *, enabled: bool = True, unit: str = "states",
 
 def explore(args: argparse.Namespace, g: Grammar) -> ReachableAutomaton:
     """The reachable automaton serving ``g`` (its mirror's when left-linear), with progress."""
-    from ..construction import automaton_for
+    from ..automaton.construction import automaton_for
 
     with progress("building the automaton", enabled=not getattr(args, "json", False)) as bar:
         return automaton_for(g).explore(budget(args, bar),
@@ -648,7 +648,7 @@ def check_plot(path: str, last: int | None = None, *, option: str | None = None)
     """Refuse a ``--plot FILE`` before any work: a file type it cannot write, no
     matplotlib, and where ``option N`` bounds what is drawn (the values 0..N), no N or
     too many values."""
-    from ..plots import MAX_POINTS, plot_suffix, require_plot
+    from ..render.plots import MAX_POINTS, plot_suffix, require_plot
 
     plot_suffix(path)
     if option is not None:
@@ -663,7 +663,7 @@ def check_plot(path: str, last: int | None = None, *, option: str | None = None)
 def write_plot(args: argparse.Namespace, figure: Figure) -> None:
     """Write ``figure`` to ``--plot FILE`` as every output file is written (atomically,
     never over an input: :func:`output`), and say so on stderr."""
-    from ..plots import figure_bytes
+    from ..render.plots import figure_bytes
 
     output(args, figure_bytes(figure, args.plot), to=args.plot, option="--plot")
     print(f"wrote {args.plot}", file=sys.stderr)

@@ -120,7 +120,7 @@ def _add_random_dfas(p: argparse.ArgumentParser, *, count: int, states: int) -> 
 
 
 def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
-    from ..parse import grammar_to_json, grammar_to_text
+    from ..grammar.parse import grammar_to_json, grammar_to_text
 
     fmt = args.format
     if fmt is None:  # the file's suffix decides, so `-o s134.txt` holds the text format
@@ -129,7 +129,7 @@ def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
 
 
 def _cmd_family_modular(args: argparse.Namespace) -> int:
-    from ..families import ModularSpec, modular_family, modular_truth
+    from ..search.families import ModularSpec, modular_family, modular_truth
 
     specs = [ModularSpec.parse(text) for text in args.specs]
     g = modular_family(specs)  # InputError when no D_i accepts a non-empty word
@@ -145,7 +145,7 @@ def _cmd_family_modular(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_random(args: argparse.Namespace) -> int:
-    from ..families import intersection_grammar, product_truth, random_family
+    from ..search.families import intersection_grammar, product_truth, random_family
 
     dfas = random_family(args.dfas, args.states, seed=args.seed)
     g = intersection_grammar(dfas)  # InputError when every language is ⊆ {ε}
@@ -158,7 +158,7 @@ def _cmd_family_random(args: argparse.Namespace) -> int:
 
 def _cmd_family_intersection(args: argparse.Namespace) -> int:
     from ..errors import brief
-    from ..families import intersection_grammar, planted_intersection
+    from ..search.families import intersection_grammar, planted_intersection
 
     dfas, word = planted_intersection(args.dfas, args.states, length=args.length,
                                       seed=args.seed, alphabet=args.letters)
@@ -171,7 +171,7 @@ def _cmd_family_intersection(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_ring(args: argparse.Namespace) -> int:
-    from ..families import intersection_grammar, ring_intersection
+    from ..search.families import intersection_grammar, ring_intersection
 
     g = intersection_grammar(ring_intersection(args.count))  # InputError below 2 DFAs
     _write_grammar(g, args)
@@ -181,7 +181,7 @@ def _cmd_family_ring(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_subtraction(args: argparse.Namespace) -> int:
-    from ..families import subtraction_grammar
+    from ..search.families import subtraction_grammar
 
     try:
         ks = [int(part) for part in args.subtraction.split(",")]

@@ -32,7 +32,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from ..impartial import NodeId
+    from ..games.impartial import NodeId
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -52,7 +52,7 @@ EXAMPLES = {
 
 
 def _add_position_args(p: Parser) -> None:
-    from ..play import MoveMethod
+    from ..games.play import MoveMethod
 
     add_grammar(p, start="none")  # the positions name their nonterminals
     p.add_argument("position", metavar="A:w", nargs="+",
@@ -75,7 +75,7 @@ def _add_moves(p: Parser) -> None:
 
 
 def _cmd_moves(args: argparse.Namespace) -> int:
-    from ..play import Analyzer, format_parts, parse_position
+    from ..games.play import Analyzer, format_parts, parse_position
     from ..render import text_table
 
     analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
@@ -97,7 +97,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _add_play(p: Parser) -> None:
-    from ..play import Player
+    from ..games.play import Player
 
     p.description = ("Play the SDG from a position against the engine (normal play: who "
                      "cannot move loses). The engine plays a winning move when there is one; "
@@ -116,7 +116,7 @@ def _add_play(p: Parser) -> None:
 def _cmd_play(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..play import Analyzer, Game, parse_position, play_terminal
+    from ..games.play import Analyzer, Game, parse_position, play_terminal
 
     # a game lasts as long as the human thinks: --max-seconds bounds each analysis
     analyzer = Analyzer(load(args), method=args.method, budget=budget(args, each=True))
@@ -151,7 +151,7 @@ def _add_period(p: Parser) -> None:
 
 
 def _cmd_period(args: argparse.Namespace) -> int:
-    from ..periodicity import proven_period
+    from ..games.periodicity import proven_period
 
     g = load(args)
     period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args),
@@ -230,7 +230,7 @@ def _position(text: str, known: Mapping[NodeId, object], source: str) -> NodeId:
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
-    from ..impartial import MisereSumError, solve_game_graph_file
+    from ..games.impartial import MisereSumError, solve_game_graph_file
 
     if args.sum and args.misere:
         raise MisereSumError
@@ -308,7 +308,7 @@ def _add_game_graph(p: Parser) -> None:
 
 
 def _cmd_game_graph(args: argparse.Namespace) -> int:
-    from ..gamegraph import game_graph
+    from ..games.gamegraph import game_graph
     from ..render import game_graph_to_dot
 
     check_visual(args)

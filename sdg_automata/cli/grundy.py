@@ -10,7 +10,7 @@ from typing import Any, get_args
 
 from ..errors import InputError, brief
 from ..grammar import Grammar
-from ..parse import read_text
+from ..grammar.parse import read_text
 from .common import Commands, ExitCode, Parser, add_grammar, budget, duration, emit, load, progress
 
 __all__ = ["EXAMPLES", "register"]
@@ -62,7 +62,7 @@ def _listing(names: tuple[str, ...], limit: int = 12) -> str:
 
 
 def _add_grundy(p: Parser) -> None:
-    from ..semantics import Method
+    from ..games.semantics import Method
 
     p.description = ("Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
                      "'not a position'); or, with --position, the XOR of a multiset position. "
@@ -115,8 +115,8 @@ def _warn_outside(g: Grammar, w: str) -> None:
 
 
 def _cmd_grundy(args: argparse.Namespace) -> int:
-    from ..reading import servable
-    from ..semantics import evaluator
+    from ..automaton.reading import servable
+    from ..games.semantics import evaluator
 
     g = load(args)
     # only the substring DP and the definition run long enough to show progress
@@ -129,7 +129,7 @@ def _cmd_grundy(args: argparse.Namespace) -> int:
 
 def _grundy_words(args: argparse.Namespace, g: Grammar,
                   value: Callable[[str, str], int | None]) -> int:
-    from ..play import parse_pair
+    from ..games.play import parse_pair
 
     if args.position:
         if args.nonterminal or args.words or args.words_from is not None:
@@ -171,7 +171,7 @@ def _grundy_words(args: argparse.Namespace, g: Grammar,
 
 
 def _xor(values: Any) -> int:
-    from ..impartial import nim_sum
+    from ..games.impartial import nim_sum
 
     return nim_sum(values)
 

@@ -60,7 +60,7 @@ def _game_args(q: Parser) -> None:
 
 
 def _add_value(v: Parser) -> None:
-    from ..imark.convergence import C_MAX, C_START, Engine
+    from ..games.imark.convergence import C_MAX, C_START, Engine
 
     v.description = (
         "Print 𝒢(n) for each N, one line each in the order given, proven by the "
@@ -90,7 +90,7 @@ def _add_value(v: Parser) -> None:
 
 
 def _add_sequence(s: Parser) -> None:
-    from ..imark.naive import MAX_TABLE_BYTES
+    from ..games.imark.naive import MAX_TABLE_BYTES
 
     s.description = (
         "Stream 𝒢(0), ..., 𝒢(N) computed bottom up, one value per line "
@@ -151,7 +151,7 @@ def _cmd_imark_missing(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_value(args: argparse.Namespace) -> int:
-    from ..imark import IMark, IMarkConvergenceError, imark_prove
+    from ..games.imark import IMark, IMarkConvergenceError, imark_prove
 
     game = IMark.of(args.S, args.D)
     failed = 0
@@ -175,7 +175,7 @@ def _cmd_imark_value(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_sequence(args: argparse.Namespace) -> int:
-    from ..imark import IMark, imark_sequence_chunks
+    from ..games.imark import IMark, imark_sequence_chunks
 
     game = IMark.of(args.S, args.D)
     if args.plot is not None:  # refused before any work
@@ -193,7 +193,7 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
         sys.stdout.write("\n".join(lines) + "\n")
         n += len(chunk)
     if args.plot is not None:
-        from ..plots import IMarkSequence, plot_imark
+        from ..render.plots import IMarkSequence, plot_imark
 
         sequence = IMarkSequence(S=tuple(game.S), D=tuple(game.D), values=bytes(kept))
         write_plot(args, plot_imark(sequence))
@@ -201,7 +201,7 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_survey(args: argparse.Namespace) -> int:
-    from ..imark.survey import MAX_SURVEY_STEPS, survey_instances, survey_steps
+    from ..games.imark.survey import MAX_SURVEY_STEPS, survey_instances, survey_steps
     from ..sweeps.imark import imark_sweep
     from .sweep import run
 

@@ -63,7 +63,7 @@ BYTES_PER_LISTED = 48
 
 
 def _add_octal(p: Parser) -> None:
-    from ..octal import DEFAULT_MAX_N, SURVEY_MAX_N
+    from ..games.octal import DEFAULT_MAX_N, SURVEY_MAX_N
     from .sweep import add_sweep_options
 
     p.description = (
@@ -199,7 +199,7 @@ def _cmd_octal(args: argparse.Namespace) -> int:
 
 def _refuse_what_cannot_fit(args: argparse.Namespace, code: str, max_n: int) -> None:
     """Exit 3 before any work when the values or the listing asked for cannot fit."""
-    from ..budget import available_bytes
+    from ..runtime.budget import available_bytes
 
     left = available_bytes()
     if left is None:
@@ -221,8 +221,8 @@ def _size(n: int) -> str:
 
 
 def _cmd_code(args: argparse.Namespace) -> int:
-    from ..octal import DEFAULT_MAX_N, OctalGame, write_certificate
-    from ..parse import grammar_to_json, grammar_to_text
+    from ..games.octal import DEFAULT_MAX_N, OctalGame, write_certificate
+    from ..grammar.parse import grammar_to_json, grammar_to_text
 
     game = OctalGame.parse(args.code)
     if args.plot is not None:  # refused before any work: a wrong suffix, no matplotlib
@@ -258,7 +258,7 @@ def _cmd_code(args: argparse.Namespace) -> int:
     if args.certificate is not None:
         write_certificate(result, args.certificate)
     if args.plot is not None:
-        from ..plots import plot_octal
+        from ..render.plots import plot_octal
 
         write_plot(args, plot_octal(result))
     if args.json:
@@ -274,7 +274,7 @@ def _cmd_code(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from ..octal_verify import verify
+    from ..games.octal.verify import verify
 
     with progress(f"checking {args.file}", unit="values", rate=True) as bar:
         try:
@@ -291,7 +291,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from ..octal import SURVEY_MAX_N, load_kernels, survey_sweep
+    from ..games.octal import SURVEY_MAX_N, load_kernels, survey_sweep
     from .sweep import run
 
     if args.digits is None:

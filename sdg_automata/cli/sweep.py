@@ -1,7 +1,7 @@
 """``sweep grammars|summarize``: sweeps on local processes or Dask, streamed and resumable.
 
 :func:`add_sweep_options` and :func:`run` are shared with ``imark survey``,
-which runs on the same engine (:mod:`sdg_automata.sweep`).
+which runs on the same engine (:mod:`sdg_automata.sweeps.runner`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from .common import (
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from ..summarize import Summary
-    from ..sweep import Format, Sweep
+    from ..sweeps.runner import Format, Sweep
+    from ..sweeps.summarize import Summary
 
 __all__ = ["EXAMPLES", "add_sweep_options", "register", "run"]
 
@@ -91,7 +91,7 @@ def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True,
                       short_out: bool = False) -> None:
     """--out, --format, --jobs, --scheduler, --batch and the per-job budget
     (``--max-states`` only when ``states``; ``-o`` beside ``--out`` when ``short_out``)."""
-    from ..sweep import FORMATS
+    from ..sweeps.runner import FORMATS
 
     p.add_argument(*(("-o", "--out") if short_out else ("--out",)), metavar="FILE",
                    help="append rows to FILE, skipping jobs already in it (resumable)")
@@ -239,7 +239,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
     go to stderr when rows go to a file or stderr is a terminal (a pipe of
     rows keeps stderr quiet).
     """
-    from ..sweep import (
+    from ..sweeps.runner import (
         CsvSink,
         JsonlSink,
         Sink,
@@ -325,7 +325,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
 
 def _check_options(args: argparse.Namespace, fmt: Format, retry: frozenset[str]) -> None:
     """Refuse what the sweep options cannot mean together, before anything is created."""
-    from ..sweep import default_jobs
+    from ..sweeps.runner import default_jobs
 
     if args.out == "":
         raise InputError("--out needs a file name")
@@ -357,7 +357,7 @@ def _summary_text(summary: Summary) -> str:
 
 
 def _cmd_summarize(args: argparse.Namespace) -> int:
-    from ..summarize import load_rows, plot, summarize
+    from ..sweeps.summarize import load_rows, plot, summarize
 
     if args.plot:  # a wrong file type, or no matplotlib: refused before any output
         check_plot(args.plot)

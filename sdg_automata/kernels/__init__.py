@@ -76,7 +76,8 @@ HELD = tuple(getattr(signal, name) for name in ("SIGALRM", "SIGINT", "SIGTERM")
 
 @contextlib.contextmanager
 def held_signals() -> Iterator[None]:
-    """Hold a budget's deadline (the ``SIGALRM`` of :meth:`~sdg_automata.budget.Meter.library`),
+    """Hold a budget's deadline (the ``SIGALRM`` of
+    :meth:`~sdg_automata.runtime.budget.Meter.library`),
     Ctrl-C and SIGTERM until the block ends, then deliver them.
 
     numba's import, and its compiling or loading of a kernel on the first

@@ -2,24 +2,24 @@
 
 Every walk of the implicit automaton that runs long has a kernel here, over
 states stored as vectors of per-group part ids
-(:class:`~sdg_automata.vectors.StepTables`):
+(:class:`~sdg_automata.automaton.vectors.StepTables`):
 
 * :func:`step` — δ(q, a) by table lookups; the reference it must equal is
-  :meth:`GrundyAutomaton.step <sdg_automata.construction.GrundyAutomaton.step>`
+  :meth:`GrundyAutomaton.step <sdg_automata.automaton.construction.GrundyAutomaton.step>`
   (``step_reference`` behind the memo);
 * :func:`bfs` — the breadth-first walk behind both the on-the-fly search
-  (reference: ``sdg_automata.decide._bfs``) and the exploration with its
-  transition rows (reference: :func:`sdg_automata.crawl.crawl` as
+  (reference: ``sdg_automata.search.decide._bfs``) and the exploration with its
+  transition rows (reference: :func:`sdg_automata.automaton.crawl.crawl` as
   ``GrundyAutomaton.explore`` calls it);
-* :func:`dfs` — the depth-first search (reference: ``sdg_automata.decide._dfs``);
+* :func:`dfs` — the depth-first search (reference: ``sdg_automata.search.decide._dfs``);
 * :func:`walk` and :func:`meet` — the two phases of Brent's cycle detection on
-  a one-letter walk (reference: ``sdg_automata.decide._lasso``);
+  a one-letter walk (reference: ``sdg_automata.search.decide._lasso``);
 * :func:`compact_bfs` — the breadth-first walk over the exact compact table
-  (:func:`admit`, :func:`migrate`; :class:`sdg_automata.walks.CompactStore`;
+  (:func:`admit`, :func:`migrate`; :class:`sdg_automata.search.walks.CompactStore`;
   reference: :func:`bfs`, whose states and numbers it must equal);
 * :func:`expand`, :func:`by_owner`, :func:`absorb` and :func:`renumber` — one
   level of the breadth-first walk sharded over a cluster
-  (:mod:`sdg_automata.sharded`; reference: :func:`bfs`).
+  (:mod:`sdg_automata.search.sharded`; reference: :func:`bfs`).
 
 They share :func:`step` and the state store (an open-addressing table of
 record numbers over the rows of ``records``), so they live in one module:
@@ -31,7 +31,7 @@ is done or needs Python, and returns a status (:data:`DONE`, :data:`MISS`: a
 step table lacks an entry, :data:`FULL`: an array needs room, :data:`PAUSE`:
 the work quantum is spent, so the budget, progress and Ctrl-C can be checked,
 :data:`FOUND`, :data:`CAP`: the state budget) with everything needed to resume
-in its cursor array.  The driver (:mod:`sdg_automata.walks`) handles it and
+in its cursor array.  The driver (:mod:`sdg_automata.search.walks`) handles it and
 calls again.
 """
 
@@ -72,13 +72,13 @@ _MIX = np.uint64(0xFF51AFD7ED558CCD)
 def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
          drow: int) -> int:
     """dst[drow] ← δ(src[srow], a), a the letter whose plan starts at ``plan[at]``: one
-    instruction per group (``sdg_automata.vectors._instruction`` documents them; states
+    instruction per group (``sdg_automata.automaton.vectors._instruction`` documents them; states
     are rows of 2-D arrays, so no view is made in the hot loop).
 
     Every table covers every id that exists, so an entry is read without a bounds
     check; ``-1`` is an entry not learned yet: the function returns 1 (the row is
     then garbage) and the caller asks Python to learn the step
-    (:meth:`StepTables.learn <sdg_automata.vectors.StepTables.learn>`).  Else 0.
+    (:meth:`StepTables.learn <sdg_automata.automaton.vectors.StepTables.learn>`).  Else 0.
     """
     entries = plan[at]
     at += 1
@@ -531,7 +531,7 @@ def tree_runs(parent: Array, via: Array, s: int) -> tuple[Array, Array]:
 
 
 # ---------------------------------------------------------------------------
-# the compact store: an exact Cleary table of keys (sdg_automata.walks.CompactStore)
+# the compact store: an exact Cleary table of keys (sdg_automata.search.walks.CompactStore)
 #
 # A state's key is its record as bit fields (``fields[i]``: the shift of field i; the
 # widths are the Python side's), at most 64 bits.  The table (Cleary 1984, "Compact hash
@@ -955,7 +955,7 @@ def climb(codes: Array, base: int, letters: int, t: int, runs: Array, cursor: Ar
 
 # ---------------------------------------------------------------------------
 # the sharded breadth-first search (reference: ``bfs`` with ``settle``; driver:
-# :mod:`sdg_automata.sharded`): each shard of a cluster expands its part of a level,
+# :mod:`sdg_automata.search.sharded`): each shard of a cluster expands its part of a level,
 # routes the successors to the shards owning them, and dedupes what it receives
 
 #: the seed of the owner hash: any constant other than the table hash's start, so that

@@ -1,4 +1,4 @@
-"""Compiled octal-game kernels: the runners of :class:`sdg_automata.octal._Engine` and its
+"""Compiled octal-game kernels: the runners of :class:`sdg_automata.games.octal._Engine` and its
 period search, each equal to the Python reference it names.
 
 * :func:`run_sparse` — ``_Engine._run_sparse``, the sparse-space method;

@@ -1,4 +1,4 @@
-"""The checker's loops (:mod:`sdg_automata.octal_verify`), plain Python that numba compiles.
+"""The checker's loops (:mod:`sdg_automata.games.octal.verify`), plain Python that numba compiles.
 
 Written apart from the solver's kernels (:mod:`sdg_automata.kernels.octal`)
 on purpose: the checker must not share the solver's code.  The functions

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..budget import Meter
 from ..grammar import Grammar, Rule
-from ..sweep import Status, Sweep
+from ..runtime.budget import Meter
 from .enumeration import GrammarShape, grammar_classes
+from .runner import Status, Sweep
 
 __all__ = ["COLUMNS", "GrammarJob", "GrammarJobs", "GrammarRow", "grammar_row", "grammar_sweep"]
 
@@ -55,7 +55,7 @@ class GrammarRow:
     key:
         :attr:`GrammarJob.key`.
     grammar:
-        The grammar in the text format (:func:`~sdg_automata.parse.grammar_to_text`).
+        The grammar in the text format (:func:`~sdg_automata.grammar.parse.grammar_to_text`).
     status:
         ``"ok"``, ``"budget"`` (over the per-job budget) or ``"error"``.
     states:
@@ -89,7 +89,7 @@ class GrammarRow:
 
 
 def _text(job: GrammarJob) -> str:
-    from ..parse import grammar_to_text
+    from ..grammar.parse import grammar_to_text
 
     return grammar_to_text(job.grammar())
 
@@ -97,12 +97,12 @@ def _text(job: GrammarJob) -> str:
 def grammar_row(job: GrammarJob, meter: Meter) -> GrammarRow:
     """Explore the grammar's automaton once; every nonterminal's bound, maximum, witness.
 
-    Uses :func:`~sdg_automata.decide.spectrum` (one exploration serves every
+    Uses :func:`~sdg_automata.search.decide.spectrum` (one exploration serves every
     nonterminal); the meter stops it at the per-job budget.
     """
-    from ..bounds import upper_bounds
-    from ..decide import spectrum
+    from ..automaton.bounds import upper_bounds
     from ..errors import BudgetExceeded
+    from ..search.decide import spectrum
 
     g = job.grammar()
     bounds = upper_bounds(g)

@@ -1,6 +1,6 @@
 """The i-Mark convergence survey as a sweep: one row per instance i-Mark(S, D) (SPEC §6).
 
-The work of a job is :func:`sdg_automata.imark.survey_instance`; this module
+The work of a job is :func:`sdg_automata.games.imark.survey_instance`; this module
 only names the jobs, keeps the survey's row fields (``S, D, upto, max_c,
 converges, c, worst_start, failed_start, starts, seconds``) and adds the
 engine's ``key``, ``status`` and ``error``.  The key holds ``upto`` and
@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..budget import Meter
-from ..sweep import Status, Sweep
+from ..runtime.budget import Meter
+from .runner import Status, Sweep
 
 if TYPE_CHECKING:
-    from ..imark import IMark
+    from ..games.imark import IMark
 
 __all__ = ["COLUMNS", "IMarkJob", "IMarkRow", "imark_sweep"]
 
@@ -47,7 +47,7 @@ class IMarkJob:
 
 @dataclass(frozen=True, kw_only=True)
 class IMarkRow:
-    """A survey row (see :class:`sdg_automata.imark.SurveyRow`) with key, status and error.
+    """A survey row (see :class:`sdg_automata.games.imark.SurveyRow`) with key, status and error.
 
     ``converges``, ``c``, ``worst_start``, ``failed_start`` and ``starts`` are
     ``None`` when the status is not ``"ok"``.
@@ -75,8 +75,8 @@ class IMarkRow:
 
 
 def imark_row(job: IMarkJob, meter: Meter) -> IMarkRow:
-    """:func:`~sdg_automata.imark.survey_instance` of the job's instance."""
-    from ..imark import survey_instance
+    """:func:`~sdg_automata.games.imark.survey_instance` of the job's instance."""
+    from ..games.imark import survey_instance
 
     r = survey_instance(job.S, job.D, upto=job.upto, max_c=job.max_c)
     return IMarkRow(key=job.key, status="ok", S=r.S, D=r.D, upto=r.upto, max_c=r.max_c,
@@ -114,7 +114,7 @@ def _brief(row: dict[str, Any]) -> dict[str, str]:
 
 
 def imark_sweep(instances: Iterable[IMark], *, upto: int, max_c: int = 128) -> Sweep[IMarkJob]:
-    """The survey of ``instances`` (e.g. :func:`sdg_automata.imark.survey_instances`)."""
+    """The survey of ``instances`` (e.g. :func:`sdg_automata.games.imark.survey_instances`)."""
     jobs = [IMarkJob(S=tuple(g.S), D=tuple(g.D), upto=upto, max_c=max_c) for g in instances]
     return Sweep(name="imark survey", jobs=jobs, key=_key, work=imark_row, failed=imark_failed,
                  columns=COLUMNS, brief=_brief, csv=_csv, unit="starts")

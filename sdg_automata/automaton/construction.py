@@ -1,0 +1,1084 @@
+"""The DFA construction of Steps 1–5 (SPEC §4), written once as an implicit automaton.
+
+The automaton reads w **from right to left**.  After reading the reverse of a
+suffix y of the input its state q is a set of items:
+
+* ``B^j`` — y ∈ L(G, B) and 𝒢_{G,B}(y) = j;
+* ``x B^j`` — y = x·z with z ∈ L(G, B), 𝒢_{G,B}(z) = j, and x a non-empty
+  suffix of the letters of some rule A → a x′ B (Step 2's Γ_N).
+
+A fresh nonterminal E with the single item E⁰ stands for the empty suffix
+(Step 1 turns each terminal rule A → x into A → xE).  Items are numbered and a
+state is a Python int used as a bitset, so that a transition is a handful of
+integer operations (:meth:`GrundyAutomaton.step`).
+
+Everything else is derived from ``initial`` and ``step``:
+:meth:`GrundyAutomaton.grundy` (memoized transitions, O(|w|) after warm-up),
+:meth:`GrundyAutomaton.explore` (the reachable part, as int tables shared by
+every M_{A,i}) and from it the automata-lib DFAs (:func:`dfa`).  The on-the-fly
+search of :mod:`sdg_automata.search.decide` walks the same ``step``.
+
+References
+----------
+.. [1] Takata, Inoue, Seki, "Construction of a DFA for Computing Grundy Numbers
+   in the Successful Derivation Games on Right-Linear Grammars",
+   arXiv 2609.00871, Section 4 (Steps 1–5).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import graphlib
+import re
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache, cached_property, partial
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import BudgetExceeded, InputError, SdgBug
+from ..grammar import Grammar
+from ..grammar.words import Word
+from ..runtime.budget import UNLIMITED, Budget, as_budget, available_bytes
+from .bounds import upper_bounds
+from .crawl import Crawl, crawl
+from .reading import Reading, reading_of
+
+if TYPE_CHECKING:
+    from automata.fa.dfa import DFA
+
+    from ..kernels import Engine
+
+__all__ = [
+    "GroupLayout",
+    "GrundyAutomaton",
+    "Item",
+    "LetterTable",
+    "ReachableAutomaton",
+    "TransitionTables",
+    "automaton_for",
+    "canonical",
+    "dfa",
+    "fast_automata",
+]
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: default cap on the entries of :meth:`GrundyAutomaton.step`'s memo (about 100 bytes each)
+MEMO_LIMIT = 1 << 16
+
+
+@dataclass(frozen=True, order=True)
+class Item:
+    """An item x B^j of Step 2 (``prefix`` is x, possibly empty)."""
+
+    prefix: str
+    nonterminal: str
+    value: int
+
+    def __str__(self) -> str:
+        return f"{self.prefix}{self.nonterminal}{str(self.value).translate(_SUPERSCRIPT)}"
+
+    def compact(self) -> str:
+        """The item with its prefix run-length (``a^40E⁰`` for a forty-letter prefix)."""
+        return f"{Word.of(self.prefix).compact()}{self.nonterminal}" \
+               f"{str(self.value).translate(_SUPERSCRIPT)}"
+
+
+class LetterTable(NamedTuple):
+    """Steps 3–4 for one letter a, per item bit k (see :class:`TransitionTables`).
+
+    A named tuple rather than a dataclass: :meth:`GrundyAutomaton.step` unpacks
+    it on every transition.
+    """
+
+    #: the bits of the items that matter on a (a shift or a contribution)
+    relevant: int
+    #: ``shift[k]``: the bitset {a·x B^j} of Step 4 for item k = x B^j (0 when a·x ∉ Γ_N)
+    shift: tuple[int, ...]
+    #: ``contributions[k]``: pairs (nonterminal id of A, 1 << j) of Step 3 — item k = x B^j
+    #: puts j into J_A for every rule A → a x B
+    contributions: tuple[tuple[tuple[int, int], ...], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransitionTables:
+    """A read-only view of the transition relation δ of Steps 3–4 (SPEC §4).
+
+    Enough to compute δ(q, a) without :meth:`GrundyAutomaton.step`, e.g. for a
+    new search strategy (symbolic, SAT-based) that needs the relation itself:
+    for q ∩ ``letters[a].relevant``, Step 4 ORs ``shift[k]`` over the bits k
+    of q; Step 3 ORs each ``contributions[k]`` mask into J_A, then, for each
+    (A, Cs) of ``unit_plan`` in the order <_Γ, adds 𝒢 of every unit C in Cs
+    computed in the same step; A gets the item A^{mex J_A} at bit
+    ``base[A] + mex J_A`` (never above ``bound[A]``, SPEC §3).
+
+    Attributes
+    ----------
+    items:
+        ``items[k]`` is the item of bit k.
+    nonterminals:
+        The nonterminal of each id used by ``contributions``, ``base``, ``bound``.
+    base, bound:
+        Per nonterminal id: the bit of A⁰ and m_A.
+    letters:
+        Per letter of Σ, its :class:`LetterTable`; a letter outside Σ leads to ∅.
+    unit_plan:
+        (A, (C, …)) for every A with unit rules A → C, in the order <_Γ.
+    """
+
+    items: tuple[Item, ...]
+    nonterminals: tuple[str, ...]
+    base: tuple[int, ...]
+    bound: tuple[int, ...]
+    letters: Mapping[str, LetterTable]
+    unit_plan: tuple[tuple[int, tuple[int, ...]], ...]
+
+
+#: bytes Step 2 takes per character of the suffixes it keeps (measured: 3.1–3.3 with the
+#: per-letter tables built from them)
+_SUFFIX_BYTES = 4
+
+
+def _check_suffix_room(letter_rules: Sequence[tuple[str, str, str]]) -> None:
+    """Refuse at once the grammars whose Step 2 suffixes cannot fit in memory.
+
+    Γ_N holds every suffix of every rule body as a string, so a body of L letters costs
+    L²/2 characters: a single 40,000-letter body needs about 2.5 GB.
+    """
+    chars = sum(len(letters) * (len(letters) - 1) // 2 for _, letters, _ in letter_rules)
+    need = chars * _SUFFIX_BYTES
+    free = available_bytes()
+    if free is not None and need > free:
+        longest = max(len(letters) for _, letters, _ in letter_rules)
+        raise BudgetExceeded(
+            f"the Step 1–5 construction keeps every suffix of every rule body (the longest has "
+            f"{longest} letters): about {need / 2**20:,.0f} MB, but {free / 2**20:,.0f} MB is "
+            "available; split long bodies into rules of a few letters each")
+
+
+class GrundyAutomaton:
+    """The implicit automaton M of Steps 1–5 for a right-linear grammar (SPEC §4).
+
+    Parameters
+    ----------
+    grammar:
+        A right-linear grammar (:func:`automaton_for` serves left-linear ones
+        through their mirror).
+    reading:
+        How the grammar the user gave maps onto ``grammar`` (default: it *is*
+        ``grammar``); set by :func:`automaton_for`.
+    memo_limit:
+        At most this many entries in the memo of :meth:`step` (all groups and
+        letters together, default 65,536: a few MB); past it the memo is dropped
+        and every step is :meth:`step_reference`.  ``0`` disables the memo.
+
+    Attributes
+    ----------
+    initial:
+        q₀ = {E⁰}, as a bitset.
+    alphabet:
+        Σ, sorted.
+    bounds:
+        m_A for every nonterminal (SPEC §3); item values never exceed them.
+    items:
+        Every item of Γ′ ∪ Γ_N; bit k of a state stands for ``items[k]``.
+    reading:
+        Which way the user's words are read (:class:`~sdg_automata.automaton.reading.Reading`):
+        :meth:`grundy` takes the user's w and witnesses are given back in the
+        user's order, whether ``grammar`` is the user's or its mirror.
+
+    Raises
+    ------
+    InputError
+        For a grammar that is not right-linear.
+
+    Notes
+    -----
+    Theorem (Section 4 of Takata, Inoue, Seki, arXiv 2609.00871): after
+    reading wᴿ from q₀, ``A^i`` is in the state iff 𝒢_{G,A}(w) = i.  The empty
+    state ∅ is absorbing; a letter outside Σ leads to it.
+
+    Examples
+    --------
+    The automaton of the paper's Example 3, with its 10 reachable states:
+
+    >>> from sdg_automata import load_grammar
+    >>> m = GrundyAutomaton(load_grammar("examples/example3.txt"))
+    >>> m.alphabet, m.bounds
+    (('a', 'b'), {'A': 4, 'B': 2})
+    >>> m.grundy("A", "aa"), m.grundy("B", "ba"), m.grundy("A", "c")
+    (2, 0, None)
+    >>> len(m.explore())
+    10
+    """
+
+    def __init__(self, grammar: Grammar, *, reading: Reading | None = None,
+                 memo_limit: int = MEMO_LIMIT):
+        if not grammar.is_right_linear:
+            raise InputError(
+                f"the Step 1–5 construction needs a right-linear grammar; this one is "
+                f"{grammar.kind}" + (" (use grammar.mirror())" if grammar.is_left_linear else ""))
+        if reading is None:
+            reading = Reading(grammar=grammar, right_linear=grammar, mirrored=False)
+        elif reading.right_linear is not grammar:
+            raise SdgBug("a GrundyAutomaton must be built on its reading's right-linear grammar")
+        self.reading = reading
+        self.grammar = grammar
+        self.alphabet: tuple[str, ...] = grammar.terminals
+        self.bounds = upper_bounds(grammar)
+        nts = grammar.nonterminals
+        end = "E"
+        while end in self.bounds:  # the fresh nonterminal of Step 1 must not clash
+            end += "′"
+        self.end_symbol = end
+        bound = {**self.bounds, end: 0}
+        # Step 1: R_N ∪ R′_T as (head, letters, tail); R_U as unit pairs
+        letter_rules: list[tuple[str, str, str]] = []
+        for r in grammar.rules:
+            if grammar.is_unit(r):
+                continue
+            tail = r.body[-1] if grammar.is_nonterminal(r.body[-1]) else end
+            letters = "".join(r.body[:-1] if tail != end else r.body)
+            letter_rules.append((r.head, letters, tail))
+        # Step 2: Γ′ (x = ε) and Γ_N (x a non-empty suffix of y in A → a y B)
+        _check_suffix_room(letter_rules)
+        prefixes: dict[str, set[str]] = {b: {""} for b in bound}
+        for _, letters, tail in letter_rules:
+            prefixes[tail].update(letters[i:] for i in range(1, len(letters)))
+        items: list[Item] = []
+        index: dict[tuple[str, str], int] = {}  # (x, B) -> bit of x B^0
+        self._base: dict[str, int] = {}
+        for b in (*nts, end):  # B^0..B^m first, contiguous: grundy_at reads them as a field
+            index["", b] = len(items)
+            self._base[b] = len(items)
+            items.extend(Item("", b, j) for j in range(bound[b] + 1))
+        for b in (*nts, end):
+            for x in sorted(prefixes[b] - {""}, key=lambda s: (len(s), s)):
+                index[x, b] = len(items)
+                items.extend(Item(x, b, j) for j in range(bound[b] + 1))
+        self.items: tuple[Item, ...] = tuple(items)
+        self.initial: int = 1 << self._base[end]
+        # Step 3/4 tables per letter: for each item bit, the shifted item a·x B^j and the
+        # contributions (A, 1 << j) it makes to the sets J_A
+        nt_id = {a: k for k, a in enumerate(nts)}
+        self._tables: dict[str, LetterTable] = {}
+        for a in self.alphabet:
+            shift = [0] * len(items)
+            contrib: list[list[tuple[int, int]]] = [[] for _ in items]
+            for (x, b), bit in index.items():
+                target = index.get((a + x, b))
+                if target is not None:
+                    for j in range(bound[b] + 1):
+                        shift[bit + j] = 1 << (target + j)
+            for head, letters, tail in letter_rules:
+                if letters[0] == a:
+                    bit = index[letters[1:], tail]
+                    for j in range(bound[tail] + 1):
+                        contrib[bit + j].append((nt_id[head], 1 << j))
+            relevant = sum(1 << k for k in range(len(items)) if shift[k] or contrib[k])
+            self._tables[a] = LetterTable(relevant, tuple(shift), tuple(tuple(c) for c in contrib))
+        # Step 3 visits A in the order <_Γ so that δ′_C is known before A → C needs it;
+        # heads without unit rules depend on nothing computed in the same step
+        self._base_of = [self._base[a] for a in nts]
+        self._bound_of = [self.bounds[a] for a in nts]
+        self._unit_plan = tuple(
+            (nt_id[a], tuple(nt_id[r.body[0]] for r in grammar.rules_of(a) if grammar.is_unit(r)))
+            for a in grammar.unit_order
+            if any(grammar.is_unit(r) for r in grammar.rules_of(a))
+        )
+        self._unit_heads = frozenset(h for h, _ in self._unit_plan)
+        # the memo of step(): per letter, one table per group of nonterminals
+        if memo_limit < 0:
+            raise InputError(f"memo_limit must be a natural number, not {memo_limit}")
+        self.memo_limit = memo_limit
+        self._memo_size = 0
+        self._plans: dict[str, _Plan] = {}
+        groups = _groups(grammar, letter_rules, end)
+        #: the groups of nonterminals and what each reads and owns per letter (``None``: one
+        #: group); the memo's key and part masks, kept when the memo is dropped, and the
+        #: layout of the compiled step (:mod:`sdg_automata.automaton.vectors`)
+        self.layout: GroupLayout | None = None
+        if len(groups) > 1:  # one group holding everything would only add lookups
+            self.layout = self._layout(groups + [(end,)])
+        if memo_limit and self.layout is not None:
+            self._plans = {a: _Plan(tuple(_Group(*masks, {}) for masks in groups), uncovered)
+                           for a, (groups, uncovered) in self.layout.letters.items()}
+        #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
+        #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
+        self.follow: Callable[[int, str], int] = self.step_reference
+        if self._plans:
+            self.follow = _compile(self._plans, self._miss)
+        # memo of run(): state ids, their bitsets, and per-id successor dicts
+        self._ids: dict[int, int] = {self.initial: 0}
+        self._states: list[int] = [self.initial]
+        self._succ: list[dict[str, int]] = [{}]
+
+    # -- the automaton -------------------------------------------------------
+
+    def step(self, q: int, a: str) -> int:
+        """δ(q, a) by Steps 3 and 4 (SPEC §4), memoized per group of nonterminals.
+
+        The part of δ(q, a) that a group of nonterminals owns (the values A^v of
+        its heads, the shifted items a x B^j of its B) depends only on the bits
+        of q its rules read and, through unit rules A → C leaving the group, on
+        the values of C just computed.  Each group keeps a table from those bits
+        (``q & mask | out & deps``) to its part;
+        groups come in dependency order, so a step whose parts are all known is
+        one AND and one dict lookup per group (:attr:`follow`, compiled by
+        :func:`_compile`).  The first unknown part sends the whole step to
+        :meth:`step_reference`, whose answer fills every group's table
+        (:meth:`_learn`).  Groups are :func:`_groups`.
+        """
+        return self.follow(q, a)
+
+    def _miss(self, q: int, a: str) -> int:
+        """δ(q, a) where the compiled lookups know no part: learn it, or no memo for ``a``."""
+        plan = self._plans.get(a)
+        if plan is None:  # a letter outside Σ, or the memo was dropped
+            return self.step_reference(q, a)
+        return self._learn(q, a, plan)
+
+    def _learn(self, q: int, a: str, plan: _Plan) -> int:
+        """δ(q, a) by :meth:`step_reference`, recorded in every group's table.
+
+        Two checks cost nothing on the fast path: a key met before must give
+        the same part (the key holds everything the part depends on), and the
+        parts must cover δ(q, a) (groups left out for ``a`` contribute nothing).
+        """
+        out = self.step_reference(q, a)
+        if out & plan.uncovered:
+            raise SdgBug(f"step memo: letter {a!r} sets items outside its groups")
+        added = 0
+        for mask, deps, owned, memo in plan.groups:
+            key, part = q & mask | out & deps, out & owned
+            known = memo.get(key)
+            if known is None:
+                memo[key] = part
+                added += 1
+            elif known != part:
+                raise SdgBug(f"step memo: letter {a!r}, key {key:#x} gives two parts")
+        self._memo_size += added
+        if self._memo_size > self.memo_limit:
+            for plan in self._plans.values():  # a crawl may still hold the compiled follow
+                for group in plan.groups:
+                    group.memo.clear()
+            self._plans = {}  # past the limit: memory back, reference steps from now on
+            self.follow = self.step_reference
+            self._memo_size = 0
+        return out
+
+    def memo_sizes(self) -> dict[str, list[int]]:
+        """Entries of each group's memo of :meth:`step`, per letter (empty: no memo)."""
+        return {a: [len(g.memo) for g in plan.groups] for a, plan in self._plans.items()}
+
+    def _layout(self, groups: list[tuple[str, ...]]) -> GroupLayout:
+        """What each of ``groups`` (in dependency order) reads and owns on every letter."""
+        group_of = {b: g for g, members in enumerate(groups) for b in members}
+        owner = [group_of[item.nonterminal] for item in self.items]
+        width = len(self.items)
+        owned = tuple(sum(1 << k for k in range(width) if owner[k] == g)
+                      for g in range(len(groups)))
+        nts = self.grammar.nonterminals
+        # the fields of the unit targets outside each group: read on every letter alike
+        deps_of = [sum(((2 << self.bounds[c]) - 1) << self._base[c]
+                       for c in {r.body[0] for b in members if b != self.end_symbol
+                                 for r in self.grammar.rules_of(b)
+                                 if self.grammar.is_unit(r) and group_of[r.body[0]] != g})
+                   for g, members in enumerate(groups)]
+        letters = {}
+        for a in self.alphabet:
+            _, shift, contrib = self._tables[a]
+            every: list[tuple[int, int, int]] = []
+            covered = 0
+            for g, members in enumerate(groups):
+                mask = sum(1 << k for k in range(width)
+                           if shift[k] and owner[k] == g
+                           or any(group_of[nts[h]] == g for h, _ in contrib[k]))
+                deps = deps_of[g]
+                if not mask and not deps:
+                    continue  # reads nothing: no item of the group is set on this letter
+                if mask & deps:  # a rule A → a C would have put C in A's group
+                    raise SdgBug(f"step memo: group {members} reads the items of a unit target")
+                covered |= owned[g]
+                every.append((mask, deps, owned[g]))
+            letters[a] = (tuple(every), ((1 << width) - 1) & ~covered)
+        return GroupLayout(owned=owned, letters=MappingProxyType(letters))
+
+    def step_reference(self, q: int, a: str) -> int:
+        """δ(q, a) by Steps 3 and 4 (SPEC §4), computed from scratch.
+
+        J_{A,q,a} collects j for every rule A → a x B with x B^j ∈ q, then, in
+        the order <_Γ, the value of C for every unit rule A → C; δ′_A adds
+        A^{mex J}.  Step 4 adds a x B^j for every x B^j ∈ q whose a·x is a
+        suffix in Γ_N.
+        """
+        table = self._tables.get(a)
+        if table is None:
+            return 0
+        relevant, shift, contrib = table
+        q &= relevant
+        out = 0
+        sets: dict[int, int] = {}  # head -> J_A as a bitmask
+        while q:
+            low = q & -q
+            k = low.bit_length() - 1
+            out |= shift[k]
+            for h, m in contrib[k]:
+                sets[h] = sets.get(h, 0) | m
+            q ^= low
+        if not sets:
+            return out
+        base, bound, units = self._base_of, self._bound_of, self._unit_heads
+        values: dict[int, int] = {}
+        for h, j in sets.items():
+            if h not in units:
+                v = values[h] = (~j & (j + 1)).bit_length() - 1  # mex_mask(j), inlined: hot
+                if v > bound[h]:
+                    _bound_violated(v, bound[h])
+                out |= 1 << (base[h] + v)
+        for h, targets in self._unit_plan:
+            j = sets.get(h, 0)
+            for c in targets:
+                if c in values:
+                    j |= 1 << values[c]
+            if j:
+                v = values[h] = (~j & (j + 1)).bit_length() - 1  # mex_mask(j)
+                if v > bound[h]:
+                    _bound_violated(v, bound[h])
+                out |= 1 << (base[h] + v)
+        return out
+
+    @cached_property
+    def tables(self) -> TransitionTables:
+        """The transition relation of Steps 3–4, read-only (see :class:`TransitionTables`)."""
+        return TransitionTables(
+            items=self.items, nonterminals=self.grammar.nonterminals,
+            base=tuple(self._base_of), bound=tuple(self._bound_of),
+            letters=MappingProxyType(self._tables), unit_plan=self._unit_plan)
+
+    def value_bits(self, head: str) -> tuple[int, ...]:
+        """``bits[v]``: the bit of A^v (v = 0 … m_A); ``q & bits[v]`` tests Step 5's F_{A,v}."""
+        base = self._base[head]
+        return tuple(1 << (base + v) for v in range(self.bounds[head] + 1))
+
+    def grundy_at(self, q: int, head: str) -> int | None:
+        """The i with A^i ∈ q (Step 5: q ∈ F_{A,i}), or ``None``."""
+        base = self._base[head]
+        field = (q >> base) & ((2 << self.bounds[head]) - 1)
+        return field.bit_length() - 1 if field else None
+
+    def run(self, letters: Iterable[str], start: int | None = None) -> int:
+        """The state reached from ``start`` (default q₀) by reading ``letters``, memoized.
+
+        States met so far get small ids and one dict of successors each, so a
+        known transition costs one list index and one dict lookup; the memo
+        persists across calls (a batch of words warms it once).
+        """
+        states, succ = self._states, self._succ
+        s = 0 if start is None else self._id(start)
+        it = iter(letters)
+        while True:
+            try:
+                for a in it:
+                    s = succ[s][a]
+                return states[s]
+            except KeyError:  # noqa: PERF203 -- only on a transition not taken before
+                # compute it once; the try around the whole loop keeps known steps cheap
+                t = succ[s][a] = self._id(self.step(states[s], a))
+                s = t
+
+    def _id(self, q: int) -> int:
+        """The memo id of state ``q`` (registered on first sight)."""
+        t = self._ids.get(q)
+        if t is None:
+            t = self._ids[q] = len(self._states)
+            self._states.append(q)
+            self._succ.append({})
+        return t
+
+    def grundy(self, head: str, w: str) -> int | None:
+        """𝒢_{G,A}(w) for the user's grammar and word, by running the automaton on
+        wᴿ (Theorem of SPEC §4) — on w itself when it serves a mirror."""
+        self.grammar.check_nonterminal(head)
+        if not w:
+            return None
+        return self.grundy_at(self.run(self.reading.automaton_input(w)), head)
+
+    def witness(self, read: Iterable[int]) -> str:
+        """The user's word for which the automaton reads the letters ``read`` (indices into
+        :attr:`alphabet`, in reading order)."""
+        alphabet = self.alphabet
+        return self.reading.witness("".join([alphabet[k] for k in read]))
+
+    def item_set(self, q: int) -> tuple[Item, ...]:
+        """The items of state ``q``."""
+        return tuple(self.items[k] for k in range(q.bit_length()) if q >> k & 1)
+
+    def label(self, q: int, *, compact: bool = False, limit: int | None = None) -> str:
+        """``{A¹, aE⁰}`` — the state as the paper writes it (``∅`` when empty).
+
+        ``compact`` writes prefixes run-length (``a^40E⁰``, :meth:`Item.compact`);
+        ``limit`` shows at most that many items, then ``… N more`` (notebooks: a
+        state of a subtraction game can hold a hundred items of a hundred letters).
+        """
+        items = self.item_set(q)
+        if not items:
+            return "∅"
+        shown = [item.compact() if compact else str(item) for item in items[:limit]]
+        if limit is not None and len(items) > limit:
+            shown.append(f"… {len(items) - limit} more")
+        return "{" + ", ".join(shown) + "}"
+
+    # -- the reachable part ---------------------------------------------------
+
+    def explore(
+        self,
+        budget: Budget = UNLIMITED,
+        *,
+        max_states: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        engine: Engine = "auto",
+        what: str = "construction",
+    ) -> ReachableAutomaton:
+        """Build the part reachable from q₀, breadth-first (:func:`~.crawl.crawl`).
+
+        Parameters
+        ----------
+        budget:
+            :class:`~sdg_automata.errors.BudgetExceeded` once more than
+            ``budget.max_states`` states would be needed or the time is up.
+        max_states, progress:
+            The same limits by keyword (put into ``budget``); ``progress`` is
+            called with the number of states found now and then.
+        engine:
+            ``"python"``: :func:`~sdg_automata.automaton.crawl.crawl` over :attr:`follow`;
+            ``"compiled"``: the kernel :func:`sdg_automata.kernels.automaton.bfs`
+            over states stored as part ids (:mod:`sdg_automata.automaton.vectors`), the
+            same states in the same order; ``"auto"`` (default): Python up to
+            :data:`~sdg_automata.search.walks.AUTO_STATES` states, compiled beyond.
+        what:
+            The phase's name in budget and Ctrl-C messages.
+
+        Returns
+        -------
+        ReachableAutomaton
+            Int tables shared by every M_{A,i}; state 0 is q₀.
+        """
+        from ..search.walks import run_engine, unfit
+
+        budget = as_budget(budget, max_states=max_states, progress=progress)
+        found, _ = run_engine(engine, budget, partial(self._crawl, what=what),
+                              partial(self._crawl_compiled, what=what), reason=unfit(self),
+                              what=what)
+        return ReachableAutomaton(automaton=self, found=found)
+
+    def _crawl(self, budget: Budget, *, what: str) -> Crawl:
+        return crawl(self.initial, self.follow, self.alphabet, budget, what=what)
+
+    def _crawl_compiled(self, budget: Budget, *, what: str) -> Crawl:
+        """:meth:`_crawl` on the kernels; the states stay part ids (``PartStates``)."""
+        from ..search.walks import CompactStore, breadth_first
+        from .vectors import PartStates, StepTables
+
+        tables = StepTables(self)
+        walked = breadth_first(tables, budget, what=what, rows=True)
+        store, n = walked.store, walked.states
+        assert store is not None and not isinstance(store, CompactStore)
+        assert store.parent is not None and store.via is not None
+        assert store.rows is not None
+        try:
+            rows = tuple(_int_array("i", store.rows.array[:n, k])
+                         for k in range(len(self.alphabet)))
+            parent = _int_array("i", store.parent.array[:n])
+            parent[0] = -1
+            via = _int_array("b" if len(self.alphabet) < 128 else "l", store.via.array[:n])
+            via[0] = -1  # as crawl's: the root was reached by no letter
+            records = store.records.copy(n)
+        finally:
+            store.close()
+        states = PartStates(tables, records)
+        return Crawl(states=states, index=states.inverse, parent=parent, via=via, rows=rows,
+                     complete=True)
+
+
+@dataclass(frozen=True, eq=False)
+class ReachableAutomaton:
+    """The reachable part of M as int tables; every M_{A,i} shares it (Step 5).
+
+    ``rows[k][s]`` is the successor of state ``s`` on ``alphabet[k]``; state 0
+    is q₀.  ``parent``/``via`` form the breadth-first tree, so the path to a
+    state is a shortest word reaching it.  Made by :meth:`GrundyAutomaton.explore`
+    from a :class:`~sdg_automata.automaton.crawl.Crawl`.
+    """
+
+    automaton: GrundyAutomaton
+    found: Crawl
+
+    @property
+    def states(self) -> Sequence[int]:
+        """``states[s]``: the bitset of state ``s`` (a list, or, from the compiled engine,
+        a :class:`~sdg_automata.automaton.vectors.PartStates` that builds it on access)."""
+        return self.found.states
+
+    @property
+    def rows(self) -> tuple[array[int], ...]:
+        """``rows[k][s]``: the successor of ``s`` on ``alphabet[k]``."""
+        return self.found.rows
+
+    @property
+    def parent(self) -> array[int]:
+        return self.found.parent
+
+    @property
+    def via(self) -> array[int]:
+        return self.found.via
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    @property
+    def alphabet(self) -> tuple[str, ...]:
+        return self.automaton.alphabet
+
+    def values(self, head: str) -> list[int | None]:
+        """𝒢_{G,A} read off every state (``None`` where A has no item)."""
+        from .vectors import PartStates
+
+        if isinstance(self.states, PartStates):  # compiled: by part, without the bitsets
+            return self.states.grundy(head)
+        at = self.automaton.grundy_at
+        return [at(q, head) for q in self.states]
+
+    def accepting(self, head: str, i: int | None) -> frozenset[int]:
+        """F_{A,i} restricted to the reachable states (Step 5)."""
+        return frozenset(s for s, v in enumerate(self.values(head)) if v == i)
+
+    def word_to(self, s: int) -> str:
+        """A shortest user's word w that leads to ``s`` (the automaton reads it along the
+        breadth-first path: wᴿ, or w for a mirror)."""
+        return self.automaton.witness(self.found.path(s))
+
+    def shortest_witnesses(self, head: str) -> dict[int, str]:
+        """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value
+        (one row of :func:`sdg_automata.search.decide.spectrum`)."""
+        found: dict[int, str] = {}
+        for s, v in enumerate(self.values(head)):
+            if v is not None and v not in found:
+                found[v] = self.word_to(s)  # breadth-first: the first state is a nearest one
+        return dict(sorted(found.items()))
+
+    def transitions(self) -> Iterator[tuple[int, str, int]]:
+        """Every transition (source, letter, target)."""
+        for k, a in enumerate(self.alphabet):
+            for s, t in enumerate(self.rows[k]):
+                yield s, a, t
+
+    @cached_property
+    def _transitions(self) -> dict[int, dict[str, int]]:
+        alphabet, rows = self.alphabet, self.rows
+        return {s: {a: rows[k][s] for k, a in enumerate(alphabet)}
+                for s in range(len(self.states))}
+
+    @cached_property
+    def _frozen_transitions(self) -> Any:
+        from automata.base.utils import freeze_value
+
+        # frozen once and shared by every M_{A,i}: DFAs handed out stay immutable
+        return freeze_value(self._transitions)
+
+    def to_dfa(self, final_states: Iterable[int], *, frozen: bool = True) -> DFA:
+        """This transition structure as an automata-lib DFA (complete; states 0..n−1).
+
+        Parameters
+        ----------
+        final_states:
+            The accepting states, e.g. :meth:`accepting` (Step 5).
+        frozen:
+            ``True`` (default): the DFA is immutable, as automata-lib promises;
+            its transitions are one frozen mapping shared by every DFA of this
+            structure (frozen once, about 2 µs per state).  ``False`` shares a
+            plain dict instead: only for DFAs that never leave the caller.
+        """
+        from automata.fa.dfa import DFA
+
+        transitions = self._frozen_transitions if frozen else self._transitions
+        with fast_automata():
+            return DFA(states=frozenset(range(len(self.states))),
+                       input_symbols=frozenset(self.alphabet), transitions=transitions,
+                       initial_state=0, final_states=frozenset(final_states))
+
+
+class _Group(NamedTuple):
+    """One group's memo for one letter: key ``q & mask | out & deps`` → part ``δ & owned``.
+
+    ``mask`` and ``deps`` are disjoint: ``deps`` holds the fields C^j of unit
+    targets outside the group, whose items the group's rules never read.
+    """
+
+    mask: int
+    deps: int
+    owned: int
+    memo: dict[int, int]
+
+
+class _Plan(NamedTuple):
+    """The memo of one letter: its groups in dependency order, and the bits none owns."""
+
+    groups: tuple[_Group, ...]
+    uncovered: int
+
+
+class GroupLayout(NamedTuple):
+    """The groups of nonterminals of :meth:`GrundyAutomaton.step`'s memo, as bit masks.
+
+    ``owned[g]``: the items of group g (the groups in dependency order; they
+    partition the items).  ``letters[a]``: the groups that read something on
+    ``a``, in order, each as ``(mask, deps, owned)`` (the key is ``q & mask |
+    δ(q, a) & deps``, the part ``δ(q, a) & owned``), and the bits no group of
+    ``a`` owns (never set by δ(·, a)).
+    """
+
+    owned: tuple[int, ...]
+    letters: Mapping[str, tuple[tuple[tuple[int, int, int], ...], int]]
+
+
+def _compile(plans: dict[str, _Plan], miss: Callable[[int, str], int],
+             ) -> Callable[[int, str], int]:
+    """The memo's hit path as one straight-line function ``follow(q, a) -> δ(q, a)``.
+
+    Per letter, ``out = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per
+    group that waits for others, with the masks as constants; an unknown key
+    (``KeyError``) or another letter goes to ``miss``.  Written out rather
+    than looped over: the loop's per-group unpacking and stores cost a third
+    of a step, the per-letter dispatch another call (measured in
+    ``benchmarks/bench_explore.py``).  The source holds only ints made here
+    and the letters' ``repr``.
+    """
+    names: dict[str, Any] = {"miss": miss}
+    body: list[str] = []
+    for c, (a, plan) in enumerate(plans.items()):
+        plain = [f"m{c}_{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
+                 if not group.deps]
+        body += [f"if a == {a!r}:", f"    out = {' | '.join(plain) or '0'}"]
+        for g, group in enumerate(plan.groups):
+            names[f"m{c}_{g}"] = group.memo
+            if group.deps:
+                key = f"out & {group.deps:#x}"
+                if group.mask:
+                    key = f"q & {group.mask:#x} | {key}"
+                body.append(f"    out |= m{c}_{g}[{key}]")
+        body.append("    return out")
+    source = ("def follow(q, a):\n    try:\n" + "".join(f"        {line}\n" for line in body)
+              + "    except KeyError:\n        pass\n    return miss(q, a)\n")
+    exec(source, names)  # our own ints and letters only, see the docstring
+    return names["follow"]  # type: ignore[no-any-return]
+
+
+def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str,
+            ) -> list[tuple[str, ...]]:
+    """Nonterminals grouped for the memo of :meth:`GrundyAutomaton.step`, dependencies first.
+
+    A rule A → a x B ties A to B (A reads B's items), so groups start as the
+    connected components of those ties (the end symbol E ties nothing: every
+    terminal rule reads it).  A unit rule A → C makes A's group wait for C's;
+    groups on a cycle of such waits are merged.  A group that reads no item
+    (unit rules only) and waits for one group alone joins it: its values are a
+    function of that group's, so the joint key is no larger.  On the hardness
+    family of SPEC §5 this gives one group per DFA (with its V chain) and A.
+    """
+    nts = grammar.nonterminals
+    root = {b: b for b in nts}
+
+    def find(b: str) -> str:
+        while root[b] != b:
+            root[b] = root[root[b]]
+            b = root[b]
+        return b
+
+    def waits() -> dict[str, set[str]]:
+        graph: dict[str, set[str]] = {find(b): set() for b in nts}
+        for r in grammar.rules:
+            if grammar.is_unit(r) and find(r.head) != find(r.body[0]):
+                graph[find(r.head)].add(find(r.body[0]))
+        return graph
+
+    for head, _, tail in letter_rules:
+        if tail != end:
+            root[find(head)] = find(tail)
+    while True:  # merge waits on a cycle until the groups form a DAG
+        try:
+            order = list(graphlib.TopologicalSorter(waits()).static_order())
+            break
+        except graphlib.CycleError as e:
+            cycle = e.args[1]
+            for b in cycle[1:]:
+                root[find(b)] = find(cycle[0])
+    reads = {find(head) for head, _, _ in letter_rules}
+    for g in order:  # dependencies first, so a chain of unit-only groups folds in one pass
+        if g in reads:
+            continue
+        targets = {find(r.body[0]) for b in nts if find(b) == find(g)
+                   for r in grammar.rules_of(b) if grammar.is_unit(r)} - {find(g)}
+        if len(targets) == 1:
+            root[find(g)] = targets.pop()
+    members: dict[str, list[str]] = {}
+    for b in nts:
+        members.setdefault(find(b), []).append(b)
+    order = list(graphlib.TopologicalSorter(waits()).static_order())
+    return [tuple(members[g]) for g in order]
+
+
+def _int_array(code: str, values: Any) -> array[int]:
+    """A numpy vector as an ``array`` of Python ints (one copy, no per-item objects)."""
+    out = array(code)
+    out.frombytes(values.astype(code).tobytes())  # numpy's and array's codes agree
+    return out
+
+
+def _bound_violated(value: int, bound: int) -> None:
+    # would contradict SPEC §3; never answer from a broken state
+    raise SdgBug(f"Grundy value {value} exceeds the bound {bound}")
+
+
+@contextlib.contextmanager
+def fast_automata() -> Iterator[None]:
+    """Build automata-lib objects without validation and without deep-freezing.
+
+    Safe for DFAs made from our own tables: they are valid by construction
+    (the tests call ``validate()``), and :meth:`ReachableAutomaton.to_dfa`
+    passes an already frozen mapping (or, for DFAs that never leave the
+    caller, a private dict).  automata-lib's switches are process-global, so
+    this is not thread-safe; they are restored on exit.
+    """
+    import automata.base.config as config
+
+    old = (config.should_validate_automata, config.allow_mutable_automata)
+    config.should_validate_automata, config.allow_mutable_automata = False, True
+    try:
+        yield
+    finally:
+        config.should_validate_automata, config.allow_mutable_automata = old
+
+
+def automaton_for(grammar: Grammar, *, refusal: str | None = None) -> GrundyAutomaton:
+    """The Step 1–5 automaton that serves ``grammar``, reading words the user's way.
+
+    A right-linear grammar's own automaton reads wᴿ.  A left-linear grammar is
+    served by its mirror G′ (𝒢_G(w) = 𝒢_{G′}(wᴿ)), whose automaton therefore
+    reads w itself.  The automaton's :attr:`~GrundyAutomaton.reading` holds
+    that decision: :meth:`~GrundyAutomaton.grundy` takes the user's word and
+    witnesses come back in the user's order, so no caller reverses anything.
+
+    Parameters
+    ----------
+    refusal:
+        The message for a grammar that is neither (``{kind}``: its class).
+
+    Raises
+    ------
+    InputError
+        For a grammar that is neither right- nor left-linear.
+    """
+    reading = reading_of(grammar) if refusal is None else reading_of(grammar, refusal=refusal)
+    return GrundyAutomaton(reading.right_linear, reading=reading)
+
+
+def dfa(
+    grammar: Grammar,
+    head: str,
+    i: int,
+    *,
+    forward: bool = False,
+    minimal: bool = False,
+    reachable: ReachableAutomaton | None = None,
+    budget: Budget = UNLIMITED,
+    max_states: int | None = None,
+) -> DFA:
+    """M_{A,i} as an automata-lib DFA (Step 5).
+
+    Parameters
+    ----------
+    grammar, head, i:
+        The grammar, the nonterminal A and the Grundy number i.
+    forward:
+        ``False`` (default): M_{A,i} exactly as in the paper, accepting
+        { wᴿ : 𝒢_{G,A}(w) = i }.  ``True``: the minimal DFA of
+        { w : 𝒢_{G,A}(w) = i }, partial (no dead state; see Notes).
+    minimal:
+        Minimize with automata-lib's ``minify()`` (Hopcroft).
+    reachable:
+        A prebuilt :func:`automaton_for` ``(grammar).explore()`` result to share.
+    budget:
+        Covers every phase: the exploration and the subset construction count
+        states against ``max_states`` (each phase on its own) as they are
+        built; automata-lib's ``minify`` runs under the remaining seconds.
+    max_states:
+        The same state limit by keyword (put into ``budget``).
+
+    Returns
+    -------
+    DFA
+        An automata-lib :class:`~automata.fa.dfa.DFA` over Σ.
+
+    Raises
+    ------
+    BudgetExceeded
+        When a phase needs more states or time than ``budget`` allows.
+
+    Notes
+    -----
+    A DFA that reads the other way than the automaton (``forward`` for a
+    right-linear grammar; the paper's M_{A,i} for a left-linear one, served by
+    its mirror G′ with 𝒢_G(w) = 𝒢_{G′}(wᴿ)) is the subset construction of the
+    reversed reachable automaton, in int bitsets, counted against the budget
+    as it is built.  By Brzozowski's theorem the determinized reverse of a DFA
+    whose states are all reachable is the minimal DFA of the reversed language
+    [2]_, so no minimization follows.  Otherwise (``forward`` for a
+    left-linear grammar, whose mirror's automaton reads w itself) the reachable
+    automaton is minimized by automata-lib (Hopcroft, ``to_partial``), under
+    the budget's remaining seconds.  Either way a forward DFA is the minimal
+    *partial* DFA: the minimal complete one without its dead state, if any.
+
+    References
+    ----------
+    .. [2] J. A. Brzozowski, "Canonical regular expressions and minimal state
+       graphs for definite events", Symposium on Mathematical Theory of
+       Automata, 1962.
+
+    Examples
+    --------
+    In Example 3 the words of value 2 up to length 4 are ``aa``, ``aab``,
+    ``aaba`` and ``aabb``; M_{A,2} reads them reversed:
+
+    >>> from sdg_automata import load_grammar
+    >>> g = load_grammar("examples/example3.txt")
+    >>> m = dfa(g, "A", 2)
+    >>> m.accepts_input("baa"), m.accepts_input("aab")  # 𝒢(A, aab) = 2, 𝒢(A, baa) = 1
+    (True, False)
+    >>> forward = dfa(g, "A", 2, forward=True)
+    >>> len(forward.states), forward.accepts_input("aab")
+    (4, True)
+    """
+    budget = as_budget(budget, max_states=max_states)
+    grammar.check_nonterminal(head)
+    if reachable is None:
+        reachable = automaton_for(grammar).explore(budget)
+    final = reachable.accepting(head, i)
+    # the automaton reads the user's w forwards exactly when it serves a mirror
+    if forward != reachable.automaton.reading.mirrored:
+        return _reversed_dfa(reachable, final, budget)
+    machine = reachable.to_dfa(final)
+    if not (minimal or forward):
+        return machine
+    meter = budget.start("minimization", unit="states")
+    with meter.library("automata-lib minify"):
+        if forward:  # a mirror's own automaton reads w: minimal, and partial like Brzozowski's
+            return canonical(machine.to_partial(minify=True))
+        return canonical(machine.minify())
+
+
+def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: Budget) -> DFA:
+    """The minimal DFA of the reversed language of ``reachable`` with ``final`` (Brzozowski).
+
+    Subsets of the reachable states are int bitsets; the subset reached from
+    F on a letter a is the union of the a-predecessors of its members, and it
+    accepts when it holds q₀ (state 0).  The states are numbered breadth-first
+    along the sorted letters, so the DFA is already :func:`canonical`.
+
+    A subset's members are read from its bytes and its image is set in a
+    ``bytearray``: linear in the n/8 bytes (in C) plus the members, where
+    shifting and OR-ing n-bit ints costs n/30 digit operations per member
+    (issue 21 §9: 10 ms per subset of a 94,055-state automaton, and 600 MB of
+    predecessor masks, now lists of numbers).
+    """
+    from automata.base.utils import freeze_value
+    from automata.fa.dfa import DFA
+
+    alphabet, n = reachable.alphabet, len(reachable)
+    size = (n + 7) >> 3
+    # the state limit is the subset construction's (below); this phase reads the n states
+    meter = replace(budget, max_states=None).start("reversal", unit="states")
+    pred: list[list[tuple[int, ...]]] = []  # per letter: the predecessors of every state
+    try:
+        done = 0
+        for row in reachable.rows:
+            groups: list[list[int]] = [[] for _ in range(n)]
+            for s, t in enumerate(row):
+                groups[t].append(s)
+                if done + s >= meter.due:  # paced on the work; the count: the states read
+                    meter.check(n, step=done + s)
+            pred.append([tuple(g) for g in groups])
+            done += n
+    except KeyboardInterrupt:
+        raise meter.interrupted(n) from None
+
+    start = 0
+    for s in final:
+        start |= 1 << s
+    # as automata-lib's from_nfa: the empty subset is left out (a partial DFA) unless it
+    # is the initial one (the empty language: one state looping on every letter)
+    empty = 0 if start == 0 else -1
+    runs, bits = _byte_tables()
+
+    def follow(subset: int, preds: list[tuple[int, ...]]) -> int:  # a letter: its predecessors
+        image = bytearray(size)
+        for run in runs(subset.to_bytes(size, "little")):
+            base = run.start() << 3
+            for byte in run.group():
+                for b in bits[byte]:
+                    for p in preds[base + b]:
+                        image[p >> 3] |= 1 << (p & 7)
+                base += 8
+        return int.from_bytes(image, "little") or empty
+
+    subsets = crawl(start, follow, pred, budget, what="subset construction")
+    rows = subsets.rows
+    transitions = {d: {a: rows[k][d] for k, a in enumerate(alphabet) if rows[k][d] >= 0}
+                   for d in range(len(subsets.states))}
+    with fast_automata():
+        return DFA(states=frozenset(range(len(subsets.states))),
+                   input_symbols=frozenset(alphabet), transitions=freeze_value(transitions),
+                   initial_state=0,
+                   final_states=frozenset(d for d, q in enumerate(subsets.states) if q & 1),
+                   allow_partial=True)
+
+
+@cache
+def _byte_tables() -> tuple[Callable[[bytes], Iterator[re.Match[bytes]]],
+                            tuple[tuple[int, ...], ...]]:
+    """The runs of non-zero bytes of a bitset's bytes, and the bits set in each byte value
+    (made on first use: start-up pays for neither)."""
+    return (re.compile(rb"[^\x00]+").finditer,
+            tuple(tuple(b for b in range(8) if v >> b & 1) for v in range(256)))
+
+
+def canonical(d: DFA) -> DFA:
+    """``d`` with states renumbered 0, 1, … breadth-first from the initial state.
+
+    automata-lib numbers the results of ``minify`` and ``from_nfa`` in an order
+    that follows Python's per-process string hashing; renumbering along the
+    sorted letters makes every run print the same DFA.
+    """
+    from automata.base.utils import freeze_value
+    from automata.fa.dfa import DFA
+
+    letters = sorted(d.input_symbols)
+    order = {d.initial_state: 0}
+    queue = [d.initial_state]
+    for s in queue:
+        row = d.transitions.get(s, {})
+        for a in letters:
+            t = row.get(a)
+            if t is not None and t not in order:
+                order[t] = len(order)
+                queue.append(t)
+    for s in sorted(d.states - order.keys(), key=repr):  # unreachable ones, if any, last
+        order[s] = len(order)
+    transitions = {order[s]: {a: order[t] for a, t in sorted(d.transitions.get(s, {}).items())}
+                   for s in d.states}
+    with fast_automata():
+        return DFA(states=frozenset(order.values()), input_symbols=frozenset(letters),
+                   transitions=freeze_value(transitions), initial_state=0,
+                   final_states=frozenset(order[s] for s in d.final_states),
+                   allow_partial=d.allow_partial)
