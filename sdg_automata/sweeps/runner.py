@@ -979,8 +979,8 @@ def fingerprint() -> str:
     """The package version and a hash of its source files: equal means the same code."""
     # the package is imported before any of its modules; importing it here would put
     # this module above everything the package root re-exports
-    version = sys.modules[__package__ or "sdg_automata"].__version__
-    root = Path(__file__).resolve().parent
+    version = sys.modules[__name__.split(".")[0]].__version__
+    root = Path(__file__).resolve().parents[1]  # the package, not this subpackage
     digest = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
         digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
@@ -990,7 +990,7 @@ def fingerprint() -> str:
 def _worker_identity() -> dict[str, str]:
     """Run on each worker by :func:`check_workers`."""
     return {"fingerprint": fingerprint(), "python": sys.version.split()[0],
-            "path": str(Path(__file__).resolve().parent)}
+            "path": str(Path(__file__).resolve().parents[1])}
 
 
 def check_workers(client: Any, *, timeout: float = LONGEST_WAIT) -> int:
