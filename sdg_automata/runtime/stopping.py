@@ -16,11 +16,17 @@ own guard, :mod:`sdg_automata.sweeps.runner`):
   main thread is, inside a library we do not control.
 * :func:`held_signals` -- the three held over a section of native code that
   must not be cut, and delivered when it ends: numba's import and a kernel's
-  first call (interrupted, they leave numba broken for the rest of the process;
-  a Ctrl-C that lands in a callback from LLVM is printed and lost), the start
-  of a subprocess (ABC: cut inside ``Popen``, it runs on unknown to us), and a
-  slice of CaDiCaL (pysat's own ``SIGINT`` handler would ``longjmp`` out of
-  it mid-search, corrupting its heap).
+  first call (interrupted, they leave numba broken for the rest of the process,
+  "duplicate registration" on every later use; a Ctrl-C that lands in a
+  callback from LLVM is printed and lost, and the command ran on to exit 0),
+  the start of a subprocess (ABC: cut inside ``Popen``, it runs on unknown to
+  us), and a slice of CaDiCaL (pysat's own ``SIGINT`` handler would
+  ``longjmp`` out of it mid-search, leaving its heap corrupt: 1 Ctrl-C in 40
+  ended in ``munmap_chunk(): invalid pointer``, exit -6, instead of exit 130).
+  Engines hold every kernel call, not only the first (which compiles):
+  :mod:`~sdg_automata.search.walks`, :mod:`~sdg_automata.games.octal`,
+  :func:`~sdg_automata.kernels.numba_missing`, :mod:`~sdg_automata.search.pdr`
+  and :mod:`~sdg_automata.search.bmc`.
 
 The package is POSIX; where ``SIGALRM`` or ``pthread_sigmask`` are missing
 (Windows) the alarm is not armed (:data:`CAN_ALARM`) and blocking falls back to
