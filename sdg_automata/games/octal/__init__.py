@@ -69,8 +69,9 @@ import numpy.typing as npt
 
 from ...errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from ...grammar import Grammar, Rule
-from ...kernels import Engine, check_engine, held_signals, use_compiled
+from ...kernels import Engine, check_engine, use_compiled
 from ...runtime.budget import UNLIMITED, Budget, Meter
+from ...runtime.stopping import held_signals
 from ...sweeps.runner import Status, Sweep, run_sweep
 from ..impartial import mex
 from . import certificate as octal_file
