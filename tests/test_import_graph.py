@@ -203,7 +203,6 @@ KNOWN_UPWARD = {
     (_P + "automaton.construction", _P + "kernels"),
     (_P + "games.imark.survey", _P + "sweeps.runner"),
     (_P + "games.octal", _P + "sweeps.runner"),
-    (_P + "search.sharded", _P + "sweeps.runner"),
 }
 KNOWN_BACK_EDGES = {
     (_P + "automaton.vectors", _P + "automaton.construction"),
