@@ -28,14 +28,13 @@ from sdg_automata.games.imark import (
     imark_sequence_chunks,
     imark_value,
     imark_values,
-    survey,
     survey_instance,
-    survey_instances,
 )
 from sdg_automata.games.imark import naive as imark_naive_module
 from sdg_automata.games.imark import reference as reference_engine
 from sdg_automata.games.imark.game import rules as _rules
 from sdg_automata.games.imark.reference import _Store
+from sdg_automata.sweeps.imark import survey, survey_instances
 
 #: the instances of the issue; each converges (Nivasch–Rubinstein prove ({1}, {d1, d2}))
 CONVERGING = [((1,), (2, 3)), ((1,), (2, 5)), ((1, 2), (2, 3)), ((2,), (2, 3)), ((1,), (3, 4))]

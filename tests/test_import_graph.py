@@ -201,9 +201,7 @@ _P = ROOT + "."
 KNOWN_UPWARD = {
     (_P + "automaton.construction", _P + "search.walks"),
     (_P + "automaton.construction", _P + "kernels"),
-    (_P + "games.imark.survey", _P + "sweeps.runner"),
     (_P + "games.octal", _P + "sweeps.runner"),
-    (_P + "search.sharded", _P + "sweeps.runner"),
 }
 KNOWN_BACK_EDGES = {
     (_P + "automaton.vectors", _P + "automaton.construction"),

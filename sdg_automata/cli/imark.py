@@ -201,8 +201,7 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_survey(args: argparse.Namespace) -> int:
-    from ..games.imark.survey import MAX_SURVEY_STEPS, survey_instances, survey_steps
-    from ..sweeps.imark import imark_sweep
+    from ..sweeps.imark import MAX_SURVEY_STEPS, imark_sweep, survey_instances, survey_steps
     from .sweep import run
 
     instances = survey_instances(args.max_s, args.max_d, max_d_size=args.max_d_size)
