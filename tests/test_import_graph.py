@@ -202,7 +202,6 @@ KNOWN_UPWARD = {
     (_P + "automaton.construction", _P + "search.walks"),
     (_P + "automaton.construction", _P + "kernels"),
     (_P + "games.imark.survey", _P + "sweeps.runner"),
-    (_P + "games.octal", _P + "sweeps.runner"),
     (_P + "search.sharded", _P + "sweeps.runner"),
 }
 KNOWN_BACK_EDGES = {

@@ -25,10 +25,11 @@ import pytest
 
 from sdg_automata.cli import main
 from sdg_automata.errors import BudgetExceeded, InputError, InvalidCertificate
-from sdg_automata.games.octal import OctalGame, codes, naive_values, write_certificate
-from sdg_automata.games.octal.certificate import CERTIFICATE, CHECKPOINT, MAGIC, read, write
+from sdg_automata.games.octal import OctalGame, naive_values, write_certificate
+from sdg_automata.games.octal.valuefile import CERTIFICATE, CHECKPOINT, MAGIC, read, write
 from sdg_automata.games.octal.verify import verify
 from sdg_automata.runtime.budget import Budget
+from sdg_automata.sweeps.octal import codes
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -247,7 +248,8 @@ def test_checkpoint_resumes_to_the_same_answer(tmp_path: Path) -> None:
 def test_checkpoint_survives_a_kill(tmp_path: Path) -> None:
     """Should resume after SIGKILL from the last checkpoint written (atomically)."""
     path = tmp_path / "run.ckpt"
-    code = ("import sdg_automata.games.octal as o; o.CHECKPOINT_SECONDS = 0.05\n"
+    code = ("import sdg_automata.games.octal as o, sdg_automata.games.octal.checkpoint as c\n"
+            "c.CHECKPOINT_SECONDS = 0.05\n"
             f"o.OctalGame.parse('0.16').period(engine='python', checkpoint={str(path)!r})\n")
     child = subprocess.Popen([sys.executable, "-c", code])
     try:

@@ -63,7 +63,8 @@ BYTES_PER_LISTED = 48
 
 
 def _add_octal(p: Parser) -> None:
-    from ..games.octal import DEFAULT_MAX_N, SURVEY_MAX_N
+    from ..games.octal import DEFAULT_MAX_N
+    from ..sweeps.octal import SURVEY_MAX_N
     from .sweep import add_sweep_options
 
     p.description = (
@@ -291,7 +292,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from ..games.octal import SURVEY_MAX_N, load_kernels, survey_sweep
+    from ..games.octal import load_kernels
+    from ..sweeps.octal import SURVEY_MAX_N, survey_sweep
     from .sweep import run
 
     if args.digits is None:

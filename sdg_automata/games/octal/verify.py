@@ -1,7 +1,7 @@
 """``octal verify``: check an octal certificate from the game's rules alone.
 
 A certificate (written by ``octal CODE --certificate FILE``; the format is
-:mod:`sdg_automata.games.octal.certificate`, documented in ``docs/octal.md``) claims that
+:mod:`sdg_automata.games.octal.valuefile`, documented in ``docs/octal.md``) claims that
 the game ``code`` has least preperiod n₀ and least period p, and stores the
 values 𝒢(0), …, 𝒢(N − 1) with N = 2·max(n₀, 1) + 2p + t.  This checker
 shares nothing with the solver but the file reader.  It
@@ -36,7 +36,7 @@ from ...errors import InputError, InvalidCertificate
 from ...kernels import Engine, use_compiled
 from ...kernels import octal_check as loops
 from ...runtime.budget import UNLIMITED, Budget
-from .certificate import CERTIFICATE, read
+from .valuefile import CERTIFICATE, read
 
 __all__ = ["Verified", "verify"]
 
