@@ -13,12 +13,7 @@ reference, with the proofs, is ``docs/octal.md``; the SDG encoding is SPEC §2).
 :meth:`~OctalGame.period`, proven by the octal periodicity theorem, from
 :mod:`sdg_automata.games.octal.period`.
 
-References
-----------
-.. [1] E. R. Berlekamp, J. H. Conway, R. K. Guy, *Winning Ways for your
-   Mathematical Plays*, ch. 4 ("Take and break"), the periodicity theorem.
-.. [2] R. K. Guy, C. A. B. Smith, "The G-values of various games", Proc.
-   Cambridge Philos. Soc. 52 (1956) 514–526.
+The references (Winning Ways, Guy–Smith) are listed by :mod:`sdg_automata.games.octal`.
 """
 
 from __future__ import annotations
