@@ -31,7 +31,7 @@ MOVED = {
     "sharded": "search.sharded", "walks": "search.walks", "families": "search.families",
     "impartial": "games.impartial", "gamegraph": "games.gamegraph", "play": "games.play",
     "semantics": "games.semantics", "periodicity": "games.periodicity",
-    "octal": "games.octal", "octal_file": "games.octal.certificate",
+    "octal": "games.octal", "octal_file": "games.octal.valuefile",
     "octal_verify": "games.octal.verify", "imark": "games.imark",
     "imark.survey": "sweeps.imark",
     "sweep": "sweeps.runner", "summarize": "sweeps.summarize", "plots": "render.plots",

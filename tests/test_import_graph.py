@@ -201,7 +201,6 @@ _P = ROOT + "."
 KNOWN_UPWARD = {
     (_P + "automaton.construction", _P + "search.walks"),
     (_P + "automaton.construction", _P + "kernels"),
-    (_P + "games.octal", _P + "sweeps.runner"),
 }
 KNOWN_BACK_EDGES = {
     (_P + "automaton.vectors", _P + "automaton.construction"),

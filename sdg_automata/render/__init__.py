@@ -848,7 +848,7 @@ def _(counts: CountsByLength, *, label: Labeler | None = None) -> Diagram:
 DISPLAYED_BY_NAME: dict[tuple[str, str], Callable[..., Diagram]] = {
     ("automata.fa.dfa", "DFA"): _fa_diagram,
     ("automata.fa.nfa", "NFA"): _fa_diagram,
-    (f"{__name__.split('.')[0]}.games.octal", "OctalPeriod"): _octal_diagram,
+    ("sdg_automata.games.octal.period", "OctalPeriod"): _octal_diagram,
 }
 
 
