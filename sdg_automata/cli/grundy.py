@@ -171,7 +171,7 @@ def _grundy_words(args: argparse.Namespace, g: Grammar,
 
 
 def _xor(values: Any) -> int:
-    from ..games.impartial import nim_sum
+    from ..games.mex import nim_sum
 
     return nim_sum(values)
 
