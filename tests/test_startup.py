@@ -1,7 +1,7 @@
 """Start-up: a small command loads only what it runs (issue 18 §4).
 
 Each command's parser, and with it its engine, is built only when that
-command runs (:class:`sdg_automata.cli.common.Commands`).  These tests run the
+command runs (:class:`sdg_automata.cli.parser.Commands`).  These tests run the
 real ``python -m sdg_automata`` in a subprocess and read the modules it
 imported from ``-X importtime``, so they see what a user's shell sees.  The
 CPU time itself is measured by ``python -m benchmarks bench_startup``, never
@@ -77,7 +77,7 @@ def test_a_command_loads_its_own_engine_only() -> None:
 def test_lazy_and_complete_parsers_agree() -> None:
     """Should give each command the same options whether built on demand or at once."""
     from sdg_automata.cli import build_parser
-    from sdg_automata.cli.common import Commands
+    from sdg_automata.cli.parser import Commands
 
     def options(parser: object) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}

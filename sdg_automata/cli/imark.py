@@ -8,22 +8,12 @@ import sys
 from typing import Any, get_args
 
 from ..errors import BudgetExceeded, InputError
-from .common import (
-    Commands,
-    ExitCode,
-    Parser,
-    add_budget,
-    budget,
-    check_plot,
-    emit,
-    emit_stopped,
-    natural,
-    positive,
-    progress,
-    stamped,
-    unlimited_digits,
-    write_plot,
-)
+from .arguments import natural, positive
+from .budgets import add_budget, budget, progress
+from .exits import ExitCode
+from .jsonout import emit, emit_stopped, stamped
+from .parser import Commands, Parser
+from .writing import check_plot, unlimited_digits, write_plot
 
 __all__ = ["EXAMPLES", "register"]
 

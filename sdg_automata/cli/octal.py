@@ -11,24 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import BudgetExceeded, InputError, InvalidCertificate
-from .common import (
-    Commands,
-    ExitCode,
-    Formatter,
-    Parser,
-    add_engine,
-    budget,
-    check_plot,
-    emit_stopped,
-    epilog,
-    fail,
-    output,
-    positive,
-    progress,
-    stamped,
-    write_plot,
-)
+from .arguments import positive
+from .budgets import add_engine, budget, progress
+from .exits import ExitCode, fail
+from .jsonout import emit_stopped, stamped
+from .parser import Commands, Formatter, Parser, epilog
 from .sweep import CONNECT_TIMEOUT
+from .writing import check_plot, output, write_plot
 
 __all__ = ["EXAMPLES", "register"]
 

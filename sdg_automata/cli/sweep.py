@@ -14,20 +14,12 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, Interrupted, ResourceError
-from .common import (
-    NO_ROOM,
-    Commands,
-    ExitCode,
-    Parser,
-    add_budget,
-    budget,
-    check_plot,
-    duration,
-    emit,
-    positive,
-    stamped,
-    write_plot,
-)
+from .arguments import duration, positive
+from .budgets import add_budget, budget
+from .exits import NO_ROOM, ExitCode
+from .jsonout import emit, stamped
+from .parser import Commands, Parser
+from .writing import check_plot, write_plot
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
