@@ -40,6 +40,8 @@ MOVED = {
 #: (the survey of many i-Mark instances is a sweep now; the package i-Mark keeps the game)
 LEFT = {
     "imark": dict.fromkeys(("default_jobs", "survey", "survey_instances"), "sweeps.imark"),
+    "octal": dict.fromkeys(("SURVEY_MAX_N", "SurveyRow", "codes", "survey", "survey_failed",
+                            "survey_row", "survey_sweep"), "sweeps.octal"),
 }
 _PACKAGE = __name__.rpartition(".")[0]
 
@@ -74,23 +76,29 @@ def load(old: str, new: str) -> ModuleType:
                   DeprecationWarning, stacklevel=3)
     module = importlib.import_module(new)
     left = LEFT.get(old.partition(".")[2])
-    if left and "__getattr__" not in vars(module):
-        module.__getattr__ = _finder(old, new, left)  # type: ignore[method-assign]
+    if left and not getattr(vars(module).get("__getattr__"), "_finds_left", False):
+        module.__getattr__ = _finder(  # type: ignore[method-assign]
+            old, new, left, vars(module).get("__getattr__"))
     return module
 
 
-def _finder(old: str, new: str, left: dict[str, str]) -> Callable[[str], object]:
+def _finder(old: str, new: str, left: dict[str, str],
+            own: Callable[[str], object] | None) -> Callable[[str], object]:
     """A module ``__getattr__`` (PEP 562) that finds the names that left ``old`` where they
-    went, warning that they did."""
+    went, warning that they did; other names go to the module's ``own`` ``__getattr__``
+    (its lazy names), if it has one."""
 
     def find(name: str) -> object:
         if name not in left:
+            if own is not None:
+                return own(name)
             raise AttributeError(f"module {new!r} has no attribute {name!r}")
         where = f"{_PACKAGE}.{left[name]}"
         warnings.warn(f"{old}.{name} moved to {where} in 0.3; the old name goes in 1.0",
                       DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(where), name)
 
+    find._finds_left = True  # type: ignore[attr-defined]
     return find
 
 

@@ -106,3 +106,28 @@ def test_the_game_package_leaves_the_survey_of_many_to_the_sweeps() -> None:
 
     assert {"survey", "survey_instances", "default_jobs"}.isdisjoint(game.__all__)
     assert game.survey_instance is imark.survey_instance
+
+
+def test_the_0_2_octal_paths_reach_the_survey_and_the_game() -> None:
+    """In a fresh interpreter: sdg_automata.octal's survey names (now sweeps.octal) and its
+    lazy game names (games.octal) through one module, a warning each."""
+    script = textwrap.dedent("""
+        import warnings
+        warnings.simplefilter("error")
+        from sdg_automata.sweeps import octal as new
+        from sdg_automata.games.octal import rules
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            from sdg_automata.octal import OctalGame, SurveyRow, codes, survey
+        assert (survey, codes, SurveyRow) == (new.survey, new.codes, new.SurveyRow)
+        assert OctalGame is rules.OctalGame
+        assert {w.category for w in seen} == {DeprecationWarning}
+        said = {str(w.message).split(" moved to ")[0] for w in seen}
+        assert said == {"sdg_automata.octal", "sdg_automata.octal.survey",
+                        "sdg_automata.octal.codes", "sdg_automata.octal.SurveyRow"}, said
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, env={"PYTHONPATH": str(ROOT),
+                                                      "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr[-2000:]
