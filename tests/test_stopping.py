@@ -80,7 +80,10 @@ def test_the_blocked_section_blocks_at_the_system_level(recorded: Calls) -> None
     """Should keep a signal pending in the kernel, where no C handler (pysat's) can see it."""
     with held_signals(block=True):
         assert set(HELD) <= signal.pthread_sigmask(signal.SIG_BLOCK, [])
-        _send(signal.SIGINT)
+        # to this thread: a mask is per thread, and a signal sent to the process goes to any
+        # thread that does not block it (pytest-xdist's workers run a thread of their own)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        time.sleep(0.01)
         assert signal.SIGINT in signal.sigpending()
     assert recorded == [signal.SIGINT]
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
