@@ -41,14 +41,13 @@ from ..errors import BudgetExceeded, InputError, SdgBug
 from ..grammar import Grammar
 from ..grammar.words import Word
 from ..runtime.budget import UNLIMITED, Budget, as_budget, available_bytes
+from ..runtime.engines import Engine, compiled, run_engine
 from .bounds import upper_bounds
-from .crawl import Crawl, crawl
+from .crawl import Crawl, ValuedStates, crawl
 from .reading import Reading, reading_of
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
-
-    from ..kernels import Engine
 
 __all__ = [
     "GroupLayout",
@@ -555,8 +554,10 @@ class GrundyAutomaton:
             ``"python"``: :func:`~sdg_automata.automaton.crawl.crawl` over :attr:`follow`;
             ``"compiled"``: the kernel :func:`sdg_automata.kernels.automaton.bfs`
             over states stored as part ids (:mod:`sdg_automata.automaton.vectors`), the
-            same states in the same order; ``"auto"`` (default): Python up to
-            :data:`~sdg_automata.search.walks.AUTO_STATES` states, compiled beyond.
+            same states in the same order, reached through the registry of
+            :mod:`sdg_automata.runtime.engines` (``COMPILED["explore"]``); ``"auto"``
+            (default): Python up to ``THRESHOLDS["walk states"]`` states, compiled
+            beyond (the registry's auto policy).
         what:
             The phase's name in budget and Ctrl-C messages.
 
@@ -565,41 +566,13 @@ class GrundyAutomaton:
         ReachableAutomaton
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
-        from ..search.walks import run_engine, unfit
-
         budget = as_budget(budget, max_states=max_states, progress=progress)
         found, _ = run_engine(engine, budget, partial(self._crawl, what=what),
-                              partial(self._crawl_compiled, what=what), reason=unfit(self),
-                              what=what)
+                              partial(compiled("explore"), self, what=what), what=what)
         return ReachableAutomaton(automaton=self, found=found)
 
     def _crawl(self, budget: Budget, *, what: str) -> Crawl:
         return crawl(self.initial, self.follow, self.alphabet, budget, what=what)
-
-    def _crawl_compiled(self, budget: Budget, *, what: str) -> Crawl:
-        """:meth:`_crawl` on the kernels; the states stay part ids (``PartStates``)."""
-        from ..search.walks import CompactStore, breadth_first
-        from .vectors import PartStates, StepTables
-
-        tables = StepTables(self)
-        walked = breadth_first(tables, budget, what=what, rows=True)
-        store, n = walked.store, walked.states
-        assert store is not None and not isinstance(store, CompactStore)
-        assert store.parent is not None and store.via is not None
-        assert store.rows is not None
-        try:
-            rows = tuple(_int_array("i", store.rows.array[:n, k])
-                         for k in range(len(self.alphabet)))
-            parent = _int_array("i", store.parent.array[:n])
-            parent[0] = -1
-            via = _int_array("b" if len(self.alphabet) < 128 else "l", store.via.array[:n])
-            via[0] = -1  # as crawl's: the root was reached by no letter
-            records = store.records.copy(n)
-        finally:
-            store.close()
-        states = PartStates(tables, records)
-        return Crawl(states=states, index=states.inverse, parent=parent, via=via, rows=rows,
-                     complete=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -643,9 +616,7 @@ class ReachableAutomaton:
 
     def values(self, head: str) -> list[int | None]:
         """𝒢_{G,A} read off every state (``None`` where A has no item)."""
-        from .vectors import PartStates
-
-        if isinstance(self.states, PartStates):  # compiled: by part, without the bitsets
+        if isinstance(self.states, ValuedStates):  # compiled: by part, without the bitsets
             return self.states.grundy(head)
         at = self.automaton.grundy_at
         return [at(q, head) for q in self.states]
@@ -827,13 +798,6 @@ def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str
         members.setdefault(find(b), []).append(b)
     order = list(graphlib.TopologicalSorter(waits()).static_order())
     return [tuple(members[g]) for g in order]
-
-
-def _int_array(code: str, values: Any) -> array[int]:
-    """A numpy vector as an ``array`` of Python ints (one copy, no per-item objects)."""
-    out = array(code)
-    out.frombytes(values.astype(code).tobytes())  # numpy's and array's codes agree
-    return out
 
 
 def _bound_violated(value: int, bound: int) -> None:

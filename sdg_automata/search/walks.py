@@ -12,28 +12,31 @@ return a status.  This module holds everything around them:
   call a kernel in quanta of about :data:`QUANTUM_SECONDS`, learn the steps it
   misses, grow its arrays, and serve budgets, progress, Ctrl-C and memory between
   calls;
-* :func:`run_engine`, the one place where ``engine="auto"|"compiled"|"python"``
-  becomes a run (and :func:`unfit`, which says when the kernels cannot take an
-  automaton).
+* :func:`unfit`, which says when the kernels cannot take an automaton, and
+  :func:`crawl_compiled`, the compiled exploration.  The engine is chosen by
+  :mod:`sdg_automata.runtime.engines` (:func:`run_engine` is re-exported from there).
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+from array import array
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..automaton.vectors import StepTables
 from ..errors import BudgetExceeded, ResourceError, SdgBug
 from ..runtime.budget import Budget
+from ..runtime.engines import THRESHOLDS, Unfit, run_engine
 
 if TYPE_CHECKING:
     from ..automaton.construction import GrundyAutomaton
+    from ..automaton.crawl import Crawl
 
 __all__ = ["AUTO_STATES", "STORES", "CompactStore", "Growing", "KeyTooWide", "Walked",
-           "breadth_first", "depth_first", "lasso", "run_engine", "unfit"]
+           "breadth_first", "crawl_compiled", "depth_first", "lasso", "run_engine", "unfit"]
 
 #: the largest id a narrow (uint16) record holds
 NARROW = 0xFFFF
@@ -964,20 +967,13 @@ def _lasso_found(first: Any, states: int, complete: bool) -> Walked:
 
 
 # ---------------------------------------------------------------------------
-# choosing the engine of a walk
+# the kernels' fit, and the compiled exploration (runtime.engines chooses the engine)
 
-#: ``engine="auto"`` runs the Python reference for up to this many states and, when the
-#: walk is larger, restarts it on the compiled kernels.  Measured (``python -m benchmarks
-#: bench_search``): the reference walks 150–400k states per CPU second, and the compiled
-#: engine's fixed cost (importing numba, loading the cached kernels; numba also imports
-#: scipy when it is installed) is 0.7–1.2 CPU s.  As in ski rental, the Python walk before
-#: the switch should cost about that fixed cost: then no run pays more than about twice
-#: what the better engine alone would have cost, and walks below 2¹⁸ states never load numba.
-AUTO_STATES = 1 << 18
+#: ``engine="auto"`` runs the Python reference for up to this many states, then restarts
+#: the walk compiled (:data:`sdg_automata.runtime.engines.THRESHOLDS` says why)
+AUTO_STATES = THRESHOLDS["walk states"]
 #: the widest state the kernels take: this many groups (plus one for a constraint)
 MAX_GROUPS = 255
-
-R = TypeVar("R")
 
 
 def unfit(automaton: GrundyAutomaton) -> str | None:
@@ -991,69 +987,46 @@ def unfit(automaton: GrundyAutomaton) -> str | None:
     return None
 
 
-def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
-               compiled: Callable[[Budget], R], *, reason: str | None, what: str
-               ) -> tuple[R, str]:
-    """Run a walk on the engine ``engine`` chooses; returns (result, engine that ran).
+def crawl_compiled(automaton: GrundyAutomaton, budget: Budget, *, what: str) -> Crawl:
+    """:meth:`GrundyAutomaton.explore <sdg_automata.automaton.construction.GrundyAutomaton.explore>`
+    on the kernels (``COMPILED["explore"]`` of :mod:`sdg_automata.runtime.engines`): the
+    states of :func:`~sdg_automata.automaton.crawl.crawl`, in the same order, kept as
+    part ids (:class:`~sdg_automata.automaton.vectors.PartStates`).
 
-    ``"python"`` runs ``python(budget)``; ``"compiled"`` runs ``compiled(budget)``
-    (an :class:`~sdg_automata.errors.InputError` when numba cannot be imported);
-    ``"auto"`` runs ``python`` for at most :data:`AUTO_STATES` states and, if the
-    walk needs more, restarts it with ``compiled``, its seconds counted from the start.
-    When the automaton does not fit the kernels (``reason``, from :func:`unfit`) or
-    a table outgrows its ids, a run that would be compiled runs in Python after one
-    :class:`~sdg_automata.errors.EngineNotice`.
+    Raises
+    ------
+    Unfit
+        When the kernels cannot take ``automaton`` (:func:`unfit`).
     """
-    import dataclasses
-    import importlib.util
-    import time
-    import warnings
+    from ..automaton.crawl import Crawl
+    from ..automaton.vectors import PartStates
 
-    from ..errors import EngineNotice
-    from ..kernels import check_engine, numba_missing, use_compiled
-
-    check_engine(engine)
-    if engine == "python":
-        return python(budget), "python"
-    reached = 0  # states the walk has reached, for a Ctrl-C while numba loads
-    auto_states = AUTO_STATES
-
-    def fallback(why: str) -> tuple[R, str]:
-        warnings.warn(f"the {what} runs in Python: {why}", EngineNotice, stacklevel=3)
-        return python(budget), "python"
-
-    if budget.since is None:  # one clock for the Python run and the compiled restart
-        budget = dataclasses.replace(budget, since=time.perf_counter())
-    if engine == "auto":
-        if (budget.max_states is not None and budget.max_states <= auto_states
-                or importlib.util.find_spec("numba") is None):
-            return python(budget), "python"
-        try:
-            return python(dataclasses.replace(budget, max_states=auto_states)), "python"
-        except BudgetExceeded as e:
-            if e.explored != auto_states:
-                raise
-        reached = auto_states
-        try:
-            missing = numba_missing()
-        except KeyboardInterrupt:
-            raise budget.start(what).interrupted(reached) from None
-        if missing is not None:  # found but broken: the reference, from the start
-            return python(budget), "python"
-        shown = budget.progress
-        if shown is not None:  # the restart counts from 0 again: progress never goes back
-            budget = dataclasses.replace(
-                budget, progress=lambda n: shown(max(n, auto_states)))
-    else:
-        try:
-            use_compiled("compiled", work=1, threshold=0)  # raises when numba is missing
-        except KeyboardInterrupt:
-            raise budget.start(what).interrupted(0) from None
-    if reason is not None:
-        return fallback(reason)
+    why = unfit(automaton)
+    if why is not None:
+        raise Unfit(why)
+    tables = StepTables(automaton)
+    walked = breadth_first(tables, budget, what=what, rows=True)
+    store, n = walked.store, walked.states
+    assert store is not None and not isinstance(store, CompactStore)
+    assert store.parent is not None and store.via is not None
+    assert store.rows is not None
+    letters = len(automaton.alphabet)
     try:
-        return compiled(budget), "compiled"
-    except OverflowError as e:
-        return fallback(str(e))
-    except KeyboardInterrupt:  # while numba loads: the kernels' drivers say their own count
-        raise budget.start(what).interrupted(reached) from None
+        rows = tuple(_int_array("i", store.rows.array[:n, k]) for k in range(letters))
+        parent = _int_array("i", store.parent.array[:n])
+        parent[0] = -1
+        via = _int_array("b" if letters < 128 else "l", store.via.array[:n])
+        via[0] = -1  # as crawl's: the root was reached by no letter
+        records = store.records.copy(n)
+    finally:
+        store.close()
+    states = PartStates(tables, records)
+    return Crawl(states=states, index=states.inverse, parent=parent, via=via, rows=rows,
+                 complete=True)
+
+
+def _int_array(code: str, values: Any) -> array[int]:
+    """A numpy vector as an ``array`` of Python ints (one copy, no per-item objects)."""
+    out = array(code)
+    out.frombytes(values.astype(code).tobytes())  # numpy's and array's codes agree
+    return out
