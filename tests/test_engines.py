@@ -253,10 +253,10 @@ def test_state_budgets_are_exact_in_both_engines(strategy: str) -> None:
 
 
 def test_auto_restarts_compiled_past_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sdg_automata.search.walks as walks
+    from sdg_automata.runtime.engines import THRESHOLDS
 
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
-    monkeypatch.setattr(walks, "AUTO_STATES", 1024)
+    monkeypatch.setitem(THRESHOLDS, "walk states", 1024)
     seen: list[int] = []
     v = max_grundy(g, "A", strategy="bfs", progress=seen.append)
     assert v.engine == "compiled" and v.states == 2311

@@ -858,6 +858,7 @@ def dfa(
     reachable: ReachableAutomaton | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
+    engine: Engine = "auto",
 ) -> DFA:
     """M_{A,i} as an automata-lib DFA (Step 5).
 
@@ -879,6 +880,9 @@ def dfa(
         built; automata-lib's ``minify`` runs under the remaining seconds.
     max_states:
         The same state limit by keyword (put into ``budget``).
+    engine:
+        Which engine explores the reachable part (:meth:`GrundyAutomaton.explore`'s
+        ``engine``: ``"auto"``, ``"compiled"`` or ``"python"``); the DFA is the same.
 
     Returns
     -------
@@ -927,7 +931,7 @@ def dfa(
     budget = as_budget(budget, max_states=max_states)
     grammar.check_nonterminal(head)
     if reachable is None:
-        reachable = automaton_for(grammar).explore(budget)
+        reachable = automaton_for(grammar).explore(budget, engine=engine)
     final = reachable.accepting(head, i)
     # the automaton reads the user's w forwards exactly when it serves a mirror
     if forward != reachable.automaton.reading.mirrored:

@@ -92,6 +92,8 @@ from .construction import ReachableAutomaton, automaton_for
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
 
+    from ..runtime.engines import Engine
+
 __all__ = [
     "COSTS",
     "COUNTERS",
@@ -499,7 +501,7 @@ class ClassMachine:
 
     @classmethod
     def build(cls, grammar: Grammar, head: str, *, reachable: ReachableAutomaton | None = None,
-              max_states: int | None = None) -> ClassMachine:
+              max_states: int | None = None, engine: Engine = "auto") -> ClassMachine:
         """The classes of 𝒢_{G,A} (reading wᴿ; w for left-linear G).
 
         Parameters
@@ -513,6 +515,8 @@ class ClassMachine:
             (of its mirror when it is left-linear).
         max_states:
             Budget for the exploration (:class:`~sdg_automata.errors.BudgetExceeded`).
+        engine:
+            Which engine explores (:meth:`GrundyAutomaton.explore`'s ``engine``).
 
         Raises
         ------
@@ -522,7 +526,7 @@ class ClassMachine:
         """
         head = grammar.check_nonterminal(head)
         if reachable is None:  # a left-linear grammar's mirror: reversal preserves lengths
-            reachable = automaton_for(grammar).explore(max_states=max_states)
+            reachable = automaton_for(grammar).explore(max_states=max_states, engine=engine)
         return cls(reachable=reachable, head=head)
 
     @property
@@ -793,7 +797,7 @@ def _rational_gf(seq: Sequence[int]) -> tuple[list[int], list[int]]:
 
 def count(grammar: Grammar, head: str, value: int | None, length: int, *,
           max_states: int | None = None, method: CountMethod = "auto",
-          budget: Budget = UNLIMITED) -> int:
+          budget: Budget = UNLIMITED, engine: Engine = "auto") -> int:
     """|{w ∈ Σⁿ : 𝒢_{G,A}(w) = value}| for n = ``length``, exactly.
 
     Parameters
@@ -814,6 +818,10 @@ def count(grammar: Grammar, head: str, value: int | None, length: int, *,
         (``DFA.count_words_of_length``): the same number.
     budget:
         Limits on states and time, for every phase.
+    engine:
+        Which engine explores the automaton (:meth:`GrundyAutomaton.explore
+        <sdg_automata.automaton.construction.GrundyAutomaton.explore>`'s ``engine``:
+        ``"auto"``, ``"compiled"`` or ``"python"``); the count is the same.
 
     Returns
     -------
@@ -840,7 +848,7 @@ def count(grammar: Grammar, head: str, value: int | None, length: int, *,
     >>> count(g, "A", 0, 10)
     409
     """
-    machine = ClassMachine.build(grammar, head, max_states=max_states)
+    machine = ClassMachine.build(grammar, head, max_states=max_states, engine=engine)
     return machine.count(value, length, method=method, budget=budget)
 
 

@@ -18,7 +18,9 @@ this package loads numba (:func:`numba_missing`) and compiles the kernels.
 compiled engine does.  Compiled code is cached on disk by numba
 (``cache=True``): next to the sources when the install location is writable,
 else in numba's user-wide cache directory (``NUMBA_CACHE_DIR`` overrides both);
-``SDG_AUTOMATA_NUMBA_CACHE=0`` turns caching off.  Where no cache directory is
+``SDG_AUTOMATA_NUMBA_CACHE=0`` turns caching off.  An entry is stale once any
+kernel source changes (:mod:`~sdg_automata.kernels.cachekey`): a kernel calls
+kernels of other files, which numba's own stamp does not see.  Where no cache directory is
 writable (a read-only install, no writable home), or a cache file is damaged,
 the run says so in one :class:`~sdg_automata.errors.KernelCacheWarning` and
 compiles in memory (a damaged entry is written anew when the directory allows,
@@ -163,6 +165,9 @@ def jit(kernel: F) -> F:
 
     if not _caching():
         return cast(F, _watched(numba.njit(nogil=True)(kernel), "not cached"))
+    from .cachekey import install
+
+    install()  # cache entries stamped with every kernel's source (kernels/cachekey.py)
     try:  # numba looks for a writable cache directory here, at decoration
         compiled = numba.njit(cache=True, nogil=True)(kernel)
     except RuntimeError as e:

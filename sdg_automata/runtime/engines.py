@@ -147,14 +147,15 @@ def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
 
 def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
                compiled: Callable[[Budget], R], *, reason: str | None = None, what: str,
-               threshold: int = THRESHOLDS["walk states"]) -> tuple[R, str]:
+               threshold: int | None = None) -> tuple[R, str]:
     """Run a walk, whose size is not known in advance, on the engine ``engine`` chooses;
     returns (result, engine that ran): the auto policy of the module docstring.
 
     ``"python"`` runs ``python(budget)``; ``"compiled"`` runs ``compiled(budget)``
     (an :class:`~sdg_automata.errors.InputError` when numba cannot be imported);
-    ``"auto"`` runs ``python`` for at most ``threshold`` states and, if the walk
-    needs more, restarts it with ``compiled``, its seconds counted from the start.
+    ``"auto"`` runs ``python`` for at most ``threshold`` states (default: the
+    table's ``"walk states"``, read at the call) and, if the walk needs more,
+    restarts it with ``compiled``, its seconds counted from the start.
     When the input does not fit the kernels (``reason``, or :class:`Unfit` raised
     by ``compiled``) or a table outgrows its ids (``OverflowError``), a run that
     would be compiled runs in Python after one
@@ -163,6 +164,8 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
     check_engine(engine)
     if engine == "python":
         return python(budget), "python"
+    if threshold is None:
+        threshold = THRESHOLDS["walk states"]
     reached = 0  # states the walk has reached, for a Ctrl-C while numba loads
 
     def fallback(why: str) -> tuple[R, str]:

@@ -71,6 +71,7 @@ from ...errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from ...grammar import Grammar, Rule
 from ...kernels import Engine, check_engine, held_signals, use_compiled
 from ...runtime.budget import UNLIMITED, Budget, Meter
+from ...runtime.engines import THRESHOLDS
 from ...sweeps.runner import Status, Sweep, run_sweep
 from ..impartial import mex
 from . import certificate as octal_file
@@ -116,14 +117,11 @@ CHECKPOINT_SECONDS = 60.0
 JSON_VALUES = 1000
 
 #: ``engine="auto"`` computes the first values in Python and switches to the compiled
-#: kernels once a run asks for this many (loading numba and the cached kernels costs
-#: ~0.5 s, what the Python path needs for ~50k values; Kayles needs 168)
-COMPILED_FROM = 1 << 14
-#: ... and in a period search, which does not know how many values it will need: a
-#: period not proven by 2^12 values (0.05–0.1 s in Python) usually needs many more (the
-#: games of docs/octal.md certify at hundreds of values or at hundreds of thousands), and
-#: numba loads in well under a second (``bench_octal``'s whole-process rows)
-PERIOD_COMPILED_FROM = 1 << 12
+#: kernels once a run asks for this many (:data:`sdg_automata.runtime.engines.THRESHOLDS`
+#: says why)
+COMPILED_FROM = THRESHOLDS["octal values"]
+#: ... and in a period search, which does not know how many values it will need
+PERIOD_COMPILED_FROM = THRESHOLDS["octal period values"]
 
 _CODE = re.compile(r"0?\.([0-7]+)")
 _LETTER = "a"
