@@ -37,8 +37,7 @@ pytest.importorskip("numba")
 
 import numpy as np  # noqa: E402  (after the skip: numpy comes with numba here)
 
-from sdg_automata import walks  # noqa: E402
-from sdg_automata.kernels.automaton import (  # noqa: E402
+from sdg_automata.kernels.compact import (  # noqa: E402
     admit,
     decode,
     key_of,
@@ -46,6 +45,7 @@ from sdg_automata.kernels.automaton import (  # noqa: E402
     scramble,
     unscramble,
 )
+from sdg_automata.search import walks  # noqa: E402
 
 FAST = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

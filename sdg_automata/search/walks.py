@@ -403,7 +403,7 @@ class CompactStore:
     def add_first(self, record: Any) -> None:
         import numpy as np
 
-        from ..kernels.automaton import admit, key_of
+        from ..kernels.compact import admit, key_of
 
         row = np.asarray(record, dtype=np.int32).reshape(1, -1)
         t = self.table
@@ -420,7 +420,7 @@ class CompactStore:
     def _move(self, q: int, widths: list[int], n: int) -> None:
         import numpy as np
 
-        from ..kernels.automaton import migrate
+        from ..kernels.compact import migrate
 
         old, new = self.table, _Cleary(q, widths)
         scratch = np.zeros((1, len(widths)), dtype=np.int32)
@@ -452,7 +452,7 @@ class CompactStore:
         codes are read back from the spool a block at a time, going up."""
         import numpy as np
 
-        from ..kernels.automaton import climb
+        from ..kernels.compact import climb
 
         runs = np.zeros((1 << 12, 2), dtype=np.int64)
         cursor = np.array([0, -1], dtype=np.int64)
@@ -701,6 +701,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     import numpy as np
 
     from ..kernels import automaton as kernel
+    from ..kernels import compact
 
     letters, width = len(tables.alphabet), len(start)
     def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
@@ -724,7 +725,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
             head_group, values = _head_values(tables, head)
             t = store.table
             status = drive.timed(
-                kernel.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
+                compact.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
                 t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal,
                 wc, values, head_group, settle if head is not None else -1, found_at,
                 cursor, drive.cap)
@@ -733,19 +734,19 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
                 break
             if status == kernel.MISS:
                 k = int(cursor[kernel.LETTER])
-                out = int(cursor[kernel.OUT])
-                source = inrec[sid - base] if sid - base < cursor[kernel.IN] else outrec[
+                out = int(cursor[compact.OUT])
+                source = inrec[sid - base] if sid - base < cursor[compact.IN] else outrec[
                     sid - (n - out)]
                 drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
                 store.fit(counts(), n)
             elif status == kernel.FULL:
-                out = int(cursor[kernel.OUT])
+                out = int(cursor[compact.OUT])
                 if out + letters > COMPACT_BUFFER:  # the output to the spool
                     store.push(outrec[:out], outcode[:out])
-                    cursor[kernel.OUT] = out = 0
-                if sid - base >= cursor[kernel.IN] and sid < n - out:  # the next input
+                    cursor[compact.OUT] = out = 0
+                if sid - base >= cursor[compact.IN] and sid < n - out:  # the next input
                     base = sid
-                    cursor[kernel.IN] = store.records.read(sid, inrec)
+                    cursor[compact.IN] = store.records.read(sid, inrec)
                     store.records.release(sid)
                 store.make_room(n, letters)
             elif status == kernel.PAUSE:
@@ -755,7 +756,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
             elif status == kernel.FOUND:
                 stopped = True
                 break
-        out = int(cursor[kernel.OUT])  # the tree of the last states, for the witnesses
+        out = int(cursor[compact.OUT])  # the tree of the last states, for the witnesses
         store.push(outrec[:out], outcode[:out])
     except BaseException as e:
         failure = _failed(e, store, drive, what, n)
