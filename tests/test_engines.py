@@ -204,11 +204,11 @@ def test_a_constraint_empty_over_the_letters_is_a_lasso_with_no_position() -> No
 
 def test_records_widen_when_ids_outgrow_16_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Records are uint16 until a part id needs more; the widening happens mid-walk."""
-    import sdg_automata.search.walks as walks
+    import sdg_automata.search.stores as stores
 
     g = intersection_grammar(random_family(3, 12, seed=28))  # a group of 2876 parts
     narrow = verdict(g, "A", None, strategy="bfs", engine="compiled")
-    monkeypatch.setattr(walks, "NARROW", 100)
+    monkeypatch.setattr(stores, "NARROW", 100)
     for strategy in ("bfs", "dfs"):
         wide = verdict(g, "A", None, strategy=strategy, engine="compiled")
         assert wide == verdict(g, "A", None, strategy=strategy, engine="python")
