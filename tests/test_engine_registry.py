@@ -198,3 +198,27 @@ def test_the_package_root_takes_engine() -> None:
         g, "A", 0).transitions
     with pytest.raises(InputError, match="unknown engine"):
         sdg_automata.count(g, "A", 0, 3, engine="fast")  # type: ignore[arg-type]
+
+
+# -- the split modules: every name keeps its old path ---------------------------------
+
+
+@pytest.mark.parametrize(("old", "new", "names"), [
+    ("automaton.construction", "automaton.items", ["Item", "LetterTable", "TransitionTables"]),
+    ("automaton.construction", "automaton.groups", ["GroupLayout"]),
+    ("automaton.construction", "automaton.minimal", ["canonical", "fast_automata"]),
+    ("automaton.counting", "automaton.transfer",
+     ["COSTS", "COUNTERS", "COUNT_SECONDS", "Estimate", "TransferTable", "plan"]),
+    ("automaton.counting", "automaton.series", ["Density", "berlekamp_massey"]),
+    ("kernels.automaton", "kernels.step", ["DONE", "step", "rehash", "BATCH"]),
+    ("kernels.automaton", "kernels.compact",
+     ["admit", "climb", "compact_bfs", "decode", "key_of", "migrate", "scramble",
+      "unscramble"]),
+    ("search.walks", "search.stores", ["NARROW", "CompactStore", "Growing", "KeyTooWide"]),
+])
+def test_moved_names_keep_their_old_module(old: str, new: str, names: list[str]) -> None:
+    before = importlib.import_module(f"sdg_automata.{old}")
+    after = importlib.import_module(f"sdg_automata.{new}")
+    for name in names:
+        assert getattr(before, name) is getattr(after, name), (old, name)
+        assert name in after.__all__ and (name in before.__all__ or name.isupper()), name

@@ -36,6 +36,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
+from .compact import (  # the compact walk's kernels, public here before they had a module
+    admit,
+    climb,
+    compact_bfs,
+    decode,
+    key_of,
+    migrate,
+    scramble,
+    unscramble,
+)
 from .step import (
     _GOLDEN,
     _MIX,
@@ -67,8 +77,9 @@ from .step import (
 
 __all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "HARE", "LETTER",
            "MAX_LOAD_PERCENT", "MET", "MISS", "N", "OTHER", "PAUSE", "POS", "SID", "SPARE",
-           "STEPS", "TORTOISE", "VALUE", "WORK", "absorb", "bfs", "by_owner", "dfs", "expand",
-           "meet", "rehash", "renumber", "step", "tree_runs", "walk"]
+           "STEPS", "TORTOISE", "VALUE", "WORK", "absorb", "admit", "bfs", "by_owner", "climb",
+           "compact_bfs", "decode", "dfs", "expand", "key_of", "meet", "migrate", "rehash",
+           "renumber", "scramble", "step", "tree_runs", "unscramble", "walk"]
 
 
 @jit
