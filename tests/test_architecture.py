@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-from test_import_graph import LAYERS, ROOT, _imports
-
 import recipe_cli
 import recipe_game
+from test_import_graph import LAYERS, ROOT, _imports
+
 from sdg_automata import cli
 from sdg_automata.games.semantics import grundy
 from sdg_automata.search.families import subtraction_grammar

@@ -37,8 +37,7 @@ pytest.importorskip("numba")
 
 import numpy as np  # noqa: E402  (after the skip: numpy comes with numba here)
 
-from sdg_automata import walks  # noqa: E402
-from sdg_automata.kernels.automaton import (  # noqa: E402
+from sdg_automata.kernels.compact import (  # noqa: E402
     admit,
     decode,
     key_of,
@@ -46,6 +45,7 @@ from sdg_automata.kernels.automaton import (  # noqa: E402
     scramble,
     unscramble,
 )
+from sdg_automata.search import stores, walks  # noqa: E402
 
 FAST = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -55,7 +55,7 @@ FAST = settings(max_examples=40, deadline=None,
 # the table
 
 
-def _admit(t: walks._Cleary, record: tuple[int, ...]) -> bool:
+def _admit(t: stores._Cleary, record: tuple[int, ...]) -> bool:
     return bool(admit(t.slots, t.form, t.mix, np.uint64(key_of(np.array([record], np.int32), 0,
                                                                t.fields))))
 
@@ -74,7 +74,7 @@ def _records(widths: list[int], count: int, seed: int) -> list[tuple[int, ...]]:
 def test_the_table_is_a_set(q: int, widths: list[int], fill: float, seed: int) -> None:
     """New exactly when not seen, up to the load the drivers allow (80 %), for keys
     narrower than the quotient (one remainder bit) as for wider ones."""
-    t = walks._Cleary(q, widths)
+    t = stores._Cleary(q, widths)
     seen: set[tuple[int, ...]] = set()
     for r in _records(widths, int(t.load * fill) * 2 + 2, seed):
         if len(seen) >= t.load:
@@ -91,14 +91,14 @@ def test_the_table_is_a_set(q: int, widths: list[int], fill: float, seed: int) -
        fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
 def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int,
                                             widen: list[int], fill: float, seed: int) -> None:
-    t = walks._Cleary(q, widths)
+    t = stores._Cleary(q, widths)
     seen: set[tuple[int, ...]] = set()
     for r in _records(widths, int(t.load * fill), seed):
         if len(seen) < t.load:
             _admit(t, r)
             seen.add(r)
     wider = [w + d for w, d in zip(widths, widen, strict=False)]
-    u = walks._Cleary(q + grow, wider)
+    u = stores._Cleary(q + grow, wider)
     moved = migrate(t.slots, t.form, t.mix, t.fields, t.field_widths, u.slots, u.form, u.mix,
                     u.fields, np.zeros((1, len(widths)), np.int32))
     assert moved == len(seen)
@@ -113,7 +113,7 @@ def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int
 def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
     """64-bit keys (a remainder of 64 − q bits, the slot spanning words) and keys as
     narrow as the table (padded to one remainder bit)."""
-    t = walks._Cleary(10, widths)
+    t = stores._Cleary(10, widths)
     assert t.kbits == max(sum(widths), 11)
     top = [(1 << min(w, 31)) - 1 for w in widths]  # records are int32
     keys = {tuple(x % (v + 1) for x, v in zip((i * 2654435761, i * 40503), top, strict=False))
@@ -127,7 +127,7 @@ def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
 
 @given(kbits=st.integers(2, 64), key=st.integers(0, 2**64 - 1))
 def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
-    t = walks._Cleary(8, [kbits])
+    t = stores._Cleary(8, [kbits])
     field = kbits
     kbits = t.kbits  # at least q + 1
     h = scramble(np.uint64(key % (1 << kbits)), kbits, t.mix)
@@ -140,10 +140,10 @@ def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
 
 
 def test_keys_wider_than_64_bits_are_refused() -> None:
-    with pytest.raises(walks.KeyTooWide, match="65 bits"):
-        walks._Cleary(12, [33, 32])
+    with pytest.raises(stores.KeyTooWide, match="65 bits"):
+        stores._Cleary(12, [33, 32])
     with pytest.raises(SdgBug, match="fewer than 64"):  # the blocks are of 64 slots
-        walks._Cleary(5, [8])
+        stores._Cleary(5, [8])
 
 
 # ---------------------------------------------------------------------------
@@ -219,7 +219,7 @@ def test_ids_outgrowing_their_fields_and_the_table_growing() -> None:
 
 def test_small_buffers_spill_to_the_spool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(walks, "COMPACT_BUFFER", 8)
-    monkeypatch.setattr(walks, "SPOOL_SEGMENT", 64)  # many files, the consumed ones released
+    monkeypatch.setattr(stores, "SPOOL_SEGMENT", 64)  # many files, the consumed ones released
     stores_agree(intersection_grammar(random_family(2, 6, seed=3)), "A")
     stores_agree(modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]),
                  "A")
@@ -236,7 +236,7 @@ def test_long_witnesses_come_back_from_the_spool(monkeypatch: pytest.MonkeyPatch
 
 
 def test_keys_too_wide_fall_back_to_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(walks, "MAX_KEY_BITS", 12)
+    monkeypatch.setattr(stores, "MAX_KEY_BITS", 12)
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
     with pytest.warns(EngineNotice, match="keeps the table store, not the compact one: a "
                                           "state's ids take"):
@@ -300,7 +300,7 @@ def test_a_full_disk_is_a_resource_error(monkeypatch: pytest.MonkeyPatch) -> Non
     import os
 
     from sdg_automata.errors import ResourceError
-    from sdg_automata.search.walks import _Spool
+    from sdg_automata.search.stores import _Spool
 
     def full(*args: object) -> int:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

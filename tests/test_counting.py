@@ -19,7 +19,7 @@ from itertools import product
 import pytest
 from golden import csub, example3  # noqa: E402
 
-from sdg_automata import counting
+from sdg_automata.automaton import counting, transfer
 from sdg_automata.automaton.counting import (
     COUNTERS,
     ClassMachine,
@@ -419,7 +419,8 @@ def test_huge_lengths_are_refused_up_front() -> None:
 def test_memory_is_refused_up_front(monkeypatch: pytest.MonkeyPatch) -> None:
     machine = ClassMachine.build(example3(), "A")
     machine.table(0)
-    monkeypatch.setattr(counting, "available_bytes", lambda: 10_000)
+    for module in (counting, transfer):  # the count's plan, and the minimization
+        monkeypatch.setattr(module, "available_bytes", lambda: 10_000)
     with pytest.raises(BudgetExceeded, match="of memory"):
         machine.count(0, 10**5)
     assert machine.count(0, 10) == 409  # small counts still fit
@@ -442,7 +443,7 @@ def test_generating_function_refusal_says_why(monkeypatch: pytest.MonkeyPatch) -
     """Should name the generating function and the counts it needs when refusing them."""
     machine = ClassMachine.build(example3(), "A")
     machine.table(0)
-    monkeypatch.setattr(counting, "COSTS", {**counting.COSTS, "op": 1e3})  # every step slow
+    monkeypatch.setattr(transfer, "COSTS", {**transfer.COSTS, "op": 1e3})  # every step slow
     with pytest.raises(BudgetExceeded, match="generating function of a 4-state class needs "
                                              "the counts up to length 9"):
         machine.generating_function(0)

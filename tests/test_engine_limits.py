@@ -165,14 +165,14 @@ def test_moves_and_play_bound_the_substring_table(capsys: pytest.CaptureFixture[
 def test_long_rule_bodies_are_refused_up_front(monkeypatch: pytest.MonkeyPatch) -> None:
     """Should refuse before Step 2 when its suffixes cannot fit (they grow as L² for a body
     of L letters), naming the longest body, instead of running out of memory."""
-    from sdg_automata import construction
+    from sdg_automata.automaton import items
     from sdg_automata.automaton.construction import GrundyAutomaton
     from sdg_automata.errors import BudgetExceeded
     from sdg_automata.grammar.parse import parse_grammar
 
     g = parse_grammar("A -> " + " ".join("a" * 2000) + " A | a\n")
-    monkeypatch.setattr(construction, "available_bytes", lambda: 1 << 20)  # 1 MB left
+    monkeypatch.setattr(items, "available_bytes", lambda: 1 << 20)  # 1 MB left
     with pytest.raises(BudgetExceeded, match="longest has 2000 letters"):
         GrundyAutomaton(g)
-    monkeypatch.setattr(construction, "available_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(items, "available_bytes", lambda: 1 << 30)
     assert GrundyAutomaton(g).grundy("A", "a") == 1  # the same grammar, room enough

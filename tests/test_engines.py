@@ -204,11 +204,11 @@ def test_a_constraint_empty_over_the_letters_is_a_lasso_with_no_position() -> No
 
 def test_records_widen_when_ids_outgrow_16_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Records are uint16 until a part id needs more; the widening happens mid-walk."""
-    import sdg_automata.search.walks as walks
+    import sdg_automata.search.stores as stores
 
     g = intersection_grammar(random_family(3, 12, seed=28))  # a group of 2876 parts
     narrow = verdict(g, "A", None, strategy="bfs", engine="compiled")
-    monkeypatch.setattr(walks, "NARROW", 100)
+    monkeypatch.setattr(stores, "NARROW", 100)
     for strategy in ("bfs", "dfs"):
         wide = verdict(g, "A", None, strategy=strategy, engine="compiled")
         assert wide == verdict(g, "A", None, strategy=strategy, engine="python")
@@ -253,10 +253,10 @@ def test_state_budgets_are_exact_in_both_engines(strategy: str) -> None:
 
 
 def test_auto_restarts_compiled_past_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sdg_automata.search.walks as walks
+    from sdg_automata.runtime.engines import THRESHOLDS
 
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
-    monkeypatch.setattr(walks, "AUTO_STATES", 1024)
+    monkeypatch.setitem(THRESHOLDS, "walk states", 1024)
     seen: list[int] = []
     v = max_grundy(g, "A", strategy="bfs", progress=seen.append)
     assert v.engine == "compiled" and v.states == 2311

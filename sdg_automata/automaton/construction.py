@@ -27,28 +27,26 @@ References
 
 from __future__ import annotations
 
-import contextlib
-import graphlib
-import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cache, cached_property, partial
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from ..errors import BudgetExceeded, InputError, SdgBug
+from ..errors import InputError, SdgBug
 from ..grammar import Grammar
-from ..grammar.words import Word
-from ..runtime.budget import UNLIMITED, Budget, as_budget, available_bytes
+from ..runtime.budget import UNLIMITED, Budget, as_budget
+from ..runtime.engines import Engine, compiled, run_engine
 from .bounds import upper_bounds
-from .crawl import Crawl, crawl
+from .crawl import Crawl, ValuedStates, crawl
+from .groups import GroupLayout, _compile, _Group, _groups, _Plan, group_layout
+from .items import Item, LetterTable, TransitionTables, _check_suffix_room
+from .minimal import canonical, fast_automata, reversed_dfa
 from .reading import Reading, reading_of
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
-
-    from ..kernels import Engine
 
 __all__ = [
     "GroupLayout",
@@ -63,98 +61,8 @@ __all__ = [
     "fast_automata",
 ]
 
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: default cap on the entries of :meth:`GrundyAutomaton.step`'s memo (about 100 bytes each)
 MEMO_LIMIT = 1 << 16
-
-
-@dataclass(frozen=True, order=True)
-class Item:
-    """An item x B^j of Step 2 (``prefix`` is x, possibly empty)."""
-
-    prefix: str
-    nonterminal: str
-    value: int
-
-    def __str__(self) -> str:
-        return f"{self.prefix}{self.nonterminal}{str(self.value).translate(_SUPERSCRIPT)}"
-
-    def compact(self) -> str:
-        """The item with its prefix run-length (``a^40E⁰`` for a forty-letter prefix)."""
-        return f"{Word.of(self.prefix).compact()}{self.nonterminal}" \
-               f"{str(self.value).translate(_SUPERSCRIPT)}"
-
-
-class LetterTable(NamedTuple):
-    """Steps 3–4 for one letter a, per item bit k (see :class:`TransitionTables`).
-
-    A named tuple rather than a dataclass: :meth:`GrundyAutomaton.step` unpacks
-    it on every transition.
-    """
-
-    #: the bits of the items that matter on a (a shift or a contribution)
-    relevant: int
-    #: ``shift[k]``: the bitset {a·x B^j} of Step 4 for item k = x B^j (0 when a·x ∉ Γ_N)
-    shift: tuple[int, ...]
-    #: ``contributions[k]``: pairs (nonterminal id of A, 1 << j) of Step 3 — item k = x B^j
-    #: puts j into J_A for every rule A → a x B
-    contributions: tuple[tuple[tuple[int, int], ...], ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class TransitionTables:
-    """A read-only view of the transition relation δ of Steps 3–4 (SPEC §4).
-
-    Enough to compute δ(q, a) without :meth:`GrundyAutomaton.step`, e.g. for a
-    new search strategy (symbolic, SAT-based) that needs the relation itself:
-    for q ∩ ``letters[a].relevant``, Step 4 ORs ``shift[k]`` over the bits k
-    of q; Step 3 ORs each ``contributions[k]`` mask into J_A, then, for each
-    (A, Cs) of ``unit_plan`` in the order <_Γ, adds 𝒢 of every unit C in Cs
-    computed in the same step; A gets the item A^{mex J_A} at bit
-    ``base[A] + mex J_A`` (never above ``bound[A]``, SPEC §3).
-
-    Attributes
-    ----------
-    items:
-        ``items[k]`` is the item of bit k.
-    nonterminals:
-        The nonterminal of each id used by ``contributions``, ``base``, ``bound``.
-    base, bound:
-        Per nonterminal id: the bit of A⁰ and m_A.
-    letters:
-        Per letter of Σ, its :class:`LetterTable`; a letter outside Σ leads to ∅.
-    unit_plan:
-        (A, (C, …)) for every A with unit rules A → C, in the order <_Γ.
-    """
-
-    items: tuple[Item, ...]
-    nonterminals: tuple[str, ...]
-    base: tuple[int, ...]
-    bound: tuple[int, ...]
-    letters: Mapping[str, LetterTable]
-    unit_plan: tuple[tuple[int, tuple[int, ...]], ...]
-
-
-#: bytes Step 2 takes per character of the suffixes it keeps (measured: 3.1–3.3 with the
-#: per-letter tables built from them)
-_SUFFIX_BYTES = 4
-
-
-def _check_suffix_room(letter_rules: Sequence[tuple[str, str, str]]) -> None:
-    """Refuse at once the grammars whose Step 2 suffixes cannot fit in memory.
-
-    Γ_N holds every suffix of every rule body as a string, so a body of L letters costs
-    L²/2 characters: a single 40,000-letter body needs about 2.5 GB.
-    """
-    chars = sum(len(letters) * (len(letters) - 1) // 2 for _, letters, _ in letter_rules)
-    need = chars * _SUFFIX_BYTES
-    free = available_bytes()
-    if free is not None and need > free:
-        longest = max(len(letters) for _, letters, _ in letter_rules)
-        raise BudgetExceeded(
-            f"the Step 1–5 construction keeps every suffix of every rule body (the longest has "
-            f"{longest} letters): about {need / 2**20:,.0f} MB, but {free / 2**20:,.0f} MB is "
-            "available; split long bodies into rules of a few letters each")
 
 
 class GrundyAutomaton:
@@ -386,24 +294,7 @@ class GrundyAutomaton:
                                  for r in self.grammar.rules_of(b)
                                  if self.grammar.is_unit(r) and group_of[r.body[0]] != g})
                    for g, members in enumerate(groups)]
-        letters = {}
-        for a in self.alphabet:
-            _, shift, contrib = self._tables[a]
-            every: list[tuple[int, int, int]] = []
-            covered = 0
-            for g, members in enumerate(groups):
-                mask = sum(1 << k for k in range(width)
-                           if shift[k] and owner[k] == g
-                           or any(group_of[nts[h]] == g for h, _ in contrib[k]))
-                deps = deps_of[g]
-                if not mask and not deps:
-                    continue  # reads nothing: no item of the group is set on this letter
-                if mask & deps:  # a rule A → a C would have put C in A's group
-                    raise SdgBug(f"step memo: group {members} reads the items of a unit target")
-                covered |= owned[g]
-                every.append((mask, deps, owned[g]))
-            letters[a] = (tuple(every), ((1 << width) - 1) & ~covered)
-        return GroupLayout(owned=owned, letters=MappingProxyType(letters))
+        return group_layout(groups, owner, owned, nts, self._tables, deps_of)
 
     def step_reference(self, q: int, a: str) -> int:
         """δ(q, a) by Steps 3 and 4 (SPEC §4), computed from scratch.
@@ -555,8 +446,10 @@ class GrundyAutomaton:
             ``"python"``: :func:`~sdg_automata.automaton.crawl.crawl` over :attr:`follow`;
             ``"compiled"``: the kernel :func:`sdg_automata.kernels.automaton.bfs`
             over states stored as part ids (:mod:`sdg_automata.automaton.vectors`), the
-            same states in the same order; ``"auto"`` (default): Python up to
-            :data:`~sdg_automata.search.walks.AUTO_STATES` states, compiled beyond.
+            same states in the same order, reached through the registry of
+            :mod:`sdg_automata.runtime.engines` (``COMPILED["explore"]``); ``"auto"``
+            (default): Python up to ``THRESHOLDS["walk states"]`` states, compiled
+            beyond (the registry's auto policy).
         what:
             The phase's name in budget and Ctrl-C messages.
 
@@ -565,41 +458,13 @@ class GrundyAutomaton:
         ReachableAutomaton
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
-        from ..search.walks import run_engine, unfit
-
         budget = as_budget(budget, max_states=max_states, progress=progress)
         found, _ = run_engine(engine, budget, partial(self._crawl, what=what),
-                              partial(self._crawl_compiled, what=what), reason=unfit(self),
-                              what=what)
+                              partial(compiled("explore"), self, what=what), what=what)
         return ReachableAutomaton(automaton=self, found=found)
 
     def _crawl(self, budget: Budget, *, what: str) -> Crawl:
         return crawl(self.initial, self.follow, self.alphabet, budget, what=what)
-
-    def _crawl_compiled(self, budget: Budget, *, what: str) -> Crawl:
-        """:meth:`_crawl` on the kernels; the states stay part ids (``PartStates``)."""
-        from ..search.walks import CompactStore, breadth_first
-        from .vectors import PartStates, StepTables
-
-        tables = StepTables(self)
-        walked = breadth_first(tables, budget, what=what, rows=True)
-        store, n = walked.store, walked.states
-        assert store is not None and not isinstance(store, CompactStore)
-        assert store.parent is not None and store.via is not None
-        assert store.rows is not None
-        try:
-            rows = tuple(_int_array("i", store.rows.array[:n, k])
-                         for k in range(len(self.alphabet)))
-            parent = _int_array("i", store.parent.array[:n])
-            parent[0] = -1
-            via = _int_array("b" if len(self.alphabet) < 128 else "l", store.via.array[:n])
-            via[0] = -1  # as crawl's: the root was reached by no letter
-            records = store.records.copy(n)
-        finally:
-            store.close()
-        states = PartStates(tables, records)
-        return Crawl(states=states, index=states.inverse, parent=parent, via=via, rows=rows,
-                     complete=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -643,9 +508,7 @@ class ReachableAutomaton:
 
     def values(self, head: str) -> list[int | None]:
         """𝒢_{G,A} read off every state (``None`` where A has no item)."""
-        from .vectors import PartStates
-
-        if isinstance(self.states, PartStates):  # compiled: by part, without the bitsets
+        if isinstance(self.states, ValuedStates):  # compiled: by part, without the bitsets
             return self.states.grundy(head)
         at = self.automaton.grundy_at
         return [at(q, head) for q in self.states]
@@ -709,156 +572,9 @@ class ReachableAutomaton:
                        initial_state=0, final_states=frozenset(final_states))
 
 
-class _Group(NamedTuple):
-    """One group's memo for one letter: key ``q & mask | out & deps`` → part ``δ & owned``.
-
-    ``mask`` and ``deps`` are disjoint: ``deps`` holds the fields C^j of unit
-    targets outside the group, whose items the group's rules never read.
-    """
-
-    mask: int
-    deps: int
-    owned: int
-    memo: dict[int, int]
-
-
-class _Plan(NamedTuple):
-    """The memo of one letter: its groups in dependency order, and the bits none owns."""
-
-    groups: tuple[_Group, ...]
-    uncovered: int
-
-
-class GroupLayout(NamedTuple):
-    """The groups of nonterminals of :meth:`GrundyAutomaton.step`'s memo, as bit masks.
-
-    ``owned[g]``: the items of group g (the groups in dependency order; they
-    partition the items).  ``letters[a]``: the groups that read something on
-    ``a``, in order, each as ``(mask, deps, owned)`` (the key is ``q & mask |
-    δ(q, a) & deps``, the part ``δ(q, a) & owned``), and the bits no group of
-    ``a`` owns (never set by δ(·, a)).
-    """
-
-    owned: tuple[int, ...]
-    letters: Mapping[str, tuple[tuple[tuple[int, int, int], ...], int]]
-
-
-def _compile(plans: dict[str, _Plan], miss: Callable[[int, str], int],
-             ) -> Callable[[int, str], int]:
-    """The memo's hit path as one straight-line function ``follow(q, a) -> δ(q, a)``.
-
-    Per letter, ``out = m0[q & MASK0] | m1[q & MASK1] | …``, then one line per
-    group that waits for others, with the masks as constants; an unknown key
-    (``KeyError``) or another letter goes to ``miss``.  Written out rather
-    than looped over: the loop's per-group unpacking and stores cost a third
-    of a step, the per-letter dispatch another call (measured in
-    ``benchmarks/bench_explore.py``).  The source holds only ints made here
-    and the letters' ``repr``.
-    """
-    names: dict[str, Any] = {"miss": miss}
-    body: list[str] = []
-    for c, (a, plan) in enumerate(plans.items()):
-        plain = [f"m{c}_{g}[q & {group.mask:#x}]" for g, group in enumerate(plan.groups)
-                 if not group.deps]
-        body += [f"if a == {a!r}:", f"    out = {' | '.join(plain) or '0'}"]
-        for g, group in enumerate(plan.groups):
-            names[f"m{c}_{g}"] = group.memo
-            if group.deps:
-                key = f"out & {group.deps:#x}"
-                if group.mask:
-                    key = f"q & {group.mask:#x} | {key}"
-                body.append(f"    out |= m{c}_{g}[{key}]")
-        body.append("    return out")
-    source = ("def follow(q, a):\n    try:\n" + "".join(f"        {line}\n" for line in body)
-              + "    except KeyError:\n        pass\n    return miss(q, a)\n")
-    exec(source, names)  # our own ints and letters only, see the docstring
-    return names["follow"]  # type: ignore[no-any-return]
-
-
-def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str,
-            ) -> list[tuple[str, ...]]:
-    """Nonterminals grouped for the memo of :meth:`GrundyAutomaton.step`, dependencies first.
-
-    A rule A → a x B ties A to B (A reads B's items), so groups start as the
-    connected components of those ties (the end symbol E ties nothing: every
-    terminal rule reads it).  A unit rule A → C makes A's group wait for C's;
-    groups on a cycle of such waits are merged.  A group that reads no item
-    (unit rules only) and waits for one group alone joins it: its values are a
-    function of that group's, so the joint key is no larger.  On the hardness
-    family of SPEC §5 this gives one group per DFA (with its V chain) and A.
-    """
-    nts = grammar.nonterminals
-    root = {b: b for b in nts}
-
-    def find(b: str) -> str:
-        while root[b] != b:
-            root[b] = root[root[b]]
-            b = root[b]
-        return b
-
-    def waits() -> dict[str, set[str]]:
-        graph: dict[str, set[str]] = {find(b): set() for b in nts}
-        for r in grammar.rules:
-            if grammar.is_unit(r) and find(r.head) != find(r.body[0]):
-                graph[find(r.head)].add(find(r.body[0]))
-        return graph
-
-    for head, _, tail in letter_rules:
-        if tail != end:
-            root[find(head)] = find(tail)
-    while True:  # merge waits on a cycle until the groups form a DAG
-        try:
-            order = list(graphlib.TopologicalSorter(waits()).static_order())
-            break
-        except graphlib.CycleError as e:
-            cycle = e.args[1]
-            for b in cycle[1:]:
-                root[find(b)] = find(cycle[0])
-    reads = {find(head) for head, _, _ in letter_rules}
-    for g in order:  # dependencies first, so a chain of unit-only groups folds in one pass
-        if g in reads:
-            continue
-        targets = {find(r.body[0]) for b in nts if find(b) == find(g)
-                   for r in grammar.rules_of(b) if grammar.is_unit(r)} - {find(g)}
-        if len(targets) == 1:
-            root[find(g)] = targets.pop()
-    members: dict[str, list[str]] = {}
-    for b in nts:
-        members.setdefault(find(b), []).append(b)
-    order = list(graphlib.TopologicalSorter(waits()).static_order())
-    return [tuple(members[g]) for g in order]
-
-
-def _int_array(code: str, values: Any) -> array[int]:
-    """A numpy vector as an ``array`` of Python ints (one copy, no per-item objects)."""
-    out = array(code)
-    out.frombytes(values.astype(code).tobytes())  # numpy's and array's codes agree
-    return out
-
-
 def _bound_violated(value: int, bound: int) -> None:
     # would contradict SPEC §3; never answer from a broken state
     raise SdgBug(f"Grundy value {value} exceeds the bound {bound}")
-
-
-@contextlib.contextmanager
-def fast_automata() -> Iterator[None]:
-    """Build automata-lib objects without validation and without deep-freezing.
-
-    Safe for DFAs made from our own tables: they are valid by construction
-    (the tests call ``validate()``), and :meth:`ReachableAutomaton.to_dfa`
-    passes an already frozen mapping (or, for DFAs that never leave the
-    caller, a private dict).  automata-lib's switches are process-global, so
-    this is not thread-safe; they are restored on exit.
-    """
-    import automata.base.config as config
-
-    old = (config.should_validate_automata, config.allow_mutable_automata)
-    config.should_validate_automata, config.allow_mutable_automata = False, True
-    try:
-        yield
-    finally:
-        config.should_validate_automata, config.allow_mutable_automata = old
 
 
 def automaton_for(grammar: Grammar, *, refusal: str | None = None) -> GrundyAutomaton:
@@ -894,6 +610,7 @@ def dfa(
     reachable: ReachableAutomaton | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
+    engine: Engine = "auto",
 ) -> DFA:
     """M_{A,i} as an automata-lib DFA (Step 5).
 
@@ -915,6 +632,9 @@ def dfa(
         built; automata-lib's ``minify`` runs under the remaining seconds.
     max_states:
         The same state limit by keyword (put into ``budget``).
+    engine:
+        Which engine explores the reachable part (:meth:`GrundyAutomaton.explore`'s
+        ``engine``: ``"auto"``, ``"compiled"`` or ``"python"``); the DFA is the same.
 
     Returns
     -------
@@ -932,8 +652,9 @@ def dfa(
     right-linear grammar; the paper's M_{A,i} for a left-linear one, served by
     its mirror G′ with 𝒢_G(w) = 𝒢_{G′}(wᴿ)) is the subset construction of the
     reversed reachable automaton, in int bitsets, counted against the budget
-    as it is built.  By Brzozowski's theorem the determinized reverse of a DFA
-    whose states are all reachable is the minimal DFA of the reversed language
+    as it is built (:func:`~sdg_automata.automaton.minimal.reversed_dfa`).  By
+    Brzozowski's theorem the determinized reverse of a DFA whose states are all
+    reachable is the minimal DFA of the reversed language
     [2]_, so no minimization follows.  Otherwise (``forward`` for a
     left-linear grammar, whose mirror's automaton reads w itself) the reachable
     automaton is minimized by automata-lib (Hopcroft, ``to_partial``), under
@@ -963,11 +684,11 @@ def dfa(
     budget = as_budget(budget, max_states=max_states)
     grammar.check_nonterminal(head)
     if reachable is None:
-        reachable = automaton_for(grammar).explore(budget)
+        reachable = automaton_for(grammar).explore(budget, engine=engine)
     final = reachable.accepting(head, i)
     # the automaton reads the user's w forwards exactly when it serves a mirror
     if forward != reachable.automaton.reading.mirrored:
-        return _reversed_dfa(reachable, final, budget)
+        return reversed_dfa(reachable.rows, reachable.alphabet, len(reachable), final, budget)
     machine = reachable.to_dfa(final)
     if not (minimal or forward):
         return machine
@@ -976,109 +697,3 @@ def dfa(
         if forward:  # a mirror's own automaton reads w: minimal, and partial like Brzozowski's
             return canonical(machine.to_partial(minify=True))
         return canonical(machine.minify())
-
-
-def _reversed_dfa(reachable: ReachableAutomaton, final: Iterable[int], budget: Budget) -> DFA:
-    """The minimal DFA of the reversed language of ``reachable`` with ``final`` (Brzozowski).
-
-    Subsets of the reachable states are int bitsets; the subset reached from
-    F on a letter a is the union of the a-predecessors of its members, and it
-    accepts when it holds q₀ (state 0).  The states are numbered breadth-first
-    along the sorted letters, so the DFA is already :func:`canonical`.
-
-    A subset's members are read from its bytes and its image is set in a
-    ``bytearray``: linear in the n/8 bytes (in C) plus the members, where
-    shifting and OR-ing n-bit ints costs n/30 digit operations per member
-    (issue 21 §9: 10 ms per subset of a 94,055-state automaton, and 600 MB of
-    predecessor masks, now lists of numbers).
-    """
-    from automata.base.utils import freeze_value
-    from automata.fa.dfa import DFA
-
-    alphabet, n = reachable.alphabet, len(reachable)
-    size = (n + 7) >> 3
-    # the state limit is the subset construction's (below); this phase reads the n states
-    meter = replace(budget, max_states=None).start("reversal", unit="states")
-    pred: list[list[tuple[int, ...]]] = []  # per letter: the predecessors of every state
-    try:
-        done = 0
-        for row in reachable.rows:
-            groups: list[list[int]] = [[] for _ in range(n)]
-            for s, t in enumerate(row):
-                groups[t].append(s)
-                if done + s >= meter.due:  # paced on the work; the count: the states read
-                    meter.check(n, step=done + s)
-            pred.append([tuple(g) for g in groups])
-            done += n
-    except KeyboardInterrupt:
-        raise meter.interrupted(n) from None
-
-    start = 0
-    for s in final:
-        start |= 1 << s
-    # as automata-lib's from_nfa: the empty subset is left out (a partial DFA) unless it
-    # is the initial one (the empty language: one state looping on every letter)
-    empty = 0 if start == 0 else -1
-    runs, bits = _byte_tables()
-
-    def follow(subset: int, preds: list[tuple[int, ...]]) -> int:  # a letter: its predecessors
-        image = bytearray(size)
-        for run in runs(subset.to_bytes(size, "little")):
-            base = run.start() << 3
-            for byte in run.group():
-                for b in bits[byte]:
-                    for p in preds[base + b]:
-                        image[p >> 3] |= 1 << (p & 7)
-                base += 8
-        return int.from_bytes(image, "little") or empty
-
-    subsets = crawl(start, follow, pred, budget, what="subset construction")
-    rows = subsets.rows
-    transitions = {d: {a: rows[k][d] for k, a in enumerate(alphabet) if rows[k][d] >= 0}
-                   for d in range(len(subsets.states))}
-    with fast_automata():
-        return DFA(states=frozenset(range(len(subsets.states))),
-                   input_symbols=frozenset(alphabet), transitions=freeze_value(transitions),
-                   initial_state=0,
-                   final_states=frozenset(d for d, q in enumerate(subsets.states) if q & 1),
-                   allow_partial=True)
-
-
-@cache
-def _byte_tables() -> tuple[Callable[[bytes], Iterator[re.Match[bytes]]],
-                            tuple[tuple[int, ...], ...]]:
-    """The runs of non-zero bytes of a bitset's bytes, and the bits set in each byte value
-    (made on first use: start-up pays for neither)."""
-    return (re.compile(rb"[^\x00]+").finditer,
-            tuple(tuple(b for b in range(8) if v >> b & 1) for v in range(256)))
-
-
-def canonical(d: DFA) -> DFA:
-    """``d`` with states renumbered 0, 1, … breadth-first from the initial state.
-
-    automata-lib numbers the results of ``minify`` and ``from_nfa`` in an order
-    that follows Python's per-process string hashing; renumbering along the
-    sorted letters makes every run print the same DFA.
-    """
-    from automata.base.utils import freeze_value
-    from automata.fa.dfa import DFA
-
-    letters = sorted(d.input_symbols)
-    order = {d.initial_state: 0}
-    queue = [d.initial_state]
-    for s in queue:
-        row = d.transitions.get(s, {})
-        for a in letters:
-            t = row.get(a)
-            if t is not None and t not in order:
-                order[t] = len(order)
-                queue.append(t)
-    for s in sorted(d.states - order.keys(), key=repr):  # unreachable ones, if any, last
-        order[s] = len(order)
-    transitions = {order[s]: {a: order[t] for a, t in sorted(d.transitions.get(s, {}).items())}
-                   for s in d.states}
-    with fast_automata():
-        return DFA(states=frozenset(order.values()), input_symbols=frozenset(letters),
-                   transitions=freeze_value(transitions), initial_state=0,
-                   final_states=frozenset(order[s] for s in d.final_states),
-                   allow_partial=d.allow_partial)

@@ -76,21 +76,31 @@ References
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import gcd
-from operator import add, mul
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
-from ..errors import BudgetExceeded, InputError, SdgBug
+from ..errors import BudgetExceeded, InputError
 from ..grammar import Grammar
-from ..runtime.budget import ESTIMATE_CEILING, UNLIMITED, Budget, Meter, available_bytes
+from ..runtime.budget import UNLIMITED, Budget, available_bytes
 from .construction import ReachableAutomaton, automaton_for
+from .series import Density, _closed_periods, _rational_gf, _shortest, berlekamp_massey
+from .transfer import (
+    COSTS,
+    COUNT_SECONDS,
+    COUNTERS,
+    CountMethod,
+    Estimate,
+    TransferTable,
+    _bytes,
+    plan,
+)
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
+
+    from ..runtime.engines import Engine
 
 __all__ = [
     "COSTS",
@@ -102,6 +112,7 @@ __all__ = [
     "Density",
     "Estimate",
     "TransferTable",
+    "berlekamp_massey",
     "plan",
     "count",
     "count_sequence",
@@ -114,373 +125,8 @@ __all__ = [
 GF_STATE_LIMIT = 500
 
 
-@dataclass(frozen=True)
-class Density:
-    """The limit points of countₙ / |Σ|ⁿ.
-
-    Attributes
-    ----------
-    period:
-        p such that countₙ / |Σ|ⁿ converges along every residue class mod p.
-    limits:
-        ``limits[r]`` is the limit along n ≡ r (mod p).
-    """
-
-    period: int
-    limits: tuple[Fraction, ...]
-
-    @property
-    def limit(self) -> Fraction | None:
-        """The limit, or ``None`` when the class oscillates."""
-        return self.limits[0] if len(set(self.limits)) == 1 else None
-
-    @property
-    def points(self) -> tuple[Fraction, ...]:
-        """The distinct limit points, increasing."""
-        return tuple(sorted(set(self.limits)))
-
-    @property
-    def mean(self) -> Fraction:
-        """The Cesàro mean (average over a period) of the limit points."""
-        return sum(self.limits, Fraction(0)) / self.period
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"limit": "1/7" or null, "period": p, "limits": [...], "mean": "..."}``."""
-        lim = self.limit
-        return {"limit": None if lim is None else str(lim), "period": self.period,
-                "limits": [str(v) for v in self.limits], "mean": str(self.mean)}
-
-    def __str__(self) -> str:
-        lim = self.limit
-        if lim is not None:
-            return str(lim)
-        parts = ", ".join(f"{v} (n ≡ {r} mod {self.period})" for r, v in enumerate(self.limits))
-        return f"oscillates: {parts}; mean {self.mean}"
-
-
-# -- counting over int tables ------------------------------------------------------------
-
-CountMethod = Literal["auto", "levels", "power", "automata-lib"]
-"""How :meth:`ClassMachine.count` counts (see the module docstring)."""
-
-#: per-operation costs of CPython's integers, in seconds, measured on the development
-#: machine (Python 3.11, shared 2-core): an addition costs ``op + bits·add_bit``, a
-#: product ``op + mul·bits**mul_exp`` (Karatsuba), ``str()`` of an int ``str·bits²``
-#: (CPython 3.11 converts to decimal in quadratic time)
-COSTS: dict[str, float] = {"op": 4e-8, "add_bit": 4e-11, "mul": 1.1e-11, "mul_exp": 1.62,
-                           "str": 1e-12}
-
-#: a count whose estimate exceeds this many seconds is refused up front; with a time
-#: budget (``max_seconds``) the limit is three times that budget instead (the one rule of
-#: :meth:`~sdg_automata.runtime.budget.Budget.refuse_slow`)
-COUNT_SECONDS = ESTIMATE_CEILING
-
 #: bytes per state automata-lib's ``minify`` needs (automata-lib notes: about 1.6 KB)
 MINIFY_BYTES_PER_STATE = 2000
-
-
-@dataclass(frozen=True, kw_only=True)
-class Estimate:
-    """What one counting method would cost: the basis of :func:`plan`'s choice.
-
-    Attributes
-    ----------
-    method:
-        ``"levels"`` or ``"power"``.
-    seconds:
-        Estimated time of the count (not of printing it).
-    bytes:
-        Estimated peak memory of the integers alive.
-    decimal_seconds:
-        Estimated time to write the count in decimal (CPython's ``str``).
-    """
-
-    method: str
-    seconds: float
-    bytes: int
-    decimal_seconds: float
-
-    def to_json(self) -> dict[str, Any]:
-        """The fields as a JSON object."""
-        return {"method": self.method, "seconds": self.seconds, "bytes": self.bytes,
-                "decimal_seconds": self.decimal_seconds}
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class TransferTable:
-    """A complete DFA as int tables, trimmed to its live states, for counting.
-
-    Live states are those from which a final state can be reached; they are
-    numbered 0 … m−1 and every other state becomes the one index ``m``
-    (``dead``), whose count is always 0.
-
-    Attributes
-    ----------
-    rows:
-        ``rows[k][s]``: the successor of live state ``s`` on the k-th letter
-        (``dead`` when it cannot reach F any more).
-    final:
-        ``final[s]`` is 1 when live state ``s`` is accepting, else 0.
-    initial:
-        The initial state (``dead`` when the language is empty).
-    """
-
-    rows: tuple[tuple[int, ...], ...]
-    final: tuple[int, ...]
-    initial: int
-
-    def __post_init__(self) -> None:
-        m = len(self.final)
-        if not self.rows or any(len(r) != m for r in self.rows):
-            raise SdgBug("a transfer table needs one row of m successors per letter")
-        if not 0 <= self.initial <= m or any(not 0 <= t <= m for r in self.rows for t in r):
-            raise SdgBug("a transfer table's states are 0 … m (m: the dead state)")
-
-    @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[int]], finals: Iterable[int],
-                  initial: int = 0) -> TransferTable:
-        """Trim a complete DFA given as ``rows[k][s]`` (states 0 … n−1) to its live part."""
-        n = len(rows[0])
-        fin = set(finals)
-        back: list[list[int]] = [[] for _ in range(n)]
-        for r in rows:
-            for s, t in enumerate(r):
-                back[t].append(s)
-        live = [False] * n
-        queue = sorted(fin)
-        for s in queue:
-            live[s] = True
-        for t in queue:  # breadth-first backwards from F
-            for s in back[t]:
-                if not live[s]:
-                    live[s] = True
-                    queue.append(s)
-        index = [-1] * n
-        order = [s for s in range(n) if live[s]]
-        for k, s in enumerate(order):
-            index[s] = k
-        dead = len(order)
-        return cls(rows=tuple(tuple(index[r[s]] if live[r[s]] else dead for s in order)
-                              for r in rows),
-                   final=tuple(int(s in fin) for s in order),
-                   initial=index[initial] if live[initial] else dead)
-
-    @classmethod
-    def from_dfa(cls, d: DFA) -> TransferTable:
-        """The table of a complete automata-lib DFA, its letters in sorted order."""
-        states = sorted(d.states, key=repr)
-        number = {q: k for k, q in enumerate(states)}
-        rows = [[number[d.transitions[q][a]] for q in states] for a in sorted(d.input_symbols)]
-        return cls.from_rows(rows, (number[q] for q in d.final_states), number[d.initial_state])
-
-    @property
-    def size(self) -> int:
-        """m, the number of live states."""
-        return len(self.final)
-
-    @property
-    def dead(self) -> int:
-        """The index standing for every state that cannot reach F."""
-        return len(self.final)
-
-    @property
-    def edges(self) -> int:
-        """Transitions between live states."""
-        return sum(t != self.dead for r in self.rows for t in r)
-
-    # -- the two methods -------------------------------------------------------------
-
-    def levels(self, max_length: int, meter: Meter | None = None) -> Iterator[int]:
-        """count₀, count₁, …, count_{max_length}, with two levels of integers alive.
-
-        Backwards: cₙ(s) is the number of words of length n leading from s into
-        F; countₙ = cₙ(q₀).  The dead state's entry stays 0.
-        """
-        if self.initial == self.dead:
-            yield from (0 for _ in range(max_length + 1))
-            return
-        for level in self._backward(max_length, meter):
-            yield level[self.initial]
-
-    def _backward(self, max_length: int, meter: Meter | None) -> Iterator[list[int]]:
-        """c₀, c₁, …, c_{max_length} as lists (index ``dead`` holds 0), two alive."""
-        level = [*self.final, 0]
-        yield level
-        first, rest = self.rows[0], self.rows[1:]
-        due = 0 if meter is None else meter.due  # levels grow with n: the meter paces them
-        try:
-            for n in range(1, max_length + 1):
-                if len(rest) == 1:
-                    nxt = [level[a] + level[b] for a, b in zip(first, rest[0], strict=True)]
-                else:
-                    get = level.__getitem__
-                    nxt = list(map(get, first))
-                    for r in rest:
-                        nxt = list(map(add, nxt, map(get, r)))
-                nxt.append(0)
-                level = nxt
-                yield level
-                if meter is not None and n >= due:
-                    due = meter.check(n)
-        except KeyboardInterrupt:
-            if meter is None:
-                raise
-            raise meter.interrupted() from None
-
-    def count_levels(self, length: int, meter: Meter | None = None) -> int:
-        """count_{length} by :meth:`levels` (only the last level is kept).
-
-        Meeting in the middle (half the levels forwards from q₀, a dot product)
-        would halve the bits added, but the forward step needs predecessor
-        lists of varying length; measured on the 396-state class it was 15%
-        slower at N = 10⁴ and even at 3·10⁴, so the levels run backwards only.
-        """
-        last = 0
-        for last in self.levels(length, meter):  # noqa: B007 - only the last level is wanted
-            pass
-        return last
-
-    def matrix(self) -> list[list[int]]:
-        """The transfer matrix over the live states: M[s][t] = letters from s to t."""
-        m = self.size
-        out = [[0] * m for _ in range(m)]
-        for r in self.rows:
-            for s, t in enumerate(r):
-                if t != m:
-                    out[s][t] += 1
-        return out
-
-    def count_power(self, length: int, meter: Meter | None = None) -> int:
-        """count_{length} = e_{q₀}ᵀ Mᴺ f by repeated squaring of M.
-
-        The vector v = Mⁿ f is multiplied by the squares M^{2ᵏ} of the set bits
-        of N; the top square is never formed (v ← P(Pv) instead of P²v), which
-        saves the largest m³ products.
-        """
-        if self.initial == self.dead:
-            return 0
-        v = list(self.final)
-        p = self.matrix()
-        n = length
-        try:
-            step = 0
-            while n:
-                if n & 1:
-                    v = _matvec(p, v)
-                n >>= 1
-                if n == 1:
-                    v = _matvec(p, _matvec(p, v))
-                    break
-                if n:
-                    p = _matmul(p, p)
-                step += 1
-                if meter is not None:
-                    meter.check(step)
-        except KeyboardInterrupt:
-            if meter is None:
-                raise
-            raise meter.interrupted() from None
-        return v[self.initial]
-
-    # -- the cost rule -------------------------------------------------------------------
-
-    def estimate(self, method: str, length: int) -> Estimate:
-        """What counting words of length ``length`` costs by ``method`` (see :data:`COSTS`)."""
-        op, add_bit, mul_c = COSTS["op"], COSTS["add_bit"], COSTS["mul"]
-        exp = COSTS["mul_exp"]
-        bits = max(1.0, length * math.log2(max(2, len(self.rows))))  # count_N < |Σ|^N
-        m, e = max(1, self.size), max(1, self.edges)
-        decimal = COSTS["str"] * bits * bits
-        if method == "levels":
-            # N levels of E additions of numbers of bits/2 on average
-            seconds = length * e * (op + add_bit * bits / 2)
-            return Estimate(method=method, seconds=seconds, decimal_seconds=decimal,
-                            bytes=int(2 * (m + 1) * (bits / 8 + 40)))
-        # squarings k = 1 … K−1 with entries of about 2ᵏ·(bits/N) bits, then ≤ 2K matvecs
-        per_letter = bits / max(1, length)
-        top = max(1, length.bit_length())
-        seconds = 0.0
-        for k in range(1, top):
-            b = per_letter * 2 ** (k - 1)
-            seconds += m**3 * (2 * op + mul_c * b**exp) + 2 * m * m * (op + mul_c * b**exp)
-        seconds += 2 * m * m * (op + mul_c * (bits / 2) ** exp)
-        return Estimate(method=method, seconds=seconds, decimal_seconds=decimal,
-                        bytes=int(3 * m * m * (bits / 16 + 40) + 2 * m * (bits / 8 + 40)))
-
-
-def _matmul(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
-    cols = list(zip(*b, strict=True))
-    return [[sum(map(mul, row, col)) for col in cols] for row in a]
-
-
-def _matvec(a: list[list[int]], v: list[int]) -> list[int]:
-    return [sum(map(mul, row, v)) for row in a]
-
-
-#: the counting methods over a :class:`TransferTable`
-COUNTERS: dict[str, Callable[[TransferTable, int, Meter | None], int]] = {
-    "levels": TransferTable.count_levels,
-    "power": TransferTable.count_power,
-}
-
-
-def plan(table: TransferTable, length: int, *, method: CountMethod = "auto",
-         budget: Budget = UNLIMITED, decimal: bool = False) -> Estimate:
-    """The method to count words of length ``length`` on ``table``, refused if it cannot fit.
-
-    Parameters
-    ----------
-    table:
-        The class's transfer table.
-    length:
-        N.
-    method:
-        ``"auto"``: the cheaper of ``"levels"`` and ``"power"`` by their
-        estimates; otherwise that method (``"automata-lib"`` is estimated as
-        ``"levels"`` keeping every level).
-    budget:
-        With ``max_seconds``, the time ceiling is three times that; without,
-        :data:`COUNT_SECONDS`.
-    decimal:
-        Include the time to write the count in decimal.
-
-    Raises
-    ------
-    BudgetExceeded
-        When the estimate needs more memory than :func:`available_bytes`, or
-        more than three times the allowed seconds: refused before any work.
-    """
-    if method == "auto":
-        est = min((table.estimate(name, length) for name in COUNTERS), key=lambda e: e.seconds)
-    elif method == "automata-lib":
-        lv = table.estimate("levels", length)
-        # every level kept, each of (on average) half the final count's bits, in dicts
-        # (measured: 1.4 GB at N = 10⁴ on a 396-state class)
-        est = Estimate(method=method, seconds=lv.seconds * 3, bytes=lv.bytes * length // 4,
-                       decimal_seconds=lv.decimal_seconds)
-    elif method in COUNTERS:
-        est = table.estimate(method, length)
-    else:
-        raise InputError(f"unknown counting method {method!r} "
-                         f"(expected one of {', '.join(get_args(CountMethod))})")
-    seconds = est.seconds + (est.decimal_seconds if decimal else 0.0)
-    free = available_bytes()
-    bits = length * math.log2(max(2, len(table.rows)))
-    why = (f"counting words of length {length} on a {table.size}-state class "
-           f"({est.method}, numbers of about {bits:.3g} bits)")
-    if free is not None and est.bytes > free:
-        raise BudgetExceeded(f"{why} needs about {_bytes(est.bytes)} of memory; "
-                             f"{_bytes(free)} is available")
-    budget.refuse_slow(seconds, why)
-    return est
-
-
-def _bytes(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if n < 1024 or unit == "TB":
-            return f"{n:.3g} {unit}"
-        n /= 1024
-    return f"{n:.3g} TB"  # pragma: no cover
 
 
 @dataclass(frozen=True, eq=False)
@@ -499,7 +145,7 @@ class ClassMachine:
 
     @classmethod
     def build(cls, grammar: Grammar, head: str, *, reachable: ReachableAutomaton | None = None,
-              max_states: int | None = None) -> ClassMachine:
+              max_states: int | None = None, engine: Engine = "auto") -> ClassMachine:
         """The classes of 𝒢_{G,A} (reading wᴿ; w for left-linear G).
 
         Parameters
@@ -513,6 +159,8 @@ class ClassMachine:
             (of its mirror when it is left-linear).
         max_states:
             Budget for the exploration (:class:`~sdg_automata.errors.BudgetExceeded`).
+        engine:
+            Which engine explores (:meth:`GrundyAutomaton.explore`'s ``engine``).
 
         Raises
         ------
@@ -522,7 +170,7 @@ class ClassMachine:
         """
         head = grammar.check_nonterminal(head)
         if reachable is None:  # a left-linear grammar's mirror: reversal preserves lengths
-            reachable = automaton_for(grammar).explore(max_states=max_states)
+            reachable = automaton_for(grammar).explore(max_states=max_states, engine=engine)
         return cls(reachable=reachable, head=head)
 
     @property
@@ -699,101 +347,9 @@ class ClassMachine:
         return _shortest(Density(period, limits))
 
 
-def _closed_periods(d: DFA) -> list[int]:
-    """The period of every closed strongly connected component of a complete DFA.
-
-    A closed component has no edge leaving it; its period is the gcd of its
-    cycle lengths (the gcd of level[u] + 1 − level[v] over its edges, for
-    breadth-first levels from any of its states).  Components are sympy's.
-    """
-    from sympy.utilities.iterables import strongly_connected_components
-
-    succ = {s: list(d.transitions[s].values()) for s in d.states}
-    edges = [(s, t) for s, ts in succ.items() for t in ts]
-    periods = []
-    for comp in strongly_connected_components((list(d.states), edges)):
-        members = set(comp)
-        if any(t not in members for s in comp for t in succ[s]):
-            continue
-        level = {comp[0]: 0}
-        queue = [comp[0]]
-        period = 0
-        for u in queue:
-            for t in succ[u]:
-                if t not in level:
-                    level[t] = level[u] + 1
-                    queue.append(t)
-                else:
-                    period = gcd(period, level[u] + 1 - level[t])
-        periods.append(period)
-    return periods
-
-
-def _shortest(d: Density) -> Density:
-    """The same density with the least period."""
-    for p in range(1, d.period + 1):
-        if d.period % p == 0 and all(d.limits[r] == d.limits[r % p] for r in range(d.period)):
-            return Density(p, d.limits[:p])
-    return d  # pragma: no cover - p = period always matches
-
-
-def berlekamp_massey(seq: Sequence[int | Fraction]) -> list[Fraction]:
-    """The shortest linear recurrence of ``seq``, over the rationals.
-
-    Returns C = [1, c₁, …, c_L] with Σᵢ cᵢ s_{n−i} = 0 for every L ≤ n < len(seq).
-    It is the true minimal recurrence of an infinite sequence whose linear
-    complexity is at most len(seq) / 2 (Massey 1969).
-    """
-    s = [Fraction(v) for v in seq]
-    c: list[Fraction] = [Fraction(1)]
-    b: list[Fraction] = [Fraction(1)]
-    length, shift, last = 0, 1, Fraction(1)
-    for n in range(len(s)):
-        d = s[n] + sum((c[i] * s[n - i] for i in range(1, length + 1)), Fraction(0))
-        if d == 0:
-            shift += 1
-            continue
-        coef = d / last
-        old = list(c)
-        c += [Fraction(0)] * (len(b) + shift - len(c))
-        for i, bi in enumerate(b):
-            c[i + shift] -= coef * bi
-        if 2 * length <= n:
-            length, b, last, shift = n + 1 - length, old, d, 1
-        else:
-            shift += 1
-    c += [Fraction(0)] * (length + 1 - len(c))
-    return c[: length + 1]
-
-
-def _rational_gf(seq: Sequence[int]) -> tuple[list[int], list[int]]:
-    """Integer coefficient lists (P, Q), Q(0) = 1, with Σ seqₙ xⁿ = P/Q.
-
-    ``seq`` must hold at least twice the linear complexity of the sequence
-    (2m terms for a DFA with m states, plus a margin that is checked).
-    """
-    c = berlekamp_massey(seq)
-    length = len(c) - 1
-    if 2 * length + 2 > len(seq):  # pragma: no cover - the DFA bound guarantees it
-        raise AssertionError("too few terms for the recurrence")
-    p = [sum((c[i] * seq[n - i] for i in range(min(n, length) + 1)), Fraction(0))
-         for n in range(length)]
-    # an integer sequence with a rational generating function has one with integer
-    # coefficients and Q(0) = 1 (Fatou's lemma); check rather than trust
-    if any(v.denominator != 1 for v in (*c, *p)):  # pragma: no cover
-        raise AssertionError("non-integral generating function")
-    num = [int(v) for v in p]
-    while num and num[-1] == 0:
-        num.pop()
-    return num, [int(v) for v in c]
-
-
-# -- module-level conveniences ---------------------------------------------------------
-
-
 def count(grammar: Grammar, head: str, value: int | None, length: int, *,
           max_states: int | None = None, method: CountMethod = "auto",
-          budget: Budget = UNLIMITED) -> int:
+          budget: Budget = UNLIMITED, engine: Engine = "auto") -> int:
     """|{w ∈ Σⁿ : 𝒢_{G,A}(w) = value}| for n = ``length``, exactly.
 
     Parameters
@@ -814,6 +370,10 @@ def count(grammar: Grammar, head: str, value: int | None, length: int, *,
         (``DFA.count_words_of_length``): the same number.
     budget:
         Limits on states and time, for every phase.
+    engine:
+        Which engine explores the automaton (:meth:`GrundyAutomaton.explore
+        <sdg_automata.automaton.construction.GrundyAutomaton.explore>`'s ``engine``:
+        ``"auto"``, ``"compiled"`` or ``"python"``); the count is the same.
 
     Returns
     -------
@@ -840,7 +400,7 @@ def count(grammar: Grammar, head: str, value: int | None, length: int, *,
     >>> count(g, "A", 0, 10)
     409
     """
-    machine = ClassMachine.build(grammar, head, max_states=max_states)
+    machine = ClassMachine.build(grammar, head, max_states=max_states, engine=engine)
     return machine.count(value, length, method=method, budget=budget)
 
 

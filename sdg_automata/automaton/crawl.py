@@ -20,14 +20,24 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..errors import BudgetExceeded
 from ..runtime.budget import UNLIMITED, Budget
 
-__all__ = ["Crawl", "crawl", "tree_path"]
+__all__ = ["Crawl", "ValuedStates", "crawl", "tree_path"]
 
 L = TypeVar("L")
+
+
+@runtime_checkable
+class ValuedStates(Protocol):
+    """States that read their own Grundy values: the compiled exploration keeps its
+    states as part ids (:class:`~sdg_automata.automaton.vectors.PartStates`) and reads
+    the values by part, without building the bitsets."""
+
+    def grundy(self, head: str) -> list[int | None]:
+        """𝒢_{G,A} of every state, ``head`` naming A (``None`` where A has no item)."""
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

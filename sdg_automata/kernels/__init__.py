@@ -1,4 +1,4 @@
-"""Compiled kernels (numba) and the one place where an engine is chosen.
+"""Compiled kernels (numba): loading numba, compiling and caching the kernels.
 
 The hot loops of the package (the on-the-fly Max-Grundy search, the
 exploration of the Step 1–5 automaton, octal values) exist twice: as the
@@ -9,20 +9,18 @@ reference it must equal; the tests run both on the same instances and compare
 every result.  A kernel module imports numba when it is imported, so the
 engines import it inside the function that has chosen it.
 
-Choosing an engine (``engine=`` in the API, ``--engine`` on the command line):
-
-* ``"python"`` — the reference path, always available.
-* ``"compiled"`` — the numba kernels; an :class:`~sdg_automata.errors.InputError`
-  names what is missing when numba cannot be imported.
-* ``"auto"`` (the default) — the kernels when numba imports **and** the run is
-  large enough that compiling (or loading cached machine code and numba
-  itself, ~0.5 s) pays; small runs stay in Python (:func:`use_compiled`).
+Which engine runs (``engine=`` in the API, ``--engine`` on the command line) is
+decided in one place, :mod:`sdg_automata.runtime.engines` (re-exported here:
+:data:`Engine`, :data:`ENGINES`, :func:`check_engine`, :func:`use_compiled`);
+this package loads numba (:func:`numba_missing`) and compiles the kernels.
 
 ``import sdg_automata`` never imports numba: only a run that chooses the
 compiled engine does.  Compiled code is cached on disk by numba
 (``cache=True``): next to the sources when the install location is writable,
 else in numba's user-wide cache directory (``NUMBA_CACHE_DIR`` overrides both);
-``SDG_AUTOMATA_NUMBA_CACHE=0`` turns caching off.  Where no cache directory is
+``SDG_AUTOMATA_NUMBA_CACHE=0`` turns caching off.  An entry is stale once any
+kernel source changes (:mod:`~sdg_automata.kernels.cachekey`): a kernel calls
+kernels of other files, which numba's own stamp does not see.  Where no cache directory is
 writable (a read-only install, no writable home), or a cache file is damaged,
 the run says so in one :class:`~sdg_automata.errors.KernelCacheWarning` and
 compiles in memory (a damaged entry is written anew when the directory allows,
@@ -43,27 +41,18 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar, cast, get_args
+from typing import Any, TypeVar, cast
 
-from ..errors import BudgetExceeded, InputError, Interrupted, KernelCacheWarning
+from ..errors import BudgetExceeded, Interrupted, KernelCacheWarning
+from ..runtime.engines import ENGINES, Engine, check_engine, use_compiled
 from ..runtime.stopping import held_signals  # here since 0.2: re-exported for its users
 
 __all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "numba_missing",
            "only_our_kernels", "use_compiled"]
 
-#: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
-Engine = Literal["auto", "compiled", "python"]
-#: the engines, in the order the command line lists them
-ENGINES: tuple[str, ...] = get_args(Engine)
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def check_engine(engine: object) -> Engine:
-    """``engine`` if it names an engine, else :class:`InputError` listing them."""
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
-    return engine  # type: ignore[return-value]
 
 
 #: whether numba may skip looking for a BLAS (see :func:`only_our_kernels`)
@@ -117,31 +106,6 @@ def numba_missing() -> str | None:
     return None
 
 
-def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
-    """Whether a run of ``work`` units (states, values) should use the compiled kernels.
-
-    ``"auto"`` chooses them from ``threshold`` units on, when numba imports;
-    below it the Python reference finishes before numba would have loaded.
-
-    Raises
-    ------
-    InputError
-        For an unknown engine, or ``"compiled"`` without numba.
-    """
-    check_engine(engine)
-    if engine == "python":
-        return False
-    if engine == "auto" and work < threshold:
-        return False
-    reason = numba_missing()
-    if reason is None:
-        return True
-    if engine == "compiled":
-        raise InputError(f"the compiled engine needs numba: {reason} "
-                         "(pip install numba, or --engine python)")
-    return False
-
-
 def _caching() -> bool:
     return os.environ.get("SDG_AUTOMATA_NUMBA_CACHE", "1") not in ("", "0")
 
@@ -158,6 +122,9 @@ def jit(kernel: F) -> F:
 
     if not _caching():
         return cast(F, _watched(numba.njit(nogil=True)(kernel), "not cached"))
+    from .cachekey import install
+
+    install()  # cache entries stamped with every kernel's source (kernels/cachekey.py)
     try:  # numba looks for a writable cache directory here, at decoration
         compiled = numba.njit(cache=True, nogil=True)(kernel)
     except RuntimeError as e:

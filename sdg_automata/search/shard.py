@@ -17,7 +17,8 @@ import time
 from typing import Any
 
 from ..errors import ResourceError, SdgBug
-from .walks import NARROW, Growing, _start, _Store
+from .stores import NARROW, Growing, _Store
+from .walks import _start
 
 __all__ = ["BATCH_STATES", "CHUNK", "PHASES", "SEND_TIMEOUT", "Shard", "answered"]
 

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from ...errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from ...kernels import Engine
 from ...runtime.budget import Budget, Meter
+from ...runtime.engines import THRESHOLDS
 from ...runtime.stopping import held_signals
 from .checkpoint import _Checkpoint
 from .space import SparseSpace
@@ -36,12 +37,9 @@ DEFAULT_MAX_N = 1 << 20
 JSON_VALUES = 1000
 
 #: ``engine="auto"`` runs a period search compiled from this many values (a plain run of
-#: values: :data:`~sdg_automata.games.octal.values.COMPILED_FROM`): the search does not
-#: know how many values it will need, and a
-#: period not proven by 2^12 values (0.05–0.1 s in Python) usually needs many more (the
-#: games of docs/octal.md certify at hundreds of values or at hundreds of thousands), and
-#: numba loads in well under a second (``bench_octal``'s whole-process rows)
-PERIOD_COMPILED_FROM = 1 << 12
+#: values: :data:`~sdg_automata.games.octal.values.COMPILED_FROM`; both in
+#: :data:`sdg_automata.runtime.engines.THRESHOLDS`, which says why)
+PERIOD_COMPILED_FROM = THRESHOLDS["octal period values"]
 
 _EMPTY: npt.NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
 _EMPTY.flags.writeable = False

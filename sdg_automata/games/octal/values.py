@@ -34,6 +34,7 @@ import numpy.typing as npt
 from ...errors import InputError
 from ...kernels import Engine, check_engine, use_compiled
 from ...runtime.budget import Budget, Meter
+from ...runtime.engines import THRESHOLDS
 from ...runtime.stopping import held_signals
 from ..impartial import mex
 from .space import CHUNK, SparseSpace, detect_space, rare_heaps
@@ -43,9 +44,9 @@ __all__ = ["COMPILED_FROM", "Method", "Rules", "load_kernels", "naive_values"]
 Method = Literal["auto", "sparse", "full", "naive"]
 
 #: ``engine="auto"`` computes the first values in Python and switches to the compiled
-#: kernels once a run asks for this many (loading numba and the cached kernels costs
-#: ~0.5 s, what the Python path needs for ~50k values; Kayles needs 168)
-COMPILED_FROM = 1 << 14
+#: kernels once a run asks for this many (:data:`sdg_automata.runtime.engines.THRESHOLDS`
+#: says why)
+COMPILED_FROM = THRESHOLDS["octal values"]
 Values = npt.NDArray[np.int32]
 
 

@@ -45,12 +45,13 @@ from ...errors import InputError, InvalidCertificate
 from ...kernels import Engine, use_compiled
 from ...kernels import octal_check as loops
 from ...runtime.budget import UNLIMITED, Budget
+from ...runtime.engines import THRESHOLDS
 from .valuefile import CERTIFICATE, read
 
 __all__ = ["Verified", "verify"]
 
 #: ``engine="auto"`` checks with the compiled loops from this many values on
-COMPILED_FROM = 1 << 14
+COMPILED_FROM = THRESHOLDS["octal values"]
 #: splits visited between two returns to the meter (budget, progress, Ctrl-C): compiled,
 #: and in the Python loops (about a hundred times slower, so the same ~0.1 s)
 _WORK = 1 << 25

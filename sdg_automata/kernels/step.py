@@ -1,0 +1,207 @@
+"""The compiled step of the Step 1–5 automaton and its state store (numba).
+
+The foundation every walk kernel shares (:mod:`sdg_automata.kernels.automaton`,
+:mod:`sdg_automata.kernels.compact`): :func:`step`, δ(q, a) by table lookups
+over states stored as vectors of per-group part ids
+(:class:`~sdg_automata.automaton.vectors.StepTables`), whose reference it must
+equal is :meth:`GrundyAutomaton.step
+<sdg_automata.automaton.construction.GrundyAutomaton.step>` (``step_reference``
+behind the memo); the open-addressing table of record numbers with 8-bit tags
+(:func:`rehash` and the probes); and the statuses and cursor fields of the
+kernels' protocol, which :mod:`sdg_automata.kernels.automaton` describes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import jit
+
+#: a numpy array (numba types it at the call)
+Array = Any
+
+__all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "LETTER",
+           "MAX_LOAD_PERCENT", "MET", "MISS", "N", "PAUSE", "POS", "SID", "STEPS", "VALUE",
+           "WORK", "Array", "rehash", "step"]
+
+#: statuses a kernel returns
+DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
+
+# cursor fields (int64 array shared by the kernels and their driver)
+#: states stored, state being expanded, next letter, work done since the last return
+N, SID, LETTER, WORK = range(4)
+#: the value found (FOUND), the depth of the path (dfs)
+VALUE, DEPTH = 4, 5
+#: lasso: the hare's position, the steps of this round
+POS, STEPS = 6, 7
+
+#: the open-addressing table is kept at most this full (percent; the drivers grow it)
+MAX_LOAD_PERCENT = 70
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xFF51AFD7ED558CCD)
+
+
+@jit
+def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
+         drow: int) -> int:
+    """dst[drow] ← δ(src[srow], a), a the letter whose plan starts at ``plan[at]``: one
+    instruction per group (``sdg_automata.automaton.vectors._instruction`` documents them; states
+    are rows of 2-D arrays, so no view is made in the hot loop).
+
+    Every table covers every id that exists, so an entry is read without a bounds
+    check; ``-1`` is an entry not learned yet: the function returns 1 (the row is
+    then garbage) and the caller asks Python to learn the step
+    (:meth:`StepTables.learn <sdg_automata.automaton.vectors.StepTables.learn>`).  Else 0.
+    """
+    entries = plan[at]
+    at += 1
+    for _ in range(entries):
+        kind = plan[at]
+        g = plan[at + 1]
+        if kind == 0:  # idle
+            dst[drow, g] = 0
+            at += 2
+            continue
+        if kind == 1:  # one old part
+            c = heap[plan[at + 3] + src[srow, plan[at + 2]]]
+            at += 4
+        elif kind == 2:  # two old parts
+            c = heap[plan[at + 4] + src[srow, plan[at + 2]] * plan[at + 5]
+                     + src[srow, plan[at + 3]]]
+            at += 6
+        elif kind == 3:  # r projected new parts
+            r = plan[at + 2]
+            at += 3
+            lv = at + 2 * r
+            c = heap[plan[at + 1] + dst[drow, plan[at]]]
+            if c < 0:
+                return 1
+            for _j in range(1, r):
+                at += 2
+                p = heap[plan[at + 1] + dst[drow, plan[at]]]
+                if p < 0:
+                    return 1
+                c = heap[plan[lv] + c * plan[lv + 1] + p]
+                if c < 0:
+                    return 1
+                lv += 2
+            at = lv
+        else:  # any mix
+            r = plan[at + 2]
+            at += 3
+            lv = at + 3 * r
+            c = 0
+            for j in range(r):
+                p = dst[drow, plan[at]] if plan[at + 1] else src[srow, plan[at]]
+                if plan[at + 2] >= 0:
+                    p = heap[plan[at + 2] + p]
+                    if p < 0:
+                        return 1
+                at += 3
+                if j == 0:
+                    c = p
+                    if r > 1:
+                        continue
+                    p = 0
+                c = heap[plan[lv] + c * plan[lv + 1] + p]
+                lv += 2
+                if c < 0:
+                    return 1
+            at = lv
+        if c < 0:
+            return 1
+        dst[drow, g] = c
+    return 0
+
+
+@jit
+def _hash(records: Array, row: int) -> Any:  # a numpy uint64
+    """64 bits of hash of ``records[row]`` (multiply–xorshift per word, then a final mix)."""
+    h = _GOLDEN
+    for i in range(records.shape[1]):
+        h = (h ^ np.uint64(records[row, i])) * _GOLDEN
+        h ^= h >> np.uint64(29)
+    h ^= h >> np.uint64(32)
+    h *= _MIX
+    h ^= h >> np.uint64(29)
+    return h
+
+
+@jit
+def _find(records: Array, row: int, table: Array, tags: Array) -> tuple[int, int, int]:
+    """(slot, number, tag) of the stored record equal to ``records[row]``; number -1:
+    none (the slot is then free for it).  Linear probing over a power-of-two table of
+    record numbers (+1; 0 is free); ``tags[slot]`` holds 8 other bits of the record's
+    hash, so a probe reads a record only when its tag matches (1 in 256 by chance)."""
+    width = records.shape[1]
+    h = _hash(records, row)
+    tag = np.int64(h >> np.uint64(56))
+    mask = table.shape[0] - 1
+    slot = np.int64(h & np.uint64(mask))
+    while True:
+        e = table[slot]
+        if e == 0:
+            return slot, -1, tag
+        if tags[slot] == tag:
+            r = e - 1
+            same = True
+            for i in range(width):
+                if records[r, i] != records[row, i]:
+                    same = False
+                    break
+            if same:
+                return slot, r, tag
+        slot = (slot + 1) & mask
+
+
+@jit
+def rehash(records: Array, n: int, table: Array, tags: Array) -> None:
+    """Put records 0 … n−1 (distinct) into the zeroed ``table`` and its ``tags``.
+
+    In blocks: the hashes of 32 records first, then their 32 insertions, whose
+    random accesses the processor overlaps (2.5× faster than one at a time)."""
+    block = 32
+    slots = np.empty(block, dtype=np.int64)
+    marks = np.empty(block, dtype=np.int64)
+    mask = table.shape[0] - 1
+    for base in range(0, n, block):
+        m = min(block, n - base)
+        for j in range(m):
+            h = _hash(records, base + j)
+            marks[j] = np.int64(h >> np.uint64(56))
+            slots[j] = np.int64(h & np.uint64(mask))
+        for j in range(m):
+            slot = slots[j]
+            while table[slot] != 0:
+                slot = (slot + 1) & mask
+            table[slot] = base + j + 1
+            tags[slot] = marks[j]
+
+
+#: successors a breadth-first kernel computes before it looks them up (the store keeps
+#: room for this many new states beyond the last)
+BATCH = 64
+
+
+@jit
+def _probe(table: Array, tags: Array, records: Array, block: Array, row: int, tag: int,
+           slot: int, mask: int) -> tuple[int, int]:
+    """(the number of the stored record equal to ``block[row]``, or −1; the slot where the
+    linear probe from ``slot`` ended): a record is read only where the 8-bit tag matches."""
+    width = records.shape[1]
+    while True:
+        e = table[slot]
+        if e == 0:
+            return -1, slot
+        if tags[slot] == tag:
+            same = True
+            for c in range(width):
+                if records[e - 1, c] != block[row, c]:
+                    same = False
+                    break
+            if same:
+                return e - 1, slot
+        slot = (slot + 1) & mask
