@@ -26,7 +26,7 @@ hand (:class:`Gates`) rather than through pysat's global ``Formula`` context.
 The automaton reads the grammar's words its own way (SPEC §4: wᴿ, or w for the
 mirror of a left-linear grammar, :mod:`sdg_automata.automaton.reading`); witnesses are
 given back in the user's order.  A ``within`` constraint (its tables, as
-:func:`sdg_automata.search.decide.constraint` makes them) is a one-hot product
+:func:`sdg_automata.search.constraint.constraint` makes them) is a one-hot product
 component; its dead transitions are forbidden letters.
 
 The search
@@ -105,7 +105,7 @@ from ..runtime.budget import Budget, Meter
 if TYPE_CHECKING:
     from pysat.formula import IDPool
 
-    from .decide import Constraint
+    from .constraint import Constraint
 
 __all__ = ["SOLVER", "BmcResult", "Circuit", "Frame", "Gates", "StepEncoding", "bounded_search",
            "require_sat"]

@@ -73,7 +73,7 @@ from ..runtime.budget import Budget, Meter
 from .bmc import SOLVER, Frame, Gates, StepEncoding, bounded_search, fold_and, require_sat
 
 if TYPE_CHECKING:
-    from .decide import Constraint
+    from .constraint import Constraint
 
 __all__ = ["ABC_NAMES", "AigGates", "Invariant", "PdrResult", "abc_command", "check_invariant",
            "pdr_search", "prove_unreachable", "write_aiger"]
