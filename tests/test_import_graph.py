@@ -208,8 +208,6 @@ KNOWN_UPWARD = {
 KNOWN_BACK_EDGES = {
     (_P + "automaton.vectors", _P + "automaton.construction"),
     (_P + "search.walks", _P + "automaton.construction"),
-    (_P + "search.bmc", _P + "search.decide"),
-    (_P + "search.pdr", _P + "search.decide"),
 }
 
 
