@@ -41,8 +41,8 @@ from unittest import mock
 import numpy as np
 
 from benchmarks.common import show
-from sdg_automata import octal
 from sdg_automata.games.octal import OctalGame, naive_values
+from sdg_automata.games.octal import values as octal_values
 
 #: (code, published least preperiod, period): Winning Ways ch. 4; Gangolli–Plambeck
 #: 1989 and tczajka/octal-games src/SolvedGames.md for the long ones
@@ -85,7 +85,7 @@ def _index(code: str, n: int) -> dict[str, Any]:
     """``code``'s first n values by the kernels, without the value index and with it."""
     game = OctalGame.parse(code)
     game.values(1 << 15, engine="compiled")  # numba and the kernels loaded before either
-    with mock.patch.object(octal, "_PROBES", 0):  # the index proposes nothing
+    with mock.patch.object(octal_values, "_PROBES", 0):  # the index proposes nothing
         plain_s, plain = _cpu(lambda: game.values(n, engine="compiled"))
     index_s, indexed = _cpu(lambda: game.values(n, engine="compiled"))
     if not np.array_equal(plain, indexed):

@@ -30,9 +30,11 @@ from typing import Any
 
 from benchmarks.common import show
 from sdg_automata.runtime.budget import Meter
+from sdg_automata.runtime.cluster import dask_executor
 from sdg_automata.sweeps.enumeration import GrammarShape
 from sdg_automata.sweeps.grammars import grammar_sweep
-from sdg_automata.sweeps.runner import Status, Sweep, dask_executor, process_pool, run_sweep
+from sdg_automata.sweeps.pool import process_pool
+from sdg_automata.sweeps.runner import Status, Sweep, run_sweep
 
 
 @dataclass(frozen=True)

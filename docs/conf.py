@@ -78,11 +78,12 @@ numpydoc_xref_aliases = {
     "DiGraph": "networkx.DiGraph", "Fraction": "fractions.Fraction",
     "Path": "pathlib.Path", "PathLike": "os.PathLike",
     **{name: f"sdg_automata.{module}.{name}" for module, names in [
-        ("grammar", "Grammar Rule"), ("decide", "Verdict SpectrumRow"),
-        ("construction", "GrundyAutomaton"), ("budget", "Budget"), ("words", "Word"),
-        ("octal", "OctalGame OctalPeriod"), ("periodicity", "Period"),
-        ("counting", "Density ClassMachine"), ("play", "Analysis Move"),
-        ("impartial", "SumMove GraphSolution"), ("gamegraph", "GameGraph"),
+        ("grammar", "Grammar Rule"), ("search.decide", "Verdict SpectrumRow"),
+        ("automaton.construction", "GrundyAutomaton"), ("runtime.budget", "Budget"),
+        ("grammar.words", "Word"), ("games.octal.rules", "OctalGame"),
+        ("games.octal.period", "OctalPeriod"), ("games.periodicity", "Period"),
+        ("automaton.counting", "Density ClassMachine"), ("games.play", "Analysis Move"),
+        ("games.solution", "SumMove GraphSolution"), ("games.gamegraph", "GameGraph"),
     ] for name in names.split()},
 }
 

@@ -36,7 +36,7 @@ from .errors import (
     UnknownPositionError,
     VisualUnavailable,
 )
-from .games.impartial import mex, nim_sum
+from .games.mex import mex, nim_sum
 from .games.semantics import grundy, grundy_position, naive_grundy, successors
 from .grammar import Grammar, Rule
 from .grammar.parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar

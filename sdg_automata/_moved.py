@@ -16,6 +16,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import warnings
+from collections.abc import Callable
 from types import ModuleType
 
 #: the 0.2 module (under sdg_automata) -> its place in 0.3
@@ -30,27 +31,75 @@ MOVED = {
     "sharded": "search.sharded", "walks": "search.walks", "families": "search.families",
     "impartial": "games.impartial", "gamegraph": "games.gamegraph", "play": "games.play",
     "semantics": "games.semantics", "periodicity": "games.periodicity",
-    "octal": "games.octal", "octal_file": "games.octal.certificate",
+    "octal": "games.octal", "octal_file": "games.octal.valuefile",
     "octal_verify": "games.octal.verify", "imark": "games.imark",
+    "imark.survey": "sweeps.imark",
     "sweep": "sweeps.runner", "summarize": "sweeps.summarize", "plots": "render.plots",
+}
+#: names that left a 0.2 module for another in 0.3: the 0.2 module -> {name: its 0.3 module}
+#: (the survey of many i-Mark instances is a sweep now; the package i-Mark keeps the game)
+LEFT = {
+    "imark": dict.fromkeys(("default_jobs", "survey", "survey_instances"), "sweeps.imark"),
+    "octal": dict.fromkeys(("SURVEY_MAX_N", "SurveyRow", "codes", "survey", "survey_failed",
+                            "survey_row", "survey_sweep"), "sweeps.octal"),
 }
 _PACKAGE = __name__.rpartition(".")[0]
 
 
+def _moved(old: str) -> tuple[str, str] | None:
+    """The longest key of :data:`MOVED` that ``old`` (a 0.2 module name) is or is inside,
+    and the rest of ``old``: ``imark.survey`` wins over ``imark``."""
+    head, _, rest = old.partition(".")
+    if head != _PACKAGE or not rest:
+        return None
+    parts = rest.split(".")
+    for n in range(len(parts), 0, -1):
+        key = ".".join(parts[:n])
+        if key in MOVED:
+            return key, ".".join(parts[n:])
+    return None
+
+
 def new_name(old: str) -> str | None:
     """The 0.3 name of a 0.2 module name (``sdg_automata.decide`` → ``…search.decide``)."""
-    head, _, rest = old.partition(".")
-    first, _, tail = rest.partition(".")
-    if head != _PACKAGE or first not in MOVED:
+    found = _moved(old)
+    if found is None:
         return None
-    return ".".join(filter(None, (_PACKAGE, MOVED[first], tail)))
+    key, tail = found
+    return ".".join(filter(None, (_PACKAGE, MOVED[key], tail)))
 
 
 def load(old: str, new: str) -> ModuleType:
-    """Import ``new`` and warn that ``old`` is its 0.2 name."""
+    """Import ``new`` and warn that ``old`` is its 0.2 name; the names that left ``old``
+    (:data:`LEFT`) are still found on it, with a warning of their own."""
     warnings.warn(f"{old} moved to {new} in 0.3; the old name goes in 1.0",
                   DeprecationWarning, stacklevel=3)
-    return importlib.import_module(new)
+    module = importlib.import_module(new)
+    left = LEFT.get(old.partition(".")[2])
+    if left and not getattr(vars(module).get("__getattr__"), "_finds_left", False):
+        module.__getattr__ = _finder(  # type: ignore[method-assign]
+            old, new, left, vars(module).get("__getattr__"))
+    return module
+
+
+def _finder(old: str, new: str, left: dict[str, str],
+            own: Callable[[str], object] | None) -> Callable[[str], object]:
+    """A module ``__getattr__`` (PEP 562) that finds the names that left ``old`` where they
+    went, warning that they did; other names go to the module's ``own`` ``__getattr__``
+    (its lazy names), if it has one."""
+
+    def find(name: str) -> object:
+        if name not in left:
+            if own is not None:
+                return own(name)
+            raise AttributeError(f"module {new!r} has no attribute {name!r}")
+        where = f"{_PACKAGE}.{left[name]}"
+        warnings.warn(f"{old}.{name} moved to {where} in 0.3; the old name goes in 1.0",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(where), name)
+
+    find._finds_left = True  # type: ignore[attr-defined]
+    return find
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):

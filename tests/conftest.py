@@ -74,7 +74,7 @@ def _json_outputs_match_their_schemas(monkeypatch: pytest.MonkeyPatch) -> None:
         return
     from schemas import validate, validator
 
-    from sdg_automata.cli import common
+    from sdg_automata.cli import jsonout
 
     def checked(obj: dict[str, Any]) -> dict[str, Any]:
         out = original(obj)
@@ -86,7 +86,7 @@ def _json_outputs_match_their_schemas(monkeypatch: pytest.MonkeyPatch) -> None:
             validate(out)
         return out
 
-    original = common.stamped
+    original = jsonout.stamped
     for name, module in list(sys.modules.items()):
         if name.startswith("sdg_automata.cli") and getattr(module, "stamped", None) is original:
             monkeypatch.setattr(module, "stamped", checked)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from clirun import run
 
-from sdg_automata.cli import common
+from sdg_automata.cli import writing
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMAR = "A -> a A | a a A | B | a | a a\nB -> b A | b\n"
@@ -78,7 +78,7 @@ def test_a_failed_write_keeps_the_old_file(grammar, tmp_path, capsys, monkeypatc
         def __getattr__(self, name):
             return getattr(self.f, name)
 
-    monkeypatch.setattr(common.os, "fdopen", lambda *a, **k: Failing(real_fdopen(*a, **k)))
+    monkeypatch.setattr(writing.os, "fdopen", lambda *a, **k: Failing(real_fdopen(*a, **k)))
     code, _, err = run(["dfa", grammar, "A", "0", "-o", target], capsys)
     assert code == 3  # a full disk is a resource limit (issue 21 §6)
     assert err.splitlines() == [f"error: cannot write {str(target)!r}: No space left on device"]

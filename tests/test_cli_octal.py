@@ -207,8 +207,8 @@ def test_help_defaults_are_the_librarys() -> None:
     import subprocess
     import sys
 
-    from sdg_automata import octal
     from sdg_automata.cli import build_parser
+    from sdg_automata.games import octal
 
     usage = build_parser()._subparsers._group_actions[0].choices["octal"]  # type: ignore[union-attr]
     assert f"default {octal.DEFAULT_MAX_N}" in usage.format_help().replace("\n", " ")
@@ -312,7 +312,7 @@ def test_ctrl_c_inside_the_kernels_keeps_the_checkpoint(tmp_path: Path) -> None:
     assert child.returncode == 130 and out == "", err
     assert err.startswith("error: interrupted after ") and err.count("\n") == 1
     assert time.monotonic() - sent < 30 and path.exists()
-    from sdg_automata.games.octal.certificate import CHECKPOINT, read
+    from sdg_automata.games.octal.valuefile import CHECKPOINT, read
 
     kept = read(str(path), schema=CHECKPOINT).values
     assert len(kept) > 0 and kept[:30].tolist() == naive_values(OctalGame.parse("0.1777"), 30)

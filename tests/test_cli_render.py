@@ -287,15 +287,15 @@ def test_no_abbreviated_options_and_the_installed_name(capsys: pytest.CaptureFix
 
 def test_imark_survey_json_streams_rows_as_they_finish(monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from sdg_automata import imark, sweep
+    from sdg_automata.sweeps import imark, sinks
 
-    real, seen = sweep.JsonlSink.write, []
+    real, seen = sinks.JsonlSink.write, []
 
     def spy(self: Any, row: dict[str, Any]) -> None:
         real(self, row)
         seen.append(capsys.readouterr().out)  # on stdout already, while the survey runs
 
-    monkeypatch.setattr(sweep.JsonlSink, "write", spy)
+    monkeypatch.setattr(sinks.JsonlSink, "write", spy)
     code, out, _ = run(["imark", "survey", "--max-s", "2", "--max-d", "3", "--upto", "40",
                         "--jobs", "1", "--format", "json"], capsys)
     assert code == 0 and out == ""  # nothing was left for the end

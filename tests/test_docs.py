@@ -185,7 +185,7 @@ def test_other_projects_names_link_to_their_sites(site: Path) -> None:
     assert 'href="https://networkx.org/documentation/stable/reference/classes/digraph.html' \
            '#networkx.DiGraph"' in page("games.impartial")
     assert 'href="https://numpy.org/doc/stable/reference/generated/numpy.ndarray.html' in \
-           page("games.octal")
+           page("games.octal.period")
     assert 'href="https://docs.python.org/3/library/stdtypes.html#str"' in decide
 
 

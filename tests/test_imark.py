@@ -28,14 +28,13 @@ from sdg_automata.games.imark import (
     imark_sequence_chunks,
     imark_value,
     imark_values,
-    survey,
     survey_instance,
-    survey_instances,
 )
 from sdg_automata.games.imark import naive as imark_naive_module
 from sdg_automata.games.imark import reference as reference_engine
 from sdg_automata.games.imark.game import rules as _rules
 from sdg_automata.games.imark.reference import _Store
+from sdg_automata.sweeps.imark import survey, survey_instances
 
 #: the instances of the issue; each converges (Nivasch–Rubinstein prove ({1}, {d1, d2}))
 CONVERGING = [((1,), (2, 3)), ((1,), (2, 5)), ((1, 2), (2, 3)), ((2,), (2, 3)), ((1,), (3, 4))]
@@ -670,3 +669,30 @@ def test_survey_takes_any_executor():
         [(r.S, r.D, r.c, r.failed_start) for r in threaded]
     with pytest.raises(InputError, match="instances"):
         survey_instances(40, 6)
+
+
+def test_the_layered_engines_signal_never_reaches_users():
+    """Should keep the engine's internal _NoConvergence inside the convergence driver
+    (issue 26 §6): private, no SdgError, and every failure the user sees is
+    IMarkConvergenceError, even when the layered engine raised the signal."""
+    from sdg_automata.errors import SdgError
+    from sdg_automata.games.imark import layers
+
+    assert not hasattr(layers, "NoConvergence") and "_NoConvergence" not in layers.__all__
+    assert not issubclass(layers._NoConvergence, SdgError)
+    signals = []
+    real = layers.layered_value
+
+    def spied(*args, **kwargs):
+        try:
+            return real(*args, **kwargs)
+        except layers._NoConvergence as e:
+            signals.append(e.m)
+            raise
+
+    imark_cache_clear()
+    with mock.patch.object(layers, "layered_value", spied):
+        with pytest.raises(IMarkConvergenceError) as info:
+            imark_grundy([2], [2], 10**6, engine="layers")
+    assert signals and info.value.m == signals[-1]  # the driver caught each one
+    assert not isinstance(info.value, layers._NoConvergence)

@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdg_automata import impartial
 from sdg_automata.errors import GameGraphError, InputError
+from sdg_automata.games import graphfile, impartial, solution
+from sdg_automata.games import mex as mex_module
 from sdg_automata.games.impartial import (
     GraphCycleError,
     GraphSolution,
@@ -95,8 +96,22 @@ def test_mex_helpers() -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(impartial, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 10
+    attempted = 0
+    for module in (impartial, mex_module, solution, graphfile):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted > 10
+
+
+def test_the_split_modules_are_re_exported() -> None:
+    """Should keep every name of 0.2's one impartial module importable from it (issue 26)."""
+    assert all(hasattr(impartial, name) for name in impartial.__all__)
+    assert impartial.mex is mex_module.mex and impartial.GraphSolution is solution.GraphSolution
+    assert impartial.load_game_graph is graphfile.load_game_graph
+    assert impartial.NodeId is graphfile.NodeId
+    for module in (impartial, mex_module, solution, graphfile):
+        assert len(Path(module.__file__ or "").read_text(encoding="utf-8").splitlines()) <= 700
 
 
 # ---------------------------------------------------------------------------

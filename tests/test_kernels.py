@@ -9,15 +9,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sdg_automata import kernels
-from sdg_automata.errors import BudgetExceeded, InputError
-from sdg_automata.runtime.budget import Budget
+from sdg_automata.errors import InputError
 
 
 def test_engines_are_the_literal() -> None:
@@ -78,53 +76,6 @@ def test_the_command_line_loads_numba_without_scipy(command_line: bool) -> None:
     if command_line:
         assert '"period": 12' in done.stdout  # Kayles: 𝒢 periodic with period 12
     assert f"SCIPY {not command_line} {not command_line}" in done.stderr
-
-
-def test_held_signals_fires_after_the_block() -> None:
-    """Should hold a budget's deadline (Meter.library's SIGALRM) that falls inside the block
-    and raise it right after: numba's import and a kernel's first load are not cut."""
-    budget = Budget(max_seconds=0.02)
-    meter = budget.start("job")
-    steps = []
-    with pytest.raises(BudgetExceeded, match="0.02 s"), meter.library("job"):
-        with kernels.held_signals():
-            time.sleep(0.1)  # the deadline passes in here
-            steps.append("block done")
-        steps.append("after the block")  # not reached: the held alarm fires first
-    assert steps == ["block done"]
-
-
-def test_ctrl_c_inside_a_c_callback_is_held_not_lost() -> None:
-    """Should deliver a Ctrl-C that comes while C code calls back into Python (as LLVM does
-    while numba compiles a kernel) right after the block: raised inside the callback, the
-    KeyboardInterrupt was printed and lost, and a command ran on to exit 0 (fresh-clone CI)."""
-    import ctypes
-    import ctypes.util
-    import os
-    import signal
-
-    name = ctypes.util.find_library("c")
-    if name is None:
-        pytest.skip("no C library to call back from")
-    libc = ctypes.CDLL(name)
-    compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int),
-                               ctypes.POINTER(ctypes.c_int))
-    sent: list[bool] = []
-
-    def slow(a: Any, b: Any) -> int:
-        if not sent:
-            sent.append(True)
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # delivered here, inside the callback, unless held
-        return int(a[0] - b[0])
-
-    numbers = (ctypes.c_int * 4)(3, 1, 2, 0)
-    steps = []
-    with pytest.raises(KeyboardInterrupt):
-        with kernels.held_signals():
-            libc.qsort(numbers, 4, ctypes.sizeof(ctypes.c_int), compare(slow))
-            steps.append("sorted")
-    assert sent and steps == ["sorted"] and list(numbers) == [0, 1, 2, 3]
 
 
 # -- numba's on-disk cache (issue 28 §5) --------------------------------------------------

@@ -25,19 +25,11 @@ import numpy as np
 import pytest
 
 from sdg_automata.errors import BudgetExceeded, InputError, SdgBug
-from sdg_automata.games.octal import (
-    SURVEY_COLUMNS,
-    OctalGame,
-    OctalPeriod,
-    SurveyRow,
-    codes,
-    detect_space,
-    naive_values,
-    survey,
-    survey_sweep,
-)
+from sdg_automata.games.octal import OctalGame, OctalPeriod, naive_values
+from sdg_automata.games.octal.space import detect_space
 from sdg_automata.games.semantics import SubstringTable
 from sdg_automata.runtime.budget import Budget
+from sdg_automata.sweeps.octal import SURVEY_COLUMNS, SurveyRow, codes, survey, survey_sweep
 
 #: OEIS A002186, Kayles (0.77), n = 0, 1, 2, …
 A002186 = [
@@ -395,7 +387,7 @@ def test_a_row_stopped_by_the_sweeps_deadline_while_being_built_says_how_far(
     ``checked_to`` null)."""
     import time
 
-    import sdg_automata.games.octal as octal
+    import sdg_automata.sweeps.octal as octal
     from sdg_automata.sweeps.runner import _run_batch
 
     built, slept = octal._open_row, []
@@ -422,7 +414,7 @@ def test_survey_budget_rows_say_how_far() -> None:
     and a row stopped by that deadline still counts what progress reported), and should
     keep numba whole when the deadline falls in its import or a kernel's first load (a
     fresh process: "duplicate registration" errors on every later code, before)."""
-    script = ("import json; from sdg_automata.games.octal import survey; "
+    script = ("import json; from sdg_automata.sweeps.octal import survey; "
               "from sdg_automata.runtime.budget import Budget; "
               "print(json.dumps(survey(2, max_n=1 << 20, budget=Budget(max_seconds=0.05), "
               "engine='compiled')))")

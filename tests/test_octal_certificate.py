@@ -25,10 +25,11 @@ import pytest
 
 from sdg_automata.cli import main
 from sdg_automata.errors import BudgetExceeded, InputError, InvalidCertificate
-from sdg_automata.games.octal import OctalGame, codes, naive_values, write_certificate
-from sdg_automata.games.octal.certificate import CERTIFICATE, CHECKPOINT, MAGIC, read, write
+from sdg_automata.games.octal import OctalGame, naive_values, write_certificate
+from sdg_automata.games.octal.valuefile import CERTIFICATE, CHECKPOINT, MAGIC, read, write
 from sdg_automata.games.octal.verify import verify
 from sdg_automata.runtime.budget import Budget
+from sdg_automata.sweeps.octal import codes
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -247,7 +248,8 @@ def test_checkpoint_resumes_to_the_same_answer(tmp_path: Path) -> None:
 def test_checkpoint_survives_a_kill(tmp_path: Path) -> None:
     """Should resume after SIGKILL from the last checkpoint written (atomically)."""
     path = tmp_path / "run.ckpt"
-    code = ("import sdg_automata.games.octal as o; o.CHECKPOINT_SECONDS = 0.05\n"
+    code = ("import sdg_automata.games.octal as o, sdg_automata.games.octal.checkpoint as c\n"
+            "c.CHECKPOINT_SECONDS = 0.05\n"
             f"o.OctalGame.parse('0.16').period(engine='python', checkpoint={str(path)!r})\n")
     child = subprocess.Popen([sys.executable, "-c", code])
     try:
@@ -262,3 +264,97 @@ def test_checkpoint_survives_a_kill(tmp_path: Path) -> None:
     assert 0 < len(kept) < 509_622
     assert kept.tolist() == OctalGame.parse("0.16").values(len(kept)).tolist()
     assert OctalGame.parse("0.16").period(checkpoint=str(path)).period == 149459
+
+
+# -- the direct check, the certificate's mask ignored (issue 26 §5) ---------------------------
+
+#: (code, method, least preperiod, least period): 0.45 carries the mask it detects; Kayles
+#: (Winning Ways: last exception 𝒢(70)) and Dawson's Kayles (OEIS A002187 shifted by one)
+#: carry the one a forced "sparse" run chose
+MASKED = [("0.45", "auto", 498, 20), ("0.77", "sparse", 71, 12), ("0.07", "sparse", 53, 34)]
+
+
+def masked(code: str, method: str, path: Path) -> dict[str, object]:
+    result = OctalGame.parse(code).period(method=method)  # type: ignore[arg-type]
+    assert result.certified and result.sparse is not None
+    header = write_certificate(result, str(path))
+    assert header["sparse"] is not None
+    return header
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+@pytest.mark.parametrize(("code", "method", "pre", "per"), MASKED)
+def test_a_masked_certificate_verifies_both_ways(code: str, method: str, pre: int, per: int,
+                                                 engine: str, tmp_path: Path) -> None:
+    """Should accept a certificate carrying a mask with and without it, with the same
+    preperiod, period and values (the definition's), and say which way it checked."""
+    path = tmp_path / "c.cert"
+    header = masked(code, method, path)
+    fast = verify(str(path), engine=engine)  # type: ignore[arg-type]
+    direct = verify(str(path), engine=engine, ignore_mask=True)  # type: ignore[arg-type]
+    assert (fast.mode, direct.mode) == ("sparse", "direct")
+    assert fast.mask == header["sparse"] and direct.mask is None
+    assert (fast.preperiod, fast.period, fast.values) == (direct.preperiod, direct.period,
+                                                          direct.values)
+    assert (fast.preperiod, fast.period) == (pre, per)
+    values = read(str(path), schema=CERTIFICATE).values
+    assert values.tolist() == naive_values(OctalGame.parse(code), len(values))
+
+
+def _wrong_claims(sparse: dict[str, object]) -> dict[str, dict[str, object]]:
+    rare = sparse["rare_heaps"]
+    assert isinstance(rare, list) and isinstance(sparse["rare"], int)
+    return {"count": {**sparse, "rare": sparse["rare"] + 1},
+            "heaps": {**sparse, "rare_heaps": rare[:-1] + [rare[-1] + 1]},
+            "mask": {**sparse, "mask": sparse["mask"] ^ 1},  # type: ignore[operator]
+            "lemma": {**sparse, "rare_parity": 1}}  # positional False: no such lemma
+
+
+@pytest.mark.parametrize("claim", ["count", "heaps", "mask", "lemma"])
+def test_a_wrong_mask_claim_is_refused_by_default_and_ignored_directly(
+        claim: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Should refuse a certificate whose mask claim is wrong (the default check relies on
+    it), and accept it with --ignore-mask when its values, period and preperiod are right:
+    the direct check never reads the mask, which proves nothing it needs."""
+    path = tmp_path / "c.cert"
+    header = masked("0.45", "auto", path)
+    sparse = header["sparse"]
+    assert isinstance(sparse, dict)
+    rewrite(path, {"sparse": _wrong_claims(sparse)[claim]})
+    with pytest.raises(InvalidCertificate):
+        verify(str(path))
+    status, _, err = run(capsys, "verify", str(path))
+    assert status == 1 and err.count("error:") == 1
+    status, out, _ = run(capsys, "verify", str(path), "--ignore-mask", "--json")
+    data = json.loads(out)
+    assert status == 0 and data["valid"] and data["mode"] == "direct"
+    assert data["sparse"] is None and (data["preperiod"], data["period"]) == (498, 20)
+
+
+@pytest.mark.parametrize("ignore_mask", [False, True])
+@pytest.mark.parametrize(("code", "method", "pre", "per"), MASKED)
+def test_a_tampered_value_is_refused_both_ways(code: str, method: str, pre: int, per: int,
+                                               ignore_mask: bool, tmp_path: Path) -> None:
+    """Should refuse a certificate with one value changed (hash kept right), mask or not."""
+    path = tmp_path / "c.cert"
+    masked(code, method, path)
+    values = read(str(path), schema=CERTIFICATE).values.tolist()
+    values[pre + 1] ^= 1
+    rewrite(path, values=values)
+    with pytest.raises(InvalidCertificate, match=f"𝒢\\({pre + 1}\\)"):
+        verify(str(path), ignore_mask=ignore_mask)
+
+
+def test_cli_ignore_mask_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Should say in the text and the JSON how the values were checked, keep the default
+    text as it was, and refuse --ignore-mask where it does not apply."""
+    path = tmp_path / "c.cert"
+    masked("0.45", "auto", path)
+    status, out, _ = run(capsys, "verify", str(path))
+    assert status == 0 and out.endswith("values re-derived from the rules)\n")
+    status, out, _ = run(capsys, "verify", str(path), "--ignore-mask")
+    assert status == 0 and "every option enumerated, the mask ignored" in out
+    status, out, _ = run(capsys, "verify", str(path), "--json")
+    assert json.loads(out)["mode"] == "sparse"
+    status, _, err = run(capsys, "0.45", "--ignore-mask")
+    assert status == 2 and "--ignore-mask does not apply" in err

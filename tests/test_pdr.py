@@ -394,6 +394,14 @@ def test_ring_family_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     code, _, err = run(["family", "ring", "1"], capsys)
     assert code == 2
     one_error(err, "at least 2 DFAs")
+    # refused before any prime is sought (the fuzzer's 10^20 DFAs hung the command)
+    started = time.process_time()
+    code, _, err = run(["family", "ring", str(10**20)], capsys)
+    assert code == 3 and time.process_time() - started < 1
+    one_error(err, "too large to build")
+    code, _, err = run(["family", "ring", "150"], capsys)  # primes to 863: 1,066,860 symbols
+    assert code == 3
+    one_error(err, "1,066,860 symbols")
 
 
 # ---------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from sdg_automata.render import (
     dfa_to_regex,
     dfa_to_table,
     diagram,
+    display,
     game_graph,
     game_graph_to_dot,
     reachable_to_dot,
@@ -432,7 +433,7 @@ def test_ipython_shows_a_big_dfa_as_a_capped_table(monkeypatch: pytest.MonkeyPat
     data = _displayed(shell, cycle)
     assert "image/svg+xml" not in data  # too big to draw
     assert f"… {n - render.TABLE_LIMIT} more states" in data["text/plain"]
-    monkeypatch.setattr(render, "LINE_LIMIT", 100)
+    monkeypatch.setattr(display, "LINE_LIMIT", 100)
     data = _displayed(shell, cycle)
     assert data["text/plain"].count("\n") == 1 and f"{n} states" in data["text/plain"]
 
@@ -496,7 +497,7 @@ def test_size_caps_keep_big_automata_cheap(monkeypatch: pytest.MonkeyPatch) -> N
     shown = diagram(reachable)
     assert shown.dot is None  # not drawn
     assert f"… {len(reachable.states) - render.TABLE_LIMIT} more states" in shown.text
-    monkeypatch.setattr(render, "EXPLORE_LIMIT", 50)
+    monkeypatch.setattr(display, "EXPLORE_LIMIT", 50)
     text = diagram(GrundyAutomaton(g))._repr_mimebundle_(include=["text/plain"])["text/plain"]
     assert "more than 50 reachable states" in text
     with pytest.raises(InputError, match="too large"):
@@ -538,13 +539,13 @@ def test_a_drawing_is_what_every_frontend_renders(monkeypatch: pytest.MonkeyPatc
     from sdg_automata.search.decide import max_grundy
 
     calls: list[str] = []
-    real = render.dot_to_svg
+    real = display.dot_to_svg
 
     def counted(dot: str, **kwargs: Any) -> str:
         calls.append(dot)
         return real(dot, **kwargs)
 
-    monkeypatch.setattr(render, "dot_to_svg", counted)
+    monkeypatch.setattr(display, "dot_to_svg", counted)
     automaton = GrundyAutomaton(example3())
     for obj, caption in [(automaton, "GrundyAutomaton: 10 reachable states over {a, b}"),
                          (dfa(example3(), "A", 0), "DFA: 10 states, 3 final"),
@@ -578,7 +579,7 @@ def test_diagram_is_frozen() -> None:
 
 def test_a_slow_layout_shows_the_table_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("pygraphviz")
-    monkeypatch.setattr(render, "DRAW_SECONDS", 0.001)  # less than starting the layout child
+    monkeypatch.setattr(display, "DRAW_SECONDS", 0.001)  # less than starting the layout child
     n = 30
     ring = DFA(states=set(range(n)), input_symbols={"a", "b"},
                transitions={k: {"a": (k + 1) % n, "b": (7 * k + 3) % n} for k in range(n)},
@@ -587,3 +588,41 @@ def test_a_slow_layout_shows_the_table_alone(monkeypatch: pytest.MonkeyPatch) ->
     assert "image/svg+xml" not in bundle
     assert bundle["text/plain"].endswith("(not drawn: Graphviz's layout took more than 0.001 s)\n")
     assert "not drawn" in bundle["text/html"] and "<table>" in bundle["text/html"]
+
+
+# ---------------------------------------------------------------------------
+# the package of concepts (issue 26 §6)
+
+
+def test_the_render_package_re_exports_its_concepts() -> None:
+    """Should keep every name of 0.2's one render module importable from the package."""
+    from sdg_automata.render import dot, drawing, exports, notebook, tables, verdict
+
+    assert all(hasattr(render, name) for name in render.__all__)
+    assert render.diagram is display.diagram and render.Diagram is display.Diagram
+    assert render.text_table is tables.text_table and render.dfa_to_html is tables.dfa_to_html
+    assert render.dfa_to_json is exports.dfa_to_json and render.dfa_to_regex is exports.dfa_to_regex
+    assert render.dfa_to_dot is dot.dfa_to_dot and render.dot_to_svg is drawing.dot_to_svg
+    assert render.load_ipython_extension is notebook.load_ipython_extension
+    assert render.require_visual is drawing.require_visual
+    assert render.DISPLAYED_BY_NAME is display.DISPLAYED_BY_NAME
+    assert verdict.Verdict in display.diagram.registry  # registered by importing the package
+    for module in (dot, drawing, exports, notebook, tables, verdict, display):
+        assert len(Path(module.__file__ or "").read_text(encoding="utf-8").splitlines()) <= 700
+
+
+def test_classes_shown_by_name_are_where_their_name_says() -> None:
+    """Should name each lazily shown class by the module IPython finds it in (its
+    ``__module__``): ``for_type_by_name`` matches that, not a re-export."""
+    import importlib
+
+    for module, name in render.DISPLAYED_BY_NAME:
+        cls = getattr(importlib.import_module(module), name)
+        assert isinstance(cls, type) and cls.__module__ == module, (module, name)
+
+
+def test_an_octal_period_is_shown() -> None:
+    from sdg_automata.games.octal import OctalGame
+
+    shown = diagram(OctalGame.parse("0.07").period())
+    assert shown.caption.startswith("octal game 0.07: preperiod ")

@@ -22,7 +22,7 @@ jsonschema = pytest.importorskip("jsonschema")
 from schemas import SCHEMAS, validate, validator  # noqa: E402
 
 from sdg_automata.cli import build_parser, main  # noqa: E402
-from sdg_automata.cli.common import SCHEMA_VERSIONS  # noqa: E402
+from sdg_automata.cli.jsonout import SCHEMA_VERSIONS  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 E3 = str(EXAMPLES / "example3.txt")

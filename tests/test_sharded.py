@@ -205,7 +205,7 @@ def test_a_killed_worker_is_a_clean_error_and_a_rerun_is_right(tmp_path: Path) -
 def test_a_worker_silent_for_a_minute_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     """The scheduler lists a frozen worker until its worker-ttl (5 minutes); the driver
     counts it lost once its heartbeat (last_seen) has not moved for SILENT_SECONDS."""
-    from sdg_automata import sharded
+    from sdg_automata.search import sharded
 
     seen = {"tcp://a:1": 1.0, "tcp://b:2": 1.0}
 
@@ -230,7 +230,7 @@ def test_checking_the_workers_is_bounded() -> None:
     """Client.run waits for ever on a frozen worker; check_workers does not."""
     import time
 
-    from sdg_automata.sweeps.runner import check_workers
+    from sdg_automata.runtime.cluster import check_workers
 
     never = threading.Event()
 
@@ -248,7 +248,7 @@ def test_checking_the_workers_is_bounded() -> None:
 @pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1", "", "tcp://127.0.0.1:99999",
                                      "tcp://:8786"])
 def test_malformed_addresses_are_refused_before_any_connection(address: str) -> None:
-    from sdg_automata.sweeps.runner import dask_client
+    from sdg_automata.runtime.cluster import dask_client
 
     with pytest.raises(InputError, match="expected tcp://HOST:PORT"), \
             dask_client(address, timeout=30):

@@ -27,20 +27,13 @@ from sdg_automata.errors import InputError, Interrupted
 from sdg_automata.games.semantics import naive_grundy, suffix_grundy
 from sdg_automata.grammar.parse import parse_grammar
 from sdg_automata.runtime.budget import Budget, Meter
+from sdg_automata.runtime.cluster import check_workers, fingerprint
 from sdg_automata.sweeps.enumeration import GrammarShape
 from sdg_automata.sweeps.grammars import COLUMNS, grammar_sweep
-from sdg_automata.sweeps.runner import (
-    CsvSink,
-    JsonlSink,
-    Status,
-    Sweep,
-    check_workers,
-    fingerprint,
-    locked,
-    process_pool,
-    resume,
-    run_sweep,
-)
+from sdg_automata.sweeps.pool import process_pool
+from sdg_automata.sweeps.resume import locked, resume
+from sdg_automata.sweeps.runner import Status, Sweep, run_sweep
+from sdg_automata.sweeps.sinks import CsvSink, JsonlSink
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = GrammarShape(nonterminals=1, letters="ab", max_rules=3, max_body=2)  # 130 classes
@@ -132,7 +125,7 @@ def test_process_pool_rows_equal_local(local_rows: dict[str, str]) -> None:
 
 def test_local_cluster_rows_equal_local(local_rows: dict[str, str]) -> None:
     pytest.importorskip("distributed")
-    from sdg_automata.sweeps.runner import dask_executor
+    from sdg_automata.runtime.cluster import dask_executor
 
     with dask_executor("local-threads", workers=2) as (executor, width):
         assert width == 2
@@ -144,7 +137,7 @@ def test_real_dask_cluster(tmp_path: Path, local_rows: dict[str, str]) -> None:
     """Should give the local rows exactly on a `dask scheduler` with two `dask worker`
     processes on 127.0.0.1 (free ports), and refuse a worker that runs other code."""
     pytest.importorskip("distributed")
-    from sdg_automata.sweeps.runner import dask_executor
+    from sdg_automata.runtime.cluster import dask_executor
 
     with dask_cluster(tmp_path, workers=2) as cluster:
         with dask_executor(cluster.address) as (executor, width):
@@ -166,7 +159,7 @@ def changed_copy(tmp_path: Path) -> Path:
     other = tmp_path / "other"
     shutil.copytree(ROOT / "sdg_automata", other / "sdg_automata",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    with open(other / "sdg_automata" / "grammar.py", "a") as f:
+    with open(other / "sdg_automata" / "grammar" / "__init__.py", "a") as f:
         f.write("\n# changed\n")
     return other
 

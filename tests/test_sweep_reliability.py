@@ -31,7 +31,9 @@ from test_sweep import KILLED, changed_copy, rows_of
 from sdg_automata.cli import main
 from sdg_automata.errors import InputError, ResourceError
 from sdg_automata.sweeps.grammars import COLUMNS, grammar_sweep
-from sdg_automata.sweeps.runner import JsonlSink, locked, resume, run_sweep
+from sdg_automata.sweeps.resume import locked, resume
+from sdg_automata.sweeps.runner import run_sweep
+from sdg_automata.sweeps.sinks import JsonlSink
 
 ROOT = Path(__file__).resolve().parent.parent
 #: 1610 isomorphism classes; with --batch 1 a task each, a few seconds on two Dask workers
@@ -565,11 +567,11 @@ def test_a_worker_dies_with_its_parent(platform: str) -> None:
     naming another platform), so the fallback is tested too."""
     script = (
         "import os, sys, time\n"
-        "from sdg_automata import sweep\n"
+        "from sdg_automata.sweeps import pool\n"
         "parent = os.getpid()\n"
         "if os.fork() == 0:\n"
         f"    sys.platform = {platform!r}\n"
-        "    sweep._die_with(parent)\n"
+        "    pool._die_with(parent)\n"
         "    print(os.getpid(), flush=True)\n"
         "    time.sleep(60)\n"
         "    os._exit(0)\n"

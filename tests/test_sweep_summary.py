@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from sdg_automata.errors import InputError
-from sdg_automata.games.imark import survey_instance, survey_instances
-from sdg_automata.sweeps.imark import imark_sweep
-from sdg_automata.sweeps.runner import process_pool, run_sweep
+from sdg_automata.games.imark import survey_instance
+from sdg_automata.sweeps.imark import imark_sweep, survey_instances
+from sdg_automata.sweeps.pool import process_pool
+from sdg_automata.sweeps.runner import run_sweep
 from sdg_automata.sweeps.summarize import load_rows, plot, summarize
 
 ROOT = Path(__file__).resolve().parent.parent

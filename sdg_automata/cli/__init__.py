@@ -3,13 +3,13 @@
 Results go to stdout, progress and warnings to stderr.  Every failure caused
 by the input is one line ``error: ...`` on stderr, never a traceback.
 
-Exit codes (a public promise, see :class:`~sdg_automata.cli.common.ExitCode`):
+Exit codes (a public promise, see :class:`~sdg_automata.cli.exits.ExitCode`):
 0 success or "yes", 1 "no", 2 usage or input error, 3 budget or resource limit
 (or a value that cannot be proven; a full disk; a lost Dask cluster), 130
 interrupted (Ctrl-C), 143 terminated (SIGTERM, handled as Ctrl-C is).
 
 Each command group is a module with a ``register(sub)`` function that names
-its subcommands (:meth:`~sdg_automata.cli.common.Commands.command`); adding a
+its subcommands (:meth:`~sdg_automata.cli.parser.Commands.command`); adding a
 command group is one module and one entry in :data:`GROUPS`.  A group module
 imports no engine at its top: a command's parser is built, and its engine
 imported, only when that command runs, so start-up stays that of a small
@@ -39,21 +39,10 @@ from ..errors import (
 )
 from ..runtime.stopping import received, sigterm_as_interrupt
 from . import automata, family, games, grundy, imark, octal, sweep
-from .common import (
-    NO_ROOM,
-    SCHEMA,
-    STARTED,
-    ExitCode,
-    Formatter,
-    Parser,
-    Reason,
-    build_all,
-    contradicted,
-    emit_stopped,
-    epilog,
-    fail,
-    notes,
-)
+from .budgets import STARTED, notes
+from .exits import NO_ROOM, ExitCode, fail
+from .jsonout import SCHEMA, Reason, contradicted, emit_stopped
+from .parser import Formatter, Parser, build_all, epilog
 
 __all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
 

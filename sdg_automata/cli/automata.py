@@ -11,28 +11,17 @@ from typing import Any, NoReturn, get_args
 
 from ..errors import BudgetExceeded, InputError
 from ..grammar.parse import read_text
-from .common import (
-    Commands,
-    ExitCode,
-    Parser,
-    add_budget,
+from .arguments import add_grammar, duration, load, natural, positive
+from .budgets import add_budget, add_engine, budget, explore, progress
+from .exits import ExitCode, fail
+from .jsonout import emit, emit_stopped
+from .parser import Commands, Parser
+from .writing import (
     add_drawing,
-    add_engine,
-    add_grammar,
     add_output,
-    budget,
     check_plot,
     check_visual,
     deliver,
-    duration,
-    emit,
-    emit_stopped,
-    explore,
-    fail,
-    load,
-    natural,
-    positive,
-    progress,
     unlimited_digits,
     write_plot,
 )

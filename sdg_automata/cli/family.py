@@ -7,7 +7,10 @@ import sys
 
 from ..errors import InputError
 from ..grammar import Grammar
-from .common import Commands, ExitCode, Parser, add_output, output, positive
+from .arguments import positive
+from .exits import ExitCode
+from .parser import Commands, Parser
+from .writing import add_output, output
 
 __all__ = ["EXAMPLES", "register"]
 

@@ -11,25 +11,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, get_args
 
 from ..errors import InputError
-from .common import (
-    Commands,
-    ExitCode,
-    Parser,
-    add_budget,
-    add_drawing,
-    add_engine,
-    add_grammar,
-    add_output,
-    budget,
-    check_visual,
-    deliver,
-    emit,
-    load,
-    natural,
-    positive,
-    progress,
-    stamped,
-)
+from .arguments import add_grammar, load, natural, positive
+from .budgets import add_budget, add_engine, budget, progress
+from .exits import ExitCode
+from .jsonout import emit, stamped
+from .parser import Commands, Parser
+from .writing import add_drawing, add_output, check_visual, deliver
 
 if TYPE_CHECKING:
     from ..games.impartial import NodeId

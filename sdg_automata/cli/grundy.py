@@ -11,7 +11,11 @@ from typing import Any, get_args
 from ..errors import InputError, brief
 from ..grammar import Grammar
 from ..grammar.parse import read_text
-from .common import Commands, ExitCode, Parser, add_grammar, budget, duration, emit, load, progress
+from .arguments import add_grammar, duration, load
+from .budgets import budget, progress
+from .exits import ExitCode
+from .jsonout import emit
+from .parser import Commands, Parser
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -171,7 +175,7 @@ def _grundy_words(args: argparse.Namespace, g: Grammar,
 
 
 def _xor(values: Any) -> int:
-    from ..games.impartial import nim_sum
+    from ..games.mex import nim_sum
 
     return nim_sum(values)
 

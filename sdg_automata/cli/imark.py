@@ -8,22 +8,12 @@ import sys
 from typing import Any, get_args
 
 from ..errors import BudgetExceeded, InputError
-from .common import (
-    Commands,
-    ExitCode,
-    Parser,
-    add_budget,
-    budget,
-    check_plot,
-    emit,
-    emit_stopped,
-    natural,
-    positive,
-    progress,
-    stamped,
-    unlimited_digits,
-    write_plot,
-)
+from .arguments import natural, positive
+from .budgets import add_budget, budget, progress
+from .exits import ExitCode
+from .jsonout import emit, emit_stopped, stamped
+from .parser import Commands, Parser
+from .writing import check_plot, unlimited_digits, write_plot
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -201,8 +191,7 @@ def _cmd_imark_sequence(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_survey(args: argparse.Namespace) -> int:
-    from ..games.imark.survey import MAX_SURVEY_STEPS, survey_instances, survey_steps
-    from ..sweeps.imark import imark_sweep
+    from ..sweeps.imark import MAX_SURVEY_STEPS, imark_sweep, survey_instances, survey_steps
     from .sweep import run
 
     instances = survey_instances(args.max_s, args.max_d, max_d_size=args.max_d_size)

@@ -11,24 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import BudgetExceeded, InputError, InvalidCertificate
-from .common import (
-    Commands,
-    ExitCode,
-    Formatter,
-    Parser,
-    add_engine,
-    budget,
-    check_plot,
-    emit_stopped,
-    epilog,
-    fail,
-    output,
-    positive,
-    progress,
-    stamped,
-    write_plot,
-)
+from .arguments import positive
+from .budgets import add_engine, budget, progress
+from .exits import ExitCode, fail
+from .jsonout import emit_stopped, stamped
+from .parser import Commands, Formatter, Parser, epilog
 from .sweep import CONNECT_TIMEOUT
+from .writing import check_plot, output, write_plot
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -63,7 +52,8 @@ BYTES_PER_LISTED = 48
 
 
 def _add_octal(p: Parser) -> None:
-    from ..games.octal import DEFAULT_MAX_N, SURVEY_MAX_N
+    from ..games.octal import DEFAULT_MAX_N
+    from ..sweeps.octal import SURVEY_MAX_N
     from .sweep import add_sweep_options
 
     p.description = (
@@ -102,6 +92,11 @@ def _add_octal(p: Parser) -> None:
     p.add_argument("--grammar", action="store_true",
                    help="print the unary grammar whose SDG is the game (A -> a^k | a^k A | "
                         "A a^k A), for 'grundy' and 'period'; exit 2 when the game is not one")
+    p.add_argument("--ignore-mask", action="store_true",
+                   help=f"{VERIFY}: ignore the certificate's sparse mask and check every value "
+                        "directly, by the mex over all its options (slower; accepted exactly "
+                        "when the values, period and preperiod are right, whatever the mask "
+                        "claims)")
     p.add_argument("--digits", type=int, choices=(1, 2, 3), metavar="D",
                    help=f"{SURVEY}: every code of 1..D digits (D = 1, 2 or 3)")
     add_engine(p)
@@ -132,7 +127,8 @@ _FORMS = {
              "--help')."),
     VERIFY: ("Check a certificate written by 'octal CODE --certificate FILE' from the "
              "game's rules alone: every stored value re-derived, the periodicity condition, "
-             "and that no smaller preperiod or period works. Exit 0 valid, 1 invalid, 2 "
+             "and that no smaller preperiod or period works; --ignore-mask checks every value "
+             "directly, without the certificate's sparse mask. Exit 0 valid, 1 invalid, 2 "
              "unreadable."),
 }
 
@@ -174,6 +170,7 @@ _APPLIES: dict[str, tuple[set[str], Any]] = {
     "values": ({_CODE}, None), "grammar": ({_CODE}, False), "certificate": ({_CODE}, None),
     "checkpoint": ({_CODE}, None), "plot": ({_CODE}, None), "upto": ({_CODE, _SURVEY}, None),
     "max_states": ({_CODE, _SURVEY}, None), "json": ({_CODE, _VERIFY}, False),
+    "ignore_mask": ({_VERIFY}, False),
     "connect_timeout": ({_SURVEY}, CONNECT_TIMEOUT),
 }
 
@@ -278,20 +275,24 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     with progress(f"checking {args.file}", unit="values", rate=True) as bar:
         try:
-            proof = verify(args.file, engine=args.engine, budget=budget(args, bar))
+            proof = verify(args.file, engine=args.engine, budget=budget(args, bar),
+                           ignore_mask=args.ignore_mask)
         except InvalidCertificate as e:
             fail(f"{args.file}: invalid certificate: {e}", ExitCode.NO)
+    # the text says so when --ignore-mask was asked (the JSON's "mode" always does)
+    how = ", every option enumerated, the mask ignored" if args.ignore_mask else ""
     if args.json:
         output(args, json.dumps(stamped({"file": args.file, **proof.to_json()})) + "\n")
     else:
         output(args, f"{args.file}: valid certificate: {proof.code} has least preperiod "
                      f"{proof.preperiod} and least period {proof.period} ({proof.values} "
-                     f"values re-derived from the rules)\n")
+                     f"values re-derived from the rules{how})\n")
     return ExitCode.OK
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from ..games.octal import SURVEY_MAX_N, load_kernels, survey_sweep
+    from ..games.octal import load_kernels
+    from ..sweeps.octal import SURVEY_MAX_N, survey_sweep
     from .sweep import run
 
     if args.digits is None:

@@ -14,25 +14,18 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, Interrupted, ResourceError
-from .common import (
-    NO_ROOM,
-    Commands,
-    ExitCode,
-    Parser,
-    add_budget,
-    budget,
-    check_plot,
-    duration,
-    emit,
-    positive,
-    stamped,
-    write_plot,
-)
+from .arguments import duration, positive
+from .budgets import add_budget, budget
+from .exits import NO_ROOM, ExitCode
+from .jsonout import emit, stamped
+from .parser import Commands, Parser
+from .writing import check_plot, write_plot
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from ..sweeps.runner import Format, Sweep
+    from ..sweeps.runner import Sweep
+    from ..sweeps.sinks import Format
     from ..sweeps.summarize import Summary
 
 __all__ = ["EXAMPLES", "add_sweep_options", "register", "run"]
@@ -91,7 +84,7 @@ def add_sweep_options(p: argparse.ArgumentParser, *, states: bool = True,
                       short_out: bool = False) -> None:
     """--out, --format, --jobs, --scheduler, --batch and the per-job budget
     (``--max-states`` only when ``states``; ``-o`` beside ``--out`` when ``short_out``)."""
-    from ..sweeps.runner import FORMATS
+    from ..sweeps.sinks import FORMATS
 
     p.add_argument(*(("-o", "--out") if short_out else ("--out",)), metavar="FILE",
                    help="append rows to FILE, skipping jobs already in it (resumable)")
@@ -239,19 +232,11 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
     go to stderr when rows go to a file or stderr is a terminal (a pipe of
     rows keeps stderr quiet).
     """
-    from ..sweeps.runner import (
-        CsvSink,
-        JsonlSink,
-        Sink,
-        TableSink,
-        dask_executor,
-        default_jobs,
-        locked,
-        plain_cells,
-        process_pool,
-        resume,
-        run_sweep,
-    )
+    from ..runtime.cluster import dask_executor, default_jobs
+    from ..sweeps.pool import process_pool
+    from ..sweeps.resume import locked, resume
+    from ..sweeps.runner import run_sweep
+    from ..sweeps.sinks import CsvSink, JsonlSink, Sink, TableSink, plain_cells
 
     fmt: Format = ("jsonl" if args.format == "json" else args.format) or (
         "jsonl" if args.out or not sys.stdout.isatty() else "table")
@@ -325,7 +310,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
 
 def _check_options(args: argparse.Namespace, fmt: Format, retry: frozenset[str]) -> None:
     """Refuse what the sweep options cannot mean together, before anything is created."""
-    from ..sweeps.runner import default_jobs
+    from ..runtime.cluster import default_jobs
 
     if args.out == "":
         raise InputError("--out needs a file name")

@@ -44,7 +44,7 @@ from ..automaton.reading import servable
 from ..errors import InputError, SdgBug
 from ..grammar import Grammar, Rule
 from ..runtime.budget import UNLIMITED, Budget
-from .impartial import nim_sum
+from .mex import nim_sum
 from .semantics import Pair, Position, SubstringTable, make_position, split_spans
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ Three independent routes compute 𝒢_{G,A}(w):
   suffices: linear in |w|, iterative.
 
 Sets of Grundy values are int bitmasks (bit v set ⟺ v is in the set) and mex
-is :func:`~sdg_automata.games.impartial.mex_mask`.
+is :func:`~sdg_automata.games.mex.mex_mask`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..automaton.reading import reading_of, servable
 from ..errors import BudgetExceeded, InputError
 from ..grammar import Grammar, Rule
 from ..runtime.budget import UNLIMITED, Budget, available_bytes
-from .impartial import mex, mex_mask, nim_sum
+from .mex import mex, mex_mask, nim_sum
 
 __all__ = [
     "Method",

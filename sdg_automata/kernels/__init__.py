@@ -38,17 +38,15 @@ Python reference and says nothing, and ``"compiled"`` fails with one line.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
-import signal
 import sys
-import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Literal, TypeVar, cast, get_args
 
 from ..errors import BudgetExceeded, InputError, Interrupted, KernelCacheWarning
+from ..runtime.stopping import held_signals  # here since 0.2: re-exported for its users
 
 __all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "numba_missing",
            "only_our_kernels", "use_compiled"]
@@ -66,49 +64,6 @@ def check_engine(engine: object) -> Engine:
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     return engine  # type: ignore[return-value]
-
-
-#: the signals held while numba loads: a budget's deadline, Ctrl-C, and SIGTERM (which the
-#: command line handles as Ctrl-C)
-HELD = tuple(getattr(signal, name) for name in ("SIGALRM", "SIGINT", "SIGTERM")
-             if hasattr(signal, name))
-
-
-@contextlib.contextmanager
-def held_signals() -> Iterator[None]:
-    """Hold a budget's deadline (the ``SIGALRM`` of
-    :meth:`~sdg_automata.runtime.budget.Meter.library`),
-    Ctrl-C and SIGTERM until the block ends, then deliver them.
-
-    numba's import, and its compiling or loading of a kernel on the first
-    call, leave numba broken for the rest of the process when an exception
-    interrupts them ("duplicate registration" on every later use); and while it
-    compiles, a Ctrl-C lands in a callback that LLVM calls, where the
-    ``KeyboardInterrupt`` is printed and lost (the command then ran to its end,
-    exit 0).  A kernel call returns within a fraction of a second, and loading
-    takes about a second (a few on a cold cache), so holding them costs little.
-    Off the main thread Python delivers no signal: nothing to hold.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    fired: list[tuple[int, Any]] = []
-
-    def hold(signum: int, frame: Any) -> None:
-        fired.append((signum, frame))
-
-    previous = {sig: signal.signal(sig, hold) for sig in HELD}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    for signum, frame in dict(fired).items():  # each signal once, in the order it came
-        handler = previous[signum]
-        if callable(handler):
-            handler(signum, frame)
-        elif handler == signal.SIG_DFL and signum != getattr(signal, "SIGALRM", None):
-            signal.raise_signal(signum)  # its default action (SIGTERM: the end), as it came
 
 
 #: whether numba may skip looking for a BLAS (see :func:`only_our_kernels`)

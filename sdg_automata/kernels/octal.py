@@ -1,5 +1,6 @@
-"""Compiled octal-game kernels: the runners of :class:`sdg_automata.games.octal._Engine` and its
-period search, each equal to the Python reference it names.
+"""Compiled octal-game kernels: the runners of the value engine
+(:class:`sdg_automata.games.octal.values._Engine`) and of its period search, each equal
+to the Python reference it names.
 
 * :func:`run_sparse` — ``_Engine._run_sparse``, the sparse-space method;
 * :func:`run_full` — ``_Engine._run_full``, the mex over every option;

@@ -38,7 +38,6 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
-import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,13 +45,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import BudgetExceeded, InputError, Interrupted
+from .stopping import CAN_ALARM, alarm
 
 __all__ = ["DEGRADED", "ESTIMATE_CEILING", "MAX_STRIDE", "MEMORY_RESERVE", "MEMORY_TICK", "TICK",
            "Budget", "Meter", "UNLIMITED", "as_budget", "available_bytes", "memory_pressure"]
 
 #: what budgets cannot do on this system (empty on Linux): one phrase per missing facility
 DEGRADED: tuple[str, ...] = tuple(why for missing, why in (
-    (not hasattr(signal, "SIGALRM"), "no SIGALRM: --max-seconds is checked when a call into "
+    (not CAN_ALARM, "no SIGALRM: --max-seconds is checked when a call into "
                                      "automata-lib returns, not inside it"),
     (importlib.util.find_spec("resource") is None,
      "no resource module: the address-space limit is not seen"),
@@ -298,44 +298,29 @@ class Meter:
     def library(self, what: str) -> Iterator[None]:
         """Run a call into another library under this phase's remaining seconds.
 
-        On the main thread the remaining time becomes a ``SIGALRM`` timer that
-        raises :class:`BudgetExceeded` from inside the library; elsewhere (a
+        On the main thread the remaining time becomes a ``SIGALRM`` timer
+        (:func:`~sdg_automata.runtime.stopping.alarm`) that raises
+        :class:`BudgetExceeded` from inside the library; elsewhere (a
         worker thread, or a system without ``SIGALRM``: :data:`DEGRADED`) the
         clock is checked when the call returns.
         """
-        import threading
-
         seconds = self.budget.max_seconds
         remaining = self.deadline - time.perf_counter()
         if seconds is not None and remaining <= 0:
             raise self.exceeded(self.count, f"{seconds:g} s")
-        # a deadline years away never fires, and setitimer overflows on it (--max-seconds 1e300)
-        armed = (seconds is not None and remaining < _LONGEST_ALARM and hasattr(signal, "SIGALRM")
-                 and threading.current_thread() is threading.main_thread())
 
-        def alarm(signum: int, frame: Any) -> None:
-            raise BudgetExceeded(f"{what} stopped at the budget of {seconds:g} s "
-                                 f"(inside {what})", explored=self.count)
+        def late() -> BudgetExceeded:
+            return BudgetExceeded(f"{what} stopped at the budget of {seconds:g} s "
+                                  f"(inside {what})", explored=self.count)
 
-        previous: Any = None
-        if armed:
-            previous = signal.signal(signal.SIGALRM, alarm)
-            signal.setitimer(signal.ITIMER_REAL, remaining)
-        try:
-            yield
-        except KeyboardInterrupt:
-            raise Interrupted(f"interrupted after {self.count} {self.unit} (inside {what})",
-                              explored=self.count) from None
-        finally:
-            if armed:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
+        with alarm(None if seconds is None else remaining, late):
+            try:
+                yield
+            except KeyboardInterrupt:
+                raise Interrupted(f"interrupted after {self.count} {self.unit} (inside {what})",
+                                  explored=self.count) from None
         if seconds is not None and time.perf_counter() > self.deadline:
             raise self.exceeded(self.count, f"{seconds:g} s")
-
-
-#: seconds beyond which ``Meter.library`` sets no alarm (about three years)
-_LONGEST_ALARM = 1e8
 
 
 def available_bytes() -> int | None:

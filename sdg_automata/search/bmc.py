@@ -56,9 +56,10 @@ so every call runs in slices of conflicts and decisions (``conf_budget``,
 Ctrl-C served between them.  Under a time limit the slices are sized to about
 :data:`SLICE_SECONDS` at the rates measured; without one, to about
 :data:`SLICE_PROPAGATIONS` propagations, so that the models, hence the
-witnesses, do not depend on the machine's speed.  Ctrl-C is held at the
-operating system's level during a slice (:func:`_ctrl_c_held`) and raised as
-it returns: pysat's own SIGINT handler would ``longjmp`` out of CaDiCaL
+witnesses, do not depend on the machine's speed.  Ctrl-C (and SIGTERM, and a
+budget's alarm) is held at the operating system's level during a slice
+(:func:`~sdg_automata.runtime.stopping.held_signals` with ``block=True``) and raised
+as it returns: pysat's own SIGINT handler would ``longjmp`` out of CaDiCaL
 mid-search.
 
 References
@@ -76,17 +77,15 @@ References
 from __future__ import annotations
 
 import math
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..automaton.construction import GrundyAutomaton
 from ..errors import InputError, SdgBug
 from ..runtime.budget import Budget, Meter
+from ..runtime.stopping import held_signals
 from .circuit import Circuit, Frame, Gates, StepEncoding
 
 if TYPE_CHECKING:
@@ -201,7 +200,7 @@ class _Unrolling:
             solver.dec_budget(self.decisions)
             before, started = solver.accum_stats(), time.perf_counter()
             try:
-                with _ctrl_c_held():
+                with held_signals(block=True):
                     status = solver.solve_limited(assumptions=assumptions)
             except KeyboardInterrupt:
                 raise
@@ -433,31 +432,6 @@ def _rate(after: dict[str, int], before: dict[str, int], what: str, spent: float
     if used < floor or spent <= 0:
         return last
     return max(floor, min(int(used / spent * target), cap))
-
-
-@contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C at the operating system's level for one solver call; Python raises it as
-    the call returns.
-
-    pysat's solve calls on the main thread install a SIGINT handler that jumps (``longjmp``) out
-    of CaDiCaL wherever it is, leaving its heap corrupt (1 Ctrl-C in 40 ended in
-    ``munmap_chunk(): invalid pointer``, exit −6, instead of exit 130) and the handler
-    installed.  A blocked signal never reaches that handler; it waits, and is delivered to
-    Python's once unblocked.  (:func:`~sdg_automata.kernels.held_signals` holds signals at
-    Python's level instead, which pysat's C-level handler would override.)  Where signals
-    cannot be blocked (off the main thread Python sees none; Windows has no
-    ``pthread_sigmask``) pysat's error is the fallback.
-    """
-    if (not hasattr(signal, "pthread_sigmask")
-            or threading.current_thread() is not threading.main_thread()):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class _Induction:

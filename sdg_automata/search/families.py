@@ -323,15 +323,21 @@ def ring_intersection(count: int) -> list[DFA]:
     ------
     InputError
         For fewer than 2 DFAs.
+    BudgetExceeded
+        Before any work, when the grammar would have over :data:`MAX_SYMBOLS` symbols.
     """
     if count < 2:
         raise InputError(f"a ring intersection needs at least 2 DFAs, not {count}")
+    # the i-th odd prime is at least 2i + 1, so the primes sum to at least count²; each
+    # ring of p states has 2p states at even lengths, 3 rules each, of up to 3 symbols
+    _refuse_over(18 * count * count, MAX_SYMBOLS, "the grammar", "symbols")
     primes: list[int] = []
     n = 3
     while len(primes) < count - 1:
         if all(n % p for p in primes):
             primes.append(n)
         n += 2
+    _refuse_over(18 * (sum(primes) + 3), MAX_SYMBOLS, "the grammar", "symbols")
     rings = [(p, 0) for p in primes] + [(3, 1)]
     return [_even({k: {"a": (k + 1) % p, "b": k} for k in range(p)}, {r}, "ab")
             for p, r in rings]

@@ -425,7 +425,7 @@ def _run_abc(command: str, script: str, folder: Path, meter: Meter) -> str:
     """ABC's output for ``script``, run in ``folder`` under the meter: the clock and Ctrl-C are
     served every :data:`POLL` seconds, and ABC (in a session of its own, so a terminal's
     Ctrl-C reaches us only) is killed when either stops the run."""
-    from ..kernels import held_signals
+    from ..runtime.stopping import held_signals
 
     log = folder / "abc.log"
     # a process of our own session dies with us however we end (a closed terminal's SIGHUP,

@@ -141,13 +141,13 @@ class _Quantum:
 def _wrapping() -> Iterator[None]:
     """Around every kernel call: a budget's ``SIGALRM`` (a sweep job's deadline) held until
     it returns, since one that lands while numba compiles or loads the kernel leaves numba
-    broken for the rest of the process (:func:`~sdg_automata.kernels.held_signals`; a call
-    returns within :data:`QUANTUM_SECONDS`); and no overflow warnings: hashing multiplies
+    broken for the rest of the process (:func:`~sdg_automata.runtime.stopping.held_signals`;
+    a call returns within :data:`QUANTUM_SECONDS`); and no overflow warnings: hashing multiplies
     uint64s modulo 2⁶⁴, which is what the compiled code does, while under
     ``NUMBA_DISABLE_JIT=1`` the kernels run on numpy scalars, which would warn."""
     import numpy as np
 
-    from ..kernels import held_signals
+    from ..runtime.stopping import held_signals
 
     with held_signals(), np.errstate(over="ignore"):
         yield

@@ -3,20 +3,19 @@
 A :class:`Sweep` is a sequence of picklable jobs, a key for each job, and a
 function job → row (a frozen dataclass with ``to_json``).  :func:`run_sweep`
 runs it over any :class:`concurrent.futures.Executor`: a local process pool,
-or a Dask cluster through ``Client.get_executor`` (:func:`dask_executor`; the
-``cluster`` extra).  There is no scheduler, socket or queue of our own.
+or a Dask cluster through ``Client.get_executor``
+(:func:`~sdg_automata.runtime.cluster.dask_executor`; the ``cluster`` extra).
+There is no scheduler, socket or queue of our own.
 
 Guarantees (issue 12):
 
 * **Streamed.**  Each row is handed to the sink as soon as its job is done,
   in completion order; the sinks (:class:`JsonlSink`, :class:`CsvSink`,
   :class:`TableSink`) write and flush it at once.
-* **Resumable, nothing lost.**  :func:`resume` reads an output file before a
-  sweep appends to it: the keys it holds are skipped, and a torn last line (a
-  sweep killed mid-write, SIGKILL included) is detected and cut off, so a
-  killed sweep loses at most the rows in flight and never duplicates or
-  corrupts one.  :func:`locked` keeps a second sweep from appending to the
-  same file at the same time.
+* **Resumable, nothing lost.**  :func:`~sdg_automata.sweeps.resume.resume`
+  reads an output file before a sweep appends to it and skips the keys it holds;
+  a killed sweep loses at most the rows in flight and never duplicates or
+  corrupts one (:mod:`sdg_automata.sweeps.resume`).
 * **A row is the job's own outcome, never the cluster's** (issue 21 §1).  A
   job that raises gives a row with ``"status": "error"`` and an ``error``
   message; a job over its per-job :class:`~sdg_automata.runtime.budget.Budget` gives
@@ -33,34 +32,30 @@ Guarantees (issue 12):
   it wrote; a rerun with the same ``--out`` recomputes exactly the rest.
   Error rows are results like any other, so a resume skips them; delete
   their lines to run those jobs again.
-* **Same code everywhere.**  :func:`check_workers` compares the package
-  version and a fingerprint of its source on every Dask worker with ours and
-  refuses to start when they differ; every batch's result carries the
-  fingerprint of the worker that ran it, so the rows of a worker running
-  other code that joins mid-run are refused, and the sweep stops saying so.
-* **Workers die with their parent.**  A local pool's workers ask Linux for
-  SIGKILL when the process that made them dies (``prctl(PR_SET_PDEATHSIG)``),
-  so a sweep killed with SIGKILL leaves no orphan holding its stdout; where
-  prctl is missing a thread in each worker polls its parent instead.
+* **Same code everywhere.**  Every batch's result carries the
+  :func:`~sdg_automata.runtime.cluster.fingerprint` of the worker that ran it,
+  so the rows of a worker running other code that joins mid-run are refused,
+  and the sweep stops saying so (:mod:`sdg_automata.runtime.cluster` checks the
+  workers of a Dask cluster before the sweep starts).
+* **Workers die with their parent** (:mod:`sdg_automata.sweeps.pool`).
 
 Jobs are sent in batches (``batch`` jobs per task) so that the per-task cost
 of a distributed scheduler (about a millisecond) is shared by many small jobs;
 at most ``window`` batches are in flight, so a sweep of millions of jobs does
 not queue millions of futures.
+
+This module is the runner; the rest of a sweep's machinery has a module each,
+and its names are importable from here as well (the 0.2 module
+``sdg_automata.sweep`` was all of them): :mod:`.sinks` (the output formats),
+:mod:`.resume` (resuming and locking the output file), :mod:`.pool` (the local
+process pool) and :mod:`sdg_automata.runtime.cluster` (Dask).
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
-import hashlib
-import importlib
-import io
 import itertools
-import json
-import os
 import signal
-import stat
 import sys
 import threading
 import time
@@ -72,33 +67,37 @@ from concurrent.futures import (
     CancelledError,
     Executor,
     Future,
-    ThreadPoolExecutor,
     wait,
 )
-from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
-from typing import IO, Any, Generic, Literal, NamedTuple, Protocol, TypeVar, get_args
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar, get_args
 
 from ..errors import BudgetExceeded, InputError, Interrupted, ResourceError, SdgBug
 from ..runtime.budget import UNLIMITED, Budget, Meter
+from ..runtime.cluster import (
+    LONGEST_WAIT,
+    check_workers,
+    dask_client,
+    dask_executor,
+    default_jobs,
+    fingerprint,
+    worker_place,
+)
 from ..runtime.stopping import is_stop_handler
+from .pool import process_pool, stop
+from .resume import Resumed, locked, resume
+from .sinks import FORMATS, CsvSink, Format, JsonlSink, Sink, TableSink, plain_cells
 
 __all__ = [
-    "FORMATS", "Batch", "CsvSink", "Format", "JsonlSink", "Resumed", "Row", "Sink", "Status",
-    "Sweep", "SweepStats", "TableSink", "check_workers", "dask_client", "dask_executor",
-    "default_jobs", "fingerprint", "locked", "plain_cells", "process_pool", "resume", "run_sweep",
+    "FORMATS", "LONGEST_WAIT", "Batch", "CsvSink", "Format", "JsonlSink", "Resumed", "Row",
+    "Sink", "Status", "Sweep", "SweepStats", "TableSink", "check_workers", "dask_client",
+    "dask_executor", "default_jobs", "fingerprint", "locked", "plain_cells", "process_pool",
+    "resume", "run_sweep",
 ]
 
 Status = Literal["ok", "budget", "error"]
 #: seconds between two looks for a Ctrl-C while waiting for an executor
 _TICK = 0.1
-#: the longest --connect-timeout: a wait of a day is "forever" on any cluster, and far
-#: longer ones overflow the clocks of threading and asyncio
-LONGEST_WAIT = 86400.0
-Format = Literal["jsonl", "csv", "table"]
-#: the output formats, for the command line's ``choices=``
-FORMATS: tuple[str, ...] = get_args(Format)
 
 J = TypeVar("J")
 
@@ -204,14 +203,6 @@ class Batch(NamedTuple):
     rows: list[dict[str, Any]]
 
 
-def _place() -> str:
-    """Where this runs: the Dask worker's address, or the process."""
-    distributed = sys.modules.get("distributed")
-    if distributed is not None:
-        with contextlib.suppress(ValueError):  # not inside a Dask task
-            return str(distributed.get_worker().address)
-    return f"process {os.getpid()}"
-
 
 def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str, int], Row],
                jobs: Sequence[J], budget: Budget, unit: str) -> Batch:
@@ -238,99 +229,9 @@ def _run_batch(work: Callable[[J, Meter], Row], failed: Callable[[J, Status, str
         except Exception as e:  # noqa: BLE001 -- a failing job is a row, not a failed sweep
             row = failed(job, "error", f"{type(e).__name__}: {e}", meter.count)
         rows.append(row.to_json())
-    return Batch(fingerprint(), _place(), rows)
+    return Batch(fingerprint(), worker_place(), rows)
 
 
-#: prctl(2)'s option: the signal a process gets when its parent dies (Linux)
-_PR_SET_PDEATHSIG = 1
-
-
-def _worker_start(parent: int) -> None:
-    """A pool worker's start: Ctrl-C is the parent's business (it stops the sweep in
-    one place), SIGTERM has its default action (the parent terminates its workers with
-    it), and the worker dies with its parent."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _die_with(parent)
-
-
-def _die_with(parent: int) -> None:
-    """End this process when ``parent`` dies, even by SIGKILL (issue 21 §5).
-
-    A pool worker otherwise outlives a killed sweep forever: it waits on a
-    queue whose write end it holds itself, and keeps the sweep's stdout open,
-    so a reader never sees end-of-file.  On Linux the kernel sends SIGKILL at
-    the parent's death (``PR_SET_PDEATHSIG``, asked through ctypes): at once,
-    even while the worker runs a compiled kernel that holds the GIL.  It fires
-    when the *thread* that started the worker ends, which for
-    :func:`process_pool` is the thread that first submits (the main thread of
-    the command line).  Elsewhere, or where prctl fails, a daemon thread looks
-    at the parent every half second instead (os.getppid changes when a POSIX
-    parent dies).
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
-                if os.getppid() != parent:  # the parent died before we asked
-                    os._exit(1)
-                return
-        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
-            pass
-    threading.Thread(target=_watch_parent, args=(parent,), name="sdg-parent-watch",
-                     daemon=True).start()
-
-
-def _watch_parent(parent: int) -> None:  # pragma: no cover - off Linux
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
-
-
-def default_jobs() -> int:
-    """Worker processes when none are asked for: the number of CPUs (the one default)."""
-    return os.cpu_count() or 1
-
-
-def process_pool(jobs: int) -> Executor:
-    """A local process pool of ``jobs`` workers that ignore Ctrl-C and die with this
-    process (:func:`_die_with`).
-
-    Leaving it through an exception (Ctrl-C) terminates the workers instead of
-    waiting for the jobs they run.
-    """
-    from concurrent.futures import ProcessPoolExecutor
-
-    class Pool(ProcessPoolExecutor):
-        def __exit__(self, kind: Any, value: Any, tb: Any) -> Any:
-            if kind is not None:
-                _stop(self)
-            return super().__exit__(kind, value, tb)
-
-    return Pool(max_workers=jobs, initializer=_worker_start, initargs=(os.getpid(),))
-
-
-def _stop(executor: Executor, *, settle: float = 5.0) -> None:
-    """Shut an executor down without waiting for its jobs; a process pool's workers are killed.
-
-    No future is cancelled, here or by the pool (``cancel_futures`` stays off):
-    the pool's management thread still owns them and fails each with
-    ``BrokenProcessPool`` once it sees the workers gone; a future cancelled
-    under it makes that thread (or the queue feeder thread, which holds the
-    same work items) die on ``InvalidStateError`` with a traceback on stderr,
-    after the sweep has already said it was interrupted (issue 15).  The
-    management thread is then given ``settle`` seconds to finish, so nothing
-    of the pool runs on while the caller reports and the interpreter exits.
-    """
-    manager = getattr(executor, "_executor_manager_thread", None)  # ProcessPoolExecutor's
-    for p in list((getattr(executor, "_processes", None) or {}).values()):
-        with contextlib.suppress(Exception):
-            p.terminate()
-    executor.shutdown(wait=False)
-    if isinstance(manager, threading.Thread) and manager is not threading.current_thread():
-        manager.join(settle)  # it fails the pending futures and joins the dead workers
 
 
 class _SigintGuard:
@@ -504,7 +405,7 @@ def run_sweep(
                 counts[row["status"]] = counts.get(row["status"], 0) + 1
 
     def failures(chunk: Sequence[tuple[str, J]], message: str) -> Batch:
-        return Batch(fingerprint(), _place(),
+        return Batch(fingerprint(), worker_place(),
                      [sweep.failed(job, "error", message, 0).to_json() for _, job in chunk])
 
     guard = _SigintGuard()
@@ -645,7 +546,7 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
                 else:  # lost with the pool, or failed: rerun alone below
                     suspects += chunk
             in_flight.clear()
-            _stop(executor)
+            stop(executor)
             if restart is None:  # which job killed it cannot be found: not a row
                 raise ResourceError("a worker process died and the executor cannot be "
                                     "restarted")
@@ -658,562 +559,9 @@ def _run_on(sweep: Sweep[J], executor: Executor, restart: Callable[[], Executor]
                 chunk = in_flight.pop(fut)
                 if not collect(fut, chunk):
                     deliver([chunk[0][0]], failures(chunk, "the worker process died running it"))
-                    _stop(executor)
+                    stop(executor)
                     executor = restart()
                     own.append(executor)
     finally:  # futures still in flight (an exception) go with their executor's shutdown
         for ex in own:
-            _stop(ex)
-
-
-# ---------------------------------------------------------------------------
-# output: sinks, resuming, locking
-
-
-class Sink(Protocol):
-    """Where rows go, one at a time, flushed."""
-
-    def write(self, row: dict[str, Any]) -> None: ...
-
-
-def _stdout() -> IO[str]:
-    return sys.stdout  # looked up per write: a progress display may have wrapped it
-
-
-@dataclass
-class JsonlSink:
-    """JSON Lines: one object per line, flushed per row (the default for ``--out``)."""
-
-    stream: IO[str] | None = None
-
-    def write(self, row: dict[str, Any]) -> None:
-        out = self.stream or _stdout()
-        out.write(json.dumps(row, ensure_ascii=False) + "\n")
-        out.flush()
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (dict, list, tuple)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-@dataclass
-class CsvSink:
-    """CSV with a header line; nested fields (dicts, lists) as JSON in their cell."""
-
-    columns: tuple[str, ...]
-    stream: IO[str] | None = None
-    header: bool = True
-    cells: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-
-    def write(self, row: dict[str, Any]) -> None:
-        out = self.stream or _stdout()
-        if self.cells is not None:
-            row = self.cells(row)
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        if self.header:
-            writer.writerow(self.columns)
-            self.header = False
-        writer.writerow([_cell(row.get(c)) for c in self.columns])
-        out.write(buffer.getvalue())
-        out.flush()
-
-
-@dataclass
-class TableSink:
-    """Aligned rows for a terminal, one line per row as it arrives, header first.
-
-    ``cells`` turns a row into its display cells (the sweep's :attr:`Sweep.brief`).
-    Widths are fixed by the header and the first row, at least ``least`` and at
-    most ``width``; longer cells are cut (the last column never is).
-    """
-
-    cells: Callable[[dict[str, Any]], dict[str, str]]
-    width: int = 24
-    least: int = 10
-    stream: IO[str] | None = None
-    _widths: list[int] = field(default_factory=list, repr=False)
-
-    def _line(self, cells: Sequence[str]) -> str:
-        *first, last = cells
-        cut = [c if len(c) <= w else c[:w - 1] + "…" for c, w in zip(first, self._widths,
-                                                                       strict=True)]
-        return "  ".join(c.ljust(w) for c, w in zip(cut, self._widths, strict=True)) + "  " + last
-
-    def write(self, row: dict[str, Any]) -> None:
-        out = self.stream or _stdout()
-        cells = self.cells(row)
-        if not self._widths:
-            self._widths = [max(len(h), self.least, min(self.width, len(c)))
-                            for h, c in cells.items()][:-1]
-            out.write(self._line(list(cells)) + "\n")
-        out.write(self._line(list(cells.values())) + "\n")
-        out.flush()
-
-
-def plain_cells(columns: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, str]]:
-    """Display cells that are the row's fields as they are (nested ones as JSON)."""
-    def cells(row: dict[str, Any]) -> dict[str, str]:
-        return {c: _cell(row.get(c)) for c in columns}
-
-    return cells
-
-
-@dataclass(frozen=True, kw_only=True)
-class Resumed:
-    """What :func:`resume` found in an output file."""
-
-    done: frozenset[str]  # keys not to run again
-    torn_bytes: int  # bytes of a torn last line that were cut off (0: none)
-    header: bool  # whether the file already has its header (CSV)
-    retried: int = 0  # keys whose last row has a status to retry
-
-
-def _regular(path: str) -> bool:
-    """Whether ``path`` exists; :class:`~sdg_automata.errors.InputError` when it is not a
-    regular file (or a link to one): a sweep rereads its ``--out`` to resume, and a device
-    such as /dev/full reads forever, a FIFO blocks the open (issue 21 §6)."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return False
-    except OSError as e:
-        raise InputError(f"cannot write {path!r}: {e.strerror or e}") from None
-    if stat.S_ISDIR(mode):
-        raise InputError(f"cannot write {path!r}: it is a directory")
-    if not stat.S_ISREG(mode):
-        kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-                else "a device")
-        raise InputError(f"--out {path!r} is {kind}, not a regular file: a sweep appends its "
-                         f"rows to a file it can read again to resume")
-    return True
-
-
-def resume(path: str | os.PathLike[str], fmt: Format, columns: Sequence[str], *,
-           retry: Container[str] = frozenset()) -> Resumed:
-    """Read the keys already in ``path`` and cut off a torn last line.
-
-    A key is done unless the status of its last row is in ``retry``
-    (``{"error"}`` for ``--retry-errors``): that job runs again, and its new
-    row, appended, is the one that counts.
-
-    A line is *torn* when it is the last and does not end with a newline (a
-    writer killed in the middle of a row: a row is one write ending with its
-    newline, which nothing inside a JSON row or a CSV field at its end can
-    be).  Every other line must be a row of this sweep (it has every field of
-    ``columns``) or blank, else :class:`~sdg_automata.errors.InputError` (the
-    file is someone else's, or was edited, and appending to it would mix
-    sweeps); a complete last line is no exception.
-    """
-    if fmt == "table":
-        raise InputError("--out takes jsonl or csv; the table format is for the terminal")
-    p = Path(path)
-    if not _regular(str(p)):
-        return Resumed(done=frozenset(), torn_bytes=0, header=False)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        return Resumed(done=frozenset(), torn_bytes=0, header=False)
-    except OSError as e:
-        raise InputError(f"cannot read {str(p)!r}: {e.strerror or e}") from None
-    lines = [line + b"\n" for line in data.split(b"\n")[:-1]]  # after the last \n: torn
-    _torn_tail(data[sum(map(len, lines)):], fmt, bool(lines), columns, str(p))
-    read = _read_jsonl if fmt == "jsonl" else _read_csv
-    status, keep = read(lines, tuple(columns), str(p))
-    header = fmt == "csv" and keep > 0
-    if keep < len(data):
-        with open(p, "r+b") as f:
-            f.truncate(keep)
-    done = frozenset(k for k, s in status.items() if s not in retry)
-    return Resumed(done=done, torn_bytes=len(data) - keep, header=header,
-                   retried=len(status) - len(done))
-
-
-def _torn_tail(tail: bytes, fmt: Format, after_lines: bool, columns: Sequence[str],
-               path: str) -> None:
-    """Refuse bytes after the last newline that cannot be the start of a row: cutting
-    them would delete what some other program wrote (a file of zeros, a text without
-    newline).  A JSON row starts with ``{``; a CSV file starts with its header."""
-    if not tail:
-        return
-    header = ",".join(columns).encode()
-    if fmt == "jsonl":
-        fits = tail.startswith(b"{")
-    else:
-        fits = after_lines or header.startswith(tail) or tail.startswith(header)
-    if not fits:
-        raise InputError("its last line is neither a row of this sweep nor the start of one; "
-                         "refusing to append to it", source=path)
-
-
-def _read_jsonl(lines: list[bytes], columns: tuple[str, ...], path: str
-                ) -> tuple[dict[str, str], int]:
-    """The status of each key (its last row's) in a JSON Lines file's complete lines, and
-    their bytes (all of them)."""
-    keys: dict[str, str] = {}
-    keep = 0
-    for i, line in enumerate(lines, start=1):
-        keep += len(line)
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            raise InputError("not a JSON row: the file does not hold rows of this sweep; "
-                             "refusing to append to it", source=path, line=i) from None
-        missing = [c for c in columns if c not in row] if isinstance(row, dict) else ["key"]
-        if missing:
-            raise InputError(f"no field {missing[0]!r}: the file does not hold rows of this "
-                             f"sweep; refusing to append to it", source=path, line=i)
-        keys[str(row["key"])] = str(row["status"])
-    return keys, keep
-
-
-def _read_csv(lines: list[bytes], columns: tuple[str, ...], path: str
-              ) -> tuple[dict[str, str], int]:
-    """The status of each key (its last row's) in a CSV file, and the bytes to keep (a
-    torn last record dropped).
-
-    Records may span lines (a grammar's text is quoted with its newlines), so
-    the reader is fed line by line and the bytes of each record are counted; a
-    record cut inside such a field (an open quote at the end) is torn.
-    """
-    consumed = [0]
-
-    def feed() -> Iterator[str]:
-        for line in lines:
-            consumed[0] += len(line)
-            yield line.decode("utf-8", errors="replace")
-
-    reader = csv.reader(feed(), strict=True)
-    whole = b"".join(lines)
-    keys: dict[str, str] = {}
-    keep = 0
-    k, st = columns.index("key"), columns.index("status")
-    first = True
-    while True:
-        try:
-            record = next(reader)
-        except StopIteration:
-            return keys, keep
-        except csv.Error as e:
-            if consumed[0] == len(whole) and whole[keep:].count(b'"') % 2:
-                return keys, keep  # a quoted field still open at the end: torn
-            raise InputError(f"not CSV ({e}); refusing to append to it", source=path,
-                             line=reader.line_num) from None
-        if first and tuple(record) != columns:
-            raise InputError(f"its header is not this sweep's columns ({','.join(columns)}); "
-                             f"refusing to append to it", source=path)
-        if len(record) != len(columns):  # a complete record: the file was not written so
-            raise InputError(f"{len(record)} fields, not {len(columns)}; refusing to append "
-                             f"to it", source=path, line=reader.line_num)
-        if not first:
-            keys[record[k]] = record[st]
-        first = False
-        keep = consumed[0]
-
-
-@contextlib.contextmanager
-def locked(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
-    """Open ``path`` for appending, holding an exclusive lock while the sweep writes.
-
-    ``path`` must be a regular file or not exist (:func:`_regular`); it is
-    opened without blocking, so a FIFO put in its place meanwhile is refused
-    too.  A second sweep on the same file fails at once with
-    :class:`~sdg_automata.errors.InputError` instead of interleaving rows.  A
-    file this call created is removed again when the sweep fails before
-    writing a byte to it: a refused start leaves nothing behind.
-    """
-    name = os.fspath(path)
-    if not name:
-        raise InputError("--out needs a file name")
-    existed = _regular(name)
-    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
-             | getattr(os, "O_CLOEXEC", 0))
-    try:
-        fd = os.open(name, flags, 0o666)
-    except OSError as e:
-        raise InputError(f"cannot write {name!r}: {e.strerror or e}") from None
-    f = os.fdopen(fd, "a", encoding="utf-8", newline="")
-    with f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # put there since _regular looked
-            raise InputError(f"--out {name!r} is not a regular file")
-        os.set_blocking(fd, True)
-        try:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # pragma: no cover - not POSIX: no lock
-            pass
-        except OSError:
-            raise InputError(f"{name!r} is being written by another sweep") from None
-        try:
-            yield f
-        except BaseException:
-            if not existed:
-                _remove_if_empty(name, fd)
-            with contextlib.suppress(OSError):  # a row cut by a full disk is torn: resume
-                f.close()                        # cuts it, and flushing it again would fail
-            raise
-
-
-def _remove_if_empty(name: str, fd: int) -> None:
-    """Remove the file ``fd`` (created at ``name``) if nothing was written to it."""
-    with contextlib.suppress(OSError):
-        real = os.path.realpath(name)
-        mine = os.fstat(fd)
-        if mine.st_size == 0 and os.path.samestat(os.stat(real), mine):
-            os.unlink(real)
-
-
-# ---------------------------------------------------------------------------
-# Dask
-
-
-@cache
-def fingerprint() -> str:
-    """The package version and a hash of its source files: equal means the same code."""
-    # the package is imported before any of its modules; importing it here would put
-    # this module above everything the package root re-exports
-    version = sys.modules[__package__ or "sdg_automata"].__version__
-    root = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for f in sorted(root.rglob("*.py")):
-        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
-    return f"{version}+{digest.hexdigest()[:12]}"
-
-
-def _worker_identity() -> dict[str, str]:
-    """Run on each worker by :func:`check_workers`."""
-    return {"fingerprint": fingerprint(), "python": sys.version.split()[0],
-            "path": str(Path(__file__).resolve().parent)}
-
-
-def check_workers(client: Any, *, timeout: float = LONGEST_WAIT) -> int:
-    """Refuse a cluster whose workers run other code; return how many threads it has.
-
-    Each worker reports :func:`fingerprint` (version + source hash); a worker
-    that cannot import ``sdg_automata`` at all fails the check as well.
-
-    Raises
-    ------
-    InputError
-        Naming the first worker that differs, with both fingerprints.
-    ResourceError
-        When the workers do not all answer within ``timeout`` seconds (a frozen
-        worker: ``Client.run`` itself waits for ever).
-    """
-    import threading
-
-    ours = fingerprint()
-    answer: dict[str, Any] = {}
-
-    def ask() -> None:  # in a daemon thread: a worker that never answers keeps only it
-        try:
-            answer["found"] = client.run(_worker_identity)
-        except Exception as e:  # noqa: BLE001 -- reported below
-            answer["error"] = e
-
-    asking = threading.Thread(target=ask, name="sdg-check-workers", daemon=True)
-    asking.start()
-    asking.join(timeout)
-    if asking.is_alive():
-        raise ResourceError(f"the Dask workers did not all answer within {timeout:g} s (a "
-                            "worker frozen or unreachable; --connect-timeout waits longer)")
-    try:
-        if "error" in answer:
-            raise answer["error"]
-        found = answer["found"]
-    except Exception as e:  # noqa: BLE001 -- what a worker raises is its business
-        raise InputError(f"the Dask workers cannot run sdg_automata ({type(e).__name__}: {e}); "
-                         f"install sdg_automata {ours.split('+')[0]} on every worker") from None
-    if not found:
-        raise InputError("the Dask cluster has no workers")
-    for address, who in sorted(found.items()):
-        if who["fingerprint"] != ours:
-            raise InputError(
-                f"Dask worker {address} runs sdg_automata {who['fingerprint']} from "
-                f"{who['path']}, but this client runs {ours}: install the same version on "
-                f"every worker (the fingerprint hashes the package source)")
-    info = client.scheduler_info()
-    return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()) or 1
-
-
-class _DaskExecutor(Executor):
-    """A Dask client's executor (``Client.get_executor``) that knows when its cluster is gone.
-
-    :meth:`watch` is called by :func:`run_sweep` while it waits: a client that
-    lost its scheduler, or a cluster that has had no worker for ``grace``
-    seconds (its tasks would wait forever), raises
-    :class:`~sdg_automata.errors.ResourceError`.  The worker count is the one
-    the client refreshes by itself every ``scheduler-info-interval`` (2 s), so
-    watching costs no message to the scheduler.
-    """
-
-    def __init__(self, client: Any, grace: float) -> None:
-        self._client = client
-        self._inner = client.get_executor(pure=False)
-        self._grace = grace
-        self._empty_since: float | None = None
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        return self._inner.submit(fn, *args, **kwargs)  # type: ignore[no-any-return]
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        with contextlib.suppress(Exception):  # a client that lost its scheduler cannot cancel
-            self._inner.shutdown(wait=wait)
-
-    def watch(self) -> None:
-        if self._client.status not in ("running", "connecting"):
-            raise ResourceError("the Dask client lost its scheduler")
-        identity = getattr(self._client, "_scheduler_identity", None) or {}
-        if identity.get("n_workers", 1) > 0:
-            self._empty_since = None
-            return
-        now = time.monotonic()
-        if self._empty_since is None:
-            self._empty_since = now
-        elif now - self._empty_since > self._grace:
-            raise ResourceError(f"the Dask cluster has had no worker for {self._grace:g} s")
-
-
-def _check_address(distributed: Any, address: str) -> None:
-    """Refuse an address no Dask scheduler can have, before any connection."""
-    try:
-        scheme, location = distributed.comm.parse_address(address)
-        distributed.comm.registry.get_backend(scheme)
-    except (ValueError, TypeError) as e:
-        raise InputError(f"--scheduler {address!r}: {e}") from None
-    if scheme in ("tcp", "tls"):  # a host and a port, before any connection is tried
-        host, _, port = location.rpartition(":")
-        if not host.strip("[]") or not port.isdigit() or not 0 < int(port) < 65536:
-            raise InputError(f"--scheduler {address!r}: expected {scheme}://HOST:PORT with a "
-                             "port from 1 to 65535, or 'local'")
-    if scheme == "inproc":
-        raise InputError(f"--scheduler {address!r}: an inproc:// address names a scheduler "
-                         f"inside this very process; give tcp://HOST:PORT, or 'local'")
-
-
-def _probe(distributed: Any, address: str, timeout: float) -> None:
-    """Greet the scheduler in Dask's protocol, all within ``timeout`` seconds.
-
-    ``Client`` waits for the other side's handshake without a deadline (an
-    HTTP server on the port hangs it for ever) and reads any bytes as a
-    frame length (an SSH banner asks for exabytes): distributed's own
-    ``connect``, under ``asyncio.wait_for`` on a loop of its own, says at once
-    whether a Dask scheduler is there.
-    """
-    import asyncio
-
-    async def knock() -> None:
-        args = distributed.Security().get_connection_args("client")
-        comm = await asyncio.wait_for(distributed.comm.connect(address, timeout=timeout, **args),
-                                      timeout)
-        await comm.close()
-
-    try:
-        with ThreadPoolExecutor(1) as thread:  # a loop of its own, whatever runs here
-            thread.submit(asyncio.run, knock()).result()
-    except asyncio.TimeoutError:
-        raise InputError(f"cannot reach a Dask scheduler at {address!r}: no answer in Dask's "
-                         f"protocol within {timeout:g} s") from None
-    except OSError as e:
-        raise InputError(f"cannot reach a Dask scheduler at {address!r}: {e}") from None
-    except Exception as e:  # noqa: BLE001 -- MemoryError included: what answered is not Dask
-        raise InputError(f"cannot reach a Dask scheduler at {address!r}: what answers there "
-                         f"does not speak Dask's protocol ({type(e).__name__})") from None
-
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """No log lines from the libraries (distributed, tornado) on stderr: the sweep says in
-    one line what went wrong.  Their loggers set levels of their own, so logging is
-    switched off as a whole (sdg_automata itself does not log)."""
-    import logging
-
-    before = logging.root.manager.disable
-    logging.disable(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logging.disable(before)
-
-
-@contextlib.contextmanager
-def dask_client(address: str, *, workers: int | None = None,
-                timeout: float = 20.0) -> Iterator[Any]:
-    """A connected ``distributed.Client`` with at least one worker (:func:`check_workers`
-    says whether they run this very sdg_automata): what :func:`dask_executor` and the sharded search
-    (:mod:`sdg_automata.search.sharded`) stand on.
-
-    Parameters
-    ----------
-    address:
-        ``tcp://HOST:PORT`` of a running ``dask scheduler``, or ``"local"``
-        for a :class:`distributed.LocalCluster` of ``workers`` processes with
-        one thread each (``"local-threads"``: one process, for tests).
-    timeout:
-        Seconds to wait for the scheduler to answer and for a first worker
-        (at most :data:`LONGEST_WAIT`).
-
-    Raises
-    ------
-    InputError
-        When the ``cluster`` extra is not installed, the address is not one
-        of a scheduler, nothing answering Dask's protocol is there within
-        ``timeout``, or the workers run other code (:func:`check_workers`).
-    """
-    if not 0 < timeout <= LONGEST_WAIT:
-        raise InputError(f"--connect-timeout must be more than 0 and at most {LONGEST_WAIT:g} "
-                         f"seconds (a day), not {timeout:g}")
-    try:
-        distributed: Any = importlib.import_module("distributed")
-    except ImportError:
-        raise InputError("--scheduler needs Dask: pip install 'sdg_automata[cluster]'") from None
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(_quiet())
-        if address in ("local", "local-threads"):
-            n = workers or default_jobs()
-            cluster = stack.enter_context(distributed.LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=address == "local",
-                # a port of its own: the default 8787 may be taken (a warning on stderr)
-                dashboard_address=":0"))
-            target: Any = cluster
-        else:
-            _check_address(distributed, address)
-            _probe(distributed, address, timeout)
-            target = address
-        try:
-            client = stack.enter_context(distributed.Client(target, timeout=timeout))
-            client.wait_for_workers(1, timeout=timeout)
-        except (OSError, TimeoutError) as e:
-            raise InputError(f"cannot reach a Dask scheduler with workers at {address!r}: "
-                             f"{e}") from None
-        yield client
-
-
-@contextlib.contextmanager
-def dask_executor(address: str, *, workers: int | None = None,
-                  timeout: float = 20.0) -> Iterator[tuple[Executor, int]]:
-    """A Dask cluster as an Executor, and its number of worker threads.
-
-    Parameters
-    ----------
-    address, workers:
-        As :func:`dask_client` takes them.
-    timeout:
-        As :func:`dask_client` takes it; also how long a running sweep waits
-        for a worker when the cluster has none left.
-
-    Raises
-    ------
-    InputError
-        As :func:`dask_client` raises it.
-    """
-    with dask_client(address, workers=workers, timeout=timeout) as client:
-        width = check_workers(client, timeout=timeout)
-        yield _DaskExecutor(client, timeout), width
+            stop(ex)

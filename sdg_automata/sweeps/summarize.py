@@ -11,7 +11,7 @@ Grammar sweeps (rows of :mod:`sdg_automata.sweeps.grammars`):
 i-Mark surveys (rows of :mod:`sdg_automata.sweeps.imark`): which (S, D)
 converge, and with which c (SPEC §6).
 
-Octal surveys (rows of :func:`sdg_automata.games.octal.survey_sweep`): the proven
+Octal surveys (rows of :func:`sdg_automata.sweeps.octal.survey_sweep`): the proven
 preperiod and period of each code, the codes not proven within their values,
 and how many codes have each period.
 

@@ -6,7 +6,10 @@ Four concerns, one module each:
 * :mod:`.naive` — the bottom-up table 𝒢(0..N), the oracle (Θ(N));
 * :mod:`.convergence` — 𝒢(n) for huge n, proven, through the engines
   :mod:`.layers` (default) and :mod:`.reference` (the first implementation);
-* :mod:`.survey` — which instances converge, and with which window.
+* :mod:`.coalescence` — the convergence of one instance: the window c it needs.
+
+The survey of many instances (which converge, and with which window) runs on
+the sweep engine: :mod:`sdg_automata.sweeps.imark`.
 
 >>> from sdg_automata.games.imark import imark_grundy
 >>> imark_grundy([1], [2, 3], 10**18)
@@ -15,6 +18,7 @@ Four concerns, one module each:
 
 from __future__ import annotations
 
+from .coalescence import SurveyRow, coalescence_steps, survey_instance
 from .convergence import (
     C_MAX,
     C_START,
@@ -38,14 +42,6 @@ from .naive import (
     table_bytes,
 )
 from .reference import imark_cache_clear
-from .survey import (
-    SurveyRow,
-    coalescence_steps,
-    default_jobs,
-    survey,
-    survey_instance,
-    survey_instances,
-)
 
 __all__ = [
     "CAVEAT_NO_ONE",
@@ -61,7 +57,6 @@ __all__ = [
     "NAIVE_BASE",
     "SurveyRow",
     "coalescence_steps",
-    "default_jobs",
     "imark_cache_clear",
     "imark_grundy",
     "imark_naive",
@@ -70,9 +65,7 @@ __all__ = [
     "imark_sequence_chunks",
     "imark_value",
     "imark_values",
-    "survey",
     "survey_instance",
-    "survey_instances",
     "table_bytes",
     "window_ladder",
 ]

@@ -166,7 +166,7 @@ EngineFn = Callable[[IMark, Sequence[int], Sequence[int], bool, Meter], Iterator
 
 def _layers(game: IMark, ns: Sequence[int], ladder: Sequence[int], reuse: bool,
             meter: Meter) -> Iterator[Outcome]:
-    from .layers import NoConvergence, layered_value, supports  # numpy: loaded on first use
+    from .layers import _NoConvergence, layered_value, supports  # numpy: loaded on first use
 
     tables: dict[int, bytes] = {}
     for n in ns:
@@ -181,7 +181,7 @@ def _layers(game: IMark, ns: Sequence[int], ladder: Sequence[int], reuse: bool,
             try:
                 yield n, layered_value(game, n, c, tables[base], meter), c
                 break
-            except NoConvergence as e:
+            except _NoConvergence as e:
                 failed = e.m
         else:
             yield n, None, failed

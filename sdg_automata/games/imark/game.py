@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...errors import InputError
-from ..impartial import mex_mask
+from ..mex import mex_mask
 
 __all__ = ["CAVEAT_NO_ONE", "MAX_STATES", "IMark", "Rules", "position", "rules"]
 

@@ -31,7 +31,9 @@ division followers x/d lie in J_{⌊m/d⌋} = [⌊m/d⌋ − c, ⌊m/d⌋], read
 layer above (or from the naive table when ⌊m/d⌋ ≤ B); a position is accepted
 only where every guess sequence agrees, and an interval only when they agree
 on all of J_m.  Any disagreement there aborts the run for this c
-(:class:`NoConvergence`), so no unproven value is ever returned.
+(``_NoConvergence``, caught by :mod:`~sdg_automata.games.imark.convergence`, which
+tries the next c or raises :class:`~sdg_automata.errors.ConvergenceError`), so no
+unproven value is ever returned.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from ...errors import BudgetExceeded, SdgBug
 from ...runtime.budget import Meter, available_bytes
 from .game import IMark, Rules
 
-__all__ = ["NoConvergence", "columns", "layered_value", "supports"]
+__all__ = ["columns", "layered_value", "supports"]
 
 #: a layered run is refused (BudgetExceeded) beyond this many digit bytes (columns × digits)
 MAX_GRID_BYTES = 1 << 27
@@ -58,8 +60,18 @@ _MAX_V = 12
 _MAX_D = 1 << 20
 
 
-class NoConvergence(Exception):
-    """The guess sequences of the interval ending at ``m`` disagree inside J_m (not an answer)."""
+class _NoConvergence(Exception):
+    """The guess sequences of the interval ending at ``m`` disagree inside J_m (not an answer).
+
+    A signal from this engine to its one caller, the convergence driver
+    (:func:`sdg_automata.games.imark.convergence.imark_prove`), which catches it at
+    once and tries a wider window c; when every c fails, the user gets
+    :class:`~sdg_automata.games.imark.convergence.IMarkConvergenceError` with the last
+    m, never this.  So it is private, and deliberately not an
+    :class:`~sdg_automata.errors.SdgError`: it is control flow, not an error of the
+    caller, and no handler meant for the package's errors may catch it (as networkx
+    keeps the internal exceptions of its algorithms out of its public hierarchy).
+    """
 
     def __init__(self, m: int):
         super().__init__(m)
@@ -274,8 +286,9 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
 
     Raises
     ------
-    NoConvergence
-        With the m whose interval could not be proven with this c.
+    _NoConvergence
+        With the m whose interval could not be proven with this c (caught by the
+        convergence driver, never seen by users).
     BudgetExceeded
         When the grid would exceed :data:`MAX_GRID_BYTES` (checked before the work).
     """
@@ -294,7 +307,7 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     if not D:  # no division move below n: the single interval J_n from guesses alone
         out, bad = _prove(tab, np.zeros((1, 2 * c + 1), dtype=mtype), c)
         if bad >= 0:
-            raise NoConvergence(n)
+            raise _NoConvergence(n)
         return int(out[0, c])
     d1, others = D[0], D[1:]
     width = _width(n, d1)
@@ -370,7 +383,7 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
             out, bad = _prove(tab, dm, c)
             if bad >= 0:
                 col = int(live[bad])
-                raise NoConvergence(cols.q[col] // d1 ** (s - int(sums[col])))
+                raise _NoConvergence(cols.q[col] // d1 ** (s - int(sums[col])))
             J_cur[live] = out
             done += L
         J_prev, J_cur = J_cur, J_prev

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 
 from ...errors import BudgetExceeded, InputError, SdgBug
 from ...runtime.budget import UNLIMITED, Budget
-from ..impartial import mex_mask
+from ..mex import mex_mask
 from .game import IMark, Rules, game_of, position, rules
 
 __all__ = ["MAX_TABLE_BYTES", "NAIVE_BASE", "imark_naive", "imark_sequence",

@@ -1,7 +1,7 @@
 """``octal verify``: check an octal certificate from the game's rules alone.
 
 A certificate (written by ``octal CODE --certificate FILE``; the format is
-:mod:`sdg_automata.games.octal.certificate`, documented in ``docs/octal.md``) claims that
+:mod:`sdg_automata.games.octal.valuefile`, documented in ``docs/octal.md``) claims that
 the game ``code`` has least preperiod n₀ and least period p, and stores the
 values 𝒢(0), …, 𝒢(N − 1) with N = 2·max(n₀, 1) + 2p + t.  This checker
 shares nothing with the solver but the file reader.  It
@@ -22,13 +22,22 @@ whole heap or a split with a rare heap, whatever the mask — provided the
 positional variant is used only when every splitting removal has the parity
 ρ (checked here).  So the mask only makes the check fast, and its claim (the
 rare heaps it lists) is re-counted from the values and compared.
+
+``ignore_mask=True`` (``octal verify --ignore-mask``) checks without the lemma: the
+certificate's ``sparse`` block is not read at all, and every value is re-derived the
+direct way, the mex over every option of the heap.  A certificate is accepted then
+exactly when its values, period and preperiod are right, whatever its mask claims:
+the claim is only a hint for the fast check, and proves nothing that the direct check
+needs (a wrong claim is refused by the default mode, which relies on it).  The direct
+check is O(N²) where the sparse one is about O(N·R): a way to check a certificate
+without trusting the sparse-space lemma, on certificates of moderate size.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -36,7 +45,7 @@ from ...errors import InputError, InvalidCertificate
 from ...kernels import Engine, use_compiled
 from ...kernels import octal_check as loops
 from ...runtime.budget import UNLIMITED, Budget
-from .certificate import CERTIFICATE, read
+from .valuefile import CERTIFICATE, read
 
 __all__ = ["Verified", "verify"]
 
@@ -47,21 +56,32 @@ COMPILED_FROM = 1 << 14
 _WORK = 1 << 25
 _PYTHON_WORK = 1 << 15
 
+#: how the values were checked: with the certificate's sparse mask (the lemma), or
+#: directly, every option of every heap enumerated (no mask, or ``ignore_mask``)
+Mode = Literal["sparse", "direct"]
+
 
 @dataclass(frozen=True, kw_only=True)
 class Verified:
-    """What a valid certificate proves."""
+    """What a valid certificate proves, and how it was checked.
+
+    ``mask`` is the certificate's sparse space when the check used it, else ``None``;
+    ``mode`` says which (``"sparse"`` or ``"direct"``).
+    """
 
     code: str
     preperiod: int
     period: int
     values: int
     mask: dict[str, Any] | None
+    mode: Mode = "direct"
 
     def to_json(self) -> dict[str, Any]:
-        """``{"valid": true, "code", "preperiod", "period", "values_checked", "sparse"}``."""
+        """``{"valid": true, "code", "preperiod", "period", "values_checked", "sparse",
+        "mode"}``."""
         return {"valid": True, "code": self.code, "preperiod": self.preperiod,
-                "period": self.period, "values_checked": self.values, "sparse": self.mask}
+                "period": self.period, "values_checked": self.values, "sparse": self.mask,
+                "mode": self.mode}
 
 
 def _field(header: dict[str, Any], key: str, least: int) -> int:
@@ -89,8 +109,23 @@ def _primes(p: int) -> list[int]:
     return out + ([p] if p > 1 else [])
 
 
-def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED) -> Verified:
+def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
+           ignore_mask: bool = False) -> Verified:
     """Check the certificate at ``path``; what it proves.
+
+    Parameters
+    ----------
+    path:
+        The certificate.
+    engine:
+        Where the loops run: ``"compiled"``, ``"python"`` or ``"auto"`` (compiled from
+        :data:`COMPILED_FROM` values on).
+    budget:
+        ``max_seconds`` and progress.
+    ignore_mask:
+        Do not read the certificate's sparse mask: check every value directly, by the
+        mex over all its options (accepted exactly when the values, period and preperiod
+        are right, whatever the mask claims).
 
     Raises
     ------
@@ -113,7 +148,7 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED) ->
         raise InvalidCertificate(f"the certificate holds {count} values; the periodicity "
                                  f"theorem needs 2·max(n₀, 1) + 2p + t = {need} for n₀ = {n0}, "
                                  f"p = {p}")
-    sparse = head.get("sparse")
+    sparse = None if ignore_mask else head.get("sparse")
     mask, positional, rho = _split(sparse, two)
     meter = budget.start(f"verify {head['code']}", unit="values")
     compiled = use_compiled(engine, work=count, threshold=COMPILED_FROM)
@@ -159,7 +194,8 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED) ->
     for q in _primes(p):
         if first_break(g, n0, n0 + p, p // q) < 0:
             raise InvalidCertificate(f"the period is not least: {p // q} is a period too")
-    return Verified(code=head["code"], preperiod=n0, period=p, values=count, mask=sparse)
+    return Verified(code=head["code"], preperiod=n0, period=p, values=count, mask=sparse,
+                    mode="direct" if sparse is None else "sparse")
 
 
 def _split(sparse: Any, two: np.ndarray[Any, Any]) -> tuple[int, bool, int]:

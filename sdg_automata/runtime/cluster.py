@@ -1,0 +1,307 @@
+"""Where jobs run: the local width, and a Dask cluster (the ``cluster`` extra).
+
+Both the sweeps (:mod:`sdg_automata.sweeps.runner`) and the sharded search
+(:mod:`sdg_automata.search.sharded`) stand on :func:`dask_client`; the sweeps
+run over :func:`dask_executor`, a :class:`concurrent.futures.Executor` over
+``Client.get_executor``.  There is no scheduler, socket or queue of our own.
+
+* **Same code everywhere.**  :func:`check_workers` compares the package
+  version and a fingerprint of its source (:func:`fingerprint`) on every Dask
+  worker with ours and refuses to start when they differ; the sweeps also stamp
+  every batch of rows with the fingerprint and :func:`worker_place` of the
+  worker that computed it, so a worker running other code that joins mid-run is
+  caught (issue 12).
+* **Loud, bounded failure.**  Every wait has a deadline (at most
+  :data:`LONGEST_WAIT`): an address no scheduler can have is refused before any
+  connection, the other side must greet us in Dask's protocol within the
+  timeout (:func:`_probe`), and a running sweep's executor notices a lost
+  scheduler, or a cluster left without workers, while it waits
+  (:class:`_DaskExecutor`; issue 21 §1).
+
+``distributed`` is imported only when a cluster is asked for: a command that
+runs none does not pay for it (issue 18 §4).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, ResourceError
+
+__all__ = ["LONGEST_WAIT", "check_workers", "dask_client", "dask_executor", "default_jobs",
+           "fingerprint", "worker_place"]
+
+#: the longest --connect-timeout: a wait of a day is "forever" on any cluster, and far
+#: longer ones overflow the clocks of threading and asyncio
+LONGEST_WAIT = 86400.0
+#: the package directory: its whole source is what :func:`fingerprint` hashes
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def default_jobs() -> int:
+    """Worker processes when none are asked for: the number of CPUs (the one default)."""
+    return os.cpu_count() or 1
+
+
+@cache
+def fingerprint() -> str:
+    """The package version and a hash of its source files: equal means the same code."""
+    # the package is imported before any of its modules; importing it here would put
+    # this module above everything the package root re-exports
+    version = sys.modules[__name__.partition(".")[0]].__version__
+    digest = hashlib.sha256()
+    for f in sorted(_PACKAGE_DIR.rglob("*.py")):
+        digest.update(str(f.relative_to(_PACKAGE_DIR)).encode() + b"\0" + f.read_bytes()
+                      + b"\0")
+    return f"{version}+{digest.hexdigest()[:12]}"
+
+
+def worker_place() -> str:
+    """Where this runs: the Dask worker's address, or the process."""
+    distributed = sys.modules.get("distributed")
+    if distributed is not None:
+        with contextlib.suppress(ValueError):  # not inside a Dask task
+            return str(distributed.get_worker().address)
+    return f"process {os.getpid()}"
+
+
+def _worker_identity() -> dict[str, str]:
+    """Run on each worker by :func:`check_workers`."""
+    return {"fingerprint": fingerprint(), "python": sys.version.split()[0],
+            "path": str(_PACKAGE_DIR)}
+
+
+def check_workers(client: Any, *, timeout: float = LONGEST_WAIT) -> int:
+    """Refuse a cluster whose workers run other code; return how many threads it has.
+
+    Each worker reports :func:`fingerprint` (version + source hash); a worker
+    that cannot import ``sdg_automata`` at all fails the check as well.
+
+    Raises
+    ------
+    InputError
+        Naming the first worker that differs, with both fingerprints.
+    ResourceError
+        When the workers do not all answer within ``timeout`` seconds (a frozen
+        worker: ``Client.run`` itself waits for ever).
+    """
+    import threading
+
+    ours = fingerprint()
+    answer: dict[str, Any] = {}
+
+    def ask() -> None:  # in a daemon thread: a worker that never answers keeps only it
+        try:
+            answer["found"] = client.run(_worker_identity)
+        except Exception as e:  # noqa: BLE001 -- reported below
+            answer["error"] = e
+
+    asking = threading.Thread(target=ask, name="sdg-check-workers", daemon=True)
+    asking.start()
+    asking.join(timeout)
+    if asking.is_alive():
+        raise ResourceError(f"the Dask workers did not all answer within {timeout:g} s (a "
+                            "worker frozen or unreachable; --connect-timeout waits longer)")
+    try:
+        if "error" in answer:
+            raise answer["error"]
+        found = answer["found"]
+    except Exception as e:  # noqa: BLE001 -- what a worker raises is its business
+        raise InputError(f"the Dask workers cannot run sdg_automata ({type(e).__name__}: {e}); "
+                         f"install sdg_automata {ours.split('+')[0]} on every worker") from None
+    if not found:
+        raise InputError("the Dask cluster has no workers")
+    for address, who in sorted(found.items()):
+        if who["fingerprint"] != ours:
+            raise InputError(
+                f"Dask worker {address} runs sdg_automata {who['fingerprint']} from "
+                f"{who['path']}, but this client runs {ours}: install the same version on "
+                f"every worker (the fingerprint hashes the package source)")
+    info = client.scheduler_info()
+    return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()) or 1
+
+
+class _DaskExecutor(Executor):
+    """A Dask client's executor (``Client.get_executor``) that knows when its cluster is gone.
+
+    :meth:`watch` is called by :func:`run_sweep` while it waits: a client that
+    lost its scheduler, or a cluster that has had no worker for ``grace``
+    seconds (its tasks would wait forever), raises
+    :class:`~sdg_automata.errors.ResourceError`.  The worker count is the one
+    the client refreshes by itself every ``scheduler-info-interval`` (2 s), so
+    watching costs no message to the scheduler.
+    """
+
+    def __init__(self, client: Any, grace: float) -> None:
+        self._client = client
+        self._inner = client.get_executor(pure=False)
+        self._grace = grace
+        self._empty_since: float | None = None
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        return self._inner.submit(fn, *args, **kwargs)  # type: ignore[no-any-return]
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with contextlib.suppress(Exception):  # a client that lost its scheduler cannot cancel
+            self._inner.shutdown(wait=wait)
+
+    def watch(self) -> None:
+        if self._client.status not in ("running", "connecting"):
+            raise ResourceError("the Dask client lost its scheduler")
+        identity = getattr(self._client, "_scheduler_identity", None) or {}
+        if identity.get("n_workers", 1) > 0:
+            self._empty_since = None
+            return
+        now = time.monotonic()
+        if self._empty_since is None:
+            self._empty_since = now
+        elif now - self._empty_since > self._grace:
+            raise ResourceError(f"the Dask cluster has had no worker for {self._grace:g} s")
+
+
+def _check_address(distributed: Any, address: str) -> None:
+    """Refuse an address no Dask scheduler can have, before any connection."""
+    try:
+        scheme, location = distributed.comm.parse_address(address)
+        distributed.comm.registry.get_backend(scheme)
+    except (ValueError, TypeError) as e:
+        raise InputError(f"--scheduler {address!r}: {e}") from None
+    if scheme in ("tcp", "tls"):  # a host and a port, before any connection is tried
+        host, _, port = location.rpartition(":")
+        if not host.strip("[]") or not port.isdigit() or not 0 < int(port) < 65536:
+            raise InputError(f"--scheduler {address!r}: expected {scheme}://HOST:PORT with a "
+                             "port from 1 to 65535, or 'local'")
+    if scheme == "inproc":
+        raise InputError(f"--scheduler {address!r}: an inproc:// address names a scheduler "
+                         f"inside this very process; give tcp://HOST:PORT, or 'local'")
+
+
+def _probe(distributed: Any, address: str, timeout: float) -> None:
+    """Greet the scheduler in Dask's protocol, all within ``timeout`` seconds.
+
+    ``Client`` waits for the other side's handshake without a deadline (an
+    HTTP server on the port hangs it for ever) and reads any bytes as a
+    frame length (an SSH banner asks for exabytes): distributed's own
+    ``connect``, under ``asyncio.wait_for`` on a loop of its own, says at once
+    whether a Dask scheduler is there.
+    """
+    import asyncio
+
+    async def knock() -> None:
+        args = distributed.Security().get_connection_args("client")
+        comm = await asyncio.wait_for(distributed.comm.connect(address, timeout=timeout, **args),
+                                      timeout)
+        await comm.close()
+
+    try:
+        with ThreadPoolExecutor(1) as thread:  # a loop of its own, whatever runs here
+            thread.submit(asyncio.run, knock()).result()
+    except asyncio.TimeoutError:
+        raise InputError(f"cannot reach a Dask scheduler at {address!r}: no answer in Dask's "
+                         f"protocol within {timeout:g} s") from None
+    except OSError as e:
+        raise InputError(f"cannot reach a Dask scheduler at {address!r}: {e}") from None
+    except Exception as e:  # noqa: BLE001 -- MemoryError included: what answered is not Dask
+        raise InputError(f"cannot reach a Dask scheduler at {address!r}: what answers there "
+                         f"does not speak Dask's protocol ({type(e).__name__})") from None
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """No log lines from the libraries (distributed, tornado) on stderr: the sweep says in
+    one line what went wrong.  Their loggers set levels of their own, so logging is
+    switched off as a whole (sdg_automata itself does not log)."""
+    import logging
+
+    before = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(before)
+
+
+@contextlib.contextmanager
+def dask_client(address: str, *, workers: int | None = None,
+                timeout: float = 20.0) -> Iterator[Any]:
+    """A connected ``distributed.Client`` with at least one worker (:func:`check_workers`
+    says whether they run this very sdg_automata): what :func:`dask_executor` and the sharded search
+    (:mod:`sdg_automata.search.sharded`) stand on.
+
+    Parameters
+    ----------
+    address:
+        ``tcp://HOST:PORT`` of a running ``dask scheduler``, or ``"local"``
+        for a :class:`distributed.LocalCluster` of ``workers`` processes with
+        one thread each (``"local-threads"``: one process, for tests).
+    timeout:
+        Seconds to wait for the scheduler to answer and for a first worker
+        (at most :data:`LONGEST_WAIT`).
+
+    Raises
+    ------
+    InputError
+        When the ``cluster`` extra is not installed, the address is not one
+        of a scheduler, nothing answering Dask's protocol is there within
+        ``timeout``, or the workers run other code (:func:`check_workers`).
+    """
+    if not 0 < timeout <= LONGEST_WAIT:
+        raise InputError(f"--connect-timeout must be more than 0 and at most {LONGEST_WAIT:g} "
+                         f"seconds (a day), not {timeout:g}")
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise InputError("--scheduler needs Dask: pip install 'sdg_automata[cluster]'") from None
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_quiet())
+        if address in ("local", "local-threads"):
+            n = workers or default_jobs()
+            cluster = stack.enter_context(distributed.LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=address == "local",
+                # a port of its own: the default 8787 may be taken (a warning on stderr)
+                dashboard_address=":0"))
+            target: Any = cluster
+        else:
+            _check_address(distributed, address)
+            _probe(distributed, address, timeout)
+            target = address
+        try:
+            client = stack.enter_context(distributed.Client(target, timeout=timeout))
+            client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError) as e:
+            raise InputError(f"cannot reach a Dask scheduler with workers at {address!r}: "
+                             f"{e}") from None
+        yield client
+
+
+@contextlib.contextmanager
+def dask_executor(address: str, *, workers: int | None = None,
+                  timeout: float = 20.0) -> Iterator[tuple[Executor, int]]:
+    """A Dask cluster as an Executor, and its number of worker threads.
+
+    Parameters
+    ----------
+    address, workers:
+        As :func:`dask_client` takes them.
+    timeout:
+        As :func:`dask_client` takes it; also how long a running sweep waits
+        for a worker when the cluster has none left.
+
+    Raises
+    ------
+    InputError
+        As :func:`dask_client` raises it.
+    """
+    with dask_client(address, workers=workers, timeout=timeout) as client:
+        width = check_workers(client, timeout=timeout)
+        yield _DaskExecutor(client, timeout), width
