@@ -160,7 +160,7 @@ def _crawl_bfs(search: Any) -> Any:
     :func:`~sdg_automata.automaton.crawl.crawl` (a dict index, a list of states) with a ``stop``
     callback reading 𝒢_A off every new state."""
     from sdg_automata.automaton.crawl import crawl
-    from sdg_automata.search.decide import _bytes, _SearchResult
+    from sdg_automata.search.request import _SearchResult, nbytes
 
     value, settled, walk = search.walk.value, search.settled, search.walk
     found_at: dict[int, int] = {}
@@ -177,7 +177,7 @@ def _crawl_bfs(search: Any) -> Any:
     witness = search.automaton.witness
     return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
                          explored=len(c.states), complete=c.complete,
-                         peak_bytes=_bytes(c.index, c.states, c.parent, c.via))
+                         peak_bytes=nbytes(c.index, c.states, c.parent, c.via))
 
 
 def _child(task: str, route: str, path: str) -> None:
@@ -192,11 +192,13 @@ def _child(task: str, route: str, path: str) -> None:
     engine = "compiled" if route == "compiled" else "python"
 
     if route == "old":  # the Step 3–4 computation and the search loop before issue 11
-        import sdg_automata.search.decide as decide
+        import dataclasses
+
+        from sdg_automata.search import strategies
 
         # no memo: every automaton's step and follow are step_reference
         GrundyAutomaton.__init__.__kwdefaults__["memo_limit"] = 0
-        decide.STRATEGIES["bfs"] = _crawl_bfs
+        strategies.register(dataclasses.replace(strategies.get("bfs"), run=_crawl_bfs))
     g = load_grammar(path)
     report: dict = {}
     started = time.process_time()

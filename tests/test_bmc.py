@@ -41,7 +41,7 @@ from sdg_automata.errors import InputError  # noqa: E402
 from sdg_automata.games.semantics import grundy  # noqa: E402
 from sdg_automata.grammar import Grammar  # noqa: E402
 from sdg_automata.grammar.parse import grammar_to_json, parse_grammar  # noqa: E402
-from sdg_automata.search.bmc import Frame, Gates, StepEncoding  # noqa: E402
+from sdg_automata.search.circuit import Frame, Gates, StepEncoding  # noqa: E402
 from sdg_automata.search.decide import max_grundy  # noqa: E402
 from sdg_automata.search.families import (  # noqa: E402
     ModularSpec,

@@ -199,21 +199,12 @@ def _upward(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
                            and _package(t) != _package(m))))
 
 
-#: TEMPORARY (issue 26, while the layout lands): the imports still to untangle
-_P = ROOT + "."
-KNOWN_UPWARD: set[tuple[str, str]] = set()
-KNOWN_BACK_EDGES = {
-    (_P + "search.bmc", _P + "search.decide"),
-    (_P + "search.pdr", _P + "search.decide"),
-}
-
-
 @pytest.mark.parametrize("type_only", [False, True], ids=["run time", "type checking"])
 def test_the_layers_hold(type_only: bool) -> None:
-    assert set(_upward(import_graph(type_only=type_only))) - KNOWN_UPWARD == set()
+    assert _upward(import_graph(type_only=type_only)) == []
 
 
 def test_no_circle_even_for_the_type_checker() -> None:
     run, typing = import_graph(), import_graph(type_only=True)
-    both = {m: (run[m] | typing[m]) - {t for s, t in KNOWN_BACK_EDGES if s == m} for m in run}
+    both = {m: run[m] | typing[m] for m in run}
     assert _cycle(both) is None, f"import cycle: {' -> '.join(_cycle(both) or [])}"

@@ -40,8 +40,9 @@ from sdg_automata.games.semantics import grundy  # noqa: E402
 from sdg_automata.grammar import Grammar  # noqa: E402
 from sdg_automata.grammar.parse import parse_grammar  # noqa: E402
 from sdg_automata.runtime.budget import UNLIMITED  # noqa: E402
-from sdg_automata.search.bmc import StepEncoding  # noqa: E402
-from sdg_automata.search.decide import constraint, max_grundy  # noqa: E402
+from sdg_automata.search.circuit import StepEncoding  # noqa: E402
+from sdg_automata.search.constraint import constraint  # noqa: E402
+from sdg_automata.search.decide import max_grundy  # noqa: E402
 from sdg_automata.search.families import (  # noqa: E402
     intersection_grammar,
     planted_intersection,
@@ -222,7 +223,7 @@ class Concrete:
 
 
 def concrete_step(automaton: GrundyAutomaton, encoding: StepEncoding, q: int, c: int) -> int:
-    from sdg_automata.search.bmc import Frame
+    from sdg_automata.search.circuit import Frame
 
     frame = Frame(letters=(), state=tuple(1 if q >> k & 1 else -1 for k in range(encoding.width)))
     after = encoding.step(Concrete(c), frame)

@@ -48,12 +48,14 @@ EXAMPLES = {
 REGEX_COUNT_FACTOR = 10
 #: seconds ``max --scheduler`` waits for the scheduler and a first worker by default
 CONNECT_TIMEOUT = 20.0
-#: the strategies that run solvers: what their progress bar says, and what it counts
-SOLVED_PROGRESS = {"sat": ("SAT search", "letters unrolled"), "pdr": ("PDR", "rounds of ABC")}
+#: the argparse types a strategy's :class:`~sdg_automata.search.strategies.Argument` names
+ARGUMENT_KINDS: dict[str | None, Callable[[str], Any]] = {
+    None: str, "positive": positive, "natural": natural, "duration": duration}
 
 
 def _add_max(p: Parser) -> None:
-    from ..search.decide import STRATEGIES, Route
+    from ..search.decide import Route
+    from ..search.strategies import STRATEGIES
 
     p.description = ("Without K: print the maximum of 𝒢_{G,A} over L(G, A) and a witness word. "
                      "With K: print yes or no (exit 0 or 1): is the maximum equal to K? "
@@ -64,28 +66,20 @@ def _add_max(p: Parser) -> None:
                    help="onthefly: search the implicit automaton, stopping as soon as settled; "
                         "explicit: build every M_{A,i} with automata-lib and test emptiness")
     p.add_argument("--strategy", choices=["auto", *STRATEGIES], default="auto",
-                   help="on-the-fly search: bfs gives shortest witnesses, dfs keeps less in "
-                        "memory, lasso walks a one-letter grammar (or a constraint of one "
-                        "letter) in constant memory with shortest witnesses, sat stores no "
-                        "states: bounded model checking with CaDiCaL (the sat extra), shortest "
-                        "witnesses, proofs by k-induction; pdr: sat's witnesses, proofs by ABC's "
-                        "PDR (the berkeley-abc executable) whose invariant CaDiCaL checks; auto "
-                        "(default): lasso when one letter is read, else bfs")
-    p.add_argument("--max-length", type=positive, metavar="L",
-                   help="--strategy sat: search words up to L letters (default: until the "
-                        "answer is settled or proven, or --max-seconds); nothing found up to L "
-                        "is not a no: exit 3 unless k-induction proves it")
+                   help="on-the-fly search: " + "; ".join(
+                       f"{name}: {s.describe}" for name, s in STRATEGIES.items())
+                   + "; auto (default): lasso when one letter is read, else bfs")
+    for strategy in STRATEGIES.values():  # each strategy's own arguments
+        for a in strategy.arguments:
+            p.add_argument(a.flag, dest=a.field, default=strategy.defaults[a.field],
+                           type=ARGUMENT_KINDS[a.kind], choices=a.choices, metavar=a.metavar,
+                           help=a.help)
     p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
                    help="only positions whose word matches this regular expression (automata-lib "
                         "syntax) or is accepted by this DFA (a .json file in automata-lib's "
                         "constructor shape)")
     add_budget(p)
     add_engine(p)
-    p.add_argument("--store", choices=("table", "compact"), default="table",
-                   help="the visited set of the compiled breadth-first search: table "
-                        "(default; records in memory, the fastest) or compact (an exact "
-                        "Cleary table of the states' keys, a few bytes per state, frontier "
-                        "and tree in temporary files); the same answer and witnesses")
     p.add_argument("--scheduler", metavar="ADDR",
                    help="search on a Dask cluster (the cluster extra): the visited set is "
                         "sharded over its workers, one breadth-first level at a time; the same "
@@ -159,13 +153,16 @@ def _check_sharded(args: argparse.Namespace, strategy: str | None) -> None:
 
 def _cmd_max(args: argparse.Namespace) -> int:
     from ..search.decide import max_grundy
+    from ..search.strategies import EXPLORING, STRATEGIES
 
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
     within = _load_within(args.within) if args.within else None
     strategy = None if args.strategy == "auto" else args.strategy
-    solved = strategy if args.method == "onthefly" and strategy in SOLVED_PROGRESS else None
-    what, unit = SOLVED_PROGRESS.get(solved or "", ("exploring", "states"))
+    # the progress bar says what the strategy counts (the default ones and routes: states)
+    what, unit = (STRATEGIES[strategy].progress if strategy is not None
+                  and args.method == "onthefly" else EXPLORING)
+    options = {k: v for s in STRATEGIES.values() for k, v in s.read_arguments(args).items()}
     if args.scheduler is not None:
         _check_sharded(args, strategy)
     elif args.connect_timeout != CONNECT_TIMEOUT:
@@ -179,8 +176,8 @@ def _cmd_max(args: argparse.Namespace) -> int:
                                          timeout=args.connect_timeout)
         else:
             verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
-                                 within=within, engine=args.engine, store=args.store,
-                                 max_length=args.max_length, budget=budget(args, bar))
+                                 within=within, engine=args.engine, options=options,
+                                 budget=budget(args, bar))
     # a bounded search that settled nothing: exit 3 with what it found (not a "no")
     if not verdict.exact if args.k is None else verdict.answer is None:
         _unsettled(args, verdict)
@@ -194,14 +191,10 @@ def _cmd_max(args: argparse.Namespace) -> int:
             bound = "" if verdict.exact else "at least "
             summary = (f"max {bound}{verdict.maximum}, witness "
                        f"{_abbreviated(verdict.witness, full=args.full_witness)}")
-        if solved:
-            summary += f" ({solved.upper()}: words up to length {verdict.max_length}"
-            if verdict.proof == "k-induction":
-                summary += f", k-induction at k = {verdict.induction_depth}"
-            elif verdict.proof == "pdr" and verdict.solver is not None:
-                summary += (f", invariant of {verdict.solver['invariant_clauses']} clauses, "
-                            "checked")
-            summary += ")"
+        # the strategy's own note (a solver's: the lengths searched, the proof), else states
+        note = None if verdict.evidence is None else verdict.evidence.summary(verdict.proof)
+        if note is not None:
+            summary += f" ({note})"
         else:
             done = "explored" if args.method == "onthefly" else "built"
             summary += f" ({verdict.states} states {done}"

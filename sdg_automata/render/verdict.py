@@ -23,14 +23,12 @@ def _(v: Verdict, *, label: Labeler | None = None) -> Diagram:
     if v.k is not None:
         answer = {True: "yes", False: "no", None: "not settled"}[v.answer]
         headline = f"is max 𝒢_{v.nonterminal} = {v.k}? {answer}; " + headline
-    if v.max_length is None:
-        searched = f"{v.states} states"
-    else:  # a bounded search (strategies sat, pdr) stores no states
-        searched = f"words up to length {v.max_length}"
+    # what the strategy searched (a bounded search: lengths, it stores no states)
+    searched = (None if v.evidence is None else v.evidence.searched()) or f"{v.states} states"
     detail = (f"{searched} ({v.method}{', ' + v.strategy if v.strategy else ''}"
               f"{', stopped early' if v.stopped_early else ''}), bound m = {v.bound}, "
               f"{'proof: ' + v.proof + ', ' if v.proof else ''}{v.seconds:.3f} s")
-    refused = (v.solver or {}).get("unproven")  # strategy pdr: a proof that failed our check
+    refused = (v.solver or {}).get("unproven")  # a solver's proof that failed our check
     if refused:
         detail += f"; not proven: {refused}"
     # witnesses as the command line prints them (run-length beyond 60 letters), capped

@@ -11,7 +11,7 @@ The strategy
 ------------
 The question "does a word show a value of U?" (U: the values above the
 largest one found) is written as an and-inverter graph in AIGER [3]_ by our
-own code, from the same :class:`~sdg_automata.search.bmc.StepEncoding` the SAT
+own code, from the same :class:`~sdg_automata.search.circuit.StepEncoding` the SAT
 strategy unrolls, built here with :class:`AigGates`:
 
 * one latch per item bit of the state and per state of the ``within``
@@ -70,10 +70,11 @@ from typing import TYPE_CHECKING, Any
 from ..automaton.construction import GrundyAutomaton
 from ..errors import InputError, Interrupted, ResourceError, SdgBug
 from ..runtime.budget import Budget, Meter
-from .bmc import SOLVER, Frame, Gates, StepEncoding, bounded_search, fold_and, require_sat
+from .bmc import SOLVER, bounded_search, require_sat
+from .circuit import Frame, Gates, StepEncoding, fold_and
 
 if TYPE_CHECKING:
-    from .decide import Constraint
+    from .constraint import Constraint
 
 __all__ = ["ABC_NAMES", "AigGates", "Invariant", "PdrResult", "abc_command", "check_invariant",
            "pdr_search", "prove_unreachable", "write_aiger"]

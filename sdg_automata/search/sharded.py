@@ -69,7 +69,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, ResourceError, SdgBug, SdgError
 from ..runtime.budget import UNLIMITED, Budget, as_budget
-from .decide import Verdict, bfs_search, bfs_verdict, read_witness
+from .decide import Verdict, bfs_search, bfs_verdict
+from .request import read_witness
 from .shard import BATCH_STATES, PHASES, Shard, answered
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
     from pyformlang.finite_automaton import EpsilonNFA
 
     from ..grammar.words import Word
-    from .decide import _Search
+    from .request import _Search
 
 __all__ = ["BATCH_STATES", "PHASES", "Shard", "max_grundy_sharded"]
 

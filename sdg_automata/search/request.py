@@ -1,0 +1,212 @@
+"""What a Max-Grundy search strategy is asked and what it answers (SPEC §5).
+
+The on-the-fly route of :func:`sdg_automata.search.decide.max_grundy` hands
+every strategy of :mod:`sdg_automata.search.strategies` one :class:`_Search`
+(the automaton restricted to the cone of A, the question's k and m_A, the
+budget, the constraint's tables, the engine, the strategy's own options) and
+takes back one :class:`_SearchResult` (a witness per value found, the states
+reached, how it ended, and the strategy's :class:`Evidence`).  The walk over
+M or M × within (:class:`_Walk`), the user's word for the letters read
+(:func:`read_witness`) and the size of the search's structures
+(:func:`nbytes`) are shared by the strategies and by the sharded search of
+:mod:`sdg_automata.search.sharded`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any
+
+from ..automaton.construction import GrundyAutomaton
+from ..grammar.words import LONG_WORD, Word
+from ..runtime.budget import Budget
+from .constraint import Constraint
+
+if TYPE_CHECKING:
+    from ..automaton.vectors import StepTables
+    from ..kernels import Engine
+
+__all__ = ["Evidence", "nbytes", "read_witness"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a strategy adds to a :class:`~sdg_automata.search.decide.Verdict` beyond the
+    common fields: a strategy's evidence class derives from this one.
+
+    The defaults say nothing: no JSON fields, no text of its own (the CLI and
+    :mod:`sdg_automata.render` then show the states explored).
+    """
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields this evidence adds to the ``max`` command's ``--json`` object (each
+        one among its strategy's ``json_fields``)."""
+        return {}
+
+    def summary(self, proof: str | None) -> str | None:
+        """The CLI's note after a verdict (in parentheses), for a verdict whose proof is
+        ``proof``; ``None``: the states explored."""
+        return None
+
+    def searched(self) -> str | None:
+        """What was searched, as :mod:`sdg_automata.render` says it; ``None``: the states."""
+        return None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class _Walk:
+    """The automaton a search walks: M itself, or M × within packed as q << shift | d.
+
+    ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
+    constraint forbids it), as :func:`~sdg_automata.automaton.crawl.crawl` takes it;
+    ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
+    ``marks[v]`` is the bit of s meaning A^v ∈ q, and ``accepting`` (``None``:
+    always) the constraint's acceptance: a search can test ``s & marks`` first
+    and call nothing on most states.  Every s is below ``2**bits``.
+    """
+
+    initial: int
+    follow: Callable[[int, Any], int]
+    letters: Sequence[Any]
+    value: Callable[[int], int | None]
+    marks: tuple[int, ...]
+    accepting: Callable[[int], bool] | None
+    bits: int
+
+
+def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _Walk:
+    step, grundy_at = automaton.step, automaton.grundy_at
+    fields = automaton.value_bits(head)
+    if within is None:
+        return _Walk(initial=automaton.initial, follow=automaton.follow, letters=automaton.alphabet,
+                     value=partial(grundy_at, head=head), marks=fields, accepting=None,
+                     bits=len(automaton.items))
+    shift = within.size.bit_length()
+    dmask = (1 << shift) - 1
+    final = within.final
+
+    def follow(s: int, letter: tuple[array[int], str]) -> int:
+        row, a = letter
+        nd = row[s & dmask]
+        # a dead constraint state: no word through here is allowed
+        return step(s >> shift, a) << shift | nd if nd >= 0 else -1
+
+    def value(s: int) -> int | None:
+        return grundy_at(s >> shift, head) if final[s & dmask] else None
+
+    return _Walk(initial=automaton.initial << shift | within.initial, follow=follow,
+                 letters=[(within.rows[a], a) for a in automaton.alphabet], value=value,
+                 marks=tuple(m << shift for m in fields),
+                 accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class _Search:
+    """What a search strategy is asked: the values of A on the walk, until settled.
+
+    Attributes
+    ----------
+    automaton, head, k, bound:
+        M (restricted to the cone of A), A, the question's k (or ``None``), m_A.
+    budget:
+        States and seconds (every strategy counts the states it reaches).
+    constraint:
+        The constraint's tables (strategies that read the relation, not ``walk``).
+    engine:
+        The engine asked for (:func:`sdg_automata.search.walks.run_engine`; sat and pdr run
+        solvers).
+    options:
+        The strategy's own options (its ``options`` class, e.g. the bfs store or the sat
+        strategy's longest word), or ``None``.
+    """
+
+    automaton: GrundyAutomaton
+    head: str
+    k: int | None
+    bound: int
+    budget: Budget
+    constraint: Constraint | None = None
+    engine: Engine = "auto"
+    options: Any = None
+
+    @cached_property
+    def walk(self) -> _Walk:
+        """The automaton searched (M, or M × the constraint)."""
+        return _walk(self.automaton, self.head, self.constraint)
+
+    def settled(self, value: int) -> bool:
+        """Whether seeing ``value`` settles the question (SPEC §5)."""
+        return value >= self.settle
+
+    @property
+    def settle(self) -> int:
+        """The least value that settles the question (values never exceed m_A)."""
+        return self.bound if self.k is None else min(self.bound, self.k + 1)
+
+    def tables(self) -> StepTables:
+        """The compiled step of the automaton (:mod:`sdg_automata.automaton.vectors`)."""
+        from ..automaton.vectors import StepTables
+
+        return StepTables(self.automaton)
+
+    def constraint_arrays(self) -> tuple[int, Any, bytes] | None:
+        """The constraint as the kernels take it: (initial, rows[k][d], final)."""
+        c = self.constraint
+        if c is None:
+            return None
+        import numpy as np
+
+        rows = np.array([c.rows[a] for a in self.automaton.alphabet], dtype=np.int32)
+        return c.initial, rows.reshape(len(self.automaton.alphabet), c.size), c.final
+
+    def run(self, python: Callable[[_Search, Budget], _SearchResult],
+            compiled: Callable[[_Search, Budget], _SearchResult]) -> _SearchResult:
+        """``python`` or ``compiled`` on the engine ``engine`` chooses."""
+        from .walks import run_engine, unfit
+
+        result, engine = run_engine(self.engine, self.budget, partial(python, self),
+                                    partial(compiled, self), reason=unfit(self.automaton),
+                                    what="search")
+        return dataclasses.replace(result, engine=engine)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _SearchResult:
+    """What a strategy found: a witness per value, states reached, and how it ended.
+
+    ``complete`` says that no other value occurs, shown as ``proof`` says; the
+    other fields go into the :class:`~sdg_automata.search.decide.Verdict` as they are,
+    ``evidence`` (the strategy's own, or ``None``) among them.
+    """
+
+    found: dict[int, str | Word]
+    explored: int
+    complete: bool
+    peak_bytes: int | None
+    engine: str | None = "python"
+    proof: str = "exhaustive"
+    evidence: Evidence | None = None
+
+
+def read_witness(automaton: GrundyAutomaton, read: Sequence[int]) -> str | Word:
+    """The user's word for the letters (indices) read from q₀: a ``str``, or a
+    :class:`~sdg_automata.grammar.words.Word` when longer than :data:`LONG_WORD`."""
+    if len(read) <= LONG_WORD:
+        return automaton.witness(read)
+    runs = Word.of(automaton.alphabet[c] for c in read)
+    return runs if automaton.reading.mirrored else runs.reversed()
+
+
+def nbytes(*structures: Any) -> int:
+    """Bytes held by ``structures`` (and, for lists, sets and dicts, by their items)."""
+    total = 0
+    for obj in structures:
+        total += sys.getsizeof(obj)
+        if isinstance(obj, (list, set, dict)):
+            total += sum(sys.getsizeof(x) for x in obj)
+    return total

@@ -1,0 +1,116 @@
+"""Strategy ``sat`` of Max-Grundy (SPEC §5): bounded model checking with CaDiCaL.
+
+It stores no state: bounded model checking of the Step 3–4 relation with
+CaDiCaL (:mod:`sdg_automata.search.bmc`, the ``sat`` extra), length by length
+up to ``max_length`` (its one option, ``--max-length``), with shortest
+witnesses.  A witness is exact; nothing found up to the length is not a "no"
+unless k-induction proves it (then ``proof="k-induction"``); otherwise the
+verdict is not exact and, asked about k, its answer is ``None``.  Its evidence
+(:class:`SolverEvidence`) is the length searched, the depth of the induction and
+the solver's work, three fields of the ``max`` command's JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ...errors import InputError
+from ...runtime.budget import Budget
+from ..request import Evidence, _Search, _SearchResult
+from .base import Argument, SearchStrategy, refuse_states
+
+__all__ = ["STRATEGY", "SatOptions", "SolverEvidence"]
+
+
+@dataclass(frozen=True)
+class SatOptions:
+    """The longest word searched (``None``: until settled or proven, or out of budget)."""
+
+    max_length: int | None = None
+
+
+@dataclass(frozen=True)
+class SolverEvidence(Evidence):
+    """What a solver-backed strategy searched and how it proved (strategies sat and pdr).
+
+    Attributes
+    ----------
+    max_length:
+        Every word up to this length was searched.
+    induction_depth:
+        The k of a k-induction proof.
+    solver:
+        The solver's name, variables, clauses, conflicts, calls (pdr adds the rounds of
+        ABC, the clauses of its last invariant, and why a proof was not accepted,
+        ``unproven``).
+    """
+
+    #: how the command line names the strategy in its note
+    label: ClassVar[str] = "SAT"
+
+    max_length: int | None = None
+    induction_depth: int | None = None
+    solver: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"max_length": self.max_length, "induction_depth": self.induction_depth,
+                "solver": self.solver}
+
+    def summary(self, proof: str | None) -> str | None:
+        note = f"{self.label}: {self.searched()}"
+        if proof == "k-induction":
+            note += f", k-induction at k = {self.induction_depth}"
+        return note
+
+    def searched(self) -> str | None:
+        return f"words up to length {self.max_length}"
+
+
+#: the JSON fields of :class:`SolverEvidence`
+SOLVER_FIELDS = ("max_length", "induction_depth", "solver")
+
+
+#: its command-line argument: the longest word
+ARGUMENTS = (Argument(
+    flag="--max-length", field="max_length", kind="positive", metavar="L",
+    help="--strategy sat: search words up to L letters (default: until the answer is settled "
+         "or proven, or --max-seconds); nothing found up to L is not a no: exit 3 unless "
+         "k-induction proves it"),)
+
+
+def _check(options: SatOptions, budget: Budget) -> None:
+    refuse_states("sat", budget, bounds="a maximum length or ")
+    n = options.max_length
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise InputError(f"max_length must be a positive integer, not {n!r}")
+
+
+def _refuse(user: str, given: Mapping[str, Any]) -> str:
+    return f"a maximum length bounds the sat strategy only; {user} searches every length"
+
+
+def _sat(search: _Search) -> _SearchResult:
+    """Bounded model checking with CaDiCaL, then k-induction (:mod:`sdg_automata.search.bmc`)."""
+    from ..bmc import bounded_search
+
+    found = bounded_search(search.automaton, search.head, settled=search.settled,
+                           budget=search.budget, max_length=search.options.max_length,
+                           within=search.constraint)
+    witness = search.automaton.witness
+    return _SearchResult(found={v: witness(read) for v, read in found.found.items()},
+                         explored=0, complete=found.proven, peak_bytes=None, engine=None,
+                         proof="k-induction",
+                         evidence=SolverEvidence(max_length=found.length,
+                                                 induction_depth=found.depth,
+                                                 solver=found.solver))
+
+
+#: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
+STRATEGY = SearchStrategy(
+    name="sat", run=_sat, options=SatOptions, solver="CaDiCaL",
+    progress=("SAT search", "letters unrolled"), json_fields=SOLVER_FIELDS,
+    arguments=ARGUMENTS, check=_check, refuse=_refuse,
+    describe="stores no states: bounded model checking with CaDiCaL (the sat extra), "
+             "shortest witnesses, proofs by k-induction")
