@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import Definition, right_linear_grammars
 
@@ -187,7 +187,12 @@ def test_stores_agree_on_random_grammars(g: Grammar, data: st.DataObject) -> Non
 def test_stores_agree_on_random_binary_dfas(count: int, states: int, seed: int) -> None:
     dfas = random_family(count, states, seed=seed)
     maximum, length = product_truth(dfas)
-    found = stores_agree(intersection_grammar(dfas), "A")
+    try:
+        g = intersection_grammar(dfas)
+    except InputError:  # refused only when no DFA accepts a non-empty word (seed 3731)
+        assert maximum == 0
+        assume(False)
+    found = stores_agree(g, "A")
     assert found[0] == maximum
     if length is not None:  # the shortest word of the maximum, when the products know it
         assert len(str(found[-1][maximum])) == length  # type: ignore[index]
