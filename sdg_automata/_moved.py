@@ -72,7 +72,7 @@ def new_name(old: str) -> str | None:
 def load(old: str, new: str) -> ModuleType:
     """Import ``new`` and warn that ``old`` is its 0.2 name; the names that left ``old``
     (:data:`LEFT`) are still found on it, with a warning of their own."""
-    warnings.warn(f"{old} moved to {new} in 0.3; the old name goes in 1.0",
+    warnings.warn(f"{old} moved to {new}; the old name goes in 1.0",
                   DeprecationWarning, stacklevel=3)
     module = importlib.import_module(new)
     left = LEFT.get(old.partition(".")[2])
@@ -94,7 +94,7 @@ def _finder(old: str, new: str, left: dict[str, str],
                 return own(name)
             raise AttributeError(f"module {new!r} has no attribute {name!r}")
         where = f"{_PACKAGE}.{left[name]}"
-        warnings.warn(f"{old}.{name} moved to {where} in 0.3; the old name goes in 1.0",
+        warnings.warn(f"{old}.{name} moved to {where}; the old name goes in 1.0",
                       DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(where), name)
 
