@@ -26,17 +26,19 @@ from typing import Any
 __all__ = ["KERNELS", "install", "sources_key"]
 
 #: the directory of the kernel modules
+#: :meta hide-value:
 KERNELS = Path(__file__).resolve().parent
 
 
-def sources_key(directory: Path = KERNELS) -> str:
-    """A hash of the name and contents of every ``*.py`` file in ``directory``.
+def sources_key(directory: Path | None = None) -> str:
+    """A hash of the name and contents of every ``*.py`` file in ``directory`` (default:
+    :data:`KERNELS`).
 
     Read again on every call, so a test (or a long session) sees a change; numba
     asks once per kernel, when it first loads or saves it.
     """
     digest = hashlib.sha256()
-    for path in sorted(directory.glob("*.py")):
+    for path in sorted((directory or KERNELS).glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
