@@ -160,7 +160,7 @@ def _crawl_bfs(search: Any) -> Any:
     :func:`~sdg_automata.automaton.crawl.crawl` (a dict index, a list of states) with a ``stop``
     callback reading 𝒢_A off every new state."""
     from sdg_automata.automaton.crawl import crawl
-    from sdg_automata.search.request import _SearchResult, nbytes
+    from sdg_automata.search.request import SearchResult, nbytes
 
     value, settled, walk = search.walk.value, search.settled, search.walk
     found_at: dict[int, int] = {}
@@ -175,7 +175,7 @@ def _crawl_bfs(search: Any) -> Any:
     c = crawl(walk.initial, walk.follow, walk.letters, search.budget, what="search", rows=False,
               stop=stop)
     witness = search.automaton.witness
-    return _SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
+    return SearchResult(found={v: witness(c.path(t)) for v, t in found_at.items()},
                          explored=len(c.states), complete=c.complete,
                          peak_bytes=nbytes(c.index, c.states, c.parent, c.via))
 

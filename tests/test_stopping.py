@@ -100,6 +100,17 @@ def test_ctrl_c_is_raised_after_the_section() -> None:
     assert steps == ["done"]
 
 
+@pytest.mark.parametrize("block", [False, True], ids=["python", "blocked"])
+def test_a_signal_in_a_section_that_raises_is_not_lost(block: bool) -> None:
+    """A kernel call that fails after a Ctrl-C (a full table, and the run would go on in
+    Python) still ends in the Ctrl-C, with the failure as its context."""
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        with held_signals(block=block):
+            _send(signal.SIGINT)
+            raise OverflowError("the table is full")
+    assert isinstance(stopped.value.__context__, OverflowError)
+
+
 @pytest.mark.parametrize("inner", [False, True], ids=["python", "blocked"])
 def test_sections_nest(recorded: Calls, inner: bool) -> None:
     with held_signals():

@@ -129,3 +129,31 @@ def test_the_facade_names_no_solver_strategy(path: str) -> None:
             assert not constants(node) & named, ast.unparse(node)
         if isinstance(node, ast.Dict):
             assert not {k.value for k in node.keys if isinstance(k, ast.Constant)} & named
+
+
+def test_the_built_in_type_names_the_built_in_strategies() -> None:
+    from typing import get_args
+
+    from sdg_automata.search.decide import Strategy
+
+    assert get_args(Strategy) == strategies.names()
+
+
+def test_a_strategy_registered_before_the_facade_loads_is_served() -> None:
+    """The recipe's one line may run first thing in a program: no import-time snapshot of
+    the table may refuse or miss it (a fresh interpreter, so decide is not loaded yet)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "import toy_strategy\n"
+        "from sdg_automata.search.strategies import register\n"
+        "register(toy_strategy.STRATEGY)\n"
+        "import sdg_automata\n"
+        "from sdg_automata.grammar.parse import load_grammar\n"
+        "v = sdg_automata.max_grundy(load_grammar(sys.argv[2]), 'A', strategy='toy')\n"
+        "print(v.strategy, v.evidence.values)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(ROOT / "tests"), EXAMPLE],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "toy 3\n"), done.stderr[-2000:]

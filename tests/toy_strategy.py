@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from sdg_automata.search.request import Evidence, _Search, _SearchResult
+from sdg_automata.search.request import Evidence, Search, SearchResult
 from sdg_automata.search.strategies import Argument, SearchStrategy, get
 
 
@@ -39,7 +39,7 @@ class ToyEvidence(Evidence):
         return f"{self.values} toy values"
 
 
-def _toy(search: _Search) -> _SearchResult:
+def _toy(search: Search) -> SearchResult:
     """bfs with the toy's options out of the way, then the toy's evidence."""
     found = get("bfs").run(dataclasses.replace(search, options=None))
     return dataclasses.replace(found, evidence=ToyEvidence(values=len(found.found),

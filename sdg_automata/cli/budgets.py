@@ -37,7 +37,7 @@ def add_budget(p: argparse.ArgumentParser, *, states: bool = True, seconds: bool
 def add_engine(p: argparse.ArgumentParser) -> None:
     """``--engine auto|compiled|python``: the compiled kernels or the Python reference
     (:mod:`sdg_automata.kernels`)."""
-    from ..kernels import ENGINES
+    from ..runtime.engines import ENGINES
 
     p.add_argument("--engine", choices=ENGINES, default="auto",
                    help="compiled: the numba kernels; python: the pure-Python reference; "

@@ -52,7 +52,7 @@ from ..grammar import Grammar
 from ..runtime.budget import UNLIMITED, Budget, as_budget
 
 if TYPE_CHECKING:
-    from ..kernels import Engine
+    from ..runtime.engines import Engine
 
 __all__ = ["GuessedPeriod", "Period", "guess_period", "proven_period", "unary_letter"]
 

@@ -157,9 +157,10 @@ def held_signals(*, block: bool = False) -> Iterator[None]:
     Notes
     -----
     Delivering calls the handler that was in place before the block (raising
-    :class:`KeyboardInterrupt`, a budget's error, ...); a signal whose handler
-    was the default action takes it (SIGTERM then ends the process, as it came),
-    except a stray alarm; an ignored one stays ignored.  Sections nest: an inner
+    :class:`KeyboardInterrupt`, a budget's error, ...), also when the block raised (the
+    signal's exception then takes the place of the block's, which is its context); a
+    signal whose handler was the default action takes it (SIGTERM then ends the process,
+    as it came), except a stray alarm; an ignored one stays ignored.  Sections nest: an inner
     one delivers to the outer one's recorder.  Held sections are short (a kernel
     call returns within a fraction of a second, numba loads within seconds), so
     holding costs little.  Off the main thread Python delivers no signal, and
@@ -185,8 +186,10 @@ def held_signals(*, block: bool = False) -> Iterator[None]:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # handlers as this returns)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    for signum, frame in fired.items():
-        _deliver(previous[signum], signum, frame)
+        # delivered even when the block raised: a Ctrl-C during a kernel call that then
+        # fails (a full table, and the run goes on in Python) is still the user's Ctrl-C
+        for signum, frame in fired.items():
+            _deliver(previous[signum], signum, frame)
 
 
 def _deliver(handler: Any, signum: int, frame: Any) -> None:

@@ -48,14 +48,14 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from ..automaton.construction import GrundyAutomaton, automaton_for
 from ..automaton.reading import Reading, reading_of
-from ..errors import InputError, SdgBug
+from ..errors import InputError
 from ..grammar import Grammar
 from ..grammar.words import Word, word_json
 from ..runtime.budget import UNLIMITED, Budget, as_budget
 from . import strategies
 from .constraint import Constraint, constraint, one_letter
 from .explicit import explicit
-from .request import Evidence, _Search, read_witness
+from .request import Evidence, Search, read_witness
 from .strategies import STRATEGIES
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from automata.fa.nfa import NFA
     from pyformlang.finite_automaton import EpsilonNFA
 
-    from ..kernels import Engine
+    from ..runtime.engines import Engine
 
 __all__ = ["ROUTES", "SOLVED", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict",
            "bfs_search", "bfs_verdict", "constraint", "max_grundy", "read_witness", "spectrum"]
@@ -77,9 +77,6 @@ Strategy = Literal["bfs", "dfs", "lasso", "sat", "pdr"]
 ROUTES: tuple[str, ...] = get_args(Route)
 #: the built-in strategies that run solvers rather than our engines, and what they run
 SOLVED = strategies.solved()
-
-if tuple(STRATEGIES) != get_args(Strategy):  # the registry and the type are one list
-    raise SdgBug("strategies.STRATEGIES and decide.Strategy disagree")
 
 #: the refusal for grammars no automaton serves
 _REFUSAL = ("Max-Grundy is decided here for right- and left-linear grammars; this one is "
@@ -325,7 +322,7 @@ def max_grundy(
     if method != "onthefly":
         found, states = explicit(automaton, head, within, budget, started)
         return _verdict(head, k, bound, found, states, True, started, method=method)
-    from ..kernels import check_engine
+    from ..runtime.engines import check_engine
 
     check_engine(engine)
     table = None if within is None else constraint(within, automaton.alphabet,
@@ -334,7 +331,7 @@ def max_grundy(
         chosen = strategies.default(
             keywords, one_letter(automaton.alphabet, table) is not None)
     engine = strategies.prepare(chosen, keywords, engine, automaton)
-    result = chosen.run(_Search(
+    result = chosen.run(Search(
         automaton=automaton, head=head, k=k, bound=bound, budget=budget, constraint=table,
         engine=engine, options=chosen.make_options(keywords)))
     return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
@@ -353,7 +350,7 @@ def _reading(grammar: Grammar, head: str, k: int | None) -> Reading:
 
 def bfs_search(grammar: Grammar, head: str, k: int | None = None, *,
                within: DFA | NFA | EpsilonNFA | str | None = None,
-               budget: Budget = UNLIMITED) -> _Search:
+               budget: Budget = UNLIMITED) -> Search:
     """The question :func:`max_grundy` asks its bfs strategy, for a walk run elsewhere
     (the sharded search of :mod:`sdg_automata.search.sharded`): the automaton restricted to A's
     cone, m_A, the constraint's tables.  Raises as :func:`max_grundy` does."""
@@ -361,11 +358,11 @@ def bfs_search(grammar: Grammar, head: str, k: int | None = None, *,
     automaton = GrundyAutomaton(reading.right_linear, reading=reading)
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
-    return _Search(automaton=automaton, head=head, k=k, bound=automaton.bounds[head],
+    return Search(automaton=automaton, head=head, k=k, bound=automaton.bounds[head],
                    budget=budget, constraint=table, engine="compiled")
 
 
-def bfs_verdict(search: _Search, found: dict[int, str | Word], states: int, complete: bool,
+def bfs_verdict(search: Search, found: dict[int, str | Word], states: int, complete: bool,
                 started: float, **how: Any) -> Verdict:
     """The :class:`Verdict` of a breadth-first walk of ``search`` run elsewhere (as
     :func:`bfs_search` says), exactly as :func:`max_grundy` makes it."""

@@ -1,10 +1,10 @@
 """What a Max-Grundy search strategy is asked and what it answers (SPEC §5).
 
 The on-the-fly route of :func:`sdg_automata.search.decide.max_grundy` hands
-every strategy of :mod:`sdg_automata.search.strategies` one :class:`_Search`
+every strategy of :mod:`sdg_automata.search.strategies` one :class:`Search`
 (the automaton restricted to the cone of A, the question's k and m_A, the
 budget, the constraint's tables, the engine, the strategy's own options) and
-takes back one :class:`_SearchResult` (a witness per value found, the states
+takes back one :class:`SearchResult` (a witness per value found, the states
 reached, how it ended, and the strategy's :class:`Evidence`).  The walk over
 M or M × within (:class:`_Walk`), the user's word for the letters read
 (:func:`read_witness`) and the size of the search's structures
@@ -29,9 +29,9 @@ from .constraint import Constraint
 
 if TYPE_CHECKING:
     from ..automaton.vectors import StepTables
-    from ..kernels import Engine
+    from ..runtime.engines import Engine
 
-__all__ = ["Evidence", "nbytes", "read_witness"]
+__all__ = ["Evidence", "Search", "SearchResult", "nbytes", "read_witness"]
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
-class _Search:
+class Search:
     """What a search strategy is asked: the values of A on the walk, until settled.
 
     Attributes
@@ -164,8 +164,8 @@ class _Search:
         rows = np.array([c.rows[a] for a in self.automaton.alphabet], dtype=np.int32)
         return c.initial, rows.reshape(len(self.automaton.alphabet), c.size), c.final
 
-    def run(self, python: Callable[[_Search, Budget], _SearchResult],
-            compiled: Callable[[_Search, Budget], _SearchResult]) -> _SearchResult:
+    def run(self, python: Callable[[Search, Budget], SearchResult],
+            compiled: Callable[[Search, Budget], SearchResult]) -> SearchResult:
         """``python`` or ``compiled`` on the engine ``engine`` chooses."""
         from .walks import run_engine, unfit
 
@@ -176,7 +176,7 @@ class _Search:
 
 
 @dataclass(frozen=True, kw_only=True)
-class _SearchResult:
+class SearchResult:
     """What a strategy found: a witness per value, states reached, and how it ended.
 
     ``complete`` says that no other value occurs, shown as ``proof`` says; the

@@ -77,7 +77,7 @@ class Shard:
         A: the nonterminal whose values are recorded.
     constraint:
         ``(initial, rows, final)`` of the constraint, or ``None``
-        (:meth:`~sdg_automata.search.request._Search.constraint_arrays`).
+        (:meth:`~sdg_automata.search.request.Search.constraint_arrays`).
     token:
         The run's identity: every call must carry it.
     """

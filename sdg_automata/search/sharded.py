@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from pyformlang.finite_automaton import EpsilonNFA
 
     from ..grammar.words import Word
-    from .request import _Search
+    from .request import Search
 
 __all__ = ["BATCH_STATES", "PHASES", "Shard", "max_grundy_sharded"]
 
@@ -96,7 +96,7 @@ SILENT_SECONDS = 60.0
 class _Cluster:
     """The driver's side: the shards' actors, and bounded waits on their calls."""
 
-    def __init__(self, client: Any, search: _Search, token: str) -> None:
+    def __init__(self, client: Any, search: Search, token: str) -> None:
         #: per worker: the scheduler's last_seen when it last changed, and our clock then
         self._beats: dict[str, tuple[Any, float]] = {}
         import cloudpickle  # type: ignore[import-untyped]  # dask's dependency
@@ -201,7 +201,7 @@ class _Cluster:
 
 
 @contextlib.contextmanager
-def _shards(client: Any, search: _Search) -> Iterator[_Cluster]:
+def _shards(client: Any, search: Search) -> Iterator[_Cluster]:
     cluster: _Cluster | None = None
     token = uuid.uuid4().hex
     try:
@@ -216,7 +216,7 @@ def _shards(client: Any, search: _Search) -> Iterator[_Cluster]:
                                if str(f.key).startswith(f"sdg-shard-{token}")], force=True)
 
 
-def _walk(cluster: _Cluster, search: _Search, budget: Budget,
+def _walk(cluster: _Cluster, search: Search, budget: Budget,
           usage: Callable[[list[dict[str, float]]], None] | None
           ) -> tuple[dict[int, str | Word], int, bool, int]:
     """The levels; then the witnesses.  Returns (found, states, complete, peak bytes)."""
@@ -269,7 +269,7 @@ def _walk(cluster: _Cluster, search: _Search, budget: Budget,
     return witnesses, offset, complete, peak
 
 
-def _witnesses(cluster: _Cluster, search: _Search, found: dict[int, int]
+def _witnesses(cluster: _Cluster, search: Search, found: dict[int, int]
                ) -> dict[int, str | Word]:
     """Each value's word, read back along the tree edges the shards hold."""
     read: dict[int, list[int]] = {v: [] for v in found}

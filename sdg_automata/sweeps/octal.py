@@ -18,8 +18,8 @@ from ..errors import BudgetExceeded, InputError
 from ..games.octal.period import OctalPeriod
 from ..games.octal.rules import OctalGame
 from ..games.octal.values import load_kernels
-from ..kernels import Engine, check_engine
 from ..runtime.budget import UNLIMITED, Budget, Meter
+from ..runtime.engines import Engine, check_engine
 from .runner import Status, Sweep, run_sweep
 
 __all__ = ["SURVEY_COLUMNS", "SURVEY_MAX_N", "SurveyRow", "codes", "survey", "survey_failed",

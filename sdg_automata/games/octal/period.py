@@ -18,9 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...errors import BudgetExceeded, InputError, Interrupted, SdgBug
-from ...kernels import Engine
 from ...runtime.budget import Budget, Meter
-from ...runtime.engines import THRESHOLDS
+from ...runtime.engines import THRESHOLDS, Engine
 from ...runtime.stopping import held_signals
 from .checkpoint import _Checkpoint
 from .space import SparseSpace

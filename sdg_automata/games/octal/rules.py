@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from ...errors import InputError
 from ...grammar import Grammar, Rule
-from ...kernels import Engine
 from ...runtime.budget import UNLIMITED, Budget
+from ...runtime.engines import Engine
 from .period import DEFAULT_MAX_N, OctalPeriod, prove
 from .values import Method, Values, compute
 

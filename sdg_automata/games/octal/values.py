@@ -32,9 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...errors import InputError
-from ...kernels import Engine, check_engine, use_compiled
 from ...runtime.budget import Budget, Meter
-from ...runtime.engines import THRESHOLDS
+from ...runtime.engines import THRESHOLDS, Engine, check_engine, use_compiled
 from ...runtime.stopping import held_signals
 from ..impartial import mex
 from .space import CHUNK, SparseSpace, detect_space, rare_heaps

@@ -42,10 +42,10 @@ from typing import Any, Literal
 import numpy as np
 
 from ...errors import InputError, InvalidCertificate
-from ...kernels import Engine, use_compiled
 from ...kernels import octal_check as loops
 from ...runtime.budget import UNLIMITED, Budget
-from ...runtime.engines import THRESHOLDS
+from ...runtime.engines import THRESHOLDS, Engine, use_compiled
+from ...runtime.stopping import held_signals
 from .valuefile import CERTIFICATE, read
 
 __all__ = ["Verified", "verify"]
@@ -170,8 +170,9 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
         while h < count:
             cost = (nrare + 16) * max(len(two), 1) if mask >= 0 else max(1, h // 2 * len(two))
             stop = min(count, h + max(1, work // cost))
-            reached, got = check(g, h, stop, one, two, ends, mask >= 0, positional, odd,
-                                 common_below, rare, nrare, seen)
+            with held_signals():  # the first call compiles or loads the kernel: held whole
+                reached, got = check(g, h, stop, one, two, ends, mask >= 0, positional, odd,
+                                     common_below, rare, nrare, seen)
             if got < 0:
                 rare = np.concatenate([rare, np.zeros(len(rare), dtype=np.int64)])
                 h = int(reached)
@@ -185,7 +186,8 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
         raise meter.interrupted(h) from None
     if isinstance(sparse, dict):
         _rare_claim(sparse, rare[:nrare])
-    n = first_break(g, n0, count - p, p)
+    with held_signals():
+        n = first_break(g, n0, count - p, p)
     if n >= 0:
         raise InvalidCertificate(f"{p} is not a period from n₀ = {n0}: 𝒢({n + p}) = "
                                  f"{g[n + p]} ≠ 𝒢({n}) = {g[n]}")
@@ -193,7 +195,9 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
         raise InvalidCertificate(f"the preperiod is not least: 𝒢(n + {p}) = 𝒢(n) already "
                                  f"from n = {n0 - 1}")
     for q in _primes(p):
-        if first_break(g, n0, n0 + p, p // q) < 0:
+        with held_signals():
+            broken = first_break(g, n0, n0 + p, p // q)
+        if broken < 0:
             raise InvalidCertificate(f"the period is not least: {p // q} is a period too")
     return Verified(code=head["code"], preperiod=n0, period=p, values=count, mask=sparse,
                     mode="direct" if sparse is None else "sparse")

@@ -13,7 +13,7 @@ names a strategy.
 How to add a strategy
 ---------------------
 Write one module (here, or anywhere) that defines a run function
-``run(search: _Search) -> _SearchResult`` (:mod:`sdg_automata.search.request`: the
+``run(search: Search) -> SearchResult`` (:mod:`sdg_automata.search.request`: the
 question, with ``search.options`` your options, and the answer, whose
 ``evidence`` is yours), optionally a frozen dataclass of options (its fields become
 keywords of ``max_grundy(options={...})``; their defaults mean "not given"), an
@@ -38,8 +38,8 @@ from .base import EXPLORING, Argument, SearchStrategy
 
 if TYPE_CHECKING:
     from ...automaton.construction import GrundyAutomaton
-    from ...kernels import Engine
     from ...runtime.budget import Budget
+    from ...runtime.engines import Engine
 
 __all__ = ["EXPLORING", "STRATEGIES", "Argument", "SearchStrategy", "check", "default", "get",
            "json_fields", "names", "prepare", "register", "solved"]

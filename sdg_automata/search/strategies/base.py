@@ -2,8 +2,8 @@
 registry :data:`sdg_automata.search.strategies.STRATEGIES`.
 
 A strategy is one object: its name, its run function (a
-:class:`~sdg_automata.search.request._Search` in, a
-:class:`~sdg_automata.search.request._SearchResult` out), its options (a frozen
+:class:`~sdg_automata.search.request.Search` in, a
+:class:`~sdg_automata.search.request.SearchResult` out), its options (a frozen
 dataclass whose fields are keywords of :func:`~sdg_automata.search.decide.max_grundy`),
 its command-line arguments, its refusals, its progress label and, for those that run
 solvers rather than our engines, the solver's name.  The facade
@@ -23,9 +23,9 @@ from ...errors import InputError
 
 if TYPE_CHECKING:
     from ...automaton.construction import GrundyAutomaton
-    from ...kernels import Engine
     from ...runtime.budget import Budget
-    from ..request import _Search, _SearchResult
+    from ...runtime.engines import Engine
+    from ..request import Search, SearchResult
 
 __all__ = ["EXPLORING", "Argument", "SearchStrategy", "refuse_states"]
 
@@ -68,8 +68,8 @@ class SearchStrategy:
         What ``max --help`` says of it, after its name.
     run:
         The search: ``run(search)`` answers a
-        :class:`~sdg_automata.search.request._Search` (whose ``options`` are this
-        strategy's) with a :class:`~sdg_automata.search.request._SearchResult`.
+        :class:`~sdg_automata.search.request.Search` (whose ``options`` are this
+        strategy's) with a :class:`~sdg_automata.search.request.SearchResult`.
     options:
         A frozen dataclass of its settings, or ``None``; each field is a keyword of
         ``max_grundy`` (and of its ``options=`` mapping), its default the value that
@@ -96,7 +96,7 @@ class SearchStrategy:
 
     name: str
     describe: str
-    run: Callable[[_Search], _SearchResult]
+    run: Callable[[Search], SearchResult]
     options: type[Any] | None = None
     solver: str | None = None
     progress: tuple[str, str] = EXPLORING

@@ -25,11 +25,11 @@ from ...errors import BudgetExceeded, InputError
 from ...grammar.words import LONG_WORD, Word
 from ...runtime.budget import Budget, Meter
 from ...runtime.store import PackedStates
-from ..request import Evidence, _Search, _SearchResult, nbytes, read_witness
+from ..request import Evidence, Search, SearchResult, nbytes, read_witness
 from .base import Argument, SearchStrategy
 
 if TYPE_CHECKING:
-    from ...kernels import Engine
+    from ...runtime.engines import Engine
 
 __all__ = ["STRATEGY", "BfsEvidence", "BfsOptions"]
 
@@ -83,12 +83,12 @@ def _prepare(options: BfsOptions, engine: Engine, automaton: GrundyAutomaton) ->
     return engine
 
 
-def _bfs(search: _Search) -> _SearchResult:
+def _bfs(search: Search) -> SearchResult:
     """Breadth-first search; shortest witnesses (:func:`_bfs_python`, or compiled)."""
     return search.run(_bfs_python, _bfs_compiled)
 
 
-def _bfs_compiled(search: _Search, budget: Budget) -> _SearchResult:
+def _bfs_compiled(search: Search, budget: Budget) -> SearchResult:
     """:func:`_bfs_python` on the kernels: :func:`sdg_automata.search.walks.breadth_first`."""
     from ..walks import CompactStore, breadth_first
 
@@ -107,7 +107,7 @@ def _bfs_compiled(search: _Search, budget: Budget) -> _SearchResult:
                      for v, u in walked.found.items()}
     finally:
         store.close()
-    return _SearchResult(found=found, explored=walked.states, complete=walked.complete,
+    return SearchResult(found=found, explored=walked.states, complete=walked.complete,
                          peak_bytes=walked.peak_bytes,
                          evidence=BfsEvidence(store=walked.store_kind))
 
@@ -134,7 +134,7 @@ def _runs_witness(automaton: GrundyAutomaton, letters: Any, counts: Any) -> str 
     return runs if automaton.reading.mirrored else runs.reversed()
 
 
-def _bfs_python(search: _Search, budget: Budget) -> _SearchResult:
+def _bfs_python(search: Search, budget: Budget) -> SearchResult:
     """Breadth-first search; shortest witnesses.
 
     :func:`~sdg_automata.automaton.crawl.crawl`'s loop written out for the search (issue
@@ -192,7 +192,7 @@ def _bfs_python(search: _Search, budget: Budget) -> _SearchResult:
         n = t + 1
         del store, frontier, parent, via  # give the memory back before reporting
         raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
-    return _SearchResult(found={v: _tree_witness(search.automaton, parent, via, u)
+    return SearchResult(found={v: _tree_witness(search.automaton, parent, via, u)
                                 for v, u in found_at.items()},
                          explored=t + 1, complete=not stopped,
                          peak_bytes=store.nbytes + nbytes(parent, via, frontier))

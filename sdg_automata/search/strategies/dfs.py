@@ -13,30 +13,30 @@ from __future__ import annotations
 from ...errors import BudgetExceeded
 from ...grammar.words import Word
 from ...runtime.budget import Budget, Meter
-from ..request import _Search, _SearchResult, nbytes
+from ..request import Search, SearchResult, nbytes
 from .base import SearchStrategy
 
 __all__ = ["STRATEGY"]
 
 
-def _dfs(search: _Search) -> _SearchResult:
+def _dfs(search: Search) -> SearchResult:
     """Depth-first search (:func:`_dfs_python`, or compiled)."""
     return search.run(_dfs_python, _dfs_compiled)
 
 
-def _dfs_compiled(search: _Search, budget: Budget) -> _SearchResult:
+def _dfs_compiled(search: Search, budget: Budget) -> SearchResult:
     """:func:`_dfs_python` on the kernels: :func:`sdg_automata.search.walks.depth_first`."""
     from ..walks import depth_first
 
     walked = depth_first(search.tables(), budget, constraint=search.constraint_arrays(),
                          head=search.head, bound=search.bound, settle=search.settle)
     witness = search.automaton.witness
-    return _SearchResult(found={v: witness(read) for v, read in walked.found.items()},
+    return SearchResult(found={v: witness(read) for v, read in walked.found.items()},
                          explored=walked.states, complete=walked.complete,
                          peak_bytes=walked.peak_bytes)
 
 
-def _dfs_python(search: _Search, budget: Budget) -> _SearchResult:
+def _dfs_python(search: Search, budget: Budget) -> SearchResult:
     """Depth-first search keeping only a set of reached states and the current path.
 
     Not a crawl (the order is depth-first and no tree is kept), but the same
@@ -78,7 +78,7 @@ def _dfs_python(search: _Search, budget: Budget) -> _SearchResult:
             if v is not None and v not in found:
                 found[v] = witness([*read, c])
                 if settled(v):
-                    return _SearchResult(found=found, explored=len(seen), complete=False,
+                    return SearchResult(found=found, explored=len(seen), complete=False,
                                          peak_bytes=nbytes(seen) + deepest * 3 * 8)
             path.append(ns)
             tried.append(0)
@@ -90,7 +90,7 @@ def _dfs_python(search: _Search, budget: Budget) -> _SearchResult:
         n = len(seen)
         del seen, path, tried, read  # give the memory back before reporting
         raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
-    return _SearchResult(found=found, explored=len(seen), complete=True,
+    return SearchResult(found=found, explored=len(seen), complete=True,
                          peak_bytes=nbytes(seen) + deepest * 3 * 8)
 
 

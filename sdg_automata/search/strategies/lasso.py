@@ -23,13 +23,13 @@ from ...errors import InputError
 from ...grammar.words import LONG_WORD, Word
 from ...runtime.budget import Budget, Meter
 from ..constraint import one_letter, trim
-from ..request import _Search, _SearchResult, nbytes
+from ..request import Search, SearchResult, nbytes
 from .base import SearchStrategy
 
 __all__ = ["STRATEGY"]
 
 
-def _lasso(search: _Search) -> _SearchResult:
+def _lasso(search: Search) -> SearchResult:
     """Brent's cycle detection on a one-letter walk (:func:`_lasso_python`, or compiled)."""
     # the walk leaves no position behind it: trim the constraint
     table = None if search.constraint is None else trim(search.constraint)
@@ -42,7 +42,7 @@ def _lasso(search: _Search) -> _SearchResult:
                          + " (use bfs or dfs)")
     if table is not None:
         if table.initial < 0:  # the constraint accepts nothing: no position at all
-            return _SearchResult(found={}, explored=1, complete=True, peak_bytes=0)
+            return SearchResult(found={}, explored=1, complete=True, peak_bytes=0)
         search = dataclasses.replace(search, constraint=table)
     return search.run(partial(_lasso_python, letter=letter),
                       partial(_lasso_compiled, letter=letter))
@@ -54,20 +54,20 @@ def _lasso_word(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
     return Word.power(a, n) if n > LONG_WORD else a * n
 
 
-def _lasso_compiled(search: _Search, budget: Budget, *, letter: int) -> _SearchResult:
+def _lasso_compiled(search: Search, budget: Budget, *, letter: int) -> SearchResult:
     """:func:`_lasso_python` on the kernels: :func:`sdg_automata.search.walks.lasso`."""
     from ..walks import lasso
 
     walked = lasso(search.tables(), budget, letter=letter,
                    constraint=search.constraint_arrays(), head=search.head, bound=search.bound,
                    settle=search.settle)
-    return _SearchResult(found={v: _lasso_word(search.automaton, letter, n)
+    return SearchResult(found={v: _lasso_word(search.automaton, letter, n)
                                 for v, n in walked.found.items()},
                          explored=walked.states, complete=walked.complete,
                          peak_bytes=walked.peak_bytes)
 
 
-def _lasso_python(search: _Search, budget: Budget, *, letter: int) -> _SearchResult:
+def _lasso_python(search: Search, budget: Budget, *, letter: int) -> SearchResult:
     """The lasso q₀, q₁, … of a one-letter walk by Brent's cycle detection, O(1) states.
 
     Phase 1 moves the hare through positions 1, 2, … in rounds of 1, 2, 4, …
@@ -90,10 +90,10 @@ def _lasso_python(search: _Search, budget: Budget, *, letter: int) -> _SearchRes
     beyond = 3 * cap if cap >= 0 else -1
     first: dict[int, int] = {}
 
-    def result(states: int, complete: bool) -> _SearchResult:
+    def result(states: int, complete: bool) -> SearchResult:
         if 0 <= cap < states:
             raise meter.exceeded(cap, f"{limit} states")
-        return _SearchResult(found={v: _lasso_word(search.automaton, letter, n)
+        return SearchResult(found={v: _lasso_word(search.automaton, letter, n)
                                     for v, n in first.items()},
                              explored=states, complete=complete, peak_bytes=nbytes(first))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...runtime.budget import Budget
-from ..request import _Search, _SearchResult
+from ..request import Search, SearchResult
 from .base import SearchStrategy, refuse_states
 from .sat import SOLVER_FIELDS, SolverEvidence
 
@@ -40,7 +40,7 @@ def _check(options: None, budget: Budget) -> None:
     refuse_states("pdr", budget)
 
 
-def _pdr(search: _Search) -> _SearchResult:
+def _pdr(search: Search) -> SearchResult:
     """ABC's PDR for the proof, its invariant checked by CaDiCaL, and bounded model checking
     for the shortest witnesses (:mod:`sdg_automata.search.pdr`)."""
     from ..pdr import pdr_search
@@ -49,7 +49,7 @@ def _pdr(search: _Search) -> _SearchResult:
                        budget=search.budget, within=search.constraint)
     witness = search.automaton.witness
     solver = found.solver if found.why is None else {**found.solver, "unproven": found.why}
-    return _SearchResult(found={v: witness(read) for v, read in found.found.items()},
+    return SearchResult(found={v: witness(read) for v, read in found.found.items()},
                          explored=0, complete=found.proven, peak_bytes=None, engine=None,
                          proof=found.proof or "pdr",
                          evidence=PdrEvidence(max_length=found.length,

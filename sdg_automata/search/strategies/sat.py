@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from ...errors import InputError
 from ...runtime.budget import Budget
-from ..request import Evidence, _Search, _SearchResult
+from ..request import Evidence, Search, SearchResult
 from .base import Argument, SearchStrategy, refuse_states
 
 __all__ = ["STRATEGY", "SatOptions", "SolverEvidence"]
@@ -91,7 +91,7 @@ def _refuse(user: str, given: Mapping[str, Any]) -> str:
     return f"a maximum length bounds the sat strategy only; {user} searches every length"
 
 
-def _sat(search: _Search) -> _SearchResult:
+def _sat(search: Search) -> SearchResult:
     """Bounded model checking with CaDiCaL, then k-induction (:mod:`sdg_automata.search.bmc`)."""
     from ..bmc import bounded_search
 
@@ -99,7 +99,7 @@ def _sat(search: _Search) -> _SearchResult:
                            budget=search.budget, max_length=search.options.max_length,
                            within=search.constraint)
     witness = search.automaton.witness
-    return _SearchResult(found={v: witness(read) for v, read in found.found.items()},
+    return SearchResult(found={v: witness(read) for v, read in found.found.items()},
                          explored=0, complete=found.proven, peak_bytes=None, engine=None,
                          proof="k-induction",
                          evidence=SolverEvidence(max_length=found.length,
