@@ -1,12 +1,17 @@
-"""The module paths of 0.2, kept importable after the layered layout of 0.3 (issue 26).
+"""The module paths of 0.2, kept importable after the layered layout (issue 26).
 
-0.2 had 37 modules side by side at the top of the package; 0.3 sorts them into layers
+0.2 had 37 modules side by side at the top of the package; they now sit in layers
 (``runtime``, ``grammar``, ``automaton``, ``kernels``, ``search``, ``games``, ``sweeps``,
 ``render``, ``cli``: see ``docs/architecture.md``).  Code written against 0.2 keeps working:
 ``import sdg_automata.decide`` or ``from sdg_automata.octal import OctalGame`` loads the
 module at its new place, under its new name, with a :class:`DeprecationWarning` naming that
 place.  The aliases are the same module objects, so a monkeypatch through an old path
 patches the new module, and isinstance checks agree.  The aliases go in 1.0.
+
+Names that left a 0.2 module for a higher layer (:data:`LEFT`: the surveys, now sweeps) are
+found through a ``__getattr__`` put on the new module when its old path is first imported;
+from then on the new path finds them too (with the warning that names the old one), which
+the layering of new code never relies on.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import warnings
 from collections.abc import Callable
 from types import ModuleType
 
-#: the 0.2 module (under sdg_automata) -> its place in 0.3
+#: the 0.2 module (under sdg_automata) -> its place now
 MOVED = {
     "budget": "runtime.budget", "stopping": "runtime.stopping", "store": "runtime.store",
     "parse": "grammar.parse", "words": "grammar.words", "jsontext": "grammar.jsontext",
@@ -36,12 +41,12 @@ MOVED = {
     "imark.survey": "sweeps.imark",
     "sweep": "sweeps.runner", "summarize": "sweeps.summarize", "plots": "render.plots",
 }
-#: names that left a 0.2 module for another in 0.3: the 0.2 module -> {name: its 0.3 module}
+#: names that left a 0.2 module for another: the 0.2 module -> {name: the module now}
 #: (the survey of many i-Mark instances is a sweep now; the package i-Mark keeps the game)
 LEFT = {
     "imark": dict.fromkeys(("default_jobs", "survey", "survey_instances"), "sweeps.imark"),
-    "octal": dict.fromkeys(("SURVEY_MAX_N", "SurveyRow", "codes", "survey", "survey_failed",
-                            "survey_row", "survey_sweep"), "sweeps.octal"),
+    "octal": dict.fromkeys(("SURVEY_COLUMNS", "SURVEY_MAX_N", "SurveyRow", "codes", "survey",
+                            "survey_failed", "survey_row", "survey_sweep"), "sweeps.octal"),
 }
 _PACKAGE = __name__.rpartition(".")[0]
 
@@ -61,7 +66,7 @@ def _moved(old: str) -> tuple[str, str] | None:
 
 
 def new_name(old: str) -> str | None:
-    """The 0.3 name of a 0.2 module name (``sdg_automata.decide`` → ``…search.decide``)."""
+    """The name now of a 0.2 module name (``sdg_automata.decide`` → ``…search.decide``)."""
     found = _moved(old)
     if found is None:
         return None
@@ -103,7 +108,7 @@ def _finder(old: str, new: str, left: dict[str, str],
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds a 0.2 module name and hands back the 0.3 module object itself."""
+    """Finds a 0.2 module name and hands back the module now at its place."""
 
     def find_spec(self, fullname: str, path: object = None,
                   target: object = None) -> importlib.machinery.ModuleSpec | None:

@@ -15,11 +15,14 @@ from pathlib import Path
 
 import pytest
 import recipe_cli
+import recipe_engine
 import recipe_game
 from test_import_graph import LAYERS, ROOT, _imports
 
 from sdg_automata import cli
+from sdg_automata.errors import InputError
 from sdg_automata.games.semantics import grundy
+from sdg_automata.runtime import engines
 from sdg_automata.search.families import subtraction_grammar
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
@@ -43,6 +46,7 @@ def test_the_page_describes_the_enforced_layers_in_order() -> None:
 
 @pytest.mark.parametrize(("title", "test"), [
     ("How to add a strategy", "test_strategy_registry.py"),
+    ("How to add an engine", "test_architecture.py"),
     ("How to add an engine", "test_engine_registry.py"),
     ("How to add a game", "test_architecture.py"),
 ])
@@ -101,3 +105,17 @@ def test_one_groups_entry_puts_the_game_on_the_command_line(
         cli.main(["subtract", "0,1", "3"])
     assert stopped.value.code == 2
     assert capsys.readouterr().err == "error: a subtraction set holds positive integers\n"
+
+
+def test_the_engine_recipe_runs_by_the_one_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Steps 1–3 of "How to add an engine": a reference, a kernel, one threshold entry."""
+    pytest.importorskip("numba")
+    monkeypatch.setitem(engines.THRESHOLDS, recipe_engine.LOOP, 1000)  # the table's line
+    moves = (1, 3, 4)  # period 7: 0 1 0 1 2 3 2 (Winning Ways, ch. 4)
+    truth = [(0, 1, 0, 1, 2, 3, 2)[n % 7] for n in range(5001)]
+    assert recipe_engine.values(moves, 500) == (truth[:501], "python")  # below: the reference
+    assert recipe_engine.values(moves, 5000) == (truth, "compiled")  # beyond: the kernel
+    assert recipe_engine.values(moves, 20, "compiled") == (truth[:21], "compiled")
+    assert recipe_engine.values(moves, 5000, "python") == (truth, "python")
+    with pytest.raises(InputError, match="engine"):
+        recipe_engine.values(moves, 5, "fast")  # type: ignore[arg-type]

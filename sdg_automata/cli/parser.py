@@ -99,7 +99,8 @@ class Parser(argparse.ArgumentParser):
 
 
 #: adds a command's description and arguments to its parser; it may import the command's
-#: engine, where its choices live (``--strategy`` offers the keys of ``decide.STRATEGIES``)
+#: engine, where its choices live (``--strategy`` offers the names of
+#: ``search.strategies.STRATEGIES``)
 Build = Callable[["Parser"], None]
 
 

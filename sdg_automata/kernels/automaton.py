@@ -5,12 +5,13 @@ states stored as vectors of per-group part ids
 (:class:`~sdg_automata.automaton.vectors.StepTables`):
 
 * :func:`bfs` — the breadth-first walk behind both the on-the-fly search
-  (reference: ``sdg_automata.search.decide._bfs``) and the exploration with its
+  (reference: ``sdg_automata.search.strategies.bfs._bfs_python``) and the exploration with its
   transition rows (reference: :func:`sdg_automata.automaton.crawl.crawl` as
   ``GrundyAutomaton.explore`` calls it);
-* :func:`dfs` — the depth-first search (reference: ``sdg_automata.search.decide._dfs``);
+* :func:`dfs` — the depth-first search (reference:
+  ``sdg_automata.search.strategies.dfs._dfs_python``);
 * :func:`walk` and :func:`meet` — the two phases of Brent's cycle detection on
-  a one-letter walk (reference: ``sdg_automata.search.decide._lasso``);
+  a one-letter walk (reference: ``sdg_automata.search.strategies.lasso._lasso_python``);
 * :func:`expand`, :func:`by_owner`, :func:`absorb` and :func:`renumber` — one
   level of the breadth-first walk sharded over a cluster
   (:mod:`sdg_automata.search.sharded`; reference: :func:`bfs`).
@@ -87,7 +88,7 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
         parent: Array, via: Array, rows: Array, keep_rows: bool, crows: Array, cfinal: Array,
         wc: int, values: Array, head: int, settle: int, found_at: Array, cursor: Array,
         cap: int, quantum: int) -> int:
-    """Breadth-first walk from record 0, as ``decide._bfs`` and ``crawl``.
+    """Breadth-first walk from record 0, as ``strategies.bfs._bfs_python`` and ``crawl``.
 
     ``records[s]`` holds state s (G part ids, then the constraint's state when
     ``wc`` is 1); ``parent``/``via`` keep the tree; with ``keep_rows``,
@@ -189,7 +190,7 @@ def dfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
         path: Array,
         tried: Array, read: Array, crows: Array, cfinal: Array, wc: int, values: Array,
         head: int, found: Array, cursor: Array, cap: int, quantum: int) -> int:
-    """Depth-first search as ``decide._dfs``: the stored states are the visited set;
+    """Depth-first search as ``strategies.dfs._dfs_python``: the stored states are the visited set;
     ``path``/``tried``/``read`` the current path (record, letters tried, letter read to
     enter it).  A value v met for the first time (``found[v]`` was 0) returns FOUND with
     the path ending in its state, so Python can copy the witness."""
@@ -284,7 +285,7 @@ def walk(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: A
          values: Array, head: int, settle: int, first: Array, record: int, cur: Array,
          limit: int, cursor: Array, quantum: int) -> int:
     """Move the hare (``cur[HARE]``) along the one-letter walk by up to ``limit`` steps:
-    one round of Brent's cycle detection (``decide._lasso`` is the reference).
+    one round of Brent's cycle detection (``strategies.lasso._lasso_python`` is the reference).
 
     After each step: with ``record``, a value met for the first time is written
     to ``first`` at the hare's position ``cursor[POS]`` (FOUND when it is ≥

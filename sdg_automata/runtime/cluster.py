@@ -134,8 +134,8 @@ def check_workers(client: Any, *, timeout: float = LONGEST_WAIT) -> int:
 class _DaskExecutor(Executor):
     """A Dask client's executor (``Client.get_executor``) that knows when its cluster is gone.
 
-    :meth:`watch` is called by :func:`run_sweep` while it waits: a client that
-    lost its scheduler, or a cluster that has had no worker for ``grace``
+    :meth:`watch` is called by :func:`~sdg_automata.sweeps.runner.run_sweep` while it
+    waits: a client that lost its scheduler, or a cluster that has had no worker for ``grace``
     seconds (its tasks would wait forever), raises
     :class:`~sdg_automata.errors.ResourceError`.  The worker count is the one
     the client refreshes by itself every ``scheduler-info-interval`` (2 s), so

@@ -22,7 +22,7 @@ one module and one :func:`~sdg_automata.search.strategies.register` call), on
 the question :mod:`sdg_automata.search.request` defines; each strategy's module
 says what it stores and proves.  Every strategy but those that run solvers
 runs on the engine ``engine=`` chooses
-(:func:`sdg_automata.search.walks.run_engine`): the compiled kernels of
+(:func:`sdg_automata.runtime.engines.run_engine`): the compiled kernels of
 :mod:`sdg_automata.kernels.automaton` over states stored as vectors of
 per-group part ids (:mod:`sdg_automata.automaton.vectors`,
 :mod:`sdg_automata.search.walks`), or the Python reference of the strategy's

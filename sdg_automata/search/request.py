@@ -118,7 +118,7 @@ class Search:
     constraint:
         The constraint's tables (strategies that read the relation, not ``walk``).
     engine:
-        The engine asked for (:func:`sdg_automata.search.walks.run_engine`; sat and pdr run
+        The engine asked for (:func:`sdg_automata.runtime.engines.run_engine`; sat and pdr run
         solvers).
     options:
         The strategy's own options (its ``options`` class, e.g. the bfs store or the sat

@@ -39,8 +39,8 @@ class Argument:
     ``field`` (its default is the option's).
 
     ``kind`` names the command line's argparse type (``"positive"``, ``"natural"``,
-    ``"duration"`` of :mod:`sdg_automata.cli.common`; ``None``: a string), so that this
-    layer does not import the command line.
+    ``"duration"``: the keys of ``sdg_automata.cli.automata.ARGUMENT_KINDS``; ``None``: a
+    string), so that this layer does not import the command line.
     """
 
     flag: str
