@@ -696,3 +696,24 @@ def test_the_layered_engines_signal_never_reaches_users():
             imark_grundy([2], [2], 10**6, engine="layers")
     assert signals and info.value.m == signals[-1]  # the driver caught each one
     assert not isinstance(info.value, layers._NoConvergence)
+
+
+def test_a_huge_window_checks_the_deadline_inside_itself() -> None:
+    """The layered engine walks 2c + 1 positions per window: with c = 5·10⁶ that is seconds
+    of steps, which once ran past --max-seconds whenever the naive table was already at hand
+    (a second value in the same process: 3.1 s for a budget of 0.5 s).  A table of zeros is
+    enough here: what is measured is that the deadline holds, not the values."""
+    import time
+
+    from sdg_automata.errors import BudgetExceeded
+    from sdg_automata.games.imark.game import IMark
+    from sdg_automata.games.imark.layers import layered_value
+    from sdg_automata.runtime.budget import Budget
+
+    game, c = IMark(S=[1], D=[2, 3]), 5_000_000
+    table = bytes(2 * c + game.history + 1)
+    meter = Budget(max_seconds=0.3).start("layers", unit="intervals")
+    started = time.thread_time()
+    with pytest.raises(BudgetExceeded, match="0.3 s"):
+        layered_value(game, 10**18, c, table, meter)
+    assert time.thread_time() - started < 1.0

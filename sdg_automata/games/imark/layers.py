@@ -156,18 +156,23 @@ def _mask_dtype(V: int) -> type[np.unsignedinteger]:
     return np.uint8 if V <= 8 else np.uint16
 
 
-def _prove(tab: _SetTable, dm: np.ndarray, c: int) -> tuple[np.ndarray, int]:
+def _prove(tab: _SetTable, dm: np.ndarray, c: int, meter: Meter) -> tuple[np.ndarray, int]:
     """Run every guess sequence of every row of ``dm`` (rows × 2c+1 division masks).
 
     Returns (J, −1): J[row, t] = the proven value at position m − c + t; or
-    (_, row) for the first row whose guesses disagree inside J_m.
+    (_, row) for the first row whose guesses disagree inside J_m.  The meter is
+    checked along the window (a window of 10⁷ positions is seconds of steps), its
+    count left as it is.
     """
     rows = dm.shape[0]
     cols = np.ascontiguousarray(dm.T).astype(np.int64)
     ids = np.full(rows, tab.full, dtype=np.int64)
     out = np.empty((c + 1, rows), dtype=np.uint8)
     T = tab.T
+    done, due = meter.count, 0
     for i in range(2 * c + 1):
+        if i >= due:
+            due = meter.check(done, step=i)
         key = ids + cols[i]
         ids = T[key]
         if not tab.complete and ids.min() < 0:  # a set of states met for the first time
@@ -305,7 +310,7 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     span = np.arange(c + 1, dtype=np.int64)
     D = tuple(d for d in game.D if d <= n)
     if not D:  # no division move below n: the single interval J_n from guesses alone
-        out, bad = _prove(tab, np.zeros((1, 2 * c + 1), dtype=mtype), c)
+        out, bad = _prove(tab, np.zeros((1, 2 * c + 1), dtype=mtype), c, meter)
         if bad >= 0:
             raise _NoConvergence(n)
         return int(out[0, c])
@@ -352,9 +357,14 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     # position i = 2c − r − d·u of I_m (r = m mod d) has the division follower ⌊m/d⌋ − u,
     # at column c − u of the child's J; column c + 1 means "no follower" (bit 0)
     pos = 2 * c - np.arange(2 * c + 1, dtype=np.int64)
-    pattern = {d: _pattern(pos, np.arange(min(d, _PATTERN_D), dtype=np.int64), d, c)
-               for d in D}
     done = meter.count  # intervals of the whole call (earlier values and windows too)
+    pattern = {}
+    for d in D:  # a residue's row is 2c + 1 positions: seconds for c = 10⁷, so checked by row
+        rows = []
+        for r in range(min(d, _PATTERN_D)):
+            rows.append(_pattern(pos, np.array([r], dtype=np.int64), d, c))
+            meter.check(done)
+        pattern[d] = np.concatenate(rows)
     for s in range(width - 1, -1, -1):
         na = int(active_upto[s])
         dig = digits[:na, s].astype(np.int64)
@@ -380,7 +390,7 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
                 where = (pattern[d][r_live] if d <= _PATTERN_D
                          else _pattern(pos, r_live, d, c))  # a wide divisor: computed
                 dm |= bit[cj].ravel()[where + rowbase]
-            out, bad = _prove(tab, dm, c)
+            out, bad = _prove(tab, dm, c, meter)
             if bad >= 0:
                 col = int(live[bad])
                 raise _NoConvergence(cols.q[col] // d1 ** (s - int(sums[col])))
