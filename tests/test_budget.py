@@ -14,8 +14,8 @@ from itertools import pairwise
 
 import pytest
 
-from sdg_automata import budget as budget_module
 from sdg_automata.errors import BudgetExceeded, InputError
+from sdg_automata.runtime import budget as budget_module
 from sdg_automata.runtime.budget import MAX_STRIDE, TICK, Budget, Meter
 
 

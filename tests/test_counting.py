@@ -317,7 +317,7 @@ def test_unary_counts_gf_and_density_are_the_periodic_pattern(subtraction: list[
 
 
 def test_unary_density_agrees_with_proven_period() -> None:
-    from sdg_automata import periodicity
+    from sdg_automata.games import periodicity
     for subtraction in ([2, 3], [1, 3, 4], [2, 5, 7]):
         g = subtraction_grammar(subtraction)
         p = periodicity.proven_period(g, "A")

@@ -24,8 +24,8 @@ from strategies import (
     words,
 )
 
-from sdg_automata import semantics
 from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
+from sdg_automata.games import semantics
 from sdg_automata.games.semantics import (
     ReferenceSubstringTable,
     SubstringTable,
