@@ -41,7 +41,7 @@ import importlib.util
 import time
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
 
 from ..errors import BudgetExceeded, EngineNotice, InputError
 
@@ -95,7 +95,7 @@ def check_engine(engine: object) -> Engine:
     """``engine`` if it names an engine, else :class:`InputError` listing them."""
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
-    return engine  # type: ignore[return-value]
+    return cast(Engine, engine)
 
 
 def compiled(name: str) -> Callable[..., Any]:
