@@ -308,11 +308,7 @@ def max_grundy(
     if method == "onthefly":
         chosen = None if strategy is None else strategies.get(strategy)
         strategies.check(chosen, keywords, budget)
-    elif method in ROUTES:
-        if keywords["store"] != "table":  # it would be ignored: say so
-            raise InputError(f"the {keywords['store']} store is the on-the-fly breadth-first "
-                             "search's; the explicit route builds every M_{A,i} with "
-                             "automata-lib")
+    elif method in ROUTES:  # a route takes no strategy's option: each strategy says why
         strategies.check(None, keywords, budget, user=f"the {method} route")
     else:
         raise InputError(f"unknown method {method!r} (expected {' or '.join(ROUTES)})")

@@ -167,7 +167,8 @@ class Search:
     def run(self, python: Callable[[Search, Budget], SearchResult],
             compiled: Callable[[Search, Budget], SearchResult]) -> SearchResult:
         """``python`` or ``compiled`` on the engine ``engine`` chooses."""
-        from .walks import run_engine, unfit
+        from ..runtime.engines import run_engine
+        from .walks import unfit
 
         result, engine = run_engine(self.engine, self.budget, partial(python, self),
                                     partial(compiled, self), reason=unfit(self.automaton),

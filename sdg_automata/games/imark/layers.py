@@ -360,11 +360,10 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     done = meter.count  # intervals of the whole call (earlier values and windows too)
     pattern = {}
     for d in D:  # a residue's row is 2c + 1 positions: seconds for c = 10⁷, so checked by row
-        rows = []
-        for r in range(min(d, _PATTERN_D)):
-            rows.append(_pattern(pos, np.array([r], dtype=np.int64), d, c))
+        rows = pattern[d] = np.empty((min(d, _PATTERN_D), 2 * c + 1), dtype=np.int32)
+        for r in range(len(rows)):  # filled in place: no second copy of the table
+            rows[r] = _pattern(pos, np.array([r], dtype=np.int64), d, c)[0]
             meter.check(done)
-        pattern[d] = np.concatenate(rows)
     for s in range(width - 1, -1, -1):
         na = int(active_upto[s])
         dig = digits[:na, s].astype(np.int64)

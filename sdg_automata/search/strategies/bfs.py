@@ -60,10 +60,14 @@ ARGUMENTS = (Argument(
 
 
 def _refuse(user: str, given: Mapping[str, Any]) -> str:
-    """A store for another strategy (or an unknown store, whoever asks)."""
+    """A store for a route (which builds DFAs and stores nothing of ours), for another
+    strategy, or an unknown store, whoever asks."""
     from ..walks import STORES
 
     store = given["store"]
+    if user.endswith(" route"):
+        return (f"the {store} store is the on-the-fly breadth-first search's; {user} builds "
+                "every M_{A,i} with automata-lib")
     if store not in STORES:
         return f"unknown store {store!r} (choose from {', '.join(STORES)})"
     return (f"the {store} store is the compiled breadth-first search's: it goes with "
