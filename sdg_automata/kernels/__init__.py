@@ -3,11 +3,14 @@
 The hot loops of the package (the on-the-fly Max-Grundy search, the
 exploration of the Step 1–5 automaton, octal values) exist twice: as the
 idiomatic pure-Python code that has always been the reference, and as array
-kernels compiled by numba.  Each kernel module of this package holds plain
-functions over numpy arrays decorated with :func:`jit`, and names the Python
-reference it must equal; the tests run both on the same instances and compare
-every result.  A kernel module imports numba when it is imported, so the
-engines import it inside the function that has chosen it.
+kernels compiled by numba.  Each kernel module of this package holds
+functions over numpy arrays, and names the Python reference they must equal;
+the tests run both on the same instances and compare every result.  Either the
+functions are decorated with :func:`jit` (the module imports numba when it is
+imported, so the engines import it inside the function that has chosen it), or
+they are plain functions that :func:`jit_all` compiles on demand and that
+:mod:`~sdg_automata.kernels.native` compiles once to native code, which later
+processes load without numba (:mod:`sdg_automata.kernels.octal`).
 
 Which engine runs (``engine=`` in the API, ``--engine`` on the command line) is
 decided in one place, :mod:`sdg_automata.runtime.engines` (re-exported here:
@@ -39,20 +42,19 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 from ..errors import BudgetExceeded, Interrupted, KernelCacheWarning
 from ..runtime.engines import ENGINES, Engine, check_engine, use_compiled
 from ..runtime.stopping import held_signals  # here since 0.2: re-exported for its users
 
-__all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "numba_missing",
-           "only_our_kernels", "use_compiled"]
+__all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "jit_all",
+           "numba_missing", "only_our_kernels", "use_compiled"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
 
 
 #: whether numba may skip looking for a BLAS (see :func:`only_our_kernels`)
@@ -92,10 +94,17 @@ def numba_missing() -> str | None:
     """Why numba cannot be used here (a phrase), or ``None`` when it can.
 
     Imports numba on the first call (about half a second), so call it only
-    once a run has chosen to consider the compiled engine.
+    once a run has chosen to consider the compiled engine; except where a native
+    library of kernels built here is cached (:func:`.native.cached`): the kernels
+    that have one then run without numba, and the others import it when they
+    first run.
     """
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return None  # kernels then run as plain Python: slow, but still the kernels' code
+    from .native import cached
+
+    if cached():
+        return None
     try:
         with held_signals():  # a deadline met half-way would leave numba half-imported
             _load_numba()
@@ -135,6 +144,27 @@ def jit(kernel: F) -> F:
                        "compiling them in memory, on every run")
         return cast(F, numba.njit(nogil=True)(kernel))
     return cast(F, _watched(compiled, "first run only"))
+
+
+def jit_all(namespace: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """The plain functions ``names`` of a kernel module (``namespace``: its globals)
+    compiled by :func:`jit`, each calling the others' compiled forms.
+
+    One plain function jitted on demand (umap's layout): the module imports without
+    numba and its functions stay ordinary Python.  numba reads a kernel's callees
+    from its globals when it compiles it, so each function is compiled as a twin (the
+    same code, the same file and line for numba's cache) whose globals name the
+    compiled forms.  Under ``NUMBA_DISABLE_JIT`` the twins are the Python functions.
+    """
+    env = dict(namespace)
+    compiled: dict[str, Any] = {}
+    for name in names:
+        f = namespace[name]
+        twin = types.FunctionType(f.__code__, env, f.__name__, f.__defaults__, f.__closure__)
+        twin.__qualname__, twin.__module__, twin.__doc__ = f.__qualname__, f.__module__, f.__doc__
+        compiled[name] = jit(twin)
+    env.update(compiled)
+    return compiled
 
 
 #: whether this process has said that kernels are compiled, or warned about the cache:
