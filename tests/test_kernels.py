@@ -26,10 +26,19 @@ def test_engines_are_the_literal() -> None:
         kernels.check_engine("fast")
 
 
-def test_python_never_and_auto_only_from_the_threshold() -> None:
+@pytest.mark.parametrize("native", [False, True])
+def test_python_never_and_auto_only_from_the_threshold(
+        native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should run the kernels from the threshold on, or from a sixteenth of it where they
+    are cached as native code (loaded without numba, for a sixteenth of its cost)."""
+    from sdg_automata.kernels import native as native_kernels
+    from sdg_automata.runtime.engines import NATIVE_GAIN
+
+    monkeypatch.setattr(native_kernels, "cached", lambda: native)
+    lowest = 1600 // NATIVE_GAIN if native else 1600
     assert not kernels.use_compiled("python", work=10**9, threshold=1)
-    assert not kernels.use_compiled("auto", work=99, threshold=100)
-    assert kernels.use_compiled("auto", work=100, threshold=100) == (
+    assert not kernels.use_compiled("auto", work=lowest - 1, threshold=1600)
+    assert kernels.use_compiled("auto", work=lowest, threshold=1600) == (
         kernels.numba_missing() is None)
 
 

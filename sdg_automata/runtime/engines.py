@@ -48,8 +48,8 @@ from ..errors import BudgetExceeded, EngineNotice, InputError
 if TYPE_CHECKING:
     from .budget import Budget
 
-__all__ = ["COMPILED", "ENGINES", "THRESHOLDS", "Engine", "Unfit", "check_engine",
-           "compiled", "numba_missing", "run_engine", "use_compiled"]
+__all__ = ["COMPILED", "ENGINES", "NATIVE_GAIN", "THRESHOLDS", "Engine", "Unfit",
+           "check_engine", "compiled", "numba_missing", "run_engine", "use_compiled"]
 
 #: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
 Engine = Literal["auto", "compiled", "python"]
@@ -74,11 +74,19 @@ THRESHOLDS: dict[str, int] = {
     "octal period values": 1 << 12,
 }
 
+#: how much less loading the compiled engine costs when its kernels are cached as native
+#: code (sdg_automata.kernels.native: llvmlite links them in ~0.04 CPU s, numba's import
+#: and cache cost ~0.9): ``"auto"`` then switches at a threshold this many times lower,
+#: the same ski-rental point for a sixteenth of the fixed cost
+NATIVE_GAIN = 16
+
 #: the parts of the compiled engine, by name: ``"module:attribute"``, imported only when
 #: the policy has chosen that engine (see the module docstring)
 COMPILED: dict[str, str] = {
     # why numba cannot be used (a phrase), or None: kernels/__init__ loads numba
     "numba": "sdg_automata.kernels:numba_missing",
+    # whether native kernels built here are cached: () -> bool (no numba imported)
+    "native": "sdg_automata.kernels.native:cached",
     # GrundyAutomaton.explore's compiled twin: (automaton, budget, what=) -> Crawl
     "explore": "sdg_automata.search.explore:crawl_compiled",
 }
@@ -129,7 +137,9 @@ def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
 
     ``threshold`` is an entry of :data:`THRESHOLDS`: ``"auto"`` chooses the kernels
     from so many units on, when numba imports; below it the Python reference
-    finishes before numba would have loaded.
+    finishes before numba would have loaded.  Where native kernels are cached
+    (:mod:`sdg_automata.kernels.native`), loaded without numba, the threshold is
+    :data:`NATIVE_GAIN` times lower.
 
     Raises
     ------
@@ -137,7 +147,8 @@ def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
         For an unknown engine, or ``"compiled"`` without numba.
     """
     check_engine(engine)
-    if engine == "python" or engine == "auto" and work < threshold:
+    if engine == "python" or engine == "auto" and work < threshold and (
+            work < threshold // NATIVE_GAIN or not compiled("native")()):
         return False
     if engine == "compiled":
         _needs_numba()

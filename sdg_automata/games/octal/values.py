@@ -490,7 +490,7 @@ class _Engine:
                     reached, status, extra, self.rare_count = k.run_sparse(
                         self.g, self.n, stop, self.rare, self.rare_count, sp.mask,
                         sp.positional, sp.rare_parity, one, two, terminal, seen, vmax,
-                        _KERNEL_WORK, self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN,
+                        _KERNEL_WORK, self.method == "auto", _JUDGE_FROM, k.SPARSE_GAIN,
                         self.index.partners, self.index.start, self.index.heaps, _SCAN_FIRST,
                         _PROBES)
                 else:  # "full", or "one-heap": the full mex with no splits
