@@ -1,0 +1,379 @@
+/*
+ * The C floor of the compiled Max-Grundy search (issue 36): the same loops as
+ * sdg_automata's kernels, written in C, over the same step tables.
+ *
+ *   search bfs   TABLES   breadth-first walk from q0, as kernels.automaton.bfs with
+ *                         the table store: records of part ids (uint16, or int32 when
+ *                         compiled with -DWIDE), an open-addressing table of record
+ *                         numbers + 1 with 8-bit tags (load <= 70%, doubled and
+ *                         rehashed), the tree (parent int32, letter uint8), appends;
+ *   search lasso TABLES   the one-letter walk by Brent's cycle detection, as
+ *                         kernels.automaton.walk/meet driven by search.walks.lasso
+ *                         (phase 2 starts from the last of 64 checkpoints).
+ *
+ * A step is kernels.step.step: one instruction per group of the plan, each a few
+ * lookups in the int32 heap (9 on the hardness family); the hash of a record is
+ * kernels.step._hash.  TABLES is written by benchmarks/bench_floor.py from the
+ * StepTables of a finished search of ours (every entry the walk needs is learned);
+ * an entry still unknown (-1) is an error here, never a guess.
+ *
+ * Prints one JSON line: the states, the largest value found, the length of its
+ * first (shortest) witness, and the CPU seconds of the walk alone.
+ *
+ * Build: cc -O2 -o search search.c   (and -DWIDE for ids of 16 bits or more).
+ */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef WIDE
+typedef int32_t rec_t;
+#else
+typedef uint16_t rec_t;
+#endif
+
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+#define MIX 0xFF51AFD7ED558CCDULL
+#define CHECKPOINTS 64
+
+typedef struct {
+    int64_t groups, letters, head, settle, bound, letter;
+    int64_t *starts, *plan;
+    int32_t *heap, *values, *initial;
+    int64_t nvalues;
+} tables_t;
+
+static void die(const char *why) {
+    fprintf(stderr, "search: %s\n", why);
+    exit(2);
+}
+
+static void *alloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) die("out of memory");
+    return p;
+}
+
+static void read_exact(FILE *f, void *to, size_t bytes) {
+    if (bytes && fread(to, 1, bytes, f) != bytes) die("truncated tables file");
+}
+
+static void *read_array(FILE *f, size_t count, size_t size) {
+    void *p = alloc(count * size);
+    read_exact(f, p, count * size);
+    return p;
+}
+
+/* The file of benchmarks/bench_floor.py: "SDGFLOOR", 12 int64 fields, then the arrays. */
+static tables_t load(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) die("cannot open the tables file");
+    char magic[8];
+    read_exact(f, magic, 8);
+    if (memcmp(magic, "SDGFLOOR", 8)) die("not a tables file");
+    int64_t h[12];
+    read_exact(f, h, sizeof h);
+    tables_t t;
+    t.groups = h[0]; t.letters = h[1]; t.head = h[2]; t.settle = h[3]; t.bound = h[4];
+    t.letter = h[5];
+    int64_t nheap = h[6], nplan = h[7];
+    t.nvalues = h[8];
+    if (h[9] != 0) die("a constraint: not supported by the floor");
+    t.starts = read_array(f, t.letters, 8);
+    t.initial = read_array(f, t.groups, 4);
+    t.heap = read_array(f, nheap, 4);
+    t.plan = read_array(f, nplan, 8);
+    t.values = read_array(f, t.nvalues, 4);
+    fclose(f);
+    return t;
+}
+
+/* kernels.step.step: dst <- delta(src, a), a's plan at plan[at]; 1 when an entry is
+ * unknown */
+static inline int step(const int32_t *heap, const int64_t *plan, int64_t at,
+                       const rec_t *src, rec_t *dst) {
+    int64_t entries = plan[at++];
+    for (int64_t e = 0; e < entries; e++) {
+        int64_t kind = plan[at], g = plan[at + 1], c;
+        if (kind == 0) {
+            dst[g] = 0;
+            at += 2;
+            continue;
+        }
+        if (kind == 1) {
+            c = heap[plan[at + 3] + src[plan[at + 2]]];
+            at += 4;
+        } else if (kind == 2) {
+            c = heap[plan[at + 4] + (int64_t)src[plan[at + 2]] * plan[at + 5]
+                     + src[plan[at + 3]]];
+            at += 6;
+        } else if (kind == 3) {
+            int64_t r = plan[at + 2];
+            at += 3;
+            int64_t lv = at + 2 * r;
+            c = heap[plan[at + 1] + dst[plan[at]]];
+            if (c < 0) return 1;
+            for (int64_t j = 1; j < r; j++) {
+                at += 2;
+                int64_t p = heap[plan[at + 1] + dst[plan[at]]];
+                if (p < 0) return 1;
+                c = heap[plan[lv] + c * plan[lv + 1] + p];
+                if (c < 0) return 1;
+                lv += 2;
+            }
+            at = lv;
+        } else {
+            int64_t r = plan[at + 2];
+            at += 3;
+            int64_t lv = at + 3 * r;
+            c = 0;
+            for (int64_t j = 0; j < r; j++) {
+                int64_t p = plan[at + 1] ? dst[plan[at]] : src[plan[at]];
+                if (plan[at + 2] >= 0) {
+                    p = heap[plan[at + 2] + p];
+                    if (p < 0) return 1;
+                }
+                at += 3;
+                if (j == 0) {
+                    c = p;
+                    if (r > 1) continue;
+                    p = 0;
+                }
+                c = heap[plan[lv] + c * plan[lv + 1] + p];
+                lv += 2;
+                if (c < 0) return 1;
+            }
+            at = lv;
+        }
+        if (c < 0) return 1;
+        dst[g] = (rec_t)c;
+    }
+    return 0;
+}
+
+/* kernels.step._hash */
+static inline uint64_t hash(const rec_t *r, int64_t width) {
+    uint64_t h = GOLDEN;
+    for (int64_t i = 0; i < width; i++) {
+        h = (h ^ (uint64_t)(int64_t)r[i]) * GOLDEN;
+        h ^= h >> 29;
+    }
+    h ^= h >> 32;
+    h *= MIX;
+    h ^= h >> 29;
+    return h;
+}
+
+static double cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int value_of(const tables_t *t, const rec_t *r) {
+    int64_t id = r[t->head];
+    return id < t->nvalues ? t->values[id] : -1;
+}
+
+/* -- breadth-first ------------------------------------------------------------------- */
+
+typedef struct {
+    rec_t *records;
+    int32_t *parent;
+    uint8_t *via;
+    uint32_t *table;
+    uint8_t *tags;
+    int64_t capacity, slots, width;
+} store_t;
+
+static void place(store_t *s, int64_t row) {
+    uint64_t h = hash(s->records + row * s->width, s->width);
+    uint64_t mask = (uint64_t)s->slots - 1, slot = h & mask;
+    while (s->table[slot]) slot = (slot + 1) & mask;
+    s->table[slot] = (uint32_t)(row + 1);
+    s->tags[slot] = (uint8_t)(h >> 56);
+}
+
+static void grow_table(store_t *s, int64_t n) {
+    free(s->table);
+    free(s->tags);
+    s->slots *= 2;
+    s->table = calloc(s->slots, 4);
+    s->tags = calloc(s->slots, 1);
+    if (!s->table || !s->tags) die("out of memory");
+    for (int64_t r = 0; r < n; r++) place(s, r);
+}
+
+static void grow_rows(store_t *s) {
+    s->capacity *= 2;
+    s->records = realloc(s->records, s->capacity * s->width * sizeof(rec_t));
+    s->parent = realloc(s->parent, s->capacity * 4);
+    s->via = realloc(s->via, s->capacity);
+    if (!s->records || !s->parent || !s->via) die("out of memory");
+}
+
+static int bfs(const tables_t *t) {
+    int64_t width = t->groups, letters = t->letters;
+    store_t s = {0};
+    s.width = width;
+    s.capacity = 1 << 12;
+    s.slots = 1 << 13;
+    s.records = alloc(s.capacity * width * sizeof(rec_t));
+    s.parent = alloc(s.capacity * 4);
+    s.via = alloc(s.capacity);
+    s.table = calloc(s.slots, 4);
+    s.tags = calloc(s.slots, 1);
+    if (!s.table || !s.tags) die("out of memory");
+    int64_t *found = alloc((t->bound + 1) * 8);
+    for (int64_t v = 0; v <= t->bound; v++) found[v] = -1;
+    for (int64_t g = 0; g < width; g++) s.records[g] = (rec_t)t->initial[g];
+    place(&s, 0);
+    rec_t *next = alloc(width * sizeof(rec_t));
+    double started = cpu();
+    int64_t n = 1, sid = 0;
+    int settled = 0;
+    for (; sid < n && !settled; sid++) {
+        for (int64_t c = 0; c < letters && !settled; c++) {
+            if (step(t->heap, t->plan, t->starts[c], s.records + sid * width, next))
+                die("a step table entry is unknown: the tables are not complete");
+            uint64_t h = hash(next, width);
+            uint64_t mask = (uint64_t)s.slots - 1, slot = h & mask;
+            uint8_t tag = (uint8_t)(h >> 56);
+            int64_t r = -1;
+            for (;;) {
+                uint32_t e = s.table[slot];
+                if (!e) break;
+                if (s.tags[slot] == tag
+                    && !memcmp(s.records + (int64_t)(e - 1) * width, next,
+                               width * sizeof(rec_t))) {
+                    r = e - 1;
+                    break;
+                }
+                slot = (slot + 1) & mask;
+            }
+            if (r >= 0) continue;
+            if (n == s.capacity) grow_rows(&s);
+            memcpy(s.records + n * width, next, width * sizeof(rec_t));
+            s.table[slot] = (uint32_t)(n + 1);
+            s.tags[slot] = tag;
+            s.parent[n] = (int32_t)sid;
+            s.via[n] = (uint8_t)c;
+            int v = value_of(t, next);
+            n++;
+            if (v >= 0 && v <= t->bound && found[v] < 0) {
+                found[v] = n - 1;
+                if (v >= t->settle) settled = 1;
+            }
+            if (n * 100 >= s.slots * 70) grow_table(&s, n);
+        }
+    }
+    double seconds = cpu() - started;
+    int64_t best = -1, length = 0;
+    for (int64_t v = t->bound; v >= 0; v--)
+        if (found[v] >= 0) { best = v; break; }
+    if (best >= 0)
+        for (int64_t u = found[best]; u > 0; u = s.parent[u]) length++;
+    printf("{\"states\": %lld, \"max\": %lld, \"length\": %lld, \"seconds\": %.6f}\n",
+           (long long)n, (long long)best, (long long)length, seconds);
+    return 0;
+}
+
+/* -- the lasso ------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t position[CHECKPOINTS + 1];
+    rec_t *state;  /* (CHECKPOINTS + 1) x width */
+    int64_t count, spacing, width;
+} marks_t;
+
+static void mark(marks_t *m, int64_t position, const rec_t *state) {
+    memcpy(m->state + m->count * m->width, state, m->width * sizeof(rec_t));
+    m->position[m->count++] = position;
+    if (m->count > CHECKPOINTS) {  /* search.walks._Checkpoints: every other one goes */
+        m->spacing *= 2;
+        int64_t kept = 0;
+        for (int64_t i = 0; i < m->count; i++)
+            if (m->position[i] % m->spacing == 0) {
+                m->position[kept] = m->position[i];
+                memmove(m->state + kept * m->width, m->state + i * m->width,
+                        m->width * sizeof(rec_t));
+                kept++;
+            }
+        m->count = kept;
+    }
+}
+
+static int lasso(const tables_t *t) {
+    int64_t width = t->groups, at = t->starts[t->letter];
+    rec_t *hare = alloc(width * sizeof(rec_t)), *tortoise = alloc(width * sizeof(rec_t));
+    rec_t *spare = alloc(width * sizeof(rec_t)), *other = alloc(width * sizeof(rec_t));
+    int64_t *first = alloc((t->bound + 1) * 8);
+    for (int64_t v = 0; v <= t->bound; v++) first[v] = -1;
+    for (int64_t g = 0; g < width; g++) hare[g] = (rec_t)t->initial[g];
+    marks_t m = {.count = 0, .spacing = 1, .width = width};
+    m.state = alloc((CHECKPOINTS + 1) * width * sizeof(rec_t));
+    mark(&m, 0, hare);
+    double started = cpu();
+    int64_t pos = 0, power = 1, cycle = -1, states = -1;
+    while (cycle < 0 && states < 0) {  /* phase 1: rounds of 1, 2, 4, ... steps */
+        memcpy(tortoise, hare, width * sizeof(rec_t));
+        for (int64_t steps = 0; steps < power; steps++) {
+            if (step(t->heap, t->plan, at, hare, spare))
+                die("a step table entry is unknown: the tables are not complete");
+            rec_t *swap = hare; hare = spare; spare = swap;
+            pos++;
+            if (pos == m.position[m.count - 1] + m.spacing) mark(&m, pos, hare);
+            int v = value_of(t, hare);
+            if (v >= 0 && v <= t->bound && first[v] < 0) {
+                first[v] = pos;
+                if (v >= t->settle) { states = pos + 1; break; }
+            }
+            if (!memcmp(hare, tortoise, width * sizeof(rec_t))) { cycle = steps + 1; break; }
+        }
+        power *= 2;
+    }
+    if (states < 0) {  /* phase 2: the hare at q_lambda from a checkpoint, then both */
+        int64_t k = 0;
+        for (int64_t i = 0; i < m.count; i++)
+            if (m.position[i] <= cycle && m.position[i] >= m.position[k]) k = i;
+        memcpy(hare, m.state + k * width, width * sizeof(rec_t));
+        for (int64_t p = m.position[k]; p < cycle; p++) {
+            if (step(t->heap, t->plan, at, hare, spare)) die("unknown step table entry");
+            rec_t *swap = hare; hare = spare; spare = swap;
+        }
+        for (int64_t g = 0; g < width; g++) tortoise[g] = (rec_t)t->initial[g];
+        int64_t tail = 0;
+        while (memcmp(hare, tortoise, width * sizeof(rec_t))) {
+            if (step(t->heap, t->plan, at, tortoise, spare)
+                || step(t->heap, t->plan, at, hare, other))
+                die("unknown step table entry");
+            rec_t *swap = tortoise; tortoise = spare; spare = swap;
+            swap = hare; hare = other; other = swap;
+            tail++;
+        }
+        states = tail + cycle;
+    }
+    double seconds = cpu() - started;
+    int64_t best = -1;
+    for (int64_t v = t->bound; v >= 0; v--)
+        if (first[v] >= 0) { best = v; break; }
+    printf("{\"states\": %lld, \"max\": %lld, \"length\": %lld, \"seconds\": %.6f}\n",
+           (long long)states, (long long)best, (long long)(best >= 0 ? first[best] : 0),
+           seconds);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) die("usage: search bfs|lasso TABLES");
+    tables_t t = load(argv[2]);
+    if (!strcmp(argv[1], "bfs")) return bfs(&t);
+    if (!strcmp(argv[1], "lasso")) {
+        if (t.letter < 0 || t.letter >= t.letters) die("the tables name no letter");
+        return lasso(&t);
+    }
+    die("usage: search bfs|lasso TABLES");
+    return 2;
+}
