@@ -10,6 +10,7 @@ asserted here.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -96,3 +97,52 @@ def test_lazy_and_complete_parsers_agree() -> None:
     lazy, complete = options(build_parser(lazy=True)), options(build_parser())
     assert lazy == complete
     assert "--format" in lazy["max"] and "--json" in lazy["octal"]  # finish() ran on each
+
+
+def test_the_package_imports_no_kernel() -> None:
+    """Should import no kernel module (nor numba, llvmlite, numpy) with the package."""
+    code = "import sys, sdg_automata; print(sorted(m for m in sys.modules if 'kernels' in m))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_each_compiled_command_loads_its_own_kernels(tmp_path: Path) -> None:
+    """Should load the octal kernels for octal (as native code, without numba, once they
+    are cached: a first run builds them) and the search kernels for max, never the other's."""
+    pytest.importorskip("numba")
+    octal = ("octal", "0.45", "--engine", "compiled", "--json")
+    loaded(*octal)  # builds the native library where it is not cached yet
+    modules = loaded(*octal)
+    kernels = {m for m in modules if m.startswith("sdg_automata.kernels.")}
+    assert "sdg_automata.kernels.octal" in kernels
+    assert not kernels & {"sdg_automata.kernels.automaton", "sdg_automata.kernels.step",
+                          "sdg_automata.kernels.compact"}, sorted(kernels)
+    from sdg_automata.kernels import native
+
+    if native.cached():
+        assert "numba" not in top(modules)
+    from sdg_automata.grammar.parse import grammar_to_json
+    from sdg_automata.search.families import ModularSpec, modular_family
+
+    grammar = tmp_path / "modular.json"  # one the kernels take (the example is too small)
+    grammar.write_text(grammar_to_json(modular_family(
+        [ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])), encoding="utf-8")
+    modules = loaded("max", str(grammar), "A", "--engine", "compiled", "--strategy", "bfs")
+    assert "sdg_automata.kernels.automaton" in modules
+    assert "sdg_automata.kernels.octal" not in modules
+
+
+def test_the_command_line_starts_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should ask OpenBLAS for one thread (numpy starts its pool at import: 0.1 CPU s of
+    every command on two cores), unless the user set a number."""
+    from sdg_automata.cli import main
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "3"

@@ -43,7 +43,7 @@ typedef struct {
     int64_t groups, letters, head, settle, bound, letter;
     int64_t *starts, *plan;
     int32_t *heap, *values, *initial;
-    int64_t nvalues;
+    int64_t nvalues, *counts;  /* counts: the part ids of each group */
 } tables_t;
 
 static void die(const char *why) {
@@ -67,7 +67,9 @@ static void *read_array(FILE *f, size_t count, size_t size) {
     return p;
 }
 
-/* The file of benchmarks/bench_floor.py: "SDGFLOOR", 12 int64 fields, then the arrays. */
+/* The file of benchmarks/bench_floor.py: "SDGFLOOR", 12 int64 fields (groups, letters,
+ * the head's group, settle, bound, the lasso's letter, the sizes of heap, plan and values,
+ * a constraint flag, 0, 0), then starts, initial, heap, plan, values and the part counts. */
 static tables_t load(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) die("cannot open the tables file");
@@ -87,6 +89,7 @@ static tables_t load(const char *path) {
     t.heap = read_array(f, nheap, 4);
     t.plan = read_array(f, nplan, 8);
     t.values = read_array(f, t.nvalues, 4);
+    t.counts = read_array(f, t.groups, 8);
     fclose(f);
     return t;
 }
@@ -215,6 +218,17 @@ static void grow_rows(store_t *s) {
     if (!s->records || !s->parent || !s->via) die("out of memory");
 }
 
+static inline int same(const rec_t *a, const rec_t *b, int64_t width) {
+    for (int64_t i = 0; i < width; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* Successors a block at a time, as the kernel does: their steps and hashes first, with
+ * the table slots they will probe prefetched, then their lookups in order (so that the
+ * states are numbered as one at a time would number them). */
+#define BATCH 64
+
 static int bfs(const tables_t *t) {
     int64_t width = t->groups, letters = t->letters;
     store_t s = {0};
@@ -231,43 +245,64 @@ static int bfs(const tables_t *t) {
     for (int64_t v = 0; v <= t->bound; v++) found[v] = -1;
     for (int64_t g = 0; g < width; g++) s.records[g] = (rec_t)t->initial[g];
     place(&s, 0);
-    rec_t *next = alloc(width * sizeof(rec_t));
+    rec_t *block = alloc(BATCH * width * sizeof(rec_t));
+    uint64_t hashes[BATCH];
+    int64_t origin[BATCH];
     double started = cpu();
-    int64_t n = 1, sid = 0;
+    int64_t n = 1, sid = 0, letter = 0;
     int settled = 0;
-    for (; sid < n && !settled; sid++) {
-        for (int64_t c = 0; c < letters && !settled; c++) {
-            if (step(t->heap, t->plan, t->starts[c], s.records + sid * width, next))
+    while (sid < n && !settled) {
+        if (n + BATCH >= s.capacity) grow_rows(&s);
+        if ((n + BATCH) * 100 >= s.slots * 70) grow_table(&s, n);
+        uint64_t mask = (uint64_t)s.slots - 1;
+        int64_t m = 0;
+        for (int64_t q = sid, c = letter; m < BATCH && q < n; m++) {
+            rec_t *next = block + m * width;
+            if (step(t->heap, t->plan, t->starts[c], s.records + q * width, next))
                 die("a step table entry is unknown: the tables are not complete");
             uint64_t h = hash(next, width);
-            uint64_t mask = (uint64_t)s.slots - 1, slot = h & mask;
+            hashes[m] = h;
+            origin[m] = q * letters + c;
+            __builtin_prefetch(s.table + (h & mask));
+            __builtin_prefetch(s.tags + (h & mask));
+            if (++c == letters) {
+                c = 0;
+                q++;
+            }
+        }
+        for (int64_t j = 0; j < m; j++) {
+            const rec_t *next = block + j * width;
+            uint64_t h = hashes[j], slot = h & mask;
             uint8_t tag = (uint8_t)(h >> 56);
             int64_t r = -1;
             for (;;) {
                 uint32_t e = s.table[slot];
                 if (!e) break;
-                if (s.tags[slot] == tag
-                    && !memcmp(s.records + (int64_t)(e - 1) * width, next,
-                               width * sizeof(rec_t))) {
+                if (s.tags[slot] == tag && same(s.records + (int64_t)(e - 1) * width, next,
+                                                width)) {
                     r = e - 1;
                     break;
                 }
                 slot = (slot + 1) & mask;
             }
+            int64_t q = origin[j] / letters, c = origin[j] % letters;
+            sid = c + 1 == letters ? q + 1 : q;
+            letter = c + 1 == letters ? 0 : c + 1;
             if (r >= 0) continue;
-            if (n == s.capacity) grow_rows(&s);
             memcpy(s.records + n * width, next, width * sizeof(rec_t));
             s.table[slot] = (uint32_t)(n + 1);
             s.tags[slot] = tag;
-            s.parent[n] = (int32_t)sid;
+            s.parent[n] = (int32_t)q;
             s.via[n] = (uint8_t)c;
             int v = value_of(t, next);
             n++;
             if (v >= 0 && v <= t->bound && found[v] < 0) {
                 found[v] = n - 1;
-                if (v >= t->settle) settled = 1;
+                if (v >= t->settle) {
+                    settled = 1;
+                    break;
+                }
             }
-            if (n * 100 >= s.slots * 70) grow_table(&s, n);
         }
     }
     double seconds = cpu() - started;
@@ -306,7 +341,7 @@ static void mark(marks_t *m, int64_t position, const rec_t *state) {
     }
 }
 
-static int lasso(const tables_t *t) {
+static int lasso_records(const tables_t *t) {
     int64_t width = t->groups, at = t->starts[t->letter];
     rec_t *hare = alloc(width * sizeof(rec_t)), *tortoise = alloc(width * sizeof(rec_t));
     rec_t *spare = alloc(width * sizeof(rec_t)), *other = alloc(width * sizeof(rec_t));
@@ -360,9 +395,206 @@ static int lasso(const tables_t *t) {
     int64_t best = -1;
     for (int64_t v = t->bound; v >= 0; v--)
         if (first[v] >= 0) { best = v; break; }
-    printf("{\"states\": %lld, \"max\": %lld, \"length\": %lld, \"seconds\": %.6f}\n",
-           (long long)states, (long long)best, (long long)(best >= 0 ? first[best] : 0),
-           seconds);
+    printf("{\"states\": %lld, \"max\": %lld, \"length\": %lld, \"seconds\": %.6f, "
+           "\"packed\": false}\n", (long long)states, (long long)best,
+           (long long)(best >= 0 ? first[best] : 0), seconds);
+    return 0;
+}
+
+
+/* The lasso on states packed in one 64-bit word (each group's id a bit field), when the
+ * ids fit: the state a compact store's key would be, and the step the same table reads,
+ * with the fields read by shifts.  The letter's plan is decoded once; its instructions of
+ * kinds 0-2 (the hardness family's, but for one) run from that decoding, the others as
+ * kernels.step.step runs them, over the ids of the new state computed so far. */
+
+typedef struct {
+    int64_t kind, g, at;          /* at: the instruction in the plan (kinds 3, 4) */
+    int64_t s0, m0, s1, m1, off, cols;
+} op_t;
+
+typedef struct {
+    int64_t groups, shift[64], mask[64];
+    op_t op[64];
+    int64_t ops;
+} packed_t;
+
+static inline int64_t field(uint64_t w, int64_t s, int64_t m) {
+    return (int64_t)((w >> s) & (uint64_t)m);
+}
+
+static int pack_plan(const tables_t *t, int64_t at, packed_t *p) {
+    int64_t bits = 0;
+    p->groups = t->groups;
+    if (t->groups > 64) return 0;
+    for (int64_t g = 0; g < t->groups; g++) {
+        int64_t w = 1;
+        while (((int64_t)1 << w) < t->counts[g]) w++;
+        p->shift[g] = bits;
+        p->mask[g] = ((int64_t)1 << w) - 1;
+        bits += w;
+    }
+    if (bits > 64) return 0;
+    const int64_t *plan = t->plan;
+    p->ops = plan[at++];
+    for (int64_t e = 0; e < p->ops; e++) {
+        op_t *o = &p->op[e];
+        o->kind = plan[at];
+        o->g = plan[at + 1];
+        o->at = at;
+        if (o->kind == 0) {
+            at += 2;
+        } else if (o->kind == 1) {
+            o->s0 = p->shift[plan[at + 2]]; o->m0 = p->mask[plan[at + 2]];
+            o->off = plan[at + 3];
+            at += 4;
+        } else if (o->kind == 2) {
+            o->s0 = p->shift[plan[at + 2]]; o->m0 = p->mask[plan[at + 2]];
+            o->s1 = p->shift[plan[at + 3]]; o->m1 = p->mask[plan[at + 3]];
+            o->off = plan[at + 4];
+            o->cols = plan[at + 5];
+            at += 6;
+        } else if (o->kind == 3) {
+            at += 3 + 4 * plan[at + 2] - 2;
+        } else {
+            int64_t r = plan[at + 2];
+            at += 3 + 3 * r + 2 * (r > 1 ? r - 1 : 1);
+        }
+    }
+    return 1;
+}
+
+/* the successor of w; 1 when an entry is unknown */
+static inline int step_packed(const tables_t *t, const packed_t *p, uint64_t w,
+                              uint64_t *out) {
+    const int32_t *heap = t->heap;
+    const int64_t *plan = t->plan;
+    int64_t dst[64];
+    uint64_t next = 0;
+    for (int64_t e = 0; e < p->ops; e++) {
+        const op_t *o = &p->op[e];
+        int64_t c;
+        if (o->kind == 0) {
+            dst[o->g] = 0;
+            continue;
+        }
+        if (o->kind == 1) {
+            c = heap[o->off + field(w, o->s0, o->m0)];
+        } else if (o->kind == 2) {
+            c = heap[o->off + field(w, o->s0, o->m0) * o->cols + field(w, o->s1, o->m1)];
+        } else if (o->kind == 3) {
+            int64_t at = o->at, r = plan[at + 2];
+            at += 3;
+            int64_t lv = at + 2 * r;
+            c = heap[plan[at + 1] + dst[plan[at]]];
+            if (c < 0) return 1;
+            for (int64_t j = 1; j < r; j++) {
+                at += 2;
+                int64_t q = heap[plan[at + 1] + dst[plan[at]]];
+                if (q < 0) return 1;
+                c = heap[plan[lv] + c * plan[lv + 1] + q];
+                if (c < 0) return 1;
+                lv += 2;
+            }
+        } else {
+            int64_t at = o->at, r = plan[at + 2];
+            at += 3;
+            int64_t lv = at + 3 * r;
+            c = 0;
+            for (int64_t j = 0; j < r; j++) {
+                int64_t src = plan[at];
+                int64_t q = plan[at + 1] ? dst[src] : field(w, p->shift[src], p->mask[src]);
+                if (plan[at + 2] >= 0) {
+                    q = heap[plan[at + 2] + q];
+                    if (q < 0) return 1;
+                }
+                at += 3;
+                if (j == 0) {
+                    c = q;
+                    if (r > 1) continue;
+                    q = 0;
+                }
+                c = heap[plan[lv] + c * plan[lv + 1] + q];
+                lv += 2;
+                if (c < 0) return 1;
+            }
+        }
+        if (c < 0 || c > p->mask[o->g]) return 1;
+        dst[o->g] = c;
+        next |= (uint64_t)c << p->shift[o->g];
+    }
+    *out = next;
+    return 0;
+}
+
+static int lasso(const tables_t *t) {
+    packed_t p;
+    if (!pack_plan(t, t->starts[t->letter], &p)) return lasso_records(t);
+    uint64_t start = 0;
+    for (int64_t g = 0; g < t->groups; g++) start |= (uint64_t)t->initial[g] << p.shift[g];
+    int64_t head_shift = p.shift[t->head], head_mask = p.mask[t->head];
+    int64_t *first = alloc((t->bound + 1) * 8);
+    for (int64_t v = 0; v <= t->bound; v++) first[v] = -1;
+    int64_t mpos[CHECKPOINTS + 1], count = 1, spacing = 1;
+    uint64_t mstate[CHECKPOINTS + 1];
+    mpos[0] = 0;
+    mstate[0] = start;
+    double started = cpu();
+    uint64_t hare = start, tortoise;
+    int64_t pos = 0, power = 1, cycle = -1, states = -1;
+    while (cycle < 0 && states < 0) {  /* phase 1 */
+        tortoise = hare;
+        for (int64_t steps = 0; steps < power; steps++) {
+            if (step_packed(t, &p, hare, &hare))
+                die("a step table entry is unknown: the tables are not complete");
+            pos++;
+            if (pos == mpos[count - 1] + spacing) {
+                mpos[count] = pos;
+                mstate[count++] = hare;
+                if (count > CHECKPOINTS) {
+                    spacing *= 2;
+                    int64_t kept = 0;
+                    for (int64_t i = 0; i < count; i++)
+                        if (mpos[i] % spacing == 0) {
+                            mpos[kept] = mpos[i];
+                            mstate[kept++] = mstate[i];
+                        }
+                    count = kept;
+                }
+            }
+            int64_t id = field(hare, head_shift, head_mask);
+            int v = id < t->nvalues ? t->values[id] : -1;
+            if (v >= 0 && v <= t->bound && first[v] < 0) {
+                first[v] = pos;
+                if (v >= t->settle) { states = pos + 1; break; }
+            }
+            if (hare == tortoise) { cycle = steps + 1; break; }
+        }
+        power *= 2;
+    }
+    if (states < 0) {  /* phase 2 */
+        int64_t k = 0;
+        for (int64_t i = 0; i < count; i++)
+            if (mpos[i] <= cycle && mpos[i] >= mpos[k]) k = i;
+        hare = mstate[k];
+        for (int64_t q = mpos[k]; q < cycle; q++)
+            if (step_packed(t, &p, hare, &hare)) die("unknown step table entry");
+        tortoise = start;
+        int64_t tail = 0;
+        while (hare != tortoise) {
+            if (step_packed(t, &p, tortoise, &tortoise) || step_packed(t, &p, hare, &hare))
+                die("unknown step table entry");
+            tail++;
+        }
+        states = tail + cycle;
+    }
+    double seconds = cpu() - started;
+    int64_t best = -1;
+    for (int64_t v = t->bound; v >= 0; v--)
+        if (first[v] >= 0) { best = v; break; }
+    printf("{\"states\": %lld, \"max\": %lld, \"length\": %lld, \"seconds\": %.6f, "
+           "\"packed\": true}\n", (long long)states, (long long)best,
+           (long long)(best >= 0 ? first[best] : 0), seconds);
     return 0;
 }
 

@@ -1,0 +1,257 @@
+"""Native kernel libraries (:mod:`sdg_automata.kernels.native`), issue 36 §4.
+
+The octal kernels compiled once to native code must be the same functions as numba's
+dispatchers (every entry point, every value type, the arrays they write), load in a
+later process without numba, and cost at most one warning line when their file is
+damaged or cannot be built, never an answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sdg_automata import kernels
+from sdg_automata.errors import KernelCacheWarning, SdgBug
+from sdg_automata.games.octal import OctalGame, naive_values
+from sdg_automata.games.octal.space import SparseSpace, detect_space, rare_heaps
+from sdg_automata.kernels import native, octal, octal_check
+
+pytest.importorskip("numba")
+pytestmark = pytest.mark.skipif(not native.enabled(),
+                                reason="native libraries off here (NUMBA_DISABLE_JIT, "
+                                       "SDG_AUTOMATA_NATIVE=0 or no numba cache)")
+
+
+def _native(library: native.Library) -> dict[str, Any]:
+    """The library's native entry points (built in the default cache when missing)."""
+    functions = library.functions()
+    jitted = library.jitted()
+    if any(f is jitted[e.function] for e, f in zip(library.entries, functions.values())):
+        pytest.skip("no native library on this machine (numba's dispatchers run)")
+    return functions
+
+
+def _jitted(library: native.Library) -> dict[str, Any]:
+    jitted = library.jitted()
+    return {e.name: jitted[e.function] for e in library.entries}
+
+
+# -- the same functions ------------------------------------------------------------------
+
+
+def _state(code: str, n: int, dtype: Any) -> dict[str, Any]:
+    """An engine's arrays after n values of ``code`` (by the definition), as ``dtype``."""
+    game = OctalGame.parse(code)
+    g = np.zeros(4 * n, dtype=dtype)
+    g[:n] = naive_values(game, n)
+    # a mask found in the values, or the plain parity one (exact too, only slower)
+    space = detect_space(g[:n], game.splits) or SparseSpace(mask=1, positional=False,
+                                                            rare_parity=0, rare=0)
+    rare = np.zeros(4 * n, dtype=np.int64)
+    found = rare_heaps(g[:n], space, int(g[:n].max()).bit_length())
+    rare[:len(found)] = found
+    terminal = np.zeros(game.t + 1, dtype=np.bool_)
+    terminal[list(game.removals(1))] = True
+    return {"g": g, "n": n, "rare": rare, "count": len(found), "space": space,
+            "one": np.array(game.removals(2), dtype=np.int64),
+            "two": np.array(game.splits, dtype=np.int64), "terminal": terminal,
+            "seen": np.full(1 << 10, -1, dtype=np.int64)}
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32])
+@pytest.mark.parametrize("code", ["0.16", "0.376", "0.6"])
+def test_every_octal_entry_point_equals_numbas(code: str, dtype: Any) -> None:
+    """Should return the same results and leave the same arrays as numba's dispatcher, for
+    each value type (the engine's int32 array is never reached by a real game: it is made
+    here), from a state of the engine after 600 values (the search mode learned as well)."""
+    natives, jits = _native(octal.LIBRARY), _jitted(octal.LIBRARY)
+    suffix = {np.uint8: "u1", np.uint16: "u2", np.int32: "i4"}[dtype]
+    for kernel in ("sparse", "full"):
+        runs = []
+        for functions in (natives, jits):
+            s = _state(code, 600, dtype)
+            sp = s["space"]
+            tune, out = np.zeros(octal.TUNE_FIELDS, dtype=np.int64), np.zeros(4, np.int64)
+            if kernel == "sparse":
+                index = [np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64)]
+                functions[f"sparse_{suffix}"](
+                    s["g"], s["n"], 2000, s["rare"], s["count"], sp.mask, sp.positional,
+                    sp.rare_parity, s["one"], s["two"], s["terminal"], s["seen"], 255, 1 << 30,
+                    False, 0, 1, *index, 16, 64, np.zeros(len(s["two"]), np.int64), tune, out)
+            else:
+                functions[f"full_{suffix}"](s["g"], s["n"], 2000, s["one"], s["two"],
+                                            s["terminal"], s["seen"], 255, 1 << 30, out)
+            runs.append((s["g"].copy(), s["rare"].copy(), s["seen"].copy(), tune, out))
+        for mine, theirs in zip(*runs):
+            assert np.array_equal(mine, theirs), kernel
+        reached = int(runs[0][4][0])
+        assert runs[0][0][:reached].tolist() == naive_values(OctalGame.parse(code), reached)
+    g = np.array(naive_values(OctalGame.parse("0.77"), 600), dtype=dtype)
+    for functions in (natives, jits):
+        out = np.zeros(3, dtype=np.int64)
+        functions[f"find_period_{suffix}"](g, 600, 2, 64, out)
+        assert out.tolist() == [71, 12, 2 * 71 + 24 + 2]  # Kayles (Winning Ways)
+        divisors = np.array([1, 2, 3, 4, 6, 12, 24], dtype=np.int64)
+        assert functions[f"first_period_{suffix}"](g, 71, 24, divisors) == 12
+        assert functions[f"last_exception_{suffix}"](g, 71, 12) == 70
+
+
+def test_the_checker_is_native_and_equal_to_its_reference() -> None:
+    """Should accept the values of 0.16 and find the same first wrong heap as the Python
+    loops once one is changed (a 2-D array among its arguments)."""
+    functions = _native(octal_check.LIBRARY)
+    assert "check_u1" in functions
+    game = OctalGame.parse("0.45")
+    g = np.array(naive_values(game, 3000), dtype=np.uint8)
+    g[2500] ^= 1
+    one = np.array(game.removals(2), dtype=np.int64)
+    two = np.array(game.splits, dtype=np.int64)
+    ends = np.array(game.removals(1), dtype=np.int64)
+    size = 1 << int(g.max()).bit_length()
+    odd = np.zeros(size, dtype=np.uint8)
+    common = np.zeros((2, size + 1), dtype=np.int64)
+    results = []
+    for check in (octal_check.compiled()[0], octal_check.check_heaps):
+        rare, seen = np.zeros(8, dtype=np.int64), np.full(size + 1, -1, dtype=np.int64)
+        results.append(check(g, 0, 3000, one, two, ends, False, False, odd, common, rare, 0,
+                             seen))
+    assert results[0] == results[1] == (2500, 0)
+
+
+def test_a_later_process_runs_the_octal_kernels_without_numba() -> None:
+    """Should certify 0.16 compiled in a new process without importing numba (1 s and
+    120 MB of every compiled run before), once the library is cached."""
+    _native(octal.LIBRARY)
+    code = ("import sys\nfrom sdg_automata.games.octal import OctalGame\n"
+            "r = OctalGame.parse('0.16').period(engine='compiled')\n"
+            "print(r.preperiod, r.period, 'numba' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    assert out.split() == ["105351", "149459", "False"]  # tczajka SolvedGames.md
+
+
+# -- the file ----------------------------------------------------------------------------
+
+
+def _copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, bytes]:
+    """The octal library's file copied into a cache of its own (``NUMBA_CACHE_DIR``)."""
+    _native(octal.LIBRARY)
+    home = native.cache_dir()
+    assert home is not None
+    original = octal.LIBRARY._path(home)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    place = native.cache_dir()
+    assert place == tmp_path / "sdg_automata"
+    path = octal.LIBRARY._path(place)
+    shutil.copy(original, path)
+    monkeypatch.setattr(kernels, "_said", set())  # the warnings are once per process
+    return path, original.read_bytes()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "other key"])
+def test_a_damaged_library_is_built_again_with_one_warning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    """Should say in one warning that the file is not usable, build it again (here: the
+    intact bytes, no compiler run), load that, and say nothing the next time."""
+    path, intact = _copy(tmp_path, monkeypatch)
+    data = {"truncated": intact[:len(intact) // 2],
+            "flipped": intact[:-100] + bytes(b ^ 0xFF for b in intact[-100:]),
+            "other key": intact.replace(octal.LIBRARY._key().encode(), b"0" * 64)}[damage]
+    path.write_bytes(data)
+    built: list[Path] = []
+    monkeypatch.setattr(native.Library, "_build",
+                        lambda self, p: (built.append(p), p.write_bytes(intact)))
+    with pytest.warns(KernelCacheWarning, match="not usable .*compiling them again"):
+        functions = octal.LIBRARY._native(path.parent)
+    assert functions is not None and built == [path] and path.read_bytes() == intact
+    monkeypatch.setattr(kernels, "_said", set())
+    with _silent():
+        assert octal.LIBRARY._native(path.parent) is not None
+    assert built == [path]
+
+
+@contextlib.contextmanager
+def _silent() -> Iterator[None]:
+    """A block in which any warning fails the test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def test_a_library_that_cannot_be_built_is_said_once_and_remembered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should warn once, leave a marker, and from then on give numba's dispatchers
+    silently, without trying to build again."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(kernels, "_said", set())
+    tries: list[Path] = []
+
+    def fail(self: native.Library, path: Path) -> None:
+        tries.append(path)
+        raise RuntimeError("JIT session error: Symbols not found:\n[ _nowhere ]")
+
+    monkeypatch.setattr(native.Library, "_build", fail)
+    place = native.cache_dir()
+    assert place is not None
+    with pytest.warns(KernelCacheWarning, match=r"cannot be built here \(RuntimeError: JIT "
+                                                r"session error: Symbols not found: \[ "
+                                                r"_nowhere \]\): numba loads them instead$"):
+        assert octal.LIBRARY._native(place) is None
+    assert octal.LIBRARY._path(place, ".failed").exists()
+    monkeypatch.setattr(kernels, "_said", set())
+    with _silent():
+        assert octal.LIBRARY._native(place) is None
+    assert len(tries) == 1
+
+
+def test_the_entry_points_check_their_arrays() -> None:
+    """Should refuse, as a bug, an array the compiled code would misread or write into:
+    another type, not contiguous, read-only, the wrong number of arguments."""
+    last = _native(octal.LIBRARY)["last_exception_u1"]
+    g = np.array([1, 2, 1, 2, 1, 2], dtype=np.uint8)
+    assert last(g, 4, 2) == -1
+    for bad in (g.astype(np.uint16), np.repeat(g, 2)[::2], np.frombuffer(g.tobytes(), np.uint8),
+                [1, 2, 1, 2]):
+        with pytest.raises(SdgBug, match="last_exception_u1: argument 0"):
+            last(bad, 4, 2)
+    with pytest.raises(SdgBug, match="takes 3 arguments, not 2"):
+        last(g, 4)
+
+
+@pytest.mark.parametrize("variable", ["SDG_AUTOMATA_NATIVE", "SDG_AUTOMATA_NUMBA_CACHE",
+                                      "NUMBA_DISABLE_JIT"])
+def test_native_code_can_be_turned_off(variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should keep numba's dispatchers, and say no library is cached, when switched off."""
+    monkeypatch.setenv(variable, "1" if variable == "NUMBA_DISABLE_JIT" else "0")
+    assert not native.enabled() and not native.cached()
+    if variable != "NUMBA_DISABLE_JIT":  # (a plain function there)
+        assert octal.LIBRARY.functions()["full_u1"] is octal.LIBRARY.jitted()["full"]
+
+
+def test_the_cache_directory_falls_back_to_the_users(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should cache beside the kernels, else in the user's cache directory, else nowhere
+    (numba's dispatchers then run: the answers are the same)."""
+    from sdg_automata.kernels import cachekey
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    blocked = tmp_path / "kernels"
+    blocked.mkdir()
+    (blocked / "__pycache__").write_text("")  # a file where the directory would be
+    monkeypatch.setattr(cachekey, "KERNELS", blocked)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert native.cache_dir() == tmp_path / "cache" / "sdg_automata" / "native"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "kernels" / "__pycache__"))
+    assert native.cache_dir() is None
