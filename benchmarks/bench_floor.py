@@ -376,11 +376,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             if strategy in cases:
                 rows.append(_search(label, strategy, kind, spec, folder, floor, repeat))
         if "octal" in cases:
-            for code, k in QUICK_OCTAL if quick else OCTAL:
-                rows.append(_octal(code, k, tczajka, repeat))
+            rows += [_octal(code, k, tczajka, repeat) for code, k in
+                     (QUICK_OCTAL if quick else OCTAL)]
         if "whole" in cases:
-            for code in QUICK_WHOLE if quick else WHOLE:
-                rows.append(_whole(code, tczajka, repeat))
+            rows += [_whole(code, tczajka, repeat) for code in
+                     (QUICK_WHOLE if quick else WHOLE)]
         if "max" in cases:
             rows.append(_max(*(QUICK_MAX if quick else MAX), folder, floor, repeat))
         _LAUNCHER = None

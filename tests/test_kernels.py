@@ -30,16 +30,19 @@ def test_engines_are_the_literal() -> None:
 def test_python_never_and_auto_only_from_the_threshold(
         native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Should run the kernels from the threshold on, or from a sixteenth of it where they
-    are cached as native code (loaded without numba, for a sixteenth of its cost)."""
+    are cached as native code (loaded without numba, for a sixteenth of its cost, and then
+    whether numba imports does not matter)."""
     from sdg_automata.kernels import native as native_kernels
     from sdg_automata.runtime.engines import NATIVE_GAIN
 
-    monkeypatch.setattr(native_kernels, "cached", lambda: native)
+    monkeypatch.setattr(native_kernels, "cached", lambda library: native)
     lowest = 1600 // NATIVE_GAIN if native else 1600
-    assert not kernels.use_compiled("python", work=10**9, threshold=1)
-    assert not kernels.use_compiled("auto", work=lowest - 1, threshold=1600)
-    assert kernels.use_compiled("auto", work=lowest, threshold=1600) == (
-        kernels.numba_missing() is None)
+    assert not kernels.use_compiled("python", work=10**9, threshold=1, library="octal")
+    assert not kernels.use_compiled("auto", work=lowest - 1, threshold=1600, library="octal")
+    assert kernels.use_compiled("auto", work=lowest, threshold=1600, library="octal") == (
+        native or kernels.numba_missing() is None)
+    # kernels of no native library keep the threshold
+    assert not kernels.use_compiled("auto", work=1599, threshold=1600)
 
 
 def test_without_numba_auto_falls_back_and_compiled_says_why(

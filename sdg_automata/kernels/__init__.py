@@ -94,17 +94,12 @@ def numba_missing() -> str | None:
     """Why numba cannot be used here (a phrase), or ``None`` when it can.
 
     Imports numba on the first call (about half a second), so call it only
-    once a run has chosen to consider the compiled engine; except where a native
-    library of kernels built here is cached (:func:`.native.cached`): the kernels
-    that have one then run without numba, and the others import it when they
-    first run.
+    once a run has chosen to consider the compiled engine (and its kernels are not
+    cached as native code: :func:`sdg_automata.runtime.engines.use_compiled` asks
+    :func:`.native.cached` first).
     """
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return None  # kernels then run as plain Python: slow, but still the kernels' code
-    from .native import cached
-
-    if cached():
-        return None
     try:
         with held_signals():  # a deadline met half-way would leave numba half-imported
             _load_numba()

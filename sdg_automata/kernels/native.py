@@ -49,7 +49,6 @@ import os
 import platform
 import sys
 import tempfile
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,14 +166,17 @@ def _environment() -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def cached() -> bool:
-    """Whether a native library built for this environment is in the cache: the compiled
-    engine can then run without numba (a cheap test: no numba, no library loaded)."""
+def cached(library: str) -> bool:
+    """Whether the native library named ``library`` (:attr:`Library.name`) was built for
+    this environment and is in the cache: its kernels then run without numba (a cheap
+    test: no numba imported, no library loaded; a file of older kernel sources counts,
+    and is built again by the run that loads it)."""
     if not enabled() or _numba_root() is None:
         return False
     place = cache_dir()
     try:
-        return place is not None and any(place.glob(f"*-{_environment()[:16]}-*.native"))
+        return place is not None and any(place.glob(f"{library}-{_environment()[:16]}-"
+                                                    "*.native"))
     except Exception:  # llvmlite missing or broken: numba's own probe says why
         return False
 
@@ -317,8 +319,10 @@ class Library:
 
     def _build(self, path: Path) -> None:
         """Compile every entry point (numba), link them into one object (llvmlite), write."""
-        import numba
-        from numba import types
+        import numba as numba_module
+
+        numba: Any = numba_module  # its C-function API is untyped
+        types = numba.types
 
         jitted = self.jitted()
         llvm = _llvm()
@@ -365,8 +369,9 @@ def _numpy_dtype(name: str) -> Any:
 def _wrapper(entry: Entry, kernel: Any) -> Callable[..., Any]:
     """The C-callable form of ``kernel`` for ``entry``'s arguments, as Python source that
     numba compiles: arrays rebuilt from pointer and shape, bools from ints."""
-    import numba
+    import numba as numba_module
 
+    numba: Any = numba_module
     params: list[str] = []
     pre: list[str] = []
     call: list[str] = []
@@ -392,7 +397,9 @@ def _wrapper(entry: Entry, kernel: Any) -> Callable[..., Any]:
 def _target_machine(llvm: Any) -> Any:
     """A target machine as numba's JIT makes it (``numba.core.codegen.JITCPUCodegen``):
     this processor and its features, numba's settings, static relocation on x86."""
-    from numba.core import config
+    from numba.core import config as numba_config
+
+    config: Any = numba_config  # its settings are set at import, untyped
 
     target = llvm.Target.from_triple(llvm.get_process_triple())
     arch = llvm.Target.from_default_triple().name
@@ -419,7 +426,7 @@ def _caller(entry: Entry, address: int) -> Callable[..., Any]:
         if len(args) != len(kinds):
             raise SdgBug(f"{entry.name} takes {len(kinds)} arguments, not {len(args)}")
         flat: list[Any] = []
-        for i, (x, (_, dims)) in enumerate(zip(args, kinds)):
+        for i, (x, (_, dims)) in enumerate(zip(args, kinds, strict=True)):
             if dims == 0:
                 flat.append(int(x))
                 continue

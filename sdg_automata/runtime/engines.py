@@ -85,7 +85,8 @@ NATIVE_GAIN = 16
 COMPILED: dict[str, str] = {
     # why numba cannot be used (a phrase), or None: kernels/__init__ loads numba
     "numba": "sdg_automata.kernels:numba_missing",
-    # whether native kernels built here are cached: () -> bool (no numba imported)
+    # whether a native library of kernels built here is cached: (library) -> bool, no
+    # numba imported (sdg_automata.kernels.native)
     "native": "sdg_automata.kernels.native:cached",
     # GrundyAutomaton.explore's compiled twin: (automaton, budget, what=) -> Crawl
     "explore": "sdg_automata.search.explore:crawl_compiled",
@@ -131,15 +132,17 @@ def _needs_numba() -> None:
                          "(pip install numba, or --engine python)")
 
 
-def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
+def use_compiled(engine: Engine, *, work: int, threshold: int,
+                 library: str | None = None) -> bool:
     """Whether a run of ``work`` units (states, values), known in advance, should use
     the compiled kernels: the auto policy of the module docstring.
 
     ``threshold`` is an entry of :data:`THRESHOLDS`: ``"auto"`` chooses the kernels
     from so many units on, when numba imports; below it the Python reference
-    finishes before numba would have loaded.  Where native kernels are cached
-    (:mod:`sdg_automata.kernels.native`), loaded without numba, the threshold is
-    :data:`NATIVE_GAIN` times lower.
+    finishes before numba would have loaded.  ``library`` names the native library
+    the kernels come from, if any (:mod:`sdg_automata.kernels.native`): where it is
+    cached, the kernels load without numba, so numba is not asked for, and the
+    threshold is :data:`NATIVE_GAIN` times lower.
 
     Raises
     ------
@@ -147,8 +150,11 @@ def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
         For an unknown engine, or ``"compiled"`` without numba.
     """
     check_engine(engine)
-    if engine == "python" or engine == "auto" and work < threshold and (
-            work < threshold // NATIVE_GAIN or not compiled("native")()):
+    if engine == "python" or engine == "auto" and work < threshold // NATIVE_GAIN:
+        return False
+    if library is not None and compiled("native")(library):
+        return True
+    if engine == "auto" and work < threshold:
         return False
     if engine == "compiled":
         _needs_numba()

@@ -37,7 +37,8 @@ def _native(library: native.Library) -> dict[str, Any]:
     """The library's native entry points (built in the default cache when missing)."""
     functions = library.functions()
     jitted = library.jitted()
-    if any(f is jitted[e.function] for e, f in zip(library.entries, functions.values())):
+    if any(f is jitted[e.function]
+           for e, f in zip(library.entries, functions.values(), strict=True)):
         pytest.skip("no native library on this machine (numba's dispatchers run)")
     return functions
 
@@ -93,7 +94,7 @@ def test_every_octal_entry_point_equals_numbas(code: str, dtype: Any) -> None:
                 functions[f"full_{suffix}"](s["g"], s["n"], 2000, s["one"], s["two"],
                                             s["terminal"], s["seen"], 255, 1 << 30, out)
             runs.append((s["g"].copy(), s["rare"].copy(), s["seen"].copy(), tune, out))
-        for mine, theirs in zip(*runs):
+        for mine, theirs in zip(*runs, strict=True):
             assert np.array_equal(mine, theirs), kernel
         reached = int(runs[0][4][0])
         assert runs[0][0][:reached].tolist() == naive_values(OctalGame.parse(code), reached)
@@ -235,7 +236,7 @@ def test_the_entry_points_check_their_arrays() -> None:
 def test_native_code_can_be_turned_off(variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Should keep numba's dispatchers, and say no library is cached, when switched off."""
     monkeypatch.setenv(variable, "1" if variable == "NUMBA_DISABLE_JIT" else "0")
-    assert not native.enabled() and not native.cached()
+    assert not native.enabled() and not native.cached("octal")
     if variable != "NUMBA_DISABLE_JIT":  # (a plain function there)
         assert octal.LIBRARY.functions()["full_u1"] is octal.LIBRARY.jitted()["full"]
 

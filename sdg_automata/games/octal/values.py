@@ -253,7 +253,8 @@ class _Engine:
         """Compute values up to 𝒢(n − 1)."""
         self._reserve(n)
         if self.kernels is None and use_compiled(self.engine, work=n,
-                                                       threshold=self.compiled_from):
+                                                       threshold=self.compiled_from,
+                                                       library="octal"):
             with held_signals():
                 from ...kernels.octal import loaded
 
@@ -532,7 +533,7 @@ def load_kernels(engine: Engine = "compiled", max_n: int = COMPILED_FROM) -> Non
     :data:`COMPILED_FROM` values in each worker, and on a cold cache the first
     codes of all).  The calls do no work.
     """
-    if not use_compiled(engine, work=max_n, threshold=COMPILED_FROM):
+    if not use_compiled(engine, work=max_n, threshold=COMPILED_FROM, library="octal"):
         return
     from ...kernels.octal import loaded
 

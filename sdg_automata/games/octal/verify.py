@@ -152,7 +152,7 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
     sparse = None if ignore_mask else head.get("sparse")
     mask, positional, rho = _split(sparse, two)
     meter = budget.start(f"verify {head['code']}", unit="values")
-    compiled = use_compiled(engine, work=count, threshold=COMPILED_FROM)
+    compiled = use_compiled(engine, work=count, threshold=COMPILED_FROM, library="octal_check")
     check, first_break = (loops.compiled() if compiled
                           else (loops.check_heaps, loops.first_break))
     work = _WORK if compiled else _PYTHON_WORK
