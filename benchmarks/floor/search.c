@@ -9,7 +9,8 @@
  *                         rehashed), the tree (parent int32, letter uint8), appends;
  *   search lasso TABLES   the one-letter walk by Brent's cycle detection, as
  *                         kernels.automaton.walk/meet driven by search.walks.lasso
- *                         (phase 2 starts from the last of 64 checkpoints).
+ *                         (phase 2 starts from the last of 64 checkpoints), on states
+ *                         packed in one 64-bit word.
  *
  * A step is kernels.step.step: one instruction per group of the plan, each a few
  * lookups in the int32 heap (9 on the hardness family); the hash of a record is
@@ -94,6 +95,56 @@ static tables_t load(const char *path) {
     return t;
 }
 
+/* Kinds 3 and 4 of kernels.step.step, from the instruction at `at` (advanced past it):
+ * NEW, r projected new parts chained; ANY, any mix of old and new parts.  They set `c`, or
+ * return 1 from the step on an unknown entry; NEW_ID(i) and OLD_ID(i) read the id of
+ * group i in the state being made and in the state stepped from. */
+#define CHAIN_NEW(NEW_ID)                                                  \
+    do {                                                                   \
+        int64_t r_ = plan[at + 2];                                         \
+        at += 3;                                                           \
+        int64_t lv_ = at + 2 * r_;                                         \
+        c = heap[plan[at + 1] + NEW_ID(plan[at])];                         \
+        if (c < 0) return 1;                                               \
+        for (int64_t j_ = 1; j_ < r_; j_++) {                              \
+            at += 2;                                                       \
+            int64_t p_ = heap[plan[at + 1] + NEW_ID(plan[at])];            \
+            if (p_ < 0) return 1;                                          \
+            c = heap[plan[lv_] + c * plan[lv_ + 1] + p_];                  \
+            if (c < 0) return 1;                                           \
+            lv_ += 2;                                                      \
+        }                                                                  \
+        at = lv_;                                                          \
+    } while (0)
+
+#define CHAIN_ANY(NEW_ID, OLD_ID)                                          \
+    do {                                                                   \
+        int64_t r_ = plan[at + 2];                                         \
+        at += 3;                                                           \
+        int64_t lv_ = at + 3 * r_;                                         \
+        c = 0;                                                             \
+        for (int64_t j_ = 0; j_ < r_; j_++) {                              \
+            int64_t p_ = plan[at + 1] ? NEW_ID(plan[at]) : OLD_ID(plan[at]); \
+            if (plan[at + 2] >= 0) {                                       \
+                p_ = heap[plan[at + 2] + p_];                              \
+                if (p_ < 0) return 1;                                      \
+            }                                                              \
+            at += 3;                                                       \
+            if (j_ == 0) {                                                 \
+                c = p_;                                                    \
+                if (r_ > 1) continue;                                      \
+                p_ = 0;                                                    \
+            }                                                              \
+            c = heap[plan[lv_] + c * plan[lv_ + 1] + p_];                  \
+            lv_ += 2;                                                      \
+            if (c < 0) return 1;                                           \
+        }                                                                  \
+        at = lv_;                                                          \
+    } while (0)
+
+#define REC_NEW(i) ((int64_t)dst[i])
+#define REC_OLD(i) ((int64_t)src[i])
+
 /* kernels.step.step: dst <- delta(src, a), a's plan at plan[at]; 1 when an entry is
  * unknown */
 static inline int step(const int32_t *heap, const int64_t *plan, int64_t at,
@@ -114,42 +165,9 @@ static inline int step(const int32_t *heap, const int64_t *plan, int64_t at,
                      + src[plan[at + 3]]];
             at += 6;
         } else if (kind == 3) {
-            int64_t r = plan[at + 2];
-            at += 3;
-            int64_t lv = at + 2 * r;
-            c = heap[plan[at + 1] + dst[plan[at]]];
-            if (c < 0) return 1;
-            for (int64_t j = 1; j < r; j++) {
-                at += 2;
-                int64_t p = heap[plan[at + 1] + dst[plan[at]]];
-                if (p < 0) return 1;
-                c = heap[plan[lv] + c * plan[lv + 1] + p];
-                if (c < 0) return 1;
-                lv += 2;
-            }
-            at = lv;
+            CHAIN_NEW(REC_NEW);
         } else {
-            int64_t r = plan[at + 2];
-            at += 3;
-            int64_t lv = at + 3 * r;
-            c = 0;
-            for (int64_t j = 0; j < r; j++) {
-                int64_t p = plan[at + 1] ? dst[plan[at]] : src[plan[at]];
-                if (plan[at + 2] >= 0) {
-                    p = heap[plan[at + 2] + p];
-                    if (p < 0) return 1;
-                }
-                at += 3;
-                if (j == 0) {
-                    c = p;
-                    if (r > 1) continue;
-                    p = 0;
-                }
-                c = heap[plan[lv] + c * plan[lv + 1] + p];
-                lv += 2;
-                if (c < 0) return 1;
-            }
-            at = lv;
+            CHAIN_ANY(REC_NEW, REC_OLD);
         }
         if (c < 0) return 1;
         dst[g] = (rec_t)c;
@@ -318,93 +336,9 @@ static int bfs(const tables_t *t) {
 
 /* -- the lasso ------------------------------------------------------------------------ */
 
-typedef struct {
-    int64_t position[CHECKPOINTS + 1];
-    rec_t *state;  /* (CHECKPOINTS + 1) x width */
-    int64_t count, spacing, width;
-} marks_t;
-
-static void mark(marks_t *m, int64_t position, const rec_t *state) {
-    memcpy(m->state + m->count * m->width, state, m->width * sizeof(rec_t));
-    m->position[m->count++] = position;
-    if (m->count > CHECKPOINTS) {  /* search.walks._Checkpoints: every other one goes */
-        m->spacing *= 2;
-        int64_t kept = 0;
-        for (int64_t i = 0; i < m->count; i++)
-            if (m->position[i] % m->spacing == 0) {
-                m->position[kept] = m->position[i];
-                memmove(m->state + kept * m->width, m->state + i * m->width,
-                        m->width * sizeof(rec_t));
-                kept++;
-            }
-        m->count = kept;
-    }
-}
-
-static int lasso_records(const tables_t *t) {
-    int64_t width = t->groups, at = t->starts[t->letter];
-    rec_t *hare = alloc(width * sizeof(rec_t)), *tortoise = alloc(width * sizeof(rec_t));
-    rec_t *spare = alloc(width * sizeof(rec_t)), *other = alloc(width * sizeof(rec_t));
-    int64_t *first = alloc((t->bound + 1) * 8);
-    for (int64_t v = 0; v <= t->bound; v++) first[v] = -1;
-    for (int64_t g = 0; g < width; g++) hare[g] = (rec_t)t->initial[g];
-    marks_t m = {.count = 0, .spacing = 1, .width = width};
-    m.state = alloc((CHECKPOINTS + 1) * width * sizeof(rec_t));
-    mark(&m, 0, hare);
-    double started = cpu();
-    int64_t pos = 0, power = 1, cycle = -1, states = -1;
-    while (cycle < 0 && states < 0) {  /* phase 1: rounds of 1, 2, 4, ... steps */
-        memcpy(tortoise, hare, width * sizeof(rec_t));
-        for (int64_t steps = 0; steps < power; steps++) {
-            if (step(t->heap, t->plan, at, hare, spare))
-                die("a step table entry is unknown: the tables are not complete");
-            rec_t *swap = hare; hare = spare; spare = swap;
-            pos++;
-            if (pos == m.position[m.count - 1] + m.spacing) mark(&m, pos, hare);
-            int v = value_of(t, hare);
-            if (v >= 0 && v <= t->bound && first[v] < 0) {
-                first[v] = pos;
-                if (v >= t->settle) { states = pos + 1; break; }
-            }
-            if (!memcmp(hare, tortoise, width * sizeof(rec_t))) { cycle = steps + 1; break; }
-        }
-        power *= 2;
-    }
-    if (states < 0) {  /* phase 2: the hare at q_lambda from a checkpoint, then both */
-        int64_t k = 0;
-        for (int64_t i = 0; i < m.count; i++)
-            if (m.position[i] <= cycle && m.position[i] >= m.position[k]) k = i;
-        memcpy(hare, m.state + k * width, width * sizeof(rec_t));
-        for (int64_t p = m.position[k]; p < cycle; p++) {
-            if (step(t->heap, t->plan, at, hare, spare)) die("unknown step table entry");
-            rec_t *swap = hare; hare = spare; spare = swap;
-        }
-        for (int64_t g = 0; g < width; g++) tortoise[g] = (rec_t)t->initial[g];
-        int64_t tail = 0;
-        while (memcmp(hare, tortoise, width * sizeof(rec_t))) {
-            if (step(t->heap, t->plan, at, tortoise, spare)
-                || step(t->heap, t->plan, at, hare, other))
-                die("unknown step table entry");
-            rec_t *swap = tortoise; tortoise = spare; spare = swap;
-            swap = hare; hare = other; other = swap;
-            tail++;
-        }
-        states = tail + cycle;
-    }
-    double seconds = cpu() - started;
-    int64_t best = -1;
-    for (int64_t v = t->bound; v >= 0; v--)
-        if (first[v] >= 0) { best = v; break; }
-    printf("{\"states\": %lld, \"max\": %lld, \"length\": %lld, \"seconds\": %.6f, "
-           "\"packed\": false}\n", (long long)states, (long long)best,
-           (long long)(best >= 0 ? first[best] : 0), seconds);
-    return 0;
-}
-
-
-/* The lasso on states packed in one 64-bit word (each group's id a bit field), when the
- * ids fit: the state a compact store's key would be, and the step the same table reads,
- * with the fields read by shifts.  The letter's plan is decoded once; its instructions of
+/* The lasso on states packed in one 64-bit word (each group's id a bit field; the
+ * program refuses tables whose ids need more): the state a compact store's key would be,
+ * and the step the same table reads, with the fields read by shifts.  The letter's plan is decoded once; its instructions of
  * kinds 0-2 (the hardness family's, but for one) run from that decoding, the others as
  * kernels.step.step runs them, over the ids of the new state computed so far. */
 
@@ -464,6 +398,9 @@ static int pack_plan(const tables_t *t, int64_t at, packed_t *p) {
     return 1;
 }
 
+#define PACKED_NEW(i) (dst[i])
+#define PACKED_OLD(i) field(w, p->shift[i], p->mask[i])
+
 /* the successor of w; 1 when an entry is unknown */
 static inline int step_packed(const tables_t *t, const packed_t *p, uint64_t w,
                               uint64_t *out) {
@@ -482,42 +419,12 @@ static inline int step_packed(const tables_t *t, const packed_t *p, uint64_t w,
             c = heap[o->off + field(w, o->s0, o->m0)];
         } else if (o->kind == 2) {
             c = heap[o->off + field(w, o->s0, o->m0) * o->cols + field(w, o->s1, o->m1)];
-        } else if (o->kind == 3) {
-            int64_t at = o->at, r = plan[at + 2];
-            at += 3;
-            int64_t lv = at + 2 * r;
-            c = heap[plan[at + 1] + dst[plan[at]]];
-            if (c < 0) return 1;
-            for (int64_t j = 1; j < r; j++) {
-                at += 2;
-                int64_t q = heap[plan[at + 1] + dst[plan[at]]];
-                if (q < 0) return 1;
-                c = heap[plan[lv] + c * plan[lv + 1] + q];
-                if (c < 0) return 1;
-                lv += 2;
-            }
         } else {
-            int64_t at = o->at, r = plan[at + 2];
-            at += 3;
-            int64_t lv = at + 3 * r;
-            c = 0;
-            for (int64_t j = 0; j < r; j++) {
-                int64_t src = plan[at];
-                int64_t q = plan[at + 1] ? dst[src] : field(w, p->shift[src], p->mask[src]);
-                if (plan[at + 2] >= 0) {
-                    q = heap[plan[at + 2] + q];
-                    if (q < 0) return 1;
-                }
-                at += 3;
-                if (j == 0) {
-                    c = q;
-                    if (r > 1) continue;
-                    q = 0;
-                }
-                c = heap[plan[lv] + c * plan[lv + 1] + q];
-                lv += 2;
-                if (c < 0) return 1;
-            }
+            int64_t at = o->at;
+            if (o->kind == 3)
+                CHAIN_NEW(PACKED_NEW);
+            else
+                CHAIN_ANY(PACKED_NEW, PACKED_OLD);
         }
         if (c < 0 || c > p->mask[o->g]) return 1;
         dst[o->g] = c;
@@ -529,7 +436,8 @@ static inline int step_packed(const tables_t *t, const packed_t *p, uint64_t w,
 
 static int lasso(const tables_t *t) {
     packed_t p;
-    if (!pack_plan(t, t->starts[t->letter], &p)) return lasso_records(t);
+    if (!pack_plan(t, t->starts[t->letter], &p))
+        die("the lasso's states do not fit in one 64-bit word");
     uint64_t start = 0;
     for (int64_t g = 0; g < t->groups; g++) start |= (uint64_t)t->initial[g] << p.shift[g];
     int64_t head_shift = p.shift[t->head], head_mask = p.mask[t->head];
@@ -592,9 +500,9 @@ static int lasso(const tables_t *t) {
     int64_t best = -1;
     for (int64_t v = t->bound; v >= 0; v--)
         if (first[v] >= 0) { best = v; break; }
-    printf("{\"states\": %lld, \"max\": %lld, \"length\": %lld, \"seconds\": %.6f, "
-           "\"packed\": true}\n", (long long)states, (long long)best,
-           (long long)(best >= 0 ? first[best] : 0), seconds);
+    printf("{\"states\": %lld, \"max\": %lld, \"length\": %lld, \"seconds\": %.6f}\n",
+           (long long)states, (long long)best, (long long)(best >= 0 ? first[best] : 0),
+           seconds);
     return 0;
 }
 
