@@ -49,6 +49,7 @@ import os
 import platform
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,6 +215,7 @@ def _lljit() -> Any:
 
 #: the linked libraries' trackers: their code lives as long as these do (the process)
 _LINKED: list[Any] = []
+_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,14 +241,15 @@ class Library:
     def functions(self) -> dict[str, Callable[..., Any]]:
         """Each entry point by name: native code when the library is cached (built now when
         it is not, importing numba), else numba's dispatcher of its kernel."""
-        if enabled() and _numba_root() is not None:
-            place = cache_dir()
-            if place is not None:
-                native = self._native(place)
-                if native is not None:
-                    return native
-        jitted = self.jitted()
-        return {e.name: jitted[e.function] for e in self.entries}
+        with _LOCK:  # one build or link at a time (threads of one process)
+            if enabled() and _numba_root() is not None:
+                place = cache_dir()
+                if place is not None:
+                    native = self._native(place)
+                    if native is not None:
+                        return native
+            jitted = self.jitted()
+            return {e.name: jitted[e.function] for e in self.entries}
 
     # -- the file -------------------------------------------------------------------------
 
@@ -448,6 +451,7 @@ def _write(path: Path, data: bytes) -> bool:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
+            os.chmod(temporary, 0o644)  # readable by all, as numba's cache files (mkstemp: 0600)
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)
