@@ -258,3 +258,23 @@ def test_compiling_is_said_on_a_cold_cache_only(tmp_path: Path) -> None:
     assert "compiling" not in _on_a_terminal(env)
     piped = _run(_env(NUMBA_CACHE_DIR=str(tmp_path / "cold")))
     assert piped.returncode == 0 and piped.stderr == ""  # a pipe: nothing
+
+
+def test_a_second_process_loads_the_search_kernels_without_compiling(tmp_path: Path) -> None:
+    """Should load the compiled search's kernels from numba's cache in a later process:
+    every kernel numba prepares is loaded, none compiled and saved again (the search
+    kernels are not native; their cache is what spares each run ~6 s of compiling)."""
+    from sdg_automata.grammar.parse import grammar_to_json
+    from sdg_automata.search.families import ModularSpec, modular_family
+
+    grammar = tmp_path / "modular.json"
+    grammar.write_text(grammar_to_json(modular_family(
+        [ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])), encoding="utf-8")
+    command = [sys.executable, "-m", "sdg_automata", "max", str(grammar), "A", "--engine",
+               "compiled", "--strategy", "bfs", "--json"]
+    env = {**_env(NUMBA_DEBUG_CACHE="1"), "PYTHONPATH": str(ROOT)}
+    runs = [subprocess.run(command, capture_output=True, text=True, env=env, check=True,
+                           timeout=300).stdout for _ in range(2)]
+    second = runs[1]
+    assert second.count("[cache] data loaded") >= 2, second[-2000:]  # bfs, rehash, ...
+    assert "[cache] data saved" not in second, second[-2000:]
