@@ -44,7 +44,7 @@ import os
 import sys
 import types
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar, cast
 
 from ..errors import BudgetExceeded, Interrupted, KernelCacheWarning
@@ -114,36 +114,42 @@ def _caching() -> bool:
     return os.environ.get("SDG_AUTOMATA_NUMBA_CACHE", "1") not in ("", "0")
 
 
-def jit(kernel: F) -> F:
+def jit(kernel: F, *, inline: bool = False) -> F:
     """``kernel`` compiled by numba (``njit``, ``nogil``, cached on disk as the module
     docstring says): the decorator of every kernel and helper in this package.
 
     It imports numba, so a kernel module is imported only once
     :func:`use_compiled` has said yes.  Compilation is lazy: the first call
-    with new argument types compiles, or loads the cached machine code.
+    with new argument types compiles, or loads the cached machine code.  An
+    ``inline`` helper is inlined into its callers by numba (``inline="always"``):
+    a call of a numba function passes each array as seven arguments, which a
+    helper called once a heap pays as much as its work.
     """
     import numba
 
+    options = {"nogil": True, "inline": "always" if inline else "never"}
     if not _caching():
-        return cast(F, _watched(numba.njit(nogil=True)(kernel), "not cached"))
+        return cast(F, _watched(numba.njit(**options)(kernel), "not cached"))
     from .cachekey import install
 
     install()  # cache entries stamped with every kernel's source (kernels/cachekey.py)
     try:  # numba looks for a writable cache directory here, at decoration
-        compiled = numba.njit(cache=True, nogil=True)(kernel)
+        compiled = numba.njit(cache=True, **options)(kernel)
     except RuntimeError as e:
         if "cannot cache" not in str(e):
             raise
         _cache_warning("numba finds no writable directory to cache the compiled kernels in "
                        "(next to the package, or under ~/.cache; NUMBA_CACHE_DIR names one): "
                        "compiling them in memory, on every run")
-        return cast(F, numba.njit(nogil=True)(kernel))
+        return cast(F, numba.njit(**options)(kernel))
     return cast(F, _watched(compiled, "first run only"))
 
 
-def jit_all(namespace: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+def jit_all(namespace: dict[str, Any], names: Sequence[str],
+            inline: Collection[str] = ()) -> dict[str, Any]:
     """The plain functions ``names`` of a kernel module (``namespace``: its globals)
-    compiled by :func:`jit`, each calling the others' compiled forms.
+    compiled by :func:`jit`, each calling the others' compiled forms (those named in
+    ``inline`` inlined into their callers).
 
     One plain function jitted on demand (umap's layout): the module imports without
     numba and its functions stay ordinary Python.  numba reads a kernel's callees
@@ -157,7 +163,7 @@ def jit_all(namespace: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
         f = namespace[name]
         twin = types.FunctionType(f.__code__, env, f.__name__, f.__defaults__, f.__closure__)
         twin.__qualname__, twin.__module__, twin.__doc__ = f.__qualname__, f.__module__, f.__doc__
-        compiled[name] = jit(twin)
+        compiled[name] = jit(twin, inline=name in inline)
     env.update(compiled)
     return compiled
 

@@ -226,9 +226,10 @@ class Library:
     ----------
     name:
         A name for the file (``octal``).
-    module:
+    module, kernels, inline:
         The module whose plain functions ``kernels`` numba compiles
-        (:func:`~sdg_automata.kernels.jit_all`), callees first.
+        (:func:`~sdg_automata.kernels.jit_all`), those in ``inline`` inlined into
+        their callers.
     entries:
         The entry points.
     """
@@ -237,6 +238,7 @@ class Library:
     module: str
     kernels: tuple[str, ...]
     entries: tuple[Entry, ...]
+    inline: tuple[str, ...] = ()
 
     def functions(self) -> dict[str, Callable[..., Any]]:
         """Each entry point by name: native code when the library is cached (built now when
@@ -256,7 +258,7 @@ class Library:
     def _key(self) -> str:
         from .cachekey import sources_key
 
-        spec = json.dumps([self.name, self.module, list(self.kernels),
+        spec = json.dumps([self.name, self.module, list(self.kernels), list(self.inline),
                            [[e.name, e.function, list(e.args), e.result] for e in self.entries]])
         return hashlib.sha256("\0".join([spec, sources_key(), _environment()])
                               .encode()).hexdigest()
@@ -318,7 +320,7 @@ class Library:
 
     def jitted(self) -> dict[str, Any]:
         """numba's dispatchers of the kernels, by name (imports numba; made once)."""
-        return _jitted(self.module, self.kernels)
+        return _jitted(self.module, self.kernels, self.inline)
 
     def _build(self, path: Path) -> None:
         """Compile every entry point (numba), link them into one object (llvmlite), write."""
@@ -354,13 +356,18 @@ class Library:
                   "numba": numba.__version__}
         if not _write(path, json.dumps(header).encode() + b"\n" + obj):
             raise OSError(f"cannot write {path}")
+        # the files of older kernel sources, here: stale (another machine's or version's, in
+        # a shared directory, stay)
+        for old in path.parent.glob(f"{self.name}-{_environment()[:16]}-*"):
+            if old != path and old.suffix in (".native", ".failed"):
+                old.unlink(missing_ok=True)
 
 
 @functools.cache
-def _jitted(module: str, kernels: tuple[str, ...]) -> dict[str, Any]:
+def _jitted(module: str, kernels: tuple[str, ...], inline: tuple[str, ...]) -> dict[str, Any]:
     from . import jit_all
 
-    return jit_all(vars(importlib.import_module(module)), kernels)
+    return jit_all(vars(importlib.import_module(module)), kernels, inline)
 
 
 def _numpy_dtype(name: str) -> Any:

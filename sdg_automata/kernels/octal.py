@@ -65,13 +65,28 @@ FALLBACK = 5
 # The search of a rare-class value (see :func:`sparse`) learns whether the value index
 # pays: its probes read random heaps, 4-6 ns a split against 1.3 for the plain scan's
 # sequential ones (measured on 0.6 and 0.376), and they find the XOR of a frequent and an
-# infrequent value at once (0.376: 5.7x faster with them) but are wasted where the values
-# are spread evenly (0.6: 2.8x slower with them).  So _TRIAL heaps are searched with the
-# probes and _TRIAL without, the cost of each counted as below, and the cheaper way runs
-# for the next _EXPLOIT heaps, twice as many each time the same way wins again.
-_TRIAL = 256
-_EXPLOIT = 4096
-_EXPLOIT_MAX = 1 << 18
+# infrequent value at once (0.376: 4-26x fewer splits with them) but are wasted where the
+# values are spread evenly (0.6: 2.8x slower with them).  One heap in _SAMPLE on average is
+# searched both ways, the second time for the measurement only and given up once it has
+# cost _RACE times the first; the costs, counted as below, are summed per way (halved every
+# _SAMPLES_KEPT samples, so that old heaps fade) and the cheaper way searches the other
+# heaps.  Both ways run on the same heaps: a heap that needs a long search needs it either
+# way, and the sums compare like with like (blocks of heaps, one way each, were tried
+# first: their costs differ more from block to block than between the ways, and 0.376 lost
+# 2.4x to them).  The sampled heaps are spaced by pseudo-random gaps of 1 to 2·_SAMPLE − 1:
+# every 64th heap of 0.376 is atypically cheap (588 split-costs with the index and 2,008
+# without, over the heaps near 2^19 where all of them cost 430 k and 11.3 M).  The other
+# way's cost, given up at _RACE times, is a lower bound: the way changes only when the
+# other one's sum is _MARGIN times smaller (0.376's plain scan, 26x dearer in all, costs
+# as little as the index on most heaps and its few long searches are cut at 3x: its sum
+# came within 1.2x of the index's, and an even rule flipped to it).
+_SAMPLE = 128
+_SEED = np.uint64(0x9E3779B97F4A7C15)
+_RACE = 3
+_MARGIN = 2
+_SAMPLES_KEPT = 64
+#: the budget of a search that is not a measurement
+_UNLIMITED = 1 << 62
 #: a probed split's cost in scanned splits, and a call of the index's
 _PROBE_COST = 4
 _PROBE_CALL = 8
@@ -81,10 +96,11 @@ _PROBE_CALL = 8
 #: runs only where it visits fewer splits (measured to 2^18: 0.6 1.2x, 0.56 1.7x, 0.376
 #: 1.0x, 0.16 1.2x faster than with 4; 0.354 and 0.644 alike)
 SPARSE_GAIN = 1
-#: the fields of the search's state (``tune``, kept by :class:`Kernels` between calls)
-_PHASE, _LEFT, _COST, _COST_WITH, _LIMIT, _LENGTH, _WINNER = range(7)
-#: its phases: running the winner (and the state's start), trying with, trying without
-_EXPLOITING, _WITH, _WITHOUT = range(3)
+#: the fields of the search's state (``tune``, kept by :class:`Kernels` between calls): the
+#: way (1: the plain scan, without the index; 0, the start: with it), the sampled costs of
+#: each way, the samples since the last halving, the next heap sampled and the state of
+#: the xorshift that draws the gaps
+_PLAIN, _COST_WITH, _COST_PLAIN, _SAMPLES, _NEXT, _DRAW = range(6)
 TUNE_FIELDS = 8
 
 
@@ -98,13 +114,14 @@ def _mex_store(g: Vals, seen: Ints, h: int, v: int, vmax: int) -> int:
     return DONE
 
 
-def _mark_one_heap(g: Vals, seen: Ints, h: int, one: Ints, terminal: Flags) -> None:
+def _mark_one_heap(g: Vals, seen: Ints, stamp: int, h: int, one: Ints,
+                   terminal: Flags) -> None:
     """Stamp the options of h that leave one heap or none."""
     for k in one:
         if k < h:
-            seen[g[h - k]] = h
+            seen[g[h - k]] = stamp
     if h < len(terminal) and terminal[h]:
-        seen[0] = h
+        seen[0] = stamp
 
 
 def full(g: Vals, n: int, stop: int, one: Ints, two: Ints, terminal: Flags, seen: Ints,
@@ -114,7 +131,7 @@ def full(g: Vals, n: int, stop: int, one: Ints, two: Ints, terminal: Flags, seen
     ``(reached, status, extra)`` to ``out``."""
     done = 0
     for h in range(n, stop):
-        _mark_one_heap(g, seen, h, one, terminal)
+        _mark_one_heap(g, seen, h, h, one, terminal)
         for k in two:
             s = h - k
             for a in range(1, s // 2 + 1):
@@ -148,8 +165,8 @@ def _rare_class(v: int, h: int, mask: int, positional: bool, rho: int) -> bool:
     return c == rho
 
 
-def _probe(g: Vals, seen: Ints, h: int, v: int, two: Ints, partners: Ints, start: Ints,
-           heaps: Ints, probes: int) -> tuple[bool, int]:
+def _probe(g: Vals, seen: Ints, stamp: int, h: int, v: int, two: Ints, partners: Ints,
+           start: Ints, heaps: Ints, probes: int) -> tuple[bool, int]:
     """Try the splits (a, s − a) of the value index (``octal._ValueIndex.heaps_for(v)``:
     the small heaps a whose value pairs with a frequent one to v, at most ``probes``),
     marking each; (found v, splits tried)."""
@@ -170,13 +187,14 @@ def _probe(g: Vals, seen: Ints, h: int, v: int, two: Ints, partners: Ints, start
                 if a < s:
                     tried += 1
                     x = g[a] ^ g[s - a]
-                    seen[x] = h
+                    seen[x] = stamp
                     if x == v:
                         return True, tried
     return False, tried
 
 
-def _scan(g: Vals, seen: Ints, h: int, v: int, two: Ints, scanned: Ints, upto: int) -> bool:
+def _scan(g: Vals, seen: Ints, stamp: int, h: int, v: int, two: Ints, scanned: Ints,
+          upto: int) -> bool:
     """Search the splits (a, s − a) of each splitting k, a from ``scanned[k] + 1`` to
     min(s // 2, ``upto``), marking each, until one is worth v; whether one was."""
     for i in range(len(two)):
@@ -186,7 +204,7 @@ def _scan(g: Vals, seen: Ints, h: int, v: int, two: Ints, scanned: Ints, upto: i
         while a < top:
             a += 1
             x = g[a] ^ g[s - a]
-            seen[x] = h
+            seen[x] = stamp
             if x == v:
                 scanned[i] = a
                 return True
@@ -194,22 +212,81 @@ def _scan(g: Vals, seen: Ints, h: int, v: int, two: Ints, scanned: Ints, upto: i
     return False
 
 
-def _tune(tune: Ints, probes: int) -> None:
-    """The search's next phase, when this one's heaps are done (see ``_TRIAL``)."""
-    phase = tune[_PHASE]
-    if phase == _WITH:
-        tune[_COST_WITH] = tune[_COST]
-        tune[_PHASE], tune[_LIMIT], tune[_LEFT] = _WITHOUT, 0, _TRIAL
-    elif phase == _WITHOUT:
-        winner = 1 if tune[_COST_WITH] < tune[_COST] else 0
-        length = _EXPLOIT
-        if winner == tune[_WINNER]:
-            length = min(max(2 * tune[_LENGTH], _EXPLOIT), _EXPLOIT_MAX)
-        tune[_PHASE], tune[_WINNER], tune[_LENGTH] = _EXPLOITING, winner, length
-        tune[_LIMIT], tune[_LEFT] = probes * winner, length
-    else:  # the winner's heaps are done, or a new state (all zero): try again
-        tune[_PHASE], tune[_LIMIT], tune[_LEFT] = _WITH, probes, _TRIAL
-    tune[_COST] = 0
+def _mark(g: Vals, seen: Ints, stamp: int, h: int, one: Ints, terminal: Flags, two: Ints,
+          rare: Ints, rare_count: int) -> None:
+    """Stamp the common-class options of h: its one-heap moves and the splits with a rare
+    part."""
+    _mark_one_heap(g, seen, stamp, h, one, terminal)
+    for k in two:
+        s = h - k
+        for i in range(rare_count):
+            r = rare[i]
+            if r >= s:
+                break
+            seen[g[r] ^ g[s - r]] = stamp
+
+
+def _search(g: Vals, seen: Ints, stamp: int, h: int, mask: int, positional: bool, rho: int,
+            two: Ints, scanned: Ints, first: int, partners: Ints, start: Ints, heaps: Ints,
+            probes: int, budget: int) -> tuple[int, int, int]:
+    """The mex of h, its common-class options stamped ``stamp`` (:func:`_mark`): the least
+    unmarked value when it is of the common class, else the common–common splits are
+    searched until it turns up — the first ``first`` of each splitting k, then at most
+    ``probes`` of the value index, then the rest from the smallest heap — and the next
+    unmarked value is tried.  ``(mex, cost, splits visited)``; the mex is −1 when the
+    cost (the splits scanned, a probed one as :data:`_PROBE_COST`, a call of the index as
+    :data:`_PROBE_CALL`) would pass ``budget``."""
+    nt = len(two)
+    for i in range(nt):
+        scanned[i] = 0
+    tried = 0
+    calls = 0
+    v = 0
+    while True:
+        while seen[v] == stamp:
+            v += 1
+        if not _rare_class(v, h, mask, positional, rho):
+            break  # a common-class value no option has: the mex
+        if _scan(g, seen, stamp, h, v, two, scanned, first):
+            continue
+        if probes > 0:
+            calls += 1
+            found, t = _probe(g, seen, stamp, h, v, two, partners, start, heaps, probes)
+            tried += t
+            if found:
+                continue
+        upto = h
+        if budget < _UNLIMITED:  # a measurement: stop once it has cost ``budget``
+            spent = _PROBE_COST * tried + _PROBE_CALL * calls
+            most = 0
+            for i in range(nt):
+                spent += scanned[i]
+                most = max(most, scanned[i])
+            if spent >= budget:
+                return -1, spent, spent
+            upto = most + budget - spent  # at most nt times the budget left: a bound enough
+        if not _scan(g, seen, stamp, h, v, two, scanned, upto):
+            if upto < h:
+                for i in range(nt):
+                    if scanned[i] < (h - two[i]) // 2:  # the budget, not the splits, ran out
+                        return -1, budget, budget
+            break  # every split seen: v is the mex
+    cost = _PROBE_COST * tried + _PROBE_CALL * calls
+    visited = tried
+    for i in range(nt):
+        cost += scanned[i]
+        visited += scanned[i]
+    return v, cost, visited
+
+
+def _gap(tune: Ints) -> int:
+    """The next gap between sampled heaps, 1 to 2·_SAMPLE − 1 (xorshift64 in ``tune``)."""
+    x = np.uint64(tune[_DRAW]) if tune[_DRAW] != 0 else _SEED
+    x ^= x << np.uint64(13)
+    x ^= x >> np.uint64(7)
+    x ^= x << np.uint64(17)
+    tune[_DRAW] = np.int64(x >> np.uint64(1))
+    return 1 + int(x % np.uint64(2 * _SAMPLE - 1))
 
 
 def sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: int,
@@ -220,14 +297,11 @@ def sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: int,
     """``_Engine._run_sparse``: the sparse-space method.
 
     Every common-class option of heap h is a one-heap move or a split with a
-    rare part (``rare[:rare_count]``, ascending), all marked; the least
-    unmarked value is the mex when it is of the common class, else the
-    common–common splits are searched until it turns up — the first ``first``
-    of each splitting k, then (when the search's state ``tune`` says they pay)
-    those of the value index (``partners``, ``start``, ``heaps``:
-    ``octal._ValueIndex``, at most ``probes``), then the rest, from the smallest
-    heap — and the next unmarked value is tried.  ``scanned`` (one entry per
-    splitting k) is scratch.
+    rare part (``rare[:rare_count]``, ascending), all marked; the mex is then
+    found by :func:`_search`, with the value index (``partners``, ``start``,
+    ``heaps``: ``octal._ValueIndex``, at most ``probes`` splits a value) or
+    without, as the search's state ``tune`` says is cheaper (it is learned here,
+    see ``_SAMPLE``).  ``scanned`` (one entry per splitting k) is scratch.
 
     Writes ``(reached, status, extra, rare_count)`` to ``out``.
     """
@@ -236,42 +310,35 @@ def sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: int,
     full_b = 0
     block = n
     nt = len(two)
+    sampling = probes > 0 and len(partners) > 0
     for h in range(n, stop):
         if rare_count == len(rare):
             out[0], out[1], out[2], out[3] = h, RARE_FULL, 0, rare_count
             return
-        if tune[_LEFT] <= 0:
-            _tune(tune, probes)
-        tune[_LEFT] -= 1
-        limit = tune[_LIMIT]
-        _mark_one_heap(g, seen, h, one, terminal)
-        for k in two:
-            s = h - k
-            for i in range(rare_count):
-                r = rare[i]
-                if r >= s:
-                    break
-                seen[g[r] ^ g[s - r]] = h
-        for i in range(nt):
-            scanned[i] = 0
-        tried = 0
-        calls = 0
-        v = 0
-        while True:
-            while seen[v] == h:
-                v += 1
-            if not _rare_class(v, h, mask, positional, rho):
-                break  # a common-class value no option has: the mex
-            if _scan(g, seen, h, v, two, scanned, first):
-                continue
-            if limit > 0:
-                calls += 1
-                found, t = _probe(g, seen, h, v, two, partners, start, heaps, limit)
-                tried += t
-                if found:
-                    continue
-            if not _scan(g, seen, h, v, two, scanned, h):
-                break  # every split seen: v is the mex
+        plain = tune[_PLAIN] if sampling else 1
+        _mark(g, seen, h, h, one, terminal, two, rare, rare_count)
+        v, cost, visited = _search(g, seen, h, h, mask, positional, rho, two, scanned, first,
+                                   partners, start, heaps, 0 if plain else probes, _UNLIMITED)
+        if sampling and h >= tune[_NEXT]:
+            tune[_NEXT] = h + _gap(tune)
+            # the other way on the same heap, measured only (its own stamp: no heap's)
+            other = -2 - h
+            _mark(g, seen, other, h, one, terminal, two, rare, rare_count)
+            _, against, seen_too = _search(g, seen, other, h, mask, positional, rho, two,
+                                           scanned, first, partners, start, heaps,
+                                           probes if plain else 0, _RACE * cost + 64)
+            tune[_COST_WITH] += against if plain else cost
+            tune[_COST_PLAIN] += cost if plain else against
+            tune[_SAMPLES] += 1
+            if tune[_SAMPLES] == _SAMPLES_KEPT:
+                tune[_COST_WITH] //= 2
+                tune[_COST_PLAIN] //= 2
+                tune[_SAMPLES] = _SAMPLES_KEPT // 2
+            if plain and _MARGIN * tune[_COST_WITH] < tune[_COST_PLAIN]:
+                tune[_PLAIN] = 0
+            elif not plain and _MARGIN * tune[_COST_PLAIN] < tune[_COST_WITH]:
+                tune[_PLAIN] = 1
+            done += rare_count * nt + seen_too
         status = _mex_store(g, seen, h, v, vmax)
         if status == WIDEN:
             out[0], out[1], out[2], out[3] = h, status, v, rare_count
@@ -279,14 +346,9 @@ def sparse(g: Vals, n: int, stop: int, rare: Ints, rare_count: int, mask: int,
         if h >= 1 and _rare_class(v, h, mask, positional, rho):
             rare[rare_count] = h
             rare_count += 1
-        sc = 0
-        for i in range(nt):
-            sc += scanned[i]
-        tune[_COST] += sc + _PROBE_COST * tried + _PROBE_CALL * calls
-        sc += tried
-        work_b += rare_count * nt + sc
+        work_b += rare_count * nt + visited
         full_b += nt * (h // 2)
-        done += rare_count * nt + sc + 1
+        done += rare_count * nt + visited + 1
         if status == GROW:
             out[0], out[1], out[2], out[3] = h + 1, status, v, rare_count
             return
@@ -350,8 +412,8 @@ def first_period(g: Vals, n0: int, p: int, divisors: Ints) -> int:
 # -- the kernels as the engine calls them -------------------------------------------------
 
 #: the functions numba compiles, callees before their callers
-KERNELS = ("_mex_store", "_mark_one_heap", "full", "_rare_class", "_probe", "_scan", "_tune",
-           "sparse", "last_exception", "find_period", "first_period")
+KERNELS = ("_mex_store", "_mark_one_heap", "full", "_rare_class", "_probe", "_scan", "_mark",
+           "_search", "_gap", "sparse", "last_exception", "find_period", "first_period")
 
 #: the value types of the engine's array (:func:`~sdg_automata.games.octal.values._narrowest`)
 _VALUES = {np.dtype(np.uint8): "u1", np.dtype(np.uint16): "u2", np.dtype(np.int32): "i4"}
@@ -375,9 +437,11 @@ def _entries(code: str) -> tuple[Entry, ...]:
     )
 
 
-#: every entry point, for each value type
+#: every entry point, for each value type; the helpers a runner calls for each heap inlined
 LIBRARY = Library(name="octal", module=__name__, kernels=KERNELS,
-                  entries=tuple(e for code in _VALUES.values() for e in _entries(code)))
+                  entries=tuple(e for code in _VALUES.values() for e in _entries(code)),
+                  inline=("_mex_store", "_mark_one_heap", "_rare_class", "_probe", "_scan",
+                          "_mark", "_search", "_gap"))
 
 
 @functools.cache
