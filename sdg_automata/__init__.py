@@ -19,7 +19,6 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from . import _moved
 from .errors import (
     BudgetExceeded,
     ConvergenceError,
@@ -46,14 +45,15 @@ if TYPE_CHECKING:
     from .automaton.construction import GrundyAutomaton, dfa
     from .automaton.counting import count, density, generating_function
     from .games.imark import imark_grundy, imark_sequence
-    from .games.impartial import grundy_values, solve_game_graph, winning_moves
+    from .games.impartial import grundy_values, winning_moves
     from .games.octal import OctalGame
     from .games.periodicity import proven_period
     from .games.play import analyze
+    from .games.solution import solve_game_graph
     from .search.decide import Verdict, max_grundy, spectrum
     from .search.sharded import max_grundy_sharded
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: name -> the module that defines it, imported on first access
 _LAZY = {
@@ -65,7 +65,7 @@ _LAZY = {
     "spectrum": "search.decide",
     "imark_grundy": "games.imark", "imark_sequence": "games.imark",
     "OctalGame": "games.octal",
-    "grundy_values": "games.impartial", "solve_game_graph": "games.impartial",
+    "grundy_values": "games.impartial", "solve_game_graph": "games.solution",
     "winning_moves": "games.impartial",
     "proven_period": "games.periodicity",
     "analyze": "games.play",
@@ -98,17 +98,11 @@ def _register_in_kernel() -> None:
 _register_in_kernel()
 
 
-_moved.install()
-
-
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
         return value
-    new = _moved.new_name(f"{__name__}.{name}")
-    if new is not None:  # ``sdg_automata.decide`` as an attribute: the 0.2 module path
-        return _moved.load(f"{__name__}.{name}", new)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -3,9 +3,9 @@ compiled breadth-first search on it against the table store and the Python refer
 
 Truths used here, none of them the code under test:
 
-* a Python ``set`` of the same keys: :func:`~sdg_automata.kernels.automaton.admit` says
+* a Python ``set`` of the same keys: :func:`~sdg_automata.kernels.compact.admit` says
   "new" exactly when the key is not in it, and every key survives a growth or a
-  re-encoding (:func:`~sdg_automata.kernels.automaton.migrate`);
+  re-encoding (:func:`~sdg_automata.kernels.compact.migrate`);
 * the table store (``store="table"``) and the Python reference (``engine="python"``):
   the same maximum, witnesses, states and early stops;
 * the Chinese remainder theorem (``families.modular_truth``) and automata-lib's

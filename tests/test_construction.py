@@ -572,7 +572,7 @@ def test_memo_unit_waits_on_a_cycle_merge_groups():
     g = parse_grammar("S -> A | C\nA -> a A2\nA2 -> B | a\nB -> b B2\nB2 -> A | b\n"
                       "C -> a C | c")
     m = _every_step_is_the_reference(g)
-    from sdg_automata.automaton.construction import _groups
+    from sdg_automata.automaton.groups import _groups
 
     letter_rules = [(r.head, "".join(r.body[:-1]), r.body[-1]) for r in g.rules
                     if not g.is_unit(r) and g.is_nonterminal(r.body[-1])]

@@ -21,17 +21,14 @@ from golden import csub, example3  # noqa: E402
 
 from sdg_automata.automaton import counting, transfer
 from sdg_automata.automaton.counting import (
-    COUNTERS,
     ClassMachine,
-    Density,
-    TransferTable,
-    berlekamp_massey,
     count,
     count_sequence,
     density,
     generating_function,
-    plan,
 )
+from sdg_automata.automaton.series import Density, berlekamp_massey
+from sdg_automata.automaton.transfer import COUNTERS, TransferTable, plan
 from sdg_automata.errors import BudgetExceeded, InputError, SdgBug
 from sdg_automata.games.semantics import grundy, naive_grundy
 from sdg_automata.grammar import Grammar, Rule

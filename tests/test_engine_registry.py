@@ -62,22 +62,18 @@ def _quiet(f, *args, **kw):  # type: ignore[no-untyped-def]
 
 
 def test_the_registry_is_the_one_place() -> None:
-    from sdg_automata import kernels
     from sdg_automata.search import walks
 
     assert ENGINES == ("auto", "compiled", "python")
-    assert (kernels.Engine, kernels.ENGINES, kernels.check_engine, kernels.use_compiled) == (
-        engines.Engine, engines.ENGINES, engines.check_engine, engines.use_compiled)
-    assert walks.run_engine is run_engine
     assert walks.AUTO_STATES == THRESHOLDS["walk states"]
 
 
 def test_every_threshold_is_in_the_table() -> None:
     from sdg_automata.games import octal
-    from sdg_automata.games.octal import verify
+    from sdg_automata.games.octal import period, verify
 
     assert octal.COMPILED_FROM == THRESHOLDS["octal values"] == verify.COMPILED_FROM
-    assert octal.PERIOD_COMPILED_FROM == THRESHOLDS["octal period values"]
+    assert period.PERIOD_COMPILED_FROM == THRESHOLDS["octal period values"]
     assert all(isinstance(v, int) and v > 0 for v in THRESHOLDS.values())
 
 
@@ -198,27 +194,3 @@ def test_the_package_root_takes_engine() -> None:
         g, "A", 0).transitions
     with pytest.raises(InputError, match="unknown engine"):
         sdg_automata.count(g, "A", 0, 3, engine="fast")  # type: ignore[arg-type]
-
-
-# -- the split modules: every name keeps its old path ---------------------------------
-
-
-@pytest.mark.parametrize(("old", "new", "names"), [
-    ("automaton.construction", "automaton.items", ["Item", "LetterTable", "TransitionTables"]),
-    ("automaton.construction", "automaton.groups", ["GroupLayout"]),
-    ("automaton.construction", "automaton.minimal", ["canonical", "fast_automata"]),
-    ("automaton.counting", "automaton.transfer",
-     ["COSTS", "COUNTERS", "COUNT_SECONDS", "Estimate", "TransferTable", "plan"]),
-    ("automaton.counting", "automaton.series", ["Density", "berlekamp_massey"]),
-    ("kernels.automaton", "kernels.step", ["DONE", "step", "rehash", "BATCH"]),
-    ("kernels.automaton", "kernels.compact",
-     ["admit", "climb", "compact_bfs", "decode", "key_of", "migrate", "scramble",
-      "unscramble"]),
-    ("search.walks", "search.stores", ["NARROW", "CompactStore", "Growing", "KeyTooWide"]),
-])
-def test_moved_names_keep_their_old_module(old: str, new: str, names: list[str]) -> None:
-    before = importlib.import_module(f"sdg_automata.{old}")
-    after = importlib.import_module(f"sdg_automata.{new}")
-    for name in names:
-        assert getattr(before, name) is getattr(after, name), (old, name)
-        assert name in after.__all__ and (name in before.__all__ or name.isupper()), name

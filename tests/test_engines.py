@@ -79,7 +79,7 @@ def engines_agree(g: Grammar, head: str, k: int | None, **kw: object) -> tuple[o
 def test_the_compiled_step_is_step_reference() -> None:
     import numpy as np
 
-    from sdg_automata.kernels import automaton as kernel
+    from sdg_automata.kernels import step as kernel
 
     for g in (modular_family([ModularSpec.parse(s) for s in "2:0 3:1 5:2 7:3".split()]),
               intersection_grammar(random_family(3, 8, seed=3))):

@@ -175,8 +175,8 @@ LAYERS = [
     {"render"},
     {"cli"},
 ]
-#: above every layer: the package root (its lazy names) and the aliases of the 0.2 paths
-TOP = {ROOT, f"{ROOT}._moved", f"{ROOT}.__main__"}
+#: above every layer: the package root (its lazy names) and ``python -m``
+TOP = {ROOT, f"{ROOT}.__main__"}
 
 
 def _package(module: str) -> str:

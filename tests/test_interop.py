@@ -213,7 +213,8 @@ def test_node_link_and_plain_json_are_the_same_game(seed: int, tmp_path: Path) -
 
     import networkx as nx
 
-    from sdg_automata.games.impartial import load_game_graph, solve_game_graph
+    from sdg_automata.games.graphfile import load_game_graph
+    from sdg_automata.games.solution import solve_game_graph
 
     g = _random_dag(seed)
     # independent route: the DiGraph itself, duck-typed, no JSON involved
@@ -352,7 +353,7 @@ def test_bad_graph_shapes_are_one_clear_error(data: Any, match: str, tmp_path: P
     import json
 
     from sdg_automata.errors import GameGraphError
-    from sdg_automata.games.impartial import load_game_graph
+    from sdg_automata.games.graphfile import load_game_graph
 
     path = tmp_path / "g.json"
     path.write_text(json.dumps(data), encoding="utf-8")

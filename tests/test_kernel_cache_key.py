@@ -41,14 +41,14 @@ def test_every_kernel_is_stamped_with_the_key(monkeypatch: pytest.MonkeyPatch) -
 
     if not _caching():
         pytest.skip("SDG_AUTOMATA_NUMBA_CACHE=0: nothing is cached")
-    from sdg_automata.kernels import automaton, octal
+    from sdg_automata.kernels import automaton, octal, step
     from sdg_automata.kernels.cachekey import install
 
     locator = install()
     from numba.core.caching import CacheImpl
 
     assert CacheImpl._locator_classes[0] is locator
-    for kernel in (automaton.step, automaton.bfs, octal.__dict__[_first_kernel(octal)]):
+    for kernel in (step.step, automaton.bfs, octal.__dict__[_first_kernel(octal)]):
         cache = kernel._cache
         assert isinstance(cache._impl._locator, locator)
         assert cache._cache_file._source_stamp == ("sdg_automata kernels", sources_key())

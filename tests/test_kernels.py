@@ -16,29 +16,30 @@ import pytest
 
 from sdg_automata import kernels
 from sdg_automata.errors import InputError
+from sdg_automata.runtime import engines
 
 
 def test_engines_are_the_literal() -> None:
-    assert kernels.ENGINES == ("auto", "compiled", "python")
-    for e in kernels.ENGINES:
-        assert kernels.check_engine(e) == e
+    assert engines.ENGINES == ("auto", "compiled", "python")
+    for e in engines.ENGINES:
+        assert engines.check_engine(e) == e
     with pytest.raises(InputError, match="unknown engine 'fast'"):
-        kernels.check_engine("fast")
+        engines.check_engine("fast")
 
 
 def test_python_never_and_auto_only_from_the_threshold() -> None:
-    assert not kernels.use_compiled("python", work=10**9, threshold=1)
-    assert not kernels.use_compiled("auto", work=99, threshold=100)
-    assert kernels.use_compiled("auto", work=100, threshold=100) == (
+    assert not engines.use_compiled("python", work=10**9, threshold=1)
+    assert not engines.use_compiled("auto", work=99, threshold=100)
+    assert engines.use_compiled("auto", work=100, threshold=100) == (
         kernels.numba_missing() is None)
 
 
 def test_without_numba_auto_falls_back_and_compiled_says_why(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kernels, "numba_missing", lambda: "numba cannot be imported (test)")
-    assert not kernels.use_compiled("auto", work=10**9, threshold=1)
+    assert not engines.use_compiled("auto", work=10**9, threshold=1)
     with pytest.raises(InputError, match="compiled engine needs numba.*--engine python"):
-        kernels.use_compiled("compiled", work=1, threshold=10)
+        engines.use_compiled("compiled", work=1, threshold=10)
 
 
 def test_numba_hidden_is_reported() -> None:

@@ -8,7 +8,6 @@ import importlib
 import json
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -56,21 +55,6 @@ def test_all_names_are_lazy_and_unknown_names_fail() -> None:
         octal.no_such_name  # noqa: B018
     with pytest.raises(ImportError):  # the survey is in the sweeps layer, above games
         from sdg_automata.games.octal import survey  # noqa: F401
-
-
-def test_the_0_2_paths_still_import() -> None:
-    """Should reach the 0.2 flat modules' names at their new places (with a warning)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from sdg_automata.octal import CHECKPOINT_SECONDS, OctalGame, write_certificate
-        from sdg_automata.octal_file import CERTIFICATE, read
-        from sdg_automata.octal_verify import verify
-    from sdg_automata.games.octal import certificate, checkpoint, rules, valuefile
-    from sdg_automata.games.octal import verify as checker
-    assert OctalGame is rules.OctalGame and write_certificate is certificate.write_certificate
-    assert CHECKPOINT_SECONDS == checkpoint.CHECKPOINT_SECONDS
-    assert (CERTIFICATE, read) == (valuefile.CERTIFICATE, valuefile.read)
-    assert verify is checker.verify
 
 
 def test_the_survey_lives_in_sweeps() -> None:

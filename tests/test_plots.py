@@ -23,6 +23,7 @@ from sdg_automata import render
 from sdg_automata.automaton.construction import GrundyAutomaton
 from sdg_automata.games.imark import imark_sequence
 from sdg_automata.games.octal import OctalGame, naive_values
+from sdg_automata.render import display
 from sdg_automata.search.decide import max_grundy
 from sdg_automata.search.families import subtraction_grammar
 
@@ -229,7 +230,7 @@ def test_a_big_automaton_shows_items_run_length_and_capped(
     assert page.count("<tr>") == 1 + render.TABLE_LIMIT + 1  # header, rows, the cap line
     assert f"… {states - render.TABLE_LIMIT} more rows" in page
     assert "a^7A" in page and "aaaaaaaa" not in page  # run-length prefixes
-    assert f"… {61 - render.ITEM_LIMIT - 8} more" in page  # state 60: 61 items, 8 shown
+    assert f"… {61 - display.ITEM_LIMIT - 8} more" in page  # state 60: 61 items, 8 shown
     assert "<td>" not in page and page.count('<td style="text-align: left"') >= 60 * 4
 
 

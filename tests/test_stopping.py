@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from sdg_automata import kernels
 from sdg_automata.errors import BudgetExceeded
 from sdg_automata.runtime import stopping
 from sdg_automata.runtime.budget import Budget
@@ -216,8 +215,3 @@ def test_sigterm_raises_ctrl_c_while_the_command_runs() -> None:
         assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def test_the_old_name_still_holds() -> None:
-    """``sdg_automata.kernels.held_signals`` (0.2) is the one of this module."""
-    assert kernels.held_signals is held_signals

@@ -21,7 +21,8 @@ from sdg_automata.cli import main
 from sdg_automata.errors import InputError
 from sdg_automata.grammar.parse import load_grammar, parse_grammar
 from sdg_automata.search import strategies
-from sdg_automata.search.decide import STRATEGIES, max_grundy
+from sdg_automata.search.decide import max_grundy
+from sdg_automata.search.strategies import STRATEGIES
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "example3.txt")

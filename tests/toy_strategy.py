@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sdg_automata.search.request import Evidence, Search, SearchResult
-from sdg_automata.search.strategies import Argument, SearchStrategy, get
+from sdg_automata.search.strategies import get
+from sdg_automata.search.strategies.base import Argument, SearchStrategy
 
 
 @dataclass(frozen=True)

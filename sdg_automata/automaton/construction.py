@@ -49,16 +49,10 @@ if TYPE_CHECKING:
     from automata.fa.dfa import DFA
 
 __all__ = [
-    "GroupLayout",
     "GrundyAutomaton",
-    "Item",
-    "LetterTable",
     "ReachableAutomaton",
-    "TransitionTables",
     "automaton_for",
-    "canonical",
     "dfa",
-    "fast_automata",
 ]
 
 #: default cap on the entries of :meth:`GrundyAutomaton.step`'s memo (about 100 bytes each)

@@ -85,10 +85,8 @@ from ..errors import BudgetExceeded, InputError
 from ..grammar import Grammar
 from ..runtime.budget import UNLIMITED, Budget, available_bytes
 from .construction import ReachableAutomaton, automaton_for
-from .series import Density, _closed_periods, _rational_gf, _shortest, berlekamp_massey
+from .series import Density, _closed_periods, _rational_gf, _shortest
 from .transfer import (
-    COSTS,
-    COUNT_SECONDS,
     COUNTERS,
     CountMethod,
     Estimate,
@@ -103,17 +101,8 @@ if TYPE_CHECKING:
     from ..runtime.engines import Engine
 
 __all__ = [
-    "COSTS",
-    "COUNTERS",
-    "COUNT_SECONDS",
     "GF_STATE_LIMIT",
     "ClassMachine",
-    "CountMethod",
-    "Density",
-    "Estimate",
-    "TransferTable",
-    "berlekamp_massey",
-    "plan",
     "count",
     "count_sequence",
     "density",

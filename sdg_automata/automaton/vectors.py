@@ -95,12 +95,12 @@ class _Entry:
         self.pairs: list[dict[tuple[int, int], int]] = [{} for _ in levels[:-1]]
 
 
-#: the kinds of instruction of a step plan (``kernels.automaton.step`` executes them)
+#: the kinds of instruction of a step plan (``kernels.step.step`` executes them)
 _IDLE, _OLD1, _OLD2, _NEW, _ANY = range(5)
 
 
 def _instruction(e: _Entry) -> list[int]:
-    """The plan of one group on one letter, for ``kernels.automaton.step``.
+    """The plan of one group on one letter, for ``kernels.step.step``.
 
     ``IDLE g``: its part is empty.  ``OLD1 g h off``: one old part as input,
     ``part = T[h]``.  ``OLD2 g h₀ h₁ off cols``: two old parts (its own and the

@@ -44,7 +44,7 @@ from .exits import NO_ROOM, ExitCode, fail
 from .jsonout import SCHEMA, Reason, contradicted, emit_stopped
 from .parser import Formatter, Parser, build_all, epilog
 
-__all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
+__all__ = ["GROUPS", "build_parser", "main"]
 
 #: the command groups, in the order ``--help`` lists them
 #: :meta hide-value:

@@ -153,7 +153,8 @@ def _check_sharded(args: argparse.Namespace, strategy: str | None) -> None:
 
 def _cmd_max(args: argparse.Namespace) -> int:
     from ..search.decide import max_grundy
-    from ..search.strategies import EXPLORING, STRATEGIES
+    from ..search.strategies import STRATEGIES
+    from ..search.strategies.base import EXPLORING
 
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
@@ -358,7 +359,7 @@ def _cmd_regex(args: argparse.Namespace) -> int:
 
 
 def _add_count(p: Parser) -> None:
-    from ..automaton.counting import COUNT_SECONDS, CountMethod
+    from ..automaton.transfer import COUNT_SECONDS, CountMethod
 
     p.description = (
         "Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, over the int "

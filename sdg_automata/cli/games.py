@@ -19,7 +19,7 @@ from .parser import Commands, Parser
 from .writing import add_drawing, add_output, check_visual, deliver
 
 if TYPE_CHECKING:
-    from ..games.impartial import NodeId
+    from ..games.graphfile import NodeId
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -217,7 +217,8 @@ def _position(text: str, known: Mapping[NodeId, object], source: str) -> NodeId:
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
-    from ..games.impartial import MisereSumError, solve_game_graph_file
+    from ..errors import MisereSumError
+    from ..games.graphfile import solve_game_graph_file
 
     if args.sum and args.misere:
         raise MisereSumError

@@ -37,16 +37,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
-from .compact import (  # the compact walk's kernels, public here before they had a module
-    admit,
-    climb,
-    compact_bfs,
-    decode,
-    key_of,
-    migrate,
-    scramble,
-    unscramble,
-)
 from .step import (
     _GOLDEN,
     _MIX,
@@ -72,15 +62,11 @@ from .step import (
     _find,
     _hash,
     _probe,
-    rehash,
     step,
 )
 
-__all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "HARE", "LETTER",
-           "MAX_LOAD_PERCENT", "MET", "MISS", "N", "OTHER", "PAUSE", "POS", "SID", "SPARE",
-           "STEPS", "TORTOISE", "VALUE", "WORK", "absorb", "admit", "bfs", "by_owner", "climb",
-           "compact_bfs", "decode", "dfs", "expand", "key_of", "meet", "migrate", "rehash",
-           "renumber", "scramble", "step", "tree_runs", "unscramble", "walk"]
+__all__ = ["HARE", "OTHER", "SPARE", "TORTOISE", "absorb", "bfs", "by_owner", "dfs", "expand",
+           "meet", "renumber", "tree_runs", "walk"]
 
 
 @jit

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..sweeps.summarize import PLOT_HINT, PLOT_SUFFIXES, SAVE_METADATA, figure_class, plot_suffix
+from ..sweeps.summarize import SAVE_METADATA, figure_class, plot_suffix
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -42,9 +42,8 @@ if TYPE_CHECKING:
     from ..grammar import Grammar
     from ..runtime.budget import Budget
 
-__all__ = ["PLOT_HINT", "PLOT_SUFFIXES", "CountsByLength", "IMarkSequence", "counts_by_length",
-           "figure_bytes", "imark_series", "plot_available", "plot_counts", "plot_imark",
-           "plot_octal", "plot_suffix", "require_plot"]
+__all__ = ["CountsByLength", "IMarkSequence", "counts_by_length", "figure_bytes", "imark_series",
+           "plot_available", "plot_counts", "plot_imark", "plot_octal", "require_plot"]
 
 #: an octal game's plot shows the preperiod and this many periods (at least)
 PERIODS_SHOWN = 3

@@ -53,10 +53,9 @@ from ..grammar import Grammar
 from ..grammar.words import Word, word_json
 from ..runtime.budget import UNLIMITED, Budget, as_budget
 from . import strategies
-from .constraint import Constraint, constraint, one_letter
+from .constraint import constraint, one_letter
 from .explicit import explicit
-from .request import Evidence, Search, read_witness
-from .strategies import STRATEGIES
+from .request import Evidence, Search
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -65,8 +64,8 @@ if TYPE_CHECKING:
 
     from ..runtime.engines import Engine
 
-__all__ = ["ROUTES", "SOLVED", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict",
-           "bfs_search", "bfs_verdict", "constraint", "max_grundy", "read_witness", "spectrum"]
+__all__ = ["ROUTES", "SOLVED", "Route", "Strategy", "Verdict", "bfs_search", "bfs_verdict",
+           "max_grundy", "spectrum"]
 
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..automaton.vectors import StepTables
 from ..runtime.engines import Unfit
-from .walks import CompactStore, breadth_first, unfit
+from .stores import CompactStore
+from .walks import breadth_first, unfit
 
 if TYPE_CHECKING:
     from ..automaton.construction import GrundyAutomaton

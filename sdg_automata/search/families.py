@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from math import gcd
 from typing import TYPE_CHECKING, Any
 
-from ..automaton.construction import canonical
+from ..automaton.minimal import canonical
 from ..errors import BudgetExceeded, InputError
 from ..grammar import Grammar, Rule
 

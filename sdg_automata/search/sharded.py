@@ -71,7 +71,7 @@ from ..errors import InputError, ResourceError, SdgBug, SdgError
 from ..runtime.budget import UNLIMITED, Budget, as_budget
 from .decide import Verdict, bfs_search, bfs_verdict
 from .request import read_witness
-from .shard import BATCH_STATES, PHASES, Shard, answered
+from .shard import Shard, answered
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -81,7 +81,7 @@ if TYPE_CHECKING:
     from ..grammar.words import Word
     from .request import Search
 
-__all__ = ["BATCH_STATES", "PHASES", "Shard", "max_grundy_sharded"]
+__all__ = ["max_grundy_sharded"]
 
 #: seconds between two looks at the workers' health while the driver waits
 POLL = 0.5

@@ -199,7 +199,7 @@ class KeyTooWide(Exception):
 
 
 class _Cleary:
-    """One compact table (:func:`~sdg_automata.kernels.automaton.admit`): 2^q slots for
+    """One compact table (:func:`~sdg_automata.kernels.compact.admit`): 2^q slots for
     keys of the given field widths, and the arrays the kernels take."""
 
     def __init__(self, q: int, widths: list[int]) -> None:
@@ -297,7 +297,7 @@ class _Store:
         self._growing = [g for g in (self.records, self.parent, self.via, self.rows) if g]
 
     def add_first(self, vector: Any) -> None:
-        from ..kernels.automaton import rehash
+        from ..kernels.step import rehash
 
         self.records.array[0] = vector
         with _wrapping():
@@ -317,7 +317,7 @@ class _Store:
     def make_room(self, n: int) -> None:
         """Room for a block of states after state n (records, tree, rows) and a table
         below its load."""
-        from ..kernels.automaton import BATCH, MAX_LOAD_PERCENT, rehash
+        from ..kernels.step import BATCH, MAX_LOAD_PERCENT, rehash
 
         if n + BATCH >= self.records.capacity:
             for g in self._growing:
@@ -350,7 +350,7 @@ class CompactStore:
 
     An id that outgrows its field re-encodes the table (:meth:`fit`); growth
     doubles it (:meth:`make_room`): both move every key into a new table
-    (:func:`~sdg_automata.kernels.automaton.migrate`), so the peak is the two
+    (:func:`~sdg_automata.kernels.compact.migrate`), so the peak is the two
     tables together, about 1.5 × the new one.  :class:`KeyTooWide` when the ids
     would need more than :data:`MAX_KEY_BITS` bits.
 
@@ -363,7 +363,7 @@ class CompactStore:
       vectors of interned part ids (:mod:`sdg_automata.automaton.vectors`), and their ids
       fit 35–48 bits on the benchmarks, so the key is the vector and Cleary's
       quotient saves another log₂(slots) bits: about r + 3 = K − q + 3 bits a slot;
-    * the same walk: :func:`~sdg_automata.kernels.automaton.compact_bfs` numbers
+    * the same walk: :func:`~sdg_automata.kernels.compact.compact_bfs` numbers
       the states in the order of :func:`~sdg_automata.kernels.automaton.bfs`
       (FIFO in discovery order, letters in order), so the states, the values'
       first states and the witnesses (the shortlex-least access words) are the

@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING, Any
 from ..automaton.vectors import StepTables
 from ..errors import BudgetExceeded, SdgBug
 from ..runtime.budget import Budget
-from ..runtime.engines import THRESHOLDS, run_engine
+from ..runtime.engines import THRESHOLDS
 from .stores import (
     NARROW,
-    QUANTUM_SECONDS,
     CompactStore,
     Growing,
     KeyTooWide,
@@ -40,8 +39,7 @@ from .stores import _Store as _Store  # the sharded walk's (search.shard) store,
 if TYPE_CHECKING:
     from ..automaton.construction import GrundyAutomaton
 
-__all__ = ["AUTO_STATES", "NARROW", "QUANTUM_SECONDS", "STORES", "CompactStore", "Growing",
-           "KeyTooWide", "Walked", "breadth_first", "depth_first", "lasso", "run_engine", "unfit"]
+__all__ = ["AUTO_STATES", "STORES", "Walked", "breadth_first", "depth_first", "lasso", "unfit"]
 
 #: the stores of a breadth-first walk (:func:`breadth_first`)
 STORES = ("table", "compact")
@@ -100,7 +98,7 @@ class _Driver:
 
     def timed(self, kernel: Callable[..., int], cursor: Any, *args: Any) -> int:
         """``kernel(*args, quantum)``, timed; ``cursor`` (among ``args``) says the work done."""
-        from ..kernels.automaton import PAUSE, WORK
+        from ..kernels.step import PAUSE, WORK
 
         started = self._clock()
         with _wrapping():
@@ -168,6 +166,7 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     import numpy as np
 
     from ..kernels import automaton as kernel
+    from ..kernels import step as protocol
 
     letters = len(tables.alphabet)
     crows, cfinal, wc, start = _start(tables, constraint)
@@ -190,7 +189,7 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     table.add_first(start)
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
-    cursor[kernel.N] = 1
+    cursor[protocol.N] = 1
     drive = _Driver(tables, budget, what)
     stopped = False
     n = 1
@@ -207,21 +206,21 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
                 rows_array,
                 rows, crows, cfinal, wc, values, head_group,
                 settle if head is not None else -1, found_at, cursor, drive.cap)
-            n = int(cursor[kernel.N])
+            n = int(cursor[protocol.N])
             del records, slots, tags, parent, via, rows_array  # no view across a growth
-            if status == kernel.DONE:
+            if status == protocol.DONE:
                 break
-            if status == kernel.MISS:
-                sid, k = int(cursor[kernel.SID]), int(cursor[kernel.LETTER])
+            if status == protocol.MISS:
+                sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
                 drive.learn(table.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
                 table.fit(tables, n)
-            elif status == kernel.FULL:
+            elif status == protocol.FULL:
                 table.make_room(n)
-            elif status == kernel.PAUSE:
+            elif status == protocol.PAUSE:
                 drive.served(n)
-            elif status == kernel.CAP:
+            elif status == protocol.CAP:
                 raise drive.exceeded(n)
-            elif status == kernel.FOUND:
+            elif status == protocol.FOUND:
                 stopped = True
                 break
     except BaseException as e:  # the store goes back at once; the found states with it
@@ -264,12 +263,12 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
                            cfinal: Any, wc: int, start: Any, head: str | None, bound: int,
                            settle: int) -> Walked:
     """:func:`breadth_first` on a :class:`CompactStore`
-    (:func:`~sdg_automata.kernels.automaton.compact_bfs`): the same states numbered the
+    (:func:`~sdg_automata.kernels.compact.compact_bfs`): the same states numbered the
     same, so the same ``found``; ``store`` is the compact store."""
     import numpy as np
 
-    from ..kernels import automaton as kernel
     from ..kernels import compact
+    from ..kernels import step as protocol
 
     letters, width = len(tables.alphabet), len(start)
     def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
@@ -283,7 +282,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     block = np.zeros((letters, width), dtype=np.int32)
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
-    cursor[kernel.N] = 1
+    cursor[protocol.N] = 1
     drive = _Driver(tables, budget, what)
     stopped = False
     base = 0  # the state in inrec[0]
@@ -297,17 +296,17 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
                 t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal,
                 wc, values, head_group, settle if head is not None else -1, found_at,
                 cursor, drive.cap)
-            n, sid = int(cursor[kernel.N]), int(cursor[kernel.SID])
-            if status == kernel.DONE:
+            n, sid = int(cursor[protocol.N]), int(cursor[protocol.SID])
+            if status == protocol.DONE:
                 break
-            if status == kernel.MISS:
-                k = int(cursor[kernel.LETTER])
+            if status == protocol.MISS:
+                k = int(cursor[protocol.LETTER])
                 out = int(cursor[compact.OUT])
                 source = inrec[sid - base] if sid - base < cursor[compact.IN] else outrec[
                     sid - (n - out)]
                 drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
                 store.fit(counts(), n)
-            elif status == kernel.FULL:
+            elif status == protocol.FULL:
                 out = int(cursor[compact.OUT])
                 if out + letters > COMPACT_BUFFER:  # the output to the spool
                     store.push(outrec[:out], outcode[:out])
@@ -317,11 +316,11 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
                     cursor[compact.IN] = store.records.read(sid, inrec)
                     store.records.release(sid)
                 store.make_room(n, letters)
-            elif status == kernel.PAUSE:
+            elif status == protocol.PAUSE:
                 drive.served(n)
-            elif status == kernel.CAP:
+            elif status == protocol.CAP:
                 raise drive.exceeded(n)
-            elif status == kernel.FOUND:
+            elif status == protocol.FOUND:
                 stopped = True
                 break
         out = int(cursor[compact.OUT])  # the tree of the last states, for the witnesses
@@ -343,6 +342,7 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
     import numpy as np
 
     from ..kernels import automaton as kernel
+    from ..kernels import step as protocol
 
     crows, cfinal, wc, start = _start(tables, constraint)
     store = _Store(tables.groups + wc, tree=False, letters=len(tables.alphabet), rows=False,
@@ -353,7 +353,7 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
     read = Growing(np.int32, (), 1 << 10)
     seen = np.zeros(bound + 1, dtype=np.uint8)
     cursor = np.zeros(8, dtype=np.int64)
-    cursor[kernel.N] = cursor[kernel.DEPTH] = 1
+    cursor[protocol.N] = cursor[protocol.DEPTH] = 1
     drive = _Driver(tables, budget, "search")
     found: dict[int, Any] = {}
     deepest = 1
@@ -367,27 +367,27 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
             status = drive.timed(
                 kernel.dfs, cursor, tables.heap, tables.plan, tables.starts, records, table,
                 tags, p, t, r, crows, cfinal, wc, values, head_group, seen, cursor, drive.cap)
-            n, depth = int(cursor[kernel.N]), int(cursor[kernel.DEPTH])
+            n, depth = int(cursor[protocol.N]), int(cursor[protocol.DEPTH])
             deepest = max(deepest, depth)
             del records, table, tags, p, t, r
-            if status == kernel.DONE:
+            if status == protocol.DONE:
                 break
-            if status == kernel.MISS:
+            if status == protocol.MISS:
                 src = int(path.array[depth - 1])
                 k = int(tried.array[depth - 1])
                 drive.learn(store.records.array[src, :tables.groups].tolist(), k, (n, src, k), n)
                 store.fit(tables, n)
-            elif status == kernel.FULL:
+            elif status == protocol.FULL:
                 store.make_room(n)
                 if depth >= path.capacity:
                     for g in (path, tried, read):
                         g.grow(2 * g.capacity)
-            elif status == kernel.PAUSE:
+            elif status == protocol.PAUSE:
                 drive.served(n)
-            elif status == kernel.CAP:
+            elif status == protocol.CAP:
                 raise drive.exceeded(n)
-            elif status == kernel.FOUND:
-                v = int(cursor[kernel.VALUE])
+            elif status == protocol.FOUND:
+                v = int(cursor[protocol.VALUE])
                 found[v] = read.array[1:depth].tolist()
                 if v >= settle:
                     stopped = True
@@ -447,6 +447,7 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     import numpy as np
 
     from ..kernels import automaton as kernel
+    from ..kernels import step as protocol
 
     crows, cfinal, wc, start = _start(tables, constraint)
     cur = np.zeros((4, len(start)), dtype=np.int32)
@@ -465,13 +466,13 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
         """Call a phase until it ends, learning its misses and serving pauses."""
         while True:
             status = kernel_call()
-            position = int(cursor[kernel.POS])
+            position = int(cursor[protocol.POS])
             reached = position + 1 if cap < 0 else min(position + 1, cap)  # states, for progress
-            if status == kernel.MISS:
+            if status == protocol.MISS:
                 row = mover()
                 drive.learn(cur[row, :tables.groups].tolist(), letter,
-                            (position, int(cursor[kernel.STEPS]), row), reached)
-            elif status == kernel.PAUSE:
+                            (position, int(cursor[protocol.STEPS]), row), reached)
+            elif status == protocol.PAUSE:
                 drive.served(reached)
                 if 0 <= beyond <= position:
                     raise drive.exceeded(cap)
@@ -489,22 +490,22 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     try:
         while True:  # phase 1: rounds of `power` steps after the tortoise, 1, 2, 4, …
             cur[kernel.TORTOISE] = cur[kernel.HARE]
-            cursor[kernel.STEPS] = 0
+            cursor[protocol.STEPS] = 0
             while True:  # the round, stopping at each checkpoint to save it
-                position, steps = int(cursor[kernel.POS]), int(cursor[kernel.STEPS])
+                position, steps = int(cursor[protocol.POS]), int(cursor[protocol.STEPS])
                 limit = min(power, steps + marks.next - position)
                 status = run(partial(hare, limit, True), lambda: kernel.HARE)
-                position = int(cursor[kernel.POS])
+                position = int(cursor[protocol.POS])
                 if position == marks.next:
                     marks.add(position, cur[kernel.HARE])
-                if status != kernel.DONE or cursor[kernel.STEPS] == power:
+                if status != protocol.DONE or cursor[protocol.STEPS] == power:
                     break
-            if status in (kernel.FOUND, kernel.DEAD):
+            if status in (protocol.FOUND, protocol.DEAD):
                 if 0 <= cap <= position:
                     raise drive.exceeded(cap)
-                return _lasso_found(first, position + 1, status == kernel.DEAD)
-            if status == kernel.MET:
-                cycle = int(cursor[kernel.STEPS])
+                return _lasso_found(first, position + 1, status == protocol.DEAD)
+            if status == protocol.MET:
+                cycle = int(cursor[protocol.STEPS])
                 break
             if 0 <= beyond <= position:
                 raise drive.exceeded(cap)
@@ -514,14 +515,14 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
         position, state = marks.before(cycle)
         cur[kernel.HARE] = state
         cur[kernel.TORTOISE] = -1  # never met: the hare just goes on to λ
-        cursor[kernel.POS], cursor[kernel.STEPS] = position, 0
+        cursor[protocol.POS], cursor[protocol.STEPS] = position, 0
         run(partial(hare, cycle - position, False), lambda: kernel.HARE)
         cur[kernel.TORTOISE] = start
-        cursor[kernel.STEPS] = 0
+        cursor[protocol.STEPS] = 0
         run(lambda: drive.timed(kernel.meet, cursor, tables.heap, tables.plan, at, letter,
                                 crows, wc, cur, cursor),
-            lambda: int(cursor[kernel.SID]))
-        tail = int(cursor[kernel.STEPS])
+            lambda: int(cursor[protocol.SID]))
+        tail = int(cursor[protocol.STEPS])
     except KeyboardInterrupt:
         raise drive.meter.interrupted() from None
     if 0 <= cap < tail + cycle:

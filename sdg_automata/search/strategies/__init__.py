@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from . import bfs, dfs, lasso, pdr, sat
-from .base import EXPLORING, Argument, SearchStrategy
+from .base import SearchStrategy
 
 if TYPE_CHECKING:
     from ...automaton.construction import GrundyAutomaton
     from ...runtime.budget import Budget
     from ...runtime.engines import Engine
 
-__all__ = ["EXPLORING", "STRATEGIES", "Argument", "SearchStrategy", "check", "default", "get",
-           "json_fields", "names", "prepare", "register", "solved"]
+__all__ = ["STRATEGIES", "check", "default", "get", "json_fields", "names", "prepare", "register",
+           "solved"]
 
 #: the strategies by name, in the order the command line lists them
 STRATEGIES: dict[str, SearchStrategy] = {

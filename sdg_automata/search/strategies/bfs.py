@@ -94,7 +94,8 @@ def _bfs(search: Search) -> SearchResult:
 
 def _bfs_compiled(search: Search, budget: Budget) -> SearchResult:
     """:func:`_bfs_python` on the kernels: :func:`sdg_automata.search.walks.breadth_first`."""
-    from ..walks import CompactStore, breadth_first
+    from ..stores import CompactStore
+    from ..walks import breadth_first
 
     walked = breadth_first(search.tables(), budget, constraint=search.constraint_arrays(),
                            head=search.head, bound=search.bound, settle=search.settle,
