@@ -70,12 +70,9 @@ def test_releases_use_only_the_known_sections() -> None:
 
 def _moves() -> list[tuple[str, str]]:
     """Every (old, new) module pair the newest release lists, moved or removed as a path."""
-    pairs = []
-    for section in ("Moved", "Removed"):
-        for row in _rows(section):
-            if len(row) == 2 and len(row[0]) == len(row[1]) == 1:
-                pairs.append((_module(row[0][0]), _module(row[1][0])))
-    return pairs
+    return [(_module(row[0][0]), _module(row[1][0]))
+            for section in ("Moved", "Removed") for row in _rows(section)
+            if len(row) == 2 and len(row[0]) == len(row[1]) == 1]
 
 
 def test_the_changelog_lists_moves() -> None:
@@ -100,7 +97,8 @@ def _names_gone() -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 @pytest.mark.parametrize(("module", "name", "homes"), _names_gone(),
-                         ids=lambda x: x.removeprefix("sdg_automata.") if isinstance(x, str) else "")
+                         ids=lambda x: x.removeprefix("sdg_automata.") if isinstance(x, str)
+                         else "")
 def test_a_removed_name_is_gone_and_defined_where_the_changelog_says(
         module: str, name: str, homes: tuple[str, ...]) -> None:
     if _exists(module):  # a module may still use the name; it no longer offers it
