@@ -62,7 +62,7 @@ def test_every_module_has_an_api_page(site: Path) -> None:
     """Should document every module, found by autosummary without a list to keep."""
     modules = _modules()
     assert {"sdg_automata.search.decide", "sdg_automata.games.imark.layers",
-            "sdg_automata.cli.common"} <= set(modules)
+            "sdg_automata.cli.jsonout"} <= set(modules)
     missing = [m for m in modules if not (site / "api" / f"{m}.html").is_file()]
     assert not missing, f"no API page for {missing}"
     decide = (site / "api" / "sdg_automata.search.decide.html").read_text(encoding="utf-8")
