@@ -81,9 +81,9 @@ numpydoc_xref_aliases = {
         ("grammar", "Grammar Rule"), ("search.decide", "Verdict SpectrumRow"),
         ("automaton.construction", "GrundyAutomaton"), ("runtime.budget", "Budget"),
         ("grammar.words", "Word"), ("games.octal.rules", "OctalGame"),
-        ("games.octal.period", "OctalPeriod"), ("games.periodicity", "Period"),
-        ("automaton.counting", "Density ClassMachine"), ("games.play", "Analysis Move"),
-        ("games.solution", "SumMove GraphSolution"), ("games.gamegraph", "GameGraph"),
+        ("games.octal.period", "OctalPeriod"), ("derivation.periodicity", "Period"),
+        ("automaton.counting", "Density ClassMachine"), ("derivation.play", "Analysis Move"),
+        ("games.solution", "SumMove GraphSolution"), ("derivation.gamegraph", "GameGraph"),
     ] for name in names.split()},
 }
 

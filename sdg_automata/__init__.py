@@ -19,6 +19,7 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+from .derivation.semantics import grundy, grundy_position, naive_grundy, successors
 from .errors import (
     BudgetExceeded,
     ConvergenceError,
@@ -36,7 +37,6 @@ from .errors import (
     VisualUnavailable,
 )
 from .games.mex import mex, nim_sum
-from .games.semantics import grundy, grundy_position, naive_grundy, successors
 from .grammar import Grammar, Rule
 from .grammar.parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar
 
@@ -44,11 +44,11 @@ if TYPE_CHECKING:
     from .automaton.bounds import upper_bound, upper_bounds
     from .automaton.construction import GrundyAutomaton, dfa
     from .automaton.counting import count, density, generating_function
+    from .derivation.periodicity import proven_period
+    from .derivation.play import analyze
     from .games.imark import imark_grundy, imark_sequence
     from .games.impartial import grundy_values, winning_moves
     from .games.octal import OctalGame
-    from .games.periodicity import proven_period
-    from .games.play import analyze
     from .games.solution import solve_game_graph
     from .search.decide import Verdict, max_grundy, spectrum
     from .search.sharded import max_grundy_sharded
@@ -67,8 +67,8 @@ _LAZY = {
     "OctalGame": "games.octal",
     "grundy_values": "games.impartial", "solve_game_graph": "games.solution",
     "winning_moves": "games.impartial",
-    "proven_period": "games.periodicity",
-    "analyze": "games.play",
+    "proven_period": "derivation.periodicity",
+    "analyze": "derivation.play",
     "max_grundy_sharded": "search.sharded",
 }
 

@@ -20,10 +20,10 @@ import recipe_game
 from test_import_graph import LAYERS, ROOT, _imports
 
 from sdg_automata import cli
+from sdg_automata.derivation.semantics import grundy
 from sdg_automata.errors import InputError
-from sdg_automata.games.semantics import grundy
+from sdg_automata.generators.families import subtraction_grammar
 from sdg_automata.runtime import engines
-from sdg_automata.search.families import subtraction_grammar
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
 TESTS = Path(__file__).resolve().parent

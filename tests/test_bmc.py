@@ -5,12 +5,12 @@ Ground truths, none of them the code under test:
 * the breadth-first exploration of the reachable automaton
   (:meth:`~sdg_automata.automaton.construction.ReachableAutomaton.shortest_witnesses`):
   every value of A with a shortest witness, and by exhaustion the exact maximum;
-* :func:`sdg_automata.games.semantics.grundy` and the from-scratch oracle of
+* :func:`sdg_automata.derivation.semantics.grundy` and the from-scratch oracle of
   ``strategies.py`` (SPEC §2's definition on the raw rules) on every witness;
 * the Chinese remainder theorem for the unary modular family (the reachable part
   is 1 + lcm of the moduli, ``test_families.py``);
 * automata-lib: ``accepts_input`` on the planted family's DFAs, and its products
-  (:func:`~sdg_automata.search.families.product_truth`) for shortest witness lengths;
+  (:func:`~sdg_automata.generators.families.product_truth`) for shortest witness lengths;
 * :meth:`~sdg_automata.automaton.construction.GrundyAutomaton.step_reference` for the
   encoding of one step, on states drawn at random.
 """
@@ -37,13 +37,9 @@ pytest.importorskip("pysat")
 from clirun import run  # noqa: E402
 
 from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for  # noqa: E402
+from sdg_automata.derivation.semantics import grundy  # noqa: E402
 from sdg_automata.errors import InputError  # noqa: E402
-from sdg_automata.games.semantics import grundy  # noqa: E402
-from sdg_automata.grammar import Grammar  # noqa: E402
-from sdg_automata.grammar.parse import grammar_to_json, parse_grammar  # noqa: E402
-from sdg_automata.search.circuit import Frame, Gates, StepEncoding  # noqa: E402
-from sdg_automata.search.decide import max_grundy  # noqa: E402
-from sdg_automata.search.families import (  # noqa: E402
+from sdg_automata.generators.families import (  # noqa: E402
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -51,6 +47,10 @@ from sdg_automata.search.families import (  # noqa: E402
     planted_intersection,
     product_truth,
 )
+from sdg_automata.grammar import Grammar  # noqa: E402
+from sdg_automata.grammar.parse import grammar_to_json, parse_grammar  # noqa: E402
+from sdg_automata.search.circuit import Frame, Gates, StepEncoding  # noqa: E402
+from sdg_automata.search.decide import max_grundy  # noqa: E402
 
 EXAMPLE3 = Path(__file__).resolve().parent.parent / "examples" / "example3.txt"
 LINEAR = st.one_of(right_linear_grammars(), left_linear_grammars())

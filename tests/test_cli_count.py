@@ -24,7 +24,7 @@ import pytest
 from clirun import run
 
 from sdg_automata.automaton.counting import ClassMachine
-from sdg_automata.games.semantics import SubstringTable
+from sdg_automata.derivation.semantics import SubstringTable
 from sdg_automata.grammar.parse import load_grammar
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -139,7 +139,7 @@ def test_family_sizes_are_refused_before_any_work(capsys, tmp_path, argv, fragme
 
 def test_family_size_limits_in_the_library():
     from sdg_automata.errors import BudgetExceeded
-    from sdg_automata.search.families import (
+    from sdg_automata.generators.families import (
         MAX_SYMBOLS,
         ModularSpec,
         modular_family,

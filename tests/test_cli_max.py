@@ -16,9 +16,7 @@ from pathlib import Path
 import pytest
 
 from sdg_automata.cli import main
-from sdg_automata.grammar.parse import grammar_from_json, grammar_from_text, load_grammar
-from sdg_automata.search.decide import max_grundy
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     modular_family,
     modular_truth,
@@ -26,6 +24,8 @@ from sdg_automata.search.families import (
     random_family,
     subtraction_grammar,
 )
+from sdg_automata.grammar.parse import grammar_from_json, grammar_from_text, load_grammar
+from sdg_automata.search.decide import max_grundy
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE3 = str(ROOT / "examples" / "example3.txt")
@@ -415,8 +415,8 @@ def test_ctrl_c_while_numba_compiles_is_not_lost(tmp_path: Path) -> None:
     import sys
     import time
 
+    from sdg_automata.generators.families import ModularSpec, modular_family
     from sdg_automata.grammar.parse import grammar_to_json
-    from sdg_automata.search.families import ModularSpec, modular_family
 
     specs = [ModularSpec.parse(s) for s in "16:0 27:6 25:0 7:3 11:5 13:1 3:1".split()]
     path = tmp_path / "huge.json"
@@ -442,8 +442,8 @@ def test_ctrl_c_ends_cleanly_with_how_far(tmp_path: Path, method: str) -> None:
     import sys
     import time
 
+    from sdg_automata.generators.families import ModularSpec, modular_family
     from sdg_automata.grammar.parse import grammar_to_json
-    from sdg_automata.search.families import ModularSpec, modular_family
 
     # about 10⁷ reachable states, and the maximum is below m_A: a search of tens of seconds
     # (8·10⁵ took under 1.5 s once the step was memoized, issue 11)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from sdg_automata.cli import main
+from sdg_automata.derivation.semantics import SubstringTable
 from sdg_automata.games.octal import OctalGame, naive_values
-from sdg_automata.games.semantics import SubstringTable
 from sdg_automata.grammar.parse import load_grammar
 
 

@@ -15,7 +15,7 @@ from clirun import run
 from golden import example3
 from strategies import Definition
 
-from sdg_automata.games.gamegraph import game_graph
+from sdg_automata.derivation.gamegraph import game_graph
 
 EXAMPLE3 = str(Path(__file__).resolve().parent.parent / "examples" / "example3.txt")
 

@@ -15,9 +15,9 @@ import sys
 import pytest
 
 from sdg_automata.cli import main
-from sdg_automata.games.play import Analyzer, Game
+from sdg_automata.derivation.play import Analyzer, Game
+from sdg_automata.generators.families import subtraction_grammar
 from sdg_automata.grammar.parse import grammar_to_text, load_grammar
-from sdg_automata.search.families import subtraction_grammar
 
 
 def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:

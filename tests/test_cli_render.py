@@ -23,7 +23,7 @@ from clirun import run
 
 from sdg_automata.automaton.construction import dfa
 from sdg_automata.cli import main
-from sdg_automata.games.semantics import grundy
+from sdg_automata.derivation.semantics import grundy
 from sdg_automata.grammar.parse import load_grammar
 from sdg_automata.render import REGEX_STATE_LIMIT
 

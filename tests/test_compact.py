@@ -22,9 +22,7 @@ from hypothesis import strategies as st
 from strategies import Definition, right_linear_grammars
 
 from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError, Interrupted, SdgBug
-from sdg_automata.grammar import Grammar
-from sdg_automata.search.decide import max_grundy
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -32,6 +30,8 @@ from sdg_automata.search.families import (
     product_truth,
     random_family,
 )
+from sdg_automata.grammar import Grammar
+from sdg_automata.search.decide import max_grundy
 
 pytest.importorskip("numba")
 
@@ -45,7 +45,7 @@ from sdg_automata.kernels.compact import (  # noqa: E402
     scramble,
     unscramble,
 )
-from sdg_automata.search import stores, walks  # noqa: E402
+from sdg_automata.search.compiled import drive, stores  # noqa: E402
 
 FAST = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -223,7 +223,7 @@ def test_ids_outgrowing_their_fields_and_the_table_growing() -> None:
 
 
 def test_small_buffers_spill_to_the_spool(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(walks, "COMPACT_BUFFER", 8)
+    monkeypatch.setattr(drive, "COMPACT_BUFFER", 8)
     monkeypatch.setattr(stores, "SPOOL_SEGMENT", 64)  # many files, the consumed ones released
     stores_agree(intersection_grammar(random_family(2, 6, seed=3)), "A")
     stores_agree(modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]),
@@ -305,7 +305,7 @@ def test_a_full_disk_is_a_resource_error(monkeypatch: pytest.MonkeyPatch) -> Non
     import os
 
     from sdg_automata.errors import ResourceError
-    from sdg_automata.search.stores import _Spool
+    from sdg_automata.search.compiled.stores import _Spool
 
     def full(*args: object) -> int:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

@@ -502,7 +502,7 @@ def test_memo_spec_examples_keep_the_reference(example3, csub):
 def test_memo_hardness_modular(specs):
     """Should give the reference's transitions on SPEC §5's family, one memo group per DFA
     (its V chain folded in) and one for A, and the CRT's maximum."""
-    from sdg_automata.search.families import ModularSpec, modular_family, modular_truth
+    from sdg_automata.generators.families import ModularSpec, modular_family, modular_truth
 
     parsed = [ModularSpec.parse(s) for s in specs]
     g = modular_family(parsed)
@@ -520,7 +520,7 @@ def test_memo_hardness_modular(specs):
 def test_memo_hardness_random(seed):
     """Should give the reference's transitions on random DFAs (binary) and automata-lib's
     answer for the maximum."""
-    from sdg_automata.search.families import intersection_grammar, product_truth, random_family
+    from sdg_automata.generators.families import intersection_grammar, product_truth, random_family
 
     dfas = random_family(3, 5, seed=seed)
     g = intersection_grammar(dfas)
@@ -584,7 +584,7 @@ def test_memo_unit_waits_on_a_cycle_merge_groups():
 
 def test_memo_limit():
     """Should drop the memo past its limit (and keep answering), refuse a negative limit."""
-    from sdg_automata.search.families import ModularSpec, modular_family
+    from sdg_automata.generators.families import ModularSpec, modular_family
 
     g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])
     full = GrundyAutomaton(g, memo_limit=0).explore().states
@@ -602,7 +602,7 @@ def test_memo_limit():
 def test_memo_checks_itself():
     """Should raise SdgBug when a part learned before disagrees with a new computation."""
     from sdg_automata.errors import SdgBug
-    from sdg_automata.search.families import ModularSpec, modular_family
+    from sdg_automata.generators.families import ModularSpec, modular_family
 
     g = modular_family([ModularSpec.parse(s) for s in ("3:0", "5:2")])
     m = GrundyAutomaton(g)

@@ -2,7 +2,7 @@
 
 Every count is checked against the words themselves: all words up to length
 12 are enumerated and evaluated by the exact dynamic program of
-:mod:`sdg_automata.games.semantics` (spot-checked against the definition), the role
+:mod:`sdg_automata.derivation.semantics` (spot-checked against the definition), the role
 sympy's ``testutil`` brute-force implementations play for their fast
 counterparts.  Generating functions are checked coefficient by coefficient and,
 for Example 3, against sympy's own transfer-matrix inverse e₀ᵀ(I − xM)⁻¹f.
@@ -29,12 +29,12 @@ from sdg_automata.automaton.counting import (
 )
 from sdg_automata.automaton.series import Density, berlekamp_massey
 from sdg_automata.automaton.transfer import COUNTERS, TransferTable, plan
+from sdg_automata.derivation.semantics import grundy, naive_grundy
 from sdg_automata.errors import BudgetExceeded, InputError, SdgBug
-from sdg_automata.games.semantics import grundy, naive_grundy
+from sdg_automata.generators.families import subtraction_grammar
 from sdg_automata.grammar import Grammar, Rule
 from sdg_automata.grammar.parse import parse_grammar
 from sdg_automata.runtime.budget import Budget
-from sdg_automata.search.families import subtraction_grammar
 
 #: |{w ∈ {a,b}ⁿ : 𝒢(A, w) = c}| for Example 3, n = 0…12, by enumeration (computed once
 #: with semantics.grundy over all 8 190 words, and spot-checked with the definition)
@@ -160,7 +160,7 @@ def test_class_dfas_are_automata_lib_minimal() -> None:
 
 def test_long_lasso_minimizes_fast() -> None:
     """A one-letter lasso of 34 000 states minimizes in reasonable time (automata-lib)."""
-    from sdg_automata.search.families import ModularSpec, modular_family
+    from sdg_automata.generators.families import ModularSpec, modular_family
 
     g = modular_family([ModularSpec(7, 1), ModularSpec(11, 3), ModularSpec(13, 5),
                         ModularSpec(17, 2)])
@@ -296,7 +296,7 @@ def test_density_matches_long_counts(seed: int) -> None:
 
 @pytest.mark.parametrize("subtraction", [[1], [2, 3], [1, 3, 4], [2, 5, 7], [1, 2, 6]])
 def test_unary_counts_gf_and_density_are_the_periodic_pattern(subtraction: list[int]) -> None:
-    from sdg_automata.games.periodicity import proven_period
+    from sdg_automata.derivation.periodicity import proven_period
 
     g = subtraction_grammar(subtraction)
     machine = ClassMachine.build(g, "A")
@@ -314,7 +314,7 @@ def test_unary_counts_gf_and_density_are_the_periodic_pattern(subtraction: list[
 
 
 def test_unary_density_agrees_with_proven_period() -> None:
-    from sdg_automata.games import periodicity
+    from sdg_automata.derivation import periodicity
     for subtraction in ([2, 3], [1, 3, 4], [2, 5, 7]):
         g = subtraction_grammar(subtraction)
         p = periodicity.proven_period(g, "A")

@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 from strategies import Definition, all_words, count_words, right_linear_grammars
 
 from sdg_automata.automaton.construction import GrundyAutomaton, dfa
+from sdg_automata.derivation.semantics import grundy
 from sdg_automata.errors import BudgetExceeded, InputError
-from sdg_automata.games.semantics import grundy
+from sdg_automata.generators.families import ModularSpec, modular_family, modular_truth
 from sdg_automata.grammar import Grammar
 from sdg_automata.grammar.parse import parse_grammar
 from sdg_automata.search.decide import max_grundy
-from sdg_automata.search.families import ModularSpec, modular_family, modular_truth
 
 ROUTES = [("onthefly", "bfs"), ("onthefly", "dfs"), ("explicit", "bfs")]
 

@@ -17,11 +17,11 @@ import pytest
 from clirun import run
 
 from sdg_automata.cli import build_parser
+from sdg_automata.derivation.periodicity import proven_period
 from sdg_automata.errors import BudgetExceeded
-from sdg_automata.games.periodicity import proven_period
+from sdg_automata.generators.families import ModularSpec, modular_family, subtraction_grammar
 from sdg_automata.grammar.parse import grammar_to_json
 from sdg_automata.search.decide import ROUTES, SOLVED, Route, Strategy, max_grundy
-from sdg_automata.search.families import ModularSpec, modular_family, subtraction_grammar
 from sdg_automata.search.strategies import STRATEGIES
 
 #: issue 15: 125 reachable states; its forward DFA has more than 175,000 states

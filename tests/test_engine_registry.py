@@ -18,8 +18,9 @@ import pytest
 import sdg_automata
 from sdg_automata.automaton.construction import automaton_for, dfa
 from sdg_automata.automaton.counting import count
+from sdg_automata.derivation.semantics import grundy
 from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError
-from sdg_automata.games.semantics import grundy
+from sdg_automata.generators.families import ModularSpec, modular_family, subtraction_grammar
 from sdg_automata.grammar import Grammar
 from sdg_automata.grammar.parse import load_grammar
 from sdg_automata.runtime import engines
@@ -33,7 +34,6 @@ from sdg_automata.runtime.engines import (
     run_engine,
     use_compiled,
 )
-from sdg_automata.search.families import ModularSpec, modular_family, subtraction_grammar
 
 numba = pytest.importorskip("numba")
 
@@ -62,10 +62,10 @@ def _quiet(f, *args, **kw):  # type: ignore[no-untyped-def]
 
 
 def test_the_registry_is_the_one_place() -> None:
-    from sdg_automata.search import walks
+    from sdg_automata.search.compiled import drive
 
     assert ENGINES == ("auto", "compiled", "python")
-    assert walks.AUTO_STATES == THRESHOLDS["walk states"]
+    assert drive.AUTO_STATES == THRESHOLDS["walk states"]
 
 
 def test_every_threshold_is_in_the_table() -> None:
@@ -150,7 +150,7 @@ def test_explore_is_the_same_on_every_engine(name: str) -> None:
 
 
 def test_the_families_do_run_compiled() -> None:
-    from sdg_automata.automaton.vectors import PartStates
+    from sdg_automata.search.compiled.tables import PartStates
 
     found = automaton_for(_grammar("modular3")).explore(engine="compiled")
     assert isinstance(found.states, PartStates)

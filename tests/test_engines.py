@@ -1,5 +1,6 @@
-"""The compiled kernels (sdg_automata.kernels.automaton, driven by sdg_automata.automaton.vectors)
-against the Python reference paths, and both against independent truth.
+"""The compiled kernels (sdg_automata.kernels.automaton, driven by
+sdg_automata.search.compiled.tables) against the Python reference paths, and both against
+independent truth.
 
 Truths used here, none of them the code under test:
 
@@ -28,13 +29,8 @@ from hypothesis import strategies as st
 from strategies import Definition, left_linear_grammars, right_linear_grammars
 
 from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for
-from sdg_automata.automaton.vectors import StepTables
 from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError
-from sdg_automata.grammar import Grammar
-from sdg_automata.grammar.parse import grammar_to_json, parse_grammar
-from sdg_automata.grammar.words import LONG_WORD, Word
-from sdg_automata.search.decide import max_grundy
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -42,7 +38,12 @@ from sdg_automata.search.families import (
     product_truth,
     random_family,
 )
-from sdg_automata.search.walks import unfit
+from sdg_automata.grammar import Grammar
+from sdg_automata.grammar.parse import grammar_to_json, parse_grammar
+from sdg_automata.grammar.words import LONG_WORD, Word
+from sdg_automata.search.compiled.drive import unfit
+from sdg_automata.search.compiled.tables import StepTables
+from sdg_automata.search.decide import max_grundy
 
 pytest.importorskip("numba")
 
@@ -168,7 +169,7 @@ def test_the_lasso_is_the_breadth_first_search(specs: str, k: int | None) -> Non
 def test_the_lasso_finds_tail_and_cycle() -> None:
     """A unary grammar whose lasso has a tail (μ > 0): A's values settle after n = 3.
     μ + λ is checked against ``periodicity.proven_period``, which stores the lasso."""
-    from sdg_automata.games.periodicity import proven_period
+    from sdg_automata.derivation.periodicity import proven_period
     from sdg_automata.grammar.parse import parse_grammar
 
     g = parse_grammar("A -> a a a B | a B | a\nB -> a a C | a\nC -> a a a a a B | a a")
@@ -204,7 +205,7 @@ def test_a_constraint_empty_over_the_letters_is_a_lasso_with_no_position() -> No
 
 def test_records_widen_when_ids_outgrow_16_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Records are uint16 until a part id needs more; the widening happens mid-walk."""
-    import sdg_automata.search.stores as stores
+    import sdg_automata.search.compiled.stores as stores
 
     g = intersection_grammar(random_family(3, 12, seed=28))  # a group of 2876 parts
     narrow = verdict(g, "A", None, strategy="bfs", engine="compiled")
@@ -415,7 +416,7 @@ def test_the_kernels_run_as_python_under_numba_disable_jit(tmp_path: Path) -> No
 
 
 def test_a_table_too_large_for_the_kernels_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sdg_automata.automaton.vectors as vectors
+    import sdg_automata.search.compiled.tables as vectors
 
     g = intersection_grammar(random_family(3, 12, seed=28))
     monkeypatch.setattr(vectors, "MAX_TABLE", 64)

@@ -31,10 +31,9 @@ from hypothesis import strategies as st
 from strategies import all_words
 
 from sdg_automata.automaton.construction import GrundyAutomaton
+from sdg_automata.derivation.semantics import evaluator, grundy
 from sdg_automata.errors import InputError
-from sdg_automata.games.semantics import evaluator, grundy
-from sdg_automata.search.decide import max_grundy
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     intersection_grammar,
     modular_dfa,
@@ -45,6 +44,7 @@ from sdg_automata.search.families import (
     smallest_common_solution,
     subtraction_grammar,
 )
+from sdg_automata.search.decide import max_grundy
 
 # ---------------------------------------------------------------------------
 # arithmetic ground truth for the modular family

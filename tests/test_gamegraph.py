@@ -1,4 +1,4 @@
-"""sdg_automata.games.gamegraph: the game graph against the definition, and its budget.
+"""sdg_automata.derivation.gamegraph: the game graph against the definition, and its budget.
 
 Ground truth: :class:`strategies.Definition`, SPEC §2 written again on the raw
 rules (membership, successors, values), sharing no code with the package.  The
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import Definition, all_words, cfgs, left_linear_grammars, right_linear_grammars
 
+from sdg_automata.derivation.gamegraph import game_graph
 from sdg_automata.errors import BudgetExceeded
-from sdg_automata.games.gamegraph import game_graph
 from sdg_automata.grammar import Grammar
 from sdg_automata.runtime.budget import Budget
 

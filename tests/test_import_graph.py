@@ -159,18 +159,21 @@ def test_only_the_command_line_and_the_root_are_above_render() -> None:
     render = set().union(*(ts for m, ts in graph.items()
                            if m == f"{ROOT}.render" or m.startswith(f"{ROOT}.render.")))
     assert {f"{ROOT}.automaton.construction", f"{ROOT}.search.decide",
-            f"{ROOT}.games.gamegraph"} <= render
+            f"{ROOT}.derivation.gamegraph"} <= render
 
 
 #: the layers of docs/architecture.md, bottom up: a module imports only from its own layer or
-#: the layers below; the packages of one layer (search and games) are independent of each other
+#: the layers below; the packages of one layer (search and derivation) are independent of
+#: each other
 LAYERS = [
     {"errors"},
     {"runtime"},
+    {"kernels"},
     {"grammar"},
     {"automaton"},
-    {"kernels"},
-    {"search", "games"},
+    {"generators"},
+    {"games"},
+    {"search", "derivation"},
     {"sweeps"},
     {"render"},
     {"cli"},
@@ -208,3 +211,17 @@ def test_no_circle_even_for_the_type_checker() -> None:
     run, typing = import_graph(), import_graph(type_only=True)
     both = {m: run[m] | typing[m] for m in run}
     assert _cycle(both) is None, f"import cycle: {' -> '.join(_cycle(both) or [])}"
+
+
+def test_the_kernels_know_arrays_not_grammars() -> None:
+    """The kernels sit right above runtime because they never import grammar or automaton
+    (docs/architecture.md): they import only errors, runtime and each other, even for the
+    type checker."""
+    allowed = (f"{ROOT}.errors", f"{ROOT}.runtime", f"{ROOT}.kernels")
+    for type_only in (False, True):
+        graph = import_graph(type_only=type_only)
+        kernels = {m: ts for m, ts in graph.items()
+                   if m == f"{ROOT}.kernels" or m.startswith(f"{ROOT}.kernels.")}
+        assert len(kernels) >= 5
+        reached = {t for ts in kernels.values() for t in ts}
+        assert {t for t in reached if not t.startswith(allowed)} == set()

@@ -18,8 +18,8 @@ from golden import EXAMPLES, csub, example3
 from hypothesis import given
 from strategies import all_words, cfgs
 
+from sdg_automata.derivation.semantics import grundy
 from sdg_automata.errors import GrammarError, InputError
-from sdg_automata.games.semantics import grundy
 from sdg_automata.grammar import Grammar, Rule
 from sdg_automata.grammar.parse import load_grammar
 

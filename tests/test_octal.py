@@ -9,7 +9,7 @@ Truth, each independent of the code under test:
   (src/SolvedGames.md), which lists each game's prefix, period, rare mask and
   number of rare values.
 * The SDG of the unary grammar, evaluated by the CFG substring DP of
-  :mod:`sdg_automata.games.semantics` (SPEC §2).
+  :mod:`sdg_automata.derivation.semantics` (SPEC §2).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from sdg_automata.derivation.semantics import SubstringTable
 from sdg_automata.errors import BudgetExceeded, InputError, SdgBug
 from sdg_automata.games.octal import OctalGame, OctalPeriod, naive_values
 from sdg_automata.games.octal.space import detect_space
-from sdg_automata.games.semantics import SubstringTable
 from sdg_automata.runtime.budget import Budget
 from sdg_automata.sweeps.octal import SURVEY_COLUMNS, SurveyRow, codes, survey, survey_sweep
 

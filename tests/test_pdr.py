@@ -30,24 +30,24 @@ pytest.importorskip("pysat")
 from clirun import run  # noqa: E402
 
 from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for  # noqa: E402
+from sdg_automata.derivation.semantics import grundy  # noqa: E402
 from sdg_automata.errors import (  # noqa: E402
     BudgetExceeded,
     InputError,
     ResourceError,
     SdgBug,
 )
-from sdg_automata.games.semantics import grundy  # noqa: E402
+from sdg_automata.generators.families import (  # noqa: E402
+    intersection_grammar,
+    planted_intersection,
+    ring_intersection,
+)
 from sdg_automata.grammar import Grammar  # noqa: E402
 from sdg_automata.grammar.parse import parse_grammar  # noqa: E402
 from sdg_automata.runtime.budget import UNLIMITED  # noqa: E402
 from sdg_automata.search.circuit import StepEncoding  # noqa: E402
 from sdg_automata.search.constraint import constraint  # noqa: E402
 from sdg_automata.search.decide import max_grundy  # noqa: E402
-from sdg_automata.search.families import (  # noqa: E402
-    intersection_grammar,
-    planted_intersection,
-    ring_intersection,
-)
 from sdg_automata.search.pdr import (  # noqa: E402
     Invariant,
     _model,

@@ -1,6 +1,6 @@
 """Proven periods of n ↦ 𝒢(A, aⁿ) (SPEC §7) against brute force and known results.
 
-The brute-force sequence is :func:`sdg_automata.games.semantics.grundy` with
+The brute-force sequence is :func:`sdg_automata.derivation.semantics.grundy` with
 ``method="brute"`` (the suffix DP, no automaton), one word at a time; for
 1 ∈ S it is also the classic subtraction game, computed here by mex directly.
 """
@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sdg_automata.derivation.periodicity import Period, guess_period, proven_period
+from sdg_automata.derivation.semantics import grundy
 from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
-from sdg_automata.games.periodicity import Period, guess_period, proven_period
-from sdg_automata.games.semantics import grundy
+from sdg_automata.generators.families import subtraction_grammar
 from sdg_automata.grammar import Grammar, Rule
 from sdg_automata.grammar.parse import parse_grammar
-from sdg_automata.search.families import subtraction_grammar
 
 ALL_SETS = [frozenset(c) for r in range(1, 8) for c in combinations(range(1, 8), r)]
 

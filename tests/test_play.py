@@ -2,7 +2,7 @@
 
 Every listed move is compared with two independent oracles: the tests' own
 definition (:class:`strategies.Definition`, sharing no code with the package)
-for values, and :func:`sdg_automata.games.semantics.position_moves` for the set of
+for values, and :func:`sdg_automata.derivation.semantics.position_moves` for the set of
 successor positions.
 """
 
@@ -21,8 +21,7 @@ from strategies import (
     sample_positions,
 )
 
-from sdg_automata.errors import GrammarError, InputError
-from sdg_automata.games.play import (
+from sdg_automata.derivation.play import (
     Analysis,
     Analyzer,
     Game,
@@ -32,7 +31,8 @@ from sdg_automata.games.play import (
     parse_pair,
     parse_position,
 )
-from sdg_automata.games.semantics import make_position, naive_grundy, position_moves
+from sdg_automata.derivation.semantics import make_position, naive_grundy, position_moves
+from sdg_automata.errors import GrammarError, InputError
 from sdg_automata.grammar import Grammar
 from sdg_automata.grammar.parse import parse_grammar
 

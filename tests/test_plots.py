@@ -23,9 +23,9 @@ from sdg_automata import render
 from sdg_automata.automaton.construction import GrundyAutomaton
 from sdg_automata.games.imark import imark_sequence
 from sdg_automata.games.octal import OctalGame, naive_values
+from sdg_automata.generators.families import subtraction_grammar
 from sdg_automata.render import display
 from sdg_automata.search.decide import max_grundy
-from sdg_automata.search.families import subtraction_grammar
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "example3.txt")
@@ -281,7 +281,7 @@ def test_nbconvert_renders_the_displays(tmp_path: Path) -> None:
         "import sys; sys.modules['pygraphviz'] = None  # tables, as for a big automaton\n"
         "from dataclasses import replace\nimport sdg_automata\n"
         "from sdg_automata import GrundyAutomaton, load_grammar, max_grundy\n"
-        "from sdg_automata.search.families import subtraction_grammar\n"
+        "from sdg_automata.generators.families import subtraction_grammar\n"
         "from sdg_automata.games.octal import OctalGame",
         "GrundyAutomaton(subtraction_grammar([1, 40, 60]))",
         f"v = max_grundy(load_grammar({EXAMPLE!r}), 'A')\n"

@@ -24,9 +24,9 @@ from golden import EXAMPLE3_GRUNDY, EXAMPLES, example3  # noqa: E402
 
 from sdg_automata import render
 from sdg_automata.automaton.construction import GrundyAutomaton, dfa
+from sdg_automata.derivation.gamegraph import GameGraph, game_graph
+from sdg_automata.derivation.semantics import grundy, grundy_position, successors
 from sdg_automata.errors import BudgetExceeded, InputError, VisualUnavailable
-from sdg_automata.games.gamegraph import GameGraph, game_graph
-from sdg_automata.games.semantics import grundy, grundy_position, successors
 from sdg_automata.grammar import Grammar
 from sdg_automata.grammar.parse import load_grammar, parse_grammar
 from sdg_automata.render import (
@@ -487,7 +487,7 @@ def test_importing_render_does_not_import_automata_lib() -> None:
 
 
 def test_size_caps_keep_big_automata_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sdg_automata.search.families import ModularSpec, modular_family
+    from sdg_automata.generators.families import ModularSpec, modular_family
 
     g = modular_family([ModularSpec(7, 1), ModularSpec(11, 3), ModularSpec(13, 5)])
     reachable = GrundyAutomaton(g).explore()

@@ -24,9 +24,8 @@ from strategies import (
     words,
 )
 
-from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
-from sdg_automata.games import semantics
-from sdg_automata.games.semantics import (
+from sdg_automata.derivation import semantics
+from sdg_automata.derivation.semantics import (
     ReferenceSubstringTable,
     SubstringTable,
     evaluator,
@@ -38,6 +37,7 @@ from sdg_automata.games.semantics import (
     successors,
     suffix_grundy,
 )
+from sdg_automata.errors import BudgetExceeded, GrammarError, InputError
 from sdg_automata.grammar import Grammar
 from sdg_automata.grammar.parse import parse_grammar
 from sdg_automata.runtime.budget import Budget

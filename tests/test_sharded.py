@@ -20,10 +20,7 @@ from clirun import run
 from cluster import Cluster, dask_cluster
 
 from sdg_automata.errors import BudgetExceeded, InputError, Interrupted, ResourceError
-from sdg_automata.grammar import Grammar
-from sdg_automata.grammar.parse import grammar_to_json
-from sdg_automata.search.decide import max_grundy
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     even_length_dfa,
     intersection_grammar,
@@ -31,6 +28,9 @@ from sdg_automata.search.families import (
     modular_truth,
     random_family,
 )
+from sdg_automata.grammar import Grammar
+from sdg_automata.grammar.parse import grammar_to_json
+from sdg_automata.search.decide import max_grundy
 
 pytest.importorskip("distributed")
 pytest.importorskip("numba")

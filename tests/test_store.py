@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdg_automata.errors import InputError
-from sdg_automata.runtime.store import PackedStates
+from sdg_automata.search.packed import PackedStates
 
 
 @settings(max_examples=200, deadline=None)

@@ -23,12 +23,12 @@ import pytest
 from cluster import dask_cluster
 
 import sdg_automata
+from sdg_automata.derivation.semantics import naive_grundy, suffix_grundy
 from sdg_automata.errors import InputError, Interrupted
-from sdg_automata.games.semantics import naive_grundy, suffix_grundy
+from sdg_automata.generators.enumeration import GrammarShape
 from sdg_automata.grammar.parse import parse_grammar
 from sdg_automata.runtime.budget import Budget, Meter
 from sdg_automata.runtime.cluster import check_workers, fingerprint
-from sdg_automata.sweeps.enumeration import GrammarShape
 from sdg_automata.sweeps.grammars import COLUMNS, grammar_sweep
 from sdg_automata.sweeps.pool import process_pool
 from sdg_automata.sweeps.resume import locked, resume

@@ -1,6 +1,6 @@
 """Grammar enumeration once per isomorphism class, against brute force.
 
-The brute force here shares nothing with :mod:`sdg_automata.sweeps.enumeration`
+The brute force here shares nothing with :mod:`sdg_automata.generators.enumeration`
 but the rules of the game: it writes out every grammar of the size as rule
 sets over named symbols, keeps those that :class:`Grammar` accepts and whose
 nonterminals all derive a word, and groups them by trying every renaming
@@ -13,10 +13,10 @@ import itertools
 
 import pytest
 
+from sdg_automata.derivation.semantics import naive_grundy
 from sdg_automata.errors import InputError, UnitCycleError
-from sdg_automata.games.semantics import naive_grundy
+from sdg_automata.generators.enumeration import GrammarShape, count_classes, grammar_classes
 from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.sweeps.enumeration import GrammarShape, count_classes, grammar_classes
 
 RuleSet = frozenset[tuple[str, tuple[str, ...]]]
 

@@ -199,7 +199,7 @@ class GrundyAutomaton:
         groups = _groups(grammar, letter_rules, end)
         #: the groups of nonterminals and what each reads and owns per letter (``None``: one
         #: group); the memo's key and part masks, kept when the memo is dropped, and the
-        #: layout of the compiled step (:mod:`sdg_automata.automaton.vectors`)
+        #: layout of the compiled step (:mod:`sdg_automata.search.compiled.tables`)
         self.layout: GroupLayout | None = None
         if len(groups) > 1:  # one group holding everything would only add lookups
             self.layout = self._layout(groups + [(end,)])
@@ -439,7 +439,7 @@ class GrundyAutomaton:
         engine:
             ``"python"``: :func:`~sdg_automata.automaton.crawl.crawl` over :attr:`follow`;
             ``"compiled"``: the kernel :func:`sdg_automata.kernels.automaton.bfs`
-            over states stored as part ids (:mod:`sdg_automata.automaton.vectors`), the
+            over states stored as part ids (:mod:`sdg_automata.search.compiled.tables`), the
             same states in the same order, reached through the registry of
             :mod:`sdg_automata.runtime.engines` (``COMPILED["explore"]``); ``"auto"``
             (default): Python up to ``THRESHOLDS["walk states"]`` states, compiled
@@ -477,7 +477,7 @@ class ReachableAutomaton:
     @property
     def states(self) -> Sequence[int]:
         """``states[s]``: the bitset of state ``s`` (a list, or, from the compiled engine,
-        a :class:`~sdg_automata.automaton.vectors.PartStates` that builds it on access)."""
+        a :class:`~sdg_automata.search.compiled.tables.PartStates` that builds it on access)."""
         return self.found.states
 
     @property

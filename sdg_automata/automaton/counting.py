@@ -55,7 +55,7 @@ sympy is imported only by :meth:`~ClassMachine.generating_function` and
 
 For a one-letter alphabet the automaton is a lasso, countₙ ∈ {0, 1} is the
 indicator of 𝒢(A, aⁿ) = c, and the density's limit points are that indicator
-along the period of :func:`sdg_automata.games.periodicity.proven_period`.
+along the period of :func:`sdg_automata.derivation.periodicity.proven_period`.
 
 >>> from sdg_automata import load_grammar
 >>> machine = ClassMachine.build(load_grammar("examples/example3.txt"), "A")

@@ -39,7 +39,7 @@ EXAMPLES = {
 
 
 def _add_position_args(p: Parser) -> None:
-    from ..games.play import MoveMethod
+    from ..derivation.play import MoveMethod
 
     add_grammar(p, start="none")  # the positions name their nonterminals
     p.add_argument("position", metavar="A:w", nargs="+",
@@ -62,7 +62,7 @@ def _add_moves(p: Parser) -> None:
 
 
 def _cmd_moves(args: argparse.Namespace) -> int:
-    from ..games.play import Analyzer, format_parts, parse_position
+    from ..derivation.play import Analyzer, format_parts, parse_position
     from ..render import text_table
 
     analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
@@ -84,7 +84,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _add_play(p: Parser) -> None:
-    from ..games.play import Player
+    from ..derivation.play import Player
 
     p.description = ("Play the SDG from a position against the engine (normal play: who "
                      "cannot move loses). The engine plays a winning move when there is one; "
@@ -103,7 +103,7 @@ def _add_play(p: Parser) -> None:
 def _cmd_play(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..games.play import Analyzer, Game, parse_position, play_terminal
+    from ..derivation.play import Analyzer, Game, parse_position, play_terminal
 
     # a game lasts as long as the human thinks: --max-seconds bounds each analysis
     analyzer = Analyzer(load(args), method=args.method, budget=budget(args, each=True))
@@ -138,7 +138,7 @@ def _add_period(p: Parser) -> None:
 
 
 def _cmd_period(args: argparse.Namespace) -> int:
-    from ..games.periodicity import proven_period
+    from ..derivation.periodicity import proven_period
 
     g = load(args)
     period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args),
@@ -296,7 +296,7 @@ def _add_game_graph(p: Parser) -> None:
 
 
 def _cmd_game_graph(args: argparse.Namespace) -> int:
-    from ..games.gamegraph import game_graph
+    from ..derivation.gamegraph import game_graph
     from ..render import game_graph_to_dot
 
     check_visual(args)

@@ -177,7 +177,7 @@ def _missing(args: argparse.Namespace) -> int:
 
 
 def _cmd_grammars(args: argparse.Namespace) -> int:
-    from ..sweeps.enumeration import GrammarShape, count_classes
+    from ..generators.enumeration import GrammarShape, count_classes
     from ..sweeps.grammars import grammar_sweep
 
     shape = GrammarShape(nonterminals=args.nonterminals, letters=args.letters,

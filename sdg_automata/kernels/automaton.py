@@ -2,7 +2,7 @@
 
 Every walk of the implicit automaton that runs long has a kernel here, over
 states stored as vectors of per-group part ids
-(:class:`~sdg_automata.automaton.vectors.StepTables`):
+(:class:`~sdg_automata.search.compiled.tables.StepTables`):
 
 * :func:`bfs` — the breadth-first walk behind both the on-the-fly search
   (reference: ``sdg_automata.search.strategies.bfs._bfs_python``) and the exploration with its
@@ -28,7 +28,7 @@ is done or needs Python, and returns a status (:data:`DONE`, :data:`MISS`: a
 step table lacks an entry, :data:`FULL`: an array needs room, :data:`PAUSE`:
 the work quantum is spent, so the budget, progress and Ctrl-C can be checked,
 :data:`FOUND`, :data:`CAP`: the state budget) with everything needed to resume
-in its cursor array.  The driver (:mod:`sdg_automata.search.walks`) handles it and
+in its cursor array.  The driver (:mod:`sdg_automata.search.compiled.drive`) handles it and
 calls again.
 """
 

@@ -38,7 +38,7 @@ and :data:`TABLE_LIMIT` rows, then a ``… N more`` line; every cell left-aligne
 
 This package presents; it sits at the top of the package's layers (only the
 command line and the package root import it) and nothing below imports it.
-The game graph itself is :mod:`sdg_automata.games.gamegraph`.  The names above are
+The game graph itself is :mod:`sdg_automata.derivation.gamegraph`.  The names above are
 the package's public interface, each defined in one of its modules (one concept each;
 the package's own code imports a name from the module that defines it):
 
@@ -52,7 +52,7 @@ the package's own code imports a name from the module that defines it):
 * :mod:`~sdg_automata.render.plots` — matplotlib pictures of sequences.
 
 >>> from sdg_automata import load_grammar
->>> from sdg_automata.games.gamegraph import game_graph
+>>> from sdg_automata.derivation.gamegraph import game_graph
 >>> gg = game_graph(load_grammar("examples/example3.txt"), ["A"], 2)
 >>> print(diagram(gg).text.splitlines()[0])
 game graph: 10 positions, 10 moves

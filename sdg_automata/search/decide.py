@@ -24,8 +24,8 @@ says what it stores and proves.  Every strategy but those that run solvers
 runs on the engine ``engine=`` chooses
 (:func:`sdg_automata.runtime.engines.run_engine`): the compiled kernels of
 :mod:`sdg_automata.kernels.automaton` over states stored as vectors of
-per-group part ids (:mod:`sdg_automata.automaton.vectors`,
-:mod:`sdg_automata.search.walks`), or the Python reference of the strategy's
+per-group part ids (:mod:`sdg_automata.search.compiled.tables`,
+:mod:`sdg_automata.search.compiled.drive`), or the Python reference of the strategy's
 module; both give the same values, witnesses and state counts.
 
 Subset subsumption (antichains) is *not* used: it is unsound here.  On
@@ -259,7 +259,7 @@ def max_grundy(
         The visited set of the compiled breadth-first search: ``"table"`` (default:
         the records of the states in memory, an open-addressing table of their
         numbers, the tree; the fastest) or ``"compact"``
-        (:class:`~sdg_automata.search.walks.CompactStore`: an exact Cleary table of the
+        (:class:`~sdg_automata.search.compiled.drive.CompactStore`: an exact Cleary table of the
         states' keys, a few bytes per state; the frontier and the tree in temporary
         files).  The same states, verdict and witnesses either way
         (``Verdict.store`` says which ran).  Strategy bfs only (the default

@@ -363,7 +363,7 @@ def _conjunction(g: Gates, lits: Sequence[int]) -> int:
 
 
 #: ``pdr``'s options: ``-f`` orders the latches by cost before generalizing, which closes
-#: the ring family (:func:`~sdg_automata.search.families.ring_intersection`) at K = 5 in 0.06 s
+#: the ring family (:func:`~sdg_automata.generators.families.ring_intersection`) at K = 5 in 0.06 s
 #: where the default order had reached frame 63 without an answer after 10 s
 PDR_OPTIONS = "-f"
 

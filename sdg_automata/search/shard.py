@@ -17,8 +17,8 @@ import time
 from typing import Any
 
 from ..errors import ResourceError, SdgBug
-from .stores import NARROW, Growing, _Store
-from .walks import _start
+from .compiled.drive import _start
+from .compiled.stores import NARROW, Growing, _Store
 
 __all__ = ["BATCH_STATES", "CHUNK", "PHASES", "SEND_TIMEOUT", "Shard", "answered"]
 
@@ -86,7 +86,7 @@ class Shard:
                  constraint: Any, token: str) -> None:
         import numpy as np
 
-        from ..automaton.vectors import StepTables
+        from .compiled.tables import StepTables
 
         automaton = pickle.loads(blob)  # noqa: S301 -- the driver's own automaton
         self.tables = StepTables(automaton)

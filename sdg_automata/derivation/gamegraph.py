@@ -19,9 +19,9 @@ from itertools import product
 from typing import Any
 
 from ..errors import BudgetExceeded, InputError
+from ..games.impartial import grundy_values
 from ..grammar import Grammar
 from ..runtime.budget import UNLIMITED, Budget
-from .impartial import grundy_values
 from .semantics import Position, make_position
 
 __all__ = ["GameGraph", "game_graph"]
@@ -104,10 +104,10 @@ def game_graph(
     successor is a singleton or ∅; for other grammars moves may lead to
     multisets, which are expanded too.  Grundy numbers are computed on the
     graph (mex of the successors', in increasing total length: a move always
-    shortens the position), independently of :mod:`sdg_automata.games.semantics`'
+    shortens the position), independently of :mod:`sdg_automata.derivation.semantics`'
     evaluators (the graph solver of :mod:`sdg_automata.games.impartial` does it); only
     membership and moves come from there, through one
-    :class:`~sdg_automata.games.play.Analyzer`: one automaton for every node of a
+    :class:`~sdg_automata.derivation.play.Analyzer`: one automaton for every node of a
     right- or left-linear grammar (not one per node), each component analysed
     once however many nodes hold it.
 

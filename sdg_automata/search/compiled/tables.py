@@ -28,7 +28,7 @@ kernel reads without bounds checks, and Python grows a table by laying the heap
 out again (doubling, so rarely).  An entry met twice must agree (the key holds
 everything the part depends on): a disagreement is
 :class:`~sdg_automata.errors.SdgBug`, never a wrong answer.  The walks over
-these states are :mod:`sdg_automata.search.walks`.
+these states are :mod:`sdg_automata.search.compiled.drive`.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SdgBug
+from ...errors import SdgBug
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from .construction import GrundyAutomaton
+    from ...automaton.construction import GrundyAutomaton
 
 __all__ = ["MAX_TABLE", "PartStates", "StepTables"]
 

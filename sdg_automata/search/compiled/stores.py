@@ -1,10 +1,10 @@
 """The stores of the compiled walks: where the states they find are kept.
 
-The drivers of :mod:`sdg_automata.search.walks` keep a walk's states in one of two
+The drivers of :mod:`sdg_automata.search.compiled.drive` keep a walk's states in one of two
 stores, both outside the process's heap:
 
 * :class:`_Store` (``--store table``) — records of part ids
-  (:class:`~sdg_automata.automaton.vectors.StepTables`) in :class:`Growing` arrays
+  (:class:`~sdg_automata.search.compiled.tables.StepTables`) in :class:`Growing` arrays
   (anonymous memory maps that grow by ``mremap``: no copy, no touching of rows not
   written yet), an open-addressing table with 8-bit tags, the breadth-first tree
   and the rows;
@@ -24,8 +24,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from ..automaton.vectors import StepTables
-from ..errors import ResourceError, SdgBug
+from ...errors import ResourceError, SdgBug
+from .tables import StepTables
 
 __all__ = ["COMPACT_LOAD_PERCENT", "MAX_KEY_BITS", "NARROW", "QUANTUM_SECONDS", "SPOOL_SEGMENT",
            "CompactStore", "Growing", "KeyTooWide"]
@@ -270,7 +270,7 @@ def _wrapping() -> Iterator[None]:
     ``NUMBA_DISABLE_JIT=1`` the kernels run on numpy scalars, which would warn."""
     import numpy as np
 
-    from ..runtime.stopping import held_signals
+    from ...runtime.stopping import held_signals
 
     with held_signals(), np.errstate(over="ignore"):
         yield
@@ -297,7 +297,7 @@ class _Store:
         self._growing = [g for g in (self.records, self.parent, self.via, self.rows) if g]
 
     def add_first(self, vector: Any) -> None:
-        from ..kernels.step import rehash
+        from ...kernels.step import rehash
 
         self.records.array[0] = vector
         with _wrapping():
@@ -317,7 +317,7 @@ class _Store:
     def make_room(self, n: int) -> None:
         """Room for a block of states after state n (records, tree, rows) and a table
         below its load."""
-        from ..kernels.step import BATCH, MAX_LOAD_PERCENT, rehash
+        from ...kernels.step import BATCH, MAX_LOAD_PERCENT, rehash
 
         if n + BATCH >= self.records.capacity:
             for g in self._growing:
@@ -360,7 +360,7 @@ class CompactStore:
       are ever confused (TLC's 64-bit fingerprints and SPIN's bitstate hashing are
       probabilistic); the table never drops a key (a full table is grown first);
     * bit fields, not tree compression: the records are already LTSmin-style
-      vectors of interned part ids (:mod:`sdg_automata.automaton.vectors`), and their ids
+      vectors of interned part ids (:mod:`sdg_automata.search.compiled.tables`), and their ids
       fit 35–48 bits on the benchmarks, so the key is the vector and Cleary's
       quotient saves another log₂(slots) bits: about r + 3 = K − q + 3 bits a slot;
     * the same walk: :func:`~sdg_automata.kernels.compact.compact_bfs` numbers
@@ -391,7 +391,7 @@ class CompactStore:
     def add_first(self, record: Any) -> None:
         import numpy as np
 
-        from ..kernels.compact import admit, key_of
+        from ...kernels.compact import admit, key_of
 
         row = np.asarray(record, dtype=np.int32).reshape(1, -1)
         t = self.table
@@ -408,7 +408,7 @@ class CompactStore:
     def _move(self, q: int, widths: list[int], n: int) -> None:
         import numpy as np
 
-        from ..kernels.compact import migrate
+        from ...kernels.compact import migrate
 
         old, new = self.table, _Cleary(q, widths)
         scratch = np.zeros((1, len(widths)), dtype=np.int32)
@@ -440,7 +440,7 @@ class CompactStore:
         codes are read back from the spool a block at a time, going up."""
         import numpy as np
 
-        from ..kernels.compact import climb
+        from ...kernels.compact import climb
 
         runs = np.zeros((1 << 12, 2), dtype=np.int64)
         cursor = np.array([0, -1], dtype=np.int64)

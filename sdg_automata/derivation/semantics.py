@@ -24,9 +24,9 @@ from typing import Literal
 
 from ..automaton.reading import reading_of, servable
 from ..errors import BudgetExceeded, InputError
+from ..games.mex import mex, mex_mask, nim_sum
 from ..grammar import Grammar, Rule
 from ..runtime.budget import UNLIMITED, Budget, available_bytes
-from .mex import mex, mex_mask, nim_sum
 
 __all__ = [
     "Method",

@@ -4,7 +4,7 @@ The kernels of :mod:`sdg_automata.kernels.automaton` never raise and never call
 Python: they work over numpy arrays until they are done or need something, and
 return a status.  This module holds everything around them:
 
-* the stores of a walk (:mod:`sdg_automata.search.stores`, whose public names are
+* the stores of a walk (:mod:`sdg_automata.search.compiled.stores`, whose public names are
   re-exported here): records of part ids in growing memory maps, or the exact
   compact table;
 * the drivers :func:`breadth_first`, :func:`depth_first` and :func:`lasso`, which
@@ -13,7 +13,7 @@ return a status.  This module holds everything around them:
   calls;
 * :func:`unfit`, which says when the kernels cannot take an automaton.  The engine
   is chosen by :mod:`sdg_automata.runtime.engines` (:func:`run_engine` is re-exported
-  from there); the compiled exploration is :mod:`sdg_automata.search.explore`.
+  from there); the compiled exploration is :mod:`sdg_automata.search.compiled.explore`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..automaton.vectors import StepTables
-from ..errors import BudgetExceeded, SdgBug
-from ..runtime.budget import Budget
-from ..runtime.engines import THRESHOLDS
+from ...errors import BudgetExceeded, SdgBug
+from ...runtime.budget import Budget
+from ...runtime.engines import THRESHOLDS
 from .stores import (
     NARROW,
     CompactStore,
@@ -35,9 +34,10 @@ from .stores import (
     _wrapping,
 )
 from .stores import _Store as _Store  # the sharded walk's (search.shard) store, re-exported
+from .tables import StepTables
 
 if TYPE_CHECKING:
-    from ..automaton.construction import GrundyAutomaton
+    from ...automaton.construction import GrundyAutomaton
 
 __all__ = ["AUTO_STATES", "STORES", "Walked", "breadth_first", "depth_first", "lasso", "unfit"]
 
@@ -98,7 +98,7 @@ class _Driver:
 
     def timed(self, kernel: Callable[..., int], cursor: Any, *args: Any) -> int:
         """``kernel(*args, quantum)``, timed; ``cursor`` (among ``args``) says the work done."""
-        from ..kernels.step import PAUSE, WORK
+        from ...kernels.step import PAUSE, WORK
 
         started = self._clock()
         with _wrapping():
@@ -165,8 +165,8 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     """
     import numpy as np
 
-    from ..kernels import automaton as kernel
-    from ..kernels import step as protocol
+    from ...kernels import automaton as kernel
+    from ...kernels import step as protocol
 
     letters = len(tables.alphabet)
     crows, cfinal, wc, start = _start(tables, constraint)
@@ -178,7 +178,7 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
         except KeyTooWide as e:
             import warnings
 
-            from ..errors import EngineNotice
+            from ...errors import EngineNotice
 
             warnings.warn(f"the {what} keeps the table store, not the compact one: {e}",
                           EngineNotice, stacklevel=2)
@@ -267,8 +267,8 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     same, so the same ``found``; ``store`` is the compact store."""
     import numpy as np
 
-    from ..kernels import compact
-    from ..kernels import step as protocol
+    from ...kernels import compact
+    from ...kernels import step as protocol
 
     letters, width = len(tables.alphabet), len(start)
     def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
@@ -341,8 +341,8 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
     states counted, the same witnesses (``found``: value -> letter indices read)."""
     import numpy as np
 
-    from ..kernels import automaton as kernel
-    from ..kernels import step as protocol
+    from ...kernels import automaton as kernel
+    from ...kernels import step as protocol
 
     crows, cfinal, wc, start = _start(tables, constraint)
     store = _Store(tables.groups + wc, tree=False, letters=len(tables.alphabet), rows=False,
@@ -446,8 +446,8 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     """
     import numpy as np
 
-    from ..kernels import automaton as kernel
-    from ..kernels import step as protocol
+    from ...kernels import automaton as kernel
+    from ...kernels import step as protocol
 
     crows, cfinal, wc, start = _start(tables, constraint)
     cur = np.zeros((4, len(start)), dtype=np.int32)

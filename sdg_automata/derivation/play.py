@@ -13,7 +13,7 @@ the values of all successors of a component at once:
   over wᴿ and the state after each suffix is kept; the state after the
   suffix y gives 𝒢_C(y) for every C.  Left-linear grammars go through their
   mirror (every successor's word is then a prefix).
-* any other CFG: one :class:`~sdg_automata.games.semantics.SubstringTable` per word
+* any other CFG: one :class:`~sdg_automata.derivation.semantics.SubstringTable` per word
   gives 𝒢_B of every substring, hence of every part of every split.
 
 :class:`Game` is a game between a human and the engine; :func:`play_terminal`
@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from ..automaton.construction import GrundyAutomaton, automaton_for
 from ..automaton.reading import servable
 from ..errors import InputError, SdgBug
+from ..games.mex import nim_sum
 from ..grammar import Grammar, Rule
 from ..runtime.budget import UNLIMITED, Budget
-from .mex import nim_sum
 from .semantics import Pair, Position, SubstringTable, make_position, split_spans
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ class Move:
     result:
         The position after the move: the component replaced *in place* by
         ``parts`` (so a board keeps its order); compare positions with
-        :func:`~sdg_automata.games.semantics.make_position`.
+        :func:`~sdg_automata.derivation.semantics.make_position`.
     grundy:
         𝒢 of ``result``, the XOR of every component's value.
     """
@@ -387,7 +387,7 @@ def analyze(grammar: Grammar, position: Iterable[Pair], *, method: MoveMethod = 
         The multiset position: pairs (A, w), each w a position of A.
     method:
         How the values of the resulting positions are computed (as
-        :func:`~sdg_automata.games.semantics.grundy`'s ``method``).
+        :func:`~sdg_automata.derivation.semantics.grundy`'s ``method``).
 
     Returns
     -------

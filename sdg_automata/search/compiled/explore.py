@@ -2,7 +2,7 @@
 
 :meth:`GrundyAutomaton.explore <sdg_automata.automaton.construction.GrundyAutomaton.explore>`
 is the automaton's own, pure-Python crawl; its compiled twin is :func:`crawl_compiled`,
-the breadth-first driver of :mod:`sdg_automata.search.walks` with transition rows, over
+the breadth-first driver of :mod:`sdg_automata.search.compiled.drive` with transition rows, over
 states kept as part ids.  The automaton may not import it (it sits below the kernels):
 it reaches it by name, as ``COMPILED["explore"]`` of :mod:`sdg_automata.runtime.engines`,
 whose auto policy chooses between the two.
@@ -13,15 +13,15 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any
 
-from ..automaton.vectors import StepTables
-from ..runtime.engines import Unfit
+from ...runtime.engines import Unfit
+from .drive import breadth_first, unfit
 from .stores import CompactStore
-from .walks import breadth_first, unfit
+from .tables import StepTables
 
 if TYPE_CHECKING:
-    from ..automaton.construction import GrundyAutomaton
-    from ..automaton.crawl import Crawl
-    from ..runtime.budget import Budget
+    from ...automaton.construction import GrundyAutomaton
+    from ...automaton.crawl import Crawl
+    from ...runtime.budget import Budget
 
 __all__ = ["crawl_compiled"]
 
@@ -30,15 +30,15 @@ def crawl_compiled(automaton: GrundyAutomaton, budget: Budget, *, what: str) -> 
     """:meth:`GrundyAutomaton.explore <sdg_automata.automaton.construction.GrundyAutomaton.explore>`
     on the kernels (``COMPILED["explore"]`` of :mod:`sdg_automata.runtime.engines`): the
     states of :func:`~sdg_automata.automaton.crawl.crawl`, in the same order, kept as
-    part ids (:class:`~sdg_automata.automaton.vectors.PartStates`).
+    part ids (:class:`~sdg_automata.search.compiled.tables.PartStates`).
 
     Raises
     ------
     Unfit
         When the kernels cannot take ``automaton`` (:func:`unfit`).
     """
-    from ..automaton.crawl import Crawl
-    from ..automaton.vectors import PartStates
+    from ...automaton.crawl import Crawl
+    from .tables import PartStates
 
     why = unfit(automaton)
     if why is not None:
