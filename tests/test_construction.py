@@ -139,7 +139,7 @@ def test_example3_spectrum(example3_reachable):
 
 def test_csub_minimal_dfa_is_the_closed_form(csub):
     """The forward M_{A,0} of CSub accepts exactly SPEC §2's P-positions (|w| ≤ 9)."""
-    from test_semantics import csub_is_p_position
+    from golden import csub_is_p_position
 
     d = dfa(csub, "A", 0, forward=True)
     for w in all_words("ab", 9):

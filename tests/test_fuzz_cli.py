@@ -700,7 +700,7 @@ def _fault_cases(request: pytest.FixtureRequest, ci: int, long: int) -> list[int
 
 def _sweep_problems(out: Path, err: str, code: int, expected: int, whole: int) -> list[str]:
     """What a stopped sweep broke: the code, one line counting the rows, no foreign row."""
-    from test_sweep_reliability import rows_in
+    from sweeprun import rows_in
 
     problems = []
     if code != expected:
@@ -719,7 +719,7 @@ def _sweep_problems(out: Path, err: str, code: int, expected: int, whole: int) -
 
 def _resumed(name: str, out: Path) -> list[str]:
     """Rerun the sweep locally on ``out``: every key once, none an error."""
-    from test_sweep_reliability import cli, rows_in
+    from sweeprun import cli, rows_in
 
     argv, whole = SWEEPS[name]
     done = cli(*argv, "--jobs", "2", "--out", str(out))
@@ -741,7 +741,7 @@ def test_sweeps_survive_their_cluster(request: pytest.FixtureRequest, tmp_path: 
     import random
 
     from cluster import dask_cluster
-    from test_sweep_reliability import finish, sweep_process, wait_rows
+    from sweeprun import finish, sweep_process, wait_rows
 
     rng = random.Random(f"{fault}-21")
     failures = []
@@ -784,7 +784,7 @@ def test_sigterm_stops_sweeps_like_ctrl_c(request: pytest.FixtureRequest, tmp_pa
     """SIGTERM to the sweep or to its group, after a random number of rows, on local pools."""
     import random
 
-    from test_sweep_reliability import finish, group_gone, sweep_process, wait_rows
+    from sweeprun import finish, group_gone, sweep_process, wait_rows
 
     rng = random.Random("sigterm-21")
     failures = []
@@ -823,8 +823,6 @@ def test_sigterm_stops_sweeps_like_ctrl_c(request: pytest.FixtureRequest, tmp_pa
 def _odd_targets(tmp: Path) -> dict[str, str]:
     """Names of odd --out targets, made afresh: each a path the sweep must refuse or use."""
     import socket as sockets
-
-    from test_sweep_reliability import rows_in  # noqa: F401 -- the same module's helpers
 
     (tmp / "fifo").exists() or os.mkfifo(tmp / "fifo")
     if not (tmp / "sock").exists():

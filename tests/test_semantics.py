@@ -8,10 +8,9 @@ so the tables hold reversed words; they are reversed back before evaluating.
 from __future__ import annotations
 
 import random
-from itertools import groupby
 
 import pytest
-from golden import EXAMPLE3_REVERSED, example3_expected  # noqa: E402
+from golden import EXAMPLE3_REVERSED, csub_is_p_position, example3_expected  # noqa: E402
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import (
@@ -51,26 +50,6 @@ SUBTRACTION_2_3 = [None, 1, 1, 0, 0, 2, 1, 1, 0, 0, 2]
 
 # ---------------------------------------------------------------------------
 # CSub (SPEC §2): the closed form of Example 2, and the game played directly
-
-
-def csub_is_p_position(w: str) -> bool:
-    """SPEC §2's closed form: 𝒢(A, w) = 0 for CSub, written from the statement alone.
-
-    w = a^{d₁} b^{e₁} … a^{d_k} b^{e_k} (d₁, e_k may be 0), d′ᵢ = dᵢ mod 3.
-    """
-    runs = [(letter, len(list(group))) for letter, group in groupby(w)]
-    if runs and runs[0][0] == "b":
-        runs.insert(0, ("a", 0))
-    if runs and runs[-1][0] == "a":
-        runs.append(("b", 0))
-    d = [n for letter, n in runs[0::2]]
-    e = [n for letter, n in runs[1::2]]
-    assert all(letter == "a" for letter, _ in runs[0::2])
-    dp = [x % 3 for x in d]
-    if 2 not in dp:
-        return (sum(dp) + sum(e)) % 2 == 0
-    m = dp.index(2)  # d′₁ … d′_{m−1} ≠ 2 = d′_m
-    return (sum(dp[:m]) + sum(e[:m])) % 2 == 1
 
 
 def csub_values(w: str) -> list[int]:
