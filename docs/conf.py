@@ -1,18 +1,18 @@
 """Sphinx configuration: the documentation site of sdg_automata (issue 22 §2).
 
-Build it with warnings as errors, as CI does (``tests/test_docs.py``)::
+Build it with warnings as errors, as CI does (``tests/project/test_docs.py``)::
 
     pip install ".[docs]"
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
 The API reference has two entries: ``reference.rst``, the public names grouped by task
-(like networkx's reference; ``tests/test_docs.py`` fails a name of ``sdg_automata.__all__``
+(like networkx's reference; ``tests/project/test_docs.py`` fails a name of ``sdg_automata.__all__``
 missing from it), and ``api.rst``, every module's page, generated from the numpydoc
 docstrings (``autosummary`` with ``:recursive:``, so a new module is picked up without
 listing it).  ``cli.md`` is the command line: the README's command table and exit codes
 (included, never copied) and every subcommand's options from the real argument parser
 (sphinx-argparse).  The tutorial is rendered with the outputs it is committed with,
-never executed here (``tests/test_notebook.py`` checks they are current).
+never executed here (``tests/project/test_notebook.py`` checks they are current).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ autodoc_default_options = {"member-order": "bysource", "ignore-module-all": True
 # Type hints go in the signature, not in the description: with "description", autodoc
 # adds its own "Parameters" field list next to numpydoc's (which documents "grammar, head"
 # together, so the two never merge) and every function showed two parameter lists (issue 28
-# §1; tests/test_docs.py fails a page that shows two).  Long signatures wrap, one
+# §1; tests/project/test_docs.py fails a page that shows two).  Long signatures wrap, one
 # parameter per line.
 autodoc_typehints = "signature"
 autodoc_typehints_format = "short"

@@ -13,7 +13,7 @@ its subcommands (:meth:`~sdg_automata.cli.parser.Commands.command`); adding a
 command group is one module and one entry in :data:`GROUPS`.  A group module
 imports no engine at its top: a command's parser is built, and its engine
 imported, only when that command runs, so start-up stays that of a small
-script (``tests/test_cli.py`` checks which modules ``--help`` loads).
+script (``tests/cli/test_cli.py`` checks which modules ``--help`` loads).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ GROUPS = (grundy, automata, games, family, imark, octal, sweep)
 PROG = "sdg-automata"
 
 #: the examples ending ``sdg-automata --help``; each group module has an ``EXAMPLES`` table
-#: (command -> 1-3 command lines on the bundled examples/, run by tests/test_cli_help.py)
+#: (command -> 1-3 command lines on the bundled examples/, run by tests/cli/test_cli_help.py)
 EXAMPLES = (
     "sdg-automata max examples/example3.txt A",
     "sdg-automata grundy examples/example3.txt A aa ab b",
@@ -70,7 +70,7 @@ def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
     default every subcommand is complete (for shtab completion, for the tests).
     """
     examples: dict[str, Sequence[str]] = {"": EXAMPLES}
-    for group in GROUPS:  # a group without examples builds; tests/test_cli_help.py fails it
+    for group in GROUPS:  # a group without examples builds; tests/cli/test_cli_help.py fails it
         examples.update(getattr(group, "EXAMPLES", {}))
     parser = Parser(
         prog=PROG,

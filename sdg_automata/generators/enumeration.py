@@ -24,7 +24,7 @@ lexicographically least.  :func:`grammar_classes` yields exactly the grammars
 that are canonical, in increasing code order: it builds codes one nonterminal at
 a time and abandons a prefix as soon as some renaming is certain to map it to a
 smaller code (an orderly generation), so no class is seen twice and no grammar
-is stored.  ``tests/test_sweep_enumeration.py`` checks the classes against a
+is stored.  ``tests/generators/test_sweep_enumeration.py`` checks the classes against a
 brute-force enumeration that groups all grammars by explicit isomorphism tests.
 """
 

@@ -31,7 +31,7 @@ module; both give the same values, witnesses and state counts.
 Subset subsumption (antichains) is *not* used: it is unsound here.  On
 ``A -> a a | b | b B``, ``B -> a A | a b | b``, ``C -> B`` it would prune ``aa``
 (state {A¹}) in favour of ``b`` (state {A¹, B¹, C⁰, bE⁰}) and report max 𝒢_C = 0, but
-𝒢_C(aaa) = 1 (``SUBSUMPTION_COUNTEREXAMPLE`` in ``tests/test_decide.py``).
+𝒢_C(aaa) = 1 (``SUBSUMPTION_COUNTEREXAMPLE`` in ``tests/search/test_decide.py``).
 
 A regular constraint ``within`` (an automata-lib DFA or NFA on the words w, a
 pyformlang finite automaton, or a regular expression) restricts the positions to

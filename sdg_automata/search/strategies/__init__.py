@@ -24,7 +24,7 @@ refusals (``check``, ``prepare``, ``refuse``); then make one
 :class:`~.base.SearchStrategy` of them and :func:`register` it (a built-in one is
 listed in :data:`STRATEGIES` below).  ``max_grundy(strategy=name)``, ``max
 --strategy name`` with its arguments, and the JSON follow at once
-(``tests/test_strategy_registry.py`` does this with a toy).
+(``tests/search/test_strategy_registry.py`` does this with a toy).
 """
 
 from __future__ import annotations
