@@ -18,18 +18,18 @@ states stored as vectors of per-group part ids
 
 They share :func:`~sdg_automata.kernels.step.step` and the state store (an
 open-addressing table of record numbers over the rows of ``records``) of
-:mod:`sdg_automata.kernels.step`, whose names this module re-exports; the walk
+:mod:`sdg_automata.kernels.step`, which also defines the protocol below; the walk
 over the compact store is in :mod:`sdg_automata.kernels.compact`.  numba's
 on-disk cache is keyed on every kernel source (:mod:`sdg_automata.kernels.cachekey`),
 so a kernel may call the kernels of another file.
 
 Protocol: a kernel never raises and never calls Python.  It works until it
-is done or needs Python, and returns a status (:data:`DONE`, :data:`MISS`: a
-step table lacks an entry, :data:`FULL`: an array needs room, :data:`PAUSE`:
-the work quantum is spent, so the budget, progress and Ctrl-C can be checked,
-:data:`FOUND`, :data:`CAP`: the state budget) with everything needed to resume
-in its cursor array.  The driver (:mod:`sdg_automata.search.compiled.drive`) handles it and
-calls again.
+is done or needs Python, and returns a status (``DONE``, ``MISS``: a step table
+lacks an entry, ``FULL``: an array needs room, ``PAUSE``: the work quantum is spent,
+so the budget, progress and Ctrl-C can be checked, ``FOUND``, ``CAP``: the state
+budget; all in :mod:`sdg_automata.kernels.step`) with everything needed to resume in
+its cursor array.  The driver (:mod:`sdg_automata.search.compiled.drive`) handles it
+and calls again.
 """
 
 from __future__ import annotations

@@ -4,16 +4,16 @@ The kernels of :mod:`sdg_automata.kernels.automaton` never raise and never call
 Python: they work over numpy arrays until they are done or need something, and
 return a status.  This module holds everything around them:
 
-* the stores of a walk (:mod:`sdg_automata.search.compiled.stores`, whose public names are
-  re-exported here): records of part ids in growing memory maps, or the exact
-  compact table;
 * the drivers :func:`breadth_first`, :func:`depth_first` and :func:`lasso`, which
-  call a kernel in quanta of about :data:`QUANTUM_SECONDS`, learn the steps it
+  call a kernel in quanta of about
+  :data:`~sdg_automata.search.compiled.stores.QUANTUM_SECONDS`, learn the steps it
   misses, grow its arrays, and serve budgets, progress, Ctrl-C and memory between
-  calls;
+  calls, over the stores of a walk (:mod:`sdg_automata.search.compiled.stores`:
+  records of part ids in growing memory maps, or the exact compact table);
 * :func:`unfit`, which says when the kernels cannot take an automaton.  The engine
-  is chosen by :mod:`sdg_automata.runtime.engines` (:func:`run_engine` is re-exported
-  from there); the compiled exploration is :mod:`sdg_automata.search.compiled.explore`.
+  is chosen by :mod:`sdg_automata.runtime.engines` (its
+  :func:`~sdg_automata.runtime.engines.run_engine`); the compiled exploration is
+  :mod:`sdg_automata.search.compiled.explore`.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from .stores import (
     Growing,
     KeyTooWide,
     _Quantum,
+    _Store,
     _wrapping,
 )
-from .stores import _Store as _Store  # the sharded walk's (search.shard) store, re-exported
 from .tables import StepTables
 
 if TYPE_CHECKING:
