@@ -19,7 +19,6 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .derivation.semantics import grundy, grundy_position, naive_grundy, successors
 from .errors import (
     BudgetExceeded,
     ConvergenceError,
@@ -36,7 +35,6 @@ from .errors import (
     UnknownPositionError,
     VisualUnavailable,
 )
-from .games.mex import mex, nim_sum
 from .grammar import Grammar, Rule
 from .grammar.parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar
 
@@ -46,8 +44,10 @@ if TYPE_CHECKING:
     from .automaton.counting import count, density, generating_function
     from .derivation.periodicity import proven_period
     from .derivation.play import analyze
+    from .derivation.semantics import grundy, grundy_position, naive_grundy, successors
     from .games.imark import imark_grundy, imark_sequence
     from .games.impartial import grundy_values, winning_moves
+    from .games.mex import mex, nim_sum
     from .games.octal import OctalGame
     from .games.solution import solve_game_graph
     from .search.decide import Verdict, max_grundy, spectrum
@@ -57,6 +57,9 @@ __version__ = "0.3.0"
 
 #: name -> the module that defines it, imported on first access
 _LAZY = {
+    "grundy": "derivation.semantics", "grundy_position": "derivation.semantics",
+    "naive_grundy": "derivation.semantics", "successors": "derivation.semantics",
+    "mex": "games.mex", "nim_sum": "games.mex",
     "upper_bound": "automaton.bounds", "upper_bounds": "automaton.bounds",
     "GrundyAutomaton": "automaton.construction", "dfa": "automaton.construction",
     "count": "automaton.counting", "density": "automaton.counting",

@@ -50,7 +50,6 @@ from .items import (
     letter_tables,
     number_items,
 )
-from .minimal import canonical, fast_automata, reversed_dfa
 from .reading import Reading, reading_of
 
 if TYPE_CHECKING:
@@ -554,6 +553,8 @@ class ReachableAutomaton:
         """
         from automata.fa.dfa import DFA
 
+        from .minimal import fast_automata
+
         transitions = self._frozen_transitions if frozen else self._transitions
         with fast_automata():
             return DFA(states=frozenset(range(len(self.states))),
@@ -670,6 +671,8 @@ def dfa(
     >>> len(forward.states), forward.accepts_input("aab")
     (4, True)
     """
+    from .minimal import canonical, reversed_dfa  # the DFAs' own module: dfa() only
+
     budget = as_budget(budget, max_states=max_states)
     grammar.check_nonterminal(head)
     if reachable is None:

@@ -54,7 +54,6 @@ from ..grammar.words import Word, word_json
 from ..runtime.budget import UNLIMITED, Budget, as_budget
 from . import strategies
 from .constraint import constraint, one_letter
-from .explicit import explicit
 from .request import Evidence, Search
 
 if TYPE_CHECKING:
@@ -315,6 +314,8 @@ def max_grundy(
     automaton = GrundyAutomaton(reading.right_linear, reading=reading)
     bound = automaton.bounds[head]
     if method != "onthefly":
+        from .explicit import explicit  # the route through automata-lib: its own module
+
         found, states = explicit(automaton, head, within, budget, started)
         return _verdict(head, k, bound, found, states, True, started, method=method)
     from ..runtime.engines import check_engine
