@@ -45,10 +45,11 @@ if TYPE_CHECKING:
     from .derivation.periodicity import proven_period
     from .derivation.play import analyze
     from .derivation.semantics import grundy, grundy_position, naive_grundy, successors
-    from .games.imark import imark_grundy, imark_sequence
+    from .games.imark.convergence import imark_grundy
+    from .games.imark.naive import imark_sequence
     from .games.impartial import grundy_values, winning_moves
     from .games.mex import mex, nim_sum
-    from .games.octal import OctalGame
+    from .games.octal.rules import OctalGame
     from .games.solution import solve_game_graph
     from .search.decide import Verdict, max_grundy, spectrum
     from .search.sharded import max_grundy_sharded
@@ -66,8 +67,8 @@ _LAZY = {
     "generating_function": "automaton.counting",
     "Verdict": "search.decide", "max_grundy": "search.decide",
     "spectrum": "search.decide",
-    "imark_grundy": "games.imark", "imark_sequence": "games.imark",
-    "OctalGame": "games.octal",
+    "imark_grundy": "games.imark.convergence", "imark_sequence": "games.imark.naive",
+    "OctalGame": "games.octal.rules",
     "grundy_values": "games.impartial", "solve_game_graph": "games.solution",
     "winning_moves": "games.impartial",
     "proven_period": "derivation.periodicity",
@@ -78,14 +79,14 @@ _LAZY = {
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext sdg_automata``: see :func:`sdg_automata.render.load_ipython_extension`."""
-    from .render import load_ipython_extension as register
+    from .render.notebook import load_ipython_extension as register
 
     register(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext sdg_automata``."""
-    from .render import unload_ipython_extension as unregister
+    from .render.notebook import unload_ipython_extension as unregister
 
     unregister(ipython)
 

@@ -99,7 +99,7 @@ def _load_within(spec: str) -> Any:
     """A DFA JSON file (automata-lib's constructor shape) or a regular expression."""
     if not spec.endswith(".json"):
         return spec
-    from ..render import dfa_from_json
+    from ..render.exports import dfa_from_json
 
     return dfa_from_json(read_text(spec, what="DFA file"), source=spec)
 
@@ -239,7 +239,9 @@ def _add_dfa(p: Parser) -> None:
 
 def _cmd_dfa(args: argparse.Namespace) -> int:
     from ..automaton.construction import dfa
-    from ..render import dfa_to_dot, dfa_to_jff, dfa_to_json, dfa_to_table
+    from ..render.dot import dfa_to_dot
+    from ..render.exports import dfa_to_jff, dfa_to_json
+    from ..render.tables import dfa_to_table
 
     check_visual(args)
     g = load(args)
@@ -323,7 +325,7 @@ def _add_regex(p: Parser) -> None:
 
 def _cmd_regex(args: argparse.Namespace) -> int:
     from ..automaton.construction import dfa
-    from ..render import dfa_to_regex
+    from ..render.exports import dfa_to_regex
 
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)

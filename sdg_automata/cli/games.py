@@ -63,7 +63,7 @@ def _add_moves(p: Parser) -> None:
 
 def _cmd_moves(args: argparse.Namespace) -> int:
     from ..derivation.play import Analyzer, format_parts, parse_position
-    from ..render import text_table
+    from ..render.tables import text_table
 
     analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
     analysis = analyzer.analyze(parse_position(analyzer, args.position))
@@ -182,7 +182,7 @@ def _add_graph(p: Parser) -> None:
 def _graph_table(header: Sequence[str], columns: Sequence[Sequence[str]],
                  right: Sequence[bool]) -> str:
     """An aligned table given column by column (rows for :func:`render.text_table`)."""
-    from ..render import text_table
+    from ..render.tables import text_table
 
     return text_table([header, *zip(*columns, strict=True)], right=right).rstrip("\n")
 
@@ -297,7 +297,7 @@ def _add_game_graph(p: Parser) -> None:
 
 def _cmd_game_graph(args: argparse.Namespace) -> int:
     from ..derivation.gamegraph import game_graph
-    from ..render import game_graph_to_dot
+    from ..render.dot import game_graph_to_dot
 
     check_visual(args)
     g = load(args)

@@ -329,7 +329,7 @@ def _check_options(args: argparse.Namespace, fmt: Format, retry: frozenset[str])
 
 def _summary_text(summary: Summary) -> str:
     """The summary's tables as aligned plain text, numbers right-justified."""
-    from ..render import text_table
+    from ..render.tables import text_table
 
     parts = [f"{summary.kind}: " + ", ".join(f"{n} {s}" for s, n in summary.status.items())
              + "\n"]

@@ -41,7 +41,7 @@ from .tables import TABLE_LIMIT, Labeler, _caption, _fa_rows, _html_table, _is_d
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..games.octal import OctalPeriod
+    from ..games.octal.period import OctalPeriod
 
 __all__ = [
     "DISPLAYED_BY_NAME", "DRAW_LIMIT", "DRAW_SECONDS", "EXPLORE_LIMIT", "ITEM_LIMIT",

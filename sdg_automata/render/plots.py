@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ..automaton.counting import ClassMachine
-    from ..games.octal import OctalPeriod
+    from ..games.octal.period import OctalPeriod
     from ..grammar import Grammar
     from ..runtime.budget import Budget
 
@@ -173,7 +173,8 @@ class IMarkSequence:
 def imark_series(S: Sequence[int], D: Sequence[int], *, upto: int) -> IMarkSequence:
     """The naive sequence 𝒢(0..upto) of i-Mark(S, D)
     (:func:`~sdg_automata.games.imark.imark_sequence`), to show or plot."""
-    from ..games.imark import IMark, imark_sequence
+    from ..games.imark.game import IMark
+    from ..games.imark.naive import imark_sequence
 
     game = IMark.of(S, D)
     return IMarkSequence(S=tuple(game.S), D=tuple(game.D),

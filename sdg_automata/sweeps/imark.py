@@ -26,9 +26,8 @@ from itertools import combinations
 from typing import Any
 
 from ..errors import BudgetExceeded, InputError
-from ..games.imark import IMark, SurveyRow, survey_instance
-from ..games.imark.coalescence import BYTES_PER_START, valid_max_c
-from ..games.imark.game import position, rules
+from ..games.imark.coalescence import BYTES_PER_START, SurveyRow, survey_instance, valid_max_c
+from ..games.imark.game import IMark, position, rules
 from ..games.imark.naive import MAX_TABLE_BYTES
 from ..runtime.budget import UNLIMITED, Budget, Meter
 from ..runtime.cluster import default_jobs
