@@ -168,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
 def _stopped(args: argparse.Namespace, message: str, *, reason: Reason = "budget",
              explored: int | None = None) -> NoReturn:
     """Exit 3: the ``error:`` line, and under --json the ``stopped/1`` object (one rule for
-    every command; README, "Exit codes")."""
+    every command; the "Command line" page of the documentation, "Exit codes")."""
     try:
         emit_stopped(args, message, reason=reason, explored=explored)
         sys.stdout.flush()

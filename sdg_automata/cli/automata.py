@@ -96,8 +96,11 @@ def _add_max(p: Parser) -> None:
 
 
 def _load_within(spec: str) -> Any:
-    """A DFA JSON file (automata-lib's constructor shape) or a regular expression."""
-    if not spec.endswith(".json"):
+    """A DFA JSON file (automata-lib's constructor shape) or a regular expression.
+
+    A name ending in ``.json`` in any case is a file, as for grammars: ``E.JSON`` read as
+    an expression would silently answer for another language."""
+    if not spec.lower().endswith(".json"):
         return spec
     from ..render.exports import dfa_from_json
 

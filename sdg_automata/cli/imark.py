@@ -153,7 +153,7 @@ def _cmd_imark_value(args: argparse.Namespace) -> int:
             if isinstance(v, IMarkConvergenceError):
                 failed += 1
                 print(f"error: {v}", file=sys.stderr)
-                if args.json:  # this n's line: the stopped/1 object (README, "Exit codes")
+                if args.json:  # this n's line: the stopped/1 object (docs/cli.md, "Exit codes")
                     emit_stopped(args, str(v), reason="unproven", at=v.to_json())
                 else:
                     print("unproven")

@@ -8,6 +8,10 @@ the sources (so a module added without a page fails here), the tutorial page
 shows its committed drawings (rendered, never executed), and the guides and
 the SPEC are there.
 
+Issue 33 §7, a site that stands alone: no page and no ``--help`` text points into the
+README; the guides are pages (their examples run in tests/project/); a name given as users
+import it links to where it is documented.
+
 Issue 28 §1, the site standing without the README: the command-line page has every
 subcommand of the real parser and the exit codes; the reference by task links every
 name of ``sdg_automata.__all__``; no object shows two parameter lists; automata-lib's,
@@ -91,12 +95,81 @@ def test_guides_and_the_spec_are_pages(site: Path) -> None:
     for name, words in [("SPEC", "The successful derivation game"),
                         ("octal", "octal periodicity theorem"),
                         ("sweeps", "Where the jobs run"),
+                        ("formats", "The JSON format"),
+                        ("automata", "Counting Grundy classes"),
+                        ("max", "Proofs past k-induction"),
+                        ("imark", "convergence technique"),
+                        ("design", "Compiled kernels"),
                         ("index", "sdg_automata")]:
         assert words in (site / f"{name}.html").read_text(encoding="utf-8"), name
 
 
 def _text(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_no_page_sends_the_reader_to_the_readme(site: Path) -> None:
+    """Should say on the site what the site means (issue 33 §7): no page's text points into
+    the README (the JSON Schemas' page is a page of the site, named README.md for the code
+    hosts: links to it are markup, not text)."""
+    pointing = [p.relative_to(site).as_posix() for p in sorted(site.rglob("*.html"))
+                if "README" in _text(p.read_text(encoding="utf-8"))]
+    assert not pointing, f"pages that mention the README: {pointing}"
+
+
+def test_no_help_text_sends_the_reader_to_the_readme() -> None:
+    """Should say in --help what --help means: no description, option or epilog of any
+    command (octal's survey and verify forms included) points into the README."""
+    from sdg_automata.cli import build_parser
+    from sdg_automata.cli.octal import SURVEY, VERIFY, form_parser
+
+    root = build_parser()
+    parsers = [root]
+    for parser in parsers:  # grows as subcommands are found
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                parsers += [p for p in dict.fromkeys(action.choices.values()) if p not in parsers]
+    octal = next(p for p in parsers if p.prog.endswith(" octal"))
+    parsers += [f for f in (form_parser(octal, SURVEY), form_parser(octal, VERIFY)) if f]
+    texts = [t for p in parsers for t in (p.description, p.epilog, p.format_help())
+             if isinstance(t, str)]
+    assert len(parsers) > 20
+    assert not [t for t in texts if "README" in t]
+
+
+def test_names_through_the_package_root_link_where_they_are_defined(site: Path) -> None:
+    """Should link a function named as users import it (``sdg_automata.load_grammar``) to
+    its documentation in the module that defines it, wherever that module is."""
+    import sdg_automata
+
+    for page, name in [("formats", "load_grammar"), ("formats", "solve_game_graph"),
+                       ("max", "max_grundy"), ("imark", "imark_grundy")]:
+        module = getattr(sdg_automata, name).__module__
+        html = (site / f"{page}.html").read_text(encoding="utf-8")
+        assert f'href="api/{module}.html#{module}.{name}"' in html, (page, name)
+
+
+def test_canonical_names_follow_the_objects() -> None:
+    """Should find where an object is documented from any name it is reachable by, and
+    nothing for a name that does not exist (the site's build warns about such a link)."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        from sdg_docs import canonical_name
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+    import sdg_automata
+    from sdg_automata.games.solution import GraphSolution
+
+    verdict = f"{sdg_automata.Verdict.__module__}.Verdict"
+    assert canonical_name("sdg_automata.load_grammar") == \
+        f"{sdg_automata.load_grammar.__module__}.load_grammar"
+    assert canonical_name("sdg_automata.Verdict") == verdict
+    assert canonical_name("sdg_automata.Verdict.witness") == f"{verdict}.witness"  # a property
+    assert canonical_name(f"{GraphSolution.__module__}.GraphSolution.grundy") == \
+        f"{GraphSolution.__module__}.GraphSolution.grundy"  # a dataclass field, no default
+    assert canonical_name("sdg_automata.grammar") == "sdg_automata.grammar"
+    assert canonical_name("sdg_automata.no_such_name") is None
+    assert canonical_name("sdg_automata.Verdict.no_such_field") is None
 
 
 def _subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[str]:
@@ -111,8 +184,8 @@ def _subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) ->
 
 def test_the_command_line_page_has_every_subcommand_and_the_exit_codes(site: Path) -> None:
     """Should show every subcommand of the real parser (and octal's survey and verify forms)
-    with its options, the README's exit codes and conventions (included, not copied), and
-    links to the JSON Schemas (issue 28 §1)."""
+    with its options, the exit codes and conventions, and links to the JSON Schemas (issue 28
+    §1)."""
     from sdg_automata.cli import build_parser
     from sdg_automata.cli.octal import SURVEY, VERIFY
 
@@ -131,8 +204,8 @@ def test_the_command_line_page_has_every_subcommand_and_the_exit_codes(site: Pat
         assert f"{code} {meaning}" in text, code
     assert 'href="schemas/README.html' in page  # the JSON Schemas, a page of the site
     assert "sdg_automata/schemas/stopped.json" in text  # where the file ships
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "| 143 | terminated (SIGTERM" in readme  # the README keeps the table: its source
+    source = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "| 143 | terminated (SIGTERM" in source  # written on the page itself
 
 
 def test_the_task_reference_lists_every_public_name(site: Path) -> None:

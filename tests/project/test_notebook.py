@@ -213,7 +213,7 @@ def test_imark_the_sweeps_and_the_plot(executed: Any) -> None:
     assert html.count("<tr>") == 1 + 8  # header + every S ∋ 1 within {1..4}
     assert "<td>{1, 3, 4}</td><td>0</td><td>7</td>" in html
     plotted = next(c for c in cells if "plot(grammar_rows)" in _source(c))
-    # README: 130 classes; none reaches 3 with at most 3 rules (the first sweep's finding)
+    # docs/sweeps.md: 130 classes; none reaches 3 with at most 3 rules (the first sweep's finding)
     assert "130 grammars; the largest maximum: 2" in _stdout(plotted)
     (figure,) = _displays(plotted)
     assert figure["image/png"] and figure["text/plain"].startswith("<Figure size")
