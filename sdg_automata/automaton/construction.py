@@ -157,6 +157,14 @@ class GrundyAutomaton:
     10
     """
 
+    #: the groups of nonterminals and what each reads and owns per letter (``None``: one
+    #: group); the memo's key and part masks, kept when the memo is dropped, and the
+    #: layout of the compiled step (:mod:`sdg_automata.search.compiled.tables`)
+    layout: GroupLayout | None
+    #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
+    #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
+    follow: Callable[[int, str], int]
+
     def __init__(self, grammar: Grammar, *, reading: Reading | None = None,
                  memo_limit: int = MEMO_LIMIT):
         self.reading = _reading_for(grammar, reading)
@@ -195,18 +203,13 @@ class GrundyAutomaton:
         self.memo_limit = memo_limit
         self._memo_size = 0
         self._plans: dict[str, _Plan] = {}
-        #: the groups of nonterminals and what each reads and owns per letter (``None``: one
-        #: group); the memo's key and part masks, kept when the memo is dropped, and the
-        #: layout of the compiled step (:mod:`sdg_automata.search.compiled.tables`)
-        self.layout: GroupLayout | None = None
+        self.layout = None
         if len(groups) > 1:
             self.layout = self._layout(groups + [(self.end_symbol,)])
         if memo_limit and self.layout is not None:
             self._plans = {a: _Plan(tuple(_Group(*masks, {}) for masks in groups), uncovered)
                            for a, (groups, uncovered) in self.layout.letters.items()}
-        #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
-        #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
-        self.follow: Callable[[int, str], int] = self.step_reference
+        self.follow = self.step_reference
         if self._plans:
             self.follow = _compile(self._plans, self._miss)
 

@@ -48,7 +48,7 @@ EXAMPLES = {
 REGEX_COUNT_FACTOR = 10
 #: seconds ``max --scheduler`` waits for the scheduler and a first worker by default
 CONNECT_TIMEOUT = 20.0
-#: the argparse types a strategy's :class:`~sdg_automata.search.strategies.Argument` names
+#: the argparse types a strategy's :class:`~sdg_automata.search.strategies.base.Argument` names
 ARGUMENT_KINDS: dict[str | None, Callable[[str], Any]] = {
     None: str, "positive": positive, "natural": natural, "duration": duration}
 

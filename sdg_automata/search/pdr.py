@@ -113,7 +113,7 @@ def abc_command() -> str:
 
 class AigGates:
     """An and-inverter graph built through the interface of :class:`~sdg_automata.search.bmc.Gates`
-    (:class:`~sdg_automata.search.bmc.Circuit`), with constant folding and structural hashing.
+    (:class:`~sdg_automata.search.circuit.Circuit`), with constant folding and structural hashing.
 
     Literals are non-zero ints: variable 1 is the constant true, ``-x`` negates
     ``x``.  Variables are numbered in the order they are made, so every AND
