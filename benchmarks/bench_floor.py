@@ -75,7 +75,7 @@ FLOOR = Path(__file__).resolve().parent / "floor"
 
 #: the walks of the compiled search, whose tables the dump child captures (the module
 #: holding ``breadth_first`` and ``lasso``)
-WALKS = "sdg_automata.search.walks"
+WALKS = "sdg_automata.search.compiled.drive"
 
 #: (label, strategy, kind, instance) as benchmarks.bench_search builds them
 SEARCH = [("lasso 2.2·10⁸", "lasso", "modular", "2:0 3:2 5:3 7:6 11:10 13:9 17:5 19:18 23:9 3:0"),

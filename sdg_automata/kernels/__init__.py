@@ -13,9 +13,8 @@ they are plain functions that :func:`jit_all` compiles on demand and that
 processes load without numba (:mod:`sdg_automata.kernels.octal`).
 
 Which engine runs (``engine=`` in the API, ``--engine`` on the command line) is
-decided in one place, :mod:`sdg_automata.runtime.engines` (re-exported here:
-:data:`Engine`, :data:`ENGINES`, :func:`check_engine`, :func:`use_compiled`);
-this package loads numba (:func:`numba_missing`) and compiles the kernels.
+decided in one place, :mod:`sdg_automata.runtime.engines`; this package loads numba
+(:func:`numba_missing`) and compiles the kernels.
 
 ``import sdg_automata`` never imports numba: only a run that chooses the
 compiled engine does.  Compiled code is cached on disk by numba
@@ -48,11 +47,9 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar, cast
 
 from ..errors import BudgetExceeded, Interrupted, KernelCacheWarning
-from ..runtime.engines import ENGINES, Engine, check_engine, use_compiled
-from ..runtime.stopping import held_signals  # here since 0.2: re-exported for its users
+from ..runtime.stopping import held_signals
 
-__all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "jit_all",
-           "numba_missing", "only_our_kernels", "use_compiled"]
+__all__ = ["jit", "jit_all", "numba_missing", "only_our_kernels"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -119,15 +116,15 @@ def jit(kernel: F, *, inline: bool = False) -> F:
     docstring says): the decorator of every kernel and helper in this package.
 
     It imports numba, so a kernel module is imported only once
-    :func:`use_compiled` has said yes.  Compilation is lazy: the first call
-    with new argument types compiles, or loads the cached machine code.  An
-    ``inline`` helper is inlined into its callers by numba (``inline="always"``):
-    a call of a numba function passes each array as seven arguments, which a
-    helper called once a heap pays as much as its work.
+    :func:`~sdg_automata.runtime.engines.use_compiled` has said yes.  Compilation is
+    lazy: the first call with new argument types compiles, or loads the cached machine
+    code.  An ``inline`` helper is inlined into its callers by numba
+    (``inline="always"``): a call of a numba function passes each array as seven
+    arguments, which a helper called once a heap pays as much as its work.
     """
     import numba
 
-    options = {"nogil": True, "inline": "always" if inline else "never"}
+    options: dict[str, Any] = {"nogil": True, "inline": "always" if inline else "never"}
     if not _caching():
         return cast(F, _watched(numba.njit(**options)(kernel), "not cached"))
     from .cachekey import install

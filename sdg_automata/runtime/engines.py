@@ -89,7 +89,7 @@ COMPILED: dict[str, str] = {
     # numba imported (sdg_automata.kernels.native)
     "native": "sdg_automata.kernels.native:cached",
     # GrundyAutomaton.explore's compiled twin: (automaton, budget, what=) -> Crawl
-    "explore": "sdg_automata.search.explore:crawl_compiled",
+    "explore": "sdg_automata.search.compiled.explore:crawl_compiled",
 }
 
 R = TypeVar("R")
