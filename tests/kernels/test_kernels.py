@@ -229,24 +229,33 @@ def test_a_cache_error_of_several_lines_is_one_warning_line(
 
 
 def _on_a_terminal(env: dict[str, str]) -> str:
-    """What stderr shows on a terminal (a pseudo-terminal), stdout checked and discarded."""
+    """What stderr shows on a terminal (a pseudo-terminal), stdout checked and discarded.
+    The terminal is read while the command runs: a cold build's progress display outgrows
+    the terminal's buffer, and a writer nobody reads blocks for ever."""
     import pty
+    import threading
 
     leader, follower = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):  # EIO once the command has closed it
+            while chunk := os.read(leader, 4096):
+                chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         done = _run(env, stderr=follower)
         os.close(follower)
         follower = -1
-        shown = b""
-        with contextlib.suppress(OSError):  # EIO once everything is read
-            while chunk := os.read(leader, 4096):
-                shown += chunk
+        reader.join(timeout=60)
     finally:
-        os.close(leader)
         if follower >= 0:
             os.close(follower)
+        os.close(leader)
     assert done.returncode == 0 and done.stdout == _octal_answer()
-    return shown.decode()
+    return b"".join(chunks).decode()
 
 
 def test_compiling_is_said_on_a_cold_cache_only(tmp_path: Path) -> None:
