@@ -23,10 +23,15 @@ source (:func:`~sdg_automata.kernels.cachekey.sources_key`), the versions of
 Python, numba and llvmlite, the processor and numba's code-generation settings,
 and is checked against a SHA-256 of its contents before it is linked.  A missing
 file is built by the first process that needs it (it imports numba then, as
-before); a damaged one is said in one
+before), under a lock on the cache directory, so that processes started together
+build it once (the others wait, then link it); a damaged one is said in one
 :class:`~sdg_automata.errors.KernelCacheWarning` and built again; a machine
 where the object cannot be built or linked keeps numba's dispatchers, and a
-marker file keeps later runs from trying again.
+marker file keeps later runs from trying again (not after a shortage of memory
+or disk, or a numba that cannot be imported: those may pass).  A library cached
+in a directory that is no longer writable (a read-only install) is still linked;
+where no directory is writable, numba's dispatchers run.  Whatever the fault,
+the answers are the same: numba's dispatchers run the same kernels.
 
 ``SDG_AUTOMATA_NATIVE=0`` keeps numba's dispatchers (so does
 ``SDG_AUTOMATA_NUMBA_CACHE=0``, and ``NUMBA_DISABLE_JIT=1``, under which the
@@ -38,6 +43,7 @@ contiguity).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import hashlib
@@ -50,7 +56,8 @@ import platform
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +72,11 @@ ENV = "SDG_AUTOMATA_NATIVE"
 _FORMAT = 1
 #: the largest library file read (the octal library is about 100 kB)
 _CAP = 64 << 20
+#: seconds a process waits for another one's build of a library (~10 CPU s, a minute on a
+#: loaded machine) before it builds its own: a lock holder may be stuck
+_WAIT = 120.0
+#: failures after which a later run may well build a library: no marker is left
+_PASSING = (MemoryError, OSError, ImportError)
 #: the environment variables of numba's code generation (they change the machine code)
 _NUMBA_SETTINGS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_BOUNDSCHECK",
                    "NUMBA_FASTMATH", "NUMBA_LOOP_VECTORIZE", "NUMBA_SLP_VECTORIZE")
@@ -105,22 +117,24 @@ def enabled() -> bool:
             and os.environ.get("NUMBA_DISABLE_JIT", "0") in off)
 
 
-def cache_dir() -> Path | None:
-    """The directory of the native libraries, created if need be, or ``None`` when none is
-    writable: ``$NUMBA_CACHE_DIR/sdg_automata`` when set, else ``__pycache__`` beside the
-    kernels' sources, else ``sdg_automata/native`` in the user's cache directory
-    (``$XDG_CACHE_HOME``, ``~/.cache``) — the places numba looks for its own cache."""
+def _places() -> list[Path]:
+    """Where the libraries are cached, in order (not created): ``$NUMBA_CACHE_DIR/sdg_automata``
+    when set, else ``__pycache__`` beside the kernels' sources, then ``sdg_automata/native``
+    in the user's cache directory (``$XDG_CACHE_HOME``, ``~/.cache``) — the places numba
+    looks for its own cache."""
     from .cachekey import KERNELS
 
-    places: list[Path] = []
     if os.environ.get("NUMBA_CACHE_DIR"):
-        places.append(Path(os.environ["NUMBA_CACHE_DIR"]) / "sdg_automata")
-    else:
-        places.append(KERNELS / "__pycache__")
-        user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
-                                                                ".cache")
-        places.append(Path(user) / "sdg_automata" / "native")
-    for place in places:
+        return [Path(os.environ["NUMBA_CACHE_DIR"]) / "sdg_automata"]
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [KERNELS / "__pycache__", Path(user) / "sdg_automata" / "native"]
+
+
+def cache_dir() -> Path | None:
+    """The directory new libraries are written to: the first of the places the libraries
+    are cached (see :func:`_places`) that is, or can be made, a writable directory;
+    ``None`` when none is."""
+    for place in _places():
         try:
             place.mkdir(parents=True, exist_ok=True)
         except OSError:
@@ -144,7 +158,10 @@ def _numba_root() -> Path | None:
     """numba's package directory, found without importing it, or ``None``."""
     if sys.modules.get("numba", 0) is None:  # hidden (a test, or an embedding application)
         return None
-    spec = importlib.util.find_spec("numba")
+    try:
+        spec = importlib.util.find_spec("numba")
+    except (ImportError, ValueError):  # a module put in its place, without a spec
+        return None
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations)))
@@ -168,16 +185,27 @@ def _environment() -> str:
 
 
 def cached(library: str) -> bool:
-    """Whether the native library named ``library`` (:attr:`Library.name`) was built for
-    this environment and is in the cache: its kernels then run without numba (a cheap
-    test: no numba imported, no library loaded; a file of older kernel sources counts,
-    and is built again by the run that loads it)."""
+    """Whether the native library named ``library`` (:attr:`Library.name`, the basename of
+    its module in this package) is usable in this process: built here for these kernel
+    sources and this environment, found in the cache, and linked (now, once: about
+    0.03 s, what the run would do next).  A cheap test where there is no such file: no
+    numba imported, nothing linked.  Quiet: a damaged file is said, and built again, by
+    :meth:`Library.functions` when the run needs it."""
     if not enabled() or _numba_root() is None:
         return False
-    place = cache_dir()
+    if library in _NATIVE:
+        return True
     try:
-        return place is not None and any(place.glob(f"{library}-{_environment()[:16]}-"
-                                                    "*.native"))
+        prefix = f"{library}-{_environment()[:16]}-"
+        if not any(any(place.glob(f"{prefix}*.native")) for place in _places()
+                   if place.is_dir()):
+            return False
+        found: Library = importlib.import_module(f"{__package__}.{library}").LIBRARY
+        if found.name != library:
+            raise SdgBug(f"the native library of kernels/{library}.py is named {found.name}")
+        return found.linked() is not None
+    except SdgBug:
+        raise
     except Exception:  # llvmlite missing or broken: numba's own probe says why
         return False
 
@@ -215,6 +243,8 @@ def _lljit() -> Any:
 
 #: the linked libraries' trackers: their code lives as long as these do (the process)
 _LINKED: list[Any] = []
+#: the entry points of the libraries linked from the cache, by library name
+_NATIVE: dict[str, dict[str, Callable[..., Any]]] = {}
 _LOCK = threading.RLock()
 
 
@@ -245,13 +275,31 @@ class Library:
         it is not, importing numba), else numba's dispatcher of its kernel."""
         with _LOCK:  # one build or link at a time (threads of one process)
             if enabled() and _numba_root() is not None:
-                place = cache_dir()
+                native = self.linked()
+                place = cache_dir() if native is None else None
                 if place is not None:
                     native = self._native(place)
                     if native is not None:
-                        return native
+                        _NATIVE[self.name] = native
+                if native is not None:
+                    return native
             jitted = self.jitted()
             return {e.name: jitted[e.function] for e in self.entries}
+
+    def linked(self) -> dict[str, Callable[..., Any]] | None:
+        """The native entry points, linked from the first place that caches a usable file
+        (a read-only one too), or ``None``; nothing is built, and nothing said."""
+        with _LOCK:
+            if self.name in _NATIVE:
+                return _NATIVE[self.name]
+            for place in _places():
+                # damaged, or llvmlite broken: functions() says it
+                with contextlib.suppress(Exception):
+                    path = self._path(place)
+                    if path.is_file():
+                        _NATIVE[self.name] = self._load(path)
+                        return _NATIVE[self.name]
+            return None
 
     # -- the file -------------------------------------------------------------------------
 
@@ -264,7 +312,8 @@ class Library:
                               .encode()).hexdigest()
 
     def _path(self, place: Path, suffix: str = ".native") -> Path:
-        return place / f"{self.name}-{_environment()[:16]}-{self._key()[:16]}{suffix}"
+        name = f"{self.name}-{_environment()[:16]}-{self._key()[:16]}{suffix}"
+        return place / (f".{name}" if suffix == ".lock" else name)  # (not a library's)
 
     def _native(self, place: Path) -> dict[str, Callable[..., Any]] | None:
         """The native entry points: loaded from ``place``, or built there first."""
@@ -283,14 +332,18 @@ class Library:
                 _warn(f"the native kernels at {path} are not usable ({type(e).__name__}: "
                       f"{_one_line(e)}): compiling them again and replacing them")
         try:
-            self._build(path)
+            with _exclusive(self._path(place, ".lock")):
+                if path.exists():  # built by another process while this one waited
+                    with contextlib.suppress(Exception):
+                        return self._load(path)
+                self._build(path)
             return self._load(path)
         except Exception as e:
-            with_marker = _write(self._path(place, ".failed"),
-                                 f"{type(e).__name__}: {_one_line(e)}\n".encode())
-            _warn(f"the native kernels cannot be built here ({type(e).__name__}: "
-                  f"{_one_line(e)}): numba loads them instead"
-                  + ("" if with_marker else ", on every run"))
+            why = f"{type(e).__name__}: {_one_line(e)}"
+            with_marker = (not isinstance(e, _PASSING)
+                           and _write(self._path(place, ".failed"), f"{why}\n".encode()))
+            _warn(f"the native kernels cannot be built here ({why}): numba loads them "
+                  "instead" + ("" if with_marker else ", on every run"))
             return None
 
     def _load(self, path: Path) -> dict[str, Callable[..., Any]]:
@@ -356,10 +409,17 @@ class Library:
                   "numba": numba.__version__}
         if not _write(path, json.dumps(header).encode() + b"\n" + obj):
             raise OSError(f"cannot write {path}")
-        # the files of older kernel sources, here: stale (another machine's or version's, in
-        # a shared directory, stay)
+        self._prune(path)
+
+    def _prune(self, path: Path) -> None:
+        """Remove the files of this library for older kernel sources beside ``path``, just
+        built: stale (another machine's or version's, in a shared directory, stay)."""
+        lock = self._path(path.parent, ".lock")
         for old in path.parent.glob(f"{self.name}-{_environment()[:16]}-*"):
             if old != path and old.suffix in (".native", ".failed"):
+                old.unlink(missing_ok=True)
+        for old in path.parent.glob(f".{self.name}-{_environment()[:16]}-*.lock"):
+            if old != lock:
                 old.unlink(missing_ok=True)
 
 
@@ -449,6 +509,38 @@ def _caller(entry: Entry, address: int) -> Callable[..., Any]:
 
     call.__name__ = entry.name
     return call
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path, wait: float = _WAIT) -> Iterator[bool]:
+    """Inside, an advisory lock on ``path`` (created) is held, so that one process at a time
+    builds a library: yields whether it is held.  After ``wait`` seconds, or where the
+    file system takes no locks, the block runs without it (the files are written
+    atomically: two builds cost time, not answers).  The lock goes with the process."""
+    try:
+        import fcntl
+
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+    except (ImportError, OSError):
+        yield False
+        return
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = True
+            except BlockingIOError:
+                held = False
+                if time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+            except OSError:
+                held = False
+            break
+        yield held
+    finally:
+        os.close(fd)  # which releases the lock
 
 
 def _write(path: Path, data: bytes) -> bool:

@@ -85,8 +85,8 @@ NATIVE_GAIN = 16
 COMPILED: dict[str, str] = {
     # why numba cannot be used (a phrase), or None: kernels/__init__ loads numba
     "numba": "sdg_automata.kernels:numba_missing",
-    # whether a native library of kernels built here is cached: (library) -> bool, no
-    # numba imported (sdg_automata.kernels.native)
+    # whether a native library of kernels built here is cached and links: (library) ->
+    # bool, no numba imported (sdg_automata.kernels.native)
     "native": "sdg_automata.kernels.native:cached",
     # GrundyAutomaton.explore's compiled twin: (automaton, budget, what=) -> Crawl
     "explore": "sdg_automata.search.compiled.explore:crawl_compiled",

@@ -256,3 +256,201 @@ def test_the_cache_directory_falls_back_to_the_users(tmp_path: Path,
     assert native.cache_dir() == tmp_path / "cache" / "sdg_automata" / "native"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "kernels" / "__pycache__"))
     assert native.cache_dir() is None
+
+
+# -- faults: each costs at most a warning and some time, never an answer (issue 36) ------
+
+
+def _reset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget the libraries this process linked, and the warnings it gave."""
+    monkeypatch.setattr(native, "_NATIVE", {})
+    monkeypatch.setattr(kernels, "_said", set())
+
+
+def test_a_build_waits_for_another_processs_and_links_its_library(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should wait while another process holds the build lock, then link the library it
+    wrote instead of building its own (processes started together built it each, ~10 CPU s
+    apiece)."""
+    import fcntl
+    import threading
+
+    path, intact = _copy(tmp_path, monkeypatch)
+    path.unlink()
+    built: list[Path] = []
+    monkeypatch.setattr(native.Library, "_build", lambda self, p: built.append(p))
+    lock = os.open(octal.LIBRARY._path(path.parent, ".lock"), os.O_RDONLY | os.O_CREAT)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # another open file: it excludes this process too
+    results: list[Any] = []
+    waiter = threading.Thread(target=lambda: results.append(octal.LIBRARY._native(path.parent)))
+    waiter.start()
+    waiter.join(0.5)
+    assert waiter.is_alive() and not results  # waiting
+    native._write(path, intact)
+    os.close(lock)
+    waiter.join(30)
+    assert results and results[0] is not None and built == []
+
+
+def test_a_lock_held_too_long_is_passed(tmp_path: Path) -> None:
+    """Should build without the lock once its holder has kept it too long (it may be
+    stuck; the files are written atomically, so two builds cost only time)."""
+    import fcntl
+
+    lock = tmp_path / ".lock"
+    holder = os.open(lock, os.O_RDONLY | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        with native._exclusive(lock, wait=0.2) as held:
+            assert not held
+    finally:
+        os.close(holder)
+    with native._exclusive(lock, wait=0.2) as held:
+        assert held
+
+
+def test_a_library_in_a_read_only_directory_is_linked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should link a library cached where this process cannot write (a read-only install
+    built beforehand) rather than build another in the user's cache; and, where nothing
+    is cached and no directory is writable, run numba's dispatchers without a word."""
+    path, _ = _copy(tmp_path, monkeypatch)
+    read_only, writable = path.parent, tmp_path / "user"
+    monkeypatch.setattr(native, "_places", lambda: [read_only, writable])
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: (Path(p) != read_only
+                                                       and access(p, mode)))
+    monkeypatch.setattr(native.Library, "_build", lambda self, p: pytest.fail("built"))
+    _reset(monkeypatch)
+    assert native.cache_dir() == writable
+    with _silent():
+        assert native.cached("octal")
+        functions = octal.LIBRARY.functions()
+    assert functions["full_u1"] is not octal.LIBRARY.jitted()["full"]
+    assert list(writable.iterdir()) == []
+    path.unlink()
+    monkeypatch.setattr(os, "access", lambda p, mode: False)
+    _reset(monkeypatch)
+    with _silent():
+        assert not native.cached("octal")
+        assert octal.LIBRARY.functions()["full_u1"] is octal.LIBRARY.jitted()["full"]
+
+
+def test_another_environments_library_is_neither_linked_nor_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should not link a library built by another numba, llvmlite, processor or setting
+    (the environment names the file and is in its key, checked when it is read), build
+    this one's beside it, and leave the other's for its own machine (a shared cache),
+    while this environment's files of older kernel sources go."""
+    theirs, intact = _copy(tmp_path, monkeypatch)
+    key = octal.LIBRARY._key()
+    monkeypatch.setattr(native, "_environment", lambda: "e" * 64)  # another CPU, say
+    _reset(monkeypatch)
+    assert not native.cached("octal")
+    mine = octal.LIBRARY._path(theirs.parent)
+    assert mine != theirs
+    shutil.copy(theirs, mine)  # under this environment's name, its key is still not ours
+    older = mine.with_name(f"octal-{'e' * 16}-{'0' * 16}.native")
+    older.write_bytes(b"older sources")
+
+    def build(self: native.Library, path: Path) -> None:
+        path.write_bytes(intact.replace(key.encode(), self._key().encode()))
+        self._prune(path)
+
+    monkeypatch.setattr(native.Library, "_build", build)
+    with pytest.warns(KernelCacheWarning, match="not usable .*not this library's file"):
+        assert octal.LIBRARY._native(theirs.parent) is not None
+    assert theirs.read_bytes() == intact and not older.exists()
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), MemoryError(),
+                                   ImportError("numba needs NumPy 2.0 or less")])
+def test_a_failure_that_may_pass_leaves_no_marker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    """Should fall back with one warning after a full disk, a shortage of memory or a
+    numba that cannot be imported, and try again on the next run (a marker would have
+    kept this machine off native code for good)."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    _reset(monkeypatch)
+    tries: list[Path] = []
+
+    def fail(self: native.Library, path: Path) -> None:
+        tries.append(path)
+        raise error
+
+    monkeypatch.setattr(native.Library, "_build", fail)
+    place = native.cache_dir()
+    assert place is not None
+    with pytest.warns(KernelCacheWarning, match="cannot be built here .*, on every run$"):
+        assert octal.LIBRARY._native(place) is None
+    assert not octal.LIBRARY._path(place, ".failed").exists()
+    _reset(monkeypatch)  # a new run
+    with pytest.warns(KernelCacheWarning):
+        assert octal.LIBRARY._native(place) is None
+    assert len(tries) == 2
+
+
+def test_an_unloadable_library_without_numba_is_the_python_reference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should not choose the kernels on the strength of a library that is cached but does
+    not link, where numba cannot be imported to build it: ``auto`` runs the reference,
+    ``compiled`` says why (an InputError, exit 2), never a traceback."""
+    from sdg_automata.errors import InputError
+    from sdg_automata.runtime import engines
+
+    _native(octal.LIBRARY)  # cached
+    _reset(monkeypatch)
+    monkeypatch.setattr(native.Library, "_load", lambda self, path: 1 / 0)
+    monkeypatch.setattr(kernels, "numba_missing", lambda: "numba cannot be imported (test)")
+    assert not native.cached("octal")
+    assert not engines.use_compiled("auto", work=1 << 20, threshold=1 << 14, library="octal")
+    with pytest.raises(InputError, match="compiled engine needs numba"):
+        engines.use_compiled("compiled", work=1 << 20, threshold=1 << 14, library="octal")
+
+
+def test_without_numba_the_command_line_answers_or_says_why() -> None:
+    """Should answer with the reference (auto) or refuse in one line (compiled, exit 2)
+    where numba cannot be imported, whatever is cached."""
+    code = ("import sys; sys.modules['numba'] = None\n"
+            "from sdg_automata.cli import main\n"
+            "sys.exit(main(['octal', '0.77', '--json', '--engine', sys.argv[1]]))")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    auto, compiled = (subprocess.run([sys.executable, "-c", code, engine], env=env,
+                                     capture_output=True, text=True, timeout=300)
+                      for engine in ("auto", "compiled"))
+    assert auto.returncode == 0 and '"period": 12' in auto.stdout and auto.stderr == ""
+    assert compiled.returncode == 2 and compiled.stdout == ""
+    assert compiled.stderr.startswith("error: the compiled engine needs numba")
+    assert len(compiled.stderr.splitlines()) == 1
+
+
+def test_two_processes_on_a_damaged_cache_agree(tmp_path: Path) -> None:
+    """Should give the right answer in two processes started together on a cache whose
+    octal library is truncated: each says at most one warning and no traceback, and a
+    third process links the library they left without numba, silently."""
+    _native(octal.LIBRARY)
+    home = native.cache_dir()
+    assert home is not None
+    original = octal.LIBRARY._path(home)
+    root = Path(__file__).resolve().parents[2]
+    env = {**{k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"},
+           "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(root)}
+    place = tmp_path / "sdg_automata"
+    place.mkdir()
+    (place / original.name).write_bytes(original.read_bytes()[:4000])
+    command = [sys.executable, "-m", "sdg_automata", "octal", "0.77", "--engine", "compiled",
+               "--json"]
+    answer = subprocess.run([*command[:-2], "python", "--json"], env=env, capture_output=True,
+                            text=True, check=True, timeout=300).stdout
+    both = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for process in both:
+        out, err = process.communicate(timeout=600)
+        assert process.returncode == 0 and out == answer, err[-3000:]
+        assert "Traceback" not in err and len(err.splitlines()) <= 1, err[-3000:]
+        assert err == "" or "not usable" in err, err
+    check = ("import sys\nfrom sdg_automata.kernels import native\n"
+             "print(native.cached('octal'), 'numba' in sys.modules)")
+    third = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True,
+                           text=True, check=True, timeout=300)
+    assert third.stdout.split() == ["True", "False"] and third.stderr == ""
