@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DRAW_LIMIT", "INPUT_ARGUMENTS", "OUTPUT_ARGUMENTS", "add_drawing", "add_output",
-    "check_files", "check_plot", "check_visual", "deliver", "output", "unlimited_digits", "write_plot",
+    "check_files", "check_plot", "check_visual", "deliver", "output", "unlimited_digits",
+    "write_plot",
 ]
 
 
@@ -85,7 +86,7 @@ def check_files(args: argparse.Namespace) -> None:
     for _, option, path in outputs:
         _not_a_folder(path, option)
     for i, (dest, option, path) in enumerate(outputs):
-        for other, other_option, other_path in outputs[i + 1:]:
+        for _, other_option, other_path in outputs[i + 1:]:
             if _same_file(path, other_path):
                 raise InputError(f"{option} and {other_option} name the same file "
                                  f"{path!r}: one would replace the other")
