@@ -201,8 +201,8 @@ def _needed(result: OctalPeriod) -> int:
 
 def recheck(result: OctalPeriod, upto: int, *, engine: Engine = "auto",
             meter: Meter | None = None) -> None:
-    """Re-derive, by the independent checker (:func:`~sdg_automata.games.octal.verify.check_values`),
-    the values below ``upto`` that came from a checkpoint (``result.resumed``).
+    """Re-derive the values below ``upto`` that came from a checkpoint (``result.resumed``)
+    by the independent checker (:func:`~sdg_automata.games.octal.verify.check_values`).
 
     The values a run computes after them depend on them, so checking the first
     min(``upto``, resumed) values makes every value below ``upto`` checked or computed.
