@@ -39,6 +39,8 @@ CHECKPOINT_SECONDS = 60.0
 _FURTHEST = 1 << 62
 #: the masks a sparse space may have: values are below 2³¹ (the engine's widest type)
 _MASKS = 1 << 31
+#: the methods a run that keeps a checkpoint may have (a period is never sought "naive")
+_METHODS = tuple(m for m in get_args(Method) if m != "naive")
 
 
 class _Checkpoint:
@@ -70,9 +72,9 @@ class _Checkpoint:
         if head.get("code") != game.code:
             raise InputError(f"the checkpoint {self.path!r} is of {head.get('code')!r}, "
                              f"not {game.code}")
-        if head.get("method") not in get_args(Method):
+        if head.get("method") not in _METHODS:
             raise self.damaged(f"its method {head.get('method')!r} is none of "
-                               f"{', '.join(get_args(Method))}")
+                               f"{', '.join(_METHODS)}")
         space = self._space(head.get("space"))
         nxt = head.get("next_detect")
         if not _integer(nxt) or not -1 <= nxt <= _FURTHEST:

@@ -72,8 +72,8 @@ class OctalPeriod:
         source), or empty.
     resumed:
         How many of ``computed`` came from a checkpoint rather than from this run
-        (:func:`recheck` re-derives those a claim rests on; a certified result has
-        had it done for every value the certificate stores).
+        (:func:`prove` has them re-derived by the independent checker before it says
+        anything of them: :func:`recheck`).
     """
 
     code: str
@@ -143,6 +143,7 @@ def prove(game: Rules, *, max_n: int, method: Method, budget: Budget, engine: En
                          f"not {method!r}")
     run = _Engine(game, method=method, engine=engine, compiled_from=PERIOD_COMPILED_FROM)
     saver = None if checkpoint is None else _Checkpoint(checkpoint, run)
+    bar = budget.progress  # the check's progress: the saver's would save the values checked
     if saver is not None:
         budget = replace(budget, progress=saver.progress(budget.progress))
     meter = budget.start(f"{game.code} period", unit="values")
@@ -151,8 +152,7 @@ def prove(game: Rules, *, max_n: int, method: Method, budget: Budget, engine: En
             result = _prove(game, run, max_n, meter)
             if saver is not None:
                 result = replace(result, resumed=saver.resumed)
-            if result.certified:
-                _certify(result, engine, meter, saver)
+            _checked(result, engine, replace(meter.shared(), progress=bar), saver)
         except KeyboardInterrupt:  # between two kernel calls (extend has its own)
             raise meter.interrupted(run.n) from None
     except (BudgetExceeded, Interrupted):
@@ -164,28 +164,34 @@ def prove(game: Rules, *, max_n: int, method: Method, budget: Budget, engine: En
     return result
 
 
-def _certify(result: OctalPeriod, engine: Engine, meter: Meter,
+def _checked(result: OctalPeriod, engine: Engine, budget: Budget,
              saver: _Checkpoint | None) -> None:
-    """"Certified" means checked: the independent checker's steps 2–3
+    """What the run says is checked, not trusted (``docs/octal.md`` §8).
+
+    A certified period: the independent checker's steps 2–3
     (:func:`~sdg_automata.games.octal.verify.check_period`: the theorem's count, the
-    period, least preperiod and period) on the values the claim rests on, and step 1 on
-    those of them this run did not compute itself (:func:`recheck`).
+    period, the least preperiod and period) on the values the claim rests on, and its
+    step 1 on those of them this run did not compute itself but resumed from a
+    checkpoint (:func:`recheck`).  "No period proven within N values" rests on all N:
+    every resumed value is re-derived.
 
     Raises
     ------
     InputError
         A resumed value is wrong: the checkpoint was damaged or edited.
     SdgBug
-        The checker refutes what this run computed.
+        The checker refutes a period this run proved.
     """
-    assert result.preperiod is not None and result.period is not None
-    need = _needed(result)
+    need = _needed(result) if result.certified else result.checked_to
+    meter = budget.start(f"{result.code}: the independent check", unit="values")
     try:
         recheck(result, need, engine=engine, meter=meter)
     except InvalidCertificate as e:
         assert saver is not None  # only resumed values are re-derived
         raise saver.damaged(f"the independent checker refutes a value it holds: "
                             f"{str(e).replace(' in the certificate', '')}") from None
+    if result.preperiod is None or result.period is None:
+        return
     try:
         check_period(result.code, result.computed[:need], result.preperiod, result.period,
                      engine=engine, meter=meter)
