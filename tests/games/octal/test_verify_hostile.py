@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -89,10 +90,7 @@ def test_signals_stop_the_direct_check(sig: int, status: int, words: str,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         while child.poll() is None and _cpu_seconds(child.pid) < 2.0:  # numba loaded and
-            try:                                                          # the check running
-                child.wait(timeout=0.1)
-            except subprocess.TimeoutExpired:
-                pass
+            time.sleep(0.1)                                               # the check running
         child.send_signal(sig)
         out, err = child.communicate(timeout=120)
     finally:
