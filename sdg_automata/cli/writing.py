@@ -25,9 +25,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
-    "DRAW_LIMIT", "INPUT_ARGUMENTS", "OUTPUT_ARGUMENTS", "add_drawing", "add_output",
-    "check_files", "check_plot", "check_visual", "deliver", "output", "unlimited_digits",
-    "write_plot",
+    "DRAW_LIMIT", "INPUT_ARGUMENTS", "add_drawing", "add_output", "check_plot",
+    "check_visual", "deliver", "output", "unlimited_digits", "write_plot",
 ]
 
 
@@ -94,8 +93,8 @@ def check_files(args: argparse.Namespace) -> None:
             given = getattr(args, name, None)
             if (name != dest and isinstance(given, str) and given not in ("", "-")
                     and os.path.exists(given) and _same_file(given, path)):
-                raise InputError(f"{option} {path!r} would write over {_INPUT_NAMES[name]} "
-                                 f"{given!r}: give another file name")
+                raise InputError(f"refusing to write the output over the input {given!r} "
+                                 f"({option} {path!r} names {_INPUT_NAMES[name]})")
 
 
 def _write_atomically(path: str, data: str | bytes) -> None:

@@ -37,8 +37,9 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from ...errors import InputError, InvalidCertificate
+from ...errors import BudgetExceeded, InputError, InvalidCertificate
 from ...runtime.atomic import replacing
+from ...runtime.budget import available_bytes
 from ...runtime.files import open_regular
 
 __all__ = ["CERTIFICATE", "CHECKPOINT", "MAGIC", "ValueFile", "read", "write"]
@@ -199,6 +200,10 @@ def _read(f: IO[bytes], path: str, schema: str,
     if beyond > 0:  # refused before reading: a valid file followed by a gigabyte of zeros
         raise InvalidCertificate(f"{path!r} has {beyond:,} bytes after the {size:,} of its "
                                  "payload")
+    need, left = count * DTYPES[dtype].itemsize, available_bytes()
+    if left is not None and need > left:
+        raise BudgetExceeded(f"{path!r} holds {count:,} values, {need >> 20:,} MB, more than "
+                             f"the {left >> 20:,} MB this process can allocate", explored=0)
     values = np.zeros(count, dtype=DTYPES[dtype])
     raw = values.view(np.uint8)
     z, got, at, read_bytes = zlib.decompressobj(), hashlib.sha256(), 0, 0
