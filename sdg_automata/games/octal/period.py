@@ -121,12 +121,14 @@ class OctalPeriod:
         "values_total"}``: ``values`` lists the first ``shown`` values (default: the
         first preperiod + period, at most :data:`JSON_VALUES`); ``values_total`` is
         preperiod + period, the number of values that give every value (``null``
-        when not certified)."""
+        when not certified).  Not certified, ``values`` lists the first ``shown`` of the
+        values computed (each exact; none by default)."""
         total = len(self.values) if self.certified else None
         k = min(total or 0, JSON_VALUES) if shown is None else shown
+        listed = self.first(k) if self.certified else self.computed[:k].tolist()
         return {"code": self.code, "preperiod": self.preperiod, "period": self.period,
                 "certified": self.certified, "checked_to": self.checked_to,
-                "values": self.first(k) if self.certified else [], "values_total": total}
+                "values": listed, "values_total": total}
 
 
 # -- the proof ----------------------------------------------------------------------------
