@@ -143,9 +143,9 @@ def test_a_killed_checkpoint_writer_leaves_nothing_after_the_next_run(tmp_path: 
     ckpt = tmp_path / "run.ckpt"
     code = ("import os, signal\n"
             "from sdg_automata.runtime import atomic\n"
-            "with atomic.replacing(%r) as f:\n"
+            f"with atomic.replacing({str(ckpt)!r}) as f:\n"
             "    f.write(b'half a checkpoint')\n"
-            "    os.kill(os.getpid(), signal.SIGKILL)\n" % str(ckpt))
+            "    os.kill(os.getpid(), signal.SIGKILL)\n")
     done = subprocess.run([sys.executable, "-c", code], timeout=120)
     assert done.returncode == -signal.SIGKILL
     (stale,) = [p for p in tmp_path.iterdir() if p.name.startswith(".sdg-")]
