@@ -324,8 +324,8 @@ def max_grundy(
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
     if chosen is None:
-        chosen = strategies.default(
-            keywords, one_letter(automaton.alphabet, table) is not None)
+        chosen = strategies.default(keywords, one_letter(
+            automaton.alphabet, table, letters=automaton.grammar.letters_of(head)) is not None)
     engine = strategies.prepare(chosen, keywords, engine, automaton)
     result = chosen.run(Search(
         automaton=automaton, head=head, k=k, bound=bound, budget=budget, constraint=table,
