@@ -150,8 +150,8 @@ def sigterm_as_interrupt() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for signum, before in previous.items():
+            signal.signal(signum, before)
 
 
 def received() -> int:

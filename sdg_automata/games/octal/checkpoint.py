@@ -77,7 +77,7 @@ class _Checkpoint:
                                f"{', '.join(_METHODS)}")
         space = self._space(head.get("space"))
         nxt = head.get("next_detect")
-        if not _integer(nxt) or not -1 <= nxt <= _FURTHEST:
+        if not isinstance(nxt, int) or isinstance(nxt, bool) or not -1 <= nxt <= _FURTHEST:
             raise self.damaged(f"its next_detect {nxt!r} is not an integer from -1 to 2**62")
         values = file.values
         self._bounded(values)
