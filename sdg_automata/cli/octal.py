@@ -80,7 +80,8 @@ def _add_octal(p: Parser) -> None:
                         f"{SURVEY_MAX_N} per code for a survey)")
     p.add_argument("--values", type=positive, metavar="K",
                    help=f"show the first K values (default: text {SHOWN}, JSON the first "
-                        "preperiod + period, at most 1000)")
+                        "preperiod + period, at most 1000); with no period proven, the first K "
+                        "computed are still written, marked unproven, before exit 3")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--certificate", metavar="FILE",
                    help="write a certificate of the proven period to FILE (atomically), for "
@@ -88,7 +89,8 @@ def _add_octal(p: Parser) -> None:
     p.add_argument("--checkpoint", metavar="FILE",
                    help="keep the values computed in FILE (atomically, every minute or so, "
                         "and when stopped by the budget or Ctrl-C); resume from it when it "
-                        "exists")
+                        "exists (its sealed header checked; the resumed values a claim rests "
+                        "on re-derived by the independent checker before it is made)")
     p.add_argument("--plot", metavar="FILE",
                    help="also draw G(n) with the proven preperiod and period marked, as a "
                         ".png, .svg or .pdf FILE (atomically; needs matplotlib: the plot extra)")
