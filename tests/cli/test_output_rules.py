@@ -19,7 +19,6 @@ import pytest
 from clirun import run
 
 from sdg_automata.games.octal import OctalGame, naive_values
-from sdg_automata.runtime import atomic
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "example3.txt")
 
@@ -122,6 +121,8 @@ def test_stale_temporaries_of_dead_writers_are_removed(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Should remove, on the next write in the folder, only the temporaries of this host's
     writers that are gone; leave a live writer's, another host's, and other files."""
+    from sdg_automata.runtime import atomic
+
     host = atomic._HOST
     other_host = f"{(int(host, 16) + 1) % (1 << 32):08x}"
     dead = tmp_path / f".sdg-{_dead_pid()}-{host}-abc.tmp"

@@ -29,9 +29,9 @@ from sdg_automata.games.octal import OctalGame, write_certificate
 from sdg_automata.games.octal.valuefile import CERTIFICATE, read, write
 from sdg_automata.games.octal.verify import verify
 
-#: 0.16's certificate stores 2·105,351 + 2·149,459 + 2 = 509,624 values ([T], [GP]); its
+#: 0.16's certificate stores 2·105,351 + 2·149,459 + 2 = 509,622 values ([T], [GP]); its
 #: direct check is O(N²), ~10¹¹ splits: no budget of seconds sees it end
-BIG = 509_624
+BIG = 509_622
 
 
 @pytest.fixture(scope="module")
@@ -65,14 +65,18 @@ def test_the_direct_check_obeys_max_seconds_compiled(
 def test_a_certificate_without_a_mask_obeys_max_seconds(
         engine: str, big_certificate: Path, tmp_path: Path) -> None:
     """Should stop at the budget on both engines when the certificate has no mask
-    ("sparse": null), in a real process (old, Python: 2¹⁵ heaps in one call, minutes)."""
+    ("sparse": null), in a real process (old: the whole check in one call compiled, 62 s
+    of CPU for --max-seconds 1; 2¹⁵ heaps in one call in Python, minutes)."""
     file = read(str(big_certificate), schema=CERTIFICATE)
     path = tmp_path / "nomask.cert"
     write(str(path), {**file.header, "sparse": None}, file.values)
     done = subprocess.run(_cli("verify", str(path), "--engine", engine, "--max-seconds", "1"),
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=600)
     assert (done.returncode, done.stdout) == (3, ""), done.stderr
-    assert done.stderr.count("\n") == 1 and 0 <= _reached(done.stderr) < BIG
+    # a count: the Python loops' direct check of 2¹⁵ heaps is ~2.7·10⁸ splits (minutes), so
+    # a stop within its first call's bounded work is far below them
+    assert done.stderr.count("\n") == 1
+    assert 0 <= _reached(done.stderr) < (1 << 15 if engine == "python" else BIG)
 
 
 def _cpu_seconds(pid: int) -> float:
