@@ -30,15 +30,16 @@ __all__ = [
 ]
 
 
-#: the argument names that hold input files (an output may never replace one), with how
-#: a message names them; ``--checkpoint`` is read and written
+#: the argument names that hold input files (an output may never replace one);
+#: ``--checkpoint`` is read and written
 INPUT_ARGUMENTS = ("grammar", "within", "words_from", "graph", "file", "checkpoint")
-#: the argument names that hold files a command writes, with how a message names them
-OUTPUT_ARGUMENTS = {"output": "-o", "out": "--out", "plot": "--plot",
-                    "certificate": "--certificate", "checkpoint": "--checkpoint"}
+#: how a message names each input
 _INPUT_NAMES = {"grammar": "the grammar", "within": "--within", "words_from": "--words-from",
                 "graph": "the game graph", "file": "the input FILE",
                 "checkpoint": "--checkpoint"}
+#: the argument names that hold files a command writes, with how a message names them
+OUTPUT_ARGUMENTS = {"output": "-o", "out": "--out", "plot": "--plot",
+                    "certificate": "--certificate", "checkpoint": "--checkpoint"}
 
 
 def add_output(p: argparse.ArgumentParser) -> None:
@@ -89,12 +90,19 @@ def check_files(args: argparse.Namespace) -> None:
             if _same_file(path, other_path):
                 raise InputError(f"{option} and {other_option} name the same file "
                                  f"{path!r}: one would replace the other")
-        for name in INPUT_ARGUMENTS:
-            given = getattr(args, name, None)
-            if (name != dest and isinstance(given, str) and given not in ("", "-")
-                    and os.path.exists(given) and _same_file(given, path)):
-                raise InputError(f"refusing to write the output over the input {given!r} "
-                                 f"({option} {path!r} names {_INPUT_NAMES[name]})")
+        _not_over_an_input(args, path, option, dest)
+
+
+def _not_over_an_input(args: argparse.Namespace, path: str, option: str,
+                       dest: str | None = None) -> None:
+    """Refuse the output ``path`` when it is one of the command's input files (a link to
+    one included), other than its own argument ``dest`` (a checkpoint is both)."""
+    for name in INPUT_ARGUMENTS:
+        given = getattr(args, name, None)
+        if (name != dest and isinstance(given, str) and given not in ("", "-")
+                and os.path.exists(given) and _same_file(given, path)):
+            raise InputError(f"refusing to write the output over the input {given!r} "
+                             f"({option} {path!r} names {_INPUT_NAMES[name]})")
 
 
 def _write_atomically(path: str, data: str | bytes) -> None:
@@ -132,11 +140,7 @@ def output(args: argparse.Namespace, data: str | bytes, *, to: str | None = None
     if path == "":
         raise InputError(f"{option} needs a file name")
     if path:
-        for name in INPUT_ARGUMENTS:
-            given = getattr(args, name, None)
-            if (isinstance(given, str) and given != "-" and os.path.exists(given)
-                    and _same_file(given, path)):
-                raise InputError(f"refusing to write the output over the input {given!r}")
+        _not_over_an_input(args, path, option)
         _not_a_folder(path, option)
         try:
             _write_atomically(path, data)
