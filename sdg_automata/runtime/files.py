@@ -26,7 +26,7 @@ __all__ = ["CAPS", "CHUNK", "DEFAULT_CAP", "open_regular", "read_capped"]
 CHUNK = 1 << 20
 
 #: the most bytes each kind of input file of ours may have, far above any real one (a
-#: larger file is refused by its size before a byte is read; the README's table).  A
+#: larger file is refused by its size before a byte is read; the table in docs/cli.md).  A
 #: grammar of 10⁵ rules is a few MB; a DFA or game graph of 10⁶ states or positions,
 #: some 100 MB; a sweep's output of 10⁷ rows, about 2 GB.  The octal value files
 #: (certificates, checkpoints) are read no further than their own header says
