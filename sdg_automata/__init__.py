@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from .automaton.counting import count, density, generating_function
     from .games.imark import imark_grundy, imark_sequence
     from .games.impartial import grundy_values, solve_game_graph, winning_moves
+    from .games.misere import misere_quotient
+    from .games.nim import nim_inverse, nim_product
     from .games.octal import OctalGame
     from .games.periodicity import proven_period
     from .games.play import analyze
@@ -65,6 +67,8 @@ _LAZY = {
     "spectrum": "search.decide",
     "imark_grundy": "games.imark", "imark_sequence": "games.imark",
     "OctalGame": "games.octal",
+    "misere_quotient": "games.misere",
+    "nim_inverse": "games.nim", "nim_product": "games.nim",
     "grundy_values": "games.impartial", "solve_game_graph": "games.impartial",
     "winning_moves": "games.impartial",
     "proven_period": "games.periodicity",
@@ -149,7 +153,10 @@ __all__ = [
     "max_grundy",
     "max_grundy_sharded",
     "mex",
+    "misere_quotient",
     "naive_grundy",
+    "nim_inverse",
+    "nim_product",
     "nim_sum",
     "parse_grammar",
     "proven_period",

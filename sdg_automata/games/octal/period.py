@@ -26,7 +26,7 @@ from .space import SparseSpace
 from .values import Method, Rules, _Engine
 
 __all__ = ["DEFAULT_MAX_N", "JSON_VALUES", "PERIOD_COMPILED_FROM", "OctalPeriod",
-           "find_period", "minimize", "prove"]
+           "find_period", "minimize", "prove", "theorem_values"]
 
 #: values computed by default before a period is declared not proven: enough
 #: for every game of the benchmark table (0.56 needs 653 582)
@@ -179,13 +179,30 @@ def _prove(game: Rules, run: _Engine, max_n: int, meter: Meter) -> OctalPeriod:
 _MATCH = 64  # the trailing window whose recurrences propose periods
 
 
-def find_period(g: npt.NDArray[np.integer[Any]], t: int) -> tuple[int, int, int] | None:
+def theorem_values(n0: int, p: int, t: int, heaps: int = 2) -> int:
+    """How many values 𝒢(0..N−1) prove the period p from n₀ (``docs/octal.md`` §2).
+
+    Octal codes (a move leaves at most two heaps): N = 2·max(n₀, 1) + 2p + t, the
+    Guy–Smith theorem.  Hexadecimal codes (three heaps): N = 3n₀ + 3p + t + 3, the
+    bound of CGSuite's take-and-break checker (``maxHeaps·(n₀ + p) + t + maxHeaps``),
+    which is at least the 3·max(n₀, 1) + 3p + t the same induction needs.
+
+    >>> theorem_values(71, 12, 2), theorem_values(0, 5, 2, heaps=3)
+    (168, 20)
+    """
+    if heaps == 3:
+        return 3 * n0 + 3 * p + t + 3
+    return 2 * max(n0, 1) + 2 * p + t
+
+
+def find_period(g: npt.NDArray[np.integer[Any]], t: int,
+                heaps: int = 2) -> tuple[int, int, int] | None:
     """A candidate (n₀, p, N) from the computed values, or ``None``.
 
     p is the least shift at which the last values recur and that has held for
     at least one full period; n₀ = 1 + its last exception in ``g``; N =
-    2·max(n₀, 1) + 2p + t is the number of values that would prove it (the
-    theorem holds when ``len(g) >= N``).
+    :func:`theorem_values` (2·max(n₀, 1) + 2p + t for an octal code) is the number
+    of values that would prove it (the theorem holds when ``len(g) >= N``).
     """
     n = len(g)
     w = min(_MATCH, n // 4)
@@ -201,7 +218,7 @@ def find_period(g: npt.NDArray[np.integer[Any]], t: int) -> tuple[int, int, int]
         bad = np.flatnonzero(g[p:] != g[:n - p])
         n0 = int(bad[-1]) + 1 if len(bad) else 0
         if n - p - n0 >= p:  # held for a full period at least: worth proving
-            return n0, p, 2 * max(n0, 1) + 2 * p + t
+            return n0, p, theorem_values(n0, p, t, heaps)
     return None
 
 
@@ -221,7 +238,7 @@ def _divisors(p: int) -> list[int]:
 def _candidate(run: _Engine) -> tuple[int, int, int] | None:
     """:func:`find_period` of the values so far (compiled when the values are)."""
     if run.kernels is None:
-        return find_period(run.g[:run.n], run.game.t)
+        return find_period(run.g[:run.n], run.game.t, run.game.heaps)
     w = min(_MATCH, run.n // 4)
     if w < 1:
         return None

@@ -43,7 +43,7 @@ import numpy as np
 
 from ...errors import InputError, InvalidCertificate
 from ...kernels import octal_check as loops
-from ...runtime.budget import UNLIMITED, Budget
+from ...runtime.budget import UNLIMITED, Budget, Meter
 from ...runtime.engines import THRESHOLDS, Engine, use_compiled
 from ...runtime.stopping import held_signals
 from .valuefile import CERTIFICATE, read
@@ -56,6 +56,8 @@ COMPILED_FROM = THRESHOLDS["octal values"]
 #: and in the Python loops (about a hundred times slower, so the same ~0.1 s)
 _WORK = 1 << 25
 _PYTHON_WORK = 1 << 15
+#: three-heap splits checked between two returns to the meter (about h² per heap h)
+_THREE_WORK = 1 << 22
 
 #: how the values were checked: with the certificate's sparse mask (the lemma), or
 #: directly, every option of every heap enumerated (no mask, or ``ignore_mask``)
@@ -93,10 +95,11 @@ def _field(header: dict[str, Any], key: str, least: int) -> int:
 
 
 def _digits(code: object) -> list[int]:
-    m = re.fullmatch(r"0\.([0-7]*[1-7])", code) if isinstance(code, str) else None
+    m = re.fullmatch(r"0\.([0-9A-F]*[1-9A-F])", code) if isinstance(code, str) else None
     if m is None:
-        raise InputError(f"the certificate's code {code!r} is not a canonical octal code")
-    return [int(c) for c in m.group(1)]
+        raise InputError(f"the certificate's code {code!r} is not a canonical octal or "
+                         "hexadecimal code")
+    return [int(c, 16) for c in m.group(1)]
 
 
 def _primes(p: int) -> list[int]:
@@ -144,14 +147,22 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
     one = np.array([k for k, d in enumerate(digits, 1) if d & 2], dtype=np.int64)
     two = np.array([k for k, d in enumerate(digits, 1) if d & 4], dtype=np.int64)
     ends = np.array([k for k, d in enumerate(digits, 1) if d & 1], dtype=np.int64)
-    need = 2 * max(n0, 1) + 2 * p + t
+    three = np.array([k for k, d in enumerate(digits, 1) if d & 8], dtype=np.int64)
+    # the periodicity theorem for two heaps (Guy-Smith) and for three (docs/octal.md §2)
+    need, law = ((3 * n0 + 3 * p + t + 3, "3n₀ + 3p + t + 3") if len(three)
+                 else (2 * max(n0, 1) + 2 * p + t, "2·max(n₀, 1) + 2p + t"))
     if count < need:
         raise InvalidCertificate(f"the certificate holds {count} values; the periodicity "
-                                 f"theorem needs 2·max(n₀, 1) + 2p + t = {need} for n₀ = {n0}, "
-                                 f"p = {p}")
+                                 f"theorem needs {law} = {need} for n₀ = {n0}, p = {p}")
     sparse = None if ignore_mask else head.get("sparse")
-    mask, positional, rho = _split(sparse, two)
     meter = budget.start(f"verify {head['code']}", unit="values")
+    if len(three):
+        if sparse is not None:
+            raise InvalidCertificate("a sparse mask is claimed, but the sparse-space lemma "
+                                     "does not hold when a move may leave three heaps")
+        _check_three(g, one, two, three, ends, digits, meter)
+        return _periodic(head["code"], g, n0, p, None, "direct")
+    mask, positional, rho = _split(sparse, two)
     compiled = use_compiled(engine, work=count, threshold=COMPILED_FROM)
     check, first_break = (loops.compiled() if compiled
                           else (loops.check_heaps, loops.first_break))
@@ -186,6 +197,34 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
         raise meter.interrupted(h) from None
     if isinstance(sparse, dict):
         _rare_claim(sparse, rare[:nrare])
+    return _periodic(head["code"], g, n0, p, sparse, "direct" if sparse is None else "sparse",
+                     first_break)
+
+
+def _check_three(g: np.ndarray[Any, Any], one: np.ndarray[Any, Any],
+                 two: np.ndarray[Any, Any], three: np.ndarray[Any, Any],
+                 ends: np.ndarray[Any, Any], digits: list[int], meter: Meter) -> None:
+    """Step 1 for a hexadecimal code: every value re-derived directly, in chunks between
+    which the budget is checked."""
+    h, count = 0, len(g)
+    try:
+        while h < count:
+            stop = min(count, h + max(1, _THREE_WORK // max(1, h * h)))
+            reached = loops.check_three(g, h, stop, one, two, three, ends)
+            if reached < stop:
+                raise InvalidCertificate(f"𝒢({reached}) = {g[reached]} in the certificate, "
+                                         f"but the rules give {_mex(digits, g, reached)}")
+            h = stop
+            meter.check(h)
+    except KeyboardInterrupt:
+        raise meter.interrupted(h) from None
+
+
+def _periodic(code: str, g: np.ndarray[Any, Any], n0: int, p: int,
+              sparse: dict[str, Any] | None, mode: Mode,
+              first_break: Any = loops.first_break) -> Verified:
+    """Steps 2 and 3: the periodicity condition and minimality; what was proven."""
+    count = len(g)
     with held_signals():
         n = first_break(g, n0, count - p, p)
     if n >= 0:
@@ -199,8 +238,7 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
             broken = first_break(g, n0, n0 + p, p // q)
         if broken < 0:
             raise InvalidCertificate(f"the period is not least: {p // q} is a period too")
-    return Verified(code=head["code"], preperiod=n0, period=p, values=count, mask=sparse,
-                    mode="direct" if sparse is None else "sparse")
+    return Verified(code=code, preperiod=n0, period=p, values=count, mask=sparse, mode=mode)
 
 
 def _split(sparse: Any, two: np.ndarray[Any, Any]) -> tuple[int, bool, int]:
@@ -247,4 +285,8 @@ def _mex(digits: list[int], g: np.ndarray[Any, Any], h: int) -> int:
             half = s // 2
             options.update((g[1:half + 1].astype(np.int64)
                             ^ g[s - half:s][::-1].astype(np.int64)).tolist())
+        if d & 8 and k < h:
+            s = h - k
+            options.update(int(g[a]) ^ int(g[b]) ^ int(g[s - a - b])
+                           for a in range(1, s // 3 + 1) for b in range(a, (s - a) // 2 + 1))
     return next(v for v in range(len(options) + 1) if v not in options)
