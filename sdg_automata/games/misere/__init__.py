@@ -1,0 +1,74 @@
+"""Misère play of impartial games: quotients, canonical forms and genus.
+
+One module per concept (``docs/misere.md`` has the mathematics):
+
+* :mod:`~sdg_automata.games.misere.monoid` — finite commutative monoids given by
+  generators (:class:`Monoid`): products, reduction by a P-portion, presentations;
+* :mod:`~sdg_automata.games.misere.components` — families of games whose positions
+  are sums of components (:class:`Components`): a code's heaps, a game graph;
+* :mod:`~sdg_automata.games.misere.derivation` — the derivation game of a grammar,
+  words up to a length, as such a family;
+* :mod:`~sdg_automata.games.misere.quotient` — the misère quotient of a family,
+  built and proven (:func:`misere_quotient`, :class:`MisereQuotient`);
+* :mod:`~sdg_automata.games.misere.canonical` — misère canonical forms (Conway),
+  written in CGSuite's notation, with the misère nim value;
+* :mod:`~sdg_automata.games.misere.genus` — Conway's genus symbol.
+
+The names below load their module on first use (PEP 562).
+
+>>> from sdg_automata.games.misere import misere_quotient
+>>> misere_quotient("0.77", upto=3).size   # Kayles, heaps up to 3: tame, like Nim
+6
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .canonical import MisereGame, heap_forms, misere_form
+    from .components import Components, GraphFamily, HeapFamily
+    from .derivation import DerivationFamily
+    from .genus import Genus, genus_of
+    from .monoid import Monoid
+    from .quotient import MisereQuotient, misere_quotient, quotient_of
+
+__all__ = [
+    "Components",
+    "DerivationFamily",
+    "Genus",
+    "GraphFamily",
+    "HeapFamily",
+    "MisereGame",
+    "MisereQuotient",
+    "Monoid",
+    "genus_of",
+    "heap_forms",
+    "misere_form",
+    "misere_quotient",
+    "quotient_of",
+]
+
+#: each name of the package -> the module that defines it
+_LAZY = {
+    "Monoid": "monoid",
+    "Components": "components", "GraphFamily": "components", "HeapFamily": "components",
+    "DerivationFamily": "derivation",
+    "MisereQuotient": "quotient", "misere_quotient": "quotient", "quotient_of": "quotient",
+    "MisereGame": "canonical", "heap_forms": "canonical", "misere_form": "canonical",
+    "Genus": "genus", "genus_of": "genus",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
