@@ -174,8 +174,9 @@ def _one_line(text: str) -> Diagram:
 @functools.singledispatch
 def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
     """A :class:`Diagram` of an automata-lib DFA or NFA, a GrundyAutomaton, a
-    ReachableAutomaton, a Verdict, a GameGraph, an OctalPeriod, an IMarkSequence or
-    a CountsByLength (``label`` names DFA/NFA states).
+    ReachableAutomaton, a Verdict, a GameGraph, an OctalPeriod, a MisereQuotient (its
+    presentation and multiplication table, :mod:`sdg_automata.render.misere`), an
+    IMarkSequence or a CountsByLength (``label`` names DFA/NFA states).
 
     Dispatches on the type (:func:`functools.singledispatch`); a new kind of
     object is shown by ``@diagram.register``.  Sizes are capped so that showing
@@ -195,7 +196,7 @@ def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
             return diagram(obj, label=label)
     raise InputError(f"cannot draw a {type(obj).__name__} (diagram() shows automata-lib DFAs "
                      "and NFAs, GrundyAutomaton, ReachableAutomaton, Verdict, GameGraph, "
-                     "OctalPeriod, IMarkSequence and CountsByLength)")
+                     "OctalPeriod, MisereQuotient, IMarkSequence and CountsByLength)")
 
 
 def _fa_diagram(fa: Any, *, label: Labeler | None = None) -> Diagram:
@@ -300,6 +301,14 @@ def _(counts: CountsByLength, *, label: Labeler | None = None) -> Diagram:
 
 #: the module of octal results, where :func:`diagram` and IPython find OctalPeriod by name
 _OCTAL = f"{__name__.split('.')[0]}.games.octal.period"
+#: the module of misère quotients (MisereQuotient, shown by :mod:`sdg_automata.render.misere`)
+_MISERE = f"{__name__.split('.')[0]}.games.misere.quotient"
+
+
+def _misere_diagram(quotient: Any, *, label: Labeler | None = None) -> Diagram:
+    from .misere import quotient_diagram
+
+    return quotient_diagram(quotient)
 #: classes :func:`diagram` shows but registers on first need, by module and class name (and
 #: IPython's formatter likewise), so that their costly modules are not imported for it: an
 #: object of one exists only once its module is loaded.  automata-lib's DFA and NFA (about
@@ -309,4 +318,5 @@ DISPLAYED_BY_NAME: dict[tuple[str, str], Callable[..., Diagram]] = {
     ("automata.fa.dfa", "DFA"): _fa_diagram,
     ("automata.fa.nfa", "NFA"): _fa_diagram,
     (_OCTAL, "OctalPeriod"): _octal_diagram,
+    (_MISERE, "MisereQuotient"): _misere_diagram,
 }

@@ -51,6 +51,9 @@ class Components(Protocol):
     def show(self, component: Hashable) -> str:
         """How a component is written (``"7"`` for a heap of 7)."""
 
+    def span(self, count: int) -> str:
+        """The first ``count`` components, in words (``"heaps 1–7"``)."""
+
     def index(self, component: object) -> int:
         """The index of ``component``; :class:`~sdg_automata.errors.UnknownPositionError`
         when it is none of them."""
@@ -110,6 +113,10 @@ class HeapFamily:
         """The heap's size."""
         return str(component)
 
+    def span(self, count: int) -> str:
+        """``"heaps 1–N"``."""
+        return f"heaps 1–{count}" if count else "no heap"
+
     def index(self, component: object) -> int:
         """Heap n is component n − 1 (a heap of 0 has none: refused here, taken as the
         empty sum by the quotient)."""
@@ -158,6 +165,10 @@ class GraphFamily:
     def show(self, component: Hashable) -> str:
         """The position's name."""
         return _show(component)
+
+    def span(self, count: int) -> str:
+        """``"N of the M positions"``."""
+        return f"{count} of the {len(self._order)} positions"
 
     def index(self, component: object) -> int:
         """The index of the position ``component``."""

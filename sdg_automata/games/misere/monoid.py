@@ -231,6 +231,7 @@ class Monoid:
                 assert target is not None
                 relations.append((w, target))
         words = [v for v in normal if v is not None]
+        relations.sort(reverse=True)  # a² before b³ = b before bc = ab before c² = b²
         return words, relations
 
 

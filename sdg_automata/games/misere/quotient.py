@@ -731,9 +731,10 @@ class MisereQuotient:
                 x = int(self.monoid.act[x, ell])
         return x
 
-    def element(self, components: Iterable[object]) -> str:
-        """The element of the sum of ``components`` (heap sizes for a heap game)."""
-        return self.name_of(self._index(components))
+    def element(self, components: Iterable[object], *, ascii: bool = False) -> str:
+        """The element of the sum of ``components`` (heap sizes for a heap game), by
+        name (``ab²``; ``ab^2`` with ``ascii``)."""
+        return self.name_of(self._index(components), ascii=ascii)
 
     def outcome(self, components: Iterable[object]) -> Outcome:
         """``"P"`` if the sum of ``components`` is a misère P-position, else ``"N"``."""
