@@ -53,7 +53,7 @@ References
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -278,7 +278,8 @@ class _Explorer:
 _EMPTY: Set = frozenset()
 
 
-def _colex(q: Monoid, trans: Sequence[Ints], prune: Any) -> Iterable[tuple[list[int], int, Set]]:
+def _colex(q: Monoid, trans: Sequence[Ints], prune: Any,
+           tick: Callable[[], None]) -> Iterable[tuple[list[int], int, Set]]:
     """Every position in colex order (multiplicities compared from the last letter down),
     as (multiplicities, class, option classes): a depth-first walk that skips a
     position's extensions when ``prune(class, option classes)`` says so (a position
@@ -291,6 +292,7 @@ def _colex(q: Monoid, trans: Sequence[Ints], prune: Any) -> Iterable[tuple[list[
     stack: list[tuple[bool, int, int, Set]] = [(True, m - 1, 0, _EMPTY)]
     yield list(word), 0, _EMPTY
     while stack:
+        tick()
         down, level, e, t = stack.pop()
         if down:
             if level >= 0:
@@ -310,14 +312,14 @@ def _colex(q: Monoid, trans: Sequence[Ints], prune: Any) -> Iterable[tuple[list[
         stack.append((True, level - 1, e2, t2))
 
 
-def _mark(q: Monoid, trans: Sequence[Ints]) -> Bits | None:
+def _mark(q: Monoid, trans: Sequence[Ints], tick: Callable[[], None]) -> Bits | None:
     """The P-portion of ``q`` if it is a cover of the quotient: each element marked P or N
     at its least position in colex order, from the classes of that position's options
     (which come before it there); ``None`` when an option's class is not marked yet
     (the letters are not in an order where options come first)."""
     marked = np.zeros(q.size, dtype=np.bool_)
     p = np.zeros(q.size, dtype=np.bool_)
-    for _, e, t in _colex(q, trans, lambda e, t: bool(marked[e])):
+    for _, e, t in _colex(q, trans, lambda e, t: bool(marked[e]), tick):
         if marked[e]:
             continue
         listed = list(t)
@@ -330,14 +332,15 @@ def _mark(q: Monoid, trans: Sequence[Ints]) -> Bits | None:
     return p
 
 
-def _least_failure(q: Monoid, p: Bits, trans: Sequence[Ints]) -> list[int]:
+def _least_failure(q: Monoid, p: Bits, trans: Sequence[Ints],
+                   tick: Callable[[], None]) -> list[int]:
     """The colex-least position whose predicted outcome breaks the outcome rule, as
     multiplicities of the letters: its options come before it, so when every earlier
     position keeps the rule their predictions are right, and this one's is wrong (the
     failure MisereSolver recalibrates on).  Empty when there is none."""
     p_set: Set = frozenset(np.flatnonzero(p).tolist())
     least: dict[int, list[int]] = {}
-    for word, e, _ in _colex(q, trans, lambda e, t: e in least):
+    for word, e, _ in _colex(q, trans, lambda e, t: e in least, tick):
         least.setdefault(e, word)
     best: list[int] | None = None
     for ell in range(q.letters):  # (b): y·γ ∈ P with an option class y·t in P
@@ -357,7 +360,7 @@ def _least_failure(q: Monoid, p: Bits, trans: Sequence[Ints]) -> list[int]:
         known.append(t)
         return False
 
-    for word, e, t in _colex(q, trans, dominated):
+    for word, e, t in _colex(q, trans, dominated, tick):
         if best is not None and word[::-1] >= best[::-1]:
             break
         if (not p[e] and t and p_set.isdisjoint(t)) or (p[e] and (not t or not p_set.isdisjoint(t))):
@@ -382,6 +385,14 @@ class _Builder:
                             letters=_Letters(first=[], image=[], trans=[]))
         self.history: list[int] = []
         self.grew: list[int] = []
+        self.steps = 0  # units of work of the current component, for the meter's clock
+        self.due = meter.due
+
+    def tick(self) -> None:
+        """One unit of work: the budget is looked at when the meter asks."""
+        self.steps += 1
+        if self.steps >= self.due:
+            self.due = self.meter.check(len(self.history), step=self.steps)
 
     def image(self, state: _State, option: tuple[int, ...]) -> int:
         return state.monoid.element([state.letter_of[j] for j in option
@@ -523,8 +534,8 @@ class _Builder:
         """The next trial: free the fewest letters of the least failure (the colex-least
         position whose prediction is wrong, :func:`_least_failure`) that flip its
         outcome."""
-        counts = {ell: k for ell, k in enumerate(_least_failure(trial.monoid, trial.p,
-                                                                trial.letters.trans)) if k}
+        counts = {ell: k for ell, k in enumerate(_least_failure(
+            trial.monoid, trial.p, trial.letters.trans, self.tick)) if k}
         if not counts:
             raise _NoFit(c)
         witness = [trial.letters.first[ell] for ell, k in counts.items() for _ in range(k)]
@@ -563,9 +574,10 @@ class _Builder:
         rank = {ell: r for r, ell in enumerate(order)}
         letter_of = [rank[ell] if ell >= 0 else -1 for ell in base.letter_of]
         trans = [self._classes(cover, letter_of, letters.first[ell]) for ell in order]
-        p = _mark(cover, trans)
+        p = _mark(cover, trans, self.tick)
         if p is None:
             return None
+        self.tick()
         reduced, p_reduced, _ = cover.reduce(p)
         if reduced.size > self.max_order:
             raise _TooLarge(c, reduced.size)
