@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
@@ -43,16 +43,16 @@ MISERE_SECONDS = 600.0
 
 def add_misere_options(p: argparse.ArgumentParser, *, octal: bool) -> None:
     """``--misere``, ``--forms`` and (``octal``) ``--outcome``, or (``graph``) ``--quotient``."""
-    what = "heaps 1..N (--upto N, default %d)" % QUOTIENT_HEAPS if octal else "the positions"
+    what = f"heaps 1..N (--upto N, default {QUOTIENT_HEAPS})" if octal else "the positions"
+    each, which = (("heap", f" for heaps 0..--upto (default {FORMS_HEAPS})") if octal
+                   else ("position", ""))
     p.add_argument("--forms", action="store_true",
-                   help="with --misere: each %s's normal and misère nim value, genus and misère "
-                        "canonical form in CGSuite's notation (*[2#])%s"
-                        % (("heap", " for heaps 0..--upto (default %d)" % FORMS_HEAPS) if octal
-                           else ("position", "")))
+                   help=f"with --misere: each {each}'s normal and misère nim value, genus and "
+                        f"misère canonical form in CGSuite's notation (*[2#]){which}")
     if octal:
         p.add_argument("--misere", action="store_true",
-                       help="misère play: the misère quotient (Plambeck-Siegel) of %s, each "
-                            "relation and the P-portion proven against the moves" % what)
+                       help=f"misère play: the misère quotient (Plambeck-Siegel) of {what}, "
+                            "each relation and the P-portion proven against the moves")
         p.add_argument("--outcome", metavar="H,H,...",
                        help="with --misere: the misère outcome of the sum of these heaps, from "
                             "the quotient of the heaps up to the largest one")
@@ -157,8 +157,8 @@ def _octal_forms(args: argparse.Namespace, game: OctalGame) -> int:
     return ExitCode.OK
 
 
-def run_graph(args: argparse.Namespace, graph: Any, names: Callable[[Hashable], str],
-              parts: list[Hashable] | None) -> int:
+def run_graph(args: argparse.Namespace, graph: Any, names: Callable[[Any], str],
+              parts: list[Any] | None) -> int:
     """``graph FILE --misere`` with ``--quotient``, ``--sum`` or ``--forms``."""
     from ..games.misere.components import GraphFamily
 

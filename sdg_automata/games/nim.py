@@ -26,7 +26,7 @@ References
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from ..errors import InputError
 
@@ -50,7 +50,7 @@ def _field_bits(x: int) -> int:
     return bits
 
 
-@lru_cache(maxsize=None)
+@cache
 def _small_table() -> tuple[tuple[int, ...], ...]:
     size = 1 << _SMALL_BITS
     return tuple(tuple(_product(a, b, _SMALL_BITS) for b in range(size)) for a in range(size))

@@ -121,12 +121,12 @@ def check_three(g: Vals, start: int, stop: int, one: Ints, two: Ints, three: Int
             if k < h:
                 options.add(int(g[h - k]))
         for k in two:
-            s = h - k
+            s = int(h - k)
             if s >= 2:
-                a = np.arange(1, s // 2 + 1)
-                options.update(np.unique(g[a] ^ g[s - a]).tolist())
+                firsts = np.arange(1, s // 2 + 1)
+                options.update(np.unique(g[firsts] ^ g[s - firsts]).tolist())
         for k in three:
-            s = h - k
+            s = int(h - k)
             for a in range(1, s // 3 + 1):
                 b = np.arange(a, (s - a) // 2 + 1)
                 options.update(np.unique(g[a] ^ g[b] ^ g[s - a - b]).tolist())

@@ -144,7 +144,7 @@ def raw(options: list[Raw]) -> Raw:
 RAW_STAR2 = raw([raw([]), raw([raw([])])])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def raw_wins(position: tuple[Raw, ...]) -> bool:
     """Misère: the player to move wins the sum of ``position``."""
     some = False
@@ -156,7 +156,7 @@ def raw_wins(position: tuple[Raw, ...]) -> bool:
     return not some
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def raw_minus(position: tuple[Raw, ...]) -> int:
     """G⁻ of the sum ``position`` from the definition."""
     options = {raw_minus(tuple(sorted(position[:i] + (o,) + position[i + 1:])))
@@ -220,7 +220,7 @@ def test_different_forms_are_told_apart(a: Raw, b: Raw) -> None:
     assert (fa + fb).outcome == ("N" if raw_wins(tuple(sorted((a, b)))) else "P")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def raw_sum(a: Raw, b: Raw) -> Raw:
     return raw([raw_sum(x, b) for x in a] + [raw_sum(a, y) for y in b])
 
@@ -229,7 +229,7 @@ def to_raw(form: MisereGame) -> Raw:
     return raw([to_raw(o) for o in form.options])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def normal_value(game: Raw) -> int:
     seen = {normal_value(o) for o in game}
     v = 0

@@ -57,7 +57,7 @@ def brute_force(digits: tuple[int, ...]) -> Callable[[tuple[int, ...]], str]:
     """The misère outcome of a sum of heaps, from the definition."""
     moves = functools.lru_cache(maxsize=None)(lambda n: heap_moves(digits, n))
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def wins(position: tuple[int, ...]) -> bool:
         some = False
         for i, h in enumerate(position):
@@ -173,7 +173,7 @@ def test_the_time_budget_says_how_far() -> None:
 
 
 def graph_outcome(graph: dict[str, list[str]]) -> Callable[[tuple[str, ...]], str]:
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def wins(position: tuple[str, ...]) -> bool:
         some = False
         for i, p in enumerate(position):
@@ -207,7 +207,7 @@ def test_derivation_game_sums_are_the_brute_force() -> None:
     family = DerivationFamily(grammar=g, max_length=3)
     q = quotient_of(family)
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def wins(position: tuple[tuple[str, str], ...]) -> bool:
         some = False
         for i, (a, w) in enumerate(position):

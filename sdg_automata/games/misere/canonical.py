@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 from typing import Literal
 
 from ...errors import InputError
@@ -203,7 +203,7 @@ def heap_forms(code: str | OctalGame, upto: int, *,
     game (each option, a sum of heaps, added in canonical form).
 
     >>> [str(g) for g in heap_forms("0.77", 5)]  # Kayles
-    ['*[0]', '*[1]', '*[2]', '*[3]', '*[1]', '*[(2[2]21)[2]3]']
+    ['*[0]', '*[1]', '*[2]', '*[3]', '*[1]', '*[2[2]321]']
     """
     game = OctalGame.parse(code) if isinstance(code, str) else code
     if isinstance(upto, bool) or not isinstance(upto, int) or upto < 0:
@@ -244,7 +244,7 @@ def graph_forms(graph: GameGraphLike[Hashable], *,
 # CGSuite's notation
 
 
-@lru_cache(maxsize=None)
+@cache
 def _odd_part(g: int) -> int | None:
     """E when g = E + * for an even E (CGSuite's parity: E is g's largest option in the
     canonical order, and g's options are exactly E's options plus * and E), else None."""
@@ -258,7 +258,7 @@ def _odd_part(g: int) -> int | None:
     return top if _TABLE.add(top, star) == g else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _key(g: int) -> tuple[object, ...]:
     """CGSuite's canonical order: the even part's birthday, number of options, G⁺, G⁻ and
     options (in this order), then even before odd."""

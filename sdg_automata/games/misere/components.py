@@ -173,6 +173,6 @@ class GraphFamily:
     def index(self, component: object) -> int:
         """The index of the position ``component``."""
         try:
-            return self._at[component]  # type: ignore[index]
+            return self._at[component]
         except (KeyError, TypeError):
             raise UnknownPositionError(f"unknown position {component!r}") from None

@@ -89,8 +89,9 @@ class DerivationFamily:
 
     def show(self, component: Hashable) -> str:
         """``(A, w)``."""
-        a, w = component  # type: ignore[misc]
-        return f"({a}, {w})"
+        if isinstance(component, tuple) and len(component) == 2:
+            return f"({component[0]}, {component[1]})"
+        return str(component)
 
     def span(self, count: int) -> str:
         """``"N of the M positions (A, w)"``."""

@@ -198,8 +198,9 @@ class Monoid:
         """
         k = len(generators)
         normal: list[tuple[int, ...] | None] = [None] * self.size
-        normal[0] = (0,) * k
-        known: dict[tuple[int, ...], int] = {normal[0]: 0}
+        one: tuple[int, ...] = (0,) * k
+        normal[0] = one
+        known: dict[tuple[int, ...], int] = {one: 0}
         frontier = [0]
         bad: list[tuple[tuple[int, ...], int]] = []
         while frontier:
@@ -209,21 +210,21 @@ class Monoid:
                 word = normal[x]
                 assert word is not None
                 for i, ell in enumerate(generators):
-                    w = list(word)
-                    w[i] += 1
-                    candidates.setdefault(tuple(w), int(self.act[x, ell]))
+                    grown = list(word)
+                    grown[i] += 1
+                    candidates.setdefault(tuple(grown), int(self.act[x, ell]))
             frontier = []
-            for w in sorted(candidates, reverse=True):
-                y = candidates[w]
+            for cand in sorted(candidates, reverse=True):
+                y = candidates[cand]
                 if normal[y] is None:
-                    normal[y] = w
-                    known[w] = y
+                    normal[y] = cand
+                    known[cand] = y
                     frontier.append(y)
                 else:
-                    bad.append((w, y))
+                    bad.append((cand, y))
         if any(v is None for v in normal):
             raise SdgBug("the generators do not generate the monoid")
-        relations = []
+        relations: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for w, y in bad:
             # minimal: every divisor by one generator is a normal form
             if all(w[i] == 0 or _minus(w, i) in known for i in range(k)):

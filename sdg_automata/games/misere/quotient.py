@@ -54,8 +54,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from itertools import combinations
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -220,10 +220,10 @@ class _Explorer:
         for ell in letters:
             by_image.setdefault(self.images[ell], []).append(ell)
         for group in by_image.values():
-            for ell in group:
-                if not any(other != ell and trans[other] <= trans[ell]
-                           and (trans[other] != trans[ell] or other < ell) for other in group):
-                    out.append(ell)
+            out.extend(ell for ell in group
+                       if not any(other != ell and trans[other] <= trans[ell]
+                                  and (trans[other] != trans[ell] or other < ell)
+                                  for other in group))
         return sorted(out)
 
     def step(self, e: int, t: Set, ell: int) -> tuple[int, Set]:
@@ -363,7 +363,8 @@ def _least_failure(q: Monoid, p: Bits, trans: Sequence[Ints],
     for word, e, t in _colex(q, trans, dominated, tick):
         if best is not None and word[::-1] >= best[::-1]:
             break
-        if (not p[e] and t and p_set.isdisjoint(t)) or (p[e] and (not t or not p_set.isdisjoint(t))):
+        hits_p = not p_set.isdisjoint(t)
+        if (not p[e] and t and not hits_p) or (p[e] and (not t or hits_p)):
             return word
     return best or []
 
@@ -422,12 +423,12 @@ class _Builder:
                 state.letter_of.append(ell)
                 return True
         is_p = not p[trans].any()  # c alone: P iff no option is P (it has a move)
-        candidates = np.flatnonzero(p == is_p)
         # (b) for c: no y with y·x ∈ P and y·t ∈ P
         reach_p = np.zeros(q.size, dtype=np.bool_)
         for t in trans.tolist():
             reach_p |= p[q.column(t)]
-        candidates = [x for x in candidates.tolist() if not (p[q.column(x)] & reach_p).any()]
+        candidates: list[int] = [x for x in np.flatnonzero(p == is_p).tolist()
+                                 if not (p[q.column(x)] & reach_p).any()]
         if not candidates:
             return False
         explorer = self._explorer(c)
@@ -498,7 +499,6 @@ class _Builder:
         base = self._with_new_letter(c)
         new = base.letter_of[c]
         trial: _State | None = None
-        witness: list[int] = []
         for index, period in TRIALS:
             got = self._cover(c, base, {new}, {new: index}, period)
             if got is None:

@@ -31,11 +31,10 @@ the compiled kernels of :mod:`sdg_automata.kernels.octal` (the same values).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, get_args
-
-import warnings
 
 import numpy as np
 import numpy.typing as npt
