@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from .arguments import positive
 from .budgets import budget, progress
 from .exits import ExitCode, fail
 from .jsonout import emit_stopped
@@ -46,6 +47,12 @@ def add_misere_options(p: argparse.ArgumentParser, *, octal: bool) -> None:
     what = f"heaps 1..N (--upto N, default {QUOTIENT_HEAPS})" if octal else "the positions"
     each, which = (("heap", f" for heaps 0..--upto (default {FORMS_HEAPS})") if octal
                    else ("position", ""))
+    from ..games.misere.limits import DEFAULT_MAX_ORDER
+
+    p.add_argument("--max-order", type=positive, metavar="K", default=DEFAULT_MAX_ORDER,
+                   help="with --misere: the largest quotient built (default "
+                        f"{DEFAULT_MAX_ORDER}); a larger one stops the quotient where it was "
+                        "proven, with exit 3")
     p.add_argument("--forms", action="store_true",
                    help=f"with --misere: each {each}'s normal and misère nim value, genus and "
                         f"misère canonical form in CGSuite's notation (*[2#]){which}")
@@ -80,7 +87,7 @@ def _quotient(args: argparse.Namespace, family: Components) -> MisereQuotient:
     if args.max_seconds is None:
         args.max_seconds = MISERE_SECONDS
     with progress(f"misère quotient of {family.name}", unit="components") as bar:
-        return quotient_of(family, budget=budget(args, bar))
+        return quotient_of(family, budget=budget(args, bar), max_order=max(2, args.max_order))
 
 
 def _finish(args: argparse.Namespace, q: MisereQuotient, at: dict[str, Any]) -> int:

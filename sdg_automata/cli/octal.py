@@ -15,6 +15,7 @@ from .arguments import positive
 from .budgets import add_engine, budget, progress
 from .exits import ExitCode, fail
 from .jsonout import emit_stopped, stamped
+from ..games.misere.limits import DEFAULT_MAX_ORDER
 from .misere import add_misere_options
 from .parser import Commands, Formatter, Parser, epilog
 from .sweep import CONNECT_TIMEOUT
@@ -178,6 +179,7 @@ _APPLIES: dict[str, tuple[set[str], Any]] = {
     "max_states": ({_CODE, _SURVEY}, None), "json": ({_CODE, _VERIFY}, False),
     "ignore_mask": ({_VERIFY}, False),
     "misere": ({_CODE}, False), "outcome": ({_CODE}, None), "forms": ({_CODE}, False),
+    "max_order": ({_CODE}, DEFAULT_MAX_ORDER),
     "connect_timeout": ({_SURVEY}, CONNECT_TIMEOUT),
 }
 

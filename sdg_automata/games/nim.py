@@ -127,6 +127,16 @@ def nim_inverse(x: int) -> int:
 
     In the field GF(2^(2^k)) that holds x, y = x^(2^(2^k) − 2).
 
+    Parameters
+    ----------
+    x:
+        A non-zero natural number (nimber).
+
+    Returns
+    -------
+    int
+        The y with x ⊗ y = 1 (it lies in the same field GF(2^(2^k)) as x).
+
     Raises
     ------
     InputError

@@ -306,9 +306,10 @@ _MISERE = f"{__name__.split('.')[0]}.games.misere.quotient"
 
 
 def _misere_diagram(quotient: Any, *, label: Labeler | None = None) -> Diagram:
-    from .misere import quotient_diagram
+    from .misere import quotient_shown
 
-    return quotient_diagram(quotient)
+    text, page, caption = quotient_shown(quotient)
+    return Diagram(text=text, html=page, caption=caption)
 #: classes :func:`diagram` shows but registers on first need, by module and class name (and
 #: IPython's formatter likewise), so that their costly modules are not imported for it: an
 #: object of one exists only once its module is loaded.  automata-lib's DFA and NFA (about

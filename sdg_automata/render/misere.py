@@ -15,11 +15,10 @@ from ..games.misere.canonical import MisereGame
 from ..games.misere.genus import genus_of
 from ..games.misere.quotient import MisereQuotient
 from ..games.nim import star
-from .display import Diagram
-from .tables import Labeler, _html_table, text_table
+from .tables import _html_table, text_table
 
-__all__ = ["MULTIPLICATION_LIMIT", "forms_json", "forms_rows", "forms_text", "quotient_diagram",
-           "quotient_facts", "quotient_text"]
+__all__ = ["MULTIPLICATION_LIMIT", "forms_html", "forms_json", "forms_rows", "forms_text",
+           "quotient_facts", "quotient_shown", "quotient_text"]
 
 #: the most elements whose multiplication table is shown (text and notebook)
 MULTIPLICATION_LIMIT = 16
@@ -86,13 +85,15 @@ def quotient_text(q: MisereQuotient) -> str:
     return f"{head}\n{facts}multiplication table\n{text_table(rows)}{more}"
 
 
-def quotient_diagram(q: MisereQuotient, *, label: Labeler | None = None) -> Diagram:
+def quotient_shown(q: MisereQuotient) -> tuple[str, str, str]:
+    """What a notebook shows of a quotient: (text, HTML, caption) — its facts and the
+    multiplication table of its first :data:`MULTIPLICATION_LIMIT` elements."""
     caption = f"misère quotient of {q.name}: order {q.size}"
     rows, left = _multiplication(q)
     facts = _html_table(quotient_facts(q), caption, 0, header=False)
     table = _html_table(rows, f"multiplication table ({min(q.size, MULTIPLICATION_LIMIT)} of "
                               f"{q.size} elements)", left)
-    return Diagram(text=quotient_text(q), html=f"{facts}\n{table}", caption=caption)
+    return quotient_text(q), f"{facts}\n{table}", caption
 
 
 def forms_rows(named: Sequence[tuple[str, MisereGame]]) -> list[list[str]]:

@@ -26,6 +26,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .limits import DEFAULT_MAX_ORDER
+
 if TYPE_CHECKING:
     from .canonical import MisereGame, heap_forms, misere_form
     from .components import Components, GraphFamily, HeapFamily
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from .quotient import MisereQuotient, misere_quotient, quotient_of
 
 __all__ = [
+    "DEFAULT_MAX_ORDER",
     "Components",
     "DerivationFamily",
     "Genus",

@@ -120,7 +120,8 @@ _TABLE = _Table()
 class MisereGame:
     """An impartial game's misère canonical form (interned: equal games are identical).
 
-    ``str()`` is CGSuite's notation (the module docstring), e.g. ``*[2#]``.
+    ``str()`` is CGSuite's notation (the module docstring), e.g. ``*[2#]``; its genus is
+    :func:`~sdg_automata.games.misere.genus.genus_of`.
 
     Examples
     --------
@@ -170,13 +171,6 @@ class MisereGame:
         if not isinstance(other, MisereGame):
             return NotImplemented
         return MisereGame(_TABLE.add(self.id, other.id))
-
-    @cached_property
-    def genus(self) -> object:
-        """The genus (:class:`~sdg_automata.games.misere.genus.Genus`)."""
-        from .genus import genus_of
-
-        return genus_of(self)
 
     def __str__(self) -> str:
         return "*[" + _notation(self.id) + "]"

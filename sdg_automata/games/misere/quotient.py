@@ -64,6 +64,7 @@ import numpy.typing as npt
 from ...errors import BudgetExceeded, InputError, Interrupted, SdgBug
 from ...runtime.budget import UNLIMITED, Budget, Meter
 from .components import Components, HeapFamily
+from .limits import DEFAULT_MAX_ORDER
 from .monoid import Ints, Monoid, cyclic_product
 
 __all__ = ["DEFAULT_MAX_ORDER", "TRIALS", "MisereQuotient", "misere_quotient", "quotient_of"]
@@ -71,8 +72,6 @@ __all__ = ["DEFAULT_MAX_ORDER", "TRIALS", "MisereQuotient", "misere_quotient", "
 Bits = npt.NDArray[np.bool_]
 Outcome = Literal["P", "N"]
 
-#: the largest quotient built (its tables are S × letters, its proofs about S² work)
-DEFAULT_MAX_ORDER = 4096
 #: the trial covers Q × ⟨z | z^(μ+π) = z^μ⟩ tried, in order, when a component does not
 #: fit the quotient: (μ, π).  The elements of misère quotients of impartial games
 #: satisfy x^(n+2) = x^n (period 2 or 1); μ is the index
@@ -909,7 +908,16 @@ def misere_quotient(game: str | object, upto: int | None = None, *,
     -------
     MisereQuotient
         ``.size``, ``.generators``, ``.relations``, ``.p_positions``, ``.element(heaps)``,
-        ``.outcome(heaps)`` and ``.table()``; proven for heaps ≤ ``.proven_to``.
+        ``.outcome(heaps)`` and ``.table()``; proven for heaps ≤ ``.proven_to`` (less than
+        ``upto`` when ``.stopped`` says why: no trial fitted, or ``max_order``).
+
+    Raises
+    ------
+    InputError
+        A code that is not one, ``upto`` missing for a code or given with a family, a
+        bound that is not a positive integer.
+    BudgetExceeded
+        The budget ran out; the message says how far the quotient was proven.
 
     Examples
     --------
