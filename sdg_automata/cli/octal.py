@@ -11,11 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import BudgetExceeded, InputError, InvalidCertificate
+from ..games.misere.limits import DEFAULT_MAX_ORDER
 from .arguments import positive
 from .budgets import add_engine, budget, progress
 from .exits import ExitCode, fail
 from .jsonout import emit_stopped, stamped
-from ..games.misere.limits import DEFAULT_MAX_ORDER
 from .misere import add_misere_options
 from .parser import Commands, Formatter, Parser, epilog
 from .sweep import CONNECT_TIMEOUT

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 from typing import Literal
 
 from ...errors import InputError
