@@ -358,22 +358,27 @@ class _Engine:
                 due = meter.check(h)
         self.n = stop
 
+    def _mark_one_and_two(self, g: npt.NDArray[np.integer[Any]], h: int,
+                          seen: npt.NDArray[np.bool_]) -> None:
+        """Mark in ``seen`` the values of h's options that leave no heap, one or two."""
+        for k in self.one:
+            if k < h:
+                seen[g[h - k]] = True
+        if h in self.terminal:
+            seen[0] = True
+        for k in self.two:
+            s = h - k
+            half = s // 2
+            if half >= 1:
+                seen[g[1:half + 1] ^ g[s - half:s][::-1]] = True
+
     def _run_full(self, stop: int, meter: Meter) -> None:
         g = self.g
         seen = np.zeros((1 << self.bits) + 1, dtype=bool)
         due = meter.due
         for h in range(self.n, stop):
             seen[:] = False
-            for k in self.one:
-                if k < h:
-                    seen[g[h - k]] = True
-            if h in self.terminal:
-                seen[0] = True
-            for k in self.two:
-                s = h - k
-                half = s // 2
-                if half >= 1:
-                    seen[g[1:half + 1] ^ g[s - half:s][::-1]] = True
+            self._mark_one_and_two(g, h, seen)
             v = int(seen.argmin())
             g = self._store(h, v)
             if v >> self.bits:
@@ -417,16 +422,7 @@ class _Engine:
             width = 8 << max(0, self.bits - 3)
             pairs = self._pair_rows(h, width)
             seen = np.zeros(width + 1, dtype=np.bool_)
-            for k in self.one:
-                if k < h:
-                    seen[g[h - k]] = True
-            if h in self.terminal:
-                seen[0] = True
-            for k in self.two:
-                s = h - k
-                half = s // 2
-                if half >= 1:
-                    seen[g[1:half + 1] ^ g[s - half:s][::-1]] = True
+            self._mark_one_and_two(g, h, seen)
             tables = [(s - np.arange(1, s - 1), g[1:s - 1].astype(np.int64))
                       for s in (h - k for k in self.three) if s >= 3]
             unmarked = np.flatnonzero(~seen)  # ascending; the last is ``width``
