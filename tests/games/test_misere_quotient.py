@@ -156,7 +156,7 @@ def test_outcomes_beyond_the_bound_are_refused() -> None:
 
 def test_a_growing_quotient_is_stated_only_as_far_as_proven() -> None:
     q = misere_quotient("0.3F", upto=14, max_order=64)
-    assert q.stopped is not None and "order limit 64" in q.stopped
+    assert q.stopped is not None and "outgrow the order limit 64" in q.stopped
     assert q.proven_to < 14 and q.size <= 64
     assert list(q.history) == sorted(q.history)  # orders only grow
     truth = brute_force((3, 15))

@@ -867,11 +867,12 @@ def quotient_of(family: Components, *, budget: Budget = UNLIMITED,
             builder.add(c)
             meter.check(c + 1)
     except _NoFit as e:
-        stopped = (f"no trial cover fits component {family.show(family.components[e.component])}"
-                   f" (trials {', '.join(f'z^{i + p}=z^{i}' for i, p in TRIALS)})")
+        stopped = (f"no trial cover proved {family.span(e.component + 1)} (covers "
+                   f"{', '.join(f'z^{i + p}=z^{i}' for i, p in TRIALS)}, then "
+                   f"{_ROUNDS} recalibrations)")
     except _TooLarge as e:
-        stopped = (f"the quotient outgrows the order limit {max_order} at component "
-                   f"{family.show(family.components[e.component])} (order {e.order})")
+        stopped = (f"the trial quotients for {family.span(e.component + 1)} outgrow the order "
+                   f"limit {max_order} (a trial of order {e.order})")
     except (BudgetExceeded, Interrupted) as e:
         done = len(builder.history)
         order = builder.state.monoid.size
