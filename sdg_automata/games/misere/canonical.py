@@ -20,11 +20,11 @@ are interned: equal games are the same :class:`MisereGame`.
 ``str(game)`` is CGSuite's plain-text notation (its ``MisereCanonicalForm``): ``*[``,
 the form, ``]``.  A nim heap is its size (``*[2]``); a game with several options
 lists them, largest first in CGSuite's canonical order, compound ones in
-parentheses (``*[42]`` has options *[4] and *[2]); a game with one option is that
-option followed by ``#`` (``*[2#]`` = {*[2]}); G + *i with a smaller birthday than
-G is written with the subscript i, in plain text in brackets (``*[2[2]]`` =
-*[2] + *[2]), ``[-i]`` for G − … (the form's sum with *i is simpler), and an odd
-game E + * as E with the subscript 1.  The strings match CGSuite's own test suite
+parentheses (``*[42]`` has options ``*[4]`` and ``*[2]``); a game with one option is
+that option followed by ``#`` (``*[2#]`` = {``*[2]``}); G + ``*i`` with a smaller
+birthday than G is written with the subscript i, in plain text in brackets
+(``*[2[2]]`` = ``*[2] + *[2]``), ``[-i]`` for G − … (the form's sum with ``*i`` is
+simpler), and an odd game E + ``*`` as E with the subscript 1.  The strings match CGSuite's own test suite
 (``MisereCanonicalGameTestCase.scala``, ``GameHeapTest.scala``).
 
 References
@@ -149,7 +149,7 @@ class MisereGame:
     @property
     def misere_nim_value(self) -> int:
         """G⁻: 1 for the game with no move, else the mex of the options' G⁻; 0 exactly at
-        misère P-positions (the G with G + *G⁻ a P-position)."""
+        misère P-positions (G + ``*n`` is a P-position exactly for n = G⁻)."""
         return _TABLE.g_minus[self.id]
 
     @property
@@ -164,7 +164,7 @@ class MisereGame:
 
     @property
     def is_nim_heap(self) -> bool:
-        """Whether the form is a nim heap *n (n = its birthday)."""
+        """Whether the form is a nim heap ``*n`` (n = its birthday)."""
         return _TABLE.nim_heap(self.birthday) == self.id
 
     def __add__(self, other: MisereGame) -> MisereGame:
@@ -180,7 +180,7 @@ class MisereGame:
 
 
 def nim_heap(n: int) -> MisereGame:
-    """The nim heap *n as a misère form (*n = {*0, …, *(n − 1)})."""
+    """The nim heap ``*n`` as a misère form (``*n = {*0, …, *(n − 1)}``)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise InputError(f"a nim heap's size is a natural number, not {n!r}")
     return MisereGame(_TABLE.nim_heap(n))

@@ -1,9 +1,9 @@
 """Conway's genus of an impartial game: g^(γ₀γ₁γ₂…), in Unicode and in ASCII.
 
 The genus of G is its normal-play nim value g = G⁺(G) with the sequence
-γₙ = G⁻(G + 2 + 2 + ⋯ + 2), n copies of *2, of misère nim values (Conway, ONAG
-ch. 12; Winning Ways ch. 13).  Since the options of G + n·*2 are G' + n·*2 and
-G + (n − 1)·*2 (+ *1 or not), and G⁻(X + *1) = G⁻(X) ⊕ 1,
+γₙ = G⁻(G + 2 + 2 + ⋯ + 2), n copies of ``*2``, of misère nim values (Conway, ONAG
+ch. 12; Winning Ways ch. 13).  Since the options of G + n·``*2`` are G' + n·``*2`` and
+G + (n − 1)·``*2`` (+ ``*1`` or not), and G⁻(X + ``*1``) = G⁻(X) ⊕ 1,
 
     γ₀ = G⁻(G) = mex{γ₀(G')} (1 when G has no move),
     γₙ = mex({γₙ(G') : G' an option} ∪ {γₙ₋₁, γₙ₋₁ ⊕ 1}),
@@ -12,7 +12,7 @@ so a genus is computed from the options' genera.  The sequence is eventually
 periodic with period 2 (Conway); it is written up to the point from which it
 alternates its last two terms, at least two of them: 0^(120) is 0 with 1, 2, 0, 2,
 0, ….  Two further abbreviations follow Winning Ways and CGSuite: a nim heap's genus
-is its size alone (*2 is ``2``), and a *tame* or *restive* genus — g = γ₀, or g and
+is its size alone (``*2`` is ``2``), and a *tame* or *restive* genus — g = γ₀, or g and
 γ₀ both 0 or 1 (tame), or g ≤ 1 (restive) — whose sequence continues as such genera
 do, c ⊕ 2, c, c ⊕ 2, … from γ₁ on (c = g; for a restive genus c = γ₀ when γ₀ < 4),
 is written with γ₀ alone (``2^2`` is 2, 0, 2, 0, …; ``1^2`` is 2, 0, 2, …).  (CGSuite
@@ -47,7 +47,7 @@ class Genus:
     nim_heap: bool = False
 
     def gamma(self, n: int) -> int:
-        """γₙ = G⁻(G + n·*2), for any n ≥ 0."""
+        """γₙ = G⁻(G + n·``*2``), for any n ≥ 0."""
         k = len(self.gammas)
         if n < k:
             return self.gammas[n]
