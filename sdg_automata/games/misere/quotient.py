@@ -775,7 +775,7 @@ class MisereQuotient:
         return {
             "family": self.name, "order": self.size,
             "generators": [{"name": g, "component": c} for g, c in self.generators],
-            "relations": [r.replace("²", "^2") for r in self._ascii_relations()],
+            "relations": self._ascii_relations(),
             "p_portion": [self.name_of(x, ascii=True) for x in np.flatnonzero(self.p).tolist()],
             "elements": [self.name_of(x, ascii=True) for x in range(self.size)],
             "proven_to": self.proven_to, "asked": self.asked, "stopped": self.stopped,
