@@ -9,6 +9,7 @@ library's table of two-heap XORs.  Golden values: CGSuite's test suite
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -133,3 +134,19 @@ def test_a_wrong_hexadecimal_certificate_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidCertificate, match="sparse-space lemma does not hold"):
         verify(str(cert))
     assert verify(str(cert), ignore_mask=True).period == 4
+
+
+def test_the_command_line_takes_hexadecimal_codes(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    from clirun import run
+
+    cert = tmp_path / "b.cert"
+    code, out, _ = run(["octal", "0.b", "--json", "--certificate", cert], capsys)
+    data = json.loads(out)
+    assert code == 0 and (data["code"], data["preperiod"], data["period"]) == ("0.B", 0, 2)
+    code, out, _ = run(["octal", "verify", cert], capsys)
+    assert code == 0 and "0.B has least preperiod 0 and least period 2" in out
+    code, out, err = run(["octal", "0.3F", "--upto", "60"], capsys)
+    assert code == 3 and out == "" and "no period proven" in err  # arithmetic-periodic
+    code, out, _ = run(["octal", "0.BF", "--grammar"], capsys)
+    assert code == 0 and "| A a a A A" in out  # d₂ = F: A -> A aa A A
