@@ -18,7 +18,7 @@ from ..games.nim import star
 from .tables import _html_table, text_table
 
 __all__ = ["MULTIPLICATION_LIMIT", "forms_html", "forms_json", "forms_rows", "forms_text",
-           "quotient_facts", "quotient_shown", "quotient_text"]
+           "game_shown", "quotient_facts", "quotient_shown", "quotient_text"]
 
 #: the most elements whose multiplication table is shown (text and notebook)
 MULTIPLICATION_LIMIT = 16
@@ -94,6 +94,19 @@ def quotient_shown(q: MisereQuotient) -> tuple[str, str, str]:
     table = _html_table(rows, f"multiplication table ({min(q.size, MULTIPLICATION_LIMIT)} of "
                               f"{q.size} elements)", left)
     return quotient_text(q), f"{facts}\n{table}", caption
+
+
+def game_shown(game: MisereGame) -> tuple[str, str, str]:
+    """What a notebook shows of one game in misère play: (text, HTML, caption) — its form in
+    CGSuite's notation, normal value (``*n``), misère nim value and outcome, genus."""
+    genus = genus_of(game)
+    caption = f"misère canonical form {game}"
+    rows = [["form", str(game)], ["normal play", star(game.nim_value)],
+            ["misère nim value", str(game.misere_nim_value)],
+            ["misère outcome", game.outcome], ["genus", f"{genus.text}  ({genus.ascii})"],
+            ["birthday", str(game.birthday)]]
+    text = caption + "\n" + text_table([["", ""], *rows]).split("\n", 1)[1]
+    return text, _html_table(rows, caption, 0, header=False), caption
 
 
 def forms_rows(named: Sequence[tuple[str, MisereGame]]) -> list[list[str]]:

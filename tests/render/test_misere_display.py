@@ -44,3 +44,16 @@ def test_a_large_quotient_shows_a_capped_table() -> None:
 
 def test_notebooks_find_the_quotient_by_name() -> None:
     assert ("sdg_automata.games.misere.quotient", "MisereQuotient") in DISPLAYED_BY_NAME
+
+
+def test_a_game_shows_its_form_values_and_genus() -> None:
+    from sdg_automata.games.misere import heap_forms
+
+    kayles5 = heap_forms("0.77", 5)[5]
+    bundle = diagram(kayles5)._repr_mimebundle_()
+    text = bundle["text/plain"]
+    assert text.splitlines()[0] == "misère canonical form *[2[2]321]"
+    assert "normal play       *4" in text and "misère nim value  1" in text
+    assert "genus             4¹⁴⁶  (4^146)" in text
+    assert html.escape("*4") in bundle["text/html"]
+    assert ("sdg_automata.games.misere.canonical", "MisereGame") in DISPLAYED_BY_NAME
