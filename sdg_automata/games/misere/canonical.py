@@ -24,8 +24,8 @@ parentheses (``*[42]`` has options ``*[4]`` and ``*[2]``); a game with one optio
 that option followed by ``#`` (``*[2#]`` = {``*[2]``}); G + ``*i`` with a smaller
 birthday than G is written with the subscript i, in plain text in brackets
 (``*[2[2]]`` = ``*[2] + *[2]``), ``[-i]`` for G − … (the form's sum with ``*i`` is
-simpler), and an odd game E + ``*`` as E with the subscript 1.  The strings match CGSuite's own test suite
-(``MisereCanonicalGameTestCase.scala``, ``GameHeapTest.scala``).
+simpler), and an odd game E + ``*`` as E with the subscript 1.  The strings match
+CGSuite's own test suite (``MisereCanonicalGameTestCase.scala``, ``GameHeapTest.scala``).
 
 References
 ----------
