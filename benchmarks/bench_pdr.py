@@ -27,8 +27,8 @@ from typing import Any
 
 from benchmarks.bench_sat import measured
 from benchmarks.common import show
+from sdg_automata.generators.families import intersection_grammar, ring_intersection
 from sdg_automata.grammar.parse import grammar_to_json
-from sdg_automata.search.families import intersection_grammar, ring_intersection
 
 #: (K values, seconds given to k-induction)
 FULL = ((6, 10, 16, 24), 60)

@@ -86,13 +86,12 @@ from ..automaton.construction import GrundyAutomaton
 from ..errors import InputError, SdgBug
 from ..runtime.budget import Budget, Meter
 from ..runtime.stopping import held_signals
-from .circuit import Circuit, Frame, Gates, StepEncoding
+from .circuit import Gates, StepEncoding
 
 if TYPE_CHECKING:
     from .constraint import Constraint
 
-__all__ = ["SOLVER", "BmcResult", "Circuit", "Frame", "Gates", "StepEncoding", "bounded_search",
-           "require_sat"]
+__all__ = ["SOLVER", "BmcResult", "bounded_search", "require_sat"]
 
 #: the CaDiCaL of python-sat used for every query (CaDiCaL 1.9.5)
 SOLVER = "cadical195"

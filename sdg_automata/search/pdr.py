@@ -113,7 +113,7 @@ def abc_command() -> str:
 
 class AigGates:
     """An and-inverter graph built through the interface of :class:`~sdg_automata.search.bmc.Gates`
-    (:class:`~sdg_automata.search.bmc.Circuit`), with constant folding and structural hashing.
+    (:class:`~sdg_automata.search.circuit.Circuit`), with constant folding and structural hashing.
 
     Literals are non-zero ints: variable 1 is the constant true, ``-x`` negates
     ``x``.  Variables are numbered in the order they are made, so every AND
@@ -363,7 +363,7 @@ def _conjunction(g: Gates, lits: Sequence[int]) -> int:
 
 
 #: ``pdr``'s options: ``-f`` orders the latches by cost before generalizing, which closes
-#: the ring family (:func:`~sdg_automata.search.families.ring_intersection`) at K = 5 in 0.06 s
+#: the ring family (:func:`~sdg_automata.generators.families.ring_intersection`) at K = 5 in 0.06 s
 #: where the default order had reached frame 63 without an answer after 10 s
 PDR_OPTIONS = "-f"
 

@@ -201,7 +201,7 @@ def test_game_graph_sums_are_the_brute_force(children: list[list[int]]) -> None:
 
 
 def test_derivation_game_sums_are_the_brute_force() -> None:
-    from sdg_automata.games.semantics import successors
+    from sdg_automata.derivation.semantics import successors
 
     g = parse_grammar("A -> a A | a a A | B | a | a a\nB -> b A | b")  # Example 3
     family = DerivationFamily(grammar=g, max_length=3)

@@ -2,7 +2,7 @@
 
 A position of the successful derivation game (SPEC §2) is a multiset of pairs
 (A, w); a move replaces one pair by the pairs a rule leaves
-(:func:`sdg_automata.games.semantics.successors`).  The pairs (A, w) with
+(:func:`sdg_automata.derivation.semantics.successors`).  The pairs (A, w) with
 1 ≤ |w| ≤ L that are positions (w ∈ L(G, A)) are a hereditarily closed family — a
 move only leaves subwords — so the misère quotient of sums of them is defined, and
 :func:`~sdg_automata.games.misere.quotient.misere_quotient` computes it.  Components
@@ -20,7 +20,7 @@ from itertools import product
 
 from ...errors import InputError, UnknownPositionError
 from ...grammar import Grammar
-from ..semantics import Pair, successors
+from ...derivation.semantics import Pair, successors
 
 __all__ = ["DerivationFamily"]
 
