@@ -21,10 +21,9 @@ from hypothesis import strategies as st
 
 from sdg_automata import misere_quotient
 from sdg_automata.errors import BudgetExceeded, InputError
-from sdg_automata.games.misere import DerivationFamily, GraphFamily, quotient_of
+from sdg_automata.games.misere import GraphFamily, quotient_of
 from sdg_automata.games.misere.monoid import Monoid
 from sdg_automata.games.octal import OctalGame
-from sdg_automata.grammar.parse import parse_grammar
 from sdg_automata.runtime.budget import Budget
 
 #: CGSuite, GameHeapTest: [R(n).MisereNimValue for n from 0 to 20]
@@ -198,31 +197,6 @@ def test_game_graph_sums_are_the_brute_force(children: list[list[int]]) -> None:
     for k in range(4):
         for parts in itertools.combinations_with_replacement(sorted(graph), k):
             assert q.outcome(parts) == truth(parts), parts
-
-
-def test_derivation_game_sums_are_the_brute_force() -> None:
-    from sdg_automata.derivation.semantics import successors
-
-    g = parse_grammar("A -> a A | a a A | B | a | a a\nB -> b A | b")  # Example 3
-    family = DerivationFamily(grammar=g, max_length=3)
-    q = quotient_of(family)
-
-    @functools.cache
-    def wins(position: tuple[tuple[str, str], ...]) -> bool:
-        some = False
-        for i, (a, w) in enumerate(position):
-            for s in successors(g, a, w):
-                some = True
-                if not wins(tuple(sorted(position[:i] + position[i + 1:] + s))):
-                    return True
-        return not some
-
-    pairs = list(family.components)
-    assert ("A", "aab") in pairs and ("B", "ba") in pairs
-    for k in range(4):
-        for parts in itertools.combinations_with_replacement(pairs, k):
-            assert q.outcome(parts) == ("N" if wins(tuple(sorted(parts))) else "P"), parts
-    assert q.outcome(["A:a", "A:a", "A:a"]) == "P"  # a heap of 1 three times
 
 
 def test_monoid_reduction_and_presentation() -> None:

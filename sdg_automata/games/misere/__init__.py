@@ -5,9 +5,9 @@ One module per concept (``docs/misere.md`` has the mathematics):
 * :mod:`~sdg_automata.games.misere.monoid` — finite commutative monoids given by
   generators (:class:`Monoid`): products, reduction by a P-portion, presentations;
 * :mod:`~sdg_automata.games.misere.components` — families of games whose positions
-  are sums of components (:class:`Components`): a code's heaps, a game graph;
-* :mod:`~sdg_automata.games.misere.derivation` — the derivation game of a grammar,
-  words up to a length, as such a family;
+  are sums of components (:class:`Components`): a code's heaps, a game graph (the
+  derivation game of a grammar, words up to a length, is such a family too:
+  :class:`sdg_automata.derivation.misere.DerivationFamily`, in the layer above);
 * :mod:`~sdg_automata.games.misere.quotient` — the misère quotient of a family,
   built and proven (:func:`misere_quotient`, :class:`MisereQuotient`);
 * :mod:`~sdg_automata.games.misere.canonical` — misère canonical forms (Conway),
@@ -31,7 +31,6 @@ from .limits import DEFAULT_MAX_ORDER
 if TYPE_CHECKING:
     from .canonical import MisereGame, heap_forms, misere_form
     from .components import Components, GraphFamily, HeapFamily
-    from .derivation import DerivationFamily
     from .genus import Genus, genus_of
     from .monoid import Monoid
     from .quotient import MisereQuotient, misere_quotient, quotient_of
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_ORDER",
     "Components",
-    "DerivationFamily",
     "Genus",
     "GraphFamily",
     "HeapFamily",
@@ -57,7 +55,6 @@ __all__ = [
 _LAZY = {
     "Monoid": "monoid",
     "Components": "components", "GraphFamily": "components", "HeapFamily": "components",
-    "DerivationFamily": "derivation",
     "MisereQuotient": "quotient", "misere_quotient": "quotient", "quotient_of": "quotient",
     "MisereGame": "canonical", "heap_forms": "canonical", "misere_form": "canonical",
     "Genus": "genus", "genus_of": "genus",

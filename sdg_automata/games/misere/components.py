@@ -12,7 +12,8 @@ families implement it:
 * :class:`GraphFamily` — the positions of a finite acyclic game graph (a follower
   is one component; a sink has no option);
 * the derivation game of a grammar, words up to a length
-  (:mod:`sdg_automata.games.misere.derivation`).
+  (:class:`sdg_automata.derivation.misere.DerivationFamily`, in the derivation package,
+  which sits above this one).
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ move only leaves subwords — so the misère quotient of sums of them is defined
 are ordered by length, then word, then the unit-rule order (a unit rule A → B leaves
 (B, w): B comes first), so that every option's components come before.
 
-(This module belongs with the derivation game's own modules; it only imports them.)
+The family meets the protocol :class:`~sdg_automata.games.misere.components.Components`
+(the general misère machinery lives in :mod:`sdg_automata.games.misere`, below this
+package, and never imports the derivation game).
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 
-from ...errors import InputError, UnknownPositionError
-from ...grammar import Grammar
-from ...derivation.semantics import Pair, successors
+from ..errors import InputError, UnknownPositionError
+from ..grammar import Grammar
+from .semantics import Pair, successors
 
 __all__ = ["DerivationFamily"]
 
