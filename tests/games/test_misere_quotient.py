@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from sdg_automata import misere_quotient
 from sdg_automata.errors import BudgetExceeded, InputError
-from sdg_automata.games.misere import GraphFamily, quotient_of
+from sdg_automata.games.misere import GraphFamily
 from sdg_automata.games.misere.monoid import Monoid
 from sdg_automata.games.octal import OctalGame
 from sdg_automata.runtime.budget import Budget

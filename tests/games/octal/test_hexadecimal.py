@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sdg_automata.derivation.semantics import grundy
 from sdg_automata.errors import EngineNotice, InputError, InvalidCertificate
 from sdg_automata.games.octal import OctalGame, write_certificate
 from sdg_automata.games.octal import valuefile as octal_file
 from sdg_automata.games.octal.period import theorem_values
 from sdg_automata.games.octal.verify import verify
-from sdg_automata.derivation.semantics import grundy
 
 #: CGSuite, GameHeapTest: [TakeAndBreak("0.3F")(n).NimValue for n from 1 to 20]
 CGSUITE_03F_NIM_VALUES = [1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7, 8, 6, 7, 8, 9, 10, 11]
