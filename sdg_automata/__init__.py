@@ -15,7 +15,6 @@ displays (:func:`sdg_automata.render.load_ipython_extension`); elsewhere
 
 from __future__ import annotations
 
-import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +36,7 @@ from .errors import (
 )
 from .grammar import Grammar, Rule
 from .grammar.parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar
+from .runtime.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .automaton.bounds import upper_bound, upper_bounds
@@ -106,12 +106,7 @@ def _register_in_kernel() -> None:
 _register_in_kernel()
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
