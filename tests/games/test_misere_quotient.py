@@ -84,7 +84,9 @@ hex_codes = st.lists(st.integers(0, 15), min_size=1, max_size=2).filter(lambda d
 @given(st.one_of(codes, hex_codes))
 def test_every_small_sum_is_the_brute_force(digits: list[int]) -> None:
     game = OctalGame(digits=tuple(digits))
-    q = misere_quotient(game, upto=8)
+    # order ≤ 512 keeps each example quick (0.BB and 0.354 try covers of thousands first);
+    # the outcomes are checked as far as the quotient is proven
+    q = misere_quotient(game, upto=8, max_order=512)
     truth = brute_force(game.digits)
     for heaps in sums(q.proven_to):
         assert q.outcome(heaps) == truth(heaps), (game.code, heaps)
@@ -102,6 +104,16 @@ def test_named_codes_to_twelve_heaps(code: str) -> None:
     truth = brute_force(OctalGame.parse(code).digits)
     for heaps in sums(12, most=4, total=24):
         assert q.outcome(heaps) == truth(heaps), (code, heaps)
+
+
+def test_kayles_past_the_heap_its_quotient_settles() -> None:
+    """Kayles' quotient keeps order 40 from heap 27 on (docs/misere.md §5): every sum of up
+    to three heaps of total ≤ 36 — heaps past 27 — against brute force."""
+    q = misere_quotient("0.77", upto=36)
+    assert (q.size, q.stable_from, q.proven_to) == (40, 27, 36)
+    truth = brute_force(OctalGame.parse("0.77").digits)
+    for heaps in sums(36, most=3, total=36):
+        assert q.outcome(heaps) == truth(heaps), heaps
 
 
 @pytest.mark.parametrize("code", sorted(CGSUITE_MISERE_NIM_VALUES))
