@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from .constraint import Constraint
 
-__all__ = ["Circuit", "Frame", "Gates", "StepEncoding", "fold_and"]
+__all__ = ["Circuit", "Frame", "Gates", "Relation", "StepEncoding", "fold_and"]
 
 
 # ---------------------------------------------------------------------------
@@ -92,13 +92,16 @@ class Gates:
         Takes one clause (a list of literals), e.g. a solver's ``add_clause``.
     """
 
-    __slots__ = ("pool", "add", "true", "false")
+    __slots__ = ("pool", "add", "true", "false", "_hashed")
 
-    def __init__(self, pool: IDPool, add: Callable[[list[int]], Any]) -> None:
+    def __init__(self, pool: IDPool, add: Callable[[list[int]], Any], *,
+                 hashed: bool = False) -> None:
         self.pool = pool
         self.add = add
         self.true: int = int(pool.id())
         self.false: int = -self.true
+        #: ``hashed``: structural hashing, two AND gates of the same inputs are one
+        self._hashed: dict[tuple[int, int], int] | None = {} if hashed else None
         add([self.true])
 
     def new(self) -> int:
@@ -110,11 +113,19 @@ class Gates:
         folded = fold_and(a, b, self.true)
         if folded is not None:
             return folded
+        hashed = self._hashed
+        if hashed is not None:
+            key = (a, b) if a < b else (b, a)
+            known = hashed.get(key)
+            if known is not None:
+                return known
         y = int(self.pool.id())
         add = self.add
         add([-y, a])
         add([-y, b])
         add([y, -a, -b])
+        if hashed is not None:
+            hashed[key] = y
         return y
 
     def or_(self, lits: Sequence[int]) -> int:
@@ -201,11 +212,38 @@ class Gates:
 @dataclass(frozen=True)
 class Frame:
     """The literals of one letter position: the letter read to get here (one per letter of
-    Σ, none for the first frame), the state's item bits, and the constraint's one-hot state."""
+    Σ, none for the first frame), the state's item bits, and the constraint's one-hot state
+    (a lean relation, :mod:`sdg_automata.search.lean`, keeps its latches in ``state`` and
+    the value and acceptance literals in ``outputs``)."""
 
     letters: tuple[int, ...]
     state: tuple[int, ...]
     within: tuple[int, ...] = ()
+    outputs: tuple[int, ...] = ()
+
+
+class Relation(Protocol):
+    """A transition relation the unrollings of :mod:`sdg_automata.search.unrolling` take:
+    :class:`StepEncoding` (the Step 3–4 relation itself) or the lean relation of
+    :mod:`sdg_automata.search.lean`, which behaves as it on every reachable state."""
+
+    automaton: GrundyAutomaton
+    within: Constraint | None
+
+    @property
+    def bound(self) -> int:
+        """m_A: the values are 0 … bound."""
+        ...
+
+    def initial(self, g: Circuit) -> Frame: ...
+
+    def free(self, g: Gates, *, constrained: bool = True) -> Frame: ...
+
+    def step(self, g: Circuit, prev: Frame) -> Frame: ...
+
+    def value(self, frame: Frame, v: int) -> int: ...
+
+    def accepting(self, g: Circuit, frame: Frame) -> int: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -363,6 +401,11 @@ class StepEncoding:
                 g.forbid([d[i], x[c]])
             within = tuple(or_([and2(d[i], x[c]) for i, c in sources]) for sources in self.moves)
         return Frame(letters=x, state=tuple(new), within=within)
+
+    @property
+    def bound(self) -> int:
+        """m_A: the values of A are 0 … bound (SPEC §3)."""
+        return len(self.value_bits) - 1
 
     def value(self, frame: Frame, v: int) -> int:
         """The literal "A^v is in the frame's state" (Step 5's F_{A,v})."""
