@@ -270,7 +270,8 @@ def test_cli_outputs_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     e3 = str(EXAMPLE3)
     code, out, err = run(["max", e3, "A", "--strategy", "sat"], capsys)
     assert (code, err) == (0, "")
-    assert out == "max 2, witness 'aa' (SAT: words up to length 2, k-induction at k = 3)\n"
+    assert out == ("max 2, witness 'aa' (SAT: words up to length 2, k-induction at k = 3; "
+                   "0–2 by bmc; 3–4 by k-induction)\n")
     code, out, _ = run(["max", e3, "A", "2", "--strategy", "sat"], capsys)
     assert (code, out) == (0, "yes\n")
     code, out, _ = run(["max", e3, "A", "1", "--strategy", "sat"], capsys)

@@ -183,7 +183,11 @@ class Gates:
             return
         from pysat.card import CardEnc, EncType
 
-        for c in CardEnc.atmost(lits, 1, vpool=self.pool, encoding=EncType.seqcounter).clauses:
+        from .solvers import native
+
+        with native():  # pysat's C code, without its SIGINT handler
+            encoded = CardEnc.atmost(lits, 1, vpool=self.pool, encoding=EncType.seqcounter)
+        for c in encoded.clauses:
             self.clause(c)
 
     def exactly_one(self, lits: Sequence[int]) -> None:

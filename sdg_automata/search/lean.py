@@ -228,7 +228,7 @@ def _build(encoding: StepEncoding, claim: Correspondence, checker: OneStep) -> L
     latches = tuple(abs(renamed(step.latches[p])) for p in reps)
     next_state = tuple(renamed(x) for x in next_state)
     values = tuple(renamed(encoding.value(step.start, v)) for v in range(encoding.bound + 1))
-    accept = renamed(encoding.accepting(aig, _renamed_frame(step.start, renamed)))
+    accept = encoding.accepting(aig, _renamed_frame(step.start, renamed))
     letters = tuple(renamed(x) for x in step.frame.letters)
     fields = tuple(tuple(renamed(step.now[p]) for p in group) for group in _fields(encoding))
     return LeanRelation(

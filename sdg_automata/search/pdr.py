@@ -266,6 +266,8 @@ def _counterexample(lean: LeanRelation, head: str, values: Sequence[int], path: 
                             f"{depth} steps but wrote no counterexample we can read "
                             f"({e.message})") from None
     codes = parse_cex(text, len(lean.aig.inputs), len(lean.latches))
+    if not lean.aig.inputs:  # one letter: no input, and ABC's frames are empty lines
+        codes = [0] * depth
     n = len(lean.automaton.alphabet)
     word = [c if c < n else 0 for c in codes[:depth]]  # codes beyond Σ read as letter 0
     if len(word) != depth or not any(shows(lean.automaton, head, lean.within, word, v)

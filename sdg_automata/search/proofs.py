@@ -77,6 +77,9 @@ class OneStep:
         self.unrolling = Unrolling(encoding, meter, free=True, constrained=False, solver=solver,
                                    hashed=True)
         self.assumed: list[int] = []  # activation literals of the verified correspondence
+        #: the relation's step from frame 0 with the verified correspondence applied (which
+        #: is the step from frame 0 wherever the correspondence holds, as it is assumed)
+        self.after: tuple[int, ...] | None = None
 
     def bits(self, t: int) -> tuple[int, ...]:
         """The literals of the latches in frame ``t`` (0 or 1)."""
@@ -149,6 +152,7 @@ class OneStep:
                     "them differ" + (", or the lean circuit differs from the relation)"
                                      if lean is not None else ")"))
         self.assumed.append(act)
+        self.after = tuple(after)
         return None
 
     def check(self, invariant: Invariant, values: Sequence[int]) -> str | None:
@@ -160,7 +164,8 @@ class OneStep:
         if any(all(init[p] == on for p, on in cube) for cube in invariant.cubes):
             return "initiation (q₀ is not in the invariant)"
         u, g = self.unrolling, self.unrolling.gates
-        now, after = self.bits(0), self.bits(1)
+        now = self.bits(0)
+        after = self.after if self.after is not None else self.bits(1)
 
         def cubes(bits: tuple[int, ...]) -> list[list[int]]:
             return [[bits[p] if on else -bits[p] for p, on in cube] for cube in invariant.cubes]

@@ -16,6 +16,12 @@ Ctrl-C served however long the search inside the solver takes:
   calls, so it is refused under a time limit (nothing could stop it), and answers
   Ctrl-C when a call returns.
 
+pysat's own SIGINT handler is kept out of our calls (:func:`native`): it ``longjmp`` s out
+of the solver, and a Ctrl-C delivered to another thread of the process (numpy's
+OpenBLAS starts some) jumped onto the main thread's stack from there: a segmentation
+fault instead of exit 130.  Our calls are sliced, so Python's own handler, answered
+between slices, is all Ctrl-C needs.
+
 Kissat solves no formula under assumptions (it is not incremental), which every
 search here needs, and CryptoMiniSat needs a package python-sat leaves out: both
 are refused with the reason.  Under a time limit the slices are sized to about
@@ -24,7 +30,7 @@ are refused with the reason.  Under a time limit the slices are sized to about
 do not depend on the machine's speed.  Ctrl-C (and SIGTERM, and a budget's alarm)
 is held at the operating system's level during a slice
 (:func:`~sdg_automata.runtime.stopping.held_signals` with ``block=True``) and raised
-as it returns: pysat's own SIGINT handler would ``longjmp`` out of the solver.
+as it returns.
 
 References
 ----------
@@ -34,9 +40,10 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any
 
@@ -45,7 +52,7 @@ from ..runtime.budget import Meter
 from ..runtime.stopping import held_signals
 
 __all__ = ["DEFAULT", "FIRST_SLICE", "INSTALL_HINT", "SLICE_PROPAGATIONS", "SLICE_SECONDS",
-           "Budgeted", "offered", "require_sat", "resolve"]
+           "Budgeted", "native", "offered", "require_sat", "resolve"]
 
 #: the solver of every query unless ``--solver`` names another (CaDiCaL 1.9.5)
 DEFAULT = "cadical195"
@@ -105,6 +112,7 @@ def resolve(name: str | None, *, timed: bool = False) -> str:
         (Kissat), one python-sat cannot run here (CryptoMiniSat without its package),
         Lingeling under a time limit.
     """
+    require_sat()  # each time: offered() is cached
     names = offered()
     wanted = DEFAULT if name is None else name
     found = next((n for n, aliases in names.items() if wanted == n or wanted in aliases),
@@ -135,6 +143,30 @@ def _create(name: str) -> Any:
     except Exception as e:  # NoSuchSolverError, a missing package (CryptoMiniSat)
         raise InputError(f"python-sat cannot run the SAT solver {name} here ("
                          f"{type(e).__name__}: {e})") from None
+
+
+@contextlib.contextmanager
+def native() -> Iterator[None]:
+    """A call into pysat's C code (a solver, a cardinality encoding) without pysat's SIGINT
+    handler, with Ctrl-C, SIGTERM and a budget's alarm held until it returns (see the
+    module docstring).
+
+    pysat installs its handler when ``pysat._utils.MainThread.check()`` says the call runs
+    on the main thread: it says no for the length of the block.
+    """
+    from pysat._utils import MainThread
+
+    saved = MainThread.__dict__["check"]
+    MainThread.check = staticmethod(_elsewhere)  # type: ignore[method-assign]
+    try:
+        with held_signals(block=True):
+            yield
+    finally:
+        MainThread.check = saved  # type: ignore[method-assign]
+
+
+def _elsewhere() -> bool:
+    return False
 
 
 def _capable(solver: Any, method: str, *args: Any) -> bool:
@@ -193,7 +225,7 @@ class Budgeted:
         assumptions = list(assumptions)
         if not self.limited:  # Lingeling: whole calls (refused under a time limit)
             meter.check(meter.count)
-            with held_signals(block=True):
+            with native():
                 status = solver.solve(assumptions=assumptions)
             return list(solver.get_model()) if status else None
         # slices measured by the clock end where the machine's speed says, so without a
@@ -239,15 +271,9 @@ class Budgeted:
             timer.daemon = True
             timer.start()
         try:
-            with held_signals(block=True):
+            with native():
                 status = solver.solve_limited(assumptions=assumptions,
                                               expect_interrupt=timer is not None)
-        except KeyboardInterrupt:
-            raise
-        except Exception as e:  # pysat's own Ctrl-C error, where it cannot be held
-            if "keyboard interrupt" in str(e).lower():
-                raise KeyboardInterrupt from None
-            raise
         finally:
             if timer is not None:
                 timer.cancel()
