@@ -284,7 +284,6 @@ class GrundyAutomaton:
         """What each of ``groups`` (in dependency order) reads and owns on every letter."""
         group_of = {b: g for g, members in enumerate(groups) for b in members}
         owner = [group_of[item.nonterminal] for item in self.items]
-        width = len(self.items)
         members: list[list[int]] = [[] for _ in groups]
         for k, g in enumerate(owner):
             members[g].append(k)

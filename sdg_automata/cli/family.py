@@ -44,7 +44,8 @@ def _add_family(p: Parser) -> None:
         "planted word, so max 𝒢(A) = COUNT; ring: the same on COUNT ring DFAs with an "
         "empty intersection, so max 𝒢(A) = COUNT − 1, which k-induction never proves and "
         "PDR does; counting: the same on COUNT DFAs counting a's modulo twice the odd "
-        "primes, with an empty intersection or a shortest common word a^LENGTH; subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
+        "primes, with an empty intersection or a shortest common word a^LENGTH; "
+        "subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
     kinds = p.add_subparsers(dest="family", metavar="FAMILY")
     kinds.required = True
     kinds.command("modular", _add_modular,

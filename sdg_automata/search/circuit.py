@@ -231,8 +231,15 @@ class Relation(Protocol):
     :class:`StepEncoding` (the Step 3–4 relation itself) or the lean relation of
     :mod:`sdg_automata.search.lean`, which behaves as it on every reachable state."""
 
-    automaton: GrundyAutomaton
-    within: Constraint | None
+    @property
+    def automaton(self) -> GrundyAutomaton:
+        """The automaton whose relation it is (for the replay of witnesses)."""
+        ...
+
+    @property
+    def within(self) -> Constraint | None:
+        """The constraint's tables, or ``None``."""
+        ...
 
     @property
     def bound(self) -> int:

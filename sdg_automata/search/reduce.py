@@ -161,12 +161,13 @@ def _classes(samples: Sequence[int], init: Sequence[bool]) -> tuple[list[int], l
     columns = np.ascontiguousarray(np.packbits(bits, axis=0, bitorder="little").T)
     keys = columns.view(np.dtype((np.void, columns.shape[1])))[:, 0]
     _, label = np.unique(keys, return_inverse=True)
-    constant = ~columns.any(axis=1)
+    constant: list[int] = np.flatnonzero(np.all(columns == 0, axis=1)).tolist()
+    fixed = set(constant)
     groups: dict[int, list[int]] = {}
     for p, c in enumerate(label.ravel().tolist()):
-        if not constant[p]:
+        if p not in fixed:
             groups.setdefault(c, []).append(p)
-    return np.flatnonzero(constant).tolist(), [g for g in groups.values() if len(g) > 1]
+    return constant, [g for g in groups.values() if len(g) > 1]
 
 
 def correspondence(encoding: StepEncoding, meter: Meter, solver: str, *,
@@ -225,7 +226,7 @@ def substitute(encoding: StepEncoding, correspondence: Correspondence) -> Substi
     aig = AigGates()
     latches: dict[int, int] = {}
     now: list[int] = []
-    for p, (r, flip) in enumerate(zip(correspondence.rep, correspondence.flip, strict=True)):
+    for r, flip in zip(correspondence.rep, correspondence.flip, strict=True):
         if r < 0:
             now.append(aig.true if flip else aig.false)
             continue
@@ -316,7 +317,8 @@ def _split(constant: list[int], groups: list[list[int]], values: dict[int, int],
     """The candidates refined by the models' ``values`` after the step (normalized by q₀, as
     :func:`_refute` gives them; a latch not there moves as its representative, or stays
     constant) and without those ``dropped``."""
-    kept, fresh = [], {}
+    kept: list[int] = []
+    fresh: dict[int, list[int]] = {}
     for p in constant:
         if p in dropped:
             continue

@@ -45,7 +45,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import InputError
 from ..runtime.budget import Meter
@@ -157,12 +157,12 @@ def native() -> Iterator[None]:
     from pysat._utils import MainThread
 
     saved = MainThread.__dict__["check"]
-    MainThread.check = staticmethod(_elsewhere)  # type: ignore[method-assign]
+    MainThread.check = staticmethod(_elsewhere)
     try:
         with held_signals(block=True):
             yield
     finally:
-        MainThread.check = saved  # type: ignore[method-assign]
+        MainThread.check = saved
 
 
 def _elsewhere() -> bool:
@@ -217,7 +217,7 @@ class Budgeted:
         return self.stats().get("propagations", 0)
 
     def solve(self, assumptions: Sequence[int], *, conflicts: int | None = None
-              ) -> list[int] | None | bool:
+              ) -> list[int] | None | Literal[False]:
         """A model under ``assumptions``, ``None`` when there is none; with ``conflicts``,
         ``False`` when that many conflicts settled nothing (a bounded attempt)."""
         solver, meter = self.solver, self.meter

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..errors import SdgBug
 from ..runtime.budget import Meter
 from .circuit import Gates, Relation
 from .solvers import Budgeted
@@ -97,7 +98,8 @@ class Unrolling:
     def solve(self, assumptions: Sequence[int]) -> list[int] | None:
         """A model under ``assumptions``, or ``None`` when there is none."""
         model = self.solver.solve(assumptions)
-        assert model is not False  # no conflict limit was given
+        if model is False:  # pragma: no cover - no conflict limit was given
+            raise SdgBug("a solver call without a conflict limit stopped at one")
         return model
 
     def query(self, goal: Iterable[int], assumptions: Sequence[int] = (),
