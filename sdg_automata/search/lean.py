@@ -49,7 +49,7 @@ __all__ = ["REDUCER", "LeanRelation", "Unverified", "lean_relation"]
 
 #: the reducer: ``REDUCER(encoding, meter, solver) -> Correspondence``, a claim checked
 #: before use (tests put a wrong one here to see it caught)
-REDUCER: list[Callable[[StepEncoding, Meter, str], Correspondence]] = [correspondence]
+REDUCER: Callable[[StepEncoding, Meter, str], Correspondence] = correspondence
 
 
 class Unverified(Exception):
@@ -198,7 +198,7 @@ def lean_relation(automaton: GrundyAutomaton, head: str, within: Constraint | No
     encoding = StepEncoding(automaton, head, within)
     checker = OneStep(encoding, meter, solver)
     try:
-        claim = REDUCER[0](encoding, meter, solver)
+        claim = REDUCER(encoding, meter, solver)
         lean = _build(encoding, claim, checker)
         why = checker.verify(claim, lean)
     except (KeyboardInterrupt, Interrupted):

@@ -41,6 +41,8 @@ References
 from __future__ import annotations
 
 import contextlib
+import gc
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -138,11 +140,23 @@ def _create(name: str) -> Any:
     """A fresh pysat solver ``name``; :class:`InputError` when this python-sat cannot."""
     from pysat.solvers import Solver
 
+    # a solver python-sat fails to build (CryptoMiniSat without its package) complains again
+    # as the half-built object goes, from __del__: heard here, not on the user's terminal
+    hook = sys.unraisablehook
+    sys.unraisablehook = _unheard
     try:
-        return Solver(name=offered()[name][0])
-    except Exception as e:  # NoSuchSolverError, a missing package (CryptoMiniSat)
-        raise InputError(f"python-sat cannot run the SAT solver {name} here ("
-                         f"{type(e).__name__}: {e})") from None
+        try:
+            return Solver(name=offered()[name][0])
+        except Exception as e:  # NoSuchSolverError, a missing package
+            why = f"{type(e).__name__}: {e}"
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    raise InputError(f"python-sat cannot run the SAT solver {name} here ({why})")
+
+
+def _unheard(unraisable: Any) -> None:
+    """Drop what a half-built pysat solver says as it goes."""
 
 
 @contextlib.contextmanager
