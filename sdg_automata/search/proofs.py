@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..runtime.budget import Meter
 from .aig import decode, tree_or
@@ -42,9 +42,43 @@ from .reduce import Correspondence, initial_bits
 from .unrolling import Unrolling
 
 if TYPE_CHECKING:
-    from .lean import LeanRelation
+    from .aig import AigGates
 
-__all__ = ["Invariant", "OneStep"]
+__all__ = ["Invariant", "LeanCircuit", "OneStep"]
+
+
+class LeanCircuit(Protocol):
+    """What :meth:`OneStep.verify` reads of a lean circuit
+    (:class:`~sdg_automata.search.lean.LeanRelation`): its graph, its latches (latch k holds
+    the relation's latch ``reps[k]``, complemented where q₀ has a 1), the gates of its step
+    and of its outputs, its next latches, letters, values and acceptance."""
+
+    @property
+    def aig(self) -> AigGates: ...
+
+    @property
+    def latches(self) -> tuple[int, ...]: ...
+
+    @property
+    def reps(self) -> tuple[int, ...]: ...
+
+    @property
+    def step_ands(self) -> list[tuple[int, int, int]]: ...
+
+    @property
+    def out_ands(self) -> list[tuple[int, int, int]]: ...
+
+    @property
+    def next_state(self) -> tuple[int, ...]: ...
+
+    @property
+    def letters(self) -> tuple[int, ...]: ...
+
+    @property
+    def values(self) -> tuple[int, ...]: ...
+
+    @property
+    def accept(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -87,7 +121,7 @@ class OneStep:
         frame = self.unrolling.frames[t]
         return (*frame.state, *frame.within)
 
-    def verify(self, correspondence: Correspondence, lean: LeanRelation | None = None
+    def verify(self, correspondence: Correspondence, lean: LeanCircuit | None = None
                ) -> str | None:
         """Check ``correspondence`` (and the lean circuit built on it): ``None`` when it
         holds in q₀ and a step from any state where it holds keeps it (and the lean
