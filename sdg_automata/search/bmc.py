@@ -19,7 +19,8 @@ constraint is part of the state.
 The search
 ----------
 One incremental CaDiCaL solver holds the unrolling.  At length ℓ one query
-asks for any value not found yet, through an activation literal [2]_; a model
+asks for any value not found yet (in the portfolio, any value above the largest
+found: the question is the maximum), through an activation literal [2]_; a model
 gives a word, the value it shows is recorded with it, and the query is asked
 again for the rest.  The first length at which a value appears is the length
 of its shortest witness.  An unsatisfiable query leaves its negation as
@@ -39,8 +40,10 @@ has covered the lengths 0 … k − 1:
 * the step case, for U the values above the largest one found: no path
   s₀ … s_k of pairwise distinct states (s₀ arbitrary) whose first k states
   show no value of U ends in a state that shows one.  A second solver holds
-  that free-start unrolling, and s₀ is restricted by an invariant of every
-  reachable state: each item field x B^· holds at most one value.
+  that free-start unrolling of the lean circuit (whose latch correspondence,
+  checked to hold on every reachable state, is built in), and s₀ is restricted
+  by an invariant of every reachable state: each item field x B^· holds at most
+  one value, the constraint at most one state.
 
 Simple-path constraints are added lazily, only for the pair of equal states a
 model shows (as pono does, [4]_); those of the first condition stay in the

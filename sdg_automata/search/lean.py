@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..automaton.construction import GrundyAutomaton
 from ..errors import Interrupted
@@ -280,9 +280,3 @@ def _fields(encoding: StepEncoding) -> list[list[int]]:
     if encoding.within is not None:
         out.append(list(range(encoding.width, encoding.width + encoding.within.size)))
     return out
-
-
-def describe(stats: dict[str, Any]) -> str:
-    """The reduction in words, for notes."""
-    return (f"{stats['lean_latches']:,} of {stats['latches']:,} latches "
-            f"({stats['constant_latches']:,} constant)")

@@ -29,7 +29,7 @@ repeats a state: no longer path visits distinct states).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Interrupted, SdgBug
@@ -130,7 +130,9 @@ def portfolio(automaton: GrundyAutomaton, head: str, *, settled: Callable[[int],
     except Unverified as e:
         return PortfolioResult(found={}, length=0, proof=None, why=e.why,
                                solver={"name": _name(solver), **_nothing(), **e.stats})
-    bmc = BoundedSearch(lean, head, settled=settled, meter=meter, solver=solver,
+    # the bounded search counts letters, under the same deadline; the bar counts rounds
+    letters = replace(meter.shared(), progress=None).start("PDR", unit="letters unrolled")
+    bmc = BoundedSearch(lean, head, settled=settled, meter=letters, solver=solver,
                         induction=False, above=True)
     proof: str | None = None
     why = None

@@ -2,26 +2,30 @@
 itself.
 
 Two things are believed only once checked here, on the *unreduced* relation
-(:class:`~sdg_automata.search.circuit.StepEncoding` unrolled in CNF, one step from any
+(:class:`~sdg_automata.search.circuit.StepEncoding` as clauses, one step from any
 assignment of its bits), never on the circuit they were found on:
 
-* a latch correspondence (:mod:`sdg_automata.search.reduce`, or any reducer): it
-  holds in q₀, and one step from any state where it holds keeps it
-  (:meth:`OneStep.verify`); the lean circuit built on it
-  (:mod:`sdg_automata.search.lean`) then behaves as the relation on every such
-  state: its next latches and its value and acceptance outputs are asked in the
-  same query.  So every reachable state keeps the correspondence, and whatever is
-  true of the lean circuit's reachable states (a bounded search's "no", a
-  k-induction, an invariant) is true of the relation's;
+* a latch correspondence E (:mod:`sdg_automata.search.reduce`, or any reducer): it
+  holds in q₀ (checked bit by bit), and one step from any state where it holds keeps
+  it (:meth:`OneStep.verify`).  From such a state the relation's step is its step
+  with every latch read as its representative (or constant): built here by the
+  Step 3–4 gates themselves, in the solver, as an and-inverter graph would build them
+  (:class:`Mirror`, structurally hashed), so a latch whose next literal is its
+  representative's holds by construction and the others are asked of CaDiCaL.  The
+  lean circuit (:mod:`sdg_automata.search.lean`) is instantiated next to that step,
+  from the same state and letter: its next latches, values and acceptance must be
+  the relation's (when it is what it claims, each pair is one literal).  So every
+  reachable state keeps E, and whatever is true of the lean circuit's reachable
+  states (a bounded search's "no", a k-induction, an invariant) is true of the
+  relation's;
 * an inductive invariant C (ABC's ``pdr``, over the lean circuit's latches and mapped
-  back to the relation's bits): with E the verified correspondence, q₀ satisfies C
-  (initiation), a step from any state satisfying E ∧ C that is not bad satisfies C
-  (consecution, relative to the property as ``pdr`` assumes it), and no state
-  satisfying E ∧ C is bad (safety) (:meth:`OneStep.check`).  Then E ∧ C holds in
-  q₀ and is closed under every step, so it holds in every reachable state, and none
-  of them is bad [1]_.
+  back to the relation's bits): q₀ satisfies C (initiation), a step of the relation
+  from any state satisfying E ∧ C that is not bad satisfies C (consecution, relative
+  to the property as ``pdr`` assumes it), and no state satisfying E ∧ C is bad
+  (safety) (:meth:`OneStep.check`).  Then E ∧ C holds in q₀ and is closed under every
+  step, so it holds in every reachable state, and none of them is bad [1]_.
 
-One :class:`OneStep` holds the one-step CNF for both, so the relation is encoded once.
+One :class:`OneStep` holds the CNF for both, so the relation is encoded once.
 
 References
 ----------
