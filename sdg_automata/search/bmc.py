@@ -141,7 +141,8 @@ class BoundedSearch:
         self.step: _Induction | None = None
         #: per value found, the letters of a shortest word showing it (indices into Σ)
         self.found: dict[int, list[int]] = {}
-        #: every word up to this length was considered for every value looked for
+        #: every word up to this length was considered for every value looked for (the
+        #: last one until a value there settled the question)
         self.length = 0
         #: the k of a proof that nothing more occurs (k-induction, or the unrolling closed)
         self.depth: int | None = None
@@ -187,10 +188,10 @@ class BoundedSearch:
             ended = self._search_length(length, left)
             if ended is None:
                 return  # paused
+            self.length = length  # settled there: nothing else matters at that length
             if ended:
                 self.finished = True
                 return
-            self.length = length
             if self.induction and self._induce(length + 1):
                 self.depth, self.finished = length + 1, True
 
