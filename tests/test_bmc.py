@@ -34,7 +34,7 @@ from strategies import Definition, left_linear_grammars, right_linear_grammars
 
 pytest.importorskip("pysat")
 
-from clirun import run  # noqa: E402
+from clirun import one_error, run  # noqa: E402
 
 from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for  # noqa: E402
 from sdg_automata.errors import InputError  # noqa: E402
@@ -61,13 +61,6 @@ SOME = settings(max_examples=120, deadline=None,
 REGEXES = ["a*", "(a|b)*b", "b(a|b|c)*", "(ab)*", "a(a|c)*", "((a|b)(a|b))*"]
 
 
-def one_error(err: str, *fragments: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    assert "Traceback" not in err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
 
 
 def truth(g: Grammar, head: str) -> dict[int, str]:

@@ -22,19 +22,18 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from required import unavailable
+from required import require_abc
 from schemas import validate
 from strategies import Definition, left_linear_grammars, right_linear_grammars
 
 pytest.importorskip("pysat")
 
 from aiger import read_aiger, simulate  # noqa: E402
-from clirun import run  # noqa: E402
+from clirun import one_error, run  # noqa: E402
 
 from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for  # noqa: E402
 from sdg_automata.errors import (  # noqa: E402
     BudgetExceeded,
-    InputError,
     ResourceError,
     SdgBug,
 )
@@ -68,18 +67,9 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
 
 @pytest.fixture(autouse=True)
 def _abc() -> None:
-    try:
-        abc_command()
-    except InputError as e:
-        unavailable(str(e))
+    require_abc()
 
 
-def one_error(err: str, *fragments: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
 
 
 def meter():  # type: ignore[no-untyped-def]

@@ -365,20 +365,28 @@ class StepEncoding:
         if not constrained:
             return Frame(letters=(), state=state, within=() if self.within is None else
                          tuple(g.new() for _ in range(self.within.size)))
+        for start, end in self.fields():
+            g.at_most_one(state[start:end])
+        within: tuple[int, ...] = ()
+        if self.within is not None:
+            within = tuple(g.new() for _ in range(self.within.size))
+            g.exactly_one(within)
+        return Frame(letters=(), state=state, within=within)
+
+    def fields(self) -> list[tuple[int, int]]:
+        """The item fields x B^0 … x B^{m_B}, as ranges of bits (start, end): at most one bit
+        of each holds in a reachable state (the value of a suffix is unique)."""
         items = self.automaton.items
+        out = []
         k = 0
         while k < self.width:
             end = k + 1
             while end < self.width and (items[end].prefix, items[end].nonterminal) == (
                     items[k].prefix, items[k].nonterminal):
                 end += 1
-            g.at_most_one(state[k:end])
+            out.append((k, end))
             k = end
-        within: tuple[int, ...] = ()
-        if self.within is not None:
-            within = tuple(g.new() for _ in range(self.within.size))
-            g.exactly_one(within)
-        return Frame(letters=(), state=state, within=within)
+        return out
 
     def step(self, g: Circuit, prev: Frame) -> Frame:
         """The next frame: one letter read from ``prev``'s state (Steps 3 and 4)."""

@@ -264,19 +264,9 @@ def _renormalized(aig: AigGates, normal: dict[int, int]) -> tuple[AigGates, Call
 
 def _fields(encoding: StepEncoding) -> list[list[int]]:
     """The relation's latches in groups of which at most one holds in a reachable state:
-    each item field x B^0 … x B^{m_B} (the value of a suffix is unique), and the
+    the item fields (:meth:`~sdg_automata.search.circuit.StepEncoding.fields`), and the
     constraint's states (one-hot, or none after a dead move)."""
-    items = encoding.automaton.items
-    out: list[list[int]] = []
-    k = 0
-    while k < encoding.width:
-        end = k + 1
-        while end < encoding.width and (items[end].prefix, items[end].nonterminal) == (
-                items[k].prefix, items[k].nonterminal):
-            end += 1
-        if end - k > 1:
-            out.append(list(range(k, end)))
-        k = end
+    out = [list(range(start, end)) for start, end in encoding.fields() if end - start > 1]
     if encoding.within is not None:
         out.append(list(range(encoding.width, encoding.width + encoding.within.size)))
     return out

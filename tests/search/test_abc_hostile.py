@@ -18,12 +18,11 @@ import time
 from pathlib import Path
 
 import pytest
-from required import unavailable
+from clirun import one_error
+from required import require_abc
 
 pytest.importorskip("pysat")
 
-from sdg_automata.errors import InputError  # noqa: E402
-from sdg_automata.search.pdr import abc_command  # noqa: E402
 
 EXAMPLE3 = Path(__file__).resolve().parents[2] / "examples" / "example3.txt"
 #: the item bits of Example 3's automaton: the latches of its circuit (none is merged)
@@ -32,10 +31,7 @@ LATCHES = 15
 
 @pytest.fixture(autouse=True)
 def _abc() -> None:
-    try:
-        abc_command()
-    except InputError as e:
-        unavailable(str(e))
+    require_abc()
 
 
 def fake(folder: Path, body: str) -> str:
@@ -78,12 +74,6 @@ def run_max(abc: str, *extra: str, cap: int | None = None, timeout: float = 120
                 usage.ru_maxrss * 1024)
 
 
-def one_error(err: str, *fragments: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
 
 
 def test_an_invariant_that_is_a_fifo_is_not_waited_for(tmp_path: Path) -> None:

@@ -16,17 +16,15 @@ from pathlib import Path
 
 import pytest
 from aiger import read_aiger, simulate
-from clirun import run
-from required import unavailable
+from clirun import one_error, run
+from required import require_abc
 
 pytest.importorskip("pysat")
 
 from sdg_automata.automaton.construction import automaton_for  # noqa: E402
-from sdg_automata.errors import InputError  # noqa: E402
 from sdg_automata.games.semantics import grundy  # noqa: E402
 from sdg_automata.grammar.parse import parse_grammar  # noqa: E402
 from sdg_automata.search.decide import max_grundy  # noqa: E402
-from sdg_automata.search.pdr import abc_command  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE3 = EXAMPLES / "example3.txt"
@@ -38,12 +36,6 @@ GRAMMARS = {
 }
 
 
-def one_error(err: str, *fragments: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
 
 
 @pytest.mark.parametrize("name", list(GRAMMARS))
@@ -51,10 +43,7 @@ def test_abc_on_the_dumped_aiger_agrees(tmp_path: Path, name: str,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     """ABC's bmc3 finds output v at the depth of bfs's shortest witness of v, for every
     value bfs reaches; pdr proves every other output unreachable."""
-    try:
-        abc = abc_command()
-    except InputError as e:
-        unavailable(str(e))
+    abc = require_abc()
     grammar = tmp_path / "g.txt"
     grammar.write_text(GRAMMARS[name], encoding="utf-8")
     path = tmp_path / "g.aig"

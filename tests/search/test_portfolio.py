@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 from clirun import run
-from required import unavailable
+from required import require_abc
 from schemas import validate
 
 pytest.importorskip("pysat")
 
-from sdg_automata.errors import BudgetExceeded, InputError  # noqa: E402
+from sdg_automata.errors import BudgetExceeded  # noqa: E402
 from sdg_automata.games.semantics import grundy  # noqa: E402
 from sdg_automata.grammar.parse import grammar_to_json  # noqa: E402
 from sdg_automata.search import portfolio  # noqa: E402
@@ -30,15 +30,11 @@ from sdg_automata.search.families import (  # noqa: E402
     intersection_grammar,
     ring_intersection,
 )
-from sdg_automata.search.pdr import abc_command  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _abc() -> None:
-    try:
-        abc_command()
-    except InputError as e:
-        unavailable(str(e))
+    require_abc()
 
 
 def test_no_pdr_round_on_a_value_already_witnessed(monkeypatch: pytest.MonkeyPatch) -> None:

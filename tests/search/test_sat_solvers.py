@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from clirun import run
+from clirun import one_error, run
 
 pytest.importorskip("pysat")
 
@@ -43,12 +43,6 @@ def usable() -> list[str]:
     return out
 
 
-def one_error(err: str, *fragments: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
 
 
 def test_every_usable_solver_gives_bfs_answers() -> None:
