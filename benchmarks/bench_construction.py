@@ -14,13 +14,13 @@ import tracemalloc
 
 from benchmarks.common import best_of, show
 from sdg_automata.automaton.construction import GrundyAutomaton
-from sdg_automata.grammar import Grammar
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
     random_family,
 )
+from sdg_automata.grammar import Grammar
 
 #: above this many states the automata-lib steps (default build, minify) are not timed
 AUTOMATA_LIB_CAP = 40_000

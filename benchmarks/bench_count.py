@@ -22,9 +22,9 @@ from pathlib import Path
 from benchmarks.common import best_of, child, show
 from sdg_automata import load_grammar
 from sdg_automata.automaton.counting import ClassMachine
+from sdg_automata.generators.families import intersection_grammar, random_family
 from sdg_automata.grammar import Grammar
 from sdg_automata.grammar.parse import grammar_to_text
-from sdg_automata.search.families import intersection_grammar, random_family
 
 EXAMPLE3 = Path(__file__).resolve().parent.parent / "examples" / "example3.txt"
 

@@ -18,8 +18,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.common import child, show
-from sdg_automata.grammar.parse import grammar_to_json
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -27,6 +26,7 @@ from sdg_automata.search.families import (
     product_truth,
     random_family,
 )
+from sdg_automata.grammar.parse import grammar_to_json
 
 CASES = [
     # (kind, spec or seed, K); "early yes": the CRT's least solution (12) is small, the lcm large

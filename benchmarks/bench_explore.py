@@ -35,9 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import child, show
-from sdg_automata.grammar import Grammar, Rule
-from sdg_automata.grammar.parse import grammar_to_json
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     intersection_grammar,
     modular_family,
@@ -45,6 +43,8 @@ from sdg_automata.search.families import (
     product_truth,
     random_family,
 )
+from sdg_automata.grammar import Grammar, Rule
+from sdg_automata.grammar.parse import grammar_to_json
 
 #: (what, instance): "modular SPECS" or "random DFAS STATES SEED"
 EXPLORE = [

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchmarks.common import SEED, best_of, show
 from sdg_automata import load_grammar
-from sdg_automata.games.semantics import ReferenceSubstringTable, SubstringTable, evaluator
+from sdg_automata.derivation.semantics import ReferenceSubstringTable, SubstringTable, evaluator
 from sdg_automata.grammar.parse import parse_grammar
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

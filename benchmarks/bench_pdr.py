@@ -33,14 +33,14 @@ from typing import Any
 
 from benchmarks.bench_sat import measured
 from benchmarks.common import show
-from sdg_automata.grammar.parse import grammar_to_json
-from sdg_automata.search.dump import circuit_file
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     counting_intersection,
     counting_truth,
     intersection_grammar,
     ring_intersection,
 )
+from sdg_automata.grammar.parse import grammar_to_json
+from sdg_automata.search.dump import circuit_file
 from sdg_automata.search.pdr import abc_command
 
 #: K of the rings, K of the counting rings, seconds for the others, deep (K, N, M)

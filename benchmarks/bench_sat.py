@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import SEED, show
+from sdg_automata.generators.families import intersection_grammar, planted_intersection
 from sdg_automata.grammar.parse import grammar_to_json
-from sdg_automata.search.families import intersection_grammar, planted_intersection
 
 #: (K values, states per DFA, planted length, explicit search's state budget)
 FULL = (range(8, 25, 2), 10, 30, 10**7)

@@ -31,8 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import child_cpu, show
-from sdg_automata.grammar.parse import grammar_to_json
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     ModularSpec,
     even_length_dfa,
     intersection_grammar,
@@ -41,6 +40,7 @@ from sdg_automata.search.families import (
     product_truth,
     random_family,
 )
+from sdg_automata.grammar.parse import grammar_to_json
 
 #: (label, kind, instance), each with its maximum below m_A so that the search stores
 #: every reachable state: "modular SPECS" (the last congruence contradicts an earlier one)

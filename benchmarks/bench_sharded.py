@@ -49,7 +49,8 @@ def _sharded(path: Path, warm: Path, workers: int) -> dict[str, Any]:
     import distributed
 
     from sdg_automata.grammar.parse import load_grammar
-    from sdg_automata.search.sharded import PHASES, max_grundy_sharded
+    from sdg_automata.search.shard import PHASES
+    from sdg_automata.search.sharded import max_grundy_sharded
 
     g, small = load_grammar(path), load_grammar(warm)
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -83,7 +84,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     for r in rows:
         assert (r["states"], r["max"], r["witness"]) == (
             rows[0]["states"], truth, rows[0]["witness"]), (r, rows[0])
-    from sdg_automata.search.sharded import PHASES
+    from sdg_automata.search.shard import PHASES
 
     base = next(r for r in rows if r["workers"] == 1)["seconds"]
     table = []

@@ -8,17 +8,24 @@ times, interleaved with the floors it is compared with, and its CPU time
 * ``--help`` and ``max examples/example3.json A 2``: what a user types first;
 * the number of modules each imports (``-X importtime``).
 
-To compare with another install (0.1.0 in its own venv, say), name its
-interpreter in ``SDG_STARTUP_BASELINE``: it runs the same commands in the
-same loop (from a scratch directory, so it imports its own package), and the
-table gains the ratio now / baseline.  An editable install or ``PYTHONPATH``
-costs start-up of its own (path hooks, ``.pth`` files), so for a fair ratio
-point ``SDG_STARTUP_NOW`` at a regular install of this checkout too::
+To compare with another install (0.1.0 in its own venv, say), name its interpreter in
+``SDG_STARTUP_BASELINE``: it runs the same commands in the same loop (from a scratch
+directory, so it imports its own package), and the table gains the ratio now / baseline.
+An editable install or ``PYTHONPATH`` costs start-up of its own (path hooks, ``.pth``
+files), so point ``SDG_STARTUP_NOW`` at a regular install of this checkout too.  Issue 33
+asks for at most 1.10× 0.1.0 (commit f4f2fa1) on both commands; from the checkout's root::
 
-    python -m venv /tmp/v010 && /tmp/v010/bin/pip install ./checkout-of-0.1.0
-    python -m venv /tmp/vnow && /tmp/vnow/bin/pip install .
+    git worktree add --detach /tmp/v010src f4f2fa1
+    python3 -m venv /tmp/v010 && /tmp/v010/bin/pip install /tmp/v010src
+    mkdir /tmp/vnowsrc && git archive HEAD | tar -x -C /tmp/vnowsrc
+    python3 -m venv /tmp/vnow && /tmp/vnow/bin/pip install /tmp/vnowsrc
     SDG_STARTUP_BASELINE=/tmp/v010/bin/python SDG_STARTUP_NOW=/tmp/vnow/bin/python \\
         python -m benchmarks bench_startup
+
+(``git archive``, not ``pip install .``: pip builds in the tree it is given, and the
+checkout stays clean.)  On a shared machine the CPU times move with the load; the ratio,
+measured side by side, moves much less, and ``valgrind --tool=callgrind`` counts the
+instructions of one run when a steadier figure is needed.
 
 ``python -m benchmarks bench_startup [--quick]`` prints the table; ``run()``
 returns the rows.

@@ -3,7 +3,8 @@
 The compiled breadth-first search (``max_grundy(..., strategy="bfs",
 engine="compiled")``) with ``store="table"`` (records, a table of their numbers and
 the tree in memory) and ``store="compact"`` (an exact Cleary table of keys, the
-frontier and the tree spooled to unlinked files: :class:`sdg_automata.search.walks.CompactStore`),
+frontier and the tree spooled to unlinked files:
+:class:`sdg_automata.search.compiled.stores.CompactStore`),
 each in a child process of its own (``python -m benchmarks.peak``) on the same
 instance, one after the other:
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.common import show
+from sdg_automata.generators.enumeration import GrammarShape
 from sdg_automata.runtime.budget import Meter
 from sdg_automata.runtime.cluster import dask_executor
-from sdg_automata.sweeps.enumeration import GrammarShape
 from sdg_automata.sweeps.grammars import grammar_sweep
 from sdg_automata.sweeps.pool import process_pool
 from sdg_automata.sweeps.runner import Status, Sweep, run_sweep

@@ -1,18 +1,20 @@
 """Sphinx configuration: the documentation site of sdg_automata (issue 22 §2).
 
-Build it with warnings as errors, as CI does (``tests/test_docs.py``)::
+Build it with warnings as errors, as CI does (``tests/project/test_docs.py``)::
 
     pip install ".[docs]"
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
 The API reference has two entries: ``reference.rst``, the public names grouped by task
-(like networkx's reference; ``tests/test_docs.py`` fails a name of ``sdg_automata.__all__``
-missing from it), and ``api.rst``, every module's page, generated from the numpydoc
+(like networkx's reference; ``tests/project/test_docs.py`` fails a name of
+``sdg_automata.__all__`` missing from it), and ``api.rst``, every module's page, generated from the numpydoc
 docstrings (``autosummary`` with ``:recursive:``, so a new module is picked up without
-listing it).  ``cli.md`` is the command line: the README's command table and exit codes
-(included, never copied) and every subcommand's options from the real argument parser
-(sphinx-argparse).  The tutorial is rendered with the outputs it is committed with,
-never executed here (``tests/test_notebook.py`` checks they are current).
+listing it).  ``cli.md`` is the command line: the command table, the conventions and the
+exit codes, and every subcommand's options from the real argument parser
+(sphinx-argparse).  The guides are the user guide (the README is an overview that links to
+them), ``formats.md`` the input files, with examples that ``tests/project`` runs.  The
+tutorial is rendered with the outputs it is committed with, never executed here
+(``tests/project/test_notebook.py`` checks they are current).
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ import types
 from pathlib import Path
 from typing import Any
 
+from sphinx.util import logging
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # document this checkout, whatever is installed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
-from sdg_docs import escape_absolute_values  # noqa: E402
+from sdg_docs import canonical_name, escape_absolute_values  # noqa: E402
 
 import sdg_automata  # noqa: E402
 
@@ -60,7 +64,7 @@ autodoc_default_options = {"member-order": "bysource", "ignore-module-all": True
 # Type hints go in the signature, not in the description: with "description", autodoc
 # adds its own "Parameters" field list next to numpydoc's (which documents "grammar, head"
 # together, so the two never merge) and every function showed two parameter lists (issue 28
-# §1; tests/test_docs.py fails a page that shows two).  Long signatures wrap, one
+# §1; tests/project/test_docs.py fails a page that shows two).  Long signatures wrap, one
 # parameter per line.
 autodoc_typehints = "signature"
 autodoc_typehints_format = "short"
@@ -81,9 +85,9 @@ numpydoc_xref_aliases = {
         ("grammar", "Grammar Rule"), ("search.decide", "Verdict SpectrumRow"),
         ("automaton.construction", "GrundyAutomaton"), ("runtime.budget", "Budget"),
         ("grammar.words", "Word"), ("games.octal.rules", "OctalGame"),
-        ("games.octal.period", "OctalPeriod"), ("games.periodicity", "Period"),
-        ("automaton.counting", "Density ClassMachine"), ("games.play", "Analysis Move"),
-        ("games.solution", "SumMove GraphSolution"), ("games.gamegraph", "GameGraph"),
+        ("games.octal.period", "OctalPeriod"), ("derivation.periodicity", "Period"),
+        ("automaton.counting", "Density ClassMachine"), ("derivation.play", "Analysis Move"),
+        ("games.solution", "SumMove GraphSolution"), ("derivation.gamegraph", "GameGraph"),
     ] for name in names.split()},
 }
 
@@ -139,6 +143,25 @@ def _no_signature_for_aliases(app: Any) -> None:
             listeners[k] = listener._replace(handler=guarded)
 
 
+def _through_the_package_root(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    """Resolve ``sdg_automata.load_grammar`` (a name as users import it) to the object's
+    page, where autodoc documents it (``sdg_automata.grammar.parse.load_grammar``); warn
+    about a name of the package that does not exist (a stale reference: an error under -W)."""
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py" or not target.startswith("sdg_automata."):
+        return None
+    defined = canonical_name(target)
+    if defined is None:
+        logging.getLogger(__name__).warning(f"reference to {target}, which does not exist",
+                                            location=node)
+        return None
+    if defined == target:
+        return None  # documented where it is named, or not documented: Sphinx decides
+    return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder,
+                                             node["reftype"], defined, node, contnode)
+
+
 def setup(app: Any) -> None:
     app.connect("autodoc-process-docstring", _escape_absolute_values, priority=400)
+    app.connect("missing-reference", _through_the_package_root)
     app.connect("builder-inited", _no_signature_for_aliases)

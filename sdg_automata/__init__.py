@@ -19,7 +19,6 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from . import _moved
 from .errors import (
     BudgetExceeded,
     ConvergenceError,
@@ -36,8 +35,6 @@ from .errors import (
     UnknownPositionError,
     VisualUnavailable,
 )
-from .games.mex import mex, nim_sum
-from .games.semantics import grundy, grundy_position, naive_grundy, successors
 from .grammar import Grammar, Rule
 from .grammar.parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar
 
@@ -45,44 +42,51 @@ if TYPE_CHECKING:
     from .automaton.bounds import upper_bound, upper_bounds
     from .automaton.construction import GrundyAutomaton, dfa
     from .automaton.counting import count, density, generating_function
-    from .games.imark import imark_grundy, imark_sequence
-    from .games.impartial import grundy_values, solve_game_graph, winning_moves
-    from .games.octal import OctalGame
-    from .games.periodicity import proven_period
-    from .games.play import analyze
+    from .derivation.periodicity import proven_period
+    from .derivation.play import analyze
+    from .derivation.semantics import grundy, grundy_position, naive_grundy, successors
+    from .games.imark.convergence import imark_grundy
+    from .games.imark.naive import imark_sequence
+    from .games.impartial import grundy_values, winning_moves
+    from .games.mex import mex, nim_sum
+    from .games.octal.rules import OctalGame
+    from .games.solution import solve_game_graph
     from .search.decide import Verdict, max_grundy, spectrum
     from .search.sharded import max_grundy_sharded
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: name -> the module that defines it, imported on first access
 _LAZY = {
+    "grundy": "derivation.semantics", "grundy_position": "derivation.semantics",
+    "naive_grundy": "derivation.semantics", "successors": "derivation.semantics",
+    "mex": "games.mex", "nim_sum": "games.mex",
     "upper_bound": "automaton.bounds", "upper_bounds": "automaton.bounds",
     "GrundyAutomaton": "automaton.construction", "dfa": "automaton.construction",
     "count": "automaton.counting", "density": "automaton.counting",
     "generating_function": "automaton.counting",
     "Verdict": "search.decide", "max_grundy": "search.decide",
     "spectrum": "search.decide",
-    "imark_grundy": "games.imark", "imark_sequence": "games.imark",
-    "OctalGame": "games.octal",
-    "grundy_values": "games.impartial", "solve_game_graph": "games.impartial",
+    "imark_grundy": "games.imark.convergence", "imark_sequence": "games.imark.naive",
+    "OctalGame": "games.octal.rules",
+    "grundy_values": "games.impartial", "solve_game_graph": "games.solution",
     "winning_moves": "games.impartial",
-    "proven_period": "games.periodicity",
-    "analyze": "games.play",
+    "proven_period": "derivation.periodicity",
+    "analyze": "derivation.play",
     "max_grundy_sharded": "search.sharded",
 }
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext sdg_automata``: see :func:`sdg_automata.render.load_ipython_extension`."""
-    from .render import load_ipython_extension as register
+    from .render.notebook import load_ipython_extension as register
 
     register(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext sdg_automata``."""
-    from .render import unload_ipython_extension as unregister
+    from .render.notebook import unload_ipython_extension as unregister
 
     unregister(ipython)
 
@@ -98,17 +102,11 @@ def _register_in_kernel() -> None:
 _register_in_kernel()
 
 
-_moved.install()
-
-
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
         return value
-    new = _moved.new_name(f"{__name__}.{name}")
-    if new is not None:  # ``sdg_automata.decide`` as an attribute: the 0.2 module path
-        return _moved.load(f"{__name__}.{name}", new)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

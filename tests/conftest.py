@@ -23,7 +23,8 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--fuzz-long", action="store_true", default=False,
-                     help="run the CLI fuzz suite (tests/test_fuzz_cli.py) with many more cases")
+                     help="run the CLI fuzz suite (tests/cli/test_fuzz_cli.py) with many more "
+                          "cases")
 
 
 # A shell's background job (CI runners, `cmd &`) starts with SIGINT ignored, and exec'd children
@@ -66,7 +67,7 @@ def _csub() -> Grammar:
 @pytest.fixture(autouse=True)
 def _json_outputs_match_their_schemas(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every JSON object a command emits in any in-process test is validated against
-    its published schema in ``sdg_automata/schemas/`` (issue 13); tests/test_schemas.py
+    its published schema in ``sdg_automata/schemas/`` (issue 13); tests/cli/test_schemas.py
     checks that every command with a JSON form has one."""
     try:
         import jsonschema  # noqa: F401

@@ -4,6 +4,7 @@ bundled example grammars, shared by the test modules (named after their source).
 from __future__ import annotations
 
 from functools import cache
+from itertools import groupby
 from pathlib import Path
 
 from sdg_automata.grammar import Grammar
@@ -50,3 +51,23 @@ def example3_expected(head: str, w: str) -> int | None:
 #: 𝒢_{Example 3, X}(w) for every w of length ≤ 4 that is a position, keyed (X, w)
 EXAMPLE3_GRUNDY = {(head, w[::-1]): v for head, table in EXAMPLE3_REVERSED.items()
                    for v, ws in table.items() for w in ws}
+
+
+def csub_is_p_position(w: str) -> bool:
+    """SPEC §2's closed form: 𝒢(A, w) = 0 for CSub, written from the statement alone.
+
+    w = a^{d₁} b^{e₁} … a^{d_k} b^{e_k} (d₁, e_k may be 0), d′ᵢ = dᵢ mod 3.
+    """
+    runs = [(letter, len(list(group))) for letter, group in groupby(w)]
+    if runs and runs[0][0] == "b":
+        runs.insert(0, ("a", 0))
+    if runs and runs[-1][0] == "a":
+        runs.append(("b", 0))
+    d = [n for letter, n in runs[0::2]]
+    e = [n for letter, n in runs[1::2]]
+    assert all(letter == "a" for letter, _ in runs[0::2])
+    dp = [x % 3 for x in d]
+    if 2 not in dp:
+        return (sum(dp) + sum(e)) % 2 == 0
+    m = dp.index(2)  # d′₁ … d′_{m−1} ≠ 2 = d′_m
+    return (sum(dp[:m]) + sum(e[:m])) % 2 == 1

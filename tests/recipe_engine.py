@@ -1,4 +1,5 @@
-"""The "add an engine" recipe of docs/architecture.md, followed by tests/test_architecture.py.
+"""The "add an engine" recipe of docs/architecture.md, followed by
+tests/project/test_architecture.py.
 
 A hot loop (the values of a subtraction game) written twice: the Python reference and a
 kernel for ``kernels.jit`` (numba arrays and ints, no exception, a status code), run by

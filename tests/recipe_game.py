@@ -1,4 +1,4 @@
-"""The "add a game" recipe of docs/architecture.md, followed by tests/test_architecture.py.
+"""The "add a game" recipe of docs/architecture.md, followed by tests/project/test_architecture.py.
 
 A game is one module in the games layer: it imports from its layer and those below
 (here only :func:`~sdg_automata.games.mex.mex` and the errors), takes a budget-free,

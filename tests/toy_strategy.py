@@ -1,4 +1,5 @@
-"""A toy Max-Grundy strategy, defined in this one module, for tests/test_strategy_registry.py.
+"""A toy Max-Grundy strategy, defined in this one module, for
+tests/search/test_strategy_registry.py.
 
 It runs the breadth-first strategy and adds evidence of its own: how many values it
 found, and the ``--toy-bonus`` it was given (an option with a command-line argument).
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sdg_automata.search.request import Evidence, Search, SearchResult
-from sdg_automata.search.strategies import Argument, SearchStrategy, get
+from sdg_automata.search.strategies import get
+from sdg_automata.search.strategies.base import Argument, SearchStrategy
 
 
 @dataclass(frozen=True)

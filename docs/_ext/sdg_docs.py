@@ -14,13 +14,23 @@ Two things the site needs from text written for a terminal:
   position, not subparsers; their own parsers
   (:func:`sdg_automata.cli.octal.form_parser`, what their ``--help`` prints) are shown
   as sub-commands of ``octal`` on this page only.
+
+And one thing the site's pages need from Sphinx:
+
+* :func:`canonical_name`: the guides name a public function as users import it, through the
+  package root (``sdg_automata.load_grammar``), while autodoc documents each object once,
+  in the module that defines it.  ``docs/conf.py`` resolves such a reference to the place
+  the object is documented, so a page keeps its links when a module moves; a reference to
+  a name of the package that does not exist is a warning (an error under ``-W``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import textwrap
+from types import ModuleType
 
 _ABSOLUTE = re.compile(r"(?<![|\\`])\|(?=[^\s|`])([^|`\n]*?[^\s|\\])\|(?![|_])")
 
@@ -78,3 +88,40 @@ def cli_parser() -> argparse.ArgumentParser:
                     if isinstance(choice.help, str):
                         choice.help = escape_absolute_values(choice.help)
     return root
+
+
+def canonical_name(dotted: str) -> str | None:
+    """Where the object named ``dotted`` is documented: ``sdg_automata.load_grammar`` ->
+    ``sdg_automata.grammar.parse.load_grammar`` (a module, class or function by its
+    ``__module__`` and ``__qualname__``, anything else under its owner's name); ``None``
+    when no such object exists."""
+    parts = dotted.split(".")
+    for k in range(len(parts), 0, -1):  # the longest importable module, then attributes
+        name = ".".join(parts[:k])
+        try:
+            obj: object = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name is not None and name.startswith(e.name):
+                continue  # no module of that name: an attribute of a shorter one
+            return dotted  # an optional dependency is missing: nothing can be said
+        for attr in parts[k:]:
+            if hasattr(obj, attr):
+                obj, name = getattr(obj, attr), f"{name}.{attr}"
+                name = _defined(obj) or name
+            elif attr in {n for c in getattr(obj, "__mro__", ())
+                          for n in getattr(c, "__annotations__", {})} and attr == parts[-1]:
+                return f"{name}.{attr}"  # a field without a default (a dataclass's)
+            else:
+                return None
+        return name
+    return None
+
+
+def _defined(obj: object) -> str | None:
+    """``module.qualname`` of a module, class or function; ``None`` for other objects."""
+    if isinstance(obj, ModuleType):
+        return obj.__name__
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str):
+        return f"{module}.{qualname}"
+    return None

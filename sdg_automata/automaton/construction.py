@@ -41,28 +41,64 @@ from ..runtime.engines import Engine, compiled, run_engine
 from .bounds import upper_bounds
 from .crawl import Crawl, ValuedStates, crawl
 from .groups import GroupLayout, _compile, _Group, _groups, _Plan, bits_of, group_layout
-from .items import Item, LetterTable, TransitionTables, _check_suffix_room
-from .minimal import canonical, fast_automata, reversed_dfa
+from .items import (
+    Item,
+    LetterTable,
+    TransitionTables,
+    _check_suffix_room,
+    letter_rules_of,
+    letter_tables,
+    number_items,
+)
 from .reading import Reading, reading_of
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
 
 __all__ = [
-    "GroupLayout",
     "GrundyAutomaton",
-    "Item",
-    "LetterTable",
     "ReachableAutomaton",
-    "TransitionTables",
     "automaton_for",
-    "canonical",
     "dfa",
-    "fast_automata",
 ]
 
 #: default cap on the entries of :meth:`GrundyAutomaton.step`'s memo (about 100 bytes each)
 MEMO_LIMIT = 1 << 16
+
+
+def _reading_for(grammar: Grammar, reading: Reading | None) -> Reading:
+    """The reading of a :class:`GrundyAutomaton` on ``grammar``: ``reading``, or ``grammar``
+    read as it is; :class:`~sdg_automata.errors.InputError` unless ``grammar`` is
+    right-linear (the Step 1–5 construction's precondition)."""
+    if not grammar.is_right_linear:
+        raise InputError(
+            f"the Step 1–5 construction needs a right-linear grammar; this one is "
+            f"{grammar.kind}" + (" (use grammar.mirror())" if grammar.is_left_linear else ""))
+    if reading is None:
+        return Reading(grammar=grammar, right_linear=grammar, mirrored=False)
+    if reading.right_linear is not grammar:
+        raise SdgBug("a GrundyAutomaton must be built on its reading's right-linear grammar")
+    return reading
+
+
+def _fresh_end(bounds: dict[str, int]) -> str:
+    """Step 1's fresh nonterminal E: ``E``, primed until it names no nonterminal."""
+    end = "E"
+    while end in bounds:
+        end += "′"
+    return end
+
+
+def _unit_plan_of(grammar: Grammar, nt_id: dict[str, int]
+                  ) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Step 3's unit rules: (A, (C, …)) for each A with unit rules A → C, in the order <_Γ,
+    so that δ′_C is known before A → C needs it (heads without unit rules depend on
+    nothing computed in the same step)."""
+    return tuple(
+        (nt_id[a], tuple(nt_id[r.body[0]] for r in grammar.rules_of(a) if grammar.is_unit(r)))
+        for a in grammar.unit_order
+        if any(grammar.is_unit(r) for r in grammar.rules_of(a))
+    )
 
 
 class GrundyAutomaton:
@@ -121,106 +157,61 @@ class GrundyAutomaton:
     10
     """
 
+    #: the groups of nonterminals and what each reads and owns per letter (``None``: one
+    #: group); the memo's key and part masks, kept when the memo is dropped, and the
+    #: layout of the compiled step (:mod:`sdg_automata.search.compiled.tables`)
+    layout: GroupLayout | None
+    #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
+    #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
+    follow: Callable[[int, str], int]
+
     def __init__(self, grammar: Grammar, *, reading: Reading | None = None,
                  memo_limit: int = MEMO_LIMIT):
-        if not grammar.is_right_linear:
-            raise InputError(
-                f"the Step 1–5 construction needs a right-linear grammar; this one is "
-                f"{grammar.kind}" + (" (use grammar.mirror())" if grammar.is_left_linear else ""))
-        if reading is None:
-            reading = Reading(grammar=grammar, right_linear=grammar, mirrored=False)
-        elif reading.right_linear is not grammar:
-            raise SdgBug("a GrundyAutomaton must be built on its reading's right-linear grammar")
-        self.reading = reading
+        self.reading = _reading_for(grammar, reading)
         self.grammar = grammar
         self.alphabet: tuple[str, ...] = grammar.terminals
         self.bounds = upper_bounds(grammar)
-        nts = grammar.nonterminals
-        end = "E"
-        while end in self.bounds:  # the fresh nonterminal of Step 1 must not clash
-            end += "′"
-        self.end_symbol = end
+        self.end_symbol = end = _fresh_end(self.bounds)
         bound = {**self.bounds, end: 0}
-        # Step 1: R_N ∪ R′_T as (head, letters, tail); R_U as unit pairs
-        letter_rules: list[tuple[str, str, str]] = []
-        for r in grammar.rules:
-            if grammar.is_unit(r):
-                continue
-            tail = r.body[-1] if grammar.is_nonterminal(r.body[-1]) else end
-            letters = "".join(r.body[:-1] if tail != end else r.body)
-            letter_rules.append((r.head, letters, tail))
-        # Step 2: Γ′ (x = ε) and Γ_N (x a non-empty suffix of y in A → a y B)
+        letter_rules = letter_rules_of(grammar, end)
         _check_suffix_room(letter_rules)
-        prefixes: dict[str, set[str]] = {b: {""} for b in bound}
-        for _, letters, tail in letter_rules:
-            prefixes[tail].update(letters[i:] for i in range(1, len(letters)))
-        items: list[Item] = []
-        index: dict[tuple[str, str], int] = {}  # (x, B) -> bit of x B^0
-        self._base: dict[str, int] = {}
-        for b in (*nts, end):  # B^0..B^m first, contiguous: grundy_at reads them as a field
-            index["", b] = len(items)
-            self._base[b] = len(items)
-            items.extend(Item("", b, j) for j in range(bound[b] + 1))
-        for b in (*nts, end):
-            for x in sorted(prefixes[b] - {""}, key=lambda s: (len(s), s)):
-                index[x, b] = len(items)
-                items.extend(Item(x, b, j) for j in range(bound[b] + 1))
+        items, index, self._base = number_items(grammar.nonterminals, end, bound, letter_rules)
         self.items: tuple[Item, ...] = tuple(items)
         self.initial: int = 1 << self._base[end]
-        # Step 3/4 tables per letter: for each item bit, the shifted item a·x B^j and the
-        # contributions (A, 1 << j) it makes to the sets J_A
-        nt_id = {a: k for k, a in enumerate(nts)}
-        self._tables: dict[str, LetterTable] = {}
-        for a in self.alphabet:
-            shift = [0] * len(items)
-            contrib: list[list[tuple[int, int]]] = [[] for _ in items]
-            for (x, b), bit in index.items():
-                target = index.get((a + x, b))
-                if target is not None:
-                    for j in range(bound[b] + 1):
-                        shift[bit + j] = 1 << (target + j)
-            for head, letters, tail in letter_rules:
-                if letters[0] == a:
-                    bit = index[letters[1:], tail]
-                    for j in range(bound[tail] + 1):
-                        contrib[bit + j].append((nt_id[head], 1 << j))
-            relevant = sum(1 << k for k in range(len(items)) if shift[k] or contrib[k])
-            self._tables[a] = LetterTable(relevant, tuple(shift), tuple(tuple(c) for c in contrib))
-        # Step 3 visits A in the order <_Γ so that δ′_C is known before A → C needs it;
-        # heads without unit rules depend on nothing computed in the same step
-        self._base_of = [self._base[a] for a in nts]
-        self._bound_of = [self.bounds[a] for a in nts]
-        self._unit_plan = tuple(
-            (nt_id[a], tuple(nt_id[r.body[0]] for r in grammar.rules_of(a) if grammar.is_unit(r)))
-            for a in grammar.unit_order
-            if any(grammar.is_unit(r) for r in grammar.rules_of(a))
-        )
+        nt_id = {a: k for k, a in enumerate(grammar.nonterminals)}
+        self._tables: dict[str, LetterTable] = letter_tables(
+            self.alphabet, len(items), index, bound, letter_rules, nt_id)
+        self._base_of = [self._base[a] for a in grammar.nonterminals]
+        self._bound_of = [self.bounds[a] for a in grammar.nonterminals]
+        self._unit_plan = _unit_plan_of(grammar, nt_id)
         self._unit_heads = frozenset(h for h, _ in self._unit_plan)
-        # the memo of step(): per letter, one table per group of nonterminals
+        self._set_up_memo(memo_limit, _groups(grammar, letter_rules, end))
+        # memo of run(): state ids, their bitsets, and per-id successor dicts
+        self._ids: dict[int, int] = {self.initial: 0}
+        self._states: list[int] = [self.initial]
+        self._succ: list[dict[str, int]] = [{}]
+
+    def _set_up_memo(self, memo_limit: int, groups: list[tuple[str, ...]]) -> None:
+        """The memo of :meth:`step`: the groups' layout, their empty tables and the
+        compiled lookups of :attr:`follow` (without a memo, :meth:`step_reference`).
+
+        ``groups`` are the nonterminal groups of :func:`_groups`, in dependency order;
+        one group holding everything would only add lookups, so it gets no layout.
+        """
         if memo_limit < 0:
             raise InputError(f"memo_limit must be a natural number, not {memo_limit}")
         self.memo_limit = memo_limit
         self._memo_size = 0
         self._plans: dict[str, _Plan] = {}
-        groups = _groups(grammar, letter_rules, end)
-        #: the groups of nonterminals and what each reads and owns per letter (``None``: one
-        #: group); the memo's key and part masks, kept when the memo is dropped, and the
-        #: layout of the compiled step (:mod:`sdg_automata.automaton.vectors`)
-        self.layout: GroupLayout | None = None
-        if len(groups) > 1:  # one group holding everything would only add lookups
-            self.layout = self._layout(groups + [(end,)])
+        self.layout = None
+        if len(groups) > 1:
+            self.layout = self._layout(groups + [(self.end_symbol,)])
         if memo_limit and self.layout is not None:
             self._plans = {a: _Plan(tuple(_Group(*masks, {}) for masks in groups), uncovered)
                            for a, (groups, uncovered) in self.layout.letters.items()}
-        #: ``follow(q, a)``: δ(q, a) as :meth:`step` gives it, without the method call: the
-        #: memo's compiled lookups (:func:`_compile`), or :meth:`step_reference` without a memo
-        self.follow: Callable[[int, str], int] = self.step_reference
+        self.follow = self.step_reference
         if self._plans:
             self.follow = _compile(self._plans, self._miss)
-        # memo of run(): state ids, their bitsets, and per-id successor dicts
-        self._ids: dict[int, int] = {self.initial: 0}
-        self._states: list[int] = [self.initial]
-        self._succ: list[dict[str, int]] = [{}]
 
     # -- the automaton -------------------------------------------------------
 
@@ -446,7 +437,7 @@ class GrundyAutomaton:
         engine:
             ``"python"``: :func:`~sdg_automata.automaton.crawl.crawl` over :attr:`follow`;
             ``"compiled"``: the kernel :func:`sdg_automata.kernels.automaton.bfs`
-            over states stored as part ids (:mod:`sdg_automata.automaton.vectors`), the
+            over states stored as part ids (:mod:`sdg_automata.search.compiled.tables`), the
             same states in the same order, reached through the registry of
             :mod:`sdg_automata.runtime.engines` (``COMPILED["explore"]``); ``"auto"``
             (default): Python up to ``THRESHOLDS["walk states"]`` states, compiled
@@ -484,7 +475,7 @@ class ReachableAutomaton:
     @property
     def states(self) -> Sequence[int]:
         """``states[s]``: the bitset of state ``s`` (a list, or, from the compiled engine,
-        a :class:`~sdg_automata.automaton.vectors.PartStates` that builds it on access)."""
+        a :class:`~sdg_automata.search.compiled.tables.PartStates` that builds it on access)."""
         return self.found.states
 
     @property
@@ -565,6 +556,8 @@ class ReachableAutomaton:
             plain dict instead: only for DFAs that never leave the caller.
         """
         from automata.fa.dfa import DFA
+
+        from .minimal import fast_automata
 
         transitions = self._frozen_transitions if frozen else self._transitions
         with fast_automata():
@@ -682,6 +675,8 @@ def dfa(
     >>> len(forward.states), forward.accepts_input("aab")
     (4, True)
     """
+    from .minimal import canonical, reversed_dfa  # the DFAs' own module: dfa() only
+
     budget = as_budget(budget, max_states=max_states)
     grammar.check_nonterminal(head)
     if reachable is None:

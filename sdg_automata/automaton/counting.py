@@ -55,7 +55,7 @@ sympy is imported only by :meth:`~ClassMachine.generating_function` and
 
 For a one-letter alphabet the automaton is a lasso, countₙ ∈ {0, 1} is the
 indicator of 𝒢(A, aⁿ) = c, and the density's limit points are that indicator
-along the period of :func:`sdg_automata.games.periodicity.proven_period`.
+along the period of :func:`sdg_automata.derivation.periodicity.proven_period`.
 
 >>> from sdg_automata import load_grammar
 >>> machine = ClassMachine.build(load_grammar("examples/example3.txt"), "A")
@@ -85,10 +85,8 @@ from ..errors import BudgetExceeded, InputError
 from ..grammar import Grammar
 from ..runtime.budget import UNLIMITED, Budget, available_bytes
 from .construction import ReachableAutomaton, automaton_for
-from .series import Density, _closed_periods, _rational_gf, _shortest, berlekamp_massey
+from .series import Density, _closed_periods, _rational_gf, _shortest
 from .transfer import (
-    COSTS,
-    COUNT_SECONDS,
     COUNTERS,
     CountMethod,
     Estimate,
@@ -103,17 +101,8 @@ if TYPE_CHECKING:
     from ..runtime.engines import Engine
 
 __all__ = [
-    "COSTS",
-    "COUNTERS",
-    "COUNT_SECONDS",
     "GF_STATE_LIMIT",
     "ClassMachine",
-    "CountMethod",
-    "Density",
-    "Estimate",
-    "TransferTable",
-    "berlekamp_massey",
-    "plan",
     "count",
     "count_sequence",
     "density",

@@ -11,7 +11,7 @@ Everything that walks an automaton breadth-first is derived from it: the
 reachable part of the Step 1–5 automaton
 (:meth:`sdg_automata.automaton.construction.GrundyAutomaton.explore`), the on-the-fly
 Max-Grundy search (:mod:`sdg_automata.search.decide`), the lasso of a one-letter
-automaton (:mod:`sdg_automata.games.periodicity`) and the subset construction that
+automaton (:mod:`sdg_automata.derivation.periodicity`) and the subset construction that
 reverses a DFA (:func:`sdg_automata.automaton.construction.dfa`).
 """
 
@@ -33,7 +33,7 @@ L = TypeVar("L")
 @runtime_checkable
 class ValuedStates(Protocol):
     """States that read their own Grundy values: the compiled exploration keeps its
-    states as part ids (:class:`~sdg_automata.automaton.vectors.PartStates`) and reads
+    states as part ids (:class:`~sdg_automata.search.compiled.tables.PartStates`) and reads
     the values by part, without building the bitsets."""
 
     def grundy(self, head: str) -> list[int | None]:

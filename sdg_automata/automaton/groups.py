@@ -6,7 +6,7 @@ dependencies first, a cycle of unit rules in one group), a state's items of one
 group are one part, and a letter's step reads each group's new part off a table
 keyed by the parts it depends on (:class:`_Plan`, compiled into a closure by
 :func:`_compile`).  :class:`GroupLayout` is the same split as bit masks, for the
-compiled step tables (:class:`~sdg_automata.automaton.vectors.StepTables`).
+compiled step tables (:class:`~sdg_automata.search.compiled.tables.StepTables`).
 """
 
 from __future__ import annotations

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import BudgetExceeded
 from ..grammar.words import Word
 from ..runtime.budget import available_bytes
 
-__all__ = ["Item", "LetterTable", "TransitionTables"]
+if TYPE_CHECKING:
+    from ..grammar import Grammar
+
+__all__ = ["Item", "LetterRule", "LetterTable", "TransitionTables", "letter_rules_of",
+           "letter_tables", "number_items"]
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -108,3 +112,71 @@ def _check_suffix_room(letter_rules: Sequence[tuple[str, str, str]]) -> None:
             f"the Step 1–5 construction keeps every suffix of every rule body (the longest has "
             f"{longest} letters): about {need / 2**20:,.0f} MB, but {free / 2**20:,.0f} MB is "
             "available; split long bodies into rules of a few letters each")
+
+
+#: a rule of Step 1 as (A, letters, tail): A → letters tail, tail a nonterminal or E
+LetterRule = tuple[str, str, str]
+
+
+def letter_rules_of(grammar: Grammar, end: str) -> list[LetterRule]:
+    """Step 1: R_N ∪ R′_T as (head, letters, tail), each terminal rule A → x made
+    A → x ``end``; the unit rules (R_U) are left to Step 3's plan."""
+    rules: list[LetterRule] = []
+    for r in grammar.rules:
+        if grammar.is_unit(r):
+            continue
+        tail = r.body[-1] if grammar.is_nonterminal(r.body[-1]) else end
+        letters = "".join(r.body[:-1] if tail != end else r.body)
+        rules.append((r.head, letters, tail))
+    return rules
+
+
+def number_items(nonterminals: Sequence[str], end: str, bound: Mapping[str, int],
+             letter_rules: Sequence[LetterRule]
+             ) -> tuple[list[Item], dict[tuple[str, str], int], dict[str, int]]:
+    """Step 2: the items of Γ′ (x = ε) and Γ_N (x a non-empty suffix of y in A → a y B),
+    numbered.
+
+    Returns the items in bit order, the bit of x B⁰ for each (x, B), and the bit of B⁰
+    for each B.  B⁰ … B^{m_B} come first and contiguous for every B, ``end`` last: the
+    Grundy values of a state are read as one field per nonterminal.
+    """
+    prefixes: dict[str, set[str]] = {b: {""} for b in bound}
+    for _, letters, tail in letter_rules:
+        prefixes[tail].update(letters[i:] for i in range(1, len(letters)))
+    items: list[Item] = []
+    index: dict[tuple[str, str], int] = {}  # (x, B) -> bit of x B^0
+    base: dict[str, int] = {}
+    for b in (*nonterminals, end):
+        index["", b] = base[b] = len(items)
+        items.extend(Item("", b, j) for j in range(bound[b] + 1))
+    for b in (*nonterminals, end):
+        for x in sorted(prefixes[b] - {""}, key=lambda s: (len(s), s)):
+            index[x, b] = len(items)
+            items.extend(Item(x, b, j) for j in range(bound[b] + 1))
+    return items, index, base
+
+
+def letter_tables(alphabet: Sequence[str], width: int, index: Mapping[tuple[str, str], int],
+                  bound: Mapping[str, int], letter_rules: Sequence[LetterRule],
+                  nt_id: Mapping[str, int]) -> dict[str, LetterTable]:
+    """Steps 3 and 4 as tables, one :class:`LetterTable` per letter a: for each item bit,
+    the shifted item a·x B^j (Step 4) and the contributions (A, 1 << j) it makes to the
+    sets J_A (Step 3); ``width`` is the number of items."""
+    tables: dict[str, LetterTable] = {}
+    for a in alphabet:
+        shift = [0] * width
+        contrib: list[list[tuple[int, int]]] = [[] for _ in range(width)]
+        for (x, b), bit in index.items():
+            target = index.get((a + x, b))
+            if target is not None:
+                for j in range(bound[b] + 1):
+                    shift[bit + j] = 1 << (target + j)
+        for head, letters, tail in letter_rules:
+            if letters[0] == a:
+                bit = index[letters[1:], tail]
+                for j in range(bound[tail] + 1):
+                    contrib[bit + j].append((nt_id[head], 1 << j))
+        relevant = sum(1 << k for k in range(width) if shift[k] or contrib[k])
+        tables[a] = LetterTable(relevant, tuple(shift), tuple(tuple(c) for c in contrib))
+    return tables

@@ -13,7 +13,7 @@ its subcommands (:meth:`~sdg_automata.cli.parser.Commands.command`); adding a
 command group is one module and one entry in :data:`GROUPS`.  A group module
 imports no engine at its top: a command's parser is built, and its engine
 imported, only when that command runs, so start-up stays that of a small
-script (``tests/test_cli.py`` checks which modules ``--help`` loads).
+script (``tests/cli/test_cli.py`` checks which modules ``--help`` loads).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from .exits import NO_ROOM, ExitCode, fail
 from .jsonout import SCHEMA, Reason, contradicted, emit_stopped
 from .parser import Formatter, Parser, build_all, epilog
 
-__all__ = ["ExitCode", "GROUPS", "build_parser", "main"]
+__all__ = ["GROUPS", "build_parser", "main"]
 
 #: the command groups, in the order ``--help`` lists them
 #: :meta hide-value:
@@ -54,7 +54,7 @@ GROUPS = (grundy, automata, games, family, imark, octal, sweep)
 PROG = "sdg-automata"
 
 #: the examples ending ``sdg-automata --help``; each group module has an ``EXAMPLES`` table
-#: (command -> 1-3 command lines on the bundled examples/, run by tests/test_cli_help.py)
+#: (command -> 1-3 command lines on the bundled examples/, run by tests/cli/test_cli_help.py)
 EXAMPLES = (
     "sdg-automata max examples/example3.txt A",
     "sdg-automata grundy examples/example3.txt A aa ab b",
@@ -70,7 +70,7 @@ def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
     default every subcommand is complete (for shtab completion, for the tests).
     """
     examples: dict[str, Sequence[str]] = {"": EXAMPLES}
-    for group in GROUPS:  # a group without examples builds; tests/test_cli_help.py fails it
+    for group in GROUPS:  # a group without examples builds; tests/cli/test_cli_help.py fails it
         examples.update(getattr(group, "EXAMPLES", {}))
     parser = Parser(
         prog=PROG,
@@ -168,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
 def _stopped(args: argparse.Namespace, message: str, *, reason: Reason = "budget",
              explored: int | None = None) -> NoReturn:
     """Exit 3: the ``error:`` line, and under --json the ``stopped/1`` object (one rule for
-    every command; README, "Exit codes")."""
+    every command; the "Command line" page of the documentation, "Exit codes")."""
     try:
         emit_stopped(args, message, reason=reason, explored=explored)
         sys.stdout.flush()

@@ -49,7 +49,7 @@ EXAMPLES = {
 REGEX_COUNT_FACTOR = 10
 #: seconds ``max --scheduler`` waits for the scheduler and a first worker by default
 CONNECT_TIMEOUT = 20.0
-#: the argparse types a strategy's :class:`~sdg_automata.search.strategies.Argument` names
+#: the argparse types a strategy's :class:`~sdg_automata.search.strategies.base.Argument` names
 ARGUMENT_KINDS: dict[str | None, Callable[[str], Any]] = {
     None: str, "positive": positive, "natural": natural, "duration": duration}
 
@@ -110,10 +110,13 @@ def _add_max(p: Parser) -> None:
 
 
 def _load_within(spec: str) -> Any:
-    """A DFA JSON file (automata-lib's constructor shape) or a regular expression."""
-    if not spec.endswith(".json"):
+    """A DFA JSON file (automata-lib's constructor shape) or a regular expression.
+
+    A name ending in ``.json`` in any case is a file, as for grammars: ``E.JSON`` read as
+    an expression would silently answer for another language."""
+    if not spec.lower().endswith(".json"):
         return spec
-    from ..render import dfa_from_json
+    from ..render.exports import dfa_from_json
 
     return dfa_from_json(read_text(spec, what="DFA file"), source=spec)
 
@@ -190,7 +193,8 @@ def _check_sharded(args: argparse.Namespace, strategy: str | None) -> None:
 
 def _cmd_max(args: argparse.Namespace) -> int:
     from ..search.decide import max_grundy
-    from ..search.strategies import EXPLORING, STRATEGIES
+    from ..search.strategies import STRATEGIES
+    from ..search.strategies.base import EXPLORING
 
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
@@ -277,7 +281,9 @@ def _add_dfa(p: Parser) -> None:
 
 def _cmd_dfa(args: argparse.Namespace) -> int:
     from ..automaton.construction import dfa
-    from ..render import dfa_to_dot, dfa_to_jff, dfa_to_json, dfa_to_table
+    from ..render.dot import dfa_to_dot
+    from ..render.exports import dfa_to_jff, dfa_to_json
+    from ..render.tables import dfa_to_table
 
     check_visual(args)
     g = load(args)
@@ -361,7 +367,7 @@ def _add_regex(p: Parser) -> None:
 
 def _cmd_regex(args: argparse.Namespace) -> int:
     from ..automaton.construction import dfa
-    from ..render import dfa_to_regex
+    from ..render.exports import dfa_to_regex
 
     g = load(args)
     head = g.check_nonterminal(args.nonterminal)
@@ -397,7 +403,7 @@ def _cmd_regex(args: argparse.Namespace) -> int:
 
 
 def _add_count(p: Parser) -> None:
-    from ..automaton.counting import COUNT_SECONDS, CountMethod
+    from ..automaton.transfer import COUNT_SECONDS, CountMethod
 
     p.description = (
         "Count the words w of length N with 𝒢_{G,A}(w) = C, exactly, over the int "

@@ -1,4 +1,5 @@
-"""The command line's exit codes and its one ``error:`` line (README, "Exit codes").
+"""The command line's exit codes and its one ``error:`` line (the "Command line" page of the
+documentation, "Exit codes").
 
 The exit codes are a public promise (:class:`ExitCode`); :func:`fail` is how a
 command stops on bad usage or bad input.

@@ -164,7 +164,7 @@ def _write_grammar(g: Grammar, args: argparse.Namespace) -> None:
 
 
 def _cmd_family_modular(args: argparse.Namespace) -> int:
-    from ..search.families import ModularSpec, modular_family, modular_truth
+    from ..generators.families import ModularSpec, modular_family, modular_truth
 
     specs = [ModularSpec.parse(text) for text in args.specs]
     g = modular_family(specs)  # InputError when no D_i accepts a non-empty word
@@ -180,7 +180,7 @@ def _cmd_family_modular(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_random(args: argparse.Namespace) -> int:
-    from ..search.families import intersection_grammar, product_truth, random_family
+    from ..generators.families import intersection_grammar, product_truth, random_family
 
     dfas = random_family(args.dfas, args.states, seed=args.seed)
     g = intersection_grammar(dfas)  # InputError when every language is ⊆ {ε}
@@ -193,7 +193,7 @@ def _cmd_family_random(args: argparse.Namespace) -> int:
 
 def _cmd_family_intersection(args: argparse.Namespace) -> int:
     from ..errors import brief
-    from ..search.families import intersection_grammar, planted_intersection
+    from ..generators.families import intersection_grammar, planted_intersection
 
     dfas, word = planted_intersection(args.dfas, args.states, length=args.length,
                                       seed=args.seed, alphabet=args.letters)
@@ -206,7 +206,7 @@ def _cmd_family_intersection(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_ring(args: argparse.Namespace) -> int:
-    from ..search.families import intersection_grammar, ring_intersection
+    from ..generators.families import intersection_grammar, ring_intersection
 
     g = intersection_grammar(ring_intersection(args.count))  # InputError below 2 DFAs
     _write_grammar(g, args)
@@ -216,7 +216,7 @@ def _cmd_family_ring(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_counting(args: argparse.Namespace) -> int:
-    from ..search.families import counting_intersection, counting_truth, intersection_grammar
+    from ..generators.families import counting_intersection, counting_truth, intersection_grammar
 
     noise = args.noise or 0
     dfas = counting_intersection(args.count, length=args.length, noise=noise,
@@ -235,7 +235,7 @@ def _cmd_family_counting(args: argparse.Namespace) -> int:
 
 
 def _cmd_family_subtraction(args: argparse.Namespace) -> int:
-    from ..search.families import subtraction_grammar
+    from ..generators.families import subtraction_grammar
 
     try:
         ks = [int(part) for part in args.subtraction.split(",")]

@@ -19,7 +19,7 @@ from .parser import Commands, Parser
 from .writing import add_drawing, add_output, check_visual, deliver
 
 if TYPE_CHECKING:
-    from ..games.impartial import NodeId
+    from ..games.graphfile import NodeId
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -39,7 +39,7 @@ EXAMPLES = {
 
 
 def _add_position_args(p: Parser) -> None:
-    from ..games.play import MoveMethod
+    from ..derivation.play import MoveMethod
 
     add_grammar(p, start="none")  # the positions name their nonterminals
     p.add_argument("position", metavar="A:w", nargs="+",
@@ -62,8 +62,8 @@ def _add_moves(p: Parser) -> None:
 
 
 def _cmd_moves(args: argparse.Namespace) -> int:
-    from ..games.play import Analyzer, format_parts, parse_position
-    from ..render import text_table
+    from ..derivation.play import Analyzer, format_parts, parse_position
+    from ..render.tables import text_table
 
     analyzer = Analyzer(load(args), method=args.method, budget=budget(args))
     analysis = analyzer.analyze(parse_position(analyzer, args.position))
@@ -84,7 +84,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _add_play(p: Parser) -> None:
-    from ..games.play import Player
+    from ..derivation.play import Player
 
     p.description = ("Play the SDG from a position against the engine (normal play: who "
                      "cannot move loses). The engine plays a winning move when there is one; "
@@ -103,7 +103,7 @@ def _add_play(p: Parser) -> None:
 def _cmd_play(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..games.play import Analyzer, Game, parse_position, play_terminal
+    from ..derivation.play import Analyzer, Game, parse_position, play_terminal
 
     # a game lasts as long as the human thinks: --max-seconds bounds each analysis
     analyzer = Analyzer(load(args), method=args.method, budget=budget(args, each=True))
@@ -138,7 +138,7 @@ def _add_period(p: Parser) -> None:
 
 
 def _cmd_period(args: argparse.Namespace) -> int:
-    from ..games.periodicity import proven_period
+    from ..derivation.periodicity import proven_period
 
     g = load(args)
     period = proven_period(g, g.check_nonterminal(args.nonterminal), budget=budget(args),
@@ -182,7 +182,7 @@ def _add_graph(p: Parser) -> None:
 def _graph_table(header: Sequence[str], columns: Sequence[Sequence[str]],
                  right: Sequence[bool]) -> str:
     """An aligned table given column by column (rows for :func:`render.text_table`)."""
-    from ..render import text_table
+    from ..render.tables import text_table
 
     return text_table([header, *zip(*columns, strict=True)], right=right).rstrip("\n")
 
@@ -217,7 +217,8 @@ def _position(text: str, known: Mapping[NodeId, object], source: str) -> NodeId:
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
-    from ..games.impartial import MisereSumError, solve_game_graph_file
+    from ..errors import MisereSumError
+    from ..games.graphfile import solve_game_graph_file
 
     if args.sum and args.misere:
         raise MisereSumError
@@ -295,8 +296,8 @@ def _add_game_graph(p: Parser) -> None:
 
 
 def _cmd_game_graph(args: argparse.Namespace) -> int:
-    from ..games.gamegraph import game_graph
-    from ..render import game_graph_to_dot
+    from ..derivation.gamegraph import game_graph
+    from ..render.dot import game_graph_to_dot
 
     check_visual(args)
     g = load(args)

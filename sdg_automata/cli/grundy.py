@@ -66,7 +66,7 @@ def _listing(names: tuple[str, ...], limit: int = 12) -> str:
 
 
 def _add_grundy(p: Parser) -> None:
-    from ..games.semantics import Method
+    from ..derivation.semantics import Method
 
     p.description = ("Print 𝒢_{G,A}(w) for each word, one line per word (a number or "
                      "'not a position'); or, with --position, the XOR of a multiset position. "
@@ -120,7 +120,7 @@ def _warn_outside(g: Grammar, w: str) -> None:
 
 def _cmd_grundy(args: argparse.Namespace) -> int:
     from ..automaton.reading import servable
-    from ..games.semantics import evaluator
+    from ..derivation.semantics import evaluator
 
     g = load(args)
     # only the substring DP and the definition run long enough to show progress
@@ -133,7 +133,7 @@ def _cmd_grundy(args: argparse.Namespace) -> int:
 
 def _grundy_words(args: argparse.Namespace, g: Grammar,
                   value: Callable[[str, str], int | None]) -> int:
-    from ..games.play import parse_pair
+    from ..derivation.play import parse_pair
 
     if args.position:
         if args.nonterminal or args.words or args.words_from is not None:

@@ -141,7 +141,8 @@ def _cmd_imark_missing(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_value(args: argparse.Namespace) -> int:
-    from ..games.imark import IMark, IMarkConvergenceError, imark_prove
+    from ..games.imark.convergence import IMarkConvergenceError, imark_prove
+    from ..games.imark.game import IMark
 
     game = IMark.of(args.S, args.D)
     failed = 0
@@ -152,7 +153,7 @@ def _cmd_imark_value(args: argparse.Namespace) -> int:
             if isinstance(v, IMarkConvergenceError):
                 failed += 1
                 print(f"error: {v}", file=sys.stderr)
-                if args.json:  # this n's line: the stopped/1 object (README, "Exit codes")
+                if args.json:  # this n's line: the stopped/1 object (docs/cli.md, "Exit codes")
                     emit_stopped(args, str(v), reason="unproven", at=v.to_json())
                 else:
                     print("unproven")
@@ -165,7 +166,8 @@ def _cmd_imark_value(args: argparse.Namespace) -> int:
 
 
 def _cmd_imark_sequence(args: argparse.Namespace) -> int:
-    from ..games.imark import IMark, imark_sequence_chunks
+    from ..games.imark.game import IMark
+    from ..games.imark.naive import imark_sequence_chunks
 
     game = IMark.of(args.S, args.D)
     if args.plot is not None:  # refused before any work

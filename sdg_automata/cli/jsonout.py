@@ -46,7 +46,7 @@ def emit(obj: Any) -> None:
 
 
 #: the schema of what a command prints under --json when it stops with exit 3
-#: (``sdg_automata/schemas/stopped.json``; README, "Exit codes")
+#: (``sdg_automata/schemas/stopped.json``; docs/cli.md, "Exit codes")
 STOPPED = "stopped/1"
 #: why a command stopped with exit 3: a budget or limit, or no value provable within them
 Reason = Literal["budget", "unproven"]

@@ -52,7 +52,7 @@ BYTES_PER_LISTED = 48
 
 
 def _add_octal(p: Parser) -> None:
-    from ..games.octal import DEFAULT_MAX_N
+    from ..games.octal.period import DEFAULT_MAX_N
     from ..sweeps.octal import SURVEY_MAX_N
     from .sweep import add_sweep_options
 
@@ -218,7 +218,9 @@ def _size(n: int) -> str:
 
 
 def _cmd_code(args: argparse.Namespace) -> int:
-    from ..games.octal import DEFAULT_MAX_N, OctalGame, write_certificate
+    from ..games.octal.certificate import write_certificate
+    from ..games.octal.period import DEFAULT_MAX_N
+    from ..games.octal.rules import OctalGame
     from ..grammar.parse import grammar_to_json, grammar_to_text
 
     game = OctalGame.parse(args.code)
@@ -291,7 +293,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from ..games.octal import load_kernels
+    from ..games.octal.values import load_kernels
     from ..sweeps.octal import SURVEY_MAX_N, survey_sweep
     from .sweep import run
 

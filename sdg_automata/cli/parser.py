@@ -108,10 +108,10 @@ class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
     """Subcommands whose parsers are built only when needed.
 
     Start-up is part of the product (issue 18 §4): each command registers its
-    name, its one-line help and a :data:`Build` function (:meth:`command`),
-    which runs when the command is chosen on the command line, so
-    ``sdg-automata max ...`` loads the engine of ``max`` and no other, and
-    ``--help`` none.  :meth:`build` runs them ahead of time
+    name, its one-line help and a :data:`Build` function (:meth:`command`); its
+    parser is made, and the function run, when the command is chosen on the command
+    line, so ``sdg-automata max ...`` builds one parser and loads the engine of ``max``
+    and no other, and ``--help`` none.  :meth:`build` runs them ahead of time
     (:func:`~sdg_automata.cli.build_parser` does, for completion and the tests).
     """
 
@@ -122,22 +122,29 @@ class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
         super().__init__(*args, **kwargs)
         self._builders: dict[str, Build] = {}
 
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
+    def _made(self, name: str) -> Parser:
+        """The parser of a command registered by :meth:`command`, made now in its place: its
+        name after its parent's, its examples ending its ``--help``, its :class:`Formatter`
+        (``--help`` lists it by the line :meth:`command` made)."""
         path = f"{self.path} {name}".strip()
-        kwargs.setdefault("epilog", epilog(self.examples.get(path, ())))
-        kwargs.setdefault("formatter_class", Formatter)
-        parser = super().add_parser(name, **kwargs)
+        parser: Parser = self._parser_class(
+            prog=f"{self._prog_prefix} {name}", epilog=epilog(self.examples.get(path, ())),
+            formatter_class=Formatter)
         parser.path, parser.examples = path, self.examples
+        self._name_parser_map[name] = parser  # the same key: the commands keep their order
         return parser
 
     def command(self, name: str, build: Build, *, help: str) -> None:  # noqa: A002
-        """Register the command ``name``; ``build`` adds its arguments when it is needed."""
-        self.add_parser(name, help=help)
+        """Register the command ``name``: its line of ``--help`` now; its parser, and the
+        arguments ``build`` adds to it, when it is needed.  An argparse parser costs about
+        what importing a small module does, and ``max`` has 15 siblings it never reads."""
+        self._choices_actions.append(self._ChoicesPseudoAction(name, (), help))
+        self._name_parser_map[name] = None  # made by build(); argparse only tests the name
         self._builders[name] = build
 
     def build(self, name: str) -> Parser:
         """The complete parser of the command ``name`` (built now if it was not yet)."""
-        parser: Parser = self.choices[name]
+        parser: Parser = self.choices[name] or self._made(name)
         builder = self._builders.pop(name, None)
         if builder is not None:
             builder(parser)

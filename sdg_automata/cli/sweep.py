@@ -65,11 +65,13 @@ SIGTERM (exit 143) stop it the same way.
 
 Jobs run on --jobs local processes (default: the CPU count; 1 runs them in this
 process), which die with the sweep, or on a Dask cluster: --scheduler
-tcp://HOST:PORT (see README: 'pip install "sdg_automata[cluster]"',
-dask-jobqueue for SLURM/PBS), or --scheduler local for a LocalCluster of --jobs
-processes.  Every Dask worker must run the same sdg_automata: checked before
-any job runs, and on every batch's result (the rows of a worker that joins
-running other code are refused, and the sweep stops saying so)."""
+tcp://HOST:PORT of a running 'dask scheduler' (install the cluster extra,
+pip install "sdg_automata[cluster]", on every machine; on SLURM or PBS, start
+the cluster with dask-jobqueue and give its scheduler_address), or --scheduler
+local for a LocalCluster of --jobs processes.  Every Dask worker must run the
+same sdg_automata: checked before any job runs, and on every batch's result
+(the rows of a worker that joins running other code are refused, and the sweep
+stops saying so)."""
 
 #: --jobs at most this many times the CPU count: more processes only compete for the
 #: CPUs, and each holds its own interpreter (a huge --jobs would fork without end)
@@ -177,7 +179,7 @@ def _missing(args: argparse.Namespace) -> int:
 
 
 def _cmd_grammars(args: argparse.Namespace) -> int:
-    from ..sweeps.enumeration import GrammarShape, count_classes
+    from ..generators.enumeration import GrammarShape, count_classes
     from ..sweeps.grammars import grammar_sweep
 
     shape = GrammarShape(nonterminals=args.nonterminals, letters=args.letters,
@@ -329,7 +331,7 @@ def _check_options(args: argparse.Namespace, fmt: Format, retry: frozenset[str])
 
 def _summary_text(summary: Summary) -> str:
     """The summary's tables as aligned plain text, numbers right-justified."""
-    from ..render import text_table
+    from ..render.tables import text_table
 
     parts = [f"{summary.kind}: " + ", ".join(f"{n} {s}" for s, n in summary.status.items())
              + "\n"]

@@ -121,7 +121,8 @@ def check_plot(path: str, last: int | None = None, *, option: str | None = None)
     """Refuse a ``--plot FILE`` before any work: a file type it cannot write, no
     matplotlib, and where ``option N`` bounds what is drawn (the values 0..N), no N or
     too many values."""
-    from ..render.plots import MAX_POINTS, plot_suffix, require_plot
+    from ..render.plots import MAX_POINTS, require_plot
+    from ..sweeps.summarize import plot_suffix
 
     plot_suffix(path)
     if option is not None:

@@ -50,14 +50,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..errors import GraphCycleError, MisereSumError, UnknownPositionError
-from .graphfile import NodeId, game_graph_from_json, load_game_graph, solve_game_graph_file
-from .mex import mex, mex_mask, nim_sum
+from ..errors import MisereSumError, UnknownPositionError
 from .solution import (
-    DiGraphLike,
     GameGraphLike,
     GraphSolution,
     Outcome,
+    P,
     SumMove,
     _finish_order,
     _grundy,
@@ -66,28 +64,10 @@ from .solution import (
     adjacency_of,
     solve_game_graph,
 )
-from .solution import P as P
 
 __all__ = [
-    "DiGraphLike",
-    "GameGraphLike",
-    "GraphCycleError",
-    "GraphSolution",
-    "MisereSumError",
-    "NodeId",
-    "Outcome",
-    "SumMove",
-    "UnknownPositionError",
-    "adjacency_of",
-    "game_graph_from_json",
     "grundy_values",
-    "load_game_graph",
-    "mex",
-    "mex_mask",
-    "nim_sum",
     "outcomes",
-    "solve_game_graph",
-    "solve_game_graph_file",
     "sum_grundy",
     "sum_outcome",
     "winning_moves",

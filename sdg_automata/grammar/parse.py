@@ -289,7 +289,7 @@ def _json_type(value: Any) -> str:
 
 
 def parse_grammar(text: str, *, source: str = "<string>") -> Grammar:
-    r"""Parse a grammar from text in either format (README "Grammar formats", SPEC §1).
+    r"""Parse a grammar from text in either format (SPEC §1; the documentation's "Input files").
 
     Parameters
     ----------

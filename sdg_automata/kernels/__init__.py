@@ -10,9 +10,8 @@ every result.  A kernel module imports numba when it is imported, so the
 engines import it inside the function that has chosen it.
 
 Which engine runs (``engine=`` in the API, ``--engine`` on the command line) is
-decided in one place, :mod:`sdg_automata.runtime.engines` (re-exported here:
-:data:`Engine`, :data:`ENGINES`, :func:`check_engine`, :func:`use_compiled`);
-this package loads numba (:func:`numba_missing`) and compiles the kernels.
+decided in one place, :mod:`sdg_automata.runtime.engines`; this package loads numba
+(:func:`numba_missing`) and compiles the kernels.
 
 ``import sdg_automata`` never imports numba: only a run that chooses the
 compiled engine does.  Compiled code is cached on disk by numba
@@ -44,11 +43,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from ..errors import BudgetExceeded, Interrupted, KernelCacheWarning
-from ..runtime.engines import ENGINES, Engine, check_engine, use_compiled
-from ..runtime.stopping import held_signals  # here since 0.2: re-exported for its users
+from ..runtime.stopping import held_signals
 
-__all__ = ["ENGINES", "Engine", "check_engine", "held_signals", "jit", "numba_missing",
-           "only_our_kernels", "use_compiled"]
+__all__ = ["jit", "numba_missing", "only_our_kernels"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -115,8 +112,9 @@ def jit(kernel: F) -> F:
     docstring says): the decorator of every kernel and helper in this package.
 
     It imports numba, so a kernel module is imported only once
-    :func:`use_compiled` has said yes.  Compilation is lazy: the first call
-    with new argument types compiles, or loads the cached machine code.
+    :func:`~sdg_automata.runtime.engines.use_compiled` has said yes.  Compilation is
+    lazy: the first call with new argument types compiles, or loads the cached machine
+    code.
     """
     import numba
 

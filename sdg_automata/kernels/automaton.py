@@ -2,7 +2,7 @@
 
 Every walk of the implicit automaton that runs long has a kernel here, over
 states stored as vectors of per-group part ids
-(:class:`~sdg_automata.automaton.vectors.StepTables`):
+(:class:`~sdg_automata.search.compiled.tables.StepTables`):
 
 * :func:`bfs` — the breadth-first walk behind both the on-the-fly search
   (reference: ``sdg_automata.search.strategies.bfs._bfs_python``) and the exploration with its
@@ -18,18 +18,18 @@ states stored as vectors of per-group part ids
 
 They share :func:`~sdg_automata.kernels.step.step` and the state store (an
 open-addressing table of record numbers over the rows of ``records``) of
-:mod:`sdg_automata.kernels.step`, whose names this module re-exports; the walk
+:mod:`sdg_automata.kernels.step`, which also defines the protocol below; the walk
 over the compact store is in :mod:`sdg_automata.kernels.compact`.  numba's
 on-disk cache is keyed on every kernel source (:mod:`sdg_automata.kernels.cachekey`),
 so a kernel may call the kernels of another file.
 
 Protocol: a kernel never raises and never calls Python.  It works until it
-is done or needs Python, and returns a status (:data:`DONE`, :data:`MISS`: a
-step table lacks an entry, :data:`FULL`: an array needs room, :data:`PAUSE`:
-the work quantum is spent, so the budget, progress and Ctrl-C can be checked,
-:data:`FOUND`, :data:`CAP`: the state budget) with everything needed to resume
-in its cursor array.  The driver (:mod:`sdg_automata.search.walks`) handles it and
-calls again.
+is done or needs Python, and returns a status (``DONE``, ``MISS``: a step table
+lacks an entry, ``FULL``: an array needs room, ``PAUSE``: the work quantum is spent,
+so the budget, progress and Ctrl-C can be checked, ``FOUND``, ``CAP``: the state
+budget; all in :mod:`sdg_automata.kernels.step`) with everything needed to resume in
+its cursor array.  The driver (:mod:`sdg_automata.search.compiled.drive`) handles it
+and calls again.
 """
 
 from __future__ import annotations
@@ -37,16 +37,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
-from .compact import (  # the compact walk's kernels, public here before they had a module
-    admit,
-    climb,
-    compact_bfs,
-    decode,
-    key_of,
-    migrate,
-    scramble,
-    unscramble,
-)
 from .step import (
     _GOLDEN,
     _MIX,
@@ -72,15 +62,11 @@ from .step import (
     _find,
     _hash,
     _probe,
-    rehash,
     step,
 )
 
-__all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "HARE", "LETTER",
-           "MAX_LOAD_PERCENT", "MET", "MISS", "N", "OTHER", "PAUSE", "POS", "SID", "SPARE",
-           "STEPS", "TORTOISE", "VALUE", "WORK", "absorb", "admit", "bfs", "by_owner", "climb",
-           "compact_bfs", "decode", "dfs", "expand", "key_of", "meet", "migrate", "rehash",
-           "renumber", "scramble", "step", "tree_runs", "unscramble", "walk"]
+__all__ = ["HARE", "OTHER", "SPARE", "TORTOISE", "absorb", "bfs", "by_owner", "dfs", "expand",
+           "meet", "renumber", "tree_runs", "walk"]
 
 
 @jit

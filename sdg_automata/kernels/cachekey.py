@@ -5,7 +5,7 @@ thrown away when that file changes, not when a file whose kernels it calls does.
 The kernels live in several modules, each beside the Python reference it must
 equal (``kernels/automaton.py`` for the walks, ``kernels/compact.py`` for the
 compact store, ...), and a kernel calls kernels of other modules (numba inlines
-them into its machine code): a changed :func:`~sdg_automata.kernels.automaton.step`
+them into its machine code): a changed :func:`~sdg_automata.kernels.step.step`
 would leave the cached ``compact_bfs`` running the old one.  So the stamp of every
 kernel here is :func:`sources_key`, a hash of all of ``kernels/*.py``: any change to
 any kernel source makes every cached kernel stale, and it is compiled again.

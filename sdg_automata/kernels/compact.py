@@ -1,6 +1,6 @@
 """The compiled walk over the compact store: an exact Cleary table of keys (numba).
 
-Beside its Python side, :class:`sdg_automata.search.walks.CompactStore` (the
+Beside its Python side, :class:`sdg_automata.search.compiled.drive.CompactStore` (the
 ``--store compact`` of the breadth-first search): :func:`admit`, :func:`migrate`,
 :func:`key_of`, :func:`decode` and :func:`climb` keep the table, and
 :func:`compact_bfs` is the breadth-first walk over it, whose reference is
@@ -24,7 +24,7 @@ __all__ = ["CONTINUATION", "IN", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD",
            "scramble", "unscramble"]
 
 # ---------------------------------------------------------------------------
-# the compact store: an exact Cleary table of keys (sdg_automata.search.walks.CompactStore)
+# the compact store: an exact Cleary table of keys (sdg_automata.search.compiled.drive.CompactStore)
 #
 # A state's key is its record as bit fields (``fields[i]``: the shift of field i; the
 # widths are the Python side's), at most 64 bits.  The table (Cleary 1984, "Compact hash

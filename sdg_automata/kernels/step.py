@@ -3,7 +3,7 @@
 The foundation every walk kernel shares (:mod:`sdg_automata.kernels.automaton`,
 :mod:`sdg_automata.kernels.compact`): :func:`step`, δ(q, a) by table lookups
 over states stored as vectors of per-group part ids
-(:class:`~sdg_automata.automaton.vectors.StepTables`), whose reference it must
+(:class:`~sdg_automata.search.compiled.tables.StepTables`), whose reference it must
 equal is :meth:`GrundyAutomaton.step
 <sdg_automata.automaton.construction.GrundyAutomaton.step>` (``step_reference``
 behind the memo); the open-addressing table of record numbers with 8-bit tags
@@ -48,13 +48,13 @@ _MIX = np.uint64(0xFF51AFD7ED558CCD)
 def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
          drow: int) -> int:
     """dst[drow] ← δ(src[srow], a), a the letter whose plan starts at ``plan[at]``: one
-    instruction per group (``sdg_automata.automaton.vectors._instruction`` documents them; states
-    are rows of 2-D arrays, so no view is made in the hot loop).
+    instruction per group (``sdg_automata.search.compiled.tables._instruction`` documents
+    them; states are rows of 2-D arrays, so no view is made in the hot loop).
 
     Every table covers every id that exists, so an entry is read without a bounds
     check; ``-1`` is an entry not learned yet: the function returns 1 (the row is
     then garbage) and the caller asks Python to learn the step
-    (:meth:`StepTables.learn <sdg_automata.automaton.vectors.StepTables.learn>`).  Else 0.
+    (:meth:`StepTables.learn <sdg_automata.search.compiled.tables.StepTables.learn>`).  Else 0.
     """
     entries = plan[at]
     at += 1

@@ -15,7 +15,7 @@ circles, an arrow from an invisible point marks the initial state,
 SVG and PNG need Graphviz, through the optional extra
 ``pip install "sdg_automata[visual]"`` (pygraphviz, whose wheel bundles
 Graphviz).  Without it :func:`dot_to_svg` and :func:`dot_to_png` raise
-:class:`VisualUnavailable` (an :class:`~sdg_automata.errors.InputError` that
+:class:`~sdg_automata.errors.VisualUnavailable` (an :class:`~sdg_automata.errors.InputError` that
 says what to install); DOT still works.
 
 Jupyter: :func:`diagram` wraps an automata-lib DFA or NFA, the Step 1–5
@@ -38,8 +38,9 @@ and :data:`TABLE_LIMIT` rows, then a ``… N more`` line; every cell left-aligne
 
 This package presents; it sits at the top of the package's layers (only the
 command line and the package root import it) and nothing below imports it.
-The game graph itself is :mod:`sdg_automata.games.gamegraph`, re-exported here.
-Its modules, one concept each, all re-exported here:
+The game graph itself is :mod:`sdg_automata.derivation.gamegraph`.  The names above are
+the package's public interface, each defined in one of its modules (one concept each;
+the package's own code imports a name from the module that defines it):
 
 * :mod:`~sdg_automata.render.tables` — text and HTML transition tables;
 * :mod:`~sdg_automata.render.exports` — automata-lib JSON, JFLAP, regular expressions;
@@ -51,6 +52,7 @@ Its modules, one concept each, all re-exported here:
 * :mod:`~sdg_automata.render.plots` — matplotlib pictures of sequences.
 
 >>> from sdg_automata import load_grammar
+>>> from sdg_automata.derivation.gamegraph import game_graph
 >>> gg = game_graph(load_grammar("examples/example3.txt"), ["A"], 2)
 >>> print(diagram(gg).text.splitlines()[0])
 game graph: 10 positions, 10 moves
@@ -58,10 +60,7 @@ game graph: 10 positions, 10 moves
 
 from __future__ import annotations
 
-from ..errors import VisualUnavailable
-from ..games.gamegraph import GameGraph, game_graph
 from . import verdict  # noqa: F401  (registers the Verdict display of diagram())
-from .display import DISPLAYED_BY_NAME as DISPLAYED_BY_NAME
 from .display import (
     DRAW_LIMIT,
     DRAW_SECONDS,
@@ -70,16 +69,11 @@ from .display import (
     diagram,
     inline_svg,
 )
-from .display import EXPLORE_LIMIT as EXPLORE_LIMIT
-from .display import ITEM_LIMIT as ITEM_LIMIT
 from .dot import dfa_to_dot, game_graph_to_dot, nfa_to_dot, reachable_to_dot
-from .drawing import INSTALL_HINT as INSTALL_HINT
 from .drawing import dot_to_png, dot_to_svg, visual_available
-from .drawing import require_visual as require_visual
 from .exports import REGEX_STATE_LIMIT, dfa_from_json, dfa_to_jff, dfa_to_json, dfa_to_regex
 from .notebook import load_ipython_extension, unload_ipython_extension
 from .tables import TABLE_LIMIT, dfa_to_html, dfa_to_table, text_table
-from .tables import Labeler as Labeler
 
 __all__ = [
     "DRAW_LIMIT",
@@ -88,8 +82,6 @@ __all__ = [
     "REGEX_STATE_LIMIT",
     "TABLE_LIMIT",
     "Diagram",
-    "GameGraph",
-    "VisualUnavailable",
     "dfa_to_dot",
     "dfa_to_html",
     "dfa_from_json",
@@ -100,7 +92,6 @@ __all__ = [
     "diagram",
     "dot_to_png",
     "dot_to_svg",
-    "game_graph",
     "game_graph_to_dot",
     "inline_svg",
     "load_ipython_extension",

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..automaton.construction import GrundyAutomaton, ReachableAutomaton
+from ..derivation.gamegraph import GameGraph
 from ..errors import BudgetExceeded, InputError
-from ..games.gamegraph import GameGraph
 from .dot import _fa_dot, game_graph_to_dot, reachable_to_dot
 from .drawing import dot_to_png, dot_to_svg, visual_available
 from .plots import (
@@ -41,7 +41,7 @@ from .tables import TABLE_LIMIT, Labeler, _caption, _fa_rows, _html_table, _is_d
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..games.octal import OctalPeriod
+    from ..games.octal.period import OctalPeriod
 
 __all__ = [
     "DISPLAYED_BY_NAME", "DRAW_LIMIT", "DRAW_SECONDS", "EXPLORE_LIMIT", "ITEM_LIMIT",

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from automata.fa.nfa import NFA
 
     from ..automaton.construction import ReachableAutomaton
-    from ..games.gamegraph import GameGraph
+    from ..derivation.gamegraph import GameGraph
 
 __all__ = ["dfa_to_dot", "game_graph_to_dot", "nfa_to_dot", "reachable_to_dot"]
 

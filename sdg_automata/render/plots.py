@@ -31,20 +31,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..sweeps.summarize import PLOT_HINT, PLOT_SUFFIXES, SAVE_METADATA, figure_class, plot_suffix
+from ..sweeps.summarize import SAVE_METADATA, figure_class, plot_suffix
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from ..automaton.counting import ClassMachine
-    from ..games.octal import OctalPeriod
+    from ..games.octal.period import OctalPeriod
     from ..grammar import Grammar
     from ..runtime.budget import Budget
 
-__all__ = ["PLOT_HINT", "PLOT_SUFFIXES", "CountsByLength", "IMarkSequence", "counts_by_length",
-           "figure_bytes", "imark_series", "plot_available", "plot_counts", "plot_imark",
-           "plot_octal", "plot_suffix", "require_plot"]
+__all__ = ["CountsByLength", "IMarkSequence", "counts_by_length", "figure_bytes", "imark_series",
+           "plot_available", "plot_counts", "plot_imark", "plot_octal", "require_plot"]
 
 #: an octal game's plot shows the preperiod and this many periods (at least)
 PERIODS_SHOWN = 3
@@ -174,7 +173,8 @@ class IMarkSequence:
 def imark_series(S: Sequence[int], D: Sequence[int], *, upto: int) -> IMarkSequence:
     """The naive sequence 𝒢(0..upto) of i-Mark(S, D)
     (:func:`~sdg_automata.games.imark.imark_sequence`), to show or plot."""
-    from ..games.imark import IMark, imark_sequence
+    from ..games.imark.game import IMark
+    from ..games.imark.naive import imark_sequence
 
     game = IMark.of(S, D)
     return IMarkSequence(S=tuple(game.S), D=tuple(game.D),

@@ -30,7 +30,7 @@ The package is tested on Linux and declared POSIX.  Where ``SIGALRM``,
 ``resource`` or ``/proc`` are missing (Windows), it still imports and runs,
 and its budgets degrade as :data:`DEGRADED` says: the clock of a library call
 is checked when the call returns, and memory limits nobody reports never
-count.  ``tests/test_package.py`` hides those modules and runs the commands.
+count.  ``tests/project/test_package.py`` hides those modules and runs the commands.
 """
 
 from __future__ import annotations

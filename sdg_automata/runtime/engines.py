@@ -80,7 +80,7 @@ COMPILED: dict[str, str] = {
     # why numba cannot be used (a phrase), or None: kernels/__init__ loads numba
     "numba": "sdg_automata.kernels:numba_missing",
     # GrundyAutomaton.explore's compiled twin: (automaton, budget, what=) -> Crawl
-    "explore": "sdg_automata.search.explore:crawl_compiled",
+    "explore": "sdg_automata.search.compiled.explore:crawl_compiled",
 }
 
 R = TypeVar("R")

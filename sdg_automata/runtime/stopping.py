@@ -24,7 +24,7 @@ own guard, :mod:`sdg_automata.sweeps.runner`):
   ``longjmp`` out of it mid-search, leaving its heap corrupt: 1 Ctrl-C in 40
   ended in ``munmap_chunk(): invalid pointer``, exit -6, instead of exit 130).
   Engines hold every kernel call, not only the first (which compiles):
-  :mod:`~sdg_automata.search.walks`, :mod:`~sdg_automata.games.octal`,
+  :mod:`~sdg_automata.search.compiled.drive`, :mod:`~sdg_automata.games.octal`,
   :func:`~sdg_automata.kernels.numba_missing`, :mod:`~sdg_automata.search.pdr`
   and :mod:`~sdg_automata.search.bmc`.
 

@@ -1,1 +1,12 @@
-"""search"""
+"""Max-Grundy-Number-in-SDG (SPEC §5): is the maximum of 𝒢_{G,A} over L(G, A) equal to k?
+
+* :mod:`~sdg_automata.search.decide` — the facade: :func:`~sdg_automata.search.decide.max_grundy`,
+  ``spectrum`` and the ``Verdict``;
+* :mod:`~sdg_automata.search.strategies` — the registry of search strategies, one module each;
+* :mod:`~sdg_automata.search.compiled` — the compiled search: step tables, stores, drivers;
+* :mod:`~sdg_automata.search.packed` — the packed set of states of the Python search;
+* :mod:`~sdg_automata.search.circuit`, :mod:`~sdg_automata.search.bmc`,
+  :mod:`~sdg_automata.search.pdr` — the solver-backed encodings;
+* :mod:`~sdg_automata.search.sharded`, :mod:`~sdg_automata.search.shard` — one search over a
+  Dask cluster.
+"""

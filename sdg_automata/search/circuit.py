@@ -49,7 +49,7 @@ __all__ = ["Circuit", "Frame", "Gates", "Relation", "StepEncoding", "fold_and"]
 
 class Circuit(Protocol):
     """What :class:`StepEncoding` builds its gates with: :class:`Gates` (clauses for
-    CaDiCaL) or :class:`sdg_automata.search.pdr.AigGates` (an and-inverter graph for ABC).
+    CaDiCaL) or :class:`sdg_automata.search.aig.AigGates` (an and-inverter graph for ABC).
     Literals are non-zero ints, ``-x`` the negation of ``x``."""
 
     true: int

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..grammar.interop import is_pyformlang_automaton, nfa_from_pyformlang
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -91,6 +90,8 @@ def _nfa(within: DFA | NFA | EpsilonNFA | str, alphabet: tuple[str, ...]) -> Any
             return NFA.from_regex(within, input_symbols=letters)
         if isinstance(within, NFA):  # determinized by the caller's subset construction
             return within
+        from ..grammar.interop import is_pyformlang_automaton, nfa_from_pyformlang
+
         if is_pyformlang_automaton(within):  # converted at the boundary, then as an NFA
             return nfa_from_pyformlang(within)
         if not isinstance(within, DFA):

@@ -24,14 +24,14 @@ says what it stores and proves.  Every strategy but those that run solvers
 runs on the engine ``engine=`` chooses
 (:func:`sdg_automata.runtime.engines.run_engine`): the compiled kernels of
 :mod:`sdg_automata.kernels.automaton` over states stored as vectors of
-per-group part ids (:mod:`sdg_automata.automaton.vectors`,
-:mod:`sdg_automata.search.walks`), or the Python reference of the strategy's
+per-group part ids (:mod:`sdg_automata.search.compiled.tables`,
+:mod:`sdg_automata.search.compiled.drive`), or the Python reference of the strategy's
 module; both give the same values, witnesses and state counts.
 
 Subset subsumption (antichains) is *not* used: it is unsound here.  On
 ``A -> a a | b | b B``, ``B -> a A | a b | b``, ``C -> B`` it would prune ``aa``
 (state {A¹}) in favour of ``b`` (state {A¹, B¹, C⁰, bE⁰}) and report max 𝒢_C = 0, but
-𝒢_C(aaa) = 1 (``SUBSUMPTION_COUNTEREXAMPLE`` in ``tests/test_decide.py``).
+𝒢_C(aaa) = 1 (``SUBSUMPTION_COUNTEREXAMPLE`` in ``tests/search/test_decide.py``).
 
 A regular constraint ``within`` (an automata-lib DFA or NFA on the words w, a
 pyformlang finite automaton, or a regular expression) restricts the positions to
@@ -53,10 +53,8 @@ from ..grammar import Grammar
 from ..grammar.words import Word, word_json
 from ..runtime.budget import UNLIMITED, Budget, as_budget
 from . import strategies
-from .constraint import Constraint, constraint, one_letter
-from .explicit import explicit
-from .request import Evidence, Search, read_witness
-from .strategies import STRATEGIES
+from .constraint import constraint, one_letter
+from .request import Evidence, Search
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -65,8 +63,8 @@ if TYPE_CHECKING:
 
     from ..runtime.engines import Engine
 
-__all__ = ["ROUTES", "SOLVED", "STRATEGIES", "Constraint", "Route", "Strategy", "Verdict",
-           "bfs_search", "bfs_verdict", "constraint", "max_grundy", "read_witness", "spectrum"]
+__all__ = ["ROUTES", "SOLVED", "Route", "Strategy", "Verdict", "bfs_search", "bfs_verdict",
+           "max_grundy", "spectrum"]
 
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
@@ -260,7 +258,7 @@ def max_grundy(
         The visited set of the compiled breadth-first search: ``"table"`` (default:
         the records of the states in memory, an open-addressing table of their
         numbers, the tree; the fastest) or ``"compact"``
-        (:class:`~sdg_automata.search.walks.CompactStore`: an exact Cleary table of the
+        (:class:`~sdg_automata.search.compiled.drive.CompactStore`: an exact Cleary table of the
         states' keys, a few bytes per state; the frontier and the tree in temporary
         files).  The same states, verdict and witnesses either way
         (``Verdict.store`` says which ran).  Strategy bfs only (the default
@@ -317,6 +315,8 @@ def max_grundy(
     automaton = GrundyAutomaton(reading.right_linear, reading=reading)
     bound = automaton.bounds[head]
     if method != "onthefly":
+        from .explicit import explicit  # the route through automata-lib: its own module
+
         found, states = explicit(automaton, head, within, budget, started)
         return _verdict(head, k, bound, found, states, True, started, method=method)
     from ..runtime.engines import check_engine

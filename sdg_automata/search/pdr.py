@@ -81,7 +81,7 @@ LOG_CAP = 1 << 20
 #: have tens to thousands of clauses, each a line of one character per latch)
 INVARIANT_CAP = 256 << 20
 #: ``pdr``'s options: ``-f`` orders the latches by cost before generalizing, which closes
-#: the ring family (:func:`~sdg_automata.search.families.ring_intersection`) at K = 5 in 0.06 s
+#: the ring family (:func:`~sdg_automata.generators.families.ring_intersection`) at K = 5 in 0.06 s
 #: where the default order had reached frame 63 without an answer after 10 s
 PDR_OPTIONS = "-f"
 

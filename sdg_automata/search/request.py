@@ -28,8 +28,8 @@ from ..runtime.budget import Budget
 from .constraint import Constraint
 
 if TYPE_CHECKING:
-    from ..automaton.vectors import StepTables
     from ..runtime.engines import Engine
+    from .compiled.tables import StepTables
 
 __all__ = ["Evidence", "Search", "SearchResult", "nbytes", "read_witness"]
 
@@ -149,8 +149,8 @@ class Search:
         return self.bound if self.k is None else min(self.bound, self.k + 1)
 
     def tables(self) -> StepTables:
-        """The compiled step of the automaton (:mod:`sdg_automata.automaton.vectors`)."""
-        from ..automaton.vectors import StepTables
+        """The compiled step of the automaton (:mod:`sdg_automata.search.compiled.tables`)."""
+        from .compiled.tables import StepTables
 
         return StepTables(self.automaton)
 
@@ -168,7 +168,7 @@ class Search:
             compiled: Callable[[Search, Budget], SearchResult]) -> SearchResult:
         """``python`` or ``compiled`` on the engine ``engine`` chooses."""
         from ..runtime.engines import run_engine
-        from .walks import unfit
+        from .compiled.drive import unfit
 
         result, engine = run_engine(self.engine, self.budget, partial(python, self),
                                     partial(compiled, self), reason=unfit(self.automaton),

@@ -17,8 +17,8 @@ import time
 from typing import Any
 
 from ..errors import ResourceError, SdgBug
-from .stores import NARROW, Growing, _Store
-from .walks import _start
+from .compiled.drive import _start
+from .compiled.stores import NARROW, Growing, _Store
 
 __all__ = ["BATCH_STATES", "CHUNK", "PHASES", "SEND_TIMEOUT", "Shard", "answered"]
 
@@ -86,7 +86,7 @@ class Shard:
                  constraint: Any, token: str) -> None:
         import numpy as np
 
-        from ..automaton.vectors import StepTables
+        from .compiled.tables import StepTables
 
         automaton = pickle.loads(blob)  # noqa: S301 -- the driver's own automaton
         self.tables = StepTables(automaton)
@@ -120,8 +120,10 @@ class Shard:
         #: wall seconds of this shard's work by phase (:data:`PHASES`), for benchmarks
         self.seconds = dict.fromkeys(PHASES, 0.0)
         from ..kernels import automaton as kernel
+        from ..kernels import step as protocol
 
         self.kernel = kernel
+        self.protocol = protocol  # the kernels' status codes and cursor slots
         owner = self._owner_of(start)
         if owner == index:
             self.store.add_first(start)
@@ -204,7 +206,7 @@ class Shard:
         """Step every state of the frontier; send each successor to its owner."""
         import numpy as np
 
-        kernel = self.kernel
+        kernel, protocol = self.kernel, self.protocol
         out = np.empty((CHUNK, self.width), dtype=np.int32)
         codes = np.empty(CHUNK, dtype=np.int64)
         owners = np.empty(CHUNK, dtype=np.int64)
@@ -212,7 +214,7 @@ class Shard:
         ordered_codes = np.empty_like(codes)
         bounds = np.zeros(self.shards + 1, dtype=np.int64)
         cursor = np.zeros(8, dtype=np.int64)
-        cursor[kernel.SID] = self.lo
+        cursor[protocol.SID] = self.lo
         pending: list[list[tuple[Any, Any]]] = [[] for _ in range(self.shards)]
         count = [0] * self.shards
         flying: list[Any] = [None] * self.shards
@@ -225,9 +227,9 @@ class Shard:
                 self.tables.heap, self.tables.plan, self.tables.starts,
                 self.store.records.array, self.gids.array, self.hi, self.crows, self.wc,
                 self.keys, self.shards, out, codes, owners, cursor, 1 << 22)
-            if status == kernel.MISS:
-                sid, k = int(cursor[kernel.SID]), int(cursor[kernel.LETTER])
-                where = (sid, k, int(cursor[kernel.N]))
+            if status == protocol.MISS:
+                sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
+                where = (sid, k, int(cursor[protocol.N]))
                 if where == last_miss:
                     raise SdgBug(f"step tables: the kernel missed twice at {where}")
                 last_miss = where
@@ -236,11 +238,11 @@ class Shard:
                 self.seconds["step"] += clock() - started
                 continue
             self.seconds["step"] += clock() - started
-            if status == kernel.PAUSE:
+            if status == protocol.PAUSE:
                 if self.aborted:
                     raise _Aborted
                 continue
-            m = int(cursor[kernel.N])
+            m = int(cursor[protocol.N])
             generated += m
             started, waited = clock(), self.waited
             kernel.by_owner(out, codes, owners, m, self.shards, ordered, ordered_codes, bounds)
@@ -249,12 +251,12 @@ class Shard:
                 if b > a:
                     pending[w].append((ordered[a:b].copy(), ordered_codes[a:b].copy()))
                     count[w] += b - a
-                if count[w] >= BATCH_STATES or (status == kernel.DONE and count[w]):
+                if count[w] >= BATCH_STATES or (status == protocol.DONE and count[w]):
                     self._send(w, pending[w], flying)
                     pending[w], count[w] = [], 0
             self.seconds["route"] += clock() - started - (self.waited - waited)
-            cursor[kernel.N] = 0
-            if status == kernel.DONE:
+            cursor[protocol.N] = 0
+            if status == protocol.DONE:
                 break
         for w in range(self.shards):
             self._wait(flying[w])
@@ -324,33 +326,33 @@ class Shard:
         import numpy as np
 
         self._check(token, round_)
-        kernel = self.kernel
+        kernel, protocol = self.kernel, self.protocol
         clock = time.perf_counter
         started = clock()
         fresh = self.n
         cursor = np.zeros(8, dtype=np.int64)
-        cursor[kernel.N] = fresh
+        cursor[protocol.N] = fresh
         inbox, self.inbox = self.inbox, []
         moved = False  # whether the table was rebuilt (the slots absorb wrote are stale)
         for sender, parts, rows, codes in inbox:
             if sender is not None:
                 rows = self._translated(sender, parts, rows)
                 self._refresh_keys()
-            self.store.fit(self.tables, int(cursor[kernel.N]))
+            self.store.fit(self.tables, int(cursor[protocol.N]))
             block = np.ascontiguousarray(rows, dtype=self.store.records.dtype)
-            cursor[kernel.SID] = 0
+            cursor[protocol.SID] = 0
             # the new states' table slots go where their numbers will (gids: written by
             # _number only), for renumber
             while kernel.absorb(self.store.records.array, self.store.table.array,
                                 self.store.tags.array, self.codes.array, self.gids.array,
-                                fresh, block, codes, cursor) == kernel.FULL:
+                                fresh, block, codes, cursor) == protocol.FULL:
                 size = self.store.table.capacity
-                self._room(int(cursor[kernel.N]))
+                self._room(int(cursor[protocol.N]))
                 moved |= self.store.table.capacity != size
         del inbox
         self.seconds["absorb"] += clock() - started
         started = clock()
-        n = self.n = int(cursor[kernel.N])
+        n = self.n = int(cursor[protocol.N])
         records = self.store.records.array
         kernel.renumber(records, self.store.table.array, self.store.tags.array,
                         self.codes.array, self.gids.array, fresh, n, moved)

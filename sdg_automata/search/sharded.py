@@ -15,7 +15,7 @@ Design
   the shard's own open-addressing table uses, so that a shard's table is not filled by
   keys that all share a residue.
 * **Encodings agree across workers.**  Each shard learns its compiled step
-  (:class:`~sdg_automata.automaton.vectors.StepTables`) lazily, as one process does, so
+  (:class:`~sdg_automata.search.compiled.tables.StepTables`) lazily, as one process does, so
   the part ids of two shards differ.  What is canonical is the part itself (a bitset of
   items of the automaton the driver built and shipped whole, by cloudpickle: the
   automaton's item order depends on the string hash seed, so no worker rebuilds it).  So
@@ -71,7 +71,7 @@ from ..errors import InputError, ResourceError, SdgBug, SdgError
 from ..runtime.budget import UNLIMITED, Budget, as_budget
 from .decide import Verdict, bfs_search, bfs_verdict
 from .request import read_witness
-from .shard import BATCH_STATES, PHASES, Shard, answered
+from .shard import Shard, answered
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -81,7 +81,7 @@ if TYPE_CHECKING:
     from ..grammar.words import Word
     from .request import Search
 
-__all__ = ["BATCH_STATES", "PHASES", "Shard", "max_grundy_sharded"]
+__all__ = ["max_grundy_sharded"]
 
 #: seconds between two looks at the workers' health while the driver waits
 POLL = 0.5
@@ -342,7 +342,7 @@ def max_grundy_sharded(
     On a :class:`distributed.LocalCluster` (``"local"``; a real cluster is
     ``"tcp://HOST:PORT"``), the verdict of ``max_grundy(g, g.start, strategy="bfs")``:
 
-    >>> from sdg_automata.search.families import intersection_grammar, random_family
+    >>> from sdg_automata.generators.families import intersection_grammar, random_family
     >>> g = intersection_grammar(random_family(3, 6, seed=0))
     >>> v = max_grundy_sharded(g, g.start, scheduler="local")
     >>> v.maximum, v.witness, v.states
@@ -354,7 +354,7 @@ def max_grundy_sharded(
                        progress=progress)
     started = time.perf_counter()
     search = bfs_search(grammar, head, k, within=within, budget=budget)
-    from .walks import unfit
+    from .compiled.drive import unfit
 
     why = unfit(search.automaton)
     with dask_client(scheduler, timeout=timeout) as client:  # the address is checked anyway

@@ -1,6 +1,6 @@
 """The grammar sweep: every right-linear grammar of a size, one row each (issue 12).
 
-The jobs are the canonical grammars of :mod:`~sdg_automata.sweeps.enumeration`
+The jobs are the canonical grammars of :mod:`~sdg_automata.generators.enumeration`
 (one per isomorphism class).  A row holds what one exploration of the
 grammar's automaton (SPEC §4, Steps 1–5) tells about every nonterminal A:
 the bound m_A (SPEC §3), the maximum of 𝒢_{G,A} over L(G, A) (SPEC §5) and a
@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..generators.enumeration import GrammarShape, grammar_classes
 from ..grammar import Grammar, Rule
 from ..runtime.budget import Meter
-from .enumeration import GrammarShape, grammar_classes
 from .runner import Status, Sweep
 
 __all__ = ["COLUMNS", "GrammarJob", "GrammarJobs", "GrammarRow", "grammar_row", "grammar_sweep"]

@@ -14,9 +14,6 @@ this module holds what makes a survey of many:
 * :func:`survey`, the survey as a list, on any :class:`concurrent.futures.Executor`
   (default: a local process pool of :func:`default_jobs` workers); the jobs are
   plain tuples and the rows frozen dataclasses, so both pickle.
-
-This module is also what the 0.2 module ``sdg_automata.imark.survey`` is now
-(:mod:`sdg_automata._moved`), so it still offers every name that module had.
 """
 
 from __future__ import annotations
@@ -29,17 +26,15 @@ from itertools import combinations
 from typing import Any
 
 from ..errors import BudgetExceeded, InputError
-from ..games.imark import IMark, SurveyRow, coalescence_steps, survey_instance
-from ..games.imark.coalescence import BYTES_PER_START, valid_max_c
-from ..games.imark.game import position, rules
+from ..games.imark.coalescence import BYTES_PER_START, SurveyRow, survey_instance, valid_max_c
+from ..games.imark.game import IMark, position, rules
 from ..games.imark.naive import MAX_TABLE_BYTES
 from ..runtime.budget import UNLIMITED, Budget, Meter
 from ..runtime.cluster import default_jobs
 from .runner import Status, Sweep
 
-__all__ = ["COLUMNS", "MAX_INSTANCES", "MAX_SURVEY_STEPS", "IMarkJob", "IMarkRow",
-           "SurveyRow", "coalescence_steps", "default_jobs", "imark_sweep", "survey",
-           "survey_instance", "survey_instances", "survey_steps"]
+__all__ = ["COLUMNS", "MAX_INSTANCES", "MAX_SURVEY_STEPS", "IMarkJob", "IMarkRow", "imark_sweep",
+           "survey", "survey_instances", "survey_steps"]
 
 #: the most instances one survey enumerates
 MAX_INSTANCES = 100_000

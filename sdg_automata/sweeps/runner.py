@@ -44,9 +44,8 @@ of a distributed scheduler (about a millisecond) is shared by many small jobs;
 at most ``window`` batches are in flight, so a sweep of millions of jobs does
 not queue millions of futures.
 
-This module is the runner; the rest of a sweep's machinery has a module each,
-and its names are importable from here as well (the 0.2 module
-``sdg_automata.sweep`` was all of them): :mod:`.sinks` (the output formats),
+This module is the runner; the rest of a sweep's machinery has a module each:
+:mod:`.sinks` (the output formats),
 :mod:`.resume` (resuming and locking the output file), :mod:`.pool` (the local
 process pool) and :mod:`sdg_automata.runtime.cluster` (Dask).
 """
@@ -75,24 +74,14 @@ from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar, get_arg
 from ..errors import BudgetExceeded, InputError, Interrupted, ResourceError, SdgBug
 from ..runtime.budget import UNLIMITED, Budget, Meter
 from ..runtime.cluster import (
-    LONGEST_WAIT,
-    check_workers,
-    dask_client,
-    dask_executor,
-    default_jobs,
     fingerprint,
     worker_place,
 )
 from ..runtime.stopping import is_stop_handler
-from .pool import process_pool, stop
-from .resume import Resumed, locked, resume
-from .sinks import FORMATS, CsvSink, Format, JsonlSink, Sink, TableSink, plain_cells
+from .pool import stop
 
 __all__ = [
-    "FORMATS", "LONGEST_WAIT", "Batch", "CsvSink", "Format", "JsonlSink", "Resumed", "Row",
-    "Sink", "Status", "Sweep", "SweepStats", "TableSink", "check_workers", "dask_client",
-    "dask_executor", "default_jobs", "fingerprint", "locked", "plain_cells", "process_pool",
-    "resume", "run_sweep",
+    "Batch", "Row", "Status", "Sweep", "SweepStats", "run_sweep",
 ]
 
 Status = Literal["ok", "budget", "error"]

@@ -14,13 +14,13 @@ import pytest
 from clirun import run
 
 from sdg_automata.errors import BudgetExceeded, InputError
-from sdg_automata.search.decide import max_grundy
-from sdg_automata.search.families import (
+from sdg_automata.generators.families import (
     counting_intersection,
     counting_truth,
     intersection_grammar,
     product_truth,
 )
+from sdg_automata.search.decide import max_grundy
 
 
 @pytest.mark.parametrize("count, length, noise", [

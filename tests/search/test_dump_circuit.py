@@ -22,7 +22,7 @@ from required import require_abc
 pytest.importorskip("pysat")
 
 from sdg_automata.automaton.construction import automaton_for  # noqa: E402
-from sdg_automata.games.semantics import grundy  # noqa: E402
+from sdg_automata.derivation.semantics import grundy  # noqa: E402
 from sdg_automata.grammar.parse import parse_grammar  # noqa: E402
 from sdg_automata.search.decide import max_grundy  # noqa: E402
 

@@ -20,17 +20,17 @@ from strategies import left_linear_grammars, right_linear_grammars
 pytest.importorskip("pysat")
 
 from sdg_automata.automaton.construction import automaton_for  # noqa: E402
+from sdg_automata.generators.families import (  # noqa: E402
+    counting_intersection,
+    intersection_grammar,
+    ring_intersection,
+)
 from sdg_automata.grammar import Grammar  # noqa: E402
 from sdg_automata.grammar.parse import grammar_to_json, parse_grammar  # noqa: E402
 from sdg_automata.runtime.budget import UNLIMITED  # noqa: E402
 from sdg_automata.search import lean  # noqa: E402
 from sdg_automata.search.circuit import StepEncoding  # noqa: E402
 from sdg_automata.search.decide import bfs_search, max_grundy  # noqa: E402
-from sdg_automata.search.families import (  # noqa: E402
-    counting_intersection,
-    intersection_grammar,
-    ring_intersection,
-)
 from sdg_automata.search.reduce import (  # noqa: E402
     Correspondence,
     correspondence,

@@ -19,17 +19,17 @@ from schemas import validate
 
 pytest.importorskip("pysat")
 
+from sdg_automata.derivation.semantics import grundy  # noqa: E402
 from sdg_automata.errors import BudgetExceeded  # noqa: E402
-from sdg_automata.games.semantics import grundy  # noqa: E402
-from sdg_automata.grammar.parse import grammar_to_json  # noqa: E402
-from sdg_automata.search import portfolio  # noqa: E402
-from sdg_automata.search.decide import max_grundy  # noqa: E402
-from sdg_automata.search.families import (  # noqa: E402
+from sdg_automata.generators.families import (  # noqa: E402
     counting_intersection,
     counting_truth,
     intersection_grammar,
     ring_intersection,
 )
+from sdg_automata.grammar.parse import grammar_to_json  # noqa: E402
+from sdg_automata.search import portfolio  # noqa: E402
+from sdg_automata.search.decide import max_grundy  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -18,13 +18,13 @@ from clirun import one_error, run
 pytest.importorskip("pysat")
 
 from sdg_automata.errors import InputError  # noqa: E402
-from sdg_automata.grammar.parse import grammar_to_json, parse_grammar  # noqa: E402
-from sdg_automata.search.decide import max_grundy  # noqa: E402
-from sdg_automata.search.families import (  # noqa: E402
+from sdg_automata.generators.families import (  # noqa: E402
     intersection_grammar,
     planted_intersection,
     ring_intersection,
 )
+from sdg_automata.grammar.parse import grammar_to_json, parse_grammar  # noqa: E402
+from sdg_automata.search.decide import max_grundy  # noqa: E402
 from sdg_automata.search.solvers import DEFAULT, REFUSED, offered, resolve  # noqa: E402
 
 EXAMPLE3 = Path(__file__).resolve().parents[2] / "examples" / "example3.txt"

@@ -1,7 +1,7 @@
 """𝒢(n) of i-Mark(S, D) for huge n by the convergence technique (SPEC §6).
 
 The technique of Nivasch and Rubinstein, "A convergence technique for the game
-i-Mark", arXiv 2503.23196 (TCS 2025): 𝒢 on the intervals J_m = [m − c, m] for
+i-Mark", arXiv 2503.23196: 𝒢 on the intervals J_m = [m − c, m] for
 every m in M = {⌊n / ∏ dᵢ^{aᵢ}⌋}, children first, each from the guess sequences
 over I_m = [m − 2c, m].  Time polylogarithmic in n.  No unproven value is ever
 returned: a failure is :class:`IMarkConvergenceError`.

@@ -286,6 +286,101 @@ def _pattern(pos: np.ndarray, residues: np.ndarray, d: int, c: int) -> np.ndarra
     return np.where((num >= 0) & (num % d == 0), c - num // d, c + 1).astype(np.int32)
 
 
+def _check_room(n: int, rows: int, width: int, c: int, mask_bytes: int) -> None:
+    """Refuse, before the work, a grid of more than :data:`MAX_GRID_BYTES` digit bytes or a
+    layer (``rows`` columns) whose arrays exceed the memory left (:class:`BudgetExceeded`)."""
+    if rows * width > MAX_GRID_BYTES:
+        raise BudgetExceeded(f"the convergence technique at n ≈ 10^{len(str(n)) - 1} needs "
+                             f"{rows * width:,} bytes of digits; too large")
+    # a layer's arrays: J of two layers, the children's J and the option masks, per column
+    layer = (rows + 1) * (3 * (c + 2) + (2 * c + 1) * mask_bytes)
+    left = available_bytes()
+    if left is not None and layer > left:
+        raise BudgetExceeded(f"the convergence technique with c = {c:,} at n ≈ "
+                             f"10^{len(str(n)) - 1} needs {layer:,} bytes per layer of its "
+                             f"{rows:,} columns, more than the {left:,} bytes left: give a "
+                             "smaller --c or --max-c")
+
+
+def _digit_grid(cols: Columns, d1: int, width: int) -> np.ndarray:
+    """The base-d₁ digits of every column's Q_r, digit j of column r at index |r| + j, so
+    that layer s reads index s of every column."""
+    R = len(cols.q)
+    dtype = np.uint8 if d1 <= 256 else np.int64
+    digits = np.zeros((R, width), dtype=dtype)
+    sums = cols.sums
+    if d1 == 2:  # every column's bits in one unpacking
+        size = (width + 7) // 8
+        raw = np.frombuffer(b"".join(q.to_bytes(size, "little") for q in cols.q),
+                            dtype=np.uint8).reshape(R, size)
+        bits = np.unpackbits(raw, axis=1, bitorder="little")
+        for j in range(R):
+            k = int(sums[j])
+            digits[j, k:] = bits[j, :width - k]
+    else:
+        for j, q in enumerate(cols.q):
+            k = int(sums[j])
+            digits[j, k:] = _digits(q, d1, width - k)
+    return digits
+
+
+def _patterns(D: tuple[int, ...], pos: np.ndarray, c: int, meter: Meter
+              ) -> dict[int, np.ndarray]:
+    """Per divisor d, the :func:`_pattern` row of each residue below :data:`_PATTERN_D`.
+
+    A row is 2c + 1 positions, seconds of work for c = 10⁷, so the meter is checked
+    after each one; the rows are filled in place (no second copy of the table).
+    """
+    done = meter.count
+    pattern = {}
+    for d in D:
+        rows = pattern[d] = np.empty((min(d, _PATTERN_D), 2 * c + 1), dtype=np.int32)
+        for r in range(len(rows)):
+            rows[r] = _pattern(pos, np.array([r], dtype=np.int64), d, c)[0]
+            meter.check(done)
+    return pattern
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Layer:
+    """What one layer's option masks read: the columns of the layer above, the grid's
+    successor columns, the naive table, and the per-divisor position patterns."""
+
+    D: tuple[int, ...]
+    c: int
+    B: int
+    V: int
+    bit: np.ndarray
+    G: np.ndarray
+    span: np.ndarray
+    pos: np.ndarray
+    cols: Columns
+    pattern: dict[int, np.ndarray]
+    mtype: type[np.unsignedinteger]
+
+    def masks(self, live: np.ndarray, val_prev: np.ndarray, J_prev: np.ndarray,
+              res: list[np.ndarray]) -> np.ndarray:
+        """The division masks of the intervals of the ``live`` columns (rows × 2c + 1): at
+        each position, the bit of every division follower's proven value."""
+        c, B, L = self.c, self.B, live.size
+        dm = np.zeros((L, 2 * c + 1), dtype=self.mtype)
+        rowbase = (np.arange(L, dtype=np.int32) * (c + 2))[:, None]
+        for j, d in enumerate(self.D):
+            child = live if j == 0 else self.cols.succ[j - 1][live]
+            cval = val_prev[child]
+            cj = np.empty((L, c + 2), dtype=np.uint8)
+            cj[:, :c + 1] = J_prev[child]
+            cj[:, c + 1] = self.V  # bit[V] = 0: "no follower here"
+            small = np.flatnonzero(cval <= B)  # the child's J comes from the naive table
+            if small.size:
+                cj[small, :c + 1] = self.G[np.clip(cval[small, None] - c + self.span, 0, B)]
+            r_live = res[j][live]
+            where = (self.pattern[d][r_live] if d <= _PATTERN_D
+                     else _pattern(self.pos, r_live, d, c))  # a wide divisor: computed
+            dm |= self.bit[cj].ravel()[where + rowbase]
+        return dm
+
+
 def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> int:
     """𝒢(n) proven with window ``c``; ``table`` is the naive 𝒢 on [0, B], B ≥ 2c + max S.
 
@@ -305,9 +400,6 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     tab = _set_table(game)
     V = game.max_value + 1
     mtype = _mask_dtype(V)
-    bit = np.array([1 << v for v in range(V)] + [0], dtype=mtype)
-    G = np.frombuffer(table, dtype=np.uint8)
-    span = np.arange(c + 1, dtype=np.int64)
     D = tuple(d for d in game.D if d <= n)
     if not D:  # no division move below n: the single interval J_n from guesses alone
         out, bad = _prove(tab, np.zeros((1, 2 * c + 1), dtype=mtype), c, meter)
@@ -318,33 +410,9 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     width = _width(n, d1)
     cols = columns(n, others, limit=max(1, MAX_GRID_BYTES // width))
     R = len(cols.q)
-    if R * width > MAX_GRID_BYTES:
-        raise BudgetExceeded(f"the convergence technique at n ≈ 10^{len(str(n)) - 1} needs "
-                             f"{R * width:,} bytes of digits; too large")
-    # a layer's arrays: J of two layers, the children's J and the option masks, per column
-    layer = (R + 1) * (3 * (c + 2) + (2 * c + 1) * np.dtype(mtype).itemsize)
-    left = available_bytes()
-    if left is not None and layer > left:
-        raise BudgetExceeded(f"the convergence technique with c = {c:,} at n ≈ "
-                             f"10^{len(str(n)) - 1} needs {layer:,} bytes per layer of its "
-                             f"{R:,} columns, more than the {left:,} bytes left: give a "
-                             "smaller --c or --max-c")
-    # digit j of column r, stored at index |r| + j: layer s reads index s of every column
-    dtype = np.uint8 if d1 <= 256 else np.int64
-    digits = np.zeros((R, width), dtype=dtype)
+    _check_room(n, R, width, c, np.dtype(mtype).itemsize)
+    digits = _digit_grid(cols, d1, width)
     sums = cols.sums
-    if d1 == 2:  # every column's bits in one unpacking
-        size = (width + 7) // 8
-        raw = np.frombuffer(b"".join(q.to_bytes(size, "little") for q in cols.q),
-                            dtype=np.uint8).reshape(R, size)
-        bits = np.unpackbits(raw, axis=1, bitorder="little")
-        for j in range(R):
-            k = int(sums[j])
-            digits[j, k:] = bits[j, :width - k]
-    else:
-        for j, q in enumerate(cols.q):
-            k = int(sums[j])
-            digits[j, k:] = _digits(q, d1, width - k)
     active_upto = np.searchsorted(sums, np.arange(width), side="right")
 
     val = np.zeros(R + 1, dtype=np.int64)  # m per column, capped at _CAP
@@ -358,12 +426,11 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
     # at column c − u of the child's J; column c + 1 means "no follower" (bit 0)
     pos = 2 * c - np.arange(2 * c + 1, dtype=np.int64)
     done = meter.count  # intervals of the whole call (earlier values and windows too)
-    pattern = {}
-    for d in D:  # a residue's row is 2c + 1 positions: seconds for c = 10⁷, so checked by row
-        rows = pattern[d] = np.empty((min(d, _PATTERN_D), 2 * c + 1), dtype=np.int32)
-        for r in range(len(rows)):  # filled in place: no second copy of the table
-            rows[r] = _pattern(pos, np.array([r], dtype=np.int64), d, c)[0]
-            meter.check(done)
+    layer = _Layer(D=D, c=c, B=B, V=V, bit=np.array([1 << v for v in range(V)] + [0],
+                                                     dtype=mtype),
+                   G=np.frombuffer(table, dtype=np.uint8),
+                   span=np.arange(c + 1, dtype=np.int64), pos=pos, cols=cols,
+                   pattern=_patterns(D, pos, c, meter), mtype=mtype)
     for s in range(width - 1, -1, -1):
         na = int(active_upto[s])
         dig = digits[:na, s].astype(np.int64)
@@ -373,28 +440,12 @@ def layered_value(game: IMark, n: int, c: int, table: bytes, meter: Meter) -> in
             res[j][:na] = (res[j][:na] * d1 + dig) % d
         live = np.flatnonzero(val[:na] > B)
         if live.size:
-            L = live.size
-            dm = np.zeros((L, 2 * c + 1), dtype=mtype)
-            rowbase = (np.arange(L, dtype=np.int32) * (c + 2))[:, None]
-            for j, d in enumerate(D):
-                child = live if j == 0 else cols.succ[j - 1][live]
-                cval = val_prev[child]
-                cj = np.empty((L, c + 2), dtype=np.uint8)
-                cj[:, :c + 1] = J_prev[child]
-                cj[:, c + 1] = V  # bit[V] = 0: "no follower here"
-                small = np.flatnonzero(cval <= B)  # the child's J comes from the naive table
-                if small.size:
-                    cj[small, :c + 1] = G[np.clip(cval[small, None] - c + span, 0, B)]
-                r_live = res[j][live]
-                where = (pattern[d][r_live] if d <= _PATTERN_D
-                         else _pattern(pos, r_live, d, c))  # a wide divisor: computed
-                dm |= bit[cj].ravel()[where + rowbase]
-            out, bad = _prove(tab, dm, c, meter)
+            out, bad = _prove(tab, layer.masks(live, val_prev, J_prev, res), c, meter)
             if bad >= 0:
                 col = int(live[bad])
                 raise _NoConvergence(cols.q[col] // d1 ** (s - int(sums[col])))
             J_cur[live] = out
-            done += L
+            done += live.size
         J_prev, J_cur = J_cur, J_prev
         meter.check(done)
     if val[0] <= B:

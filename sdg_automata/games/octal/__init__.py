@@ -51,18 +51,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .certificate import CERTIFICATE_RARE_LIST as CERTIFICATE_RARE_LIST
     from .certificate import write_certificate
     from .checkpoint import CHECKPOINT_SECONDS
     from .period import DEFAULT_MAX_N, JSON_VALUES, OctalPeriod
-    from .period import PERIOD_COMPILED_FROM as PERIOD_COMPILED_FROM
-    from .period import find_period as find_period
-    from .period import minimize as minimize
     from .rules import OctalGame
     from .space import SparseSpace
-    from .space import detect_space as detect_space
     from .values import COMPILED_FROM, Method, load_kernels, naive_values
-    from .values import Values as Values
 
 __all__ = [
     "CHECKPOINT_SECONDS",
@@ -81,13 +75,12 @@ __all__ = [
 #: each name of the package -> the module that defines it
 _LAZY = {
     "OctalGame": "rules",
-    "SparseSpace": "space", "detect_space": "space",
-    "COMPILED_FROM": "values", "Method": "values", "Values": "values",
-    "load_kernels": "values", "naive_values": "values",
-    "DEFAULT_MAX_N": "period", "JSON_VALUES": "period", "PERIOD_COMPILED_FROM": "period",
-    "OctalPeriod": "period", "find_period": "period", "minimize": "period",
+    "SparseSpace": "space",
+    "COMPILED_FROM": "values", "Method": "values", "load_kernels": "values",
+    "naive_values": "values",
+    "DEFAULT_MAX_N": "period", "JSON_VALUES": "period", "OctalPeriod": "period",
     "CHECKPOINT_SECONDS": "checkpoint",
-    "CERTIFICATE_RARE_LIST": "certificate", "write_certificate": "certificate",
+    "write_certificate": "certificate",
 }
 
 

@@ -35,7 +35,7 @@ from ...errors import InputError
 from ...runtime.budget import Budget, Meter
 from ...runtime.engines import THRESHOLDS, Engine, check_engine, use_compiled
 from ...runtime.stopping import held_signals
-from ..impartial import mex
+from ..mex import mex
 from .space import CHUNK, SparseSpace, detect_space, rare_heaps
 
 __all__ = ["COMPILED_FROM", "Method", "Rules", "load_kernels", "naive_values"]

@@ -24,7 +24,7 @@ refusals (``check``, ``prepare``, ``refuse``); then make one
 :class:`~.base.SearchStrategy` of them and :func:`register` it (a built-in one is
 listed in :data:`STRATEGIES` below).  ``max_grundy(strategy=name)``, ``max
 --strategy name`` with its arguments, and the JSON follow at once
-(``tests/test_strategy_registry.py`` does this with a toy).
+(``tests/search/test_strategy_registry.py`` does this with a toy).
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from . import bfs, dfs, lasso, pdr, sat
-from .base import EXPLORING, Argument, SearchStrategy
+from .base import SearchStrategy
 
 if TYPE_CHECKING:
     from ...automaton.construction import GrundyAutomaton
     from ...runtime.budget import Budget
     from ...runtime.engines import Engine
 
-__all__ = ["EXPLORING", "STRATEGIES", "Argument", "SearchStrategy", "check", "default", "get",
-           "json_fields", "names", "prepare", "register", "solved"]
+__all__ = ["STRATEGIES", "check", "default", "get", "json_fields", "names", "prepare", "register",
+           "solved"]
 
 #: the strategies by name, in the order the command line lists them
 STRATEGIES: dict[str, SearchStrategy] = {

@@ -2,11 +2,11 @@
 
 It keeps every reached state with its breadth-first parent, so witnesses are
 shortest words.  Memory: the states packed in a
-:class:`~sdg_automata.runtime.store.PackedStates` (fixed-width records, about 65
+:class:`~sdg_automata.search.packed.PackedStates` (fixed-width records, about 65
 bytes per state on the hardness family), the frontier, two small int arrays.
 On the compiled engine its visited set is a store of
-:func:`sdg_automata.search.walks.breadth_first`: ``table`` (records in memory, the
-fastest) or ``compact`` (:class:`~sdg_automata.search.walks.CompactStore`, a few
+:func:`sdg_automata.search.compiled.drive.breadth_first`: ``table`` (records in memory, the
+fastest) or ``compact`` (:class:`~sdg_automata.search.compiled.drive.CompactStore`, a few
 bytes per state), its one option (``store=``, ``--store``).  It is the default
 strategy, but for one-letter walks (:mod:`.lasso`).
 """
@@ -24,7 +24,7 @@ from ...automaton.crawl import tree_path
 from ...errors import BudgetExceeded, InputError
 from ...grammar.words import LONG_WORD, Word
 from ...runtime.budget import Budget, Meter
-from ...runtime.store import PackedStates
+from ..packed import PackedStates
 from ..request import Evidence, Search, SearchResult, nbytes, read_witness
 from .base import Argument, SearchStrategy
 
@@ -62,7 +62,7 @@ ARGUMENTS = (Argument(
 def _refuse(user: str, given: Mapping[str, Any]) -> str:
     """A store for a route (which builds DFAs and stores nothing of ours), for another
     strategy, or an unknown store, whoever asks."""
-    from ..walks import STORES
+    from ..compiled.drive import STORES
 
     store = given["store"]
     if user.endswith(" route"):
@@ -77,7 +77,7 @@ def _refuse(user: str, given: Mapping[str, Any]) -> str:
 def _prepare(options: BfsOptions, engine: Engine, automaton: GrundyAutomaton) -> Engine:
     """The compact store is the compiled engine's: refused with Python, asked for by name
     under auto (which would take Python for a small automaton)."""
-    from ..walks import STORES, unfit
+    from ..compiled.drive import STORES, unfit
 
     store = options.store
     if store not in STORES or store != "table" and engine == "python":
@@ -93,8 +93,10 @@ def _bfs(search: Search) -> SearchResult:
 
 
 def _bfs_compiled(search: Search, budget: Budget) -> SearchResult:
-    """:func:`_bfs_python` on the kernels: :func:`sdg_automata.search.walks.breadth_first`."""
-    from ..walks import CompactStore, breadth_first
+    """:func:`_bfs_python` on the kernels:
+    :func:`sdg_automata.search.compiled.drive.breadth_first`."""
+    from ..compiled.drive import breadth_first
+    from ..compiled.stores import CompactStore
 
     walked = breadth_first(search.tables(), budget, constraint=search.constraint_arrays(),
                            head=search.head, bound=search.bound, settle=search.settle,
@@ -142,7 +144,7 @@ def _bfs_python(search: Search, budget: Budget) -> SearchResult:
     """Breadth-first search; shortest witnesses.
 
     :func:`~sdg_automata.automaton.crawl.crawl`'s loop written out for the search (issue
-    11): the states reached in a :class:`~sdg_automata.runtime.store.PackedStates`,
+    11): the states reached in a :class:`~sdg_automata.search.packed.PackedStates`,
     the frontier as ints in a queue, the tree in two arrays, and a new state
     costs one AND against the marks of the values not seen yet, with no call
     unless it shows one.

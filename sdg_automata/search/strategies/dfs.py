@@ -25,8 +25,9 @@ def _dfs(search: Search) -> SearchResult:
 
 
 def _dfs_compiled(search: Search, budget: Budget) -> SearchResult:
-    """:func:`_dfs_python` on the kernels: :func:`sdg_automata.search.walks.depth_first`."""
-    from ..walks import depth_first
+    """:func:`_dfs_python` on the kernels:
+    :func:`sdg_automata.search.compiled.drive.depth_first`."""
+    from ..compiled.drive import depth_first
 
     walked = depth_first(search.tables(), budget, constraint=search.constraint_arrays(),
                          head=search.head, bound=search.bound, settle=search.settle)

@@ -55,8 +55,8 @@ def _lasso_word(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
 
 
 def _lasso_compiled(search: Search, budget: Budget, *, letter: int) -> SearchResult:
-    """:func:`_lasso_python` on the kernels: :func:`sdg_automata.search.walks.lasso`."""
-    from ..walks import lasso
+    """:func:`_lasso_python` on the kernels: :func:`sdg_automata.search.compiled.drive.lasso`."""
+    from ..compiled.drive import lasso
 
     walked = lasso(search.tables(), budget, letter=letter,
                    constraint=search.constraint_arrays(), head=search.head, bound=search.bound,

@@ -1,0 +1,557 @@
+"""The walks of the compiled kernels: their stores, their drivers, and the kernels' fit.
+
+The kernels of :mod:`sdg_automata.kernels.automaton` never raise and never call
+Python: they work over numpy arrays until they are done or need something, and
+return a status.  This module holds everything around them:
+
+* the drivers :func:`breadth_first`, :func:`depth_first` and :func:`lasso`, which
+  call a kernel in quanta of about
+  :data:`~sdg_automata.search.compiled.stores.QUANTUM_SECONDS`, learn the steps it
+  misses, grow its arrays, and serve budgets, progress, Ctrl-C and memory between
+  calls, over the stores of a walk (:mod:`sdg_automata.search.compiled.stores`:
+  records of part ids in growing memory maps, or the exact compact table);
+* :func:`unfit`, which says when the kernels cannot take an automaton.  The engine
+  is chosen by :mod:`sdg_automata.runtime.engines` (its
+  :func:`~sdg_automata.runtime.engines.run_engine`); the compiled exploration is
+  :mod:`sdg_automata.search.compiled.explore`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from ...errors import BudgetExceeded, SdgBug
+from ...runtime.budget import Budget
+from ...runtime.engines import THRESHOLDS
+from .stores import (
+    NARROW,
+    CompactStore,
+    Growing,
+    KeyTooWide,
+    _Quantum,
+    _Store,
+    _wrapping,
+)
+from .tables import StepTables
+
+if TYPE_CHECKING:
+    from ...automaton.construction import GrundyAutomaton
+
+__all__ = ["AUTO_STATES", "STORES", "Walked", "breadth_first", "depth_first", "lasso", "unfit"]
+
+#: the stores of a breadth-first walk (:func:`breadth_first`)
+STORES = ("table", "compact")
+
+
+# ---------------------------------------------------------------------------
+# the walks: drivers of the kernels in sdg_automata.kernels.automaton
+
+class Walked:
+    """What a compiled walk found (see :func:`breadth_first`, :func:`depth_first`)."""
+
+    def __init__(self, *, store: _Store | CompactStore | None, states: int, complete: bool,
+                 found: dict[int, Any], peak_bytes: int, store_kind: str = "table") -> None:
+        self.store = store
+        #: the store that ran: ``"table"`` or ``"compact"`` (see :func:`breadth_first`)
+        self.store_kind = store_kind
+        self.states = states
+        self.complete = complete
+        #: value -> record number (breadth-first), letters read (depth-first), length (lasso)
+        self.found = found
+        self.peak_bytes = peak_bytes
+
+
+def _start(tables: StepTables, constraint: Any) -> tuple[Any, Any, int, Any]:
+    """(rows[k, d], final[d], wc, q₀'s record) of a walk: the constraint given as
+    (initial, rows, final) and ``wc`` = 1, or dummies and 0; the record is q₀'s part ids,
+    then the constraint's initial state."""
+    import numpy as np
+
+    if constraint is None:
+        crows = np.zeros((len(tables.alphabet), 1), np.int32)
+        cfinal, wc = np.ones(1, np.uint8), 0
+    else:
+        crows = np.ascontiguousarray(constraint[1], dtype=np.int32)
+        cfinal, wc = np.frombuffer(bytes(constraint[2]), dtype=np.uint8).copy(), 1
+    start = np.empty(tables.groups + wc, dtype=np.int32)
+    start[:tables.groups] = tables.initial
+    if wc:
+        start[tables.groups] = constraint[0]
+    return crows, cfinal, wc, start
+
+
+class _Driver:
+    """The loop around a kernel: learning, growth, budget, Ctrl-C and memory."""
+
+    def __init__(self, tables: StepTables, budget: Budget, what: str) -> None:
+        import time
+
+        self.tables = tables
+        self.meter = budget.start(what, unit="states")
+        self.limit = budget.max_states
+        self.cap = -1 if self.limit is None else self.limit
+        self.quantum = _Quantum()
+        self._clock = time.perf_counter
+        self._last_miss: tuple[int, ...] | None = None
+
+    def timed(self, kernel: Callable[..., int], cursor: Any, *args: Any) -> int:
+        """``kernel(*args, quantum)``, timed; ``cursor`` (among ``args``) says the work done."""
+        from ...kernels.step import PAUSE, WORK
+
+        started = self._clock()
+        with _wrapping():
+            status = kernel(*args, self.quantum.size)
+        self.quantum.update(int(cursor[WORK]), self._clock() - started, status == PAUSE)
+        return int(status)
+
+    def learn(self, source: Any, k: int, where: tuple[int, ...], reached: int) -> None:
+        """Learn δ for a miss at ``where``; the same miss twice in a row is a bug.
+
+        A walk that misses more often than it pauses (a product of many components
+        learning its tables) spends its time here, so the meter is served from here too
+        (``reached``: the states so far); a lesson costs far more than a look at the clock.
+        """
+        if where == self._last_miss:
+            raise SdgBug(f"step tables: the kernel missed twice at {where}")
+        self._last_miss = where
+        self.tables.learn(source, k)
+        self.meter.check(reached)
+
+    def served(self, n: int) -> None:
+        """A pause: progress, the clock and (now and then, by the meter) memory."""
+        self._last_miss = None
+        self.meter.check(n)
+
+    def exceeded(self, n: int) -> BudgetExceeded:
+        return self.meter.exceeded(n, f"{self.limit} states")
+
+
+def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
+                  constraint: Any = None, head: str | None = None, bound: int = 0,
+                  settle: int = -1, rows: bool = False, store: str = "table") -> Walked:
+    """The breadth-first walk from q₀ (× the constraint's initial state), compiled.
+
+    Parameters
+    ----------
+    tables:
+        The step tables of the automaton.
+    budget:
+        States (exact), seconds, progress; memory pressure stops it too.
+    what:
+        The phase's name in messages.
+    constraint:
+        ``(initial, rows, final)`` of a DFA on the letters (``rows[k][d]``,
+        ``-1``: dead) for the product walk of ``decide``, or ``None``.
+    head, bound, settle:
+        Record the first state of every value of 𝒢_head (at most ``bound``)
+        where the constraint accepts, and stop at a value ≥ ``settle``.
+    rows:
+        Keep every transition (``store.rows``), for an exploration.
+    store:
+        ``"table"``: the table store (:class:`_Store`: records, a table of their
+        numbers, the tree in memory); ``"compact"``: a :class:`CompactStore`
+        (no rows; when the keys would be too wide, the table store after one
+        :class:`~sdg_automata.errors.EngineNotice`, and ``Walked.store_kind``
+        says which ran).
+
+    Returns
+    -------
+    Walked
+        ``found``: value -> number of its first state; ``store`` holds the
+        records, the tree and the rows of ``states`` states (or the compact
+        store, whose :meth:`CompactStore.runs` gives the witnesses).
+    """
+    import numpy as np
+
+    from ...kernels import automaton as kernel
+    from ...kernels import step as protocol
+
+    letters = len(tables.alphabet)
+    crows, cfinal, wc, start = _start(tables, constraint)
+    if store == "compact" and not rows:
+        try:
+            return _compact_breadth_first(tables, budget, what=what, crows=crows,
+                                          cfinal=cfinal, wc=wc, start=start, head=head,
+                                          bound=bound, settle=settle)
+        except KeyTooWide as e:
+            import warnings
+
+            from ...errors import EngineNotice
+
+            warnings.warn(f"the {what} keeps the table store, not the compact one: {e}",
+                          EngineNotice, stacklevel=2)
+    elif store not in STORES:
+        raise SdgBug(f"unknown store {store!r}")
+    table = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
+                   narrow=crows.shape[1] <= NARROW)
+    table.add_first(start)
+    found_at = np.full(bound + 1, -1, dtype=np.int64)
+    cursor = np.zeros(8, dtype=np.int64)
+    cursor[protocol.N] = 1
+    drive = _Driver(tables, budget, what)
+    stopped = False
+    n = 1
+    try:
+        while True:
+            head_group, values = _head_values(tables, head)
+            rows_array = table.rows.array if table.rows is not None else np.zeros(
+                (1, letters), np.int32)
+            records, slots, tags = table.records.array, table.table.array, table.tags.array
+            parent, via = table.parent.array, table.via.array  # type: ignore[union-attr]
+            heap, plan, starts = tables.heap, tables.plan, tables.starts
+            status = drive.timed(
+                kernel.bfs, cursor, heap, plan, starts, records, slots, tags, parent, via,
+                rows_array,
+                rows, crows, cfinal, wc, values, head_group,
+                settle if head is not None else -1, found_at, cursor, drive.cap)
+            n = int(cursor[protocol.N])
+            del records, slots, tags, parent, via, rows_array  # no view across a growth
+            if status == protocol.DONE:
+                break
+            if status == protocol.MISS:
+                sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
+                drive.learn(table.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
+                table.fit(tables, n)
+            elif status == protocol.FULL:
+                table.make_room(n)
+            elif status == protocol.PAUSE:
+                drive.served(n)
+            elif status == protocol.CAP:
+                raise drive.exceeded(n)
+            elif status == protocol.FOUND:
+                stopped = True
+                break
+    except BaseException as e:  # the store goes back at once; the found states with it
+        failure = _failed(e, table, drive, what, n)
+        if failure is e:
+            raise
+        raise failure from None
+    found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
+    return Walked(store=table, states=n, complete=not stopped, found=found,
+                  peak_bytes=table.nbytes(n))
+
+
+def _failed(e: BaseException, store: _Store | CompactStore, drive: _Driver, what: str,
+            n: int) -> BaseException:
+    """What a breadth-first walk that failed with ``e`` after n states raises: its store
+    closed, Ctrl-C as the meter says it, running out of memory as a budget."""
+    store.close()
+    if isinstance(e, KeyboardInterrupt):
+        return drive.meter.interrupted(n)
+    if isinstance(e, MemoryError):
+        return BudgetExceeded(f"{what} ran out of memory after {n} states", explored=n)
+    return e
+
+
+def _head_values(tables: StepTables, head: str | None) -> tuple[int, Any]:
+    """(group of A, its values by part id) for a walk that looks for values; a table that
+    shows none for a walk that does not (an exploration)."""
+    import numpy as np
+
+    if head is None:
+        return 0, np.full(1, -1, dtype=np.int32)
+    return tables.values(head)
+
+
+#: rows of the compact walk's input and output buffers (its only memory besides the table)
+COMPACT_BUFFER = 1 << 14
+
+
+def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, crows: Any,
+                           cfinal: Any, wc: int, start: Any, head: str | None, bound: int,
+                           settle: int) -> Walked:
+    """:func:`breadth_first` on a :class:`CompactStore`
+    (:func:`~sdg_automata.kernels.compact.compact_bfs`): the same states numbered the
+    same, so the same ``found``; ``store`` is the compact store."""
+    import numpy as np
+
+    from ...kernels import compact
+    from ...kernels import step as protocol
+
+    letters, width = len(tables.alphabet), len(start)
+    def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
+        return [*tables.part_counts, *([crows.shape[1]] if wc else [])]
+
+    store = CompactStore(counts(), letters)
+    store.add_first(start)
+    inrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
+    outrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
+    outcode = np.zeros(COMPACT_BUFFER, dtype=np.int64)
+    block = np.zeros((letters, width), dtype=np.int32)
+    found_at = np.full(bound + 1, -1, dtype=np.int64)
+    cursor = np.zeros(8, dtype=np.int64)
+    cursor[protocol.N] = 1
+    drive = _Driver(tables, budget, what)
+    stopped = False
+    base = 0  # the state in inrec[0]
+    n = 1
+    try:
+        while True:
+            head_group, values = _head_values(tables, head)
+            t = store.table
+            status = drive.timed(
+                compact.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
+                t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal,
+                wc, values, head_group, settle if head is not None else -1, found_at,
+                cursor, drive.cap)
+            n, sid = int(cursor[protocol.N]), int(cursor[protocol.SID])
+            if status == protocol.DONE:
+                break
+            if status == protocol.MISS:
+                k = int(cursor[protocol.LETTER])
+                out = int(cursor[compact.OUT])
+                source = inrec[sid - base] if sid - base < cursor[compact.IN] else outrec[
+                    sid - (n - out)]
+                drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
+                store.fit(counts(), n)
+            elif status == protocol.FULL:
+                out = int(cursor[compact.OUT])
+                if out + letters > COMPACT_BUFFER:  # the output to the spool
+                    store.push(outrec[:out], outcode[:out])
+                    cursor[compact.OUT] = out = 0
+                if sid - base >= cursor[compact.IN] and sid < n - out:  # the next input
+                    base = sid
+                    cursor[compact.IN] = store.records.read(sid, inrec)
+                    store.records.release(sid)
+                store.make_room(n, letters)
+            elif status == protocol.PAUSE:
+                drive.served(n)
+            elif status == protocol.CAP:
+                raise drive.exceeded(n)
+            elif status == protocol.FOUND:
+                stopped = True
+                break
+        out = int(cursor[compact.OUT])  # the tree of the last states, for the witnesses
+        store.push(outrec[:out], outcode[:out])
+    except BaseException as e:
+        failure = _failed(e, store, drive, what, n)
+        if failure is e:
+            raise
+        raise failure from None
+    found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
+    return Walked(store=store, states=n, complete=not stopped, found=found,
+                  peak_bytes=store.nbytes() + 3 * inrec.nbytes, store_kind="compact")
+
+
+def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, head: str,
+                bound: int, settle: int) -> Walked:
+    """The depth-first search of ``decide._dfs``, compiled: the same order, the same
+    states counted, the same witnesses (``found``: value -> letter indices read)."""
+    import numpy as np
+
+    from ...kernels import automaton as kernel
+    from ...kernels import step as protocol
+
+    crows, cfinal, wc, start = _start(tables, constraint)
+    store = _Store(tables.groups + wc, tree=False, letters=len(tables.alphabet), rows=False,
+                   narrow=crows.shape[1] <= NARROW)
+    store.add_first(start)
+    path = Growing(np.int32, (), 1 << 10)
+    tried = Growing(np.int32, (), 1 << 10)
+    read = Growing(np.int32, (), 1 << 10)
+    seen = np.zeros(bound + 1, dtype=np.uint8)
+    cursor = np.zeros(8, dtype=np.int64)
+    cursor[protocol.N] = cursor[protocol.DEPTH] = 1
+    drive = _Driver(tables, budget, "search")
+    found: dict[int, Any] = {}
+    deepest = 1
+    n = 1
+    stopped = False
+    try:
+        while True:
+            head_group, values = tables.values(head)
+            records, table, tags = store.records.array, store.table.array, store.tags.array
+            p, t, r = path.array, tried.array, read.array
+            status = drive.timed(
+                kernel.dfs, cursor, tables.heap, tables.plan, tables.starts, records, table,
+                tags, p, t, r, crows, cfinal, wc, values, head_group, seen, cursor, drive.cap)
+            n, depth = int(cursor[protocol.N]), int(cursor[protocol.DEPTH])
+            deepest = max(deepest, depth)
+            del records, table, tags, p, t, r
+            if status == protocol.DONE:
+                break
+            if status == protocol.MISS:
+                src = int(path.array[depth - 1])
+                k = int(tried.array[depth - 1])
+                drive.learn(store.records.array[src, :tables.groups].tolist(), k, (n, src, k), n)
+                store.fit(tables, n)
+            elif status == protocol.FULL:
+                store.make_room(n)
+                if depth >= path.capacity:
+                    for g in (path, tried, read):
+                        g.grow(2 * g.capacity)
+            elif status == protocol.PAUSE:
+                drive.served(n)
+            elif status == protocol.CAP:
+                raise drive.exceeded(n)
+            elif status == protocol.FOUND:
+                v = int(cursor[protocol.VALUE])
+                found[v] = read.array[1:depth].tolist()
+                if v >= settle:
+                    stopped = True
+                    break
+    except KeyboardInterrupt:
+        raise drive.meter.interrupted(n) from None
+    except MemoryError:
+        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
+    finally:
+        store.close()
+        for g in (path, tried, read):
+            g.close()
+    return Walked(store=None, states=n, complete=not stopped, found=found,
+                  peak_bytes=store.nbytes(n) + 12 * deepest)
+
+
+#: the compiled lasso keeps at most this many states of the walk (checkpoints), about
+#: evenly spaced, so that Brent's second phase starts near q_λ instead of at q₀
+CHECKPOINTS = 64
+
+
+class _Checkpoints:
+    """States of the walk at positions 0, D, 2D, … (at most :data:`CHECKPOINTS`; D doubles,
+    dropping every other one, when they would be more): O(1) states in all."""
+
+    def __init__(self, start: Any) -> None:
+        self.spacing = 1
+        self.saved: list[tuple[int, Any]] = [(0, start.copy())]
+
+    @property
+    def next(self) -> int:
+        return self.saved[-1][0] + self.spacing
+
+    def add(self, position: int, state: Any) -> None:
+        self.saved.append((position, state.copy()))
+        if len(self.saved) > CHECKPOINTS:
+            self.spacing *= 2
+            self.saved = [(n, q) for n, q in self.saved if n % self.spacing == 0]
+
+    def before(self, position: int) -> tuple[int, Any]:
+        """The last saved (position, state) at or before ``position``."""
+        return max((c for c in self.saved if c[0] <= position), key=lambda c: c[0])
+
+
+def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = None,
+          head: str, bound: int, settle: int) -> Walked:
+    """The one-letter walk q₀, q₁, … by Brent's cycle detection, compiled (the reference
+    is ``decide._lasso``, which documents the budget rule).  Stores O(1) states;
+    ``found``: value -> first position n (the witness is the letter to the n-th power);
+    ``states``: μ + λ, the states of the lasso (or the settling position plus one).
+
+    Phase 1 is Brent's.  Phase 2 needs q_λ: instead of walking λ steps from q₀ it
+    starts from the last of :data:`CHECKPOINTS` states saved along phase 1 at or
+    before λ, at most about 2·(μ + 3λ)/64 steps short of it; then the tortoise
+    from q₀ and the hare from q_λ move together until they meet at μ.
+    """
+    import numpy as np
+
+    from ...kernels import automaton as kernel
+    from ...kernels import step as protocol
+
+    crows, cfinal, wc, start = _start(tables, constraint)
+    cur = np.zeros((4, len(start)), dtype=np.int32)
+    cur[kernel.HARE] = start
+    first = np.full(bound + 1, -1, dtype=np.int64)
+    cursor = np.zeros(8, dtype=np.int64)
+    drive = _Driver(tables, budget, "search")
+    at = int(tables.starts[letter])
+    cap = drive.cap
+    # a lasso of at most `cap` states is closed by phase 1 before position 3·cap
+    beyond = 3 * cap if cap >= 0 else -1
+    none = np.full(1, -1, dtype=np.int32)
+    head_group = tables.values(head)[0]
+
+    def run(kernel_call: Callable[[], int], mover: Callable[[], int]) -> int:
+        """Call a phase until it ends, learning its misses and serving pauses."""
+        while True:
+            status = kernel_call()
+            position = int(cursor[protocol.POS])
+            reached = position + 1 if cap < 0 else min(position + 1, cap)  # states, for progress
+            if status == protocol.MISS:
+                row = mover()
+                drive.learn(cur[row, :tables.groups].tolist(), letter,
+                            (position, int(cursor[protocol.STEPS]), row), reached)
+            elif status == protocol.PAUSE:
+                drive.served(reached)
+                if 0 <= beyond <= position:
+                    raise drive.exceeded(cap)
+            else:
+                return status
+
+    def hare(limit: int, record: bool) -> int:  # the hare on, up to `limit` steps this round
+        values = tables.values(head)[1] if record else none
+        return drive.timed(kernel.walk, cursor, tables.heap, tables.plan, at, letter, crows,
+                           cfinal, wc, values, head_group if record else 0,
+                           settle if record else -1, first, int(record), cur, limit, cursor)
+
+    marks = _Checkpoints(start)
+    power = 1
+    try:
+        while True:  # phase 1: rounds of `power` steps after the tortoise, 1, 2, 4, …
+            cur[kernel.TORTOISE] = cur[kernel.HARE]
+            cursor[protocol.STEPS] = 0
+            while True:  # the round, stopping at each checkpoint to save it
+                position, steps = int(cursor[protocol.POS]), int(cursor[protocol.STEPS])
+                limit = min(power, steps + marks.next - position)
+                status = run(partial(hare, limit, True), lambda: kernel.HARE)
+                position = int(cursor[protocol.POS])
+                if position == marks.next:
+                    marks.add(position, cur[kernel.HARE])
+                if status != protocol.DONE or cursor[protocol.STEPS] == power:
+                    break
+            if status in (protocol.FOUND, protocol.DEAD):
+                if 0 <= cap <= position:
+                    raise drive.exceeded(cap)
+                return _lasso_found(first, position + 1, status == protocol.DEAD)
+            if status == protocol.MET:
+                cycle = int(cursor[protocol.STEPS])
+                break
+            if 0 <= beyond <= position:
+                raise drive.exceeded(cap)
+            power *= 2
+        # phase 2: the hare at q_λ (from the checkpoint before it), then with the
+        # tortoise from q₀ until they meet at μ
+        position, state = marks.before(cycle)
+        cur[kernel.HARE] = state
+        cur[kernel.TORTOISE] = -1  # never met: the hare just goes on to λ
+        cursor[protocol.POS], cursor[protocol.STEPS] = position, 0
+        run(partial(hare, cycle - position, False), lambda: kernel.HARE)
+        cur[kernel.TORTOISE] = start
+        cursor[protocol.STEPS] = 0
+        run(lambda: drive.timed(kernel.meet, cursor, tables.heap, tables.plan, at, letter,
+                                crows, wc, cur, cursor),
+            lambda: int(cursor[protocol.SID]))
+        tail = int(cursor[protocol.STEPS])
+    except KeyboardInterrupt:
+        raise drive.meter.interrupted() from None
+    if 0 <= cap < tail + cycle:
+        raise drive.exceeded(cap)
+    return _lasso_found(first, tail + cycle, True)
+
+
+def _lasso_found(first: Any, states: int, complete: bool) -> Walked:
+    return Walked(store=None, states=states, complete=complete,
+                  found={v: int(n) for v, n in enumerate(first.tolist()) if n >= 0},
+                  peak_bytes=first.nbytes + 4 * 8)
+
+
+# ---------------------------------------------------------------------------
+# the kernels' fit, and the compiled exploration (runtime.engines chooses the engine)
+
+#: ``engine="auto"`` runs the Python reference for up to this many states, then restarts
+#: the walk compiled (:data:`sdg_automata.runtime.engines.THRESHOLDS` says why)
+AUTO_STATES = THRESHOLDS["walk states"]
+#: the widest state the kernels take: this many groups (plus one for a constraint)
+MAX_GROUPS = 255
+
+
+def unfit(automaton: GrundyAutomaton) -> str | None:
+    """Why the compiled kernels cannot walk ``automaton`` (a phrase), or ``None``."""
+    layout = automaton.layout
+    if layout is None:
+        return ("its nonterminals form one group, so the compiled step would learn every "
+                "state from Python")
+    if len(layout.owned) > MAX_GROUPS:
+        return f"its states have {len(layout.owned)} groups, over the kernels' {MAX_GROUPS}"
+    return None

@@ -1,0 +1,470 @@
+"""The stores of the compiled walks: where the states they find are kept.
+
+The drivers of :mod:`sdg_automata.search.compiled.drive` keep a walk's states in one of two
+stores, both outside the process's heap:
+
+* :class:`_Store` (``--store table``) — records of part ids
+  (:class:`~sdg_automata.search.compiled.tables.StepTables`) in :class:`Growing` arrays
+  (anonymous memory maps that grow by ``mremap``: no copy, no touching of rows not
+  written yet), an open-addressing table with 8-bit tags, the breadth-first tree
+  and the rows;
+* :class:`CompactStore` (``--store compact``) — an exact Cleary table of keys of at
+  most :data:`MAX_KEY_BITS` bits (:class:`_Cleary`, whose kernels are in
+  :mod:`sdg_automata.kernels.compact`), its frontier queued in a :class:`_Spool` of
+  unlinked temporary files (the page cache, not resident memory).
+
+Every kernel call of a store or a driver runs inside :func:`_wrapping`, and in quanta
+of about :data:`QUANTUM_SECONDS` (:class:`_Quantum`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from ...errors import ResourceError, SdgBug
+from .tables import StepTables
+
+__all__ = ["COMPACT_LOAD_PERCENT", "MAX_KEY_BITS", "NARROW", "QUANTUM_SECONDS", "SPOOL_SEGMENT",
+           "CompactStore", "Growing", "KeyTooWide"]
+
+
+class Growing:
+    """A numpy array of ``capacity`` rows backed by anonymous memory that grows in place.
+
+    The memory is an anonymous private ``mmap``: pages cost nothing until they
+    are written, and :meth:`grow` remaps (``mremap``) instead of copying, so
+    a store that doubles never holds two copies and never touches the rows it
+    has not filled (numpy's own ``resize`` zero-fills them).  Call :attr:`array`
+    again after :meth:`grow`; no view may be kept across it.
+    """
+
+    def __init__(self, dtype: Any, tail: tuple[int, ...], capacity: int) -> None:
+        import numpy as np
+
+        self.dtype = np.dtype(dtype)
+        self.tail = tail
+        self.row_bytes: int = int(self.dtype.itemsize) * max(1, math.prod(tail))
+        self.capacity = 0
+        self._map: Any = None
+        self._array: Any = None
+        self.grow(capacity)
+
+    def grow(self, capacity: int) -> None:
+        """At least ``capacity`` rows (contents kept; new rows are zero)."""
+        import mmap
+
+        if capacity <= self.capacity:
+            return
+        size = max(mmap.PAGESIZE, capacity * self.row_bytes)
+        self._array = None  # the view must go before the map can move
+        try:
+            if self._map is None:
+                self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
+            else:
+                self._map.resize(size)
+        except OSError as e:  # ENOMEM (an address-space limit): as any allocation failing
+            raise MemoryError(f"cannot map {size:,} bytes: {e.strerror or e}") from None
+        if size >= 1 << 22 and hasattr(mmap, "MADV_HUGEPAGE"):
+            # 2 MB pages where the kernel allows them: the table is probed at random, and
+            # 4 KB pages made a lookup miss the TLB (measured: 0.6–0.8× the time with them)
+            try:
+                self._map.madvise(mmap.MADV_HUGEPAGE)
+            except OSError:
+                pass
+        self.capacity = capacity
+
+    @property
+    def array(self) -> Any:
+        import numpy as np
+
+        if self._array is None:
+            flat = np.frombuffer(self._map, dtype=self.dtype,
+                                 count=self.capacity * max(1, math.prod(self.tail)))
+            self._array = flat.reshape((self.capacity, *self.tail))
+        return self._array
+
+    def clear(self) -> None:
+        """Zero every row (the memory is touched: only for arrays about to be filled)."""
+        self.array[...] = 0
+
+    def copy(self, rows: int) -> Any:
+        """The first ``rows`` rows as an ordinary numpy array."""
+        return self.array[:rows].copy()
+
+    def close(self) -> None:
+        """Give the memory back now (or, while a view is still alive, when it dies)."""
+        self._array = None
+        if self._map is not None:
+            try:
+                self._map.close()
+            except BufferError:  # a view lives on (an exception's frame): freed with it
+                pass
+            self._map = None
+
+
+class _Spool:
+    """A first-in first-out sequence of numpy rows kept in unlinked temporary files.
+
+    Written and read with ordinary ``pwrite``/``preadv`` calls: the rows live in the
+    page cache (or on disk), never in the process's resident memory, and nothing is
+    mapped.  Rows are numbered from 0 in the order appended; the files are segments of
+    :data:`SPOOL_SEGMENT` rows, so that :meth:`release` can hand back the disk of the
+    rows already consumed (a breadth-first frontier moves through a spool once).
+    """
+
+    def __init__(self, dtype: Any, tail: tuple[int, ...]) -> None:
+        import numpy as np
+
+        self.dtype = np.dtype(dtype)
+        self.tail = tail
+        self.row_bytes: int = int(self.dtype.itemsize) * max(1, math.prod(tail))
+        self.rows = 0
+        self._files: dict[int, Any] = {}  # segment -> its unlinked file
+
+    def _fd(self, segment: int) -> int:
+        import tempfile
+
+        if segment not in self._files:
+            self._files[segment] = tempfile.TemporaryFile(prefix="sdg-spool-")
+        return int(self._files[segment].fileno())
+
+    def append(self, rows: Any) -> None:
+        """Append ``rows`` (an array of this spool's rows)."""
+        import os
+
+        import numpy as np
+
+        data = np.ascontiguousarray(rows, dtype=self.dtype).reshape(-1).view(np.uint8).data
+        done = 0
+        while done < len(data):
+            at = self.rows * self.row_bytes + done
+            segment, offset = divmod(at, SPOOL_SEGMENT * self.row_bytes)
+            piece = min(len(data) - done, SPOOL_SEGMENT * self.row_bytes - offset)
+            try:
+                done += os.pwrite(self._fd(segment), data[done:done + piece], offset)
+            except OSError as e:  # a full disk is a resource, not the input's fault
+                import tempfile
+
+                raise ResourceError(f"the compact store's temporary files (in "
+                                    f"{tempfile.gettempdir()}; TMPDIR chooses) could not be "
+                                    f"written: {e.strerror or e}") from None
+        self.rows += len(rows)
+
+    def read(self, first: int, out: Any) -> int:
+        """Rows ``first`` … into ``out`` (as many as fit and exist); how many."""
+        import os
+
+        import numpy as np
+
+        count = max(0, min(len(out), self.rows - first))
+        data = memoryview(out.reshape(-1).view(np.uint8))[:count * self.row_bytes]
+        done = 0
+        while done < len(data):
+            at = first * self.row_bytes + done
+            segment, offset = divmod(at, SPOOL_SEGMENT * self.row_bytes)
+            piece = min(len(data) - done, SPOOL_SEGMENT * self.row_bytes - offset)
+            got = os.preadv(self._fd(segment), [data[done:done + piece]], offset)
+            if got <= 0:
+                raise SdgBug(f"spool: row {first} cannot be read back")
+            done += got
+        return count
+
+    def release(self, first: int) -> None:
+        """Hand back the segments wholly before row ``first`` (never read again)."""
+        for segment in [s for s in self._files if (s + 1) * SPOOL_SEGMENT <= first]:
+            self._files.pop(segment).close()
+
+    def close(self) -> None:
+        for f in self._files.values():
+            f.close()
+        self._files.clear()
+
+
+#: rows of one spool file
+SPOOL_SEGMENT = 1 << 22
+#: the compact table is kept at most this full (percent; Cleary's linear probing stays
+#: short up to about 80 %)
+COMPACT_LOAD_PERCENT = 80
+#: the widest key the compact table takes (bits): keys are uint64
+MAX_KEY_BITS = 64
+#: odd multipliers of the key scrambling (Weyl's golden ratio, splitmix64's first)
+_MULTIPLIERS = (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9)
+
+
+class KeyTooWide(Exception):
+    """The records of a walk do not fit a compact key of :data:`MAX_KEY_BITS` bits."""
+
+
+class _Cleary:
+    """One compact table (:func:`~sdg_automata.kernels.compact.admit`): 2^q slots for
+    keys of the given field widths, and the arrays the kernels take."""
+
+    def __init__(self, q: int, widths: list[int]) -> None:
+        import numpy as np
+
+        fields = sum(widths)
+        if fields > MAX_KEY_BITS:
+            raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
+                             f"{MAX_KEY_BITS}")
+        # the key space is padded to more than the quotient, so that a remainder has a bit
+        if q < 6:  # the bit vectors are read by words of 64 slots
+            raise SdgBug(f"compact table: 2^{q} slots, fewer than 64")
+        kbits = max(fields, q + 1, 2)
+        rbits = w = kbits - q
+        size = 1 << q
+        self.q, self.widths, self.kbits = q, widths, kbits
+        self.form = np.array([size, w, rbits, kbits, size * COMPACT_LOAD_PERCENT // 100],
+                             dtype=np.int64)
+        modulus = 1 << kbits
+        m1, m2 = (m % modulus for m in _MULTIPLIERS)
+        self.mix = np.array([(1 << w) - 1, (1 << rbits) - 1, modulus - 1, m1, m2,
+                             pow(m1, -1, modulus), pow(m2, -1, modulus)], dtype=np.uint64)
+        self.fields = np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.uint64)
+        self.field_widths = np.array(widths, dtype=np.uint64)
+        # blocks of 64 slots: 3 words of their bits, then w words of their remainders
+        self.slots = np.zeros((size >> 6) * (3 + w), dtype=np.uint64)
+
+    @property
+    def load(self) -> int:
+        return int(self.form[4])
+
+
+def _widths(counts: list[int]) -> list[int]:
+    """Field widths for ids below ``counts`` (and one more bit of room for new ids)."""
+    return [max(1, c.bit_length()) for c in counts]
+
+
+#: the largest id a narrow (uint16) record holds
+NARROW = 0xFFFF
+
+
+#: a kernel call is sized to take about this long, so that budgets, progress and Ctrl-C
+#: are served at least this often (plus one step table's learning)
+QUANTUM_SECONDS = 0.05
+
+
+class _Quantum:
+    """The work a kernel call may do, sized from the measured rate to ``QUANTUM_SECONDS``."""
+
+    def __init__(self) -> None:
+        self.size = 1 << 14
+        self._calls = 0
+
+    def update(self, work: int, seconds: float, paused: bool) -> None:
+        self._calls += 1
+        if paused and self._calls > 1 and seconds > 0:  # the first call may compile
+            rate = work / seconds
+            self.size = int(min(1 << 26, max(1 << 10, rate * QUANTUM_SECONDS)))
+
+
+@contextlib.contextmanager
+def _wrapping() -> Iterator[None]:
+    """Around every kernel call: a budget's ``SIGALRM`` (a sweep job's deadline) held until
+    it returns, since one that lands while numba compiles or loads the kernel leaves numba
+    broken for the rest of the process (:func:`~sdg_automata.runtime.stopping.held_signals`;
+    a call returns within :data:`QUANTUM_SECONDS`); and no overflow warnings: hashing multiplies
+    uint64s modulo 2⁶⁴, which is what the compiled code does, while under
+    ``NUMBA_DISABLE_JIT=1`` the kernels run on numpy scalars, which would warn."""
+    import numpy as np
+
+    from ...runtime.stopping import held_signals
+
+    with held_signals(), np.errstate(over="ignore"):
+        yield
+
+
+class _Store:
+    """The states of a walk: records (part ids, then the constraint's state), an
+    open-addressing table of record numbers, and optionally the tree and the rows.
+
+    Records are uint16 while every id is below 2¹⁶ (:meth:`fit` widens them to int32
+    the moment an id reaches it; the kernels are compiled for both), which halves
+    the bytes of a state on every instance measured."""
+
+    def __init__(self, width: int, *, tree: bool, letters: int, rows: bool,
+                 capacity: int = 1 << 12, narrow: bool = True) -> None:
+        import numpy as np
+
+        self.records = Growing(np.uint16 if narrow else np.int32, (width,), capacity)
+        self.table = Growing(np.int32, (), 1 << 13)
+        self.tags = Growing(np.uint8, (), 1 << 13)
+        self.parent = Growing(np.int32, (), capacity) if tree else None
+        self.via = Growing(np.uint8 if letters < 256 else np.int32, (), capacity) if tree else None
+        self.rows = Growing(np.int32, (letters,), capacity) if rows else None
+        self._growing = [g for g in (self.records, self.parent, self.via, self.rows) if g]
+
+    def add_first(self, vector: Any) -> None:
+        from ...kernels.step import rehash
+
+        self.records.array[0] = vector
+        with _wrapping():
+            rehash(self.records.array, 1, self.table.array, self.tags.array)
+
+    def fit(self, tables: StepTables, n: int) -> None:
+        """Widen the records to int32 once a part id no longer fits in 16 bits (the
+        hashes are of the ids' values, so the table stays valid)."""
+        import numpy as np
+
+        if self.records.dtype == np.uint16 and max(tables.part_counts) > NARROW:
+            wide = Growing(np.int32, self.records.tail, self.records.capacity)
+            wide.array[:n + 1] = self.records.array[:n + 1]
+            self.records.close()
+            self._growing[0] = self.records = wide
+
+    def make_room(self, n: int) -> None:
+        """Room for a block of states after state n (records, tree, rows) and a table
+        below its load."""
+        from ...kernels.step import BATCH, MAX_LOAD_PERCENT, rehash
+
+        if n + BATCH >= self.records.capacity:
+            for g in self._growing:
+                g.grow(2 * g.capacity)
+        if n + BATCH >= (self.table.capacity * MAX_LOAD_PERCENT) // 100:  # the kernels' limit
+            for g in (self.table, self.tags):
+                g.grow(2 * g.capacity)
+                g.clear()
+            with _wrapping():
+                rehash(self.records.array, n, self.table.array, self.tags.array)
+
+    def nbytes(self, n: int) -> int:
+        """Bytes the store holds for n states (rows written, the whole table)."""
+        return n * sum(g.row_bytes for g in self._growing) + self.table.capacity * 5
+
+    def close(self) -> None:
+        for g in (*self._growing, self.table, self.tags):
+            g.close()
+
+
+class CompactStore:
+    """The states of a breadth-first walk in an exact compact table (issue 27).
+
+    A state is kept as its key only: its record's ids as bit fields (widths from
+    the ids interned so far, :func:`_widths`), at most :data:`MAX_KEY_BITS` bits, in
+    a Cleary table that stores each key's remainder and three bits.  Nothing else
+    per state stays in memory: the frontier's records and the tree (a code
+    parent·letters + letter per state) go to :class:`_Spool` files, read back as
+    the frontier moves on and, for the witnesses, when the walk ends.
+
+    An id that outgrows its field re-encodes the table (:meth:`fit`); growth
+    doubles it (:meth:`make_room`): both move every key into a new table
+    (:func:`~sdg_automata.kernels.compact.migrate`), so the peak is the two
+    tables together, about 1.5 × the new one.  :class:`KeyTooWide` when the ids
+    would need more than :data:`MAX_KEY_BITS` bits.
+
+    Decisions (issue 27 item 2):
+
+    * exact, not a fingerprint: the key is the record itself, so no two states
+      are ever confused (TLC's 64-bit fingerprints and SPIN's bitstate hashing are
+      probabilistic); the table never drops a key (a full table is grown first);
+    * bit fields, not tree compression: the records are already LTSmin-style
+      vectors of interned part ids (:mod:`sdg_automata.search.compiled.tables`), and their ids
+      fit 35–48 bits on the benchmarks, so the key is the vector and Cleary's
+      quotient saves another log₂(slots) bits: about r + 3 = K − q + 3 bits a slot;
+    * the same walk: :func:`~sdg_automata.kernels.compact.compact_bfs` numbers
+      the states in the order of :func:`~sdg_automata.kernels.automaton.bfs`
+      (FIFO in discovery order, letters in order), so the states, the values'
+      first states and the witnesses (the shortlex-least access words) are the
+      same; the tree is read back from the spool (:meth:`runs`);
+    * the files are written with ``pwrite``, never mapped: their pages are the
+      page cache's (or the disk's), not the process's resident memory (they go
+      to the temporary directory, ``TMPDIR``: on a tmpfs they are RAM after all,
+      and a full disk is a :class:`~sdg_automata.errors.ResourceError`); the
+      frontier's files are dropped as it moves on, the tree's (8 bytes a state)
+      when the store closes;
+    * the cost is CPU: every lookup walks its cluster (1.4–1.5 × the table store's
+      CPU time in ``python -m benchmarks bench_store``), and a growth or a
+      re-encoding is one pass that Ctrl-C does not interrupt (as the table store's rehash).
+    """
+
+    def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:
+        import numpy as np
+
+        self.letters = letters
+        self.table = _Cleary(q, _widths(counts))
+        self.records = _Spool(np.int32, (len(counts),))
+        self.tree = _Spool(np.int64, ())
+        self.peak = 0  # bytes of the tables at their largest (two during a move)
+
+    def add_first(self, record: Any) -> None:
+        import numpy as np
+
+        from ...kernels.compact import admit, key_of
+
+        row = np.asarray(record, dtype=np.int32).reshape(1, -1)
+        t = self.table
+        with _wrapping():
+            # (numba returns a uint64 as a Python int, which it would read back as int64)
+            admit(t.slots, t.form, t.mix, np.uint64(key_of(row, 0, t.fields)))
+        self.push(row, np.array([-1], dtype=np.int64))
+
+    def push(self, records: Any, codes: Any) -> None:
+        """New states (their records and tree codes), in their order."""
+        self.records.append(records)
+        self.tree.append(codes)
+
+    def _move(self, q: int, widths: list[int], n: int) -> None:
+        import numpy as np
+
+        from ...kernels.compact import migrate
+
+        old, new = self.table, _Cleary(q, widths)
+        scratch = np.zeros((1, len(widths)), dtype=np.int32)
+        with _wrapping():
+            moved = migrate(old.slots, old.form, old.mix, old.fields, old.field_widths,
+                            new.slots, new.form, new.mix, new.fields, scratch)
+        if moved != n:
+            raise SdgBug(f"compact store: {moved} keys moved, {n} stored")
+        self.peak = max(self.peak, int(old.slots.nbytes + new.slots.nbytes))
+        self.table = new
+
+    def fit(self, counts: list[int], n: int) -> None:
+        """Re-encode the n keys if an id (below ``counts``) no longer fits its field."""
+        if any(c >= 1 << w for c, w in zip(counts, self.table.widths, strict=True)):
+            self._move(self.table.q, [max(w, v) for w, v in
+                                      zip(self.table.widths, _widths(counts), strict=True)], n)
+
+    def make_room(self, n: int, letters: int) -> None:
+        """A table that takes ``letters`` more keys after n (doubled as needed)."""
+        q = self.table.q
+        while n + letters > ((1 << q) * COMPACT_LOAD_PERCENT) // 100:
+            q += 1
+        if q != self.table.q:
+            self._move(q, self.table.widths, n)
+
+    def runs(self, t: int) -> tuple[Any, Any]:
+        """The letters of the tree path from state 0 to ``t`` as runs (letters, counts)
+        in reading order, as :func:`~sdg_automata.kernels.automaton.tree_runs`: the
+        codes are read back from the spool a block at a time, going up."""
+        import numpy as np
+
+        from ...kernels.compact import climb
+
+        runs = np.zeros((1 << 12, 2), dtype=np.int64)
+        cursor = np.array([0, -1], dtype=np.int64)
+        codes = np.empty(1 << 16, dtype=np.int64)
+        done: list[tuple[int, int]] = []
+        while t > 0:
+            base = max(0, t + 1 - len(codes))
+            self.tree.read(base, codes[:t + 1 - base])
+            t = int(climb(codes, base, self.letters, t, runs, cursor))
+            if t < 0:  # the runs are full: keep the last (it may go on)
+                t = -1 - t
+                m = int(cursor[0])
+                done.extend((int(a), int(b)) for a, b in runs[:m - 1])
+                runs[0] = runs[m - 1]
+                cursor[0] = 1
+        done.extend((int(a), int(b)) for a, b in runs[:int(cursor[0])])
+        done.reverse()
+        return (np.array([a for a, _ in done], dtype=np.int32),
+                np.array([b for _, b in done], dtype=np.int64))
+
+    def nbytes(self) -> int:
+        """Bytes held in memory at the most (the tables; the spools are files)."""
+        return max(self.peak, int(self.table.slots.nbytes))
+
+    def close(self) -> None:
+        self.records.close()
+        self.tree.close()

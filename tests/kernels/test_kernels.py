@@ -1,0 +1,248 @@
+"""The engine choice of :mod:`sdg_automata.kernels` (the kernels themselves are tested
+beside the engines that use them, against their Python references)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sdg_automata import kernels
+from sdg_automata.errors import InputError
+from sdg_automata.runtime import engines
+
+
+def test_engines_are_the_literal() -> None:
+    assert engines.ENGINES == ("auto", "compiled", "python")
+    for e in engines.ENGINES:
+        assert engines.check_engine(e) == e
+    with pytest.raises(InputError, match="unknown engine 'fast'"):
+        engines.check_engine("fast")
+
+
+def test_python_never_and_auto_only_from_the_threshold() -> None:
+    assert not engines.use_compiled("python", work=10**9, threshold=1)
+    assert not engines.use_compiled("auto", work=99, threshold=100)
+    assert engines.use_compiled("auto", work=100, threshold=100) == (
+        kernels.numba_missing() is None)
+
+
+def test_without_numba_auto_falls_back_and_compiled_says_why(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernels, "numba_missing", lambda: "numba cannot be imported (test)")
+    assert not engines.use_compiled("auto", work=10**9, threshold=1)
+    with pytest.raises(InputError, match="compiled engine needs numba.*--engine python"):
+        engines.use_compiled("compiled", work=1, threshold=10)
+
+
+def test_numba_hidden_is_reported() -> None:
+    code = ("import sys; sys.modules['numba'] = None\n"
+            "from sdg_automata.kernels import numba_missing\n"
+            "print(numba_missing())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"PATH": "/usr/bin:/bin"}).stdout
+    assert out.startswith("numba cannot be imported (ModuleNotFoundError")
+
+
+def test_importing_the_package_does_not_import_numba() -> None:
+    code = "import sys, sdg_automata, sdg_automata.kernels; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("command_line", [True, False])
+def test_the_command_line_loads_numba_without_scipy(command_line: bool) -> None:
+    """A command-line process runs only our kernels, which need no BLAS: numba loads there
+    without importing scipy (0.3-0.5 s); a library process keeps numba's BLAS for the
+    user's own numba code."""
+    pytest.importorskip("scipy", reason="scipy not installed: numba cannot import it anyway")
+    pytest.importorskip("numba")
+    run = ("from sdg_automata.cli import main; main(['octal', '0.77', '--json', "
+           "'--engine', 'compiled'])" if command_line else
+           "from sdg_automata.games.octal import OctalGame; "
+           "OctalGame.parse('0.77').period(engine='compiled')")
+    code = (f"import sys\n{run}\n"
+            "from numba.np import arraymath\n"
+            "print('SCIPY', 'scipy' in sys.modules, arraymath._HAVE_BLAS, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    if command_line:
+        assert '"period": 12' in done.stdout  # Kayles: 𝒢 periodic with period 12
+    assert f"SCIPY {not command_line} {not command_line}" in done.stderr
+
+
+# -- numba's on-disk cache (issue 28 §5) --------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+#: a command that runs the compiled kernels (octal values and the period's check), and the
+#: answer it must give whatever the cache's state
+OCTAL = ("octal", "0.77", "--engine", "compiled", "--json")
+
+
+@functools.cache
+def _octal_answer() -> str:
+    return subprocess.run([sys.executable, "-m", "sdg_automata", "octal", "0.77", "--engine",
+                           "python", "--json"], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+
+
+def _env(**changes: str | None) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **changes}
+    return {k: v for k, v in env.items() if v is not None and k != "NUMBA_DISABLE_JIT"}
+
+
+def _run(env: dict[str, str], stderr: int | None = None) -> subprocess.CompletedProcess[str]:
+    """The command, with the package found on ``PYTHONPATH`` (the folder it runs in comes
+    first on ``sys.path`` under ``-m``: not the checkout)."""
+    return subprocess.run([sys.executable, "-m", "sdg_automata", *OCTAL], env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=stderr or subprocess.PIPE, timeout=300,
+                          cwd=Path(env["PYTHONPATH"]).parent, check=False)
+
+
+def _falls_back(done: subprocess.CompletedProcess[str], saying: str) -> None:
+    """Exit 0, the right answer, one warning line saying ``saying``, no traceback."""
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.stdout == _octal_answer()
+    assert "compiling kernels" not in done.stderr  # the warning says it
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: ") and saying in lines[0], lines
+
+
+def test_a_read_only_install_without_a_writable_home_compiles_in_memory(
+        tmp_path: Path) -> None:
+    """Should warn once and compile in memory where numba finds no cache directory: the
+    package read-only and no writable home (numba raised RuntimeError, exit 1)."""
+    install = tmp_path / "site"
+    shutil.copytree(ROOT / "sdg_automata", install / "sdg_automata",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    # read-only even for root (CI runs as root, whom chmod does not stop): numba's cache
+    # beside the sources is kernels/__pycache__, here a file; home is a file too
+    (install / "sdg_automata" / "kernels" / "__pycache__").write_text("")
+    (tmp_path / "home").write_text("")
+    for path in sorted(install.rglob("*"), reverse=True):
+        path.chmod(path.stat().st_mode & ~0o222)
+    try:
+        done = _run(_env(PYTHONPATH=str(install), HOME=str(tmp_path / "home"),
+                         XDG_CACHE_HOME=str(tmp_path / "home" / "cache"), NUMBA_CACHE_DIR=None,
+                         PYTHONDONTWRITEBYTECODE="1"))
+    finally:
+        for path in install.rglob("*"):
+            path.chmod(path.stat().st_mode | 0o200)
+    _falls_back(done, "no writable directory to cache the compiled kernels")
+    assert "compiling them in memory" in done.stderr
+
+
+def test_a_damaged_cache_is_replaced_with_one_warning(tmp_path: Path) -> None:
+    """Should warn once, compile again and rewrite the damaged entries, so that the next run
+    loads them silently (an UnpicklingError or EOFError traceback on every run before)."""
+    env = _env(NUMBA_CACHE_DIR=str(tmp_path))
+    assert _run(env).returncode == 0
+    index, data = list(tmp_path.rglob("*.nbi")), list(tmp_path.rglob("*.nbc"))
+    assert index and data
+    for damage in ({f: f.read_bytes()[:20] for f in index},  # truncated: UnpicklingError
+                   {f: b"" for f in index},  # empty: EOFError
+                   {f: b"garbage\n" for f in data}):  # data files, under a sound index
+        for f, text in damage.items():
+            f.write_bytes(text)
+        _falls_back(_run(env), "is not usable")
+        again = _run(env)
+        assert again.returncode == 0 and again.stderr == "" and again.stdout == _octal_answer()
+
+
+def test_a_cache_that_cannot_be_repaired_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should compile in memory when the damaged index cannot be rewritten either."""
+    calls: list[str] = []
+
+    class Cache:
+        cache_path = "/cache"
+
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            raise EOFError("Ran out of input")
+
+        def save_overload(self, sig: Any, data: Any) -> None:
+            raise PermissionError("read-only")
+
+        def flush(self) -> None:
+            raise PermissionError("read-only")
+
+        def disable(self) -> None:
+            calls.append("disable")
+
+    class Dispatcher:
+        _cache = Cache()
+
+    monkeypatch.setattr(kernels, "_said", set())
+    watched = kernels._watched(Dispatcher(), "first run only")
+    with pytest.warns(kernels.KernelCacheWarning,
+                      match=r"at /cache is not usable \(EOFError: Ran out of input\): "
+                            r"compiling them in memory$"):
+        assert watched._cache.load_overload("sig", None) is None
+    assert calls == ["disable"]
+    watched._cache.save_overload("sig", None)  # already warned: once per process
+    assert calls == ["disable", "disable"]
+
+
+def test_a_cache_error_of_several_lines_is_one_warning_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """LLVM's bitcode errors span lines (a .nbc with flipped bytes): the warning is one."""
+
+    class Cache:
+        cache_path = "/cache"
+
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            raise RuntimeError("LLVM bitcode parsing error\nInvalid encoding")
+
+        def save_overload(self, sig: Any, data: Any) -> None: ...
+
+        def flush(self) -> None: ...
+
+    class Dispatcher:
+        _cache = Cache()
+
+    monkeypatch.setattr(kernels, "_said", set())
+    with pytest.warns(kernels.KernelCacheWarning) as caught:
+        assert kernels._watched(Dispatcher(), "x")._cache.load_overload("sig", None) is None
+    (warning,) = caught
+    assert "\n" not in str(warning.message)
+    assert "(RuntimeError: LLVM bitcode parsing error Invalid encoding)" in str(warning.message)
+
+
+def _on_a_terminal(env: dict[str, str]) -> str:
+    """What stderr shows on a terminal (a pseudo-terminal), stdout checked and discarded."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = _run(env, stderr=follower)
+        os.close(follower)
+        follower = -1
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once everything is read
+            while chunk := os.read(leader, 4096):
+                shown += chunk
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    assert done.returncode == 0 and done.stdout == _octal_answer()
+    return shown.decode()
+
+
+def test_compiling_is_said_on_a_cold_cache_only(tmp_path: Path) -> None:
+    """Should say 'compiling kernels (first run only)' on a terminal while a cold cache
+    compiles (about 6 s that look like a hang), and nothing once the cache is warm, nor in a
+    pipe."""
+    env = _env(NUMBA_CACHE_DIR=str(tmp_path))
+    cold = _on_a_terminal(env)  # with the command's progress display around it
+    assert cold.count("compiling kernels (first run only)\r\n") == 1, cold
+    assert "compiling" not in _on_a_terminal(env)
+    piped = _run(_env(NUMBA_CACHE_DIR=str(tmp_path / "cold")))
+    assert piped.returncode == 0 and piped.stderr == ""  # a pipe: nothing

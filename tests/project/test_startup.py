@@ -1,0 +1,98 @@
+"""Start-up: a small command loads only what it runs (issue 18 §4).
+
+Each command's parser, and with it its engine, is built only when that
+command runs (:class:`sdg_automata.cli.parser.Commands`).  These tests run the
+real ``python -m sdg_automata`` in a subprocess and read the modules it
+imported from ``-X importtime``, so they see what a user's shell sees.  The
+CPU time itself is measured by ``python -m benchmarks bench_startup``, never
+asserted here.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = str(ROOT / "examples" / "example3.json")
+
+#: third-party packages a small command must not load (numba alone takes ~0.5 s)
+HEAVY = {"numba", "llvmlite", "numpy", "sympy", "mpmath", "automata", "networkx", "rich",
+         "dask", "distributed", "matplotlib", "pygraphviz", "pysat", "pyformlang",
+         "concurrent", "multiprocessing"}
+#: engines of other commands: ``--help`` loads none of them, ``max`` only its own
+ENGINES = {"decide", "construction", "counting", "octal", "imark", "runner", "sweeps",
+           "kernels", "play", "render", "gamegraph", "summarize", "families", "periodicity"}
+
+
+def loaded(*argv: str) -> set[str]:
+    """The modules ``python -m sdg_automata ARGV`` imports (it must exit 0 or 1)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sdg_automata", *argv],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", done.stderr, re.M))
+
+
+def top(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+def ours(modules: set[str]) -> set[str]:
+    """Every name along the paths of our modules but the command line's own
+    (sdg_automata.search.decide: search, decide; sdg_automata.cli.octal: nothing)."""
+    return {part for m in modules if m.startswith("sdg_automata.")
+            and not m.startswith("sdg_automata.cli") for part in m.split(".")[1:]}
+
+
+@pytest.mark.parametrize("argv", [
+    ["--help"],
+    ["max", EXAMPLE, "A", "2"],
+    ["grundy", EXAMPLE, "A", "ab", "aab"],
+    ["check", EXAMPLE, "--json"],
+])
+def test_small_commands_load_nothing_heavy(argv: list[str]) -> None:
+    """Should load no numba, numpy, sympy, automata-lib, rich or process pool."""
+    modules = loaded(*argv)
+    assert "sdg_automata.cli" in modules  # the command line did run
+    assert not top(modules) & HEAVY, sorted(top(modules) & HEAVY)
+
+
+def test_help_loads_no_engine() -> None:
+    """Should list every command without importing any command's engine."""
+    modules = loaded("--help")
+    assert not ours(modules) & ENGINES, sorted(ours(modules) & ENGINES)
+
+
+def test_a_command_loads_its_own_engine_only() -> None:
+    """Should build only the chosen command's parser: max loads decide, not the others."""
+    engines = ours(loaded("max", EXAMPLE, "A", "2")) & ENGINES
+    assert "decide" in engines
+    assert not engines & {"counting", "octal", "imark", "sweeps", "play", "render"}, engines
+
+
+def test_lazy_and_complete_parsers_agree() -> None:
+    """Should give each command the same options whether built on demand or at once."""
+    from sdg_automata.cli import build_parser
+    from sdg_automata.cli.parser import Commands
+
+    def options(parser: object) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+
+        def walk(prefix: str, p: object) -> None:
+            for action in p._actions:  # type: ignore[attr-defined]
+                if isinstance(action, Commands):
+                    for name in list(action.choices):
+                        walk(f"{prefix} {name}".strip(), action.build(name))
+            found[prefix] = sorted(s for a in p._actions  # type: ignore[attr-defined]
+                                   for s in a.option_strings)
+
+        walk("", parser)
+        return found
+
+    lazy, complete = options(build_parser(lazy=True)), options(build_parser())
+    assert lazy == complete
+    assert "--format" in lazy["max"] and "--json" in lazy["octal"]  # finish() ran on each

@@ -1,0 +1,328 @@
+"""The compact store (issue 27): the Cleary table kernels against a Python set, and the
+compiled breadth-first search on it against the table store and the Python reference.
+
+Truths used here, none of them the code under test:
+
+* a Python ``set`` of the same keys: :func:`~sdg_automata.kernels.compact.admit` says
+  "new" exactly when the key is not in it, and every key survives a growth or a
+  re-encoding (:func:`~sdg_automata.kernels.compact.migrate`);
+* the table store (``store="table"``) and the Python reference (``engine="python"``):
+  the same maximum, witnesses, states and early stops;
+* the Chinese remainder theorem (``families.modular_truth``) and automata-lib's
+  products (``families.product_truth``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from strategies import Definition, right_linear_grammars
+
+from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError, Interrupted, SdgBug
+from sdg_automata.generators.families import (
+    ModularSpec,
+    intersection_grammar,
+    modular_family,
+    modular_truth,
+    product_truth,
+    random_family,
+)
+from sdg_automata.grammar import Grammar
+from sdg_automata.search.decide import max_grundy
+
+pytest.importorskip("numba")
+
+import numpy as np  # noqa: E402  (after the skip: numpy comes with numba here)
+
+from sdg_automata.kernels.compact import (  # noqa: E402
+    admit,
+    decode,
+    key_of,
+    migrate,
+    scramble,
+    unscramble,
+)
+from sdg_automata.search.compiled import drive, stores  # noqa: E402
+
+FAST = settings(max_examples=40, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+# ---------------------------------------------------------------------------
+# the table
+
+
+def _admit(t: stores._Cleary, record: tuple[int, ...]) -> bool:
+    return bool(admit(t.slots, t.form, t.mix, np.uint64(key_of(np.array([record], np.int32), 0,
+                                                               t.fields))))
+
+
+def _records(widths: list[int], count: int, seed: int) -> list[tuple[int, ...]]:
+    """``count`` records (repeats included) whose ids fill their fields, extremes first."""
+    rng = np.random.default_rng(seed)
+    extremes = [tuple(0 for _ in widths), tuple((1 << w) - 1 for w in widths)]
+    drawn = [tuple(int(rng.integers(0, 1 << w)) for w in widths) for _ in range(count)]
+    return extremes + drawn + drawn[: count // 3]  # a third met again
+
+
+@settings(max_examples=150, deadline=None)
+@given(q=st.integers(6, 9), widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
+       fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
+def test_the_table_is_a_set(q: int, widths: list[int], fill: float, seed: int) -> None:
+    """New exactly when not seen, up to the load the drivers allow (80 %), for keys
+    narrower than the quotient (one remainder bit) as for wider ones."""
+    t = stores._Cleary(q, widths)
+    seen: set[tuple[int, ...]] = set()
+    for r in _records(widths, int(t.load * fill) * 2 + 2, seed):
+        if len(seen) >= t.load:
+            break
+        assert _admit(t, r) == (r not in seen), (r, len(seen))
+        seen.add(r)
+    for r in seen:  # every key still there
+        assert not _admit(t, r)
+
+
+@settings(max_examples=150, deadline=None)
+@given(q=st.integers(6, 8), widths=st.lists(st.integers(1, 7), min_size=1, max_size=4),
+       grow=st.integers(0, 2), widen=st.lists(st.integers(0, 3), min_size=4, max_size=4),
+       fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
+def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int,
+                                            widen: list[int], fill: float, seed: int) -> None:
+    t = stores._Cleary(q, widths)
+    seen: set[tuple[int, ...]] = set()
+    for r in _records(widths, int(t.load * fill), seed):
+        if len(seen) < t.load:
+            _admit(t, r)
+            seen.add(r)
+    wider = [w + d for w, d in zip(widths, widen, strict=False)]
+    u = stores._Cleary(q + grow, wider)
+    moved = migrate(t.slots, t.form, t.mix, t.fields, t.field_widths, u.slots, u.form, u.mix,
+                    u.fields, np.zeros((1, len(widths)), np.int32))
+    assert moved == len(seen)
+    for r in seen:
+        assert not _admit(u, r)
+    fresh = tuple((1 << w) - 1 for w in wider)  # a key only the wider fields can hold
+    if fresh not in seen and len(seen) < u.load:
+        assert _admit(u, fresh)
+
+
+@pytest.mark.parametrize("widths", [[64], [32, 32], [1, 63], [2]])
+def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
+    """64-bit keys (a remainder of 64 − q bits, the slot spanning words) and keys as
+    narrow as the table (padded to one remainder bit)."""
+    t = stores._Cleary(10, widths)
+    assert t.kbits == max(sum(widths), 11)
+    top = [(1 << min(w, 31)) - 1 for w in widths]  # records are int32
+    keys = {tuple(x % (v + 1) for x, v in zip((i * 2654435761, i * 40503), top, strict=False))
+            for i in range(700)}
+    keys = set(list(keys)[: t.load])
+    for r in keys:
+        assert _admit(t, r)
+    for r in keys:
+        assert not _admit(t, r)
+
+
+@given(kbits=st.integers(2, 64), key=st.integers(0, 2**64 - 1))
+def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
+    t = stores._Cleary(8, [kbits])
+    field = kbits
+    kbits = t.kbits  # at least q + 1
+    h = scramble(np.uint64(key % (1 << kbits)), kbits, t.mix)
+    assert int(h) < 1 << kbits
+    assert int(unscramble(np.uint64(h), kbits, t.mix)) == key % (1 << kbits)
+    out = np.zeros((1, 1), np.int32)
+    if field <= 31:  # records are int32
+        decode(np.uint64(key % (1 << field)), t.fields, t.field_widths, out, 0)
+        assert int(out[0, 0]) == key % (1 << field)
+
+
+def test_keys_wider_than_64_bits_are_refused() -> None:
+    with pytest.raises(stores.KeyTooWide, match="65 bits"):
+        stores._Cleary(12, [33, 32])
+    with pytest.raises(SdgBug, match="fewer than 64"):  # the blocks are of 64 slots
+        stores._Cleary(5, [8])
+
+
+# ---------------------------------------------------------------------------
+# the search
+
+
+def stores_agree(g: Grammar, head: str, k: int | None = None, **kw: object
+                 ) -> tuple[object, ...]:
+    """The verdicts of the table store, the compact one and the Python reference: equal,
+    and the compact one ran."""
+    def verdict(**more: object) -> tuple[tuple[object, ...], str | None]:
+        v = max_grundy(g, head, k, strategy="bfs", **kw, **more)  # type: ignore[arg-type]
+        return (v.maximum, v.answer, v.exact, v.stopped_early, v.states, v.witnesses), v.store
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EngineNotice)  # one-group grammars: Python anyway
+        python, _ = verdict(engine="python")
+        table, ran = verdict(engine="compiled")
+        compact, kind = verdict(engine="compiled", store="compact")
+    assert compact == table == python, (python, table, compact)
+    assert kind in ("compact", None) and (kind is None) == (ran is None)
+    oracle = Definition(g.rules)
+    witnesses = python[-1]
+    assert isinstance(witnesses, dict)
+    for value, w in witnesses.items():
+        assert oracle(head, str(w)) == value
+    return python
+
+
+@FAST
+@given(right_linear_grammars(), st.data())
+def test_stores_agree_on_random_grammars(g: Grammar, data: st.DataObject) -> None:
+    head = data.draw(st.sampled_from(g.nonterminals), label="head")
+    k = data.draw(st.one_of(st.none(), st.integers(0, 3)), label="k")
+    within = data.draw(st.sampled_from([None, "a*", "(ab)*", "(a|b)*aa", "(aa|b)*"]))
+    stores_agree(g, head, k, within=within)
+
+
+@settings(max_examples=12, deadline=None)
+@given(count=st.integers(2, 3), states=st.integers(3, 9), seed=st.integers(0, 10**6))
+def test_stores_agree_on_random_binary_dfas(count: int, states: int, seed: int) -> None:
+    dfas = random_family(count, states, seed=seed)
+    maximum, length = product_truth(dfas)
+    try:
+        g = intersection_grammar(dfas)
+    except InputError:  # refused only when no DFA accepts a non-empty word (seed 3731)
+        assert maximum is None  # the products' "all ⊆ {ε}"
+        assume(False)
+    found = stores_agree(g, "A")
+    assert found[0] == maximum
+    if length is not None:  # the shortest word of the maximum, when the products know it
+        assert len(str(found[-1][maximum])) == length  # type: ignore[index]
+
+
+@pytest.mark.parametrize("specs", ["3:0 5:2 7:3 11:5 3:1", "3:0 5:2 7:3 11:5",
+                                   "4:1 9:2 5:0 7:6 2:0"])
+def test_stores_agree_on_the_hardness_family(specs: str) -> None:
+    parsed = [ModularSpec.parse(s) for s in specs.split()]
+    truth, length = modular_truth(parsed)
+    g = modular_family(parsed)
+    v = max_grundy(g, "A", engine="compiled", store="compact")
+    assert (v.maximum, v.exact, v.store, v.strategy) == (truth, True, "compact", "bfs")
+    assert length is None or len(v.witness or "") == length
+    stores_agree(g, "A")
+
+
+def test_ids_outgrowing_their_fields_and_the_table_growing() -> None:
+    """54,258 states: the keys are re-encoded as ids appear and the table doubles from
+    4,096 slots; the compact walk's buffers (16,384 rows) fill and spill many times."""
+    dfas = random_family(3, 12, seed=28)
+    g = intersection_grammar(dfas)
+    v = max_grundy(g, "A", engine="compiled", strategy="bfs", store="compact")
+    t = max_grundy(g, "A", engine="compiled", strategy="bfs")
+    assert (v.maximum, v.states, v.witnesses) == (t.maximum, t.states, t.witnesses)
+    assert (v.states, v.maximum) == (54258, product_truth(dfas)[0])
+    assert v.peak_bytes is not None and t.peak_bytes is not None and v.peak_bytes < t.peak_bytes
+
+
+def test_small_buffers_spill_to_the_spool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(drive, "COMPACT_BUFFER", 8)
+    monkeypatch.setattr(stores, "SPOOL_SEGMENT", 64)  # many files, the consumed ones released
+    stores_agree(intersection_grammar(random_family(2, 6, seed=3)), "A")
+    stores_agree(modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]),
+                 "A")
+
+
+def test_long_witnesses_come_back_from_the_spool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unary witness of 196,080 letters read back up the spooled tree in blocks."""
+    specs = [ModularSpec.parse(s) for s in "8:0 27:6 5:0 7:3 11:5 13:1".split()]
+    truth, length = modular_truth(specs)
+    g = modular_family(specs)
+    v = max_grundy(g, "A", engine="compiled", strategy="bfs", store="compact")
+    assert (v.maximum, len(v.witness or "")) == (truth, length)
+    assert v.witnesses == max_grundy(g, "A", engine="compiled", strategy="bfs").witnesses
+
+
+def test_keys_too_wide_fall_back_to_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stores, "MAX_KEY_BITS", 12)
+    g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
+    with pytest.warns(EngineNotice, match="keeps the table store, not the compact one: a "
+                                          "state's ids take"):
+        v = max_grundy(g, "A", engine="compiled", store="compact")
+    assert (v.store, v.states) == ("table", 2311)
+
+
+def test_budgets_and_progress_on_the_compact_store() -> None:
+    g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()])  # 211 states
+    assert max_grundy(g, "A", engine="compiled", store="compact", max_states=211).states == 211
+    with pytest.raises(BudgetExceeded, match="budget of 210 states") as e:
+        max_grundy(g, "A", engine="compiled", store="compact", max_states=210)
+    assert e.value.explored == 210
+    big = modular_family([ModularSpec.parse(s) for s in "16:0 27:6 25:0 7:3 11:5 13:1 3:1"
+                          .split()])
+    seen: list[int] = []
+    with pytest.raises(BudgetExceeded, match="budget of 0.3 s"):
+        max_grundy(big, "A", engine="compiled", store="compact", max_seconds=0.3,
+                   progress=seen.append)
+    assert seen and seen == sorted(seen)
+
+
+def test_ctrl_c_on_the_compact_store() -> None:
+    """A KeyboardInterrupt between kernel calls (from progress, as a SIGINT handler's
+    would be) ends the walk as Interrupted with the states reached."""
+    big = modular_family([ModularSpec.parse(s) for s in "16:0 27:6 25:0 7:3 11:5 13:1 3:1"
+                          .split()])
+
+    def interrupt(n: int) -> None:
+        if n > 5000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted) as e:
+        max_grundy(big, "A", engine="compiled", store="compact", progress=interrupt)
+    assert e.value.explored > 5000
+
+
+def test_the_compact_store_goes_with_compiled_bfs() -> None:
+    g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2".split()])
+    for kw in ({"strategy": "dfs"}, {"strategy": "lasso"}, {"engine": "python"}):
+        with pytest.raises(InputError, match="compact store is the compiled breadth-first"):
+            max_grundy(g, "A", store="compact", **kw)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="unknown store 'disk'"):
+        max_grundy(g, "A", store="disk")
+    # unary: lasso by default, bfs with the compact store
+    assert max_grundy(g, "A").strategy == "lasso"
+    assert max_grundy(g, "A", store="compact", engine="compiled").strategy == "bfs"
+
+
+def test_the_command_line_store(capsys: pytest.CaptureFixture[str]) -> None:
+    from clirun import run
+
+    code, out, _ = run(["max", "examples/example3.txt", "A", "--store", "compact", "--engine",
+                        "compiled"], capsys)
+    assert code == 0 and out.startswith("max 2, witness 'aa'")
+
+
+def test_a_full_disk_is_a_resource_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spool's writes failing (ENOSPC) end the search as exit 3 does, naming TMPDIR."""
+    import errno
+    import os
+
+    from sdg_automata.errors import ResourceError
+    from sdg_automata.search.compiled.stores import _Spool
+
+    def full(*args: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "pwrite", full)
+    spool = _Spool(np.int32, (2,))
+    with pytest.raises(ResourceError, match="TMPDIR chooses.*No space left on device"):
+        spool.append(np.zeros((3, 2), dtype=np.int32))
+
+
+def test_asking_for_the_compact_store_runs_it() -> None:
+    """By name, whatever the size (auto would run a small search in Python), and never
+    ignored: the explicit route refuses it."""
+    g = intersection_grammar(random_family(3, 5, seed=1))
+    v = max_grundy(g, g.start, store="compact")
+    assert (v.engine, v.store) == ("compiled", "compact")
+    assert (v.maximum, v.witnesses, v.states) == (lambda t: (t.maximum, t.witnesses, t.states))(
+        max_grundy(g, g.start, strategy="bfs", engine="python"))
+    with pytest.raises(InputError, match="explicit route"):
+        max_grundy(g, g.start, store="compact", method="explicit")

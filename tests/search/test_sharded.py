@@ -1,0 +1,269 @@
+"""The breadth-first search sharded over a Dask cluster (issue 27, item 3): the same
+verdict as one process (maximum, witnesses, states, budget stops), the command line's
+``max --scheduler``, and a worker killed mid-search (a clean error, and a rerun that gives
+the right answer).
+
+One real cluster (tests/cluster.py: a `dask scheduler` and two `dask worker` processes on
+127.0.0.1) serves the module; the killed-worker test starts its own."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clirun import run
+from cluster import Cluster, dask_cluster
+
+from sdg_automata.errors import BudgetExceeded, InputError, Interrupted, ResourceError
+from sdg_automata.generators.families import (
+    ModularSpec,
+    even_length_dfa,
+    intersection_grammar,
+    modular_family,
+    modular_truth,
+    random_family,
+)
+from sdg_automata.grammar import Grammar
+from sdg_automata.grammar.parse import grammar_to_json
+from sdg_automata.search.decide import max_grundy
+
+pytest.importorskip("distributed")
+pytest.importorskip("numba")
+
+def exhaustive(count: int, states: int, seed: int) -> Grammar:
+    """``random_family``'s DFAs and the complement of the first (on even lengths): the
+    intersection is empty, so the search walks every reachable state (as bench_search)."""
+    dfas = random_family(count, states, seed=seed)
+    dfas.append(dfas[0].complement().intersection(
+        even_length_dfa(dfas[0].input_symbols)).minify())
+    return intersection_grammar(dfas)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    with dask_cluster(tmp_path_factory.mktemp("dask")) as running:
+        yield running
+
+
+def sharded(g: Grammar, address: str, k: int | None = None, **kw: Any) -> Any:
+    from sdg_automata.search.sharded import max_grundy_sharded
+
+    return max_grundy_sharded(g, g.start, k, scheduler=address, **kw)
+
+
+def same(one: Any, two: Any) -> None:
+    assert (two.maximum, two.exact, two.answer, two.states, two.stopped_early, two.proof) == (
+        one.maximum, one.exact, one.answer, one.states, one.stopped_early, one.proof)
+    assert two.witnesses == one.witnesses
+
+
+CASES = [
+    ("random 3×6 seed 0", intersection_grammar(random_family(3, 6, seed=0)), None, None),
+    ("random 3×8 seed 1, exhaustive", exhaustive(3, 8, 1), None, None),
+    ("random 3×12 seed 2, exhaustive", exhaustive(3, 12, 2), None, None),  # 151,760 states
+    ("random 4×6 seed 3", intersection_grammar(random_family(4, 6, seed=3)), None, None),
+    ("random 4×6 seed 3, k = 1", intersection_grammar(random_family(4, 6, seed=3)), 1, None),
+    ("random 3×8 seed 1, within", exhaustive(3, 8, 1), None, "(ab|ba)*b*"),
+    ("random 3×8 seed 1, k = 0, within", exhaustive(3, 8, 1), 0, "a(a|b)*"),
+]
+
+
+@pytest.mark.parametrize(("g", "k", "within"), [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_the_same_verdict_as_one_process(cluster: Cluster, g: Grammar, k: int | None,
+                                         within: str | None) -> None:
+    """Should give one process's maximum, answer, witnesses (the shortlex-first shortest
+    ones the one-process walk finds) and state count, stopping where it stops."""
+    one = max_grundy(g, g.start, k, strategy="bfs", engine="compiled", within=within)
+    same(one, sharded(g, cluster.address, k, within=within))
+
+
+def test_unary_modular_families(cluster: Cluster) -> None:
+    """Should agree with one process and with number theory (modular_truth) on a
+    one-letter family: one state per level, the sharded search's worst case."""
+    specs = [ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]
+    g = modular_family(specs)
+    truth, length = modular_truth(specs)
+    two = sharded(g, cluster.address)
+    assert two.maximum == truth and len(str(two.witness)) == length
+    same(max_grundy(g, g.start, strategy="bfs", engine="compiled"), two)
+
+
+@pytest.mark.parametrize("limit", [1, 2, 600, 5176, 5177])
+def test_the_state_budget_stops_where_one_process_stops(cluster: Cluster, limit: int) -> None:
+    """Should pass the state budget exactly where one process does (the same count)."""
+    g = exhaustive(3, 8, 1)  # 5,177 states
+    try:
+        one = max_grundy(g, g.start, strategy="bfs", engine="compiled", max_states=limit)
+    except BudgetExceeded as e:
+        with pytest.raises(BudgetExceeded) as two:
+            sharded(g, cluster.address, max_states=limit)
+        assert two.value.explored == e.explored and str(two.value) == str(e)
+    else:
+        same(one, sharded(g, cluster.address, max_states=limit))
+
+
+def test_ctrl_c_and_seconds_stop_between_levels(cluster: Cluster) -> None:
+    """Should turn Ctrl-C into Interrupted and the clock into BudgetExceeded, each saying
+    how many states were numbered, and leave the cluster ready for the next search."""
+    g = exhaustive(3, 8, 1)
+
+    def interrupt(n: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted) as stopped:
+        sharded(g, cluster.address, progress=interrupt)
+    assert 0 < stopped.value.explored < 5177
+    with pytest.raises(BudgetExceeded, match="budget of 1e-09 s"):
+        sharded(g, cluster.address, max_seconds=1e-9)
+    assert sharded(g, cluster.address).states == 5177
+
+
+def test_progress_counts_numbered_states(cluster: Cluster) -> None:
+    seen: list[int] = []
+    v = sharded(exhaustive(3, 8, 1), cluster.address, progress=seen.append)
+    assert seen == sorted(seen) and 0 < seen[-1] <= v.states
+
+
+def test_the_command_line(cluster: Cluster, tmp_path: Path,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``max GRAMMAR A --scheduler ADDR`` prints what ``max GRAMMAR A`` prints (but the
+    seconds and bytes); refusals and a bad address are one error line, exit 2."""
+    path = tmp_path / "g.json"
+    g = exhaustive(3, 8, 1)
+    path.write_text(grammar_to_json(g), encoding="utf-8")
+    one = run(["max", path, g.start, "--strategy", "bfs", "--engine", "compiled", "--json"],
+              capsys)
+    two = run(["max", path, g.start, "--scheduler", cluster.address, "--json"], capsys)
+    assert one[0] == two[0] == 0, two[2]
+    a, b = json.loads(one[1]), json.loads(two[1])
+    for key in ("seconds", "peak_bytes"):
+        a.pop(key), b.pop(key)
+    assert a == b
+    assert run(["max", path, g.start, "1", "--scheduler", cluster.address], capsys)[:2] == (
+        1, "no\n")
+    for args, message in ([["--strategy", "dfs"], "breadth-first"],
+                          [["--engine", "python"], "--engine python"],
+                          [["--store", "compact"], "drop --store"],
+                          [["--max-length", "3"], "bounds the sat strategy"],
+                          [["--connect-timeout", "2", "--scheduler", "tcp://127.0.0.1:9"],
+                           "cannot reach a Dask scheduler"]):
+        if "--scheduler" not in args:
+            args = [*args, "--scheduler", cluster.address]
+        code, _, err = run(["max", path, g.start, *args], capsys)
+        assert code == 2, err
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+        assert message in err
+    code, _, err = run(["max", path, g.start, "--connect-timeout", "5"], capsys)
+    assert code == 2 and err == "error: --connect-timeout goes with --scheduler\n", err
+
+
+def test_a_bad_address_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="scheduler"):
+        sharded(exhaustive(3, 8, 1), "bogus://x")
+
+
+def test_a_killed_worker_is_a_clean_error_and_a_rerun_is_right(tmp_path: Path) -> None:
+    """Should, when a worker is killed while the search runs, stop within seconds with
+    ResourceError (exit 3 on the command line), never an answer; run again on the
+    cluster as it is then, the search gives the right verdict."""
+    g = exhaustive(3, 12, 2)  # 151,760 states in 36 levels
+    one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
+    with dask_cluster(tmp_path) as running:
+        sharded(exhaustive(3, 6, 0), running.address)  # the kernels loaded on both workers
+        victim = running.workers[1]
+        killed = threading.Event()
+
+        def kill(n: int) -> None:
+            if n > 1000 and not killed.is_set():  # mid-search: between levels, or in one
+                killed.set()
+                threading.Timer(0.01, victim.kill).start()
+
+        try:
+            got = sharded(g, running.address, progress=kill)
+        except ResourceError as e:
+            assert re.search("was lost while expanding level .*: nothing was concluded; run "
+                             "the search again", str(e)), str(e)
+        else:
+            pytest.fail(f"a verdict with a worker killed: {got}")
+        assert killed.is_set()
+        victim.wait(timeout=20)
+        running.add_worker()
+        running.wait_for(2)
+        same(one, sharded(g, running.address))
+
+
+# ---------------------------------------------------------------------------
+# bounded waits without a cluster: a frozen worker, a silent one, a malformed address
+
+
+def test_a_worker_silent_for_a_minute_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scheduler lists a frozen worker until its worker-ttl (5 minutes); the driver
+    counts it lost once its heartbeat (last_seen) has not moved for SILENT_SECONDS."""
+    from sdg_automata.search import sharded
+
+    seen = {"tcp://a:1": 1.0, "tcp://b:2": 1.0}
+
+    class Client:
+        def scheduler_info(self, n_workers: int = -1) -> dict[str, Any]:
+            return {"workers": {a: {"last_seen": t} for a, t in seen.items()}}
+
+    cluster = sharded._Cluster.__new__(sharded._Cluster)
+    cluster.client, cluster.addresses, cluster._beats = Client(), sorted(seen), {}
+    clock = [0.0]
+    monkeypatch.setattr(sharded.time, "monotonic", lambda: clock[0])
+    assert cluster.lost() == []
+    clock[0], seen["tcp://b:2"] = 40.0, 2.0  # b beats, a does not
+    assert cluster.lost() == []
+    clock[0], seen["tcp://b:2"] = sharded.SILENT_SECONDS + 1, 3.0
+    assert cluster.lost() == [f"tcp://a:1 (no heartbeat for {sharded.SILENT_SECONDS:g} s)"]
+    del seen["tcp://b:2"]
+    assert "tcp://b:2" in cluster.lost()
+
+
+def test_checking_the_workers_is_bounded() -> None:
+    """Client.run waits for ever on a frozen worker; check_workers does not."""
+    import time
+
+    from sdg_automata.runtime.cluster import check_workers
+
+    never = threading.Event()
+
+    class Client:
+        def run(self, function: Any) -> Any:
+            never.wait()
+
+    started = time.monotonic()
+    with pytest.raises(ResourceError, match="did not all answer within 0.5 s"):
+        check_workers(Client(), timeout=0.5)
+    assert time.monotonic() - started < 5
+    never.set()
+
+
+@pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1", "", "tcp://127.0.0.1:99999",
+                                     "tcp://:8786"])
+def test_malformed_addresses_are_refused_before_any_connection(address: str) -> None:
+    from sdg_automata.runtime.cluster import dask_client
+
+    with pytest.raises(InputError, match="expected tcp://HOST:PORT"), \
+            dask_client(address, timeout=30):
+        pass
+
+
+def test_automata_the_kernels_refuse_are_searched_here(cluster: Cluster) -> None:
+    """One group of nonterminals (Example 3): a note, and one process's verdict."""
+    from sdg_automata.errors import EngineNotice
+    from sdg_automata.grammar.parse import parse_grammar
+    from sdg_automata.search.sharded import max_grundy_sharded
+
+    g = parse_grammar((Path(__file__).resolve().parents[2] / "examples" / "example3.txt")
+                      .read_text(encoding="utf-8"))
+    with pytest.warns(EngineNotice, match="searched in this process"):
+        v = max_grundy_sharded(g, "A", scheduler=cluster.address)
+    one = max_grundy(g, "A", strategy="bfs")
+    assert (v.maximum, v.witnesses, v.states) == (one.maximum, one.witnesses, one.states)
