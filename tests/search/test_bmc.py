@@ -61,8 +61,6 @@ SOME = settings(max_examples=120, deadline=None,
 REGEXES = ["a*", "(a|b)*b", "b(a|b|c)*", "(ab)*", "a(a|c)*", "((a|b)(a|b))*"]
 
 
-
-
 def truth(g: Grammar, head: str) -> dict[int, str]:
     """Every value of A with a shortest witness, by breadth-first exhaustion."""
     return automaton_for(g.restricted_to(head)).explore().shortest_witnesses(head)
@@ -174,6 +172,48 @@ def test_sat_answers_with_k_and_within(g: Grammar, length: int, within: str | No
         assert v.answer == exact.answer
     if v.exact:
         assert v.maximum == max_grundy(g, head, within=within).maximum
+
+
+@SOME
+@given(LINEAR, st.sampled_from([None, *REGEXES]), st.one_of(st.none(), st.integers(0, 3)),
+       st.booleans(), st.integers(1, 4), st.data())
+def test_the_unrolling_never_runs_ahead_of_the_lengths_searched(
+        g: Grammar, within: str | None, k: int | None, portfolio: bool, lengths: int,
+        data: st.DataObject) -> None:
+    """Memory: the bounded search unrolls no frame beyond the length it searches next (and
+    k-induction's depth, one more), turn after turn, as sat and the portfolio drive it.  A
+    search that looked ahead for the settling values while their literals folded to false
+    unrolled without end (tests/search ran to 9.4 GB); every extension is checked as it is
+    asked for, so such a search fails here at once instead of filling the memory."""
+    from sdg_automata.runtime.budget import UNLIMITED
+    from sdg_automata.search.bmc import BoundedSearch
+    from sdg_automata.search.decide import bfs_search
+    from sdg_automata.search.lean import lean_relation
+    from sdg_automata.search.unrolling import Unrolling
+
+    head = data.draw(st.sampled_from(g.nonterminals), label="head")
+    question = bfs_search(g, head, k, within=within)
+    meter = UNLIMITED.start("test", unit="letters")
+    lean = lean_relation(question.automaton, head, question.constraint, meter, "cadical195")
+    bmc = BoundedSearch(lean, head, settled=question.settled, meter=meter, solver="cadical195",
+                        induction=not portfolio, above=portfolio)
+    extend = Unrolling.extend
+
+    def watched(unrolling: Unrolling, length: int) -> None:
+        assert length <= bmc.length + 1, (length, bmc.length)
+        extend(unrolling, length)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Unrolling, "extend", watched)
+            for _ in range(4):
+                bmc.advance(lengths=lengths, conflicts=10_000 if portfolio else None)
+                if bmc.finished:
+                    break
+    finally:
+        bmc.close()
+        lean.checker.close()
+    assert max(len(bmc.base.frames) - 1, 0) <= bmc.length + 1
 
 
 def test_example3_proof_and_shortest_witnesses() -> None:
