@@ -57,6 +57,12 @@ Design
   the run with :class:`~sdg_automata.errors.ResourceError` (exit 3, one ``error:``
   line).  No partial result is ever returned: a run is restartable by running it
   again.  Shards still busy are told to abort and their memory goes with them.
+* **A run's shards go with its driver.**  Dask drops an actor once no client holds
+  its future: a driver killed, or cut off from the scheduler, takes its shards with
+  it, and a shard busy in a level notices within a second and frees its memory (see
+  :mod:`sdg_automata.search.shard`).  Nothing else holds them: no published dataset,
+  no worker-side global, no future kept by a worker.  A driver cut off but alive
+  learns it at its next wait: "the scheduler released this search's shards", exit 3.
 """
 
 from __future__ import annotations
@@ -71,7 +77,7 @@ from ..errors import InputError, ResourceError, SdgBug, SdgError
 from ..runtime.budget import UNLIMITED, Budget, as_budget
 from .decide import Verdict, bfs_search, bfs_verdict
 from .request import read_witness
-from .shard import Shard, answered
+from .shard import Shard, answered, shard_key
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -108,17 +114,22 @@ class _Cluster:
             raise InputError("the Dask cluster has no workers")
         self.token = token
         self.round = 0
-        blob = cloudpickle.dumps(search.automaton)
-        constraint = search.constraint_arrays()
-        self.futures = [
-            client.submit(Shard, blob, i, len(self.addresses), search.head, constraint, token,
-                          actor=True, workers=[address], allow_other_workers=False,
-                          pure=False, retries=0, key=f"sdg-shard-{token}-{i}")
-            for i, address in enumerate(self.addresses)]
+        self.futures: list[Any] = []
         self.actors: list[Any] = []
-        self.actors = [self._result(f, f"starting shard {i}")
-                       for i, f in enumerate(self.futures)]
-        self.call("connect", self.actors)
+        try:  # the shards started so far go if any fails to start
+            blob = cloudpickle.dumps(search.automaton)
+            constraint = search.constraint_arrays()
+            self.futures = [
+                client.submit(Shard, blob, i, len(self.addresses), search.head, constraint,
+                              token, actor=True, workers=[address], allow_other_workers=False,
+                              pure=False, retries=0, key=shard_key(token, i))
+                for i, address in enumerate(self.addresses)]
+            self.actors = [self._result(f, f"starting shard {i}")
+                           for i, f in enumerate(self.futures)]
+            self.call("connect", self.actors)
+        except BaseException:
+            self.close()
+            raise
 
     @property
     def size(self) -> int:
@@ -154,11 +165,16 @@ class _Cluster:
         except (KeyboardInterrupt, SdgError):
             raise
         except Exception as e:  # a shard's failure, or its worker gone under the call
-            gone = self._settled_loss()
-            if gone:
-                raise self._lost(gone, what) from None
-            raise ResourceError(f"{what} failed on the Dask cluster: "
-                                f"{type(e).__name__}: {e}") from None
+            raise self._failure(e, what) from None
+
+    def _failure(self, e: Exception, what: str) -> ResourceError:
+        """The error for a call that failed with ``e``: a lost worker's, if one was lost."""
+        if any(f.status == "cancelled" for f in self.futures):
+            return self._released(what)
+        gone = self._settled_loss()
+        if gone:
+            return self._lost(gone, what)
+        return ResourceError(f"{what} failed on the Dask cluster: {type(e).__name__}: {e}")
 
     def _settled_loss(self) -> list[str]:
         """:meth:`lost`, after giving the scheduler :data:`LOSS_GRACE` seconds to notice: a
@@ -180,9 +196,20 @@ class _Cluster:
         own arguments instead); their answers, once all have answered: a barrier."""
         round_ = self.round
         self.round += 1
-        futures = [getattr(actor, method)(self.token, round_, *(each[i] if each else args))
-                   for i, actor in enumerate(self.actors)]
-        return [self._result(f, what or method) for f in futures]
+        try:
+            futures = [getattr(actor, method)(self.token, round_, *(each[i] if each else args))
+                       for i, actor in enumerate(self.actors)]
+        except Exception as e:  # Dask refuses to call an actor whose future was lost
+            raise self._failure(e, what or method) from None
+        answers = [self._result(f, what or method) for f in futures]
+        if any(a is None for a in answers):  # a shard whose worker no longer holds it
+            raise self._released(what or method)
+        return answers
+
+    def _released(self, what: str) -> ResourceError:
+        return ResourceError(f"the Dask scheduler released this search's shards while {what} "
+                             "(it does so when it loses this client's connection): nothing "
+                             "was concluded; run the search again")
 
     def close(self) -> None:
         """Stop the shards (an async call each, answered even by a busy shard) and let the
@@ -202,18 +229,11 @@ class _Cluster:
 
 @contextlib.contextmanager
 def _shards(client: Any, search: Search) -> Iterator[_Cluster]:
-    cluster: _Cluster | None = None
-    token = uuid.uuid4().hex
+    cluster = _Cluster(client, search, uuid.uuid4().hex)
     try:
-        cluster = _Cluster(client, search, token)
         yield cluster
     finally:
-        if cluster is not None:
-            cluster.close()
-        else:  # the actors that did start
-            with contextlib.suppress(Exception):
-                client.cancel([f for f in client.futures.values()
-                               if str(f.key).startswith(f"sdg-shard-{token}")], force=True)
+        cluster.close()
 
 
 def _walk(cluster: _Cluster, search: Search, budget: Budget,

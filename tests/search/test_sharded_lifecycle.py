@@ -1,0 +1,162 @@
+"""The sharded search's reliability (issue 34 §5): a run's shards go with their driver,
+whatever way it goes.
+
+Each test starts its own cluster (tests/cluster.py: a `dask scheduler` and two `dask
+worker` processes on 127.0.0.1) and runs the driver in a child process, which it kills or
+cuts off mid-search; the workers are then asked, through ``Client.run``, which
+:class:`~sdg_automata.search.shard.Shard` objects they still hold."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cluster import ROOT, dask_cluster
+
+pytest.importorskip("distributed")
+pytest.importorskip("numba")
+
+#: the longest the workers may take to free an abandoned run (a shard looks every second;
+#: Dask's own timeout for a shard waiting on a dropped peer was SEND_TIMEOUT, 60 s)
+FREED_WITHIN = 45.0
+
+#: a driver that kills itself (SIGKILL) 50 ms after passing ``argv[2]`` states, that is
+#: inside the next level, while the shards step and send (the exhaustive instance of
+#: test_sharded: 1,256,764 states in 56 levels, the widest ~140,000 states)
+KILLED_DRIVER = """
+import os, signal, sys, threading
+from sdg_automata.generators.families import even_length_dfa, intersection_grammar, random_family
+from sdg_automata.search.sharded import max_grundy_sharded
+
+dfas = random_family(3, 16, seed=2)
+dfas.append(dfas[0].complement().intersection(even_length_dfa(dfas[0].input_symbols)).minify())
+g = intersection_grammar(dfas)
+fired = []
+
+def progress(n):
+    if n > int(sys.argv[2]) and not fired:
+        fired.append(n)
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGKILL)).start()
+
+max_grundy_sharded(g, g.start, scheduler=sys.argv[1], progress=progress)
+print("finished before it was killed")
+"""
+
+
+def _census() -> Callable[..., dict[str, int]]:
+    """What a worker holds of sharded runs: live Shard objects (reachable or not yet
+    collected), those whose memory is still mapped, and the actors Dask keeps.  A nested
+    function: cloudpickle ships it by value (a test module is not importable there)."""
+
+    def census(dask_worker: Any) -> dict[str, int]:
+        import gc
+
+        from sdg_automata.search.shard import Shard
+
+        shards = [o for o in gc.get_objects() if isinstance(o, Shard)]
+        return {"shards": len(shards),
+                "holding": sum(not getattr(s, "closed", False) for s in shards),
+                "actors": len(dask_worker.state.actors)}
+
+    return census
+
+
+def _freed(client: Any) -> dict[str, dict[str, int]]:
+    """The workers' census once no shard is left, or as it is after FREED_WITHIN s."""
+    deadline = time.monotonic() + FREED_WITHIN
+    while True:
+        held = client.run(_census())
+        if not any(sum(c.values()) for c in held.values()) or time.monotonic() > deadline:
+            return held
+        time.sleep(0.2)
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(ROOT))
+
+
+def test_a_killed_driver_leaves_no_shard_behind(tmp_path: Path) -> None:
+    """Should free every shard of a run whose driver was killed (SIGKILL) mid-level, and
+    not pile them up run after run (09b81bb: a shard sending to a peer Dask had dropped
+    waited 60 s, then stayed alive, its stores mapped, for good: one more per run)."""
+    from distributed import Client
+
+    with dask_cluster(tmp_path) as running, Client(running.address) as client:
+        for states in (450_000, 600_000, 750_000):  # three levels of the widest
+            child = subprocess.run([sys.executable, "-c", KILLED_DRIVER, running.address,
+                                    str(states)], env=_env(), capture_output=True, text=True,
+                                   timeout=300, check=False)
+            assert child.returncode == -signal.SIGKILL, child.stdout + child.stderr
+            held = _freed(client)
+            assert all(c == {"shards": 0, "holding": 0, "actors": 0} for c in held.values()), (
+                states, held)
+
+
+def _cut_off_driver() -> Callable[..., list[str]]:
+    """Close, on the scheduler's side, the connection of each client holding a shard (a
+    network cut): the scheduler forgets those clients and releases what they held."""
+
+    def cut(dask_scheduler: Any) -> list[str]:
+        holders = {cs.client_key for key, ts in dask_scheduler.tasks.items()
+                   if str(key).startswith("sdg-shard-") for cs in ts.who_wants}
+        for client in holders:
+            dask_scheduler.client_comms[client].comm.abort()
+        return sorted(holders)
+
+    return cut
+
+
+def _states_held() -> Callable[..., int]:
+    """The states a worker's shards hold."""
+
+    def held(dask_worker: Any) -> int:
+        return sum(getattr(a, "n", 0) for a in dask_worker.state.actors.values())
+
+    return held
+
+
+def test_a_driver_cut_off_from_the_scheduler_stops_and_frees_its_shards(tmp_path: Path) -> None:
+    """Should, when the driver's connection to the scheduler drops mid-search (the
+    scheduler then releases the run), free the shards and stop the driver with one
+    ``error:`` line, exit 3: never a traceback, a hang or a verdict."""
+    from distributed import Client
+
+    from sdg_automata.generators.families import (
+        even_length_dfa,
+        intersection_grammar,
+        random_family,
+    )
+    from sdg_automata.grammar.parse import grammar_to_json
+
+    dfas = random_family(3, 16, seed=2)  # KILLED_DRIVER's instance
+    dfas.append(dfas[0].complement().intersection(
+        even_length_dfa(dfas[0].input_symbols)).minify())
+    g = intersection_grammar(dfas)
+    path = tmp_path / "g.json"
+    path.write_text(grammar_to_json(g), encoding="utf-8")
+    with dask_cluster(tmp_path / "dask") as running, Client(running.address) as client:
+        driver = subprocess.Popen([sys.executable, "-m", "sdg_automata", "max", str(path),
+                                   g.start, "--scheduler", running.address],
+                                  env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        try:
+            while sum(client.run(_states_held()).values()) < 300_000:  # mid-search
+                assert driver.poll() is None, driver.communicate()
+                time.sleep(0.02)
+            assert client.run_on_scheduler(_cut_off_driver())
+            out, err = driver.communicate(timeout=120)
+        finally:
+            driver.kill()
+            driver.wait()
+        assert driver.returncode == 3, (out, err)
+        assert out == "" and err.startswith("error: ") and err.count("\n") == 1, err
+        assert "released this search's shards" in err, err
+        held = _freed(client)
+        assert all(c == {"shards": 0, "holding": 0, "actors": 0} for c in held.values()), held
