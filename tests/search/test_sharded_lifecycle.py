@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cluster import ROOT, dask_cluster
+from fakeservers import serving
 
 pytest.importorskip("distributed")
 pytest.importorskip("numba")
@@ -78,6 +80,21 @@ def _freed(client: Any) -> dict[str, dict[str, int]]:
         time.sleep(0.2)
 
 
+def _exhaustive(count: int, states: int, seed: int) -> Any:
+    """test_sharded's exhaustive instance: ``random_family``'s DFAs and the complement of
+    the first on even lengths (the search walks every reachable state)."""
+    from sdg_automata.generators.families import (
+        even_length_dfa,
+        intersection_grammar,
+        random_family,
+    )
+
+    dfas = random_family(count, states, seed=seed)
+    dfas.append(dfas[0].complement().intersection(
+        even_length_dfa(dfas[0].input_symbols)).minify())
+    return intersection_grammar(dfas)
+
+
 def _env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(ROOT))
 
@@ -128,17 +145,9 @@ def test_a_driver_cut_off_from_the_scheduler_stops_and_frees_its_shards(tmp_path
     ``error:`` line, exit 3: never a traceback, a hang or a verdict."""
     from distributed import Client
 
-    from sdg_automata.generators.families import (
-        even_length_dfa,
-        intersection_grammar,
-        random_family,
-    )
     from sdg_automata.grammar.parse import grammar_to_json
 
-    dfas = random_family(3, 16, seed=2)  # KILLED_DRIVER's instance
-    dfas.append(dfas[0].complement().intersection(
-        even_length_dfa(dfas[0].input_symbols)).minify())
-    g = intersection_grammar(dfas)
+    g = _exhaustive(3, 16, 2)  # KILLED_DRIVER's instance
     path = tmp_path / "g.json"
     path.write_text(grammar_to_json(g), encoding="utf-8")
     with dask_cluster(tmp_path / "dask") as running, Client(running.address) as client:
@@ -160,3 +169,75 @@ def test_a_driver_cut_off_from_the_scheduler_stops_and_frees_its_shards(tmp_path
         assert "released this search's shards" in err, err
         held = _freed(client)
         assert all(c == {"shards": 0, "holding": 0, "actors": 0} for c in held.values()), held
+
+
+# ---------------------------------------------------------------------------
+# addresses: exit 2 for one no scheduler can have, exit 3 where none answers
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A port that takes connections and never says a word."""
+    with serving(lambda conn: None) as port:
+        yield port
+
+
+def _answer_http(conn: socket.socket) -> None:
+    conn.settimeout(2)
+    conn.recv(1024)
+    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n")
+
+
+@pytest.fixture
+def proxy_port() -> Iterator[int]:
+    """A port that answers anything with an HTTP error, as the proxy of a network with no
+    route out does (there, tcp://10.255.255.1:8786 answered this: "(MemoryError)")."""
+    with serving(_answer_http) as port:
+        yield port
+
+
+def _free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        return int(s.getsockname()[1])
+
+
+ADDRESSES = [
+    # (address or fixture, exit code, what the line says)
+    ("tcp://[::1", 2, "the bracket around its IPv6 host is not closed"),
+    ("tcp://::1:8786", 2, "an IPv6 host goes in brackets"),
+    ("tcp://[::g]:8786", 2, "is not an IPv6 address"),
+    ("tcp://127.0.0.1:65536", 2, "port 65536 is out of range"),
+    ("tcp://nonexistent.invalid:8786", 3, "the host name 'nonexistent.invalid' does not "
+                                          "resolve"),
+    ("refused", 3, "the connection was refused"),
+    ("silent", 3, "no answer in Dask's protocol within 2 s"),
+    ("proxy", 3, "does not speak Dask's protocol"),
+    # whatever this network does with it (drops, refuses, or a proxy answers): exit 3
+    ("tcp://10.255.255.1:8786", 3, ""),
+]
+
+
+@pytest.mark.parametrize(("target", "code", "says"), ADDRESSES,
+                         ids=[a[0] for a in ADDRESSES])
+def test_addresses_are_one_line_naming_them_and_the_cause(
+        target: str, code: int, says: str, silent_port: int, proxy_port: int, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Should refuse a malformed address before any connection (exit 2) and say, within
+    --connect-timeout, why no scheduler answers at a well-formed one (exit 3), in one
+    ``error:`` line naming the address (09b81bb: "(ValueError)" for tcp://[::1, exit 2
+    "(MemoryError)" for an unroutable host, a refused port "timed out")."""
+    from clirun import run
+
+    from sdg_automata.grammar.parse import grammar_to_json
+
+    address = {"refused": f"tcp://127.0.0.1:{_free_port()}",
+               "silent": f"tcp://127.0.0.1:{silent_port}",
+               "proxy": f"tcp://127.0.0.1:{proxy_port}"}.get(target, target)
+    path = tmp_path / "g.json"
+    path.write_text(grammar_to_json(_exhaustive(3, 6, 0)), encoding="utf-8")
+    got, out, err = run(["max", path, "A", "--scheduler", address, "--connect-timeout", "2"],
+                        capsys)
+    assert (got, out) == (code, ""), err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert repr(address) in err and says in err, err
+    assert "Error)" not in err and "Error:" not in err, err  # no bare exception names
