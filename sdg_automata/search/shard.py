@@ -31,7 +31,8 @@ from ..errors import ResourceError, SdgBug
 from .compiled.drive import _start
 from .compiled.stores import NARROW, Growing, _Store
 
-__all__ = ["BATCH_STATES", "CHUNK", "PHASES", "SEND_TIMEOUT", "Shard", "answered", "shard_key"]
+__all__ = ["BATCH_STATES", "CHUNK", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard", "answered",
+           "kernels_compiling", "shard_key"]
 
 _T = TypeVar("_T")
 
@@ -50,6 +51,10 @@ SEND_TIMEOUT = 60.0
 #: them), putting new states in code order, numbering them (with fetching the others'
 #: codes)
 PHASES = ("step", "route", "send", "absorb", "order", "number")
+#: the worker metric (sent to the scheduler with every heartbeat) that counts the kernel
+#: compilations under way in the worker: what the driver shows while a fresh cluster
+#: compiles (:func:`kernels_compiling`)
+COMPILING = "sdg_kernels_compiling"
 #: the key of the owner hash of parts (any constant; the same on every shard)
 _SALT = b"sdg-automata/sharded"
 
@@ -65,6 +70,29 @@ def shard_key(token: str, index: int) -> str:
     """The Dask key of shard ``index`` of run ``token``: the driver submits the actor under
     it, and the shard looks for it among its worker's actors (:meth:`Shard._abandoned`)."""
     return f"sdg-shard-{token}-{index}"
+
+
+def kernels_compiling(worker: Any = None) -> int:
+    """How many of the package's compiled kernels numba is compiling in this process now:
+    the lookups of a kernel's machine code (in numba's cache: a hit, or a miss, after which
+    it compiles) less the machine codes it holds.  A Dask worker metric (:data:`COMPILING`;
+    ``worker`` is the worker, unused); 0 where numba is not loaded."""
+    import sys
+
+    under_way = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("sdg_automata.kernels.") or module is None:
+            continue
+        for kernel in list(vars(module).values()):
+            stats: Any = getattr(kernel, "stats", None)  # a numba dispatcher
+            if stats is None:
+                continue
+            try:
+                under_way += (sum(stats.cache_misses.values()) + sum(stats.cache_hits.values())
+                              - len(kernel.overloads))
+            except (AttributeError, TypeError):  # not a dispatcher, or another numba
+                continue
+    return max(under_way, 0)
 
 
 def answered(future: Any, seconds: float) -> bool:
@@ -106,6 +134,16 @@ class Shard:
                  constraint: Any, token: str) -> None:
         import numpy as np
 
+        #: the worker holding this actor (None outside a Dask worker)
+        self.worker: Any = None
+        try:
+            from distributed import get_worker
+
+            self.worker = get_worker()
+        except (ImportError, ValueError):  # not on a worker: never abandoned
+            pass
+        else:  # before the first kernel is loaded: the driver shows what it compiles
+            self.worker.metrics[COMPILING] = kernels_compiling
         from .compiled.tables import StepTables
 
         automaton = pickle.loads(blob)  # noqa: S301 -- the driver's own automaton
@@ -144,14 +182,6 @@ class Shard:
 
         self.closed = False
         self.key = shard_key(token, index)
-        #: the worker holding this actor (None outside a Dask worker)
-        self.worker: Any = None
-        try:
-            from distributed import get_worker
-
-            self.worker = get_worker()
-        except (ImportError, ValueError):  # not on a worker: never abandoned
-            pass
         self.kernel = kernel
         self.protocol = protocol  # the kernels' status codes and cursor slots
         owner = self._owner_of(start)

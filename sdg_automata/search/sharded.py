@@ -47,7 +47,10 @@ Design
   new states, report each value's first code).  Codes are in the order of the
   numbers, so after ``merge`` the driver knows whether the level settles the
   question or passes the state budget, and then only numbers it.  Between levels
-  it serves the budget (states exactly, seconds, progress) and Ctrl-C.  A level
+  it serves the budget (states exactly, seconds, progress) and Ctrl-C; while it
+  waits, the seconds, the workers' health and what they compile (a fresh cluster
+  compiles the kernels first: the progress display says so while the count stands
+  still).  A level
   costs two round trips (measured here: 6–9 ms each on two workers), so the
   search pays off on wide levels; a one-letter walk (a lasso: one state per
   level) belongs to ``strategy="lasso"``.
@@ -74,10 +77,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, ResourceError, SdgBug, SdgError
-from ..runtime.budget import UNLIMITED, Budget, as_budget
+from ..runtime.budget import UNLIMITED, Budget, Meter, as_budget
 from .decide import Verdict, bfs_search, bfs_verdict
 from .request import read_witness
-from .shard import Shard, answered, shard_key
+from .shard import COMPILING, Shard, answered, shard_key
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -102,9 +105,14 @@ SILENT_SECONDS = 60.0
 class _Cluster:
     """The driver's side: the shards' actors, and bounded waits on their calls."""
 
-    def __init__(self, client: Any, search: Search, token: str) -> None:
+    def __init__(self, client: Any, search: Search, token: str, meter: Meter) -> None:
         #: per worker: the scheduler's last_seen when it last changed, and our clock then
         self._beats: dict[str, tuple[Any, float]] = {}
+        #: the workers as the scheduler last described them (:meth:`lost`)
+        self._workers: dict[str, Any] = {}
+        self.meter = meter
+        #: whether the progress display says that workers compile (:meth:`_watch`)
+        self.compiling = False
         import cloudpickle  # type: ignore[import-untyped]  # dask's dependency
 
         info = client.scheduler_info(n_workers=-1)
@@ -139,7 +147,7 @@ class _Cluster:
         """The shards' workers the scheduler no longer has, or that have been silent for
         :data:`SILENT_SECONDS` (a heartbeat's time is the scheduler's ``last_seen``, whose
         changes are timed on our clock: the two clocks need not agree)."""
-        workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        workers = self._workers = self.client.scheduler_info(n_workers=-1)["workers"]
         now = time.monotonic()
         gone = []
         for a in self.addresses:
@@ -158,14 +166,36 @@ class _Cluster:
         every shard's worker is still there between them."""
         try:
             while not answered(future, POLL):
-                gone = self.lost()
-                if gone:
-                    raise self._lost(gone, what)
+                self._watch(what)
             return future.result()
         except (KeyboardInterrupt, SdgError):
             raise
         except Exception as e:  # a shard's failure, or its worker gone under the call
             raise self._failure(e, what) from None
+
+    def _watch(self, what: str) -> None:
+        """Between two looks at a call: the shards' workers are all there (:meth:`lost`),
+        the deadline has not passed, and the progress display says so while workers
+        compile the kernels (the count stands still meanwhile: the first levels on a fresh
+        cluster; :func:`~sdg_automata.search.shard.kernels_compiling`)."""
+        gone = self.lost()
+        if gone:
+            raise self._lost(gone, what)
+        meter = self.meter
+        if time.perf_counter() > meter.deadline:
+            raise meter.exceeded(meter.count, f"{meter.budget.max_seconds:g} s")
+        busy = sum(1 for a in self.addresses
+                   if (self._workers.get(a, {}).get("metrics") or {}).get(COMPILING, 0) > 0)
+        if busy:
+            of = f"{busy} of {self.size}" if busy < self.size else f"{busy}"
+            meter.describe(f"compiling the kernels on {of} worker{'s' if of != '1' else ''}…")
+            self.compiling = True
+
+    def counting(self) -> None:
+        """A level is done: the progress display counts states again."""
+        if self.compiling:
+            self.meter.describe(None)
+            self.compiling = False
 
     def _failure(self, e: Exception, what: str) -> ResourceError:
         """The error for a call that failed with ``e``: a lost worker's, if one was lost."""
@@ -228,19 +258,18 @@ class _Cluster:
 
 
 @contextlib.contextmanager
-def _shards(client: Any, search: Search) -> Iterator[_Cluster]:
-    cluster = _Cluster(client, search, uuid.uuid4().hex)
+def _shards(client: Any, search: Search, meter: Meter) -> Iterator[_Cluster]:
+    cluster = _Cluster(client, search, uuid.uuid4().hex, meter)
     try:
         yield cluster
     finally:
         cluster.close()
 
 
-def _walk(cluster: _Cluster, search: Search, budget: Budget,
-          usage: Callable[[list[dict[str, float]]], None] | None
+def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, float]]], None] | None
           ) -> tuple[dict[int, str | Word], int, bool, int]:
     """The levels; then the witnesses.  Returns (found, states, complete, peak bytes)."""
-    meter = budget.start("search", unit="states")
+    meter, budget = cluster.meter, cluster.meter.budget
     cap = -1 if budget.max_states is None else budget.max_states
     settle = search.settle
     found: dict[int, int] = {}
@@ -254,6 +283,7 @@ def _walk(cluster: _Cluster, search: Search, budget: Budget,
             level += 1
             where = f"expanding level {level - 1}"
             merged = cluster.call("merge", what=where)
+            cluster.counting()
             total = sum(m["new"] for m in merged)
             peak = max(peak, sum(m["bytes"] for m in merged))
             if total == 0:
@@ -333,8 +363,11 @@ def max_grundy_sharded(
         ``tcp://HOST:PORT`` of a running ``dask scheduler`` (every worker then holds
         a shard), or ``"local"`` (a :class:`distributed.LocalCluster`, for trying it).
     budget, max_states, max_seconds, progress:
-        As :func:`~sdg_automata.search.decide.max_grundy`; checked between levels, so
-        seconds may run over by one level's time.
+        As :func:`~sdg_automata.search.decide.max_grundy`: states between levels
+        (exactly), seconds also while the driver waits for the shards (every
+        :data:`POLL` s).  A progress callable with a ``describe(text)`` method (the
+        command line's bar) is also told while the workers compile the kernels
+        (:meth:`~sdg_automata.runtime.budget.Meter.describe`).
     timeout:
         Seconds to wait for the scheduler and a first worker.
     usage:
@@ -350,10 +383,11 @@ def max_grundy_sharded(
     Raises
     ------
     InputError
-        As :func:`~sdg_automata.search.decide.max_grundy`, and for a scheduler that
-        cannot be reached, or workers that run another sdg_automata.
+        As :func:`~sdg_automata.search.decide.max_grundy`, and for a malformed scheduler
+        address, or workers that run another sdg_automata.
     ResourceError
-        When a worker is lost during the search (nothing is concluded; run it again).
+        When the scheduler cannot be reached, or a worker is lost during the search, or
+        the scheduler releases the shards (nothing is concluded; run it again).
     BudgetExceeded, Interrupted
         Saying how many states were numbered.
 
@@ -390,7 +424,11 @@ def max_grundy_sharded(
                                        "process, as max_grundy(strategy='bfs') does"),
                           stacklevel=2)
             return max_grundy(grammar, head, k, strategy="bfs", within=within, budget=budget)
-        with _shards(client, search) as cluster:
-            found, states, complete, peak = _walk(cluster, search, budget, usage)
+        meter = budget.start("search", unit="states")
+        try:
+            with _shards(client, search, meter) as cluster:
+                found, states, complete, peak = _walk(cluster, search, usage)
+        except KeyboardInterrupt:  # while the shards start (_walk says how far it got)
+            raise meter.interrupted(0) from None
     return bfs_verdict(search, found, states, complete, started, peak_bytes=peak,
                        engine="compiled")

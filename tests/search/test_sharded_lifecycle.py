@@ -9,6 +9,7 @@ cuts off mid-search; the workers are then asked, through ``Client.run``, which
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -241,3 +242,52 @@ def test_addresses_are_one_line_naming_them_and_the_cause(
     assert err.startswith("error: ") and err.count("\n") == 1, err
     assert repr(address) in err and says in err, err
     assert "Error)" not in err and "Error:" not in err, err  # no bare exception names
+
+
+# ---------------------------------------------------------------------------
+# a fresh cluster: the workers compile the kernels before the first level
+
+
+class _Watching:
+    """A progress callback that records what it is told; Ctrl-C once the workers are said
+    to compile (or, if that is never said, at the first count)."""
+
+    def __init__(self) -> None:
+        self.counts: list[int] = []
+        self.said: list[str | None] = []
+
+    def __call__(self, n: int) -> None:
+        self.counts.append(n)
+        raise KeyboardInterrupt
+
+    def describe(self, text: str | None) -> None:
+        self.said.append(text)
+        raise KeyboardInterrupt
+
+
+def test_a_fresh_cluster_says_it_compiles_and_keeps_the_deadline(tmp_path: Path) -> None:
+    """Should, while the workers compile the kernels (a cold numba cache), keep the
+    deadline (--max-seconds: 0 states reached, not a level later) and say so in the
+    progress display instead of showing 0 states (09b81bb: 79 s at "0 states")."""
+    from sdg_automata.errors import BudgetExceeded, Interrupted
+    from sdg_automata.search.sharded import max_grundy_sharded
+
+    g = _exhaustive(3, 6, 0)
+    with dask_cluster(tmp_path / "dask", workers=0) as running:
+        running.env["NUMBA_CACHE_DIR"] = str(tmp_path / "empty-cache")  # nothing compiled
+        for _ in range(2):
+            running.add_worker()
+        running.wait_for(2)
+        try:
+            with pytest.raises(BudgetExceeded, match=r"budget of 1 s .*\(0 states reached\)"):
+                max_grundy_sharded(g, g.start, scheduler=running.address, max_seconds=1)
+            watching = _Watching()
+            with pytest.raises(Interrupted, match="interrupted after [01] states"):
+                max_grundy_sharded(g, g.start, scheduler=running.address, progress=watching)
+            assert watching.counts == [], watching.counts
+            assert len(watching.said) == 1, watching.said
+            assert re.fullmatch(r"compiling the kernels on (1 of )?2 workers?…",
+                                watching.said[0] or ""), watching.said
+        finally:  # not waiting for them to finish compiling
+            for worker in running.workers:
+                worker.kill()
