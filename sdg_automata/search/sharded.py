@@ -52,8 +52,11 @@ Design
   compiles the kernels first: the progress display says so while the count stands
   still).  A level
   costs two round trips (measured here: 6–9 ms each on two workers), so the
-  search pays off on wide levels; a one-letter walk (a lasso: one state per
-  level) belongs to ``strategy="lasso"``.
+  search pays off on wide levels only.  A one-letter walk (one state per level)
+  is never sharded: it runs here with ``strategy="lasso"``; and once,
+  :data:`PROBE_SECONDS` after the first level, levels narrower than
+  :data:`MIN_WIDTH` send the search to this process (:class:`_Probe`), each
+  with an :class:`~sdg_automata.errors.EngineNotice`.
 * **Failure is loud and harmless.**  Every wait is bounded: the driver polls its
   calls and checks that the shards' workers are alive; a lost worker (or a shard
   that no longer has the state it should have: an actor recreated elsewhere) ends
@@ -71,6 +74,7 @@ Design
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -78,6 +82,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, ResourceError, SdgBug, SdgError
 from ..runtime.budget import UNLIMITED, Budget, Meter, as_budget
+from .constraint import one_letter
 from .decide import Verdict, bfs_search, bfs_verdict
 from .request import read_witness
 from .shard import COMPILING, Shard, answered, shard_key
@@ -100,6 +105,47 @@ LOSS_GRACE = 10.0
 #: every few seconds whatever their actor computes) is frozen or unreachable: lost, even
 #: though the scheduler keeps listing it until its worker-ttl (5 minutes by default)
 SILENT_SECONDS = 60.0
+#: seconds of levels (from the end of the first, past the kernels' compilation) after
+#: which the driver judges, once, whether the levels are wide enough to shard
+PROBE_SECONDS = 5.0
+#: the fewest states a level must hold, on average and the latest, to be worth its two
+#: round trips: at 6–46 ms per level (measured on two workers, idle to loaded) a level of
+#: 1,000 states runs at 20–170 k states/s, a tenth or less of one process's ~1.15 M/s
+MIN_WIDTH = 1000
+
+
+class _Narrow(Exception):
+    """The levels are too narrow to shard (:data:`MIN_WIDTH`): the search goes to one
+    process.  Carries what was measured, for the note."""
+
+    def __init__(self, levels: int, states: int, seconds: float) -> None:
+        super().__init__(levels, states, seconds)
+        self.levels, self.states, self.seconds = levels, states, seconds
+
+
+class _Probe:
+    """The levels' width, judged once :data:`PROBE_SECONDS` after the first level ended
+    (before, the workers may still be compiling): :class:`_Narrow` when the levels since
+    held fewer than :data:`MIN_WIDTH` states on average and the latest did too.  Judged
+    once only, so a wide search's thin last levels never send it elsewhere."""
+
+    def __init__(self) -> None:
+        self.start: tuple[float, int, int] | None = None  # clock, level, states then
+        self.judged = False
+
+    def level(self, level: int, states: int, width: int) -> None:
+        """Level ``level`` ended, holding ``width`` states, ``states`` numbered in all."""
+        now = time.perf_counter()
+        if self.start is None:
+            self.start = (now, level, states)
+            return
+        since, first, before = self.start
+        if self.judged or now - since < PROBE_SECONDS:
+            return
+        self.judged = True
+        levels = level - first
+        if width < MIN_WIDTH and states - before < MIN_WIDTH * levels:
+            raise _Narrow(levels, states - before, now - since)
 
 
 class _Cluster:
@@ -277,6 +323,7 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
     complete = True
     peak = 0
     level = 0
+    probe = _Probe()
     try:
         cluster.call("advance", None, True, what="expanding level 0")
         while True:
@@ -288,6 +335,7 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
             peak = max(peak, sum(m["bytes"] for m in merged))
             if total == 0:
                 break
+            probe.level(level, offset + total, total)
             # codes are in the order of the numbers: whether the level settles is known now
             settles = any(v >= settle for m in merged for v in m["first"] if v not in found)
             if not settles and 0 <= cap < offset + total:
@@ -411,24 +459,44 @@ def max_grundy_sharded(
     from .compiled.drive import unfit
 
     why = unfit(search.automaton)
+    one = one_letter(search.automaton.alphabet, search.constraint,
+                     letters=search.automaton.grammar.letters_of(head))
     with dask_client(scheduler, timeout=timeout) as client:  # the address is checked anyway
         check_workers(client, timeout=timeout)
-        if why is not None:  # the kernels cannot take it, nor the shards: this process can
+
+        def here(strategy: str, why: str) -> Verdict:
+            """The search in this process instead, with a note saying why."""
             import warnings
 
             from ..errors import EngineNotice
             from .decide import max_grundy
 
-            warnings.warn(EngineNotice(f"the sharded search runs the compiled kernels, which "
-                                       f"cannot take this automaton ({why}): searched in this "
-                                       "process, as max_grundy(strategy='bfs') does"),
-                          stacklevel=2)
-            return max_grundy(grammar, head, k, strategy="bfs", within=within, budget=budget)
+            warnings.warn(EngineNotice(why), stacklevel=3)
+            return max_grundy(grammar, head, k, strategy=strategy, within=within,
+                              budget=budget)
+
+        if why is not None:  # the kernels cannot take it, nor the shards: this process can
+            return here("bfs", f"the sharded search runs the compiled kernels, which cannot "
+                               f"take this automaton ({why}): searched in this process, as "
+                               "max_grundy(strategy='bfs') does")
+        if one is not None:
+            return here("lasso", "every word searched reads one letter, so each breadth-first "
+                                 "level holds one state and would cost the cluster two round "
+                                 "trips: searched in this process by the lasso strategy "
+                                 "(constant memory; the same maximum, witnesses and states)")
         meter = budget.start("search", unit="states")
         try:
             with _shards(client, search, meter) as cluster:
                 found, states, complete, peak = _walk(cluster, search, usage)
         except KeyboardInterrupt:  # while the shards start (_walk says how far it got)
             raise meter.interrupted(0) from None
+        except _Narrow as e:  # the rest of the deadline, the same state budget
+            budget = dataclasses.replace(meter.shared(), max_states=budget.max_states)
+            meter.describe(None)
+            return here("bfs", f"the breadth-first levels are too narrow to shard: "
+                               f"{e.states:,} states in {e.levels:,} levels in {e.seconds:.1f} "
+                               f"s, fewer than {MIN_WIDTH:,} a level, and each level costs "
+                               "the cluster two round trips: searched again in this process "
+                               "(breadth-first: the same verdict)")
     return bfs_verdict(search, found, states, complete, started, peak_bytes=peak,
                        engine="compiled")

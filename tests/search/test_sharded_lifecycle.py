@@ -291,3 +291,75 @@ def test_a_fresh_cluster_says_it_compiles_and_keeps_the_deadline(tmp_path: Path)
         finally:  # not waiting for them to finish compiling
             for worker in running.workers:
                 worker.kill()
+
+
+# ---------------------------------------------------------------------------
+# deep, narrow searches: one process, with a note
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A cluster of two workers, for the searches that leave it as it was."""
+    with dask_cluster(tmp_path_factory.mktemp("dask")) as running:
+        yield running
+
+
+def _same(one: Any, two: Any) -> None:
+    assert (two.maximum, two.exact, two.answer, two.states, two.witnesses) == (
+        one.maximum, one.exact, one.answer, one.states, one.witnesses)
+
+
+def test_a_constraint_of_one_letter_is_searched_here(warm: Any) -> None:
+    """Should search in this process, with a note, a two-letter grammar whose constraint
+    lets one letter through (a level holds one state), with one process's verdict."""
+    from sdg_automata.errors import EngineNotice
+    from sdg_automata.search.decide import max_grundy
+    from sdg_automata.search.sharded import max_grundy_sharded
+
+    g = _exhaustive(3, 8, 1)
+    for within in ("(aa)*", "b*"):
+        with pytest.warns(EngineNotice, match="reads one letter"):
+            two = max_grundy_sharded(g, g.start, within=within, scheduler=warm.address)
+        _same(max_grundy(g, g.start, within=within, strategy="bfs"), two)
+
+
+def _two_letter_counters(moduli: list[int]) -> Any:
+    """The SPEC §5 grammar of DFAs over {a, b} that count the letters read, both alike:
+    D_p accepts the words of even length ≡ 0 (mod p).  Every level of the search holds one
+    state (the length decides it), so it is as deep as lcm(2p…) and one state wide, yet it
+    reads two letters; its maximum and shortest witness are modular_truth's."""
+    from automata.fa.dfa import DFA
+
+    from sdg_automata.generators.families import intersection_grammar
+
+    dfas = []
+    for p in moduli:
+        m = 2 * p // (2 if p % 2 == 0 else 1)
+        dfas.append(DFA(states=set(range(m)), input_symbols={"a", "b"},
+                        transitions={n: {"a": (n + 1) % m, "b": (n + 1) % m} for n in range(m)},
+                        initial_state=0, final_states={n for n in range(m) if n % 2 == 0
+                                                       and n % p == 0}))
+    return intersection_grammar(dfas)
+
+
+def test_a_deep_narrow_search_is_searched_here(warm: Any,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should, once the levels measured (PROBE_SECONDS after the first) prove narrower than
+    MIN_WIDTH, stop the sharded run and search in this process, saying so, with one
+    process's verdict (09b81bb: one barrier per level, 13,387 of 1,081,081 states of a
+    unary instance in 10 minutes; here 2 letters, one state per level, 10,010 levels)."""
+    from sdg_automata.errors import EngineNotice
+    from sdg_automata.generators.families import ModularSpec, modular_truth
+    from sdg_automata.search import sharded
+    from sdg_automata.search.decide import max_grundy
+
+    moduli = [7, 11, 13, 5]
+    g = _two_letter_counters(moduli)
+    monkeypatch.setattr(sharded, "PROBE_SECONDS", 1.0)  # the measure, sooner
+    with pytest.warns(EngineNotice, match=r"too narrow to shard: [\d,]+ states in [\d,]+ "
+                                          r"levels .* fewer than 1,000 a level"):
+        two = sharded.max_grundy_sharded(g, g.start, scheduler=warm.address)
+    one = max_grundy(g, g.start, strategy="bfs")
+    _same(one, two)
+    truth, length = modular_truth([ModularSpec(p, 0) for p in moduli])
+    assert two.maximum == truth and len(str(two.witness)) == length
