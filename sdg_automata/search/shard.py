@@ -95,6 +95,22 @@ def kernels_compiling(worker: Any = None) -> int:
     return max(under_way, 0)
 
 
+def _trim_heap() -> None:
+    """Give the C heap's free memory back to the system (glibc's ``malloc_trim``; nothing
+    elsewhere).  A level's batches are numpy arrays on the heap, which glibc keeps once
+    freed: without this a worker kept some 50 MB after a run (Dask's nanny sets
+    ``MALLOC_TRIM_THRESHOLD_`` for the same reason; a worker started without one has it
+    not)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def answered(future: Any, seconds: float) -> bool:
     """Whether an actor call has answered, waiting up to ``seconds`` for it (its error, if
     any, is raised by ``future.result()`` afterwards)."""
@@ -216,6 +232,10 @@ class Shard:
             return result
         except _Stopped:
             return None
+        except Exception:
+            if self.aborted or self._abandoned():  # a peer dropped under us, say: nobody
+                return None  # reads the error, and whoever kept it would keep our frames
+            raise
         finally:
             if not done:  # also while an error propagates: its frames' views of the
                 self.close()  # stores free their maps when the error goes
@@ -541,3 +561,4 @@ class Shard:
             growing.close()
         self.inbox, self.peers, self.trans = [], [], []
         del self.tables, self.keys
+        _trim_heap()

@@ -54,15 +54,16 @@ print("finished before it was killed")
 
 
 def _census() -> Callable[..., dict[str, int]]:
-    """What a worker holds of sharded runs: live Shard objects (reachable or not yet
-    collected), those whose memory is still mapped, and the actors Dask keeps.  A nested
-    function: cloudpickle ships it by value (a test module is not importable there)."""
+    """What a worker holds of sharded runs: live Shard objects, those whose memory is
+    still mapped, and the actors Dask keeps.  A nested function: cloudpickle ships it by
+    value (a test module is not importable there)."""
 
     def census(dask_worker: Any) -> dict[str, int]:
         import gc
 
         from sdg_automata.search.shard import Shard
 
+        gc.collect()  # garbage in a cycle (an error's frames) is not kept, only not yet freed
         shards = [o for o in gc.get_objects() if isinstance(o, Shard)]
         return {"shards": len(shards),
                 "holding": sum(not getattr(s, "closed", False) for s in shards),
