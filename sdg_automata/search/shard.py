@@ -302,6 +302,8 @@ class Shard:
 
     async def sorted_codes(self) -> Any:
         """The codes of the last merge's new states, sorted."""
+        if self.closed:
+            raise ResourceError(f"shard {self.index} was stopped: it has no codes")
         lo, hi = self.level
         return self.codes.array[lo:hi].copy()
 
