@@ -47,9 +47,10 @@ class SdgError(Exception):
 
 
 class EngineNotice(UserWarning):
-    """A run chosen for the compiled kernels runs in Python instead (the automaton does
-    not fit their fixed width); the answer is the same, only slower.  The command line
-    prints it as one ``note:`` line on stderr."""
+    """A run goes elsewhere than asked, for the same answer: one chosen for the compiled
+    kernels runs in Python instead (the automaton does not fit their fixed width), or a
+    sharded search runs in this process (its levels are too narrow to shard).  The
+    command line prints it as one ``note:`` line on stderr."""
 
 
 class KernelCacheWarning(UserWarning):
@@ -178,8 +179,9 @@ class MisereSumError(InputError):
 
     def __init__(self) -> None:
         super().__init__(
-            "misère sums are not decided by the XOR of Grundy numbers (SPEC §7); "
-            "only single positions have misère outcomes here")
+            "misère sums are not decided by the XOR of Grundy numbers (SPEC §7); the misère "
+            "quotient decides them: misere_quotient(GraphFamily(graph=...)), or "
+            "graph FILE --misere --sum")
 
 
 class VisualUnavailable(InputError):

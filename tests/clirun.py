@@ -1,4 +1,5 @@
-"""The command line run in-process, for the CLI tests: ``run(argv, capsys)``."""
+"""The command line run in-process, for the CLI tests: ``run(argv, capsys)``, and the one
+``error:`` line a refusal prints (``one_error``)."""
 
 from __future__ import annotations
 
@@ -17,3 +18,13 @@ def run(argv: list[Any], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         code = int(e.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def one_error(err: str, *fragments: str) -> str:
+    """The one line of ``err``, an ``error:`` line holding each of ``fragments``."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+    return lines[0]

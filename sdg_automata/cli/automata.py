@@ -22,6 +22,7 @@ from .writing import (
     check_plot,
     check_visual,
     deliver,
+    output,
     unlimited_digits,
     write_plot,
 )
@@ -69,11 +70,24 @@ def _add_max(p: Parser) -> None:
                    help="on-the-fly search: " + "; ".join(
                        f"{name}: {s.describe}" for name, s in STRATEGIES.items())
                    + "; auto (default): lasso when one letter is read, else bfs")
-    for strategy in STRATEGIES.values():  # each strategy's own arguments
+    flags: set[str] = set()
+    for strategy in STRATEGIES.values():  # each strategy's own arguments (a shared one once)
         for a in strategy.arguments:
+            if a.flag in flags:
+                continue
+            flags.add(a.flag)
             p.add_argument(a.flag, dest=a.field, default=strategy.defaults[a.field],
                            type=ARGUMENT_KINDS[a.kind], choices=a.choices, metavar=a.metavar,
                            help=a.help)
+    p.add_argument("--dump-circuit", metavar="FILE.aig|FILE.cnf",
+                   help="also write the instance for another tool, before searching "
+                        "(atomically, never over an input): FILE.aig, the Step 3–4 relation "
+                        "as binary AIGER (one latch per item bit, all starting at 0; output v: "
+                        "the state shows value v); FILE.cnf, DIMACS of one unrolling of "
+                        "--dump-length letters asking for a value above K (with K) or the "
+                        "value m_A; the comment lines say what each variable means")
+    p.add_argument("--dump-length", type=positive, metavar="L",
+                   help="--dump-circuit FILE.cnf: the number of letters unrolled")
     p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
                    help="only positions whose word matches this regular expression (automata-lib "
                         "syntax) or is accepted by this DFA (a .json file in automata-lib's "
@@ -140,6 +154,29 @@ def _unsettled(args: argparse.Namespace, verdict: Any) -> NoReturn:
     fail(message, ExitCode.BUDGET)
 
 
+def _dump(args: argparse.Namespace, g: Any, head: str, within: Any) -> None:
+    """``--dump-circuit``: the instance as AIGER or DIMACS (:mod:`sdg_automata.search.dump`),
+    written as every output is (atomically, never over an input)."""
+    from ..search.dump import circuit_file
+
+    path = args.dump_circuit
+    if path is None:
+        raise InputError("--dump-length goes with --dump-circuit FILE.cnf")
+    kind = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if kind not in ("aig", "cnf"):
+        raise InputError(f"--dump-circuit writes FILE.aig (AIGER) or FILE.cnf (DIMACS), not "
+                         f"{path!r}")
+    if kind == "cnf" and args.dump_length is None:
+        raise InputError("a DIMACS dump is one unrolling: give its number of letters with "
+                         "--dump-length L")
+    if kind == "aig" and args.dump_length is not None:
+        raise InputError("--dump-length goes with a DIMACS dump (FILE.cnf): AIGER holds the "
+                         "relation, not an unrolling")
+    data = circuit_file(g, head, kind, k=args.k, within=within, length=args.dump_length)
+    output(args, data, to=path, option="--dump-circuit")
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def _check_sharded(args: argparse.Namespace, strategy: str | None) -> None:
     """--scheduler runs the breadth-first search on the compiled kernels, on the fly."""
     if args.method != "onthefly" or strategy not in (None, "bfs"):
@@ -167,6 +204,8 @@ def _cmd_max(args: argparse.Namespace) -> int:
     what, unit = (STRATEGIES[strategy].progress if strategy is not None
                   and args.method == "onthefly" else EXPLORING)
     options = {k: v for s in STRATEGIES.values() for k, v in s.read_arguments(args).items()}
+    if args.dump_circuit is not None or args.dump_length is not None:
+        _dump(args, g, head, within)
     if args.scheduler is not None:
         _check_sharded(args, strategy)
     elif args.connect_timeout != CONNECT_TIMEOUT:

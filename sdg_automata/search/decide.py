@@ -245,8 +245,8 @@ def max_grundy(
         ``"dfs"`` (less memory), ``"lasso"`` (one-letter walks, constant
         memory, shortest witnesses), ``"sat"`` (bounded model checking with
         CaDiCaL: no states stored, shortest witnesses) or ``"pdr"`` (sat's
-        witnesses, proofs by ABC's PDR with a checked invariant); ``None`` (default):
-        ``"lasso"`` for a one-letter walk, else ``"bfs"``.  On the fly only.
+        witnesses and ABC's PDR taking turns, its proofs' invariants checked); ``None``
+        (default): ``"lasso"`` for a one-letter walk, else ``"bfs"``.  On the fly only.
     within:
         Restrict positions to the words of this automata-lib DFA or NFA (determinized),
         pyformlang DFA, NFA or ε-NFA (converted by
@@ -268,7 +268,8 @@ def max_grundy(
         is settled or proven, or the budget runs out).
     options:
         Any strategy's options by keyword (the fields of its ``options`` class, e.g.
-        ``{"max_length": 20}``), with ``store`` and ``max_length``; an option of another
+        ``{"max_length": 20}``, or the SAT solver of sat and pdr, ``{"sat_solver":
+        "glucose4"}``), with ``store`` and ``max_length``; an option of another
         strategy than the one run is refused.
     budget:
         States, seconds and progress (:class:`~sdg_automata.runtime.budget.Budget`);
@@ -324,8 +325,8 @@ def max_grundy(
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
     if chosen is None:
-        chosen = strategies.default(
-            keywords, one_letter(automaton.alphabet, table) is not None)
+        chosen = strategies.default(keywords, one_letter(
+            automaton.alphabet, table, letters=automaton.grammar.letters_of(head)) is not None)
     engine = strategies.prepare(chosen, keywords, engine, automaton)
     result = chosen.run(Search(
         automaton=automaton, head=head, k=k, bound=bound, budget=budget, constraint=table,

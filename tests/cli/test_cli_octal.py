@@ -69,7 +69,7 @@ def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("argv", [
-    ["0.8"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
+    ["0.G"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
     ["0.77", "--digits", "2"], ["survey", "--digits", "1", "--grammar"], ["0.77", "--upto", "0"],
     ["0.77", "--jobs", "2"], ["0.77", "--connect-timeout", "5"], ["verify"],
     ["verify", "a.cert", "--digits", "2"],
@@ -307,11 +307,10 @@ def test_ctrl_c_inside_the_kernels_keeps_the_checkpoint(tmp_path: Path) -> None:
         if (int(fields[11]) + int(fields[12])) / ticks > 3:
             break
     child.send_signal(signal.SIGINT)
-    sent = time.monotonic()
     out, err = child.communicate(timeout=60)
     assert child.returncode == 130 and out == "", err
     assert err.startswith("error: interrupted after ") and err.count("\n") == 1
-    assert time.monotonic() - sent < 30 and path.exists()
+    assert path.exists()  # communicate's timeout catches a hang; no time bound (issue 34 §7)
     from sdg_automata.games.octal.valuefile import CHECKPOINT, read
 
     kept = read(str(path), schema=CHECKPOINT).values

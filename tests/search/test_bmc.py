@@ -34,7 +34,7 @@ from strategies import Definition, left_linear_grammars, right_linear_grammars
 
 pytest.importorskip("pysat")
 
-from clirun import run  # noqa: E402
+from clirun import one_error, run  # noqa: E402
 
 from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for  # noqa: E402
 from sdg_automata.derivation.semantics import grundy  # noqa: E402
@@ -59,15 +59,6 @@ MANY = settings(max_examples=300, deadline=None,
 SOME = settings(max_examples=120, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 REGEXES = ["a*", "(a|b)*b", "b(a|b|c)*", "(ab)*", "a(a|c)*", "((a|b)(a|b))*"]
-
-
-def one_error(err: str, *fragments: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    assert "Traceback" not in err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
 
 
 def truth(g: Grammar, head: str) -> dict[int, str]:
@@ -183,6 +174,48 @@ def test_sat_answers_with_k_and_within(g: Grammar, length: int, within: str | No
         assert v.maximum == max_grundy(g, head, within=within).maximum
 
 
+@SOME
+@given(LINEAR, st.sampled_from([None, *REGEXES]), st.one_of(st.none(), st.integers(0, 3)),
+       st.booleans(), st.integers(1, 4), st.data())
+def test_the_unrolling_never_runs_ahead_of_the_lengths_searched(
+        g: Grammar, within: str | None, k: int | None, portfolio: bool, lengths: int,
+        data: st.DataObject) -> None:
+    """Memory: the bounded search unrolls no frame beyond the length it searches next (and
+    k-induction's depth, one more), turn after turn, as sat and the portfolio drive it.  A
+    search that looked ahead for the settling values while their literals folded to false
+    unrolled without end (tests/search ran to 9.4 GB); every extension is checked as it is
+    asked for, so such a search fails here at once instead of filling the memory."""
+    from sdg_automata.runtime.budget import UNLIMITED
+    from sdg_automata.search.bmc import BoundedSearch
+    from sdg_automata.search.decide import bfs_search
+    from sdg_automata.search.lean import lean_relation
+    from sdg_automata.search.unrolling import Unrolling
+
+    head = data.draw(st.sampled_from(g.nonterminals), label="head")
+    question = bfs_search(g, head, k, within=within)
+    meter = UNLIMITED.start("test", unit="letters")
+    lean = lean_relation(question.automaton, head, question.constraint, meter, "cadical195")
+    bmc = BoundedSearch(lean, head, settled=question.settled, meter=meter, solver="cadical195",
+                        induction=not portfolio, above=portfolio)
+    extend = Unrolling.extend
+
+    def watched(unrolling: Unrolling, length: int) -> None:
+        assert length <= bmc.length + 1, (length, bmc.length)
+        extend(unrolling, length)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Unrolling, "extend", watched)
+            for _ in range(4):
+                bmc.advance(lengths=lengths, conflicts=10_000 if portfolio else None)
+                if bmc.finished:
+                    break
+    finally:
+        bmc.close()
+        lean.checker.close()
+    assert max(len(bmc.base.frames) - 1, 0) <= bmc.length + 1
+
+
 def test_example3_proof_and_shortest_witnesses() -> None:
     g = parse_grammar(EXAMPLE3.read_text(encoding="utf-8"))
     v = max_grundy(g, "A", strategy="sat")
@@ -270,7 +303,8 @@ def test_cli_outputs_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     e3 = str(EXAMPLE3)
     code, out, err = run(["max", e3, "A", "--strategy", "sat"], capsys)
     assert (code, err) == (0, "")
-    assert out == "max 2, witness 'aa' (SAT: words up to length 2, k-induction at k = 3)\n"
+    assert out == ("max 2, witness 'aa' (SAT: words up to length 2, k-induction at k = 3; "
+                   "0–2 by bmc; 3–4 by k-induction)\n")
     code, out, _ = run(["max", e3, "A", "2", "--strategy", "sat"], capsys)
     assert (code, out) == (0, "yes\n")
     code, out, _ = run(["max", e3, "A", "1", "--strategy", "sat"], capsys)
@@ -324,11 +358,10 @@ def hard(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_seconds_hold_inside_the_solver(hard: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    started = time.perf_counter()
     code, out, err = run(["max", hard, "A", "--strategy", "sat", "--max-seconds", "1"], capsys)
-    assert (code, out) == (3, "")
-    one_error(err, "SAT search stopped at the budget of 1 s", "letters unrolled")
-    assert time.perf_counter() - started < 15  # the automaton is built first, then 1 s
+    assert (code, out) == (3, "")  # the budget's exit code and message prove the stop (a
+    one_error(err, "SAT search stopped at the budget of 1 s", "letters unrolled")  # clock
+    # of the test's would fail on a loaded machine, issue 34 §7)
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")

@@ -85,11 +85,15 @@ def test_the_same_verdict_as_one_process(cluster: Cluster, g: Grammar, k: int | 
 
 def test_unary_modular_families(cluster: Cluster) -> None:
     """Should agree with one process and with number theory (modular_truth) on a
-    one-letter family: one state per level, the sharded search's worst case."""
+    one-letter family: one state per level, which the cluster would pay two round trips
+    for, so it is searched in this process (the lasso), with a note (issue 34 §5)."""
+    from sdg_automata.errors import EngineNotice
+
     specs = [ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]
     g = modular_family(specs)
     truth, length = modular_truth(specs)
-    two = sharded(g, cluster.address)
+    with pytest.warns(EngineNotice, match="reads one letter.*in this process by the lasso"):
+        two = sharded(g, cluster.address)
     assert two.maximum == truth and len(str(two.witness)) == length
     same(max_grundy(g, g.start, strategy="bfs", engine="compiled"), two)
 
@@ -133,7 +137,8 @@ def test_progress_counts_numbered_states(cluster: Cluster) -> None:
 def test_the_command_line(cluster: Cluster, tmp_path: Path,
                           capsys: pytest.CaptureFixture[str]) -> None:
     """``max GRAMMAR A --scheduler ADDR`` prints what ``max GRAMMAR A`` prints (but the
-    seconds and bytes); refusals and a bad address are one error line, exit 2."""
+    seconds and bytes); refusals are one error line, exit 2 (addresses:
+    test_sharded_lifecycle)."""
     path = tmp_path / "g.json"
     g = exhaustive(3, 8, 1)
     path.write_text(grammar_to_json(g), encoding="utf-8")
@@ -150,9 +155,7 @@ def test_the_command_line(cluster: Cluster, tmp_path: Path,
     for args, message in ([["--strategy", "dfs"], "breadth-first"],
                           [["--engine", "python"], "--engine python"],
                           [["--store", "compact"], "drop --store"],
-                          [["--max-length", "3"], "bounds the sat strategy"],
-                          [["--connect-timeout", "2", "--scheduler", "tcp://127.0.0.1:9"],
-                           "cannot reach a Dask scheduler"]):
+                          [["--max-length", "3"], "bounds the sat strategy"]):
         if "--scheduler" not in args:
             args = [*args, "--scheduler", cluster.address]
         code, _, err = run(["max", path, g.start, *args], capsys)
@@ -228,7 +231,6 @@ def test_a_worker_silent_for_a_minute_is_lost(monkeypatch: pytest.MonkeyPatch) -
 
 def test_checking_the_workers_is_bounded() -> None:
     """Client.run waits for ever on a frozen worker; check_workers does not."""
-    import time
 
     from sdg_automata.runtime.cluster import check_workers
 
@@ -238,11 +240,9 @@ def test_checking_the_workers_is_bounded() -> None:
         def run(self, function: Any) -> Any:
             never.wait()
 
-    started = time.monotonic()
     with pytest.raises(ResourceError, match="did not all answer within 0.5 s"):
-        check_workers(Client(), timeout=0.5)
-    assert time.monotonic() - started < 5
-    never.set()
+        check_workers(Client(), timeout=0.5)  # its own timeout's message; no clock of the
+    never.set()                               # test's (a loaded machine: issue 34 §7)
 
 
 @pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1", "", "tcp://127.0.0.1:99999",

@@ -38,7 +38,7 @@ def test_the_registry_lists_the_strategies_in_order() -> None:
     assert strategies.names() == ("bfs", "dfs", "lasso", "sat", "pdr")
     assert STRATEGIES is strategies.STRATEGIES  # the facade's table is the registry
     assert strategies.solved() == {"sat": "CaDiCaL", "pdr": "ABC and CaDiCaL"}
-    assert strategies.json_fields() == ("max_length", "induction_depth", "solver")
+    assert strategies.json_fields() == ("max_length", "induction_depth", "solver", "settled")
     assert strategies.get("dfs").name == "dfs"
     with pytest.raises(InputError, match="unknown strategy 'nope'"):
         strategies.get("nope")
@@ -104,7 +104,7 @@ def test_each_evidence_gives_its_json_fields(name: str) -> None:
     except InputError as e:  # pdr without ABC
         pytest.skip(str(e))
     out = v.to_json()
-    assert list(out)[-4:] == ["proof", "max_length", "induction_depth", "solver"]
+    assert list(out)[-5:] == ["proof", "max_length", "induction_depth", "solver", "settled"]
     fields = strategies.get(name).json_fields
     if v.evidence is not None:
         assert set(v.evidence.to_json()) <= set(fields)
@@ -112,6 +112,7 @@ def test_each_evidence_gives_its_json_fields(name: str) -> None:
         assert out[f] == getattr(v, f)
         assert (out[f] is not None) == (f in fields and f != "induction_depth"
                                         or f == "induction_depth" and v.proof == "k-induction")
+    assert (out["settled"] is not None) == ("settled" in fields)
     assert v.store in (None, "table", "compact") and "store" not in out  # bfs's, not in JSON
 
 

@@ -412,8 +412,6 @@ def test_cli_count_budget_and_formats(tmp_path: Path) -> None:
     (["--letters", "AB"], "letters must be lower-case"),
     (["--letters", "aa"], "repeat a letter"),
     (["--format", "table", "--out", "x.jsonl"], "table format is for the terminal"),
-    (["--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"],
-     "cannot reach a Dask scheduler"),
     (["--jobs", "0"], "must be at least 1"),
     (["--max-seconds", "nan"], "positive finite"),
 ])
@@ -513,7 +511,6 @@ def test_shapes_too_large_to_enumerate_are_refused_at_once(shape: dict[str, Any]
     """Should refuse before building any table (these took 14 GB or minutes before)."""
     from sdg_automata.errors import BudgetExceeded
 
-    started = time.perf_counter()
-    with pytest.raises(BudgetExceeded, match="too large to enumerate"):
+    with pytest.raises(BudgetExceeded, match="too large to enumerate") as info:
         GrammarShape(**shape)
-    assert time.perf_counter() - started < 5
+    assert not info.value.explored  # refused by the count, before any table: no clock

@@ -81,10 +81,13 @@ def json_fields() -> tuple[str, ...]:
 
 def _refuse_options(user: str, keywords: Mapping[str, Any],
                     allowed: Iterable[SearchStrategy]) -> None:
-    """Refuse the options set in ``keywords`` that belong to none of ``allowed``."""
+    """Refuse the options set in ``keywords`` that belong to none of ``allowed`` (an option
+    two strategies share, such as the SAT solver, is refused by neither when one runs)."""
     allowed = tuple(allowed)
+    shared = {f for s in allowed for f in s.defaults}
+    others = {k: v for k, v in keywords.items() if k not in shared}
     for s in STRATEGIES.values():
-        why = None if s in allowed else s.refusal(user, keywords)
+        why = None if s in allowed else s.refusal(user, others)
         if why is not None:
             raise InputError(why)
 

@@ -1,13 +1,16 @@
 """Strategy ``sat`` of Max-Grundy (SPEC §5): bounded model checking with CaDiCaL.
 
-It stores no state: bounded model checking of the Step 3–4 relation with
-CaDiCaL (:mod:`sdg_automata.search.bmc`, the ``sat`` extra), length by length
-up to ``max_length`` (its one option, ``--max-length``), with shortest
-witnesses.  A witness is exact; nothing found up to the length is not a "no"
-unless k-induction proves it (then ``proof="k-induction"``); otherwise the
-verdict is not exact and, asked about k, its answer is ``None``.  Its evidence
-(:class:`SolverEvidence`) is the length searched, the depth of the induction and
-the solver's work, three fields of the ``max`` command's JSON.
+It stores no state: bounded model checking (:mod:`sdg_automata.search.bmc`, the
+``sat`` extra) of the lean Step 3–4 relation (:mod:`sdg_automata.search.lean`:
+constant and equivalent latches removed, the reduction checked against the
+unreduced relation first), length by length up to ``max_length``
+(``--max-length``), with shortest witnesses, on the SAT solver ``sat_solver``
+names (``--solver``, CaDiCaL 1.9.5 by default).  A witness is exact; nothing
+found up to the length is not a "no" unless k-induction proves it (then
+``proof="k-induction"``); otherwise the verdict is not exact and, asked about k,
+its answer is ``None``.  Its evidence (:class:`SolverEvidence`) is the length
+searched, the depth of the induction, the solver's work and which engine settled
+each value, four fields of the ``max`` command's JSON.
 """
 
 from __future__ import annotations
@@ -21,14 +24,16 @@ from ...runtime.budget import Budget
 from ..request import Evidence, Search, SearchResult
 from .base import Argument, SearchStrategy, refuse_states
 
-__all__ = ["STRATEGY", "SatOptions", "SolverEvidence"]
+__all__ = ["SOLVER_ARGUMENT", "STRATEGY", "SatOptions", "SolverEvidence", "check_solver"]
 
 
 @dataclass(frozen=True)
 class SatOptions:
-    """The longest word searched (``None``: until settled or proven, or out of budget)."""
+    """The longest word searched (``None``: until settled or proven, or out of budget), and
+    the SAT solver (``None``: CaDiCaL 1.9.5; any incremental solver python-sat offers)."""
 
     max_length: int | None = None
+    sat_solver: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,9 +47,12 @@ class SolverEvidence(Evidence):
     induction_depth:
         The k of a k-induction proof.
     solver:
-        The solver's name, variables, clauses, conflicts, calls (pdr adds the rounds of
-        ABC, the clauses of its last invariant, and why a proof was not accepted,
-        ``unproven``).
+        The solver's name, variables, clauses, conflicts, calls, and the lean circuit's
+        size (pdr adds the rounds of ABC, the clauses of its last invariant, and why a
+        proof was not accepted, ``unproven``).
+    settled:
+        Per value (a string key, as in the JSON), the engine that settled it: ``"bmc"``
+        (a witness), ``"k-induction"`` or ``"pdr"`` (no such value).
     """
 
     #: how the command line names the strategy in its note
@@ -53,31 +61,56 @@ class SolverEvidence(Evidence):
     max_length: int | None = None
     induction_depth: int | None = None
     solver: dict[str, Any] | None = None
+    settled: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"max_length": self.max_length, "induction_depth": self.induction_depth,
-                "solver": self.solver}
+                "solver": self.solver, "settled": self.settled}
 
     def summary(self, proof: str | None) -> str | None:
-        note = f"{self.label}: {self.searched()}"
-        if proof == "k-induction":
-            note += f", k-induction at k = {self.induction_depth}"
-        return note
+        note = f"{self.label}: {self.searched()}{self.proved(proof)}"
+        engines = _engines(self.settled)
+        return f"{note}; {engines}" if engines else note
+
+    def proved(self, proof: str | None) -> str:
+        """How the note says the proof (after what was searched)."""
+        return f", k-induction at k = {self.induction_depth}" if proof == "k-induction" else ""
 
     def searched(self) -> str | None:
         return f"words up to length {self.max_length}"
 
 
+def _engines(settled: Mapping[str, str] | None) -> str:
+    """``settled`` in words, per engine the runs of values it settled:
+    ``0–2, 11 by bmc; 12–24 by pdr``."""
+    if not settled:
+        return ""
+    runs: dict[str, list[list[int]]] = {}
+    for v, engine in sorted((int(v), e) for v, e in settled.items()):
+        mine = runs.setdefault(engine, [])
+        if mine and mine[-1][1] == v - 1:
+            mine[-1][1] = v
+        else:
+            mine.append([v, v])
+    return "; ".join(", ".join(f"{a}–{b}" if b > a else f"{a}" for a, b in spans)
+                     + f" by {engine}" for engine, spans in runs.items())
+
+
 #: the JSON fields of :class:`SolverEvidence`
-SOLVER_FIELDS = ("max_length", "induction_depth", "solver")
+SOLVER_FIELDS = ("max_length", "induction_depth", "solver", "settled")
 
 
-#: its command-line argument: the longest word
+#: its command-line arguments: the longest word, and the SAT solver (shared with pdr)
+SOLVER_ARGUMENT = Argument(
+    flag="--solver", field="sat_solver", metavar="NAME",
+    help="--strategy sat or pdr: the SAT solver, any incremental one python-sat offers by its "
+         "name or alias (cadical195, the default; cadical153, glucose4, maplesat, minisat22, "
+         "…); an unknown name lists them")
 ARGUMENTS = (Argument(
     flag="--max-length", field="max_length", kind="positive", metavar="L",
     help="--strategy sat: search words up to L letters (default: until the answer is settled "
          "or proven, or --max-seconds); nothing found up to L is not a no: exit 3 unless "
-         "k-induction proves it"),)
+         "k-induction proves it"), SOLVER_ARGUMENT)
 
 
 def _check(options: SatOptions, budget: Budget) -> None:
@@ -85,26 +118,65 @@ def _check(options: SatOptions, budget: Budget) -> None:
     n = options.max_length
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise InputError(f"max_length must be a positive integer, not {n!r}")
+    check_solver(options.sat_solver, budget)
+
+
+def check_solver(name: str | None, budget: Budget) -> str:
+    """The SAT solver ``name`` names (:func:`~sdg_automata.search.solvers.resolve`)."""
+    from ..solvers import resolve
+
+    if name is not None and not isinstance(name, str):
+        raise InputError(f"the SAT solver is named by a string, not {name!r}")
+    return resolve(name, timed=budget.max_seconds is not None)
 
 
 def _refuse(user: str, given: Mapping[str, Any]) -> str:
+    if "max_length" not in given:
+        return f"the SAT solver is an option of the sat and pdr strategies; {user} runs none"
     return f"a maximum length bounds the sat strategy only; {user} searches every length"
 
 
 def _sat(search: Search) -> SearchResult:
-    """Bounded model checking with CaDiCaL, then k-induction (:mod:`sdg_automata.search.bmc`)."""
-    from ..bmc import bounded_search
+    """Bounded model checking on the lean relation, then k-induction
+    (:mod:`sdg_automata.search.bmc`, :mod:`sdg_automata.search.lean`)."""
+    from ...errors import Interrupted
+    from ..bmc import BoundedSearch
+    from ..lean import Unverified, lean_relation
 
-    found = bounded_search(search.automaton, search.head, settled=search.settled,
-                           budget=search.budget, max_length=search.options.max_length,
-                           within=search.constraint)
+    options: SatOptions = search.options
+    solver = check_solver(options.sat_solver, search.budget)
+    meter = search.budget.start("SAT search", unit="letters unrolled")
+    try:
+        lean = lean_relation(search.automaton, search.head, search.constraint, meter, solver)
+    except Unverified as e:
+        return SearchResult(found={}, explored=0, complete=False, peak_bytes=None, engine=None,
+                            proof="k-induction",
+                            evidence=SolverEvidence(max_length=0, solver={
+                                "name": solver, "variables": 0, "clauses": 0, "conflicts": 0,
+                                "calls": 0, "unproven": e.why, **e.stats}))
+    except (KeyboardInterrupt, Interrupted):
+        raise meter.interrupted(0) from None
+    bmc = BoundedSearch(lean, search.head, settled=search.settled, meter=meter, solver=solver)
+    try:
+        bmc.advance(max_length=options.max_length)
+        work = {"name": solver, **bmc.stats(), **lean.stats()}
+    except (KeyboardInterrupt, Interrupted):
+        raise meter.interrupted(bmc.length + 1) from None
+    finally:
+        bmc.close()
+        lean.checker.close()
     witness = search.automaton.witness
-    return SearchResult(found={v: witness(read) for v, read in found.found.items()},
-                         explored=0, complete=found.proven, peak_bytes=None, engine=None,
+    settled = dict.fromkeys(bmc.found, "bmc")
+    if bmc.proven:
+        settled.update(dict.fromkeys(range(max(bmc.found, default=-1) + 1, lean.bound + 1),
+                                     "k-induction"))
+    return SearchResult(found={v: witness(read) for v, read in bmc.found.items()},
+                         explored=0, complete=bmc.proven, peak_bytes=None, engine=None,
                          proof="k-induction",
-                         evidence=SolverEvidence(max_length=found.length,
-                                                 induction_depth=found.depth,
-                                                 solver=found.solver))
+                         evidence=SolverEvidence(
+                             max_length=bmc.length, induction_depth=bmc.depth,
+                             solver=work,
+                             settled={str(v): e for v, e in sorted(settled.items())}))
 
 
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
@@ -112,5 +184,6 @@ STRATEGY = SearchStrategy(
     name="sat", run=_sat, options=SatOptions, solver="CaDiCaL",
     progress=("SAT search", "letters unrolled"), json_fields=SOLVER_FIELDS,
     arguments=ARGUMENTS, check=_check, refuse=_refuse,
-    describe="stores no states: bounded model checking with CaDiCaL (the sat extra), "
-             "shortest witnesses, proofs by k-induction")
+    describe="stores no states: bounded model checking with CaDiCaL (the sat extra) on the "
+             "lean circuit (constant and equivalent latches removed, checked), shortest "
+             "witnesses, proofs by k-induction")
