@@ -500,9 +500,12 @@ def _caller(entry: Entry, address: int) -> Callable[..., Any]:
             if dims == 0:
                 flat.append(int(x))
                 continue
+            # a read-only array is accepted, as numba's dispatchers accept it: the arrays
+            # an entry writes are the caller's own scratch (``out``, ``rare``, ``seen``),
+            # and the values it reads may be a run's frozen view (the checker's input)
             if (not isinstance(x, np.ndarray) or x.dtype != dtypes[i] or x.ndim != dims
-                    or not x.flags.c_contiguous or not x.flags.writeable):
-                raise SdgBug(f"{entry.name}: argument {i} is not a writable C-contiguous "
+                    or not x.flags.c_contiguous):
+                raise SdgBug(f"{entry.name}: argument {i} is not a C-contiguous "
                              f"{entry.args[i]} array")
             flat += [x.ctypes.data, *x.shape]
         return function(*flat)

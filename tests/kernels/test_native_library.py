@@ -126,8 +126,8 @@ def test_the_checker_is_native_and_equal_to_its_reference() -> None:
     for check in (octal_check.compiled()[0], octal_check.check_heaps):
         rare, seen = np.zeros(8, dtype=np.int64), np.full(size + 1, -1, dtype=np.int64)
         results.append(check(g, 0, 3000, one, two, ends, False, False, odd, common, rare, 0,
-                             seen))
-    assert results[0] == results[1] == (2500, 0)
+                             seen, 1 << 40))
+    assert results[0] == results[1] == (2500, 0, octal_check.WRONG)
 
 
 def test_a_later_process_runs_the_octal_kernels_without_numba() -> None:
@@ -218,13 +218,14 @@ def test_a_library_that_cannot_be_built_is_said_once_and_remembered(
 
 
 def test_the_entry_points_check_their_arrays() -> None:
-    """Should refuse, as a bug, an array the compiled code would misread or write into:
-    another type, not contiguous, read-only, the wrong number of arguments."""
+    """Should refuse, as a bug, an array the compiled code would misread: another type, not
+    contiguous, not an array, the wrong number of arguments; and read a read-only one (a
+    run's frozen view of its values), as numba's dispatchers do."""
     last = _native(octal.LIBRARY)["last_exception_u1"]
     g = np.array([1, 2, 1, 2, 1, 2], dtype=np.uint8)
     assert last(g, 4, 2) == -1
-    for bad in (g.astype(np.uint16), np.repeat(g, 2)[::2], np.frombuffer(g.tobytes(), np.uint8),
-                [1, 2, 1, 2]):
+    assert last(np.frombuffer(g.tobytes(), np.uint8), 4, 2) == -1
+    for bad in (g.astype(np.uint16), np.repeat(g, 2)[::2], [1, 2, 1, 2]):
         with pytest.raises(SdgBug, match="last_exception_u1: argument 0"):
             last(bad, 4, 2)
     with pytest.raises(SdgBug, match="takes 3 arguments, not 2"):
