@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from .games.octal.rules import OctalGame
     from .games.solution import solve_game_graph
     from .search.decide import Verdict, max_grundy, spectrum
-    from .search.sharded import max_grundy_sharded
 
 __version__ = "0.3.0"
 
@@ -73,7 +72,6 @@ _LAZY = {
     "winning_moves": "games.impartial",
     "proven_period": "derivation.periodicity",
     "analyze": "derivation.play",
-    "max_grundy_sharded": "search.sharded",
 }
 
 
@@ -145,7 +143,6 @@ __all__ = [
     "imark_sequence",
     "load_grammar",
     "max_grundy",
-    "max_grundy_sharded",
     "mex",
     "naive_grundy",
     "nim_sum",

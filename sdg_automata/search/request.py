@@ -3,18 +3,17 @@
 The on-the-fly route of :func:`sdg_automata.search.decide.max_grundy` hands
 every strategy of :mod:`sdg_automata.search.strategies` one :class:`Search`
 (the automaton restricted to the cone of A, the question's k and m_A, the
-budget, the constraint's tables, the engine, the strategy's own options) and
-takes back one :class:`SearchResult` (a witness per value found, the states
-reached, how it ended, and the strategy's :class:`Evidence`).  The walk over
-M or M × within (:class:`_Walk`), the user's word for the letters read
-(:func:`read_witness`) and the size of the search's structures
-(:func:`nbytes`) are shared by the strategies and by the sharded search of
-:mod:`sdg_automata.search.sharded`.
+budget, the constraint's tables, the engine and the options of the strategy and
+of the engine) and takes back one :class:`SearchResult` (a witness per value
+found, the states reached, how it ended, the strategy's :class:`Evidence` and
+what ran it, :class:`EngineRun`).  The walk over M or M × within
+(:class:`_Walk`), the user's word for the letters read (:func:`read_witness`)
+and the size of the search's structures (:func:`nbytes`) are shared by the
+strategies and by the engines of :mod:`sdg_automata.search.engines`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from array import array
 from collections.abc import Callable, Sequence
@@ -28,10 +27,10 @@ from ..runtime.budget import Budget
 from .constraint import Constraint
 
 if TYPE_CHECKING:
-    from ..runtime.engines import Engine
     from .compiled.tables import StepTables
 
-__all__ = ["Evidence", "Search", "SearchResult", "nbytes", "read_witness"]
+__all__ = ["EngineRun", "Evidence", "Search", "SearchResult", "nbytes", "power_witness",
+           "read_witness"]
 
 
 @dataclass(frozen=True)
@@ -117,12 +116,18 @@ class Search:
         States and seconds (every strategy counts the states it reaches).
     constraint:
         The constraint's tables (strategies that read the relation, not ``walk``).
+    strategy:
+        The strategy's name (which implementation an engine runs).
     engine:
-        The engine asked for (:func:`sdg_automata.runtime.engines.run_engine`; sat and pdr run
+        The engine asked for (a name of :data:`sdg_automata.search.engines.ENGINES`, or
+        ``"auto"``); while an engine runs the search, that engine's name (sat and pdr run
         solvers).
     options:
-        The strategy's own options (its ``options`` class, e.g. the bfs store or the sat
-        strategy's longest word), or ``None``.
+        The strategy's own options (its ``options`` class, e.g. the sat strategy's longest
+        word), or ``None``.
+    engine_options:
+        The options of the engine named by ``engine`` (its ``options`` class, e.g. the
+        dask engine's scheduler), or ``None``.
     """
 
     automaton: GrundyAutomaton
@@ -131,8 +136,10 @@ class Search:
     bound: int
     budget: Budget
     constraint: Constraint | None = None
-    engine: Engine = "auto"
+    strategy: str = "bfs"
+    engine: str = "auto"
     options: Any = None
+    engine_options: Any = None
 
     @cached_property
     def walk(self) -> _Walk:
@@ -164,16 +171,36 @@ class Search:
         rows = np.array([c.rows[a] for a in self.automaton.alphabet], dtype=np.int32)
         return c.initial, rows.reshape(len(self.automaton.alphabet), c.size), c.final
 
-    def run(self, python: Callable[[Search, Budget], SearchResult],
-            compiled: Callable[[Search, Budget], SearchResult]) -> SearchResult:
-        """``python`` or ``compiled`` on the engine ``engine`` chooses."""
-        from ..runtime.engines import run_engine
-        from .compiled.drive import unfit
 
-        result, engine = run_engine(self.engine, self.budget, partial(python, self),
-                                    partial(compiled, self), reason=unfit(self.automaton),
-                                    what="search")
-        return dataclasses.replace(result, engine=engine)
+@dataclass(frozen=True, kw_only=True)
+class EngineRun:
+    """What explored a search: the engine, the store of its states, its workers.
+
+    Attributes
+    ----------
+    name:
+        The engine that ran (a name of :data:`sdg_automata.search.engines.ENGINES`;
+        for the explicit route, the engine of the exploration: ``"python"`` or
+        ``"compiled"``).
+    store:
+        What held the states reached: ``"packed"`` (the Python bfs's
+        :class:`~sdg_automata.search.packed.PackedStates`), ``"set"`` (the Python
+        dfs's), ``"table"`` (the kernels' records and table; the dask engine's
+        shards), ``"compact"`` (the exact Cleary table), an engine's own word, or
+        ``None``: no visited set (lasso keeps O(1) states; the explicit route's
+        reachable automaton).
+    workers:
+        The processes that held the states (the dask engine's shards), or ``None``:
+        this one.
+    """
+
+    name: str
+    store: str | None = None
+    workers: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``engine`` object of the ``max`` command's ``--json``."""
+        return {"name": self.name, "store": self.store, "workers": self.workers}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,14 +209,19 @@ class SearchResult:
 
     ``complete`` says that no other value occurs, shown as ``proof`` says; the
     other fields go into the :class:`~sdg_automata.search.decide.Verdict` as they are,
-    ``evidence`` (the strategy's own, or ``None``) among them.
+    ``evidence`` (the strategy's own, or ``None``) among them.  An engine's
+    implementation says what held the states (``store``) and on how many processes
+    (``workers``); the dispatch (:func:`sdg_automata.search.engines.run`) then sets
+    ``engine``, which stays ``None`` where no engine of ours ran (the solvers).
     """
 
     found: dict[int, str | Word]
     explored: int
     complete: bool
     peak_bytes: int | None
-    engine: str | None = "python"
+    store: str | None = None
+    workers: int | None = None
+    engine: EngineRun | None = None
     proof: str = "exhaustive"
     evidence: Evidence | None = None
 
@@ -201,6 +233,14 @@ def read_witness(automaton: GrundyAutomaton, read: Sequence[int]) -> str | Word:
         return automaton.witness(read)
     runs = Word.of(automaton.alphabet[c] for c in read)
     return runs if automaton.reading.mirrored else runs.reversed()
+
+
+def power_witness(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
+    """aⁿ for the letter of index ``letter``, in the user's order (the same either way): a
+    ``str``, or a :class:`~sdg_automata.grammar.words.Word` when longer than
+    :data:`LONG_WORD`."""
+    a = automaton.alphabet[letter]
+    return Word.power(a, n) if n > LONG_WORD else a * n
 
 
 def nbytes(*structures: Any) -> int:

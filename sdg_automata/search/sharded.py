@@ -1,10 +1,12 @@
 """One breadth-first search sharded over a Dask cluster: the visited set of one huge
 instance split among the workers' memories (issue 27, item 3).
 
-:func:`max_grundy_sharded` answers what ``max_grundy(..., strategy="bfs")`` answers,
+:func:`sharded_bfs` answers what ``max_grundy(..., strategy="bfs")`` answers,
 with the same maximum, witnesses and state count, while each worker holds only its
-shard of the visited set.  The command line runs it as ``max GRAMMAR A --scheduler
-tcp://HOST:PORT``.
+shard of the visited set: it is the ``dask`` search engine
+(:mod:`sdg_automata.search.engines.dask`), ``max_grundy(..., engine="dask",
+options={"scheduler": "tcp://HOST:PORT"})``, on the command line ``max GRAMMAR A
+--engine dask --scheduler tcp://HOST:PORT``.
 
 Design
 ------
@@ -68,20 +70,15 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, ResourceError, SdgBug, SdgError
-from ..runtime.budget import UNLIMITED, Budget, as_budget
-from .decide import Verdict, bfs_search, bfs_verdict
-from .request import read_witness
+from ..runtime.budget import Budget
+from .request import SearchResult, read_witness
 from .shard import Shard, answered
 
 if TYPE_CHECKING:
-    from automata.fa.dfa import DFA
-    from automata.fa.nfa import NFA
-    from pyformlang.finite_automaton import EpsilonNFA
-
     from ..grammar.words import Word
     from .request import Search
 
-__all__ = ["max_grundy_sharded"]
+__all__ = ["sharded_bfs"]
 
 #: seconds between two looks at the workers' health while the driver waits
 POLL = 0.5
@@ -288,33 +285,24 @@ def _witnesses(cluster: _Cluster, search: Search, found: dict[int, int]
     return {v: read_witness(search.automaton, letters[::-1]) for v, letters in read.items()}
 
 
-def max_grundy_sharded(
-    grammar: Any,
-    head: str,
-    k: int | None = None,
-    *,
-    scheduler: str,
-    within: DFA | NFA | EpsilonNFA | str | None = None,
-    budget: Budget = UNLIMITED,
-    max_states: int | None = None,
-    max_seconds: float | None = None,
-    progress: Callable[[int], None] | None = None,
-    timeout: float = 20.0,
-    usage: Callable[[list[dict[str, float]]], None] | None = None,
-) -> Verdict:
-    """``max_grundy(grammar, head, k, strategy="bfs")`` with the visited set sharded over
-    the workers of a Dask cluster: the same verdict (maximum, witnesses, states).
+def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: float = 20.0,
+                usage: Callable[[list[dict[str, float]]], None] | None = None
+                ) -> SearchResult:
+    """The bfs strategy's walk of ``search`` with the visited set sharded over the workers
+    of a Dask cluster: one process's result (maximum, witnesses, states).  The ``dask``
+    engine's run function (:mod:`sdg_automata.search.engines.dask`).
 
     Parameters
     ----------
-    grammar, head, k, within:
-        As :func:`~sdg_automata.search.decide.max_grundy` takes them.
+    search:
+        The question (:class:`~sdg_automata.search.request.Search`); its automaton must
+        fit the kernels (the engine's scope says so before it runs).
+    budget:
+        As :func:`~sdg_automata.search.decide.max_grundy` takes it; checked between
+        levels, so seconds may run over by one level's time.
     scheduler:
         ``tcp://HOST:PORT`` of a running ``dask scheduler`` (every worker then holds
         a shard), or ``"local"`` (a :class:`distributed.LocalCluster`, for trying it).
-    budget, max_states, max_seconds, progress:
-        As :func:`~sdg_automata.search.decide.max_grundy`; checked between levels, so
-        seconds may run over by one level's time.
     timeout:
         Seconds to wait for the scheduler and a first worker.
     usage:
@@ -323,15 +311,14 @@ def max_grundy_sharded(
 
     Returns
     -------
-    Verdict
-        As one process's (``engine="compiled"``: the kernels ran, on the workers);
-        ``peak_bytes`` sums the shards' stores at their largest level.
+    SearchResult
+        As one process's; ``peak_bytes`` sums the shards' stores at their largest
+        level, ``workers`` counts the shards.
 
     Raises
     ------
     InputError
-        As :func:`~sdg_automata.search.decide.max_grundy`, and for a scheduler that
-        cannot be reached, or workers that run another sdg_automata.
+        For a scheduler that cannot be reached, or workers that run another sdg_automata.
     ResourceError
         When a worker is lost during the search (nothing is concluded; run it again).
     BudgetExceeded, Interrupted
@@ -340,37 +327,22 @@ def max_grundy_sharded(
     Examples
     --------
     On a :class:`distributed.LocalCluster` (``"local"``; a real cluster is
-    ``"tcp://HOST:PORT"``), the verdict of ``max_grundy(g, g.start, strategy="bfs")``:
+    ``"tcp://HOST:PORT"``), through the facade: the verdict of
+    ``max_grundy(g, g.start, strategy="bfs")``:
 
     >>> from sdg_automata.generators.families import intersection_grammar, random_family
+    >>> from sdg_automata.search.decide import max_grundy
     >>> g = intersection_grammar(random_family(3, 6, seed=0))
-    >>> v = max_grundy_sharded(g, g.start, scheduler="local")
-    >>> v.maximum, v.witness, v.states
-    (3, 'abbbaaba', 157)
+    >>> v = max_grundy(g, g.start, engine="dask", options={"scheduler": "local"})
+    >>> v.maximum, v.witness, v.states, v.engine.name
+    (3, 'abbbaaba', 157, 'dask')
     """
     from ..runtime.cluster import check_workers, dask_client
 
-    budget = as_budget(budget, max_states=max_states, max_seconds=max_seconds,
-                       progress=progress)
-    started = time.perf_counter()
-    search = bfs_search(grammar, head, k, within=within, budget=budget)
-    from .compiled.drive import unfit
-
-    why = unfit(search.automaton)
-    with dask_client(scheduler, timeout=timeout) as client:  # the address is checked anyway
+    with dask_client(scheduler, timeout=timeout) as client:
         check_workers(client, timeout=timeout)
-        if why is not None:  # the kernels cannot take it, nor the shards: this process can
-            import warnings
-
-            from ..errors import EngineNotice
-            from .decide import max_grundy
-
-            warnings.warn(EngineNotice(f"the sharded search runs the compiled kernels, which "
-                                       f"cannot take this automaton ({why}): searched in this "
-                                       "process, as max_grundy(strategy='bfs') does"),
-                          stacklevel=2)
-            return max_grundy(grammar, head, k, strategy="bfs", within=within, budget=budget)
         with _shards(client, search) as cluster:
             found, states, complete, peak = _walk(cluster, search, budget, usage)
-    return bfs_verdict(search, found, states, complete, started, peak_bytes=peak,
-                       engine="compiled")
+            workers = cluster.size
+    return SearchResult(found=found, explored=states, complete=complete, peak_bytes=peak,
+                        store="table", workers=workers)

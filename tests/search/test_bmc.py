@@ -143,7 +143,7 @@ def test_sat_agrees_with_bfs(g: Grammar, length: int, data: st.DataObject) -> No
     """Witnesses have their values, lengths are BFS's, bounded "no" and proofs agree."""
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
     shortest = truth(g, head)
-    v = max_grundy(g, head, strategy="sat", max_length=length)
+    v = max_grundy(g, head, strategy="sat", options={"max_length": length})
     oracle = Definition(g.rules)
     for value, w in v.witnesses.items():
         assert grundy(g, head, w) == value == oracle(head, w), (value, w)
@@ -171,7 +171,7 @@ def test_sat_answers_with_k_and_within(g: Grammar, length: int, within: str | No
     """Asked about k and restricted to a regular language, SAT never contradicts BFS."""
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
     exact = max_grundy(g, head, k, within=within)
-    v = max_grundy(g, head, k, strategy="sat", max_length=length, within=within)
+    v = max_grundy(g, head, k, strategy="sat", options={"max_length": length}, within=within)
     for value, w in v.witnesses.items():
         assert grundy(g, head, w) == value
         assert within is None or re.fullmatch(within, w)
@@ -190,7 +190,7 @@ def test_example3_proof_and_shortest_witnesses() -> None:
     assert v.witnesses == {0: "b", 1: "a", 2: "aa"}  # SPEC §2's table, shortest words
     assert max_grundy(g, "A", 2, strategy="sat").answer is True
     assert max_grundy(g, "B", 2, strategy="sat").answer is False  # 𝒢_B never reaches 2
-    bounded = max_grundy(g, "A", 2, strategy="sat", max_length=1)
+    bounded = max_grundy(g, "A", 2, strategy="sat", options={"max_length": 1})
     assert (bounded.answer, bounded.exact, bounded.max_length) == (None, False, 1)
     from sdg_automata.render import diagram
 
@@ -201,7 +201,7 @@ def test_example3_proof_and_shortest_witnesses() -> None:
 
 def test_left_linear_witnesses_in_the_users_order() -> None:
     g = parse_grammar("S -> S a | S b b | c")  # left-linear: words start with c
-    v = max_grundy(g, "S", strategy="sat", max_length=6)
+    v = max_grundy(g, "S", strategy="sat", options={"max_length": 6})
     for value, w in v.witnesses.items():
         assert w.startswith("c") and grundy(g, "S", w) == value
     assert v.witnesses == max_grundy(g, "S").witnesses
@@ -258,9 +258,9 @@ def test_library_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(InputError, match="stores no states"):
         max_grundy(g, "A", strategy="sat", max_states=10)
     with pytest.raises(InputError, match="bounds the sat strategy only"):
-        max_grundy(g, "A", max_length=3)
+        max_grundy(g, "A", options={"max_length": 3})
     with pytest.raises(InputError, match="positive integer"):
-        max_grundy(g, "A", strategy="sat", max_length=0)
+        max_grundy(g, "A", strategy="sat", options={"max_length": 0})
     monkeypatch.setitem(sys.modules, "pysat.solvers", None)  # python-sat not installed
     with pytest.raises(InputError, match=re.escape('pip install "sdg_automata[sat]"')):
         max_grundy(g, "A", strategy="sat")

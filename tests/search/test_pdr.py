@@ -362,7 +362,7 @@ def test_rings_are_proven_where_k_induction_never_closes(count: int) -> None:
 def test_k_induction_does_not_prove_the_rings() -> None:
     """The contrast: the SAT strategy's k-induction finds bb but proves nothing."""
     v = max_grundy(intersection_grammar(ring_intersection(6)), "A", strategy="sat",
-                   max_length=24)
+                   options={"max_length": 24})
     assert (v.maximum, v.exact, v.proof, v.max_length) == (5, False, None, 24)
 
 

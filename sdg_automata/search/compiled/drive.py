@@ -10,9 +10,9 @@ return a status.  This module holds everything around them:
   misses, grow its arrays, and serve budgets, progress, Ctrl-C and memory between
   calls, over the stores of a walk (:mod:`sdg_automata.search.compiled.stores`:
   records of part ids in growing memory maps, or the exact compact table);
-* :func:`unfit`, which says when the kernels cannot take an automaton.  The engine
-  is chosen by :mod:`sdg_automata.runtime.engines` (its
-  :func:`~sdg_automata.runtime.engines.run_engine`); the compiled exploration is
+* which engine runs is the engines' business (:mod:`sdg_automata.search.engines`,
+  whose ``compiled`` and ``compact`` entries call these drivers and say which
+  automata the kernels take); the compiled exploration is
   :mod:`sdg_automata.search.compiled.explore`.
 """
 
@@ -20,29 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import BudgetExceeded, SdgBug
 from ...runtime.budget import Budget
-from ...runtime.engines import THRESHOLDS
 from .stores import (
     NARROW,
     CompactStore,
     Growing,
-    KeyTooWide,
     _Quantum,
     _Store,
     _wrapping,
 )
 from .tables import StepTables
 
-if TYPE_CHECKING:
-    from ...automaton.construction import GrundyAutomaton
-
-__all__ = ["AUTO_STATES", "STORES", "Walked", "breadth_first", "depth_first", "lasso", "unfit"]
-
-#: the stores of a breadth-first walk (:func:`breadth_first`)
-STORES = ("table", "compact")
+__all__ = ["Walked", "breadth_first", "depth_first", "lasso"]
 
 
 # ---------------------------------------------------------------------------
@@ -52,10 +44,8 @@ class Walked:
     """What a compiled walk found (see :func:`breadth_first`, :func:`depth_first`)."""
 
     def __init__(self, *, store: _Store | CompactStore | None, states: int, complete: bool,
-                 found: dict[int, Any], peak_bytes: int, store_kind: str = "table") -> None:
+                 found: dict[int, Any], peak_bytes: int) -> None:
         self.store = store
-        #: the store that ran: ``"table"`` or ``"compact"`` (see :func:`breadth_first`)
-        self.store_kind = store_kind
         self.states = states
         self.complete = complete
         #: value -> record number (breadth-first), letters read (depth-first), length (lasso)
@@ -152,9 +142,8 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     store:
         ``"table"``: the table store (:class:`_Store`: records, a table of their
         numbers, the tree in memory); ``"compact"``: a :class:`CompactStore`
-        (no rows; when the keys would be too wide, the table store after one
-        :class:`~sdg_automata.errors.EngineNotice`, and ``Walked.store_kind``
-        says which ran).
+        (no rows), which raises :class:`~sdg_automata.search.compiled.stores.KeyTooWide`
+        (an :class:`~sdg_automata.runtime.engines.Unfit`) when the ids outgrow its keys.
 
     Returns
     -------
@@ -171,18 +160,10 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     letters = len(tables.alphabet)
     crows, cfinal, wc, start = _start(tables, constraint)
     if store == "compact" and not rows:
-        try:
-            return _compact_breadth_first(tables, budget, what=what, crows=crows,
-                                          cfinal=cfinal, wc=wc, start=start, head=head,
-                                          bound=bound, settle=settle)
-        except KeyTooWide as e:
-            import warnings
-
-            from ...errors import EngineNotice
-
-            warnings.warn(f"the {what} keeps the table store, not the compact one: {e}",
-                          EngineNotice, stacklevel=2)
-    elif store not in STORES:
+        return _compact_breadth_first(tables, budget, what=what, crows=crows, cfinal=cfinal,
+                                      wc=wc, start=start, head=head, bound=bound,
+                                      settle=settle)
+    if store != "table":
         raise SdgBug(f"unknown store {store!r}")
     table = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
                    narrow=crows.shape[1] <= NARROW)
@@ -332,7 +313,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
         raise failure from None
     found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
     return Walked(store=store, states=n, complete=not stopped, found=found,
-                  peak_bytes=store.nbytes() + 3 * inrec.nbytes, store_kind="compact")
+                  peak_bytes=store.nbytes() + 3 * inrec.nbytes)
 
 
 def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, head: str,
@@ -534,24 +515,3 @@ def _lasso_found(first: Any, states: int, complete: bool) -> Walked:
     return Walked(store=None, states=states, complete=complete,
                   found={v: int(n) for v, n in enumerate(first.tolist()) if n >= 0},
                   peak_bytes=first.nbytes + 4 * 8)
-
-
-# ---------------------------------------------------------------------------
-# the kernels' fit, and the compiled exploration (runtime.engines chooses the engine)
-
-#: ``engine="auto"`` runs the Python reference for up to this many states, then restarts
-#: the walk compiled (:data:`sdg_automata.runtime.engines.THRESHOLDS` says why)
-AUTO_STATES = THRESHOLDS["walk states"]
-#: the widest state the kernels take: this many groups (plus one for a constraint)
-MAX_GROUPS = 255
-
-
-def unfit(automaton: GrundyAutomaton) -> str | None:
-    """Why the compiled kernels cannot walk ``automaton`` (a phrase), or ``None``."""
-    layout = automaton.layout
-    if layout is None:
-        return ("its nonterminals form one group, so the compiled step would learn every "
-                "state from Python")
-    if len(layout.owned) > MAX_GROUPS:
-        return f"its states have {len(layout.owned)} groups, over the kernels' {MAX_GROUPS}"
-    return None

@@ -17,7 +17,7 @@ from typing import ClassVar
 from ...runtime.budget import Budget
 from ..request import Search, SearchResult
 from .base import SearchStrategy, refuse_states
-from .sat import SOLVER_FIELDS, SolverEvidence
+from .sat import SolverEvidence
 
 __all__ = ["STRATEGY", "PdrEvidence"]
 
@@ -50,7 +50,7 @@ def _pdr(search: Search) -> SearchResult:
     witness = search.automaton.witness
     solver = found.solver if found.why is None else {**found.solver, "unproven": found.why}
     return SearchResult(found={v: witness(read) for v, read in found.found.items()},
-                         explored=0, complete=found.proven, peak_bytes=None, engine=None,
+                         explored=0, complete=found.proven, peak_bytes=None,
                          proof=found.proof or "pdr",
                          evidence=PdrEvidence(max_length=found.length,
                                               induction_depth=found.depth, solver=solver))
@@ -59,6 +59,6 @@ def _pdr(search: Search) -> SearchResult:
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
 STRATEGY = SearchStrategy(
     name="pdr", run=_pdr, solver="ABC and CaDiCaL", progress=("PDR", "rounds of ABC"),
-    json_fields=SOLVER_FIELDS, check=_check,
+    check=_check,
     describe="sat's witnesses, proofs by ABC's PDR (the berkeley-abc executable) whose "
              "invariant CaDiCaL checks")

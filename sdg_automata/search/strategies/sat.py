@@ -18,8 +18,9 @@ from typing import Any, ClassVar
 
 from ...errors import InputError
 from ...runtime.budget import Budget
+from ..options import Argument
 from ..request import Evidence, Search, SearchResult
-from .base import Argument, SearchStrategy, refuse_states
+from .base import SearchStrategy, refuse_states
 
 __all__ = ["STRATEGY", "SatOptions", "SolverEvidence"]
 
@@ -68,10 +69,6 @@ class SolverEvidence(Evidence):
         return f"words up to length {self.max_length}"
 
 
-#: the JSON fields of :class:`SolverEvidence`
-SOLVER_FIELDS = ("max_length", "induction_depth", "solver")
-
-
 #: its command-line argument: the longest word
 ARGUMENTS = (Argument(
     flag="--max-length", field="max_length", kind="positive", metavar="L",
@@ -100,7 +97,7 @@ def _sat(search: Search) -> SearchResult:
                            within=search.constraint)
     witness = search.automaton.witness
     return SearchResult(found={v: witness(read) for v, read in found.found.items()},
-                         explored=0, complete=found.proven, peak_bytes=None, engine=None,
+                         explored=0, complete=found.proven, peak_bytes=None,
                          proof="k-induction",
                          evidence=SolverEvidence(max_length=found.length,
                                                  induction_depth=found.depth,
@@ -110,7 +107,7 @@ def _sat(search: Search) -> SearchResult:
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
 STRATEGY = SearchStrategy(
     name="sat", run=_sat, options=SatOptions, solver="CaDiCaL",
-    progress=("SAT search", "letters unrolled"), json_fields=SOLVER_FIELDS,
+    progress=("SAT search", "letters unrolled"),
     arguments=ARGUMENTS, check=_check, refuse=_refuse,
     describe="stores no states: bounded model checking with CaDiCaL (the sat extra), "
              "shortest witnesses, proofs by k-induction")
