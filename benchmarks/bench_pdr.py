@@ -55,14 +55,15 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             if code == 0:  # few rings: every loop is short, and simple paths end
                 sat = json.loads(out)
                 assert (sat["max"], sat["proof"]) == (k - 1, "k-induction"), sat
-                said = f"proven at k = {sat['induction_depth']}"
+                said = f"proven at k = {sat['evidence']['induction_depth']}"
             else:
                 assert code == 3 and "budget of" in err, (code, err)
                 reached = re.findall(r"(\d+) letters unrolled", err)[-1]
                 said = f"unproven at length {reached}"
+            solver = pdr["evidence"]["solver"]
             rows.append({"k": k, "product": _product(k), "pdr_cpu_s": pdr_cpu,
-                         "pdr_mb": pdr_rss / 2**20, "rounds": pdr["solver"]["pdr_rounds"],
-                         "invariant": pdr["solver"]["invariant_clauses"],
+                         "pdr_mb": pdr_rss / 2**20, "rounds": solver["pdr_rounds"],
+                         "invariant": solver["invariant_clauses"],
                          "sat_cpu_s": sat_cpu, "sat_mb": sat_rss / 2**20,
                          "sat": said})
     show(f"max on K ring DFAs with an empty intersection (max 𝒢 = K − 1, proven): PDR (ABC, "

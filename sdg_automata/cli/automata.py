@@ -129,20 +129,21 @@ def _abbreviated(word: Any, limit: int = 60, *, full: bool = False) -> str:
 
 
 def _unsettled(args: argparse.Namespace, verdict: Any) -> NoReturn:
-    """Exit 3 for a bounded search (strategy sat) that settled nothing, or a PDR proof that
-    failed its check (strategy pdr): the error line says
-    what it found and, under --json, the ``stopped/1`` object carries the verdict (max/2's
-    fields: ``"exact": false``, ``max_length``, the largest value found) in ``at`` — never a
-    bare verdict that could be read as an answer."""
+    """Exit 3 for a verdict that settled nothing by its strategy's nature (a bounded search
+    that found nothing beyond a length, a proof that failed its check): the error line says
+    what it found, as the evidence words it
+    (:meth:`~sdg_automata.search.request.Evidence.unsettled`), and, under --json, the
+    ``stopped/1`` object carries the verdict (max/3: ``"exact": false``, the largest value
+    found, the evidence) in ``at`` — never a bare verdict that could be read as an
+    answer."""
     top = verdict.maximum
     context = ("for any value" if top is None else
                f"for a value above {top}; max ≥ {top}, witness {_abbreviated(verdict.witness)}")
-    why = (verdict.solver or {}).get("unproven")
-    if why is not None:  # strategy pdr: a proof was found and refused
-        message = f"not proven: {why} ({context})"
-    else:
-        message = f"no witness of length ≤ {verdict.max_length}; not proven beyond ({context})"
-    emit_stopped(args, message, reason="unproven", explored=verdict.max_length,
+    evidence = verdict.evidence
+    why = None if evidence is None else evidence.unsettled(verdict)
+    message = f"{why or 'not settled'} ({context})"
+    emit_stopped(args, message, reason="unproven",
+                 explored=None if evidence is None else evidence.reached(),
                  at=verdict.to_json(full_witness=args.full_witness))
     fail(message, ExitCode.BUDGET)
 

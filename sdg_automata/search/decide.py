@@ -115,9 +115,13 @@ class Verdict:
         Wall time of the decision.
     stopped_early:
         Whether the exploration ended before the reachable part was exhausted.
-    method, strategy, engine:
-        How it was decided (``engine``: ``"compiled"`` or ``"python"``; ``None`` for
-        strategies that run solvers: see ``solver``).
+    method, strategy:
+        How it was decided: the route, and the on-the-fly strategy (``None``: the
+        explicit route).
+    engine:
+        What explored (:class:`~sdg_automata.search.request.EngineRun`: the engine's
+        name, the store of its states, its workers); for the explicit route, the engine
+        of its exploration; ``None`` for strategies that run solvers.
     proof:
         Why ``maximum`` is exact: ``"exhaustive"`` (every reachable state seen),
         ``"bound"`` (m_A reached), ``"k-induction"`` (strategy sat), ``"pdr"``
@@ -125,11 +129,11 @@ class Verdict:
         when it is not.
     evidence:
         What the strategy adds (:class:`~sdg_automata.search.request.Evidence`: its
-        JSON fields, its note), or ``None``.  Read through the properties
-        ``max_length``, ``induction_depth``, ``solver`` (strategies sat and pdr:
-        every word up to this length was searched; the k of a k-induction proof; the
-        solver's work) and ``store`` (the store of a compiled breadth-first search,
-        not in :meth:`to_json`), each ``None`` when the evidence has no such field.
+        JSON fields, its note, what it leaves unsettled), or ``None`` (the explicit
+        route).  The sat and pdr strategies' is a
+        :class:`~sdg_automata.search.strategies.sat.SolverEvidence`: ``max_length``
+        (every word up to this length was searched), ``induction_depth`` (the k of a
+        k-induction proof) and ``solver`` (the solver's work).
 
     Examples
     --------
@@ -161,26 +165,6 @@ class Verdict:
     proof: str | None = None
     evidence: Evidence | None = None
 
-    def _evidence(self, name: str) -> Any:
-        """The evidence's field ``name``, ``None`` without it."""
-        return getattr(self.evidence, name, None)
-
-    @property
-    def max_length(self) -> int | None:
-        """Every word up to this length was searched (strategies sat and pdr)."""
-        return cast("int | None", self._evidence("max_length"))
-
-    @property
-    def induction_depth(self) -> int | None:
-        """The k of a k-induction proof."""
-        return cast("int | None", self._evidence("induction_depth"))
-
-    @property
-    def solver(self) -> dict[str, Any] | None:
-        """The solver's name and work (strategies sat and pdr; pdr: ``unproven`` says why
-        a proof was not accepted)."""
-        return cast("dict[str, Any] | None", self._evidence("solver"))
-
     @property
     def witness(self) -> str | Word | None:
         """A word reaching ``maximum``."""
@@ -196,13 +180,14 @@ class Verdict:
             "witnesses": {str(v): word_json(w, full=full_witness)
                           for v, w in self.witnesses.items()},
             "states": self.states, "bound": self.bound, "stopped_early": self.stopped_early,
-            "method": self.method, "strategy": self.strategy,
-            "engine": None if self.engine is None else self.engine.name,
-            "seconds": round(self.seconds, 6), "peak_bytes": self.peak_bytes,
-            "proof": self.proof,
-            # every strategy's fields (schema max/2), null unless this evidence gives them
-            **dict.fromkeys(("max_length", "induction_depth", "solver")),
-            **(self.evidence.to_json() if self.evidence is not None else {}),
+            "method": self.method, "seconds": round(self.seconds, 6),
+            "peak_bytes": self.peak_bytes, "proof": self.proof,
+            # the strategy's own fields, nested (schema max/3): a plugin strategy's
+            # evidence changes no other verdict
+            "evidence": None if self.strategy is None else {
+                "strategy": self.strategy,
+                **(self.evidence.to_json() if self.evidence is not None else {})},
+            "engine": None if self.engine is None else self.engine.to_json(),
         }
 
 
@@ -330,7 +315,8 @@ def max_grundy(
         engine_options=engine_options))
     return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
                     method="onthefly", strategy=chosen.name, peak_bytes=result.peak_bytes,
-                    engine=result.engine, proof=result.proof, evidence=result.evidence)
+                    engine=result.engine, proof=result.proof,
+                    evidence=Evidence() if result.evidence is None else result.evidence)
 
 
 def _reading(grammar: Grammar, head: str, k: int | None) -> Reading:

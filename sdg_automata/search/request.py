@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..automaton.construction import GrundyAutomaton
 from ..grammar.words import LONG_WORD, Word
@@ -29,8 +29,24 @@ from .constraint import Constraint
 if TYPE_CHECKING:
     from .compiled.tables import StepTables
 
-__all__ = ["EngineRun", "Evidence", "Search", "SearchResult", "nbytes", "power_witness",
-           "read_witness"]
+__all__ = ["EngineRun", "Evidence", "Outcome", "Search", "SearchResult", "nbytes",
+           "power_witness", "read_witness"]
+
+
+class Outcome(Protocol):
+    """The common fields of a verdict (:class:`~sdg_automata.search.decide.Verdict`) that
+    an :class:`Evidence` may read to word what it leaves open."""
+
+    @property
+    def k(self) -> int | None: ...
+    @property
+    def answer(self) -> bool | None: ...
+    @property
+    def maximum(self) -> int | None: ...
+    @property
+    def exact(self) -> bool: ...
+    @property
+    def proof(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -38,13 +54,16 @@ class Evidence:
     """What a strategy adds to a :class:`~sdg_automata.search.decide.Verdict` beyond the
     common fields: a strategy's evidence class derives from this one.
 
-    The defaults say nothing: no JSON fields, no text of its own (the CLI and
-    :mod:`sdg_automata.render` then show the states explored).
+    The command line and :mod:`sdg_automata.render` read a verdict's evidence through
+    these methods only, never a strategy's fields by name.  The defaults say nothing:
+    no JSON fields, no text of its own (the CLI and render then show the states
+    explored), nothing left unsettled.
     """
 
     def to_json(self) -> dict[str, Any]:
-        """The fields this evidence adds to the ``max`` command's ``--json`` object (each
-        one among its strategy's ``json_fields``)."""
+        """The fields of the ``evidence`` object of the ``max`` command's ``--json``
+        (besides ``strategy``, which the verdict gives): schema max/3 lists those of the
+        published strategies, and takes any for others."""
         return {}
 
     def summary(self, proof: str | None) -> str | None:
@@ -54,6 +73,18 @@ class Evidence:
 
     def searched(self) -> str | None:
         """What was searched, as :mod:`sdg_automata.render` says it; ``None``: the states."""
+        return None
+
+    def unsettled(self, verdict: Outcome) -> str | None:
+        """What ``verdict`` leaves open by the strategy's own nature (a bounded search that
+        found nothing beyond a length; a proof that failed its check), as the error line
+        of an unsettled verdict says it; ``None``: nothing (a search of ours either
+        settles the question or stops on its budget)."""
+        return None
+
+    def reached(self) -> int | None:
+        """How far the search got, in the units its progress counts (the ``explored`` of
+        the ``stopped/1`` object of an unsettled verdict); ``None``: not counted."""
         return None
 
 

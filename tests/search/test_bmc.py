@@ -148,7 +148,7 @@ def test_sat_agrees_with_bfs(g: Grammar, length: int, data: st.DataObject) -> No
     for value, w in v.witnesses.items():
         assert grundy(g, head, w) == value == oracle(head, w), (value, w)
         assert len(w) == len(shortest[value]), (value, w, shortest)
-    covered = v.max_length
+    covered = v.evidence.max_length
     assert covered is not None and covered <= length
     # every value with a witness within the covered lengths was found (unless settled)
     missed = {u for u, w in shortest.items() if len(w) <= covered and u not in v.witnesses}
@@ -156,7 +156,7 @@ def test_sat_agrees_with_bfs(g: Grammar, length: int, data: st.DataObject) -> No
     if v.exact:
         assert v.maximum == max(shortest, default=None)
         assert v.proof in ("bound", "k-induction")
-        assert (v.proof == "k-induction") == (v.induction_depth is not None)
+        assert (v.proof == "k-induction") == (v.evidence.induction_depth is not None)
     else:  # bounded "no": no value above the largest found has a witness this short
         assert covered == length and v.proof is None and v.answer is None
         above = -1 if v.maximum is None else v.maximum
@@ -191,7 +191,7 @@ def test_example3_proof_and_shortest_witnesses() -> None:
     assert max_grundy(g, "A", 2, strategy="sat").answer is True
     assert max_grundy(g, "B", 2, strategy="sat").answer is False  # 𝒢_B never reaches 2
     bounded = max_grundy(g, "A", 2, strategy="sat", options={"max_length": 1})
-    assert (bounded.answer, bounded.exact, bounded.max_length) == (None, False, 1)
+    assert (bounded.answer, bounded.exact, bounded.evidence.max_length) == (None, False, 1)
     from sdg_automata.render import diagram
 
     shown = diagram(bounded).text.splitlines()
@@ -222,7 +222,7 @@ def test_k_induction_closes_on_empty_modular_intersections(spec: str) -> None:
     assert best is not None and best < len(specs)  # the full intersection is empty
     v = max_grundy(modular_family(specs), "A", strategy="sat")
     assert (v.maximum, v.exact, v.proof) == (best, True, "k-induction")
-    assert v.induction_depth is not None and v.induction_depth <= states + 1
+    assert v.evidence.induction_depth is not None and v.evidence.induction_depth <= states + 1
     assert len(v.witnesses[best]) == length
     asked = max_grundy(modular_family(specs), "A", len(specs), strategy="sat")
     assert (asked.answer, asked.exact) == (False, True)
@@ -290,14 +290,16 @@ def test_cli_outputs_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert (stopped["schema"], stopped["reason"], stopped["command"]) == (
         "stopped/1", "unproven", "max")
     at = stopped["at"]
-    assert (at["exact"], at["max_length"], at["max"], at["witness"]) == (False, 1, 1, "a")
+    assert (at["exact"], at["evidence"]["max_length"], at["max"], at["witness"]) == (
+        False, 1, 1, "a")
     # above m_A (4 for A) no value can be: "no" at any length, as every strategy says
     code, out, _ = run(["max", e3, "A", "5", "--strategy", "sat", "--max-length", "1"], capsys)
     assert (code, out) == (1, "no\n")
     code, out, _ = run(["max", e3, "B", "2", "--strategy", "sat", "--json"], capsys)
     verdict = json.loads(out)
     assert code == 1 and verdict["exact"] and verdict["proof"] == "k-induction"
-    assert verdict["induction_depth"] >= 1 and verdict["solver"]["name"] == "cadical195"
+    assert verdict["evidence"]["induction_depth"] >= 1
+    assert verdict["evidence"]["solver"]["name"] == "cadical195"
     for argv, fragment in ((["--max-length", "2"], "bounds the sat strategy only"),
                            (["--strategy", "sat", "--max-states", "9"], "stores no states"),
                            (["--strategy", "sat", "--max-length", "0"], "at least 1")):

@@ -360,7 +360,7 @@ def test_without_numba_auto_is_python_and_compiled_says_why(tmp_path: Path) -> N
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     auto = subprocess.run([sys.executable, "-c", code, "max", str(path), "A", "--json",
                            "--strategy", "bfs"], capture_output=True, text=True, env=env)
-    assert auto.returncode == 0 and '"engine": "python"' in auto.stdout, auto.stderr
+    assert auto.returncode == 0 and '"engine": {"name": "python"' in auto.stdout, auto.stderr
     assert '"states": 510511' in auto.stdout and auto.stderr == ""
     forced = subprocess.run([sys.executable, "-c", code, "max", str(path), "A", "--engine",
                              "compiled"], capture_output=True, text=True, env=env)
@@ -412,7 +412,7 @@ def test_the_kernels_run_as_python_under_numba_disable_jit(tmp_path: Path) -> No
                                "--engine", "compiled", "--strategy", strategy, "--json"],
                               capture_output=True, text=True, env=env)
         assert done.returncode == 0 and done.stderr == "", done.stderr
-        assert '"max": 3' in done.stdout and '"engine": "compiled"' in done.stdout
+        assert '"max": 3' in done.stdout and '"engine": {"name": "compiled"' in done.stdout
         assert '"states": 211' in done.stdout
 
 

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from ...errors import InputError
 from ...runtime.budget import Budget
 from ..options import Argument
-from ..request import Evidence, Search, SearchResult
+from ..request import Evidence, Outcome, Search, SearchResult
 from .base import SearchStrategy, refuse_states
 
 __all__ = ["STRATEGY", "SatOptions", "SolverEvidence"]
@@ -67,6 +67,17 @@ class SolverEvidence(Evidence):
 
     def searched(self) -> str | None:
         return f"words up to length {self.max_length}"
+
+    def unsettled(self, verdict: Outcome) -> str | None:
+        why = (self.solver or {}).get("unproven")
+        if why is not None:  # a proof was found and refused (strategy pdr)
+            return f"not proven: {why}"
+        if verdict.exact:
+            return None
+        return f"no witness of length ≤ {self.max_length}; not proven beyond"
+
+    def reached(self) -> int | None:
+        return self.max_length
 
 
 #: its command-line argument: the longest word
