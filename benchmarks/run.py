@@ -22,6 +22,7 @@ SUITES = [
     "bench_sharded",
     "bench_sweep",
     "bench_octal",
+    "bench_octal_resume",
     "bench_count",
     "bench_parse",
     "bench_startup",

@@ -5,20 +5,21 @@ Build it with warnings as errors, as CI does (``tests/project/test_docs.py``)::
     pip install ".[docs]"
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
-The API reference has two entries: ``reference.rst``, the public names grouped by task
-(like networkx's reference; ``tests/project/test_docs.py`` fails a name of
-``sdg_automata.__all__`` missing from it), and ``api.rst``, every module's page, generated from the numpydoc
-docstrings (``autosummary`` with ``:recursive:``, so a new module is picked up without
-listing it).  ``cli.md`` is the command line: the command table, the conventions and the
-exit codes, and every subcommand's options from the real argument parser
-(sphinx-argparse).  The guides are the user guide (the README is an overview that links to
-them), ``formats.md`` the input files, with examples that ``tests/project`` runs.  The
+The API reference has two entries: ``reference.rst``, the public names grouped by task (like
+networkx's reference; ``tests/project/test_docs.py`` fails a name of
+``sdg_automata.__all__`` missing from it), and ``api.rst``, every module's page, generated
+from the numpydoc docstrings (``autosummary`` with ``:recursive:``, so a new module is
+picked up without listing it). ``cli.md`` is the command line: the command table, the
+conventions and the exit codes, and every subcommand's options from the real argument parser
+(sphinx-argparse). The guides are the user guide (the README is an overview that links to
+them), ``formats.md`` the input files, with examples that ``tests/project`` runs. The
 tutorial is rendered with the outputs it is committed with, never executed here
 (``tests/project/test_notebook.py`` checks they are current).
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -55,7 +56,10 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-n
 exclude_patterns = ["_build", "_templates", "**/.ipynb_checkpoints"]
 templates_path = ["_templates"]
 
-# the API reference: one page per module, found by walking the package
+# the API reference: one page per module, found by walking the package.  The pages are
+# generated (and git-ignored): removed first, so a module that moved or went leaves no
+# stale page behind (autosummary only ever adds; -W then fails on the orphan).
+shutil.rmtree(Path(__file__).resolve().parent / "api", ignore_errors=True)
 autosummary_generate = True
 autosummary_imported_members = False
 # each object documented once, where it is defined: a package's re-exports (the names of

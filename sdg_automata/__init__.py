@@ -15,6 +15,13 @@ displays (:func:`sdg_automata.render.load_ipython_extension`); elsewhere
 
 from __future__ import annotations
 
+from .runtime import stopping as _stopping
+
+# a process that runs the command line answers Ctrl-C and SIGTERM from here on, before the
+# imports below (tens to hundreds of milliseconds) and until the command line takes over
+if _stopping.launched("sdg_automata", "sdg-automata"):
+    _stopping.answer_at_once()
+
 import importlib
 import sys
 from typing import TYPE_CHECKING, Any

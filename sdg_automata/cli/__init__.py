@@ -43,6 +43,7 @@ from .budgets import STARTED, notes
 from .exits import NO_ROOM, ExitCode, fail
 from .jsonout import SCHEMA, Reason, contradicted, emit_stopped
 from .parser import Formatter, Parser, build_all, epilog
+from .writing import check_files
 
 __all__ = ["GROUPS", "build_parser", "main"]
 
@@ -158,6 +159,7 @@ def _run(args: argparse.Namespace) -> int:
 
     only_our_kernels()  # numba skips scipy's BLAS (0.3 s of every compiled run)
     SCHEMA.set(getattr(args, "schema", None))
+    check_files(args)  # one rule for every command: no output over an input or another output
     STARTED.set(time.perf_counter())  # --max-seconds bounds the whole command from here
     with notes():  # EngineNotice as one "note:" line each, KernelCacheWarning as "warning:"
         code = int(args.func(args))

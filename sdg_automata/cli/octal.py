@@ -8,7 +8,7 @@ import functools
 import json
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BudgetExceeded, InputError, InvalidCertificate
 from .arguments import positive
@@ -18,6 +18,9 @@ from .jsonout import emit_stopped, stamped
 from .parser import Commands, Formatter, Parser, epilog
 from .sweep import CONNECT_TIMEOUT
 from .writing import check_plot, output, write_plot
+
+if TYPE_CHECKING:
+    from ..games.octal import OctalPeriod
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -77,7 +80,8 @@ def _add_octal(p: Parser) -> None:
                         f"{SURVEY_MAX_N} per code for a survey)")
     p.add_argument("--values", type=positive, metavar="K",
                    help=f"show the first K values (default: text {SHOWN}, JSON the first "
-                        "preperiod + period, at most 1000)")
+                        "preperiod + period, at most 1000); with no period proven, the first K "
+                        "computed are still written, marked unproven, before exit 3")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--certificate", metavar="FILE",
                    help="write a certificate of the proven period to FILE (atomically), for "
@@ -85,7 +89,8 @@ def _add_octal(p: Parser) -> None:
     p.add_argument("--checkpoint", metavar="FILE",
                    help="keep the values computed in FILE (atomically, every minute or so, "
                         "and when stopped by the budget or Ctrl-C); resume from it when it "
-                        "exists")
+                        "exists (its sealed header checked; the resumed values a claim rests "
+                        "on re-derived by the independent checker before it is made)")
     p.add_argument("--plot", metavar="FILE",
                    help="also draw G(n) with the proven preperiod and period marked, as a "
                         ".png, .svg or .pdf FILE (atomically; needs matplotlib: the plot extra)")
@@ -251,6 +256,8 @@ def _cmd_code(args: argparse.Namespace) -> int:
         message = (f"{game.code}: no period proven up to n = {result.checked_to - 1} "
                    f"({result.checked_to} values computed); raise --upto"
                    + ("; no certificate written" if args.certificate else ""))
+        if args.values is not None:  # the values asked for are exact: kept, marked unproven
+            _write_unproven(args, result)
         emit_stopped(args, message, reason="unproven", explored=result.checked_to,
                      at={"code": game.code, "checked_to": result.checked_to})
         fail(message, ExitCode.BUDGET)
@@ -270,6 +277,20 @@ def _cmd_code(args: argparse.Namespace) -> int:
                      f"(proven by the octal periodicity theorem from {result.checked_to} "
                      f"values)\nvalues from n = 0: {' '.join(map(str, shown))}{more}\n")
     return ExitCode.OK
+
+
+def _write_unproven(args: argparse.Namespace, result: OctalPeriod) -> None:
+    """The first --values K values of a run that proved no period, to -o or stdout: each
+    one exact (computed, or re-derived from a checkpoint by the checker), the period
+    unproven (``"certified": false``; text: "no period proven")."""
+    if args.json:
+        output(args, json.dumps(stamped(result.to_json(shown=args.values)),
+                                ensure_ascii=False) + "\n")
+        return
+    shown = result.computed[:args.values].tolist()
+    cut = (f" (all {result.checked_to} computed)" if args.values > result.checked_to else "")
+    output(args, f"{result.code}: no period proven up to n = {result.checked_to - 1}\n"
+                 f"values from n = 0, no period proven{cut}: {' '.join(map(str, shown))}\n")
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:

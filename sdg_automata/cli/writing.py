@@ -30,8 +30,16 @@ __all__ = [
 ]
 
 
-#: the argument names that hold input files (an output may never replace one)
-INPUT_ARGUMENTS = ("grammar", "within", "words_from", "graph", "file")
+#: the argument names that hold input files (an output may never replace one);
+#: ``--checkpoint`` is read and written
+INPUT_ARGUMENTS = ("grammar", "within", "words_from", "graph", "file", "checkpoint")
+#: how a message names each input
+_INPUT_NAMES = {"grammar": "the grammar", "within": "--within", "words_from": "--words-from",
+                "graph": "the game graph", "file": "the input FILE",
+                "checkpoint": "--checkpoint"}
+#: the argument names that hold files a command writes, with how a message names them
+OUTPUT_ARGUMENTS = {"output": "-o", "out": "--out", "plot": "--plot",
+                    "certificate": "--certificate", "checkpoint": "--checkpoint"}
 
 
 def add_output(p: argparse.ArgumentParser) -> None:
@@ -41,26 +49,70 @@ def add_output(p: argparse.ArgumentParser) -> None:
 
 
 def _same_file(a: str, b: str) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file: the same file when both exist (a
+    link to it included), else the same path once resolved (a file yet to be written)."""
     try:
         return os.path.samefile(a, b)
     except OSError:
-        return False
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _not_a_folder(path: str, option: str) -> None:
+    """Refuse an output path that names a folder: an existing one, or a name ending in a
+    slash (``-o newdir/``: a file called ``newdir`` is not what was meant)."""
+    if os.path.isdir(path):
+        raise InputError(f"cannot write {option} {path!r}: it is a directory; give the name "
+                         "of a file")
+    if path.endswith(("/", os.sep)):
+        raise InputError(f"cannot write {option} {path!r}: a name ending in a slash is a "
+                         "directory; give the name of a file")
+
+
+def check_files(args: argparse.Namespace) -> None:
+    """The one rule on a command's files, checked before any work: no output names a
+    folder, an input of the command, or another of its outputs (``octal 0.77
+    --certificate k.cert -o k.cert`` would replace the certificate by the text).
+
+    A path that exists is compared as a file (a link to it is the same file); one that
+    does not yet exist, by its resolved name.  ``-`` (standard input) is no file.
+
+    Raises
+    ------
+    InputError
+        Naming both options and the file.
+    """
+    outputs = [(dest, option, given) for dest, option in OUTPUT_ARGUMENTS.items()
+               if isinstance(given := getattr(args, dest, None), str) and given]
+    for _, option, path in outputs:
+        _not_a_folder(path, option)
+    for i, (dest, option, path) in enumerate(outputs):
+        for _, other_option, other_path in outputs[i + 1:]:
+            if _same_file(path, other_path):
+                raise InputError(f"{option} and {other_option} name the same file "
+                                 f"{path!r}: one would replace the other")
+        _not_over_an_input(args, path, option, dest)
+
+
+def _not_over_an_input(args: argparse.Namespace, path: str, option: str,
+                       dest: str | None = None) -> None:
+    """Refuse the output ``path`` when it is one of the command's input files (a link to
+    one included), other than its own argument ``dest`` (a checkpoint is both)."""
+    for name in INPUT_ARGUMENTS:
+        given = getattr(args, name, None)
+        if (name != dest and isinstance(given, str) and given not in ("", "-")
+                and os.path.exists(given) and _same_file(given, path)):
+            raise InputError(f"refusing to write the output over the input {given!r} "
+                             f"({option} {path!r} names {_INPUT_NAMES[name]})")
 
 
 def _write_atomically(path: str, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` so that any failure leaves the old file untouched.
+    """Write ``data`` to ``path`` so that any failure leaves the old file untouched
+    (:func:`~sdg_automata.runtime.atomic.replacing`).
 
-    A symbolic link is followed (its target is replaced, the link stays); a path
-    that is not a regular file (a device such as /dev/null, a FIFO) is written
+    A path that is not a regular file (a device such as /dev/null, a FIFO) is written
     in place, as there is no old content to keep.
     """
-    import tempfile  # here: tempfile loads random, shutil and more, for commands that write
+    from ..runtime.atomic import replacing
 
     blob = data if isinstance(data, bytes) else data.encode("utf-8")
     target = os.path.realpath(path)
@@ -72,19 +124,8 @@ def _write_atomically(path: str, data: str | bytes) -> None:
         with open(target, "wb") as f:
             f.write(blob)
         return
-    fd, tmp = tempfile.mkstemp(prefix=".sdg-", suffix=".tmp", dir=os.path.dirname(target))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-            f.flush()
-            os.fsync(f.fileno())
-        # the old file's permissions, or those of a new file (mkstemp's are 0600)
-        os.chmod(tmp, mode & 0o7777 if mode is not None else 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with replacing(target) as f:
+        f.write(blob)
 
 
 def output(args: argparse.Namespace, data: str | bytes, *, to: str | None = None,
@@ -99,12 +140,8 @@ def output(args: argparse.Namespace, data: str | bytes, *, to: str | None = None
     if path == "":
         raise InputError(f"{option} needs a file name")
     if path:
-        for name in INPUT_ARGUMENTS:
-            given = getattr(args, name, None)
-            if isinstance(given, str) and given != "-" and _same_file(given, path):
-                raise InputError(f"refusing to write the output over the input {given!r}")
-        if os.path.isdir(path):
-            raise InputError(f"cannot write {path!r}: it is a directory")
+        _not_over_an_input(args, path, option)
+        _not_a_folder(path, option)
         try:
             _write_atomically(path, data)
         except OSError as e:

@@ -312,6 +312,44 @@ class Grammar:
                         stack.append(s)
         return frozenset(seen)
 
+    @cached_property
+    def productive(self) -> frozenset[str]:
+        """The nonterminals that derive some word (a least fixpoint: a rule whose
+        nonterminals are all productive makes its head productive)."""
+        found: set[str] = set()
+        grew = True
+        while grew:
+            grew = False
+            for r in self.rules:
+                if r.head not in found and all(s in found for s in self.nonterminals_in(r)):
+                    found.add(r.head)
+                    grew = True
+        return frozenset(found)
+
+    def letters_of(self, head: str) -> frozenset[str]:
+        """The letters the words of L(G, ``head``) use: those of the rules reachable from
+        ``head`` through rules whose nonterminals all derive words (SPEC §1).  Empty when
+        ``head`` derives no word."""
+        self.check_nonterminal(head)
+        productive = self.productive
+        if head not in productive:
+            return frozenset()
+        live = [r for r in self.rules if all(s in productive for s in self.nonterminals_in(r))]
+        seen, todo, letters = {head}, [head], set()
+        while todo:
+            at = todo.pop()
+            for r in live:
+                if r.head != at:
+                    continue
+                for s in r.body:
+                    if s in self._by_head:
+                        if s not in seen:
+                            seen.add(s)
+                            todo.append(s)
+                    else:
+                        letters.add(s)
+        return frozenset(letters)
+
     # -- unit rules (Step 1's order <_Γ) --------------------------------------
 
     @cached_property

@@ -40,6 +40,7 @@ from os import PathLike
 from typing import Any
 
 from ..errors import GrammarError, GrammarSyntaxError, InputError, brief
+from ..runtime.files import CAPS, DEFAULT_CAP, read_capped
 from . import EPSILON_SPELLINGS, Grammar, Rule, check_name
 from .jsontext import json_lines, load_json
 
@@ -339,46 +340,43 @@ def read_text(path: str | PathLike[str], *, what: str = "file") -> str:
 
     Every text input is read as ``utf-8-sig``: a byte-order mark, which some
     editors put first, is dropped instead of becoming part of the first name
-    or word.
+    or word.  Only a regular file is read, and at most the cap of its kind
+    (:func:`~sdg_automata.runtime.files.read_capped`, :data:`~sdg_automata.runtime.files.CAPS`):
+    a FIFO, a device or a file of absurd size is refused before a byte is read.
 
     Raises
     ------
     InputError
-        Saying which file and why: missing, a directory, unreadable, not UTF-8;
-        standard input closed.
+        Saying which file and why: missing, a directory, not a regular file, over its
+        cap, unreadable, not UTF-8; standard input closed.
     """
     path = os.fspath(path)
     if path == "-":
-        return _read_stdin()
+        return _read_stdin(what)
     if not path:  # not the current directory, as a path library would read it
         raise InputError(f"the {what} name is empty: give a file name, or '-' for stdin")
-    name = repr(path)
+    data = read_capped(path, what=what)
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise InputError(f"cannot read {name}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{name} is a directory, not a {what}") from None
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise InputError(f"{name} is not UTF-8 text ({e.reason})") from None
-    except OSError as e:
-        raise InputError(f"cannot read {name}: {e.strerror}") from None
+        raise InputError(f"{path!r} is not UTF-8 text ({e.reason})") from None
 
 
-def _read_stdin() -> str:
-    stream = getattr(sys.stdin, "buffer", None)
+def _read_stdin(what: str) -> str:
     try:
-        if stream is None:  # a text stream without bytes (a test's StringIO), or none at all
+        if getattr(sys.stdin, "buffer", None) is None:  # a test's StringIO, or none at all
             if sys.stdin is None:
                 raise InputError("cannot read standard input: it is closed")
-            text: str = sys.stdin.read()
+            text: str = sys.stdin.read(CAPS.get(what, DEFAULT_CAP) + 1)
+            if len(text) > CAPS.get(what, DEFAULT_CAP):
+                raise InputError(f"standard input holds more than a {what} may have")
             return text.removeprefix("\ufeff")
-        data: bytes = stream.read()
-        return data.decode("utf-8-sig")
+        return read_capped("-", what=what).decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(f"standard input is not UTF-8 text ({e.reason})") from None
     except (OSError, ValueError) as e:  # ValueError: reading a closed file
+        if isinstance(e, InputError):
+            raise
         raise InputError(f"cannot read standard input: {getattr(e, 'strerror', None) or e}"
                          ) from None
 

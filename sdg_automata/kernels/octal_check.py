@@ -15,16 +15,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["check_heaps", "compiled", "first_break"]
+__all__ = ["CHECKED", "PAUSED", "RARE_FULL", "WRONG", "check_heaps", "compiled", "first_break"]
 
 Vals = npt.NDArray[Any]
 Ints = npt.NDArray[np.int64]
 Bytes = npt.NDArray[np.uint8]
 
 
+#: what :func:`check_heaps` says: every heap checked, a wrong value at the heap returned,
+#: the rare list full (grow it and call again from the heap), or its work spent (call
+#: again from the heap)
+CHECKED, WRONG, RARE_FULL, PAUSED = 0, 1, 2, 3
+
+
 def check_heaps(g: Vals, start: int, stop: int, one: Ints, two: Ints, ends: Ints,
                 sparse: bool, positional: bool, odd: Bytes, common_below: Ints,
-                rare: Ints, nrare: int, seen: Ints) -> tuple[int, int]:
+                rare: Ints, nrare: int, seen: Ints, work: int) -> tuple[int, int, int]:
     """Check 𝒢(h) = mex(options of h) for ``start ≤ h < stop``, from the stored values
     of smaller heaps (checked before them).
 
@@ -36,14 +42,26 @@ def check_heaps(g: Vals, start: int, stop: int, one: Ints, two: Ints, ends: Ints
     when 𝒢(h) is of the rare class (it must not be an option).  ``odd[x]`` is the
     class of the value x at an even heap (0 rare, 1 common; flipped at odd heaps
     when ``positional``) and ``common_below[f, v]`` the number of common-class
-    values below v at heaps of parity f.  ``rare[:nrare]`` are the rare heaps so far,
-    ascending; the heaps found rare here are appended.
+    values below v at heaps of parity f; both, and ``seen``, cover every value of
+    the heaps checked.  ``rare[:nrare]`` are the rare heaps so far, ascending; the
+    heaps found rare here are appended.
 
-    Returns ``(h, nrare)``: the first heap whose stored value is wrong (``stop`` when
-    none is) and the rare heaps counted; ``nrare = −1`` when ``rare`` is full (the
-    caller grows it and calls again from ``h``).
+    ``work`` bounds the splits visited by one call: once they reach it, the call
+    returns before the next heap (one heap is always checked), so that a caller
+    serves its budget and Ctrl-C between calls however long the check is.
+
+    Returns ``(h, nrare, status)``: :data:`CHECKED` (h = ``stop``), :data:`WRONG` (the
+    stored 𝒢(h) is not the mex), :data:`RARE_FULL` (``rare`` is full: the caller grows
+    it and calls again from h) or :data:`PAUSED` (``work`` spent: call again from h).
+    Either of the last two returns before heap h marks anything in ``seen`` (a heap
+    begun and called again would find its own marks and miscount).
     """
+    done = 0
     for h in range(start, stop):
+        if done >= work and h > start:
+            return h, nrare, PAUSED
+        if sparse and nrare == len(rare):  # before the heap marks anything: called again
+            return h, nrare, RARE_FULL    # from h, it starts afresh
         v = int(g[h])
         f = (h & 1) if positional else 0
         below = 0  # distinct option values below v, and those of the common class
@@ -69,6 +87,7 @@ def check_heaps(g: Vals, start: int, stop: int, one: Ints, two: Ints, ends: Ints
                     r = rare[i]
                     if r >= s:
                         break
+                    done += 1
                     x = int(g[r] ^ g[s - r])
                     if seen[x] != h:
                         seen[x] = h
@@ -76,13 +95,14 @@ def check_heaps(g: Vals, start: int, stop: int, one: Ints, two: Ints, ends: Ints
                             below += 1
                             common += odd[x] ^ f
             if common < common_below[f, v]:
-                return h, nrare  # a common-class value below v that no move reaches
+                return h, nrare, WRONG  # a common-class value below v that no move reaches
         missing = v - below
         whole = not sparse or odd[v] ^ f == 0  # v of the rare class: no split may give it
         if missing or whole:
             for k in two:
                 s = h - k
                 for a in range(1, s // 2 + 1):
+                    done += 1
                     x = int(g[a] ^ g[s - a])
                     if seen[x] != h:
                         seen[x] = h
@@ -93,13 +113,11 @@ def check_heaps(g: Vals, start: int, stop: int, one: Ints, two: Ints, ends: Ints
                 if not missing and not whole:
                     break
         if missing or seen[v] == h:
-            return h, nrare
+            return h, nrare, WRONG
         if sparse and h >= 1 and odd[v] ^ f == 0:
-            if nrare == len(rare):
-                return h, -1
             rare[nrare] = h
             nrare += 1
-    return stop, nrare
+    return stop, nrare, CHECKED
 
 
 def first_break(g: Vals, start: int, stop: int, d: int) -> int:

@@ -236,22 +236,33 @@ def counts_by_length(grammar: Grammar, nonterminal: str, value: int | None, *,
 
 
 def plot_counts(counts: CountsByLength, ax: Axes | None = None) -> Figure:
-    """The counts by length on a log axis (zero counts, which it cannot show, are
+    """The counts by length on a logarithmic scale (zero counts, which it cannot show, are
     listed in the title's note and drawn as no point).
+
+    The scale is computed from the exact counts: each point is log₁₀ of its count, taken
+    from the Python integer (:func:`math.log10` reads integers of any size), on a linear
+    axis labelled in powers of ten.  A float axis cannot hold them: past 2¹⁰²⁴ a count is
+    no float, and matplotlib's log scale overflows long before (an empty chart from
+    lengths near 1,000 on; issue 34 §6).  The line carries the gid ``counts`` in an SVG.
 
     Raises
     ------
     InputError
         Without matplotlib.
     """
+    import math
+
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
     axes = _axes(ax, (7, 4))
     shown = [(n, c) for n, c in enumerate(counts.counts) if c > 0]
-    # float() of a count beyond 1.8e308 overflows: such lengths are beyond any axis anyway
-    xs = [n for n, c in shown if c.bit_length() < 1024]
-    ys = [float(c) for _, c in shown if c.bit_length() < 1024]
-    axes.plot(xs, ys, marker="o", markersize=3, linewidth=0.8, color="C0")
-    if ys:
-        axes.set_yscale("log")
+    xs = [n for n, _ in shown]
+    ys = [math.log10(c) for _, c in shown]
+    (line,) = axes.plot(xs, ys, marker="o" if len(xs) <= 400 else "", markersize=3,
+                        linewidth=0.8, color="C0")
+    line.set_gid("counts")
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"$10^{{{y:g}}}$"))
     zeros = len(counts.counts) - len(shown)
     axes.set_xlabel("length n")
     axes.set_ylabel("words of length n")

@@ -20,10 +20,26 @@ from typing import IO
 
 from ..errors import InputError
 
-__all__ = ["CHUNK", "open_regular", "read_capped"]
+__all__ = ["CAPS", "CHUNK", "DEFAULT_CAP", "open_regular", "read_capped"]
 
 #: bytes read between two calls of the ``check`` of :func:`read_capped`
 CHUNK = 1 << 20
+
+#: the most bytes each kind of input file of ours may have, far above any real one (a
+#: larger file is refused by its size before a byte is read; the table in docs/cli.md).  A
+#: grammar of 10⁵ rules is a few MB; a DFA or game graph of 10⁶ states or positions,
+#: some 100 MB; a sweep's output of 10⁷ rows, about 2 GB.  The octal value files
+#: (certificates, checkpoints) are read no further than their own header says
+#: (:mod:`sdg_automata.games.octal.valuefile`).
+CAPS: dict[str, int] = {
+    "grammar file": 64 << 20,
+    "word list": 256 << 20,
+    "DFA file": 1 << 30,
+    "game graph file": 1 << 30,
+    "sweep output": 4 << 30,
+}
+#: the cap of any other kind
+DEFAULT_CAP = 64 << 20
 
 
 def open_regular(path: str | os.PathLike[str], *, what: str = "file") -> IO[bytes]:
@@ -67,9 +83,10 @@ def open_regular(path: str | os.PathLike[str], *, what: str = "file") -> IO[byte
         raise
 
 
-def read_capped(path: str | os.PathLike[str], *, cap: int, what: str = "file",
+def read_capped(path: str | os.PathLike[str], *, cap: int | None = None, what: str = "file",
                 check: Callable[[int], object] | None = None) -> bytes:
-    """The bytes of the regular file ``path`` (``"-"``: standard input), at most ``cap``.
+    """The bytes of the regular file ``path`` (``"-"``: standard input), at most ``cap``
+    (default: :data:`CAPS` of ``what``, else :data:`DEFAULT_CAP`).
 
     ``check(n)``, when given, is called before each chunk of :data:`CHUNK` bytes with the
     bytes read so far: a budget's meter raises there when time runs out.
@@ -82,6 +99,7 @@ def read_capped(path: str | os.PathLike[str], *, cap: int, what: str = "file",
         refused at the cap).
     """
     name = os.fspath(path)
+    cap = CAPS.get(what, DEFAULT_CAP) if cap is None else cap
     if name == "-":
         stream = getattr(sys.stdin, "buffer", None)
         if stream is None:

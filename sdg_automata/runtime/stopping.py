@@ -7,6 +7,13 @@ the ``SIGALRM`` of a ``--max-seconds`` budget inside a library call
 place where the package touches them (issue 26 §4; a sweep's pool keeps its
 own guard, :mod:`sdg_automata.sweeps.runner`):
 
+* :func:`answer_at_once` -- from the first line of a process that runs the command line
+  (:func:`launched` says so; the package's ``__init__`` asks before importing anything
+  else) until the command line can answer them, SIGINT and SIGTERM print one line and
+  end the process with the documented code at once: nothing has been computed or written
+  yet, and a ``KeyboardInterrupt`` among the imports would be a traceback, a SIGTERM
+  with its default action silence (issue 34 §2).  What comes before that first line,
+  the interpreter's own start (~20 ms), takes the system's default action.
 * :func:`sigterm_as_interrupt` -- while the command line runs, ``SIGTERM``
   raises :class:`KeyboardInterrupt` as Ctrl-C does (issue 21 §5), so every
   phase that answers Ctrl-C (with how far it got, a sweep with its rows intact
@@ -37,13 +44,15 @@ every function here does nothing there.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["CAN_ALARM", "HELD", "alarm", "held_signals", "is_stop_handler", "received",
-           "sigterm_as_interrupt"]
+__all__ = ["CAN_ALARM", "HELD", "alarm", "answer_at_once", "held_signals", "is_stop_handler",
+           "launched", "received", "sigterm_as_interrupt"]
 
 #: whether a deadline can interrupt a call in progress here (not on Windows: no SIGALRM)
 CAN_ALARM = hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
@@ -63,6 +72,56 @@ def _on_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+# -- the first instant of a command --------------------------------------------------------
+
+#: what a signal says when it ends a command before the command line can answer it
+_AT_ONCE = {int(signal.SIGINT): "interrupted", int(signal.SIGTERM): "terminated (SIGTERM)"}
+
+
+def launched(module: str, script: str) -> bool:
+    """Whether this process runs ``python -m module`` or the console script ``script``.
+
+    Asked while the package is first imported: ``python -m`` sets ``sys.argv[0]`` to
+    ``"-m"`` while it locates the module (and ``sys.orig_argv`` names it); a console
+    script is the ``__main__`` module, whose file is ``sys.argv[0]``.
+    """
+    argv = sys.argv
+    if argv[:1] == ["-m"]:
+        orig = list(getattr(sys, "orig_argv", []))
+        for i, word in enumerate(orig[1:], start=1):
+            if word.startswith("-m"):  # the first -m is python's option
+                name = word[2:] or (orig[i + 1] if i + 1 < len(orig) else "")
+                return name == module
+        return False
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    return (bool(argv) and bool(path) and path == argv[0]
+            and os.path.splitext(os.path.basename(argv[0]))[0] == script)
+
+
+def _at_once(signum: int, frame: Any) -> None:
+    try:
+        os.write(2, f"error: {_AT_ONCE.get(signum, 'interrupted')}\n".encode())
+    except OSError:  # no standard error: the exit code still says it
+        pass
+    os._exit(128 + signum)
+
+
+def answer_at_once() -> None:
+    """Until :func:`sigterm_as_interrupt` takes over, answer SIGINT and SIGTERM with one
+    ``error:`` line and the exit code 128 + the signal (130, 143), at once.
+
+    For a process that runs the command line, from its first line (see the module's
+    docstring); a signal a caller chose to ignore stays ignored.  Off the main thread
+    (no signal goes there) it does nothing.
+    """
+    if not _on_main_thread():
+        return
+    for sig in _AT_ONCE:
+        if signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
+            signal.signal(sig, _at_once)
+
+
 # -- SIGTERM as Ctrl-C, for the command line ------------------------------------------------
 
 
@@ -76,17 +135,23 @@ def sigterm_as_interrupt() -> Iterator[None]:
     """While inside, SIGTERM raises :class:`KeyboardInterrupt`, as Ctrl-C does.
 
     Only on the main thread (signals go nowhere else), and only where SIGTERM
-    has its default action: a caller that ignores or handles it keeps its choice.
+    has its default action or that of :func:`answer_at_once` (which this replaces for
+    SIGINT too, by Python's own): a caller that ignores or handles it keeps its choice.
+    Leaving puts back what was there.
     """
     _RECEIVED[0] = int(signal.SIGINT)
-    ours = _on_main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
-    if ours:
-        signal.signal(signal.SIGTERM, _terminate)
+    previous: dict[int, Any] = {}
+    if _on_main_thread():
+        for sig, handler in ((signal.SIGTERM, _terminate),
+                             (signal.SIGINT, signal.default_int_handler)):
+            now = signal.getsignal(sig)
+            if now is _at_once or (sig == signal.SIGTERM and now == signal.SIG_DFL):
+                previous[int(sig)] = signal.signal(sig, handler)
     try:
         yield
     finally:
-        if ours:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for signum, before in previous.items():
+            signal.signal(signum, before)
 
 
 def received() -> int:

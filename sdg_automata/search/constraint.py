@@ -13,7 +13,7 @@ lasso asks :func:`one_letter` whether its words use one letter only.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -104,21 +104,33 @@ def _nfa(within: DFA | NFA | EpsilonNFA | str, alphabet: tuple[str, ...]) -> Any
 
 
 def one_letter(alphabet: Sequence[str], within: Constraint | None, *,
-               trimmed: bool = False) -> int | None:
+               trimmed: bool = False, letters: Collection[str] | None = None) -> int | None:
     """The letter (index) of a one-letter walk, else ``None``.
 
-    Without a constraint: Σ has one letter.  With one: exactly one letter of Σ
-    labels a transition of the constraint's trimmed DFA (between states reachable
-    from its initial state and from which it can still accept), i.e. the
-    constraint's words over Σ use that letter alone (``trimmed``: ``within`` is
-    a :func:`trim` one already).
+    A walk reading one letter finds every position when every word of L(G, A) ∩
+    L(within) uses that letter alone, which holds when at most one letter is both one of
+    ``letters`` (those of the words of L(G, A): :meth:`~sdg_automata.grammar.Grammar.letters_of`;
+    ``None``: all of Σ) and one that labels a transition of the constraint's trimmed DFA
+    (between states reachable from its initial state and from which it can still
+    accept; ``trimmed``: ``within`` is a :func:`trim` one already).  When no letter is
+    both, no non-empty word is a position, and a walk on any letter (the first) finds
+    none, as every other strategy answers.
     """
-    if within is None:
-        return 0 if len(alphabet) == 1 else None
-    if not trimmed:
-        within = trim(within)
-    if within.initial < 0:  # no word at all: a walk on any one letter finds no position
-        return 0
+    allowed = {k for k, a in enumerate(alphabet) if letters is None or a in letters}
+    if within is not None:
+        if not trimmed:
+            within = trim(within)
+        allowed &= _labels(alphabet, within)
+    if len(allowed) > 1:
+        return None
+    return min(allowed, default=0)
+
+
+def _labels(alphabet: Sequence[str], within: Constraint) -> set[int]:
+    """The letters (indices) that label a transition of the trimmed ``within`` reachable
+    from its initial state."""
+    if within.initial < 0:  # no word at all
+        return set()
     reach = {within.initial}
     todo = [within.initial]
     used: set[int] = set()
@@ -130,7 +142,7 @@ def one_letter(alphabet: Sequence[str], within: Constraint | None, *,
                 if t not in reach:
                     reach.add(t)
                     todo.append(t)
-    return used.pop() if len(used) == 1 else None
+    return used
 
 
 def trim(within: Constraint) -> Constraint:

@@ -305,7 +305,9 @@ def max_grundy(
     table = None if within is None else constraint(within, automaton.alphabet,
                                                    reverse=not reading.mirrored)
     if chosen is None:
-        chosen = strategies.default(one_letter(automaton.alphabet, table) is not None, engine)
+        chosen = strategies.default(one_letter(
+            automaton.alphabet, table, letters=automaton.grammar.letters_of(head)) is not None,
+            engine)
     engine = strategies.prepare(chosen, keywords, engine, automaton)
     engine_options = None if engine == engines.AUTO else engines.get(engine).make_options(
         keywords)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import InputError
+from ..runtime.files import read_capped
 from .sinks import Format
 
 __all__ = ["Resumed", "locked", "resume"]
@@ -77,12 +78,8 @@ def resume(path: str | os.PathLike[str], fmt: Format, columns: Sequence[str], *,
     p = Path(path)
     if not _regular(str(p)):
         return Resumed(done=frozenset(), torn_bytes=0, header=False)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        return Resumed(done=frozenset(), torn_bytes=0, header=False)
-    except OSError as e:
-        raise InputError(f"cannot read {str(p)!r}: {e.strerror or e}") from None
+    # a regular file, read no further than a sweep output's cap (runtime.files.CAPS)
+    data = read_capped(p, what="sweep output")
     lines = [line + b"\n" for line in data.split(b"\n")[:-1]]  # after the last \n: torn
     _torn_tail(data[sum(map(len, lines)):], fmt, bool(lines), columns, str(p))
     read = _read_jsonl if fmt == "jsonl" else _read_csv

@@ -11,7 +11,6 @@ for Example 3, against sympy's own transfer-matrix inverse e₀ᵀ(I − xM)⁻�
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from fractions import Fraction
 from itertools import product
@@ -164,10 +163,8 @@ def test_long_lasso_minimizes_fast() -> None:
 
     g = modular_family([ModularSpec(7, 1), ModularSpec(11, 3), ModularSpec(13, 5),
                         ModularSpec(17, 2)])
-    started = time.perf_counter()
-    machine = ClassMachine.build(g, "A")
+    machine = ClassMachine.build(g, "A")  # quadratic behaviour would take hours: CI's timeout
     assert machine.count(2, 2000) in (0, 1)
-    assert time.perf_counter() - started < 60  # a guard against quadratic behaviour
 
 
 # ---------------------------------------------------------------------------
@@ -405,12 +402,13 @@ def test_the_cost_rule() -> None:
 
 def test_huge_lengths_are_refused_up_front() -> None:
     machine = ClassMachine.build(example3(), "A")
-    started = time.perf_counter()
-    with pytest.raises(BudgetExceeded, match="would take about"):
+    # refused by the estimate, before a level is counted (the messages say so; no clock of
+    # the test's, which a loaded machine stretches: issue 34 §7)
+    with pytest.raises(BudgetExceeded, match="would take about") as info:
         machine.count(0, 10**9)
+    assert not info.value.explored
     with pytest.raises(BudgetExceeded, match="over three times the budget of 1 s"):
         machine.count(0, 10**7, budget=Budget(max_seconds=1))
-    assert time.perf_counter() - started < 5
 
 
 def test_memory_is_refused_up_front(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,6 @@ import json
 import resource
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -61,21 +60,19 @@ def test_count_methods_give_automata_libs_count(method: str,
 
 
 def test_count_of_a_billion_letters_is_refused_at_once(capsys: pytest.CaptureFixture[str]) -> None:
-    started = time.perf_counter()
+    # refused by the estimate, before any level is counted: the messages say so (no clock:
+    # a time bound fails on a loaded machine, issue 34 §7)
     code, out, err = run(["count", EXAMPLE3, "A", 0, "--length", 10**9], capsys)
     assert code == 3 and out == "" and one_error(err) and "would take about" in err
     code, out, err = run(["count", EXAMPLE3, "A", 0, "--length", 10**7, "--max-seconds", 1],
                          capsys)
     assert code == 3 and one_error(err) and "over three times the budget of 1 s" in err
-    assert time.perf_counter() - started < 10
 
 
 def test_count_under_a_memory_limit_is_refused_not_killed() -> None:
-    started = time.perf_counter()
     done = limited(["count", str(EXAMPLE3), "A", "0", "--length", "3000000000",
                     "--max-seconds", "100000000"], 1500 * 2**20)
     assert done.returncode == 3 and one_error(done.stderr) and "of memory" in done.stderr
-    assert time.perf_counter() - started < 60
 
 
 def test_count_stops_at_max_seconds(capsys: pytest.CaptureFixture[str],
@@ -128,20 +125,16 @@ def test_naive_on_a_180_letter_word(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_grundy_on_a_cfg_stops_at_max_seconds(capsys: pytest.CaptureFixture[str]) -> None:
-    started = time.perf_counter()
     code, out, err = run(["grundy", DYCK, "S", "ab" * 2500, "--max-seconds", 0.3], capsys)
     assert code == 3 and out == "" and one_error(err) and "substrings reached" in err
     code, _, err = run(["grundy", DYCK, "S", "ab" * 600, "--method", "naive",
                         "--max-seconds", 0.3], capsys)
-    assert code == 3 and one_error(err) and "subwords reached" in err
-    assert time.perf_counter() - started < 60  # a loaded machine; about 1 s alone
+    assert code == 3 and one_error(err) and "subwords reached" in err  # the budget's message
 
 
 def test_grundy_table_too_big_for_memory_is_refused() -> None:
-    started = time.perf_counter()
     done = limited(["grundy", str(DYCK), "S", "ab" * 60_000], 1000 * 2**20)
     assert done.returncode == 3 and one_error(done.stderr) and "needs at least" in done.stderr
-    assert time.perf_counter() - started < 60
 
 
 def test_grundy_progress_on_a_terminal(capsys: pytest.CaptureFixture[str],

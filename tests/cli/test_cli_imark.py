@@ -200,7 +200,7 @@ def test_survey_jobs_over_budget_are_rows():
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["status"] for r in rows] == ["budget"] * 3
     assert all("0.5 s" in r["error"] and r["converges"] is None for r in rows)
-    assert seconds < 30
+    del seconds  # the rows' budget messages are the proof; _cli's timeout catches a hang
 
 
 @pytest.mark.parametrize(("argv", "match"), [
@@ -216,8 +216,8 @@ def test_budgets_exit_3_quickly(argv, match):
     code, out, err, seconds = _cli(*argv)
     assert code == 3, err
     _one_error(err)
-    assert match in err.splitlines()[-1]
-    assert seconds < 30
+    assert match in err.splitlines()[-1]  # the budget's message: no clock of the test's
+    del seconds  # (a loaded machine stretches it, issue 34 §7); _cli's timeout: a hang
 
 
 def test_sequence_streams_in_bounded_memory():
@@ -265,21 +265,30 @@ def test_survey_too_large_without_a_time_budget_is_refused(capsys, argv):
 
 
 @pytest.mark.parametrize("engine", ["layers", "reference"])
-def test_a_huge_window_obeys_the_time_budget(capsys, engine):
+def test_a_huge_window_obeys_the_time_budget(capsys, engine, monkeypatch):
     """Should stop near --max-seconds (issue 21 §10: --c 10^9 --max-seconds 2 ran over 30 s
-    and 707 MB, computing the naive table of 2c values outside the budget)."""
-    import time
+    and 707 MB, computing the naive table of 2c values outside the budget).
 
-    # CPU time: a loaded machine stretches wall time, not this; of this thread, which runs
-    # the command: threads an earlier test of the same xdist worker left (a Dask client's)
-    # count in the process's time (this failed at 3.4 s in a full run, 0.6 s alone)
-    started = time.thread_time()
+    As a count, not a time (CPU time failed on a loaded machine, issue 34 §7): the budgets'
+    clock moves 0.05 s a reading (tests/workclock.py), so 0.5 s is about 10 checks, each
+    after a chunk of the naive table, which must be inside the budget: it stops there,
+    before its 2c = 10⁷ positions."""
+    import re
+
+    from workclock import work_clock
+
+    clock = work_clock(monkeypatch, step=0.05)
     # its naive table (10⁷ positions) is estimated at ~1 s: started, and stopped at 0.5 s
     code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "5000000",
                        "--max-seconds", "0.5", "--engine", engine)
     assert code == 3 and "stopped at the budget of 0.5 s" in err and err.count("\n") == 1
-    assert time.thread_time() - started < 1.5
-    # a window whose table is estimated at 200 s is refused before any work
+    reached = re.search(r"naive i-Mark sequence stopped .* \((\d+) positions reached\)", err)
+    assert reached is not None and int(reached.group(1)) < 10**7 and clock.readings <= 30
+    # a window whose table is estimated at 200 s is refused before any work (with room for
+    # its 18 GB: the memory refusal, which comes first, depends on the machine's state)
+    from sdg_automata.games.imark import convergence
+
+    monkeypatch.setattr(convergence, "available_bytes", lambda: 1 << 40)
     code, _, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9",
                        "--max-seconds", "2", "--engine", engine)
     assert code == 3 and "would take about 200 s" in err
@@ -287,13 +296,12 @@ def test_a_huge_window_obeys_the_time_budget(capsys, engine):
 
 def test_a_window_that_cannot_fit_is_refused_up_front(capsys, monkeypatch):
     """Should refuse at once, naming the bytes, when the window's table cannot fit."""
-    import time
 
     from sdg_automata.games.imark import convergence
 
     monkeypatch.setattr(convergence, "available_bytes", lambda: 10**9)
-    started = time.process_time()
     code, out, err = run(capsys, "value", "--S", "1", "--D", "2,3", "10^18", "--c", "10^9",
                          "--json")
     assert code == 3 and "the window c = 1,000,000,000 needs at least" in err
-    assert json.loads(out)["reason"] == "budget" and time.process_time() - started < 0.5
+    # at once: nothing explored before the refusal (a count, not a clock: issue 34 §7)
+    assert json.loads(out)["reason"] == "budget" and json.loads(out)["explored"] in (0, None)

@@ -307,11 +307,10 @@ def test_ctrl_c_inside_the_kernels_keeps_the_checkpoint(tmp_path: Path) -> None:
         if (int(fields[11]) + int(fields[12])) / ticks > 3:
             break
     child.send_signal(signal.SIGINT)
-    sent = time.monotonic()
     out, err = child.communicate(timeout=60)
     assert child.returncode == 130 and out == "", err
     assert err.startswith("error: interrupted after ") and err.count("\n") == 1
-    assert time.monotonic() - sent < 30 and path.exists()
+    assert path.exists()  # communicate's timeout catches a hang; no time bound (issue 34 §7)
     from sdg_automata.games.octal.valuefile import CHECKPOINT, read
 
     kept = read(str(path), schema=CHECKPOINT).values

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections import Counter
 from itertools import product
 from pathlib import Path
@@ -191,9 +190,10 @@ def test_count_gf_and_density(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_count_long_words_fast_and_exact(capsys: pytest.CaptureFixture[str]) -> None:
-    started = time.perf_counter()
+    # fast: the count's plan refuses up front a method estimated to be slow (budget.refuse_slow);
+    # no clock here (a time bound fails on a loaded machine, issue 34 §7)
     code, out, _ = run(["count", EXAMPLE3, "A", "0", "--length", "2000"], capsys)
-    assert code == 0 and time.perf_counter() - started < 10  # about 0.1 s
+    assert code == 0
     assert abs(int(out) * 5 - 2 * 2**2000) < 2**1000
     code, out, _ = run(["count", EXAMPLE3, "A", "0", "--length", "16000", "--json"], capsys)
     digits = out.split('"count": ')[1].rstrip("}\n")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import get_args
 
@@ -62,15 +61,15 @@ def test_strategy_and_route_tables_feed_the_types_and_the_cli() -> None:
 
 def test_regex_size_guard_is_checked_while_the_dfa_is_built(
         issue15: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Should refuse at once (the old route spent minutes in automata-lib first)."""
-    started = time.perf_counter()
+    """Should refuse at once (the old route spent minutes in automata-lib first): the guard
+    names the states it counted, the proof that it stopped at them (no time bound: it
+    fails on a loaded machine, issue 34 §7)."""
     code, out, err = run(["regex", issue15, "Y", "0"], capsys)
     assert code == 3 and out == ""
     one_error(err, "more than 500 states", "--max-dfa-states")
     code, out, err = run(["regex", issue15, "Y", "0", "--max-dfa-states", "5"], capsys)
     assert code == 3
     one_error(err, "more than 50 states", "--max-dfa-states 5")
-    assert time.perf_counter() - started < 30
 
 
 def test_regex_keeps_the_users_own_budget(issue15: Path,
@@ -82,15 +81,13 @@ def test_regex_keeps_the_users_own_budget(issue15: Path,
 
 def test_forward_minimal_dfa_obeys_max_states(issue15: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    started = time.perf_counter()
     code, out, err = run(["dfa", issue15, "Y", "0", "--forward", "--minimal",
                           "--max-states", "1000"], capsys)
     assert code == 3 and out == ""
     one_error(err, "budget of 1000 states", "1000 states reached")
     code, _, err = run(["dfa", issue15, "Y", "0", "--forward", "--max-seconds", "0.5"], capsys)
     assert code == 3
-    one_error(err, "budget of 0.5 s")
-    assert time.perf_counter() - started < 30
+    one_error(err, "budget of 0.5 s")  # the budget's own message: no clock of the test's
 
 
 def test_explore_budget_for_every_automaton_command(
@@ -109,11 +106,9 @@ def test_period_and_max_have_seconds(tmp_path: Path,
     path.write_text(grammar_to_json(modular_family([ModularSpec.parse(s)
                                                     for s in HUGE.split()])), encoding="utf-8")
     for argv in (["period", path, "A"], ["max", path, "A"], ["spectrum", path]):
-        started = time.perf_counter()
         code, out, err = run([*argv, "--max-seconds", "0.3"], capsys)
         assert code == 3 and out == "", argv
-        one_error(err, "budget of 0.3 s")
-        assert time.perf_counter() - started < 10
+        one_error(err, "budget of 0.3 s")  # the stop's proof; a time bound fails under load
 
 
 def test_library_budgets_for_period_and_search() -> None:
@@ -143,12 +138,10 @@ def test_memory_limit_ends_with_exit_3(tmp_path: Path, argv: list[str]) -> None:
         cap = size + 80 * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
-    started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "sdg_automata", argv[0], str(path), *argv[1:]],
-                          capture_output=True, text=True, preexec_fn=limit, timeout=120)
+                          capture_output=True, text=True, preexec_fn=limit, timeout=300)
     assert proc.returncode == 3, proc.stderr
     one_error(proc.stderr, "memory")
-    assert time.perf_counter() - started < 60
 
 
 def test_moves_and_play_bound_the_substring_table(capsys: pytest.CaptureFixture[str]) -> None:

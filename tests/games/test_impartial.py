@@ -6,7 +6,6 @@ import dataclasses
 import doctest
 import itertools
 import json
-import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -344,13 +343,10 @@ def test_winning_moves_are_exactly_the_moves_to_xor_zero(
 def test_path_of_a_million_positions() -> None:
     n = 10**6
     path = {i: [i + 1] for i in range(n - 1)}  # deepest first: the worst case for a DFS
-    start = time.perf_counter()
-    sol = solve_game_graph(path)
-    elapsed = time.perf_counter() - start
+    sol = solve_game_graph(path)  # quadratic behaviour would take hours: CI's timeout
     assert len(sol) == n
     assert sol.grundy[n - 1] == 0 and sol.grundy[0] == (n - 1) % 2 == 1
     assert sol.outcome(0, misere=True) == "P"  # an odd number of moves to the sink
-    assert elapsed < 60, elapsed  # a few seconds; quadratic behaviour would take hours
 
 
 def test_long_cycle_is_found_without_recursion() -> None:

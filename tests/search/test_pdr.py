@@ -395,11 +395,11 @@ def test_ring_family_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     code, _, err = run(["family", "ring", "1"], capsys)
     assert code == 2
     one_error(err, "at least 2 DFAs")
-    # refused before any prime is sought (the fuzzer's 10^20 DFAs hung the command)
-    started = time.process_time()
+    # refused before any prime is sought (the fuzzer's 10^20 DFAs hung the command): the size
+    # is the estimate 18·count², about 10^41 symbols, never a count of primes found
     code, _, err = run(["family", "ring", str(10**20)], capsys)
-    assert code == 3 and time.process_time() - started < 1
-    one_error(err, "too large to build")
+    assert code == 3
+    one_error(err, "about 10^41 symbols", "too large to build")
     code, _, err = run(["family", "ring", "150"], capsys)  # primes to 863: 1,066,860 symbols
     assert code == 3
     one_error(err, "1,066,860 symbols")
@@ -449,11 +449,9 @@ def _gone(pid_file: Path) -> bool:
 
 
 def test_seconds_hold_while_abc_runs(stuck_abc: Path) -> None:
-    started = time.perf_counter()
     with pytest.raises(BudgetExceeded, match="PDR stopped at the budget of 1 s"):
         max_grundy(parse_grammar(EXAMPLE3.read_text(encoding="utf-8")), "A", strategy="pdr",
-                   max_seconds=1)
-    assert time.perf_counter() - started < 10
+                   max_seconds=1)  # the budget's message is the proof (no clock: issue 34 §7)
     assert _gone(stuck_abc)  # killed, not left running
 
 

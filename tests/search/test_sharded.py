@@ -230,7 +230,6 @@ def test_a_worker_silent_for_a_minute_is_lost(monkeypatch: pytest.MonkeyPatch) -
 
 def test_checking_the_workers_is_bounded() -> None:
     """Client.run waits for ever on a frozen worker; check_workers does not."""
-    import time
 
     from sdg_automata.runtime.cluster import check_workers
 
@@ -240,11 +239,9 @@ def test_checking_the_workers_is_bounded() -> None:
         def run(self, function: Any) -> Any:
             never.wait()
 
-    started = time.monotonic()
     with pytest.raises(ResourceError, match="did not all answer within 0.5 s"):
-        check_workers(Client(), timeout=0.5)
-    assert time.monotonic() - started < 5
-    never.set()
+        check_workers(Client(), timeout=0.5)  # its own timeout's message; no clock of the
+    never.set()                               # test's (a loaded machine: issue 34 §7)
 
 
 @pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1", "", "tcp://127.0.0.1:99999",

@@ -513,7 +513,6 @@ def test_shapes_too_large_to_enumerate_are_refused_at_once(shape: dict[str, Any]
     """Should refuse before building any table (these took 14 GB or minutes before)."""
     from sdg_automata.errors import BudgetExceeded
 
-    started = time.perf_counter()
-    with pytest.raises(BudgetExceeded, match="too large to enumerate"):
+    with pytest.raises(BudgetExceeded, match="too large to enumerate") as info:
         GrammarShape(**shape)
-    assert time.perf_counter() - started < 5
+    assert not info.value.explored  # refused by the count, before any table: no clock

@@ -17,16 +17,17 @@ from typing import Any, get_args
 import numpy as np
 import numpy.typing as npt
 
-from ...errors import BudgetExceeded, InputError, Interrupted, SdgBug
+from ...errors import BudgetExceeded, InputError, Interrupted, InvalidCertificate, SdgBug
 from ...runtime.budget import Budget, Meter
 from ...runtime.engines import THRESHOLDS, Engine
 from ...runtime.stopping import held_signals
 from .checkpoint import _Checkpoint
 from .space import SparseSpace
 from .values import Method, Rules, _Engine
+from .verify import check_period, check_values
 
 __all__ = ["DEFAULT_MAX_N", "JSON_VALUES", "PERIOD_COMPILED_FROM", "OctalPeriod",
-           "find_period", "minimize", "prove"]
+           "find_period", "minimize", "prove", "recheck"]
 
 #: values computed by default before a period is declared not proven: enough
 #: for every game of the benchmark table (0.56 needs 653 582)
@@ -69,6 +70,10 @@ class OctalPeriod:
     computed:
         All ``checked_to`` values computed (read-only; the certificate's
         source), or empty.
+    resumed:
+        How many of ``computed`` came from a checkpoint rather than from this run
+        (:func:`prove` has them re-derived by the independent checker before it says
+        anything of them: :func:`recheck`).
     """
 
     code: str
@@ -80,6 +85,7 @@ class OctalPeriod:
     sparse: SparseSpace | None = field(default=None, compare=False)
     computed: npt.NDArray[np.integer[Any]] = field(default_factory=lambda: _EMPTY,
                                                     compare=False, repr=False)
+    resumed: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
         if self.certified != (self.preperiod is not None and self.period is not None):
@@ -115,12 +121,14 @@ class OctalPeriod:
         "values_total"}``: ``values`` lists the first ``shown`` values (default: the
         first preperiod + period, at most :data:`JSON_VALUES`); ``values_total`` is
         preperiod + period, the number of values that give every value (``null``
-        when not certified)."""
+        when not certified).  Not certified, ``values`` lists the first ``shown`` of the
+        values computed (each exact; none by default)."""
         total = len(self.values) if self.certified else None
         k = min(total or 0, JSON_VALUES) if shown is None else shown
+        listed = self.first(k) if self.certified else self.computed[:k].tolist()
         return {"code": self.code, "preperiod": self.preperiod, "period": self.period,
                 "certified": self.certified, "checked_to": self.checked_to,
-                "values": self.first(k) if self.certified else [], "values_total": total}
+                "values": listed, "values_total": total}
 
 
 # -- the proof ----------------------------------------------------------------------------
@@ -137,12 +145,16 @@ def prove(game: Rules, *, max_n: int, method: Method, budget: Budget, engine: En
                          f"not {method!r}")
     run = _Engine(game, method=method, engine=engine, compiled_from=PERIOD_COMPILED_FROM)
     saver = None if checkpoint is None else _Checkpoint(checkpoint, run)
+    bar = budget.progress  # the check's progress: the saver's would save the values checked
     if saver is not None:
         budget = replace(budget, progress=saver.progress(budget.progress))
     meter = budget.start(f"{game.code} period", unit="values")
     try:
         try:
             result = _prove(game, run, max_n, meter)
+            if saver is not None:
+                result = replace(result, resumed=saver.resumed)
+            _checked(result, engine, replace(meter.shared(), progress=bar), saver)
         except KeyboardInterrupt:  # between two kernel calls (extend has its own)
             raise meter.interrupted(run.n) from None
     except (BudgetExceeded, Interrupted):
@@ -152,6 +164,70 @@ def prove(game: Rules, *, max_n: int, method: Method, budget: Budget, engine: En
     if saver is not None:
         saver.save()
     return result
+
+
+def _checked(result: OctalPeriod, engine: Engine, budget: Budget,
+             saver: _Checkpoint | None) -> None:
+    """What the run says is checked, not trusted (``docs/octal.md`` §8).
+
+    A certified period: the independent checker's steps 2–3
+    (:func:`~sdg_automata.games.octal.verify.check_period`: the theorem's count, the
+    period, the least preperiod and period) on the values the claim rests on, and its
+    step 1 on those of them this run did not compute itself but resumed from a
+    checkpoint (:func:`recheck`).  "No period proven within N values" rests on all N:
+    every resumed value is re-derived.
+
+    Raises
+    ------
+    InputError
+        A resumed value is wrong: the checkpoint was damaged or edited.
+    SdgBug
+        The checker refutes a period this run proved.
+    """
+    need = _needed(result) if result.certified else result.checked_to
+    meter = budget.start(f"{result.code}: the independent check", unit="values")
+    try:
+        recheck(result, need, engine=engine, meter=meter)
+    except InvalidCertificate as e:
+        assert saver is not None  # only resumed values are re-derived
+        raise saver.damaged(f"the independent checker refutes a value it holds: "
+                            f"{str(e).replace(' in the certificate', '')}") from None
+    if result.preperiod is None or result.period is None:
+        return
+    try:
+        check_period(result.code, result.computed[:need], result.preperiod, result.period,
+                     engine=engine, meter=meter)
+    except InvalidCertificate as e:
+        raise SdgBug(f"the checker refutes the period proven for {result.code}: {e}") from None
+
+
+def _needed(result: OctalPeriod) -> int:
+    """The values a certified result rests on: N = 2·max(n₀, 1) + 2p + t (§2)."""
+    assert result.preperiod is not None and result.period is not None
+    return 2 * max(result.preperiod, 1) + 2 * result.period + len(result.code) - 2
+
+
+def recheck(result: OctalPeriod, upto: int, *, engine: Engine = "auto",
+            meter: Meter | None = None) -> None:
+    """Re-derive the values below ``upto`` that came from a checkpoint (``result.resumed``)
+    by the independent checker (:func:`~sdg_automata.games.octal.verify.check_values`).
+
+    The values a run computes after them depend on them, so checking the first
+    min(``upto``, resumed) values makes every value below ``upto`` checked or computed.
+    The check uses the run's sparse space (any one the lemma holds for is sound), or
+    enumerates every option without one.  Nothing to do for a run that resumed nothing.
+
+    Raises
+    ------
+    InvalidCertificate
+        The first resumed value the rules refute.
+    """
+    upto = min(upto, result.resumed)
+    if upto <= 0:
+        return
+    sparse = None if result.sparse is None else result.sparse.to_json()
+    check_values(result.code, result.computed[:upto], sparse=sparse, engine=engine,
+                 meter=meter)
 
 
 def _prove(game: Rules, run: _Engine, max_n: int, meter: Meter) -> OctalPeriod:

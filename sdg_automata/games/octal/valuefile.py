@@ -25,20 +25,22 @@ until the new one is complete.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ...errors import InputError, InvalidCertificate
+from ...errors import BudgetExceeded, InputError, InvalidCertificate
+from ...runtime.atomic import replacing
+from ...runtime.budget import available_bytes
+from ...runtime.files import open_regular
 
 __all__ = ["CERTIFICATE", "CHECKPOINT", "MAGIC", "ValueFile", "read", "write"]
 
@@ -56,6 +58,8 @@ MAX_HEADER = 1 << 24
 _INFLATE = 1032
 #: bytes compressed or decompressed at a time (the temporaries stay small)
 _CHUNK = 1 << 24
+#: payload bytes read at a time (between two calls of :func:`read`'s ``check``)
+_READ = 1 << 22
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,77 +87,84 @@ def _payload(values: npt.NDArray[np.integer[Any]], dtype: str,
     yield b"", z.flush()
 
 
+def _seal(header: dict[str, Any]) -> str:
+    """The SHA-256 of the header's canonical JSON (keys sorted, no spaces), its ``seal``
+    left out: any change to any field changes it."""
+    fields = {k: v for k, v in header.items() if k != "seal"}
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
 def write(path: str, header: dict[str, Any], values: npt.NDArray[np.integer[Any]], *,
           level: int = 6) -> int:
     """Write ``header`` (which must name its ``schema``) and ``values`` to ``path``,
-    atomically; the file's size in bytes.
+    atomically (:func:`~sdg_automata.runtime.atomic.replacing`); the file's size in bytes.
 
     ``count``, ``dtype``, ``compression``, ``payload_bytes`` and ``sha256`` are
-    added to the header.  zlib ``level`` 1 writes about 5× faster than 6 for
-    files about 1.3× larger (checkpoints use 1).
+    added to the header, then its ``seal`` (the SHA-256 of all the others).  zlib
+    ``level`` 1 writes about 5× faster than 6 for files about 1.3× larger (checkpoints
+    use 1).
     """
     dtype = _narrowest(values)
-    target = os.path.realpath(path)
-    folder = os.path.dirname(target) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".sdg-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w+b") as f:
-            digest, size = hashlib.sha256(), 0
-            # the payload goes to a scratch file first: the header, written before it,
-            # gives its size and hash
-            body = tempfile.TemporaryFile(dir=folder)
-            with body:
-                for raw, packed in _payload(values, dtype, level):
-                    digest.update(raw)
-                    body.write(packed)
-                    size += len(packed)
-                full = {**header, "count": len(values), "dtype": dtype, "compression": "zlib",
-                        "payload_bytes": size, "sha256": digest.hexdigest()}
-                f.write(MAGIC + json.dumps(full, separators=(", ", ": ")).encode() + b"\n")
-                body.seek(0)
-                while block := body.read(_CHUNK):
-                    f.write(block)
-            f.flush()
-            os.fsync(f.fileno())
-            total = f.tell()
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    folder = os.path.dirname(os.path.realpath(path)) or "."
+    with replacing(path) as f:
+        digest, size = hashlib.sha256(), 0
+        # the payload goes to a scratch file first: the header, written before it,
+        # gives its size and hash
+        with tempfile.TemporaryFile(dir=folder) as body:
+            for raw, packed in _payload(values, dtype, level):
+                digest.update(raw)
+                body.write(packed)
+                size += len(packed)
+            full = {**header, "count": len(values), "dtype": dtype, "compression": "zlib",
+                    "payload_bytes": size, "sha256": digest.hexdigest()}
+            full["seal"] = _seal(full)
+            f.write(MAGIC + json.dumps(full, separators=(", ", ": ")).encode() + b"\n")
+            body.seek(0)
+            while block := body.read(_CHUNK):
+                f.write(block)
+        total = f.tell()
     return total
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def read(path: str, *, schema: str) -> ValueFile:
+def read(path: str, *, schema: str, check: Callable[[int], object] | None = None) -> ValueFile:
     """The header and values of the file ``path``, which must be a ``schema`` file.
+
+    Only a regular file is read (:func:`~sdg_automata.runtime.files.open_regular`: a FIFO
+    or a device is refused before a byte is read), and no more of it than its header
+    says: a header line of at most :data:`MAX_HEADER` bytes, then ``payload_bytes`` (a
+    file longer than that is refused before its payload is read).  ``check(n)``, when
+    given, is called between chunks with the payload bytes read so far (a budget's
+    meter stops a long read there).
 
     Raises
     ------
     InputError
         The file cannot be read, or is not such a file (magic line, header).
     InvalidCertificate
-        The values do not match the header: a truncated or overlong payload,
-        or a bad SHA-256.
+        The file does not hold what its header says: a broken seal (a field of the
+        header changed after it was written; a checkpoint must have a seal), a
+        truncated or overlong payload, or a bad SHA-256.
     """
+    what = "checkpoint" if schema == CHECKPOINT else "certificate"
     try:
-        with open(path, "rb") as f:
-            return _read(f, path, schema)
+        with open_regular(path, what=what) as f:
+            return _read(f, path, schema, check)
     except OSError as e:
         raise InputError(f"cannot read {path!r}: {e.strerror or e}") from None
 
 
-def _read(f: IO[bytes], path: str, schema: str) -> ValueFile:
+def _header(f: IO[bytes], path: str, schema: str) -> tuple[dict[str, Any], int, str, int, str]:
+    """The header after the magic line, checked: (header, count, dtype, payload bytes,
+    sha256)."""
     if f.read(len(MAGIC)) != MAGIC:
         raise InputError(f"{path!r} is not an sdg-automata octal file (no "
                          f"{MAGIC.decode().strip()!r} line)")
-    line = f.readline(MAX_HEADER)
+    line = f.readline(MAX_HEADER + 1)
+    if not line.endswith(b"\n"):
+        raise InputError(f"{path!r}: the header line is longer than {MAX_HEADER:,} bytes"
+                         if len(line) > MAX_HEADER else
+                         f"{path!r}: the header line has no end (the file is truncated)")
     try:
         header = json.loads(line)
     except (ValueError, RecursionError):
@@ -161,6 +172,13 @@ def _read(f: IO[bytes], path: str, schema: str) -> ValueFile:
     if not isinstance(header, dict) or header.get("schema") != schema:
         found = header.get("schema") if isinstance(header, dict) else None
         raise InputError(f"{path!r} is not an {schema} file (its schema is {found!r})")
+    seal = header.get("seal")
+    if seal is None and schema == CHECKPOINT:
+        raise InvalidCertificate(f"{path!r} has no seal (a checkpoint of an earlier version, "
+                                 "or an edited one): its header cannot be trusted")
+    if seal is not None and seal != _seal(header):
+        raise InvalidCertificate(f"{path!r}: the header's seal is broken (a field was changed "
+                                 "after the file was written)")
     count, dtype = header.get("count"), header.get("dtype")
     size, digest = header.get("payload_bytes"), header.get("sha256")
     if (not _natural(count) or dtype not in DTYPES or header.get("compression") != "zlib"
@@ -168,15 +186,32 @@ def _read(f: IO[bytes], path: str, schema: str) -> ValueFile:
         raise InputError(f"{path!r}: the header's count, dtype, compression, payload_bytes "
                          f"or sha256 is missing or malformed")
     assert isinstance(count, int) and isinstance(dtype, str) and isinstance(size, int)
+    return header, count, dtype, size, digest
+
+
+def _read(f: IO[bytes], path: str, schema: str,
+          check: Callable[[int], object] | None) -> ValueFile:
+    header, count, dtype, size, digest = _header(f, path, schema)
     if count * DTYPES[dtype].itemsize > _INFLATE * size + (1 << 10):
         # zlib never inflates more than about 1032 times: refuse before allocating
         raise InvalidCertificate(f"{path!r}: {size} compressed bytes cannot hold the {count} "
                                  f"values its header says")
+    beyond = os.fstat(f.fileno()).st_size - f.tell() - size
+    if beyond > 0:  # refused before reading: a valid file followed by a gigabyte of zeros
+        raise InvalidCertificate(f"{path!r} has {beyond:,} bytes after the {size:,} of its "
+                                 "payload")
+    need, left = count * DTYPES[dtype].itemsize, available_bytes()
+    if left is not None and need > left:
+        raise BudgetExceeded(f"{path!r} holds {count:,} values, {need >> 20:,} MB, more than "
+                             f"the {left >> 20:,} MB this process can allocate", explored=0)
     values = np.zeros(count, dtype=DTYPES[dtype])
     raw = values.view(np.uint8)
     z, got, at, read_bytes = zlib.decompressobj(), hashlib.sha256(), 0, 0
     try:
-        while block := f.read(_CHUNK):
+        # never more than the header's payload_bytes, and one byte to see that there is more
+        while read_bytes <= size and (block := f.read(min(_READ, size + 1 - read_bytes))):
+            if check is not None:
+                check(read_bytes)
             read_bytes += len(block)
             out = z.decompress(block, len(raw) - at + 1)
             while out:
@@ -190,19 +225,19 @@ def _read(f: IO[bytes], path: str, schema: str) -> ValueFile:
                     if z.unconsumed_tail else b""
     except zlib.error as e:
         raise InvalidCertificate(f"{path!r}: the values do not decompress ({e})") from None
+    if read_bytes > size:
+        raise InvalidCertificate(f"{path!r}: the payload has more than the {size} bytes its "
+                                 "header says")
     if at < len(raw) or not z.eof:
         state = "is truncated" if read_bytes < size else "is damaged (its payload is whole)"
         raise InvalidCertificate(
             f"{path!r} {state}: {at // values.itemsize} values of the {count} its header "
             f"says ({read_bytes} payload bytes of {size})")
-    if read_bytes != size:
-        raise InvalidCertificate(f"{path!r}: the payload has {read_bytes} bytes, its header "
-                                 f"says {size}")
     if got.hexdigest() != digest:
         raise InvalidCertificate(f"{path!r}: the values' SHA-256 is not the header's (the "
                                  f"values were changed)")
-    for key in ("count", "dtype", "compression", "payload_bytes", "sha256"):
-        del header[key]
+    for key in ("count", "dtype", "compression", "payload_bytes", "sha256", "seal"):
+        header.pop(key, None)
     return ValueFile(header=header, values=values)
 
 

@@ -31,10 +31,13 @@ def _lasso(search: Search) -> SearchResult:
     (:func:`sdg_automata.search.engines.run`; the Python reference: :func:`_lasso_python`)."""
     # the walk leaves no position behind it: trim the constraint
     table = None if search.constraint is None else trim(search.constraint)
-    letter = one_letter(search.automaton.alphabet, table, trimmed=True)
+    automaton = search.automaton
+    used = automaton.grammar.letters_of(search.head)  # the letters of L(G, A), not all of Σ
+    letter = one_letter(automaton.alphabet, table, trimmed=True, letters=used)
     if letter is None:
-        letters = ", ".join(search.automaton.alphabet)
-        raise InputError(f"--strategy lasso walks one letter: the grammar reads {{{letters}}}"
+        letters = ", ".join(sorted(used))
+        raise InputError(f"--strategy lasso walks one letter: the words of "
+                         f"L(G, {search.head}) use {{{letters}}}"
                          + (" and the constraint allows more than one of them"
                             if search.constraint is not None else "")
                          + " (use bfs or dfs)")
