@@ -146,7 +146,7 @@ def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
     return numba_missing() is None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Stage(Generic[R]):
     """One engine of a walk under ``"auto"``: :func:`ski_rental` runs the stages in order.
 

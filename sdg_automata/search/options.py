@@ -41,9 +41,12 @@ class Argument:
     metavar: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Configurable:
-    """An entry of a registry with options: a strategy or an engine.
+    """What an entry of a registry with options has, and what it does with them: a
+    strategy (:class:`~sdg_automata.search.strategies.base.SearchStrategy`) or an engine
+    (:class:`~sdg_automata.search.engines.base.SearchEngine`), each a frozen dataclass
+    with these fields (a mixin, not a dataclass base: creating a dataclass costs start-up),
+    shown by its kind and name and compared by identity.
 
     Attributes
     ----------
@@ -69,9 +72,12 @@ class Configurable:
 
     name: str
     describe: str
-    options: type[Any] | None = None
-    arguments: tuple[Argument, ...] = ()
-    refuse: Callable[[str, Mapping[str, Any]], str] | None = None
+    options: type[Any] | None
+    arguments: tuple[Argument, ...]
+    refuse: Callable[[str, Mapping[str, Any]], str] | None
+
+    def __repr__(self) -> str:  # its name says which (the dataclasses write none: start-up)
+        return f"<{self.kind} {self.name!r}>"
 
     @property
     def defaults(self) -> dict[str, Any]:

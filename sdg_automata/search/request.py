@@ -29,24 +29,25 @@ from .constraint import Constraint
 if TYPE_CHECKING:
     from .compiled.tables import StepTables
 
-__all__ = ["EngineRun", "Evidence", "Outcome", "Search", "SearchResult", "nbytes",
-           "power_witness", "read_witness"]
+    class Outcome(Protocol):
+        """The common fields of a verdict (:class:`~sdg_automata.search.decide.Verdict`)
+        that an :class:`Evidence` may read to word what it leaves open (a protocol for the
+        type checker only: defining it costs start-up)."""
 
+        @property
+        def k(self) -> int | None: ...
+        @property
+        def answer(self) -> bool | None: ...
+        @property
+        def maximum(self) -> int | None: ...
+        @property
+        def exact(self) -> bool: ...
+        @property
+        def proof(self) -> str | None: ...
 
-class Outcome(Protocol):
-    """The common fields of a verdict (:class:`~sdg_automata.search.decide.Verdict`) that
-    an :class:`Evidence` may read to word what it leaves open."""
+__all__ = ["EngineRun", "Evidence", "Search", "SearchResult", "nbytes", "power_witness",
+           "read_witness"]
 
-    @property
-    def k(self) -> int | None: ...
-    @property
-    def answer(self) -> bool | None: ...
-    @property
-    def maximum(self) -> int | None: ...
-    @property
-    def exact(self) -> bool: ...
-    @property
-    def proof(self) -> str | None: ...
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..options import Configurable
+from ..options import Argument, Configurable
 from ..request import EngineRun
 
 if TYPE_CHECKING:
@@ -59,12 +59,13 @@ def _no_check(options: Any, budget: Budget) -> None:
     """An engine whose options need no refusal."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SearchEngine(Configurable):
     """One way of running an explicit-state search (see the module docstring).
 
-    Besides the fields of :class:`~sdg_automata.search.options.Configurable` (``name``,
-    ``describe``, ``options``, ``arguments``, ``refuse``):
+    Its name, what ``--help`` says of it, its options, their arguments and its refusal
+    of them are those of :class:`~sdg_automata.search.options.Configurable`; entries
+    are compared by identity.
 
     Attributes
     ----------
@@ -112,6 +113,11 @@ class SearchEngine(Configurable):
 
     kind: ClassVar[str] = "engine"
 
+    name: str
+    describe: str
+    options: type[Any] | None = None
+    arguments: tuple[Argument, ...] = ()
+    refuse: Callable[[str, Mapping[str, Any]], str] | None = None
     implements: Mapping[str, Runner] = field(default_factory=dict)
     runs_reference: bool = False
     constraints: bool = True

@@ -15,12 +15,12 @@ and :mod:`sdg_automata.render` read these fields and never a strategy's name.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import InputError
-from ..options import Configurable
+from ..options import Argument, Configurable
 
 if TYPE_CHECKING:
     from ...automaton.construction import GrundyAutomaton
@@ -38,12 +38,13 @@ def _keep_engine(options: Any, engine: str, automaton: GrundyAutomaton) -> str:
     return engine
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SearchStrategy(Configurable):
     """One on-the-fly search strategy of Max-Grundy (SPEC §5).
 
-    Besides the fields of :class:`~sdg_automata.search.options.Configurable` (``name``,
-    ``describe``, ``options``, ``arguments``, ``refuse``):
+    Its name, what ``--help`` says of it, its options, their arguments and its refusal
+    of them are those of :class:`~sdg_automata.search.options.Configurable`; entries
+    are compared by identity.
 
     Attributes
     ----------
@@ -71,6 +72,11 @@ class SearchStrategy(Configurable):
 
     kind: ClassVar[str] = "strategy"
 
+    name: str
+    describe: str
+    options: type[Any] | None = None
+    arguments: tuple[Argument, ...] = ()
+    refuse: Callable[[str, Mapping[str, Any]], str] | None = None
     run: Callable[[Search], SearchResult]
     reference: Callable[..., SearchResult] | None = None
     solver: str | None = None

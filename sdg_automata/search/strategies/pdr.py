@@ -6,34 +6,17 @@ on Debian), and the proof counts only once its inductive invariant passes our
 own CaDiCaL check (``proof="pdr"``); its counterexamples send the bounded
 search of :mod:`.sat` to their length for shortest witnesses.  It closes where
 k-induction never does: unreachable states that loop inside the bad set.  Its
-evidence is sat's, with the invariant's size in the command line's note.
+evidence is sat's, with the invariant's size in the command line's note
+(:class:`~sdg_automata.search.strategies.solved.PdrEvidence`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from ...runtime.budget import Budget
 from ..request import Search, SearchResult
 from .base import SearchStrategy, refuse_states
-from .sat import SolverEvidence
 
-__all__ = ["STRATEGY", "PdrEvidence"]
-
-
-@dataclass(frozen=True)
-class PdrEvidence(SolverEvidence):
-    """:class:`~.sat.SolverEvidence` of a PDR run: its ``solver`` also has the rounds of
-    ABC, the clauses of the last invariant, and why a proof was refused (``unproven``)."""
-
-    label: ClassVar[str] = "PDR"
-
-    def summary(self, proof: str | None) -> str | None:
-        note = super().summary(proof)
-        if proof == "pdr" and self.solver is not None:
-            note = f"{note}, invariant of {self.solver['invariant_clauses']} clauses, checked"
-        return note
+__all__ = ["STRATEGY"]
 
 
 def _check(options: None, budget: Budget) -> None:
@@ -44,6 +27,7 @@ def _pdr(search: Search) -> SearchResult:
     """ABC's PDR for the proof, its invariant checked by CaDiCaL, and bounded model checking
     for the shortest witnesses (:mod:`sdg_automata.search.pdr`)."""
     from ..pdr import pdr_search
+    from .solved import PdrEvidence
 
     found = pdr_search(search.automaton, search.head, settled=search.settled,
                        budget=search.budget, within=search.constraint)

@@ -6,23 +6,24 @@ up to ``max_length`` (its one option, ``--max-length``), with shortest
 witnesses.  A witness is exact; nothing found up to the length is not a "no"
 unless k-induction proves it (then ``proof="k-induction"``); otherwise the
 verdict is not exact and, asked about k, its answer is ``None``.  Its evidence
-(:class:`SolverEvidence`) is the length searched, the depth of the induction and
-the solver's work, three fields of the ``max`` command's JSON.
+(:class:`~sdg_automata.search.strategies.solved.SolverEvidence`) is the length
+searched, the depth of the induction and the solver's work, three fields of the
+``evidence`` of the ``max`` command's JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ...errors import InputError
 from ...runtime.budget import Budget
 from ..options import Argument
-from ..request import Evidence, Outcome, Search, SearchResult
+from ..request import Search, SearchResult
 from .base import SearchStrategy, refuse_states
 
-__all__ = ["STRATEGY", "SatOptions", "SolverEvidence"]
+__all__ = ["STRATEGY", "SatOptions"]
 
 
 @dataclass(frozen=True)
@@ -30,54 +31,6 @@ class SatOptions:
     """The longest word searched (``None``: until settled or proven, or out of budget)."""
 
     max_length: int | None = None
-
-
-@dataclass(frozen=True)
-class SolverEvidence(Evidence):
-    """What a solver-backed strategy searched and how it proved (strategies sat and pdr).
-
-    Attributes
-    ----------
-    max_length:
-        Every word up to this length was searched.
-    induction_depth:
-        The k of a k-induction proof.
-    solver:
-        The solver's name, variables, clauses, conflicts, calls (pdr adds the rounds of
-        ABC, the clauses of its last invariant, and why a proof was not accepted,
-        ``unproven``).
-    """
-
-    #: how the command line names the strategy in its note
-    label: ClassVar[str] = "SAT"
-
-    max_length: int | None = None
-    induction_depth: int | None = None
-    solver: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"max_length": self.max_length, "induction_depth": self.induction_depth,
-                "solver": self.solver}
-
-    def summary(self, proof: str | None) -> str | None:
-        note = f"{self.label}: {self.searched()}"
-        if proof == "k-induction":
-            note += f", k-induction at k = {self.induction_depth}"
-        return note
-
-    def searched(self) -> str | None:
-        return f"words up to length {self.max_length}"
-
-    def unsettled(self, verdict: Outcome) -> str | None:
-        why = (self.solver or {}).get("unproven")
-        if why is not None:  # a proof was found and refused (strategy pdr)
-            return f"not proven: {why}"
-        if verdict.exact:
-            return None
-        return f"no witness of length ≤ {self.max_length}; not proven beyond"
-
-    def reached(self) -> int | None:
-        return self.max_length
 
 
 #: its command-line argument: the longest word
@@ -102,6 +55,7 @@ def _refuse(user: str, given: Mapping[str, Any]) -> str:
 def _sat(search: Search) -> SearchResult:
     """Bounded model checking with CaDiCaL, then k-induction (:mod:`sdg_automata.search.bmc`)."""
     from ..bmc import bounded_search
+    from .solved import SolverEvidence
 
     found = bounded_search(search.automaton, search.head, settled=search.settled,
                            budget=search.budget, max_length=search.options.max_length,

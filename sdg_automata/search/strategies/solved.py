@@ -1,0 +1,81 @@
+"""The evidence of the strategies that run solvers (``sat`` and ``pdr``): what they searched
+and how they proved.
+
+It is a module of its own, imported when one of them runs: the strategies' entries
+(:mod:`.sat`, :mod:`.pdr`) are loaded whenever the command line lists them, and a class
+costs start-up to define (issue 33 §4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..request import Evidence
+
+if TYPE_CHECKING:
+    from ..request import Outcome
+
+__all__ = ["PdrEvidence", "SolverEvidence"]
+
+
+@dataclass(frozen=True)
+class SolverEvidence(Evidence):
+    """What a solver-backed strategy searched and how it proved (strategies sat and pdr).
+
+    Attributes
+    ----------
+    max_length:
+        Every word up to this length was searched.
+    induction_depth:
+        The k of a k-induction proof.
+    solver:
+        The solver's name, variables, clauses, conflicts, calls (pdr adds the rounds of
+        ABC, the clauses of its last invariant, and why a proof was not accepted,
+        ``unproven``).
+    """
+
+    #: how the command line names the strategy in its note
+    label: ClassVar[str] = "SAT"
+
+    max_length: int | None = None
+    induction_depth: int | None = None
+    solver: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"max_length": self.max_length, "induction_depth": self.induction_depth,
+                "solver": self.solver}
+
+    def summary(self, proof: str | None) -> str | None:
+        note = f"{self.label}: {self.searched()}"
+        if proof == "k-induction":
+            note += f", k-induction at k = {self.induction_depth}"
+        return note
+
+    def searched(self) -> str | None:
+        return f"words up to length {self.max_length}"
+
+    def unsettled(self, verdict: Outcome) -> str | None:
+        why = (self.solver or {}).get("unproven")
+        if why is not None:  # a proof was found and refused (strategy pdr)
+            return f"not proven: {why}"
+        if verdict.exact:
+            return None
+        return f"no witness of length ≤ {self.max_length}; not proven beyond"
+
+    def reached(self) -> int | None:
+        return self.max_length
+
+
+@dataclass(frozen=True)
+class PdrEvidence(SolverEvidence):
+    """:class:`~.sat.SolverEvidence` of a PDR run: its ``solver`` also has the rounds of
+    ABC, the clauses of the last invariant, and why a proof was refused (``unproven``)."""
+
+    label: ClassVar[str] = "PDR"
+
+    def summary(self, proof: str | None) -> str | None:
+        note = super().summary(proof)
+        if proof == "pdr" and self.solver is not None:
+            note = f"{note}, invariant of {self.solver['invariant_clauses']} clauses, checked"
+        return note
