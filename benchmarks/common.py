@@ -41,9 +41,11 @@ def child(args: Sequence[str], *, timeout: float = 600) -> tuple[float, int, str
 
 
 def child_cpu(args: Sequence[str], *, timeout: float = 1800,
-              env: dict[str, str] | None = None) -> tuple[float, int, str]:
+              env: dict[str, str] | None = None,
+              ok: tuple[int, ...] = (0, 1)) -> tuple[float, int, str]:
     """As :func:`child`, but (CPU seconds user+sys of the whole child process, peak RSS
-    bytes, stdout); ``env`` adds variables to the child's environment."""
+    bytes, stdout); ``env`` adds variables to the child's environment; ``ok`` are the
+    exit codes that are results (a decision's 1, a budget's 3 where the caller reads it)."""
     import resource
 
     assert args[0] == "-m", "child_cpu() runs modules: pass ['-m', MODULE, ...]"
@@ -53,7 +55,7 @@ def child_cpu(args: Sequence[str], *, timeout: float = 1800,
                           env={**os.environ, **(env or {})},
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):  # 1 is a decision's "no"
+    if done.returncode not in ok:  # 1 is a decision's "no"
         raise RuntimeError(f"{' '.join(args)} exited {done.returncode}: {done.stderr[-800:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     peak = int(re.findall(r"PEAK_KB (\d+)", done.stderr)[-1]) * 1024

@@ -23,6 +23,7 @@ SUITES = [
     "bench_sweep",
     "bench_octal",
     "bench_octal_resume",
+    "bench_misere",
     "bench_count",
     "bench_parse",
     "bench_startup",

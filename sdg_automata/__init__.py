@@ -22,7 +22,6 @@ from .runtime import stopping as _stopping
 if _stopping.launched("sdg_automata", "sdg-automata"):
     _stopping.answer_at_once()
 
-import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +43,7 @@ from .errors import (
 )
 from .grammar import Grammar, Rule
 from .grammar.parse import grammar_to_json, grammar_to_text, load_grammar, parse_grammar
+from .runtime.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .automaton.bounds import upper_bound, upper_bounds
@@ -56,6 +56,8 @@ if TYPE_CHECKING:
     from .games.imark.naive import imark_sequence
     from .games.impartial import grundy_values, winning_moves
     from .games.mex import mex, nim_sum
+    from .games.misere.quotient import misere_quotient
+    from .games.nim import nim_inverse, nim_product
     from .games.octal.rules import OctalGame
     from .games.solution import solve_game_graph
     from .search.decide import Verdict, max_grundy, spectrum
@@ -75,6 +77,8 @@ _LAZY = {
     "spectrum": "search.decide",
     "imark_grundy": "games.imark.convergence", "imark_sequence": "games.imark.naive",
     "OctalGame": "games.octal.rules",
+    "misere_quotient": "games.misere.quotient",
+    "nim_inverse": "games.nim", "nim_product": "games.nim",
     "grundy_values": "games.impartial", "solve_game_graph": "games.solution",
     "winning_moves": "games.impartial",
     "proven_period": "derivation.periodicity",
@@ -107,12 +111,7 @@ def _register_in_kernel() -> None:
 _register_in_kernel()
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
@@ -151,7 +150,10 @@ __all__ = [
     "load_grammar",
     "max_grundy",
     "mex",
+    "misere_quotient",
     "naive_grundy",
+    "nim_inverse",
+    "nim_product",
     "nim_sum",
     "parse_grammar",
     "proven_period",

@@ -178,8 +178,9 @@ class MisereSumError(InputError):
 
     def __init__(self) -> None:
         super().__init__(
-            "misère sums are not decided by the XOR of Grundy numbers (SPEC §7); "
-            "only single positions have misère outcomes here")
+            "misère sums are not decided by the XOR of Grundy numbers (SPEC §7); the misère "
+            "quotient decides them: misere_quotient(GraphFamily(graph=...)), or "
+            "graph FILE --misere --sum")
 
 
 class VisualUnavailable(InputError):

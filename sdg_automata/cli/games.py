@@ -15,6 +15,7 @@ from .arguments import add_grammar, load, natural, positive
 from .budgets import add_budget, add_engine, budget, progress
 from .exits import ExitCode
 from .jsonout import emit, stamped
+from .misere import add_misere_options
 from .parser import Commands, Parser
 from .writing import add_drawing, add_output, check_visual, deliver
 
@@ -31,7 +32,8 @@ EXAMPLES = {
     "period": ("sdg-automata family subtraction 1,3,4 -o s134.txt && "
                "sdg-automata period s134.txt A",),
     "graph": ("sdg-automata graph examples/graphs/dag.json",
-              "sdg-automata graph examples/graphs/nim_heaps.json --sum h3 h2 h1"),
+              "sdg-automata graph examples/graphs/nim_heaps.json --sum h3 h2 h1",
+              "sdg-automata graph examples/graphs/nim_heaps.json --misere --sum h1 h1 h1"),
     "game-graph": ("sdg-automata game-graph examples/example3.txt A --max-length 2",
                    "sdg-automata game-graph examples/example3.txt --max-length 3 --format dot "
                    "-o gg.dot"),
@@ -167,15 +169,21 @@ def _add_graph(p: Parser) -> None:
                      '{"positions": {"x": ["y", "z"], ...}} (a follower that is not a key is a '
                      "sink, a position with no moves): print every position's Grundy number "
                      "and outcome (P: the player to move loses; N: the player to move wins).  "
-                     "With --sum, print the XOR of a sum of positions and a winning move.")
+                     "With --sum, print the XOR of a sum of positions and a winning move.  "
+                     "--misere: misère play (outcomes; with --sum the sum's outcome from the "
+                     "misère quotient, --quotient the quotient, --forms misère nim values, "
+                     "genus and canonical forms).")
     p.add_argument("graph", metavar="GRAPH", help="game graph file (JSON)")
     p.add_argument("--misere", action="store_true",
-                   help="misère play (the last mover loses): outcomes only, no Grundy numbers; "
-                        "refused with --sum (the XOR does not decide misère sums)")
+                   help="misère play (the last mover loses): each position's outcome; with "
+                        "--sum, the sum's outcome from the misère quotient of the graph's "
+                        "positions (the XOR does not decide misère sums)")
+    add_misere_options(p, octal=False)
     p.add_argument("--sum", metavar="POSITION", nargs="+",
                    help="the sum of these positions (one per component, repeats allowed; "
                         "components are numbered from 0): print its XOR and a winning move")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_budget(p, states=False)
     p.set_defaults(func=_cmd_graph)
 
 
@@ -217,13 +225,24 @@ def _position(text: str, known: Mapping[NodeId, object], source: str) -> NodeId:
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
-    from ..errors import MisereSumError
     from ..games.graphfile import solve_game_graph_file
 
-    if args.sum and args.misere:
-        raise MisereSumError
+    if (args.quotient or args.forms) and not args.misere:
+        raise InputError(f"{'--quotient' if args.quotient else '--forms'} needs --misere")
+    if args.quotient and args.sum:
+        raise InputError("--quotient and --sum do not go together (--sum shows the sum's class)")
     sol = solve_game_graph_file(args.graph)
     name = _names(sol.grundy)
+    if args.misere and (args.sum or args.quotient or args.forms):
+        from .misere import run_graph
+
+        parts = None
+        if args.sum:
+            parts = [_position(text, sol.grundy, args.graph) for text in args.sum]
+            unknown = next((p for p in parts if p not in sol.grundy), None)
+            if unknown is not None:
+                raise InputError(f"unknown position {unknown!r}", source=args.graph)
+        return run_graph(args, sol, name.__getitem__, parts)
 
     def record(p: NodeId, fields: dict[str, Any]) -> dict[str, Any]:
         return {**fields, "id": p} if isinstance(p, int) else fields  # ints stay ints

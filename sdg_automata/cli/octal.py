@@ -11,10 +11,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BudgetExceeded, InputError, InvalidCertificate
+from ..games.misere.limits import DEFAULT_MAX_ORDER
 from .arguments import positive
 from .budgets import add_engine, budget, progress
 from .exits import ExitCode, fail
 from .jsonout import emit_stopped, stamped
+from .misere import add_misere_options
 from .parser import Commands, Formatter, Parser, epilog
 from .sweep import CONNECT_TIMEOUT
 from .writing import check_plot, output, write_plot
@@ -26,7 +28,8 @@ __all__ = ["EXAMPLES", "register"]
 
 #: example command lines of this group's commands (``--help`` ends with them; a test runs them)
 EXAMPLES = {
-    "octal": ("sdg-automata octal 0.77 --values 12",
+    "octal": ("sdg-automata octal 0.77 --values 12 && "
+              "sdg-automata octal 0.75 --misere --upto 20",
               "sdg-automata octal 0.77 --certificate kayles.cert && "
               "sdg-automata octal verify kayles.cert",
               "sdg-automata octal survey --digits 2 --upto 512 --jobs 1 --out octal.jsonl"),
@@ -60,9 +63,12 @@ def _add_octal(p: Parser) -> None:
     from .sweep import add_sweep_options
 
     p.description = (
-        "The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles): "
+        "The octal game CODE (0.d1d2..., e.g. 0.77 Kayles, 0.07 Dawson's Kayles; "
+        "hexadecimal digits 8-F may also split a heap in three, e.g. 0.3F): "
         "its Grundy values by the sparse-space method and its least preperiod and "
-        "period, proven by the octal periodicity theorem (Guy-Smith). Not proven "
+        "period, proven by the periodicity theorem (Guy-Smith; for three heaps its "
+        "hexadecimal form). --misere: misère play (the quotient, --outcome, --forms). "
+        "Not proven "
         "within --upto values: exit 3, naming the values computed. One code stops "
         f"after {DEFAULT_SECONDS / 60:g} minutes by default (or "
         f"{SECONDS_PER_VALUE * 1e6:g} us per value of --upto when that is more): "
@@ -72,8 +78,8 @@ def _add_octal(p: Parser) -> None:
         f"'octal {SURVEY} --digits D' does every code of up to D digits on the "
         "sweep engine (streamed rows, resumable with --out, local processes or "
         "Dask; see 'sweep --help').")
-    p.add_argument("code", metavar="CODE", help=f"an octal code such as 0.77 or .07, or "
-                                               f"'{SURVEY}', or '{VERIFY}'")
+    p.add_argument("code", metavar="CODE", help=f"an octal or hexadecimal code such as 0.77, .07 "
+                                               f"or 0.3F, or '{SURVEY}', or '{VERIFY}'")
     p.add_argument("file", nargs="?", metavar="FILE", help=f"{VERIFY}: the certificate")
     p.add_argument("--upto", type=positive, metavar="N",
                    help=f"compute at most N values (default {DEFAULT_MAX_N}; "
@@ -104,6 +110,7 @@ def _add_octal(p: Parser) -> None:
                         "claims)")
     p.add_argument("--digits", type=int, choices=(1, 2, 3), metavar="D",
                    help=f"{SURVEY}: every code of 1..D digits (D = 1, 2 or 3)")
+    add_misere_options(p, octal=True)
     add_engine(p)
     # One output option, -o/--out FILE (issue 22 §3): one code and verify write their
     # result there atomically (never over an input); a survey appends its rows (resumable,
@@ -176,6 +183,8 @@ _APPLIES: dict[str, tuple[set[str], Any]] = {
     "checkpoint": ({_CODE}, None), "plot": ({_CODE}, None), "upto": ({_CODE, _SURVEY}, None),
     "max_states": ({_CODE, _SURVEY}, None), "json": ({_CODE, _VERIFY}, False),
     "ignore_mask": ({_VERIFY}, False),
+    "misere": ({_CODE}, False), "outcome": ({_CODE}, None), "forms": ({_CODE}, False),
+    "max_order": ({_CODE}, DEFAULT_MAX_ORDER),
     "connect_timeout": ({_SURVEY}, CONNECT_TIMEOUT),
 }
 
@@ -229,6 +238,18 @@ def _cmd_code(args: argparse.Namespace) -> int:
     from ..grammar.parse import grammar_to_json, grammar_to_text
 
     game = OctalGame.parse(args.code)
+    if args.misere:
+        from .misere import run_octal
+
+        normal = [f"--{o}" for o in ("certificate", "checkpoint", "plot", "values", "grammar")
+                  if getattr(args, o) not in (None, False)]
+        if normal:
+            raise InputError(f"{', '.join(normal)} {'does' if len(normal) == 1 else 'do'} not "
+                             "apply with --misere")
+        return run_octal(args, game)
+    if args.outcome is not None or args.forms:
+        raise InputError(f"{'--outcome' if args.outcome is not None else '--forms'} needs "
+                         "--misere")
     if args.plot is not None:  # refused before any work: a wrong suffix, no matplotlib
         if args.grammar:
             raise InputError("--plot does not apply to --grammar")

@@ -9,5 +9,7 @@ game a grammar defines, the successful derivation game (SDG):
   engine;
 * :mod:`~sdg_automata.derivation.gamegraph` — the game graph of a grammar's positions;
 * :mod:`~sdg_automata.derivation.periodicity` — periods of n ↦ 𝒢(A, aⁿ), proven from the
-  Step 1–5 automaton.
+  Step 1–5 automaton;
+* :mod:`~sdg_automata.derivation.misere` — the pairs (A, w) up to a length as a family of
+  components, for the misère quotient of :mod:`sdg_automata.games.misere`.
 """

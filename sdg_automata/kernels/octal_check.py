@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["CHECKED", "PAUSED", "RARE_FULL", "WRONG", "check_heaps", "compiled", "first_break"]
+__all__ = ["CHECKED", "PAUSED", "RARE_FULL", "WRONG", "check_heaps", "check_three", "compiled",
+           "first_break"]
 
 Vals = npt.NDArray[Any]
 Ints = npt.NDArray[np.int64]
@@ -118,6 +119,39 @@ def check_heaps(g: Vals, start: int, stop: int, one: Ints, two: Ints, ends: Ints
             rare[nrare] = h
             nrare += 1
     return stop, nrare, CHECKED
+
+
+def check_three(g: Vals, start: int, stop: int, one: Ints, two: Ints, three: Ints,
+                ends: Ints) -> int:
+    """Check 𝒢(h) = mex(options of h) for ``start ≤ h < stop`` when a move may leave three
+    heaps (a hexadecimal code): every option enumerated, the three-heap splits
+    a ≤ b ≤ c one a at a time (numpy over b).  Python only (a certificate of such a
+    code is small: the sparse-space lemma does not hold for three heaps).
+
+    Returns the first heap whose stored value is wrong, or ``stop``.
+    """
+    for h in range(start, stop):
+        v = int(g[h])
+        options: set[int] = set()
+        for k in ends:
+            if k == h:
+                options.add(0)
+        for k in one:
+            if k < h:
+                options.add(int(g[h - k]))
+        for k in two:
+            s = int(h - k)
+            if s >= 2:
+                firsts = np.arange(1, s // 2 + 1)
+                options.update(np.unique(g[firsts] ^ g[s - firsts]).tolist())
+        for k in three:
+            s = int(h - k)
+            for a in range(1, s // 3 + 1):
+                b = np.arange(a, (s - a) // 2 + 1)
+                options.update(np.unique(g[a] ^ g[b] ^ g[s - a - b]).tolist())
+        if v in options or any(x not in options for x in range(v)):
+            return h
+    return stop
 
 
 def first_break(g: Vals, start: int, stop: int, d: int) -> int:

@@ -174,7 +174,9 @@ def _one_line(text: str) -> Diagram:
 @functools.singledispatch
 def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
     """A :class:`Diagram` of an automata-lib DFA or NFA, a GrundyAutomaton, a
-    ReachableAutomaton, a Verdict, a GameGraph, an OctalPeriod, an IMarkSequence or
+    ReachableAutomaton, a Verdict, a GameGraph, an OctalPeriod, a MisereQuotient (its
+    presentation and multiplication table, :mod:`sdg_automata.render.misere`), a
+    MisereGame (its form, ``*n`` value, misère nim value and genus), an IMarkSequence or
     a CountsByLength (``label`` names DFA/NFA states).
 
     Dispatches on the type (:func:`functools.singledispatch`); a new kind of
@@ -195,7 +197,8 @@ def diagram(obj: object, *, label: Labeler | None = None) -> Diagram:
             return diagram(obj, label=label)
     raise InputError(f"cannot draw a {type(obj).__name__} (diagram() shows automata-lib DFAs "
                      "and NFAs, GrundyAutomaton, ReachableAutomaton, Verdict, GameGraph, "
-                     "OctalPeriod, IMarkSequence and CountsByLength)")
+                     "OctalPeriod, MisereQuotient, MisereGame, IMarkSequence and "
+                     "CountsByLength)")
 
 
 def _fa_diagram(fa: Any, *, label: Labeler | None = None) -> Diagram:
@@ -300,6 +303,23 @@ def _(counts: CountsByLength, *, label: Labeler | None = None) -> Diagram:
 
 #: the module of octal results, where :func:`diagram` and IPython find OctalPeriod by name
 _OCTAL = f"{__name__.split('.')[0]}.games.octal.period"
+#: the modules of misère quotients and forms (MisereQuotient, MisereGame, shown by
+#: :mod:`sdg_automata.render.misere`)
+_MISERE = f"{__name__.split('.')[0]}.games.misere"
+
+
+def _misere_diagram(quotient: Any, *, label: Labeler | None = None) -> Diagram:
+    from .misere import quotient_shown
+
+    text, page, caption = quotient_shown(quotient)
+    return Diagram(text=text, html=page, caption=caption)
+
+
+def _misere_game_diagram(game: Any, *, label: Labeler | None = None) -> Diagram:
+    from .misere import game_shown
+
+    text, page, caption = game_shown(game)
+    return Diagram(text=text, html=page, caption=caption)
 #: classes :func:`diagram` shows but registers on first need, by module and class name (and
 #: IPython's formatter likewise), so that their costly modules are not imported for it: an
 #: object of one exists only once its module is loaded.  automata-lib's DFA and NFA (about
@@ -309,4 +329,6 @@ DISPLAYED_BY_NAME: dict[tuple[str, str], Callable[..., Diagram]] = {
     ("automata.fa.dfa", "DFA"): _fa_diagram,
     ("automata.fa.nfa", "NFA"): _fa_diagram,
     (_OCTAL, "OctalPeriod"): _octal_diagram,
+    (f"{_MISERE}.quotient", "MisereQuotient"): _misere_diagram,
+    (f"{_MISERE}.canonical", "MisereGame"): _misere_game_diagram,
 }

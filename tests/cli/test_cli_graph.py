@@ -15,6 +15,7 @@ from sdg_automata.cli import main
 GRAPHS = Path(__file__).resolve().parents[2] / "examples" / "graphs"
 SUB = str(GRAPHS / "subtraction_123.json")
 DAG = str(GRAPHS / "dag.json")
+NIM = str(GRAPHS / "nim_heaps.json")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -172,11 +173,19 @@ def test_unknown_position_in_sum(capsys: pytest.CaptureFixture[str]) -> None:
     assert err == f"error: {DAG}: unknown position 'nowhere'\n"
 
 
-def test_misere_sum_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, DAG, "--sum", "a", "b", "--misere")
-    assert code == 2 and out == ""
-    assert err.startswith("error: misère sums are not decided by the XOR of Grundy numbers")
-    assert len(err.splitlines()) == 1
+def test_misere_sum_is_decided_by_the_quotient(capsys: pytest.CaptureFixture[str]) -> None:
+    """Misère Nim (Bouton): a sum of heaps of 0 and 1 only is P iff it has an odd number of
+    1s; otherwise P iff the XOR is 0.  The graph's heaps decide sums through its quotient."""
+    cases = {("h1", "h1", "h1"): "P", ("h1", "h1"): "N", ("h2", "h2"): "P", ("h1", "h2"): "N",
+             ("h3", "h2", "h1"): "P", ("h0",): "N", ("h1", "h0"): "P"}
+    for parts, outcome in cases.items():
+        code, out, err = run(capsys, NIM, "--sum", *parts, "--misere")
+        assert code == 0 and err == ""
+        assert out.startswith(" + ".join(parts) + f": {outcome}-position"), out
+    code, out, _ = run(capsys, NIM, "--sum", "h1", "h3", "--misere", "--json")
+    data = json.loads(out)
+    assert data["schema"] == "misere/1" and data["outcome"] == "N"
+    assert data["components"] == ["h1", "h3"]
 
 
 def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:

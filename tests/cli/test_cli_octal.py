@@ -69,7 +69,7 @@ def test_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("argv", [
-    ["0.8"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
+    ["0.G"], ["4.07"], ["0.00"], ["survey"], ["survey", "--digits", "4"],
     ["0.77", "--digits", "2"], ["survey", "--digits", "1", "--grammar"], ["0.77", "--upto", "0"],
     ["0.77", "--jobs", "2"], ["0.77", "--connect-timeout", "5"], ["verify"],
     ["verify", "a.cert", "--digits", "2"],

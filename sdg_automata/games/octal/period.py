@@ -27,7 +27,7 @@ from .values import Method, Rules, _Engine
 from .verify import check_period, check_values
 
 __all__ = ["DEFAULT_MAX_N", "JSON_VALUES", "PERIOD_COMPILED_FROM", "OctalPeriod",
-           "find_period", "minimize", "prove", "recheck"]
+           "find_period", "minimize", "prove", "recheck", "theorem_values"]
 
 #: values computed by default before a period is declared not proven: enough
 #: for every game of the benchmark table (0.56 needs 653 582)
@@ -154,7 +154,8 @@ def prove(game: Rules, *, max_n: int, method: Method, budget: Budget, engine: En
             result = _prove(game, run, max_n, meter)
             if saver is not None:
                 result = replace(result, resumed=saver.resumed)
-            _checked(result, engine, replace(meter.shared(), progress=bar), saver)
+            _checked(result, game.heaps, engine, replace(meter.shared(), progress=bar),
+                     saver)
         except KeyboardInterrupt:  # between two kernel calls (extend has its own)
             raise meter.interrupted(run.n) from None
     except (BudgetExceeded, Interrupted):
@@ -166,7 +167,7 @@ def prove(game: Rules, *, max_n: int, method: Method, budget: Budget, engine: En
     return result
 
 
-def _checked(result: OctalPeriod, engine: Engine, budget: Budget,
+def _checked(result: OctalPeriod, heaps: int, engine: Engine, budget: Budget,
              saver: _Checkpoint | None) -> None:
     """What the run says is checked, not trusted (``docs/octal.md`` §8).
 
@@ -184,7 +185,7 @@ def _checked(result: OctalPeriod, engine: Engine, budget: Budget,
     SdgBug
         The checker refutes a period this run proved.
     """
-    need = _needed(result) if result.certified else result.checked_to
+    need = _needed(result, heaps) if result.certified else result.checked_to
     meter = budget.start(f"{result.code}: the independent check", unit="values")
     try:
         recheck(result, need, engine=engine, meter=meter)
@@ -201,10 +202,10 @@ def _checked(result: OctalPeriod, engine: Engine, budget: Budget,
         raise SdgBug(f"the checker refutes the period proven for {result.code}: {e}") from None
 
 
-def _needed(result: OctalPeriod) -> int:
-    """The values a certified result rests on: N = 2·max(n₀, 1) + 2p + t (§2)."""
+def _needed(result: OctalPeriod, heaps: int) -> int:
+    """The values a certified result rests on: :func:`theorem_values` (§2)."""
     assert result.preperiod is not None and result.period is not None
-    return 2 * max(result.preperiod, 1) + 2 * result.period + len(result.code) - 2
+    return theorem_values(result.preperiod, result.period, len(result.code) - 2, heaps)
 
 
 def recheck(result: OctalPeriod, upto: int, *, engine: Engine = "auto",
@@ -255,13 +256,30 @@ def _prove(game: Rules, run: _Engine, max_n: int, meter: Meter) -> OctalPeriod:
 _MATCH = 64  # the trailing window whose recurrences propose periods
 
 
-def find_period(g: npt.NDArray[np.integer[Any]], t: int) -> tuple[int, int, int] | None:
+def theorem_values(n0: int, p: int, t: int, heaps: int = 2) -> int:
+    """How many values 𝒢(0..N−1) prove the period p from n₀ (``docs/octal.md`` §2).
+
+    Octal codes (a move leaves at most two heaps): N = 2·max(n₀, 1) + 2p + t, the
+    Guy–Smith theorem.  Hexadecimal codes (three heaps): N = 3n₀ + 3p + t + 3, the
+    bound of CGSuite's take-and-break checker (``maxHeaps·(n₀ + p) + t + maxHeaps``),
+    which is at least the 3·max(n₀, 1) + 3p + t the same induction needs.
+
+    >>> theorem_values(71, 12, 2), theorem_values(0, 5, 2, heaps=3)
+    (168, 20)
+    """
+    if heaps == 3:
+        return 3 * n0 + 3 * p + t + 3
+    return 2 * max(n0, 1) + 2 * p + t
+
+
+def find_period(g: npt.NDArray[np.integer[Any]], t: int,
+                heaps: int = 2) -> tuple[int, int, int] | None:
     """A candidate (n₀, p, N) from the computed values, or ``None``.
 
     p is the least shift at which the last values recur and that has held for
     at least one full period; n₀ = 1 + its last exception in ``g``; N =
-    2·max(n₀, 1) + 2p + t is the number of values that would prove it (the
-    theorem holds when ``len(g) >= N``).
+    :func:`theorem_values` (2·max(n₀, 1) + 2p + t for an octal code) is the number
+    of values that would prove it (the theorem holds when ``len(g) >= N``).
     """
     n = len(g)
     w = min(_MATCH, n // 4)
@@ -277,7 +295,7 @@ def find_period(g: npt.NDArray[np.integer[Any]], t: int) -> tuple[int, int, int]
         bad = np.flatnonzero(g[p:] != g[:n - p])
         n0 = int(bad[-1]) + 1 if len(bad) else 0
         if n - p - n0 >= p:  # held for a full period at least: worth proving
-            return n0, p, 2 * max(n0, 1) + 2 * p + t
+            return n0, p, theorem_values(n0, p, t, heaps)
     return None
 
 
@@ -297,7 +315,7 @@ def _divisors(p: int) -> list[int]:
 def _candidate(run: _Engine) -> tuple[int, int, int] | None:
     """:func:`find_period` of the values so far (compiled when the values are)."""
     if run.kernels is None:
-        return find_period(run.g[:run.n], run.game.t)
+        return find_period(run.g[:run.n], run.game.t, run.game.heaps)
     w = min(_MATCH, run.n // 4)
     if w < 1:
         return None

@@ -1,16 +1,21 @@
-"""Octal games: the game ``0.d₁d₂…d_t``, its rules, and the unary grammar whose SDG it is.
+"""Take-and-break games ``0.d₁d₂…d_t``: octal and hexadecimal codes, their rules, their grammar.
 
 An octal game ``0.d₁d₂…d_t`` (digits 0–7) is played on heaps of tokens: a
 move removes k tokens from one heap, which is allowed leaving no heap when
 bit 1 of d_k is set, one non-empty heap when bit 2 is set, and two non-empty
-heaps when bit 4 is set.  Heaps are independent, so a position's Grundy
+heaps when bit 4 is set.  A *hexadecimal* code has digits 0–F, and bit 8 of
+d_k allows leaving three non-empty heaps (Winning Ways, ch. 4; Howse and
+Nowakowski, "Periodicity and arithmetic-periodicity in hexadecimal games",
+TCS 313, 2004): ``0.3F`` removes one token leaving 0 or 1 heaps, or two tokens
+leaving 0, 1, 2 or 3 heaps.  Heaps are independent, so a position's Grundy
 number is the XOR of its heaps' values 𝒢(n), and 𝒢(0) = 0.  Kayles is 0.77,
-Dawson's Kayles 0.07, Dawson's chess 0.137 (Winning Ways, ch. 4; the full
-reference, with the proofs, is ``docs/octal.md``; the SDG encoding is SPEC §2).
+Dawson's Kayles 0.07, Dawson's chess 0.137 (the full reference, with the
+proofs, is ``docs/octal.md``; the SDG encoding is SPEC §2).
 
 :class:`OctalGame` validates a code once and is the entry point: its
 :meth:`~OctalGame.values` come from :mod:`sdg_automata.games.octal.values` and its
-:meth:`~OctalGame.period`, proven by the octal periodicity theorem, from
+:meth:`~OctalGame.period`, proven by the periodicity theorem (for three-heap splits
+in its hexadecimal form, ``docs/octal.md`` §2), from
 :mod:`sdg_automata.games.octal.period`.
 
 The references (Winning Ways, Guy–Smith) are listed by :mod:`sdg_automata.games.octal`.
@@ -28,27 +33,30 @@ from ...runtime.engines import Engine
 from .period import DEFAULT_MAX_N, OctalPeriod, prove
 from .values import Method, Values, compute
 
-__all__ = ["OctalGame"]
+__all__ = ["HEX_DIGITS", "OctalGame"]
 
-_CODE = re.compile(r"0?\.([0-7]+)")
+_CODE = re.compile(r"0?\.([0-9A-Fa-f]+)")
+#: the digits of a code, 0–F (a code with a digit 8–F is hexadecimal)
+HEX_DIGITS = "0123456789ABCDEF"
 _LETTER = "a"
 _HEAD = "A"
 
 
 @dataclass(frozen=True, kw_only=True)
 class OctalGame:
-    """The octal game ``0.d₁d₂…d_t``, validated once.
+    """The octal or hexadecimal game ``0.d₁d₂…d_t``, validated once.
 
     Parameters
     ----------
     digits:
-        d₁, …, d_t, each 0–7, the last one non-zero (trailing zeros say
+        d₁, …, d_t, each 0–15 (0–7 for an octal game; 8–15, written 8–F, also
+        allow leaving three heaps), the last one non-zero (trailing zeros say
         nothing and are dropped by :meth:`parse`, not here).
 
     Raises
     ------
     InputError
-        For a digit outside 0–7, no digits, or a last digit 0.
+        For a digit outside 0–15, no digits, or a last digit 0.
 
     Examples
     --------
@@ -61,10 +69,15 @@ class OctalGame:
     >>> p = kayles.period()
     >>> p.preperiod, p.period, p.certified
     (71, 12, True)
-    >>> OctalGame(digits=(8,))
+
+    A hexadecimal code may split a heap in three:
+
+    >>> OctalGame.parse("0.3f").code, OctalGame.parse("0.3F").heaps
+    ('0.3F', 3)
+    >>> OctalGame(digits=(16,))
     Traceback (most recent call last):
     ...
-    sdg_automata.errors.InputError: octal digits are 0-7, not 8
+    sdg_automata.errors.InputError: code digits are 0-15 (hexadecimal 0-F), not 16
     """
 
     digits: tuple[int, ...]
@@ -73,32 +86,34 @@ class OctalGame:
         if not self.digits:
             raise InputError("an octal game needs at least one digit")
         for d in self.digits:
-            if isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 7:
-                raise InputError(f"octal digits are 0-7, not {d!r}")
+            if isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 15:
+                raise InputError(f"code digits are 0-15 (hexadecimal 0-F), not {d!r}")
         if self.digits[-1] == 0:
             raise InputError(f"the last digit of {self.code} must be non-zero "
-                             f"(an octal game needs at least one move)")
+                             f"(a take-and-break game needs at least one move)")
 
     @classmethod
     def parse(cls, text: str) -> OctalGame:
-        """Read ``0.d₁d₂…`` or ``.d₁d₂…``; trailing zeros are dropped.
+        """Read ``0.d₁d₂…`` or ``.d₁d₂…`` (digits 0–9, A–F in either case); trailing
+        zeros are dropped.
 
         >>> OctalGame.parse(".0770").code
         '0.077'
         """
         m = _CODE.fullmatch(text.strip())
         if m is None:
-            raise InputError(f"{text!r} is not an octal game code (0.d1d2... with digits 0-7, "
-                             f"e.g. 0.77 or .07)")
+            raise InputError(f"{text!r} is not an octal or hexadecimal game code (0.d1d2... "
+                             f"with digits 0-7, or 0-F to split heaps in three, e.g. 0.77, .07 "
+                             f"or 0.3F)")
         digits = m.group(1).rstrip("0")
         if not digits:
             raise InputError(f"{text!r} has no non-zero digit: no move is allowed")
-        return cls(digits=tuple(int(c) for c in digits))
+        return cls(digits=tuple(int(c, 16) for c in digits))
 
     @property
     def code(self) -> str:
-        """The canonical code ``0.d₁…d_t``."""
-        return "0." + "".join(map(str, self.digits))
+        """The canonical code ``0.d₁…d_t`` (hexadecimal digits in upper case)."""
+        return "0." + "".join(HEX_DIGITS[d] for d in self.digits)
 
     def __str__(self) -> str:
         return self.code
@@ -109,7 +124,8 @@ class OctalGame:
         return len(self.digits)
 
     def removals(self, bit: int) -> tuple[int, ...]:
-        """The k with ``bit`` (1: no heap left, 2: one heap, 4: two heaps) in d_k."""
+        """The k with ``bit`` (1: no heap left, 2: one heap, 4: two heaps, 8: three heaps)
+        in d_k."""
         return tuple(k for k, d in enumerate(self.digits, start=1) if d & bit)
 
     @property
@@ -117,10 +133,26 @@ class OctalGame:
         """The removals that may leave two heaps."""
         return self.removals(4)
 
+    @property
+    def triples(self) -> tuple[int, ...]:
+        """The removals that may leave three heaps (hexadecimal digits 8–F)."""
+        return self.removals(8)
+
+    @property
+    def heaps(self) -> int:
+        """The most heaps a move may leave, counted as the periodicity theorem needs them:
+        3 with a digit 8–F, else 2 (an octal game; one-heap games too, conservatively)."""
+        return 3 if self.triples else 2
+
+    @property
+    def hexadecimal(self) -> bool:
+        """Whether a digit is 8–F (a move may leave three heaps)."""
+        return bool(self.triples)
+
     def has_move(self, n: int) -> bool:
         """Whether a heap of n tokens has a move."""
         return any((d & 1 and k == n) or (d & 2 and k < n) or (d & 4 and k <= n - 2)
-                   for k, d in enumerate(self.digits, start=1))
+                   or (d & 8 and k <= n - 3) for k, d in enumerate(self.digits, start=1))
 
     # -- the SDG encoding ----------------------------------------------------------------
 
@@ -137,13 +169,16 @@ class OctalGame:
         has a move (its options are smaller non-empty heaps).  A heap with no
         move (𝒢 = 0, like the heap of 1 in 0.07) is not a word of the
         language, and no SDG move may land on it: then the two games differ.
-        Beyond n = t + 1 the moves of n include those of t + 2, so checking
-        n ≤ t + 2 decides every n.
+        From n = t + 3 on every removal of a digit with bit 2, 4 or 8 is a move, so
+        checking n ≤ t + 3 decides every n.
         """
-        return all(self.has_move(n) for n in range(1, self.t + 3))
+        return all(self.has_move(n) for n in range(1, self.t + 4))
 
     def grammar(self, *, check: bool = True) -> Grammar:
-        """The unary grammar A → aᵏ | aᵏA | A aᵏ A of the game's digits (SPEC §2).
+        """The unary grammar A → aᵏ | aᵏA | A aᵏ A | A aᵏ A A of the game's digits (SPEC §2).
+
+        Bit 8 (three heaps) is the rule A → A aᵏ A A: its split of aⁿ leaves the three
+        parts x, y, z ≥ 1 with x + k + y + z = n, every composition of n − k.
 
         Parameters
         ----------
@@ -156,7 +191,7 @@ class OctalGame:
         InputError
             When ``check`` and some heap has no move, naming it.
         """
-        stuck = next((n for n in range(1, self.t + 3) if not self.has_move(n)), None)
+        stuck = next((n for n in range(1, self.t + 4) if not self.has_move(n)), None)
         if check and stuck is not None:
             raise InputError(
                 f"{self.code} is not an SDG on a unary grammar: a heap of {stuck} has no move, "
@@ -170,6 +205,8 @@ class OctalGame:
                 rules.append(Rule(_HEAD, run + (_HEAD,)))
             if d & 4:
                 rules.append(Rule(_HEAD, (_HEAD,) + run + (_HEAD,)))
+            if d & 8:
+                rules.append(Rule(_HEAD, (_HEAD,) + run + (_HEAD, _HEAD)))
         return Grammar(rules=rules, start=_HEAD)
 
     # -- values and periods ----------------------------------------------------------------
@@ -235,10 +272,17 @@ class OctalGame:
         (a, b + p).  So n and n + p have the same option values.  (We apply
         it with n₀ ≥ 1 so that b − p ≥ 1 keeps both heaps non-empty.)
 
+        **Hexadecimal codes** (a move may leave three heaps): the same induction
+        from n ≥ 3·max(n₀, 1) + 2p + t — the largest of three heaps summing to
+        n + p − k is ≥ (n + p − k)/3 ≥ max(n₀, 1) + p — so 3·max(n₀, 1) + 3p + t
+        values suffice; we require 3n₀ + 3p + t + 3 (≥ that), the bound CGSuite's
+        take-and-break checker uses for three heaps (``docs/octal.md`` §2).
+
         **Search.**  Candidates p are the shifts at which the last 64
         computed values recur; for each, n₀(p) = 1 + the last n with
         𝒢(n + p) ≠ 𝒢(n) among the computed values, and the theorem applies
-        once N ≥ 2·max(n₀, 1) + 2p + t values are known.
+        once N ≥ 2·max(n₀, 1) + 2p + t values are known (3n₀ + 3p + t + 3 for a
+        hexadecimal code).
 
         **Minimality.**  Once (n₀, p) is proven, every value is known.  The
         eventual periods are exactly the multiples of the least one, P, so P

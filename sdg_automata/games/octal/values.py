@@ -7,6 +7,13 @@ Three routes compute the values, all exact (``docs/octal.md`` §4):
 * ``"full"`` — the same mex over every option, each heap's splits XORed in
   one numpy operation: still O(N²) work, the fallback when there is no sparse
   space.
+* three-heap splits (hexadecimal codes) — the mex over every option, the values of
+  the three-heap splits of s read off the table of two-heap XORs of every m < s
+  (a split (a, b, c) is a heap a and a two-heap split of b + c), O(s·V) numpy work
+  for values below V; Python only (the kernels of :mod:`sdg_automata.kernels.octal`
+  do not split in three: a run that would use them runs here after one
+  :class:`~sdg_automata.errors.EngineNotice`), and never the sparse space, whose
+  lemma fails for three heaps (the XOR of three common values is common).
 * ``"sparse"`` — the sparse-space method (:mod:`sdg_automata.games.octal.space`):
   every common-class option of a heap comes from a one-heap move or from a
   split with a rare part — few, and all enumerated.  The mex among rare-class
@@ -24,6 +31,7 @@ the compiled kernels of :mod:`sdg_automata.kernels.octal` (the same values).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, get_args
@@ -31,7 +39,7 @@ from typing import Any, Literal, Protocol, get_args
 import numpy as np
 import numpy.typing as npt
 
-from ...errors import InputError
+from ...errors import EngineNotice, InputError
 from ...runtime.budget import Budget, Meter
 from ...runtime.engines import THRESHOLDS, Engine, check_engine, use_compiled
 from ...runtime.stopping import held_signals
@@ -68,8 +76,17 @@ class Rules(Protocol):
     def splits(self) -> tuple[int, ...]:
         """The removals that may leave two heaps."""
 
+    @property
+    def triples(self) -> tuple[int, ...]:
+        """The removals that may leave three heaps (hexadecimal digits 8–F)."""
+
+    @property
+    def heaps(self) -> int:
+        """The most heaps a move may leave, as the periodicity theorem counts them (2 or 3)."""
+
     def removals(self, bit: int) -> tuple[int, ...]:
-        """The k with ``bit`` (1: no heap left, 2: one heap, 4: two heaps) in d_k."""
+        """The k with ``bit`` (1: no heap left, 2: one heap, 4: two heaps, 8: three heaps)
+        in d_k."""
 
 
 # -- the oracle ---------------------------------------------------------------------------
@@ -78,7 +95,8 @@ class Rules(Protocol):
 def naive_values(game: Rules, n: int) -> list[int]:
     """𝒢(0), …, 𝒢(n − 1) straight from the definition (the tests' oracle).
 
-    O(n²·t) in plain Python: no sparse space, no numpy.
+    O(n²·t) in plain Python (O(n³·t) with three-heap splits): no sparse space, no
+    numpy.
     """
     g: list[int] = []
     for h in range(n):
@@ -86,13 +104,16 @@ def naive_values(game: Rules, n: int) -> list[int]:
         for k, d in enumerate(game.digits, start=1):
             if k > h:
                 break
+            s = h - k
             if d & 1 and k == h:
                 options.add(0)
             if d & 2 and k < h:
-                options.add(g[h - k])
+                options.add(g[s])
             if d & 4:
-                s = h - k
                 options.update(g[a] ^ g[s - a] for a in range(1, s // 2 + 1))
+            if d & 8:  # a ≤ b ≤ c, a + b + c = s
+                options.update(g[a] ^ g[b] ^ g[s - a - b] for a in range(1, s // 3 + 1)
+                               for b in range(a, (s - a) // 2 + 1))
         g.append(mex(options))
     return g
 
@@ -107,6 +128,10 @@ def compute(game: Rules, n: int, *, method: Method, budget: Budget, engine: Engi
                          f"(choose from {', '.join(get_args(Method))})")
     if method == "naive":
         return np.array(naive_values(game, n), dtype=np.int32)
+    if method == "sparse" and game.triples:
+        raise InputError(f"the sparse-space method does not apply to {game.code}: a move may "
+                         "leave three heaps, and the XOR of three common values is common "
+                         "(use 'auto' or 'full')")
     run = _Engine(game, method=method, engine=engine)
     meter = budget.start(f"{game.code} values", unit="values")
     run.extend(n, meter)
@@ -126,6 +151,8 @@ _DETECT = 1024  # values computed fully before the first mask detection
 _SPARSE_GAIN = 4  # "auto" falls back to the full mex when sparse visits over 1/4 of the splits
 _JUDGE_FROM = 2048  # ... judged on blocks of 1024 heaps from this heap on
 _KERNEL_WORK = 1 << 25  # splits a kernel visits between two returns to Python (~0.1 s)
+_THREE_BLOCK = 64  # unmarked values looked up at a time among the three-heap splits
+_THREE_WINDOW = 16  # the first window of heaps a tried for them (then 4× larger each time)
 
 
 def _narrowest(value: int) -> type[np.integer[Any]]:
@@ -197,9 +224,16 @@ class _Engine:
         self.terminal = game.removals(1)
         self.one = game.removals(2)
         self.two = game.splits
+        self.three = game.triples
+        # the two-heap XORs of every heap m, a row of bits per m, for the three-heap splits
+        self.pairs: npt.NDArray[np.uint8] = np.zeros((0, 1), dtype=np.uint8)
+        self.pairs_done = 0  # the rows of ``pairs`` filled
+        self.noticed = False  # the notice that the kernels do not split in three was given
         self.space: SparseSpace | None = None
-        # a forced "sparse" switches early, so that small runs exercise it too
-        self.next_detect = {"auto": _DETECT, "sparse": 64, "full": -1}[method]
+        # a forced "sparse" switches early, so that small runs exercise it too; three-heap
+        # splits never use a sparse space (its lemma fails for them)
+        self.next_detect = -1 if self.three else {"auto": _DETECT, "sparse": 64,
+                                                  "full": -1}[method]
         self.rare: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.rare_count = 0
         self.index = _NO_INDEX
@@ -252,8 +286,10 @@ class _Engine:
     def extend(self, n: int, meter: Meter) -> None:
         """Compute values up to 𝒢(n − 1)."""
         self._reserve(n)
-        if self.kernels is None and use_compiled(self.engine, work=n,
-                                                       threshold=self.compiled_from):
+        if self.three:
+            self._notice_python(n)
+        elif self.kernels is None and use_compiled(self.engine, work=n,
+                                                   threshold=self.compiled_from):
             with held_signals():
                 from ...kernels import octal as kernels
 
@@ -275,9 +311,20 @@ class _Engine:
         self._use(space)
         self.next_detect = self.n * 4  # re-detect as the values grow
 
+    def _notice_python(self, n: int) -> None:
+        """A run of a code that splits in three stays in Python: say so once when the
+        compiled kernels were asked for, or ``"auto"`` would have chosen them."""
+        wanted = self.engine == "compiled" or (self.engine == "auto"
+                                               and n >= self.compiled_from)
+        if wanted and not self.noticed:
+            self.noticed = True
+            warnings.warn(f"the values of {self.game.code} run in Python: the compiled "
+                          "kernels do not split heaps in three", EngineNotice, stacklevel=4)
+
     def _run(self, stop: int, meter: Meter) -> None:
         # no splits: one-heap moves only; splits without a sparse space: every split
-        kind = "one-heap" if not self.two else "full" if self.space is None else "sparse"
+        kind = ("three" if self.three else "one-heap" if not self.two
+                else "full" if self.space is None else "sparse")
         if self.kernels is not None:
             self._compiled(kind, stop, meter)
         else:
@@ -311,27 +358,90 @@ class _Engine:
                 due = meter.check(h)
         self.n = stop
 
+    def _mark_one_and_two(self, g: npt.NDArray[np.integer[Any]], h: int,
+                          seen: npt.NDArray[np.bool_]) -> None:
+        """Mark in ``seen`` the values of h's options that leave no heap, one or two."""
+        for k in self.one:
+            if k < h:
+                seen[g[h - k]] = True
+        if h in self.terminal:
+            seen[0] = True
+        for k in self.two:
+            s = h - k
+            half = s // 2
+            if half >= 1:
+                seen[g[1:half + 1] ^ g[s - half:s][::-1]] = True
+
     def _run_full(self, stop: int, meter: Meter) -> None:
         g = self.g
         seen = np.zeros((1 << self.bits) + 1, dtype=bool)
         due = meter.due
         for h in range(self.n, stop):
             seen[:] = False
-            for k in self.one:
-                if k < h:
-                    seen[g[h - k]] = True
-            if h in self.terminal:
-                seen[0] = True
-            for k in self.two:
-                s = h - k
-                half = s // 2
-                if half >= 1:
-                    seen[g[1:half + 1] ^ g[s - half:s][::-1]] = True
+            self._mark_one_and_two(g, h, seen)
             v = int(seen.argmin())
             g = self._store(h, v)
             if v >> self.bits:
                 self._grow_bits(v)
                 seen = np.zeros((1 << self.bits) + 1, dtype=bool)
+            if h >= due:
+                due = meter.check(h)
+        self.n = stop
+
+    def _pair_rows(self, upto: int, width: int) -> npt.NDArray[np.uint8]:
+        """The table of two-heap XORs, bit-packed: bit x of row m (byte x >> 3, bit x & 7)
+        is set when some split m = b + (m − b), 1 ≤ b < m, is worth x; rows below
+        ``upto`` filled, ``width`` bits a row (every value and XOR is below it)."""
+        pairs = self.pairs
+        if pairs.shape[1] * 8 < width or len(pairs) < upto:
+            grown = np.zeros((max(upto, 2 * len(pairs)), max(width // 8, pairs.shape[1])),
+                             dtype=np.uint8)
+            grown[:self.pairs_done, :pairs.shape[1]] = pairs[:self.pairs_done]
+            pairs = self.pairs = grown
+        g = self.g
+        top = min(upto, self.n)
+        row = np.zeros(pairs.shape[1] * 8, dtype=np.bool_)
+        for m in range(max(self.pairs_done, 2), top):
+            row[:] = False
+            row[g[1:m] ^ g[m - 1:0:-1]] = True
+            pairs[m] = np.packbits(row, bitorder="little")
+        self.pairs_done = max(self.pairs_done, top)
+        return pairs
+
+    def _run_three(self, stop: int, meter: Meter) -> None:
+        """The mex over every option, three-heap splits included.  The one- and two-heap
+        options are marked first; the values still unmarked are then looked up among the
+        three-heap splits, smallest first, until one is found in none: a split (a, b, c)
+        of s is the heap a beside a two-heap split of s − a, so v is an option iff bit
+        v ⊕ 𝒢(a) of row s − a of :meth:`_pair_rows` is set for some 1 ≤ a ≤ s − 2.  The
+        a are tried in windows growing 4× at a time (most values turn up at once; only
+        the mex needs every a)."""
+        g = self.g
+        due = meter.due
+        for h in range(self.n, stop):
+            width = 8 << max(0, self.bits - 3)
+            pairs = self._pair_rows(h, width)
+            seen = np.zeros(width + 1, dtype=np.bool_)
+            self._mark_one_and_two(g, h, seen)
+            tables = [(s - np.arange(1, s - 1), g[1:s - 1].astype(np.int64))
+                      for s in (h - k for k in self.three) if s >= 3]
+            unmarked = np.flatnonzero(~seen)  # ascending; the last is ``width``
+            v = int(unmarked[-1])
+            for i in range(0, len(unmarked) - 1, _THREE_BLOCK):
+                alive = unmarked[i:min(i + _THREE_BLOCK, len(unmarked) - 1)]
+                for rows, ga in tables:
+                    at, size = 0, _THREE_WINDOW
+                    while len(alive) and at < len(rows):
+                        x = alive[:, None] ^ ga[None, at:at + size]
+                        hit = ((pairs[rows[None, at:at + size], x >> 3] >> (x & 7)) & 1)
+                        alive = alive[~hit.any(axis=1)]
+                        at, size = at + size, 4 * size
+                if len(alive):
+                    v = int(alive[0])
+                    break
+            g = self._store(h, v)
+            self._grow_bits(v)
+            self.n = h + 1
             if h >= due:
                 due = meter.check(h)
         self.n = stop
@@ -514,6 +624,7 @@ class _Engine:
 
 
 _RUNNERS: dict[str, Callable[[_Engine, int, Meter], None]] = {
+    "three": _Engine._run_three,
     "one-heap": _Engine._run_one_heap,
     "full": _Engine._run_full,
     "sparse": _Engine._run_sparse,

@@ -74,6 +74,8 @@ _SEGMENT = 1 << 20
 _RARE_START = 1024
 #: bytes per value below the largest one met: ``seen`` (8), ``common_below`` (16), ``odd``
 _BYTES_PER_VALUE = 25
+#: three-heap splits checked between two returns to the meter (about h²/12 per heap h)
+_THREE_WORK = 1 << 22
 
 #: how the values were checked: with the certificate's sparse mask (the lemma), or
 #: directly, every option of every heap enumerated (no mask, or ``ignore_mask``)
@@ -111,10 +113,11 @@ def _field(header: dict[str, Any], key: str, least: int) -> int:
 
 
 def _digits(code: object) -> list[int]:
-    m = re.fullmatch(r"0\.([0-7]*[1-7])", code) if isinstance(code, str) else None
+    m = re.fullmatch(r"0\.([0-9A-F]*[1-9A-F])", code) if isinstance(code, str) else None
     if m is None:
-        raise InputError(f"the certificate's code {code!r} is not a canonical octal code")
-    return [int(c) for c in m.group(1)]
+        raise InputError(f"the certificate's code {code!r} is not a canonical octal or "
+                         "hexadecimal code")
+    return [int(c, 16) for c in m.group(1)]
 
 
 def _primes(p: int) -> list[int]:
@@ -137,7 +140,9 @@ def options_bound(code: str, heaps: npt.NDArray[np.int64]) -> npt.NDArray[np.int
     bound on its value, since a mex is at most the number of options.
 
     A heap n has one option per removal k < n leaving one heap, one when some
-    removal takes all n, and ⌊(n − k)/2⌋ per removal k < n leaving two.
+    removal takes all n, ⌊(n − k)/2⌋ per removal k < n leaving two, and the number of
+    partitions of s = n − k into three positive parts, round(s²/12), per removal leaving
+    three.
     """
     digits = _digits(code)
     bound = np.zeros(len(heaps), dtype=np.int64)
@@ -148,6 +153,9 @@ def options_bound(code: str, heaps: npt.NDArray[np.int64]) -> npt.NDArray[np.int
             bound += heaps > k
         if d & 4:
             bound += np.maximum(heaps - k, 0) // 2
+        if d & 8:
+            s = np.maximum(heaps - k, 0)
+            bound += (s * s + 6) // 12
     return bound
 
 
@@ -201,11 +209,14 @@ def verify(path: str, *, engine: Engine = "auto", budget: Budget = UNLIMITED,
 
 
 def _enough(code: str, count: int, n0: int, p: int) -> None:
-    need = 2 * max(n0, 1) + 2 * p + len(code) - 2
+    # the periodicity theorem for two heaps (Guy–Smith) and for three (docs/octal.md §2)
+    t = len(code) - 2
+    three = _removals(_digits(code), 8).size > 0
+    need, law = ((3 * n0 + 3 * p + t + 3, "3n₀ + 3p + t + 3") if three
+                 else (2 * max(n0, 1) + 2 * p + t, "2·max(n₀, 1) + 2p + t"))
     if count < need:
         raise InvalidCertificate(f"the certificate holds {count} values; the periodicity "
-                                 f"theorem needs 2·max(n₀, 1) + 2p + t = {need} for n₀ = {n0}, "
-                                 f"p = {p}")
+                                 f"theorem needs {law} = {need} for n₀ = {n0}, p = {p}")
 
 
 def _kernels(engine: Engine, count: int) -> tuple[Any, Any, int, bool]:
@@ -281,6 +292,13 @@ def check_values(code: str, g: npt.NDArray[np.integer[Any]], *, sparse: Any,
     meter = meter if meter is not None else UNLIMITED.start("check", unit="values")
     digits = _digits(code)
     one, two, ends = _removals(digits, 2), _removals(digits, 4), _removals(digits, 1)
+    three = _removals(digits, 8)
+    if three.size:
+        if sparse is not None:
+            raise InvalidCertificate("a sparse mask is claimed, but the sparse-space lemma "
+                                     "does not hold when a move may leave three heaps")
+        _check_three(code, g, one, two, three, ends, meter)
+        return np.zeros(0, dtype=np.int64)
     mask, positional, rho = _split(sparse, two)
     count = len(g)
     check, _, work, compiled = _kernels(engine, count)
@@ -306,6 +324,27 @@ def check_values(code: str, g: npt.NDArray[np.integer[Any]], *, sparse: Any,
     except KeyboardInterrupt:
         raise meter.interrupted(h) from None
     return rare[:nrare]
+
+
+def _check_three(code: str, g: npt.NDArray[np.integer[Any]], one: npt.NDArray[np.int64],
+                 two: npt.NDArray[np.int64], three: npt.NDArray[np.int64],
+                 ends: npt.NDArray[np.int64], meter: Meter) -> None:
+    """Step 1 for a hexadecimal code: every value re-derived directly (Python only: a
+    certificate of such a code is small, the sparse-space lemma failing for three heaps),
+    in chunks of about :data:`_THREE_WORK` splits between which the meter is checked."""
+    h, count = 0, len(g)
+    try:
+        while h < count:
+            stop = min(count, h + max(1, _THREE_WORK // max(1, h * h)))
+            _bounded(code, g, h, stop)
+            reached = loops.check_three(g, h, stop, one, two, three, ends)
+            if reached < stop:
+                raise InvalidCertificate(f"𝒢({reached}) = {g[reached]} in the certificate, "
+                                         f"but the rules give {_mex(_digits(code), g, reached)}")
+            h = stop
+            meter.check(h)
+    except KeyboardInterrupt:
+        raise meter.interrupted(h) from None
 
 
 def _bounded(code: str, g: npt.NDArray[np.integer[Any]], start: int, stop: int) -> None:
@@ -408,4 +447,8 @@ def _mex(digits: list[int], g: npt.NDArray[np.integer[Any]], h: int) -> int:
             half = s // 2
             options.update((g[1:half + 1].astype(np.int64)
                             ^ g[s - half:s][::-1].astype(np.int64)).tolist())
+        if d & 8 and k < h:
+            s = h - k
+            options.update(int(g[a]) ^ int(g[b]) ^ int(g[s - a - b])
+                           for a in range(1, s // 3 + 1) for b in range(a, (s - a) // 2 + 1))
     return next(v for v in range(len(options) + 1) if v not in options)

@@ -171,3 +171,23 @@ def test_the_issue_case_0_16(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     code, out, _ = run(["octal", "0.16", "--checkpoint", path, "--json"], capsys)
     data = json.loads(out)
     assert code == 0 and (data["preperiod"], data["period"]) == (105351, 149459)
+
+
+def test_a_hexadecimal_checkpoint_is_checked_with_three_heap_splits(tmp_path: Path) -> None:
+    """Should re-derive resumed values of a hexadecimal code (three-heap splits; no sparse
+    space) before any claim: an honest checkpoint resumes to the naive mex's values, a
+    value edited and re-sealed is refuted (the checker once knew two-heap splits only)."""
+    from sdg_automata.games.octal.values import naive_values
+
+    code, n = "0.3F", 90  # 0.3F: no period proven early, so every value is a claim
+    game = OctalGame.parse(code)
+    path = _stopped_checkpoint(tmp_path, code, states=60)
+    with pytest.raises(BudgetExceeded):
+        game.period(budget=Budget(max_states=n), checkpoint=str(path))
+    honest = read(str(path), schema=CHECKPOINT).values
+    assert honest.tolist() == naive_values(game, len(honest))
+    values = honest.copy()
+    values[40] ^= 1
+    _reseal(path, values=values)
+    with pytest.raises(InputError, match=r"refutes a value it holds: 𝒢\(40\)"):
+        game.period(max_n=n + 30, checkpoint=str(path))  # "no period within 120" is a claim

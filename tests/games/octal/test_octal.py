@@ -97,15 +97,15 @@ def test_parse_canonical(text: str, code: str) -> None:
     assert game.t == len(code) - 2
 
 
-@pytest.mark.parametrize("text", ["", "0.", "0.00", "0.8", "1.07", "4.07", "0,77", "kayles",
-                                  "0.7a"])
+@pytest.mark.parametrize("text", ["", "0.", "0.00", "0.G", "1.07", "4.07", "0,77", "kayles",
+                                  "0.7g"])
 def test_parse_refuses(text: str) -> None:
-    """Should refuse anything but 0.d₁d₂… with a digit 1–7 somewhere."""
+    """Should refuse anything but 0.d₁d₂… (hexadecimal digits) with a digit 1–F somewhere."""
     with pytest.raises(InputError):
         OctalGame.parse(text)
 
 
-@pytest.mark.parametrize("digits", [(), (0,), (1, 0), (8,), (-1,), (True,)])
+@pytest.mark.parametrize("digits", [(), (0,), (1, 0), (16,), (-1,), (True,)])
 def test_constructor_validates(digits: tuple[int, ...]) -> None:
     """Should validate the digits once, in the constructor."""
     with pytest.raises(InputError):

@@ -1,0 +1,246 @@
+"""Misère canonical forms and genus (issue 37 §4, §6) against CGSuite and the definitions.
+
+Golden strings: CGSuite's own test suite (``MisereCanonicalGameTestCase.scala`` and
+``GameHeapTest.scala`` in aaron-siegel/cgsuite).  Definitions, written here on raw game
+trees (a game is the tuple of its options), sharing nothing with the library:
+
+* misère outcome of a sum: the player to move wins iff some move leads to a loss, or
+  there is no move at all;
+* G⁻(G) = 1 for a game with no move, else the mex of its options' G⁻;
+* genus: γₙ = G⁻(G + n copies of *2);
+* equal canonical forms ⇒ the same misère outcome beside every test game; different
+  forms ⇒ some small game tells them apart (Conway: simplest forms are unique).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdg_automata.games.misere.canonical import (
+    MisereGame,
+    graph_forms,
+    heap_forms,
+    misere_form,
+    nim_heap,
+)
+from sdg_automata.games.misere.genus import genus_of
+
+Raw = tuple  # a raw game: the sorted tuple of its options (raw games)
+
+
+def L(*options: MisereGame) -> MisereGame:
+    return misere_form(options)
+
+
+n = nim_heap
+
+#: (game, CGSuite's form, birthday, genus, misère nim value, nim value, outcome)
+CGSUITE_CASES = [
+    (lambda: n(0), "*[0]", 0, "0", 1, 0, "N"),
+    (lambda: n(1), "*[1]", 1, "1", 0, 1, "P"),
+    (lambda: n(2), "*[2]", 2, "2", 2, 2, "N"),
+    (lambda: L(n(2)), "*[2#]", 3, "0^0", 0, 0, "P"),
+    (lambda: L(L(n(2))), "*[2##]", 4, "1^1", 1, 1, "N"),
+    (lambda: n(2) + n(2), "*[2[2]]", 4, "0^0", 0, 0, "P"),
+    (lambda: L(n(2) + L(n(2))), "*[2[#2#]]", 6, "0^0", 0, 0, "P"),
+    (lambda: L(L(n(2)), n(0)), "*[2#0]", 4, "1^2", 2, 1, "N"),
+    (lambda: L(L(n(2)), n(1)), "*[2#1]", 4, "2^1420", 1, 2, "N"),
+    (lambda: L(n(4) + n(2)), "*[4[2#]]", 7, "0^0", 0, 0, "P"),
+    (lambda: L(L(L(n(2))), L(L(n(2)), n(1))), "*[(2#1)2##]", 5, "0^0", 0, 0, "P"),
+    (lambda: L(L(L(n(2))), L(L(L(n(2)), n(0)), n(0), n(1))), "*[((2#0)10)2##]", 6, "0^0", 0, 0,
+     "P"),
+    # CGSuite writes "0^120" for this wild game of tame genus: the same sequence 1, 2, 0, 2, …
+    (lambda: L(L(L(n(2)), n(1)) + n(1), L(L(n(2)), L(n(2)) + n(1), L(L(n(2)), n(0)))),
+     "*[((2#0)2[#1]2#)(2#1)[1]]", 6, "0^1", 1, 0, "N"),
+    (lambda: L(L(L(n(2)), n(2), n(0)), L(L(n(2)), n(3)), n(1)), "*[(2#20)2[#1]1]", 5, "0^2", 2,
+     0, "N"),
+]
+
+
+@pytest.mark.parametrize("case", CGSUITE_CASES, ids=[c[1] for c in CGSUITE_CASES])
+def test_cgsuites_test_cases(case: tuple[object, ...]) -> None:
+    make, form, birthday, genus, minus, plus, outcome = case
+    g = make()  # type: ignore[operator]
+    assert str(g) == form
+    assert (g.birthday, g.misere_nim_value, g.nim_value, g.outcome) == (birthday, minus, plus,
+                                                                        outcome)
+    assert genus_of(g).ascii == genus
+
+
+def test_the_wild_game_of_tame_genus_has_cgsuites_sequence() -> None:
+    g = L(L(L(n(2)), n(1)) + n(1), L(L(n(2)), L(n(2)) + n(1), L(L(n(2)), n(0))))
+    assert genus_of(g).sequence(6) == [1, 2, 0, 2, 0, 2]  # CGSuite: 0^120
+
+
+def test_grundys_game_22_is_cgsuites() -> None:
+    # Grundy's game: split a heap into two unequal heaps (CGSuite, GameHeapTest)
+    forms = [n(0)]
+    for h in range(1, 23):
+        forms.append(misere_form([forms[a] + forms[h - a] for a in range(1, (h + 1) // 2)]))
+    assert str(forms[22]) == ("*[(((2[2]21)[2](2[2]21)20)(2[2]21)3)((2[2]21)[2](2[2]21)20)"
+                              "(2[2]21)[1]2[2]1]")
+
+
+#: CGSuite, GameHeapTest: [R(n).Genus for n from 0 to 20]
+CGSUITE_GENUS = {
+    "0.77": "0,1,2,3,1,4^146,3,2^2,1^1,4^046,2^2,6^46,4^046,1^1,2^2,7^57,1^13,4^64,3^31,2^20,"
+            "1^031",
+    "0.07": "0,0,1,1,2,0,3,1,1,0,3^1431,3,2^0520,2,4^146,0,5^057,2^0520,2,3^1431,3",
+    "0.3F": "0,1,2,0,1,2,3^1431,4^0564,5^46,3^1431,4^0564,5^4875,6^(1,9,10,8),7^075,8^6875,"
+            "6^(1,9,10,8),7^075,8^(6,10,8),9^(1,9,12,11,9),10^(0,11,13,9,11),11^(6,10,8)",
+    "0.0330003": "0,0,1,1,2,0,0,1,1,2,0,0,1,1,2,0,0,1,1,2,0",
+}
+#: CGSuite, GameHeapTest: [R(n).MisereNimValue for n from 0 to 20]
+CGSUITE_MISERE = {
+    "0.77": [1, 0, 2, 3, 0, 1, 3, 2, 1, 0, 2, 4, 0, 1, 2, 5, 1, 6, 3, 2, 0],
+    "0.07": [1, 1, 0, 0, 2, 1, 3, 0, 0, 1, 1, 3, 0, 2, 1, 1, 0, 0, 2, 1, 3],
+    "0.3F": [1, 0, 2, 1, 0, 2, 1, 0, 4, 1, 0, 4, 1, 0, 6, 1, 0, 6, 1, 0, 6],
+    "0.0330003": [1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1],
+}
+
+
+def _cgsuite_sequence(genus: str, length: int) -> tuple[int, list[int]]:
+    """CGSuite's genus string expanded: g and γ₀ … (a single term continues as a nim heap
+    or a tame or restive genus does; more terms alternate the last two)."""
+    base, _, sup = genus.partition("^")
+    g = int(base)
+    terms = [int(t) for t in sup.strip("()").split(",")] if "," in sup else [int(c) for c in sup]
+    if not terms:  # a nim heap: 0 and 1 swap their misère values
+        first = 1 - g if g < 2 else g
+        c = g
+        return g, [first] + [c ^ (2 if i % 2 else 0) for i in range(1, length)]
+    if len(terms) == 1:
+        c = g if g == terms[0] or (g < 2 and terms[0] < 2) else terms[0]
+        return g, terms + [c ^ (2 if i % 2 else 0) for i in range(1, length)]
+    return g, [terms[i] if i < len(terms) else terms[len(terms) - 2 + (i - len(terms)) % 2]
+               for i in range(length)]
+
+
+@pytest.mark.parametrize("code", sorted(CGSUITE_GENUS))
+def test_heaps_genus_and_misere_values_are_cgsuites(code: str) -> None:
+    forms = heap_forms(code, 20)
+    assert [f.misere_nim_value for f in forms] == CGSUITE_MISERE[code]
+    wanted = re.findall(r"\d+(?:\^(?:\([0-9,]+\)|\d+))?", CGSUITE_GENUS[code])
+    assert len(wanted) == 21
+    for heap, (form, genus) in enumerate(zip(forms, wanted, strict=True)):
+        g, sequence = _cgsuite_sequence(genus, 8)
+        ours = genus_of(form)
+        assert (ours.g, ours.sequence(8)) == (g, sequence), (code, heap)
+
+
+# -- the definitions, on raw game trees ------------------------------------------------------
+
+
+def raw(options: list[Raw]) -> Raw:
+    return tuple(sorted(set(options)))
+
+
+RAW_STAR2 = raw([raw([]), raw([raw([])])])
+
+
+@functools.cache
+def raw_wins(position: tuple[Raw, ...]) -> bool:
+    """Misère: the player to move wins the sum of ``position``."""
+    some = False
+    for i, game in enumerate(position):
+        for option in game:
+            some = True
+            if not raw_wins(tuple(sorted(position[:i] + (option,) + position[i + 1:]))):
+                return True
+    return not some
+
+
+@functools.cache
+def raw_minus(position: tuple[Raw, ...]) -> int:
+    """G⁻ of the sum ``position`` from the definition."""
+    options = {raw_minus(tuple(sorted(position[:i] + (o,) + position[i + 1:])))
+               for i, game in enumerate(position) for o in game}
+    if not options:
+        return 1
+    v = 0
+    while v in options:
+        v += 1
+    return v
+
+
+def form_of(game: Raw) -> MisereGame:
+    return misere_form([form_of(o) for o in game])
+
+
+def raw_games(depth: int) -> st.SearchStrategy[Raw]:
+    if depth == 0:
+        return st.just(raw([]))
+    return st.lists(raw_games(depth - 1), max_size=3).map(raw)
+
+
+#: small test games X (every game of birthday ≤ 2, and a few more)
+def _pool() -> list[Raw]:
+    day0 = [raw([])]
+    day1 = [raw(list(c)) for k in range(2) for c in itertools.combinations(day0, k)]
+    day2 = [raw(list(c)) for k in range(len(day1) + 1) for c in itertools.combinations(day1, k)]
+    return sorted(set(day2 + [RAW_STAR2, raw([RAW_STAR2])]))
+
+
+POOL = _pool()
+
+
+@settings(max_examples=120)
+@given(raw_games(3))
+def test_a_form_is_equal_to_its_game(game: Raw) -> None:
+    form = form_of(game)
+    # the form, as a raw tree, beside every pool game: the game's outcome
+    rebuilt = to_raw(form)
+    for x in POOL:
+        for y in POOL[:6]:
+            assert raw_wins(tuple(sorted((game, x, y)))) == raw_wins(tuple(sorted((rebuilt, x, y))))
+    assert form.misere_nim_value == raw_minus((game,))
+    assert form.nim_value == normal_value(game)
+    genus = genus_of(form)
+    for k in range(4):
+        assert genus.gamma(k) == raw_minus(tuple(sorted((game,) + (RAW_STAR2,) * k))), k
+
+
+@settings(max_examples=80)
+@given(raw_games(3), raw_games(3))
+def test_different_forms_are_told_apart(a: Raw, b: Raw) -> None:
+    fa, fb = form_of(a), form_of(b)
+    separated = any(raw_wins(tuple(sorted((a, x)))) != raw_wins(tuple(sorted((b, x))))
+                    for x in POOL + [to_raw(fa), to_raw(fb)])
+    if fa == fb:
+        assert not separated
+    elif fa.birthday <= 2 and fb.birthday <= 2:
+        assert separated, (str(fa), str(fb))
+    assert fa + fb == form_of(raw_sum(a, b))  # the sum of forms is the form of the sum
+    assert (fa + fb).outcome == ("N" if raw_wins(tuple(sorted((a, b)))) else "P")
+
+
+@functools.cache
+def raw_sum(a: Raw, b: Raw) -> Raw:
+    return raw([raw_sum(x, b) for x in a] + [raw_sum(a, y) for y in b])
+
+
+def to_raw(form: MisereGame) -> Raw:
+    return raw([to_raw(o) for o in form.options])
+
+
+@functools.cache
+def normal_value(game: Raw) -> int:
+    seen = {normal_value(o) for o in game}
+    v = 0
+    while v in seen:
+        v += 1
+    return v
+
+
+def test_graph_positions_have_forms() -> None:
+    forms = graph_forms({"a": ["b", "c", "d"], "b": ["d", "e"], "c": ["e"], "d": ["t"],
+                         "e": ["d", "t"]})
+    assert {p: str(f) for p, f in forms.items()} == {
+        "a": "*[2]", "b": "*[0]", "c": "*[2#]", "d": "*[1]", "e": "*[2]", "t": "*[0]"}
+    assert genus_of(forms["c"]).text == "0⁰" and genus_of(forms["a"]).text == "2"
