@@ -29,7 +29,7 @@ from .constraint import Constraint
 if TYPE_CHECKING:
     from .compiled.tables import StepTables
 
-    class Outcome(Protocol):
+    class VerdictFields(Protocol):
         """The common fields of a verdict (:class:`~sdg_automata.search.decide.Verdict`)
         that an :class:`Evidence` may read to word what it leaves open (a protocol for the
         type checker only: defining it costs start-up)."""
@@ -76,7 +76,7 @@ class Evidence:
         """What was searched, as :mod:`sdg_automata.render` says it; ``None``: the states."""
         return None
 
-    def unsettled(self, verdict: Outcome) -> str | None:
+    def unsettled(self, verdict: VerdictFields) -> str | None:
         """What ``verdict`` leaves open by the strategy's own nature (a bounded search that
         found nothing beyond a length; a proof that failed its check), as the error line
         of an unsettled verdict says it; ``None``: nothing (a search of ours either

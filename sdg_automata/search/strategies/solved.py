@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..request import Evidence
 
 if TYPE_CHECKING:
-    from ..request import Outcome
+    from ..request import VerdictFields
 
 __all__ = ["PdrEvidence", "SolverEvidence"]
 
@@ -55,7 +55,7 @@ class SolverEvidence(Evidence):
     def searched(self) -> str | None:
         return f"words up to length {self.max_length}"
 
-    def unsettled(self, verdict: Outcome) -> str | None:
+    def unsettled(self, verdict: VerdictFields) -> str | None:
         why = (self.solver or {}).get("unproven")
         if why is not None:  # a proof was found and refused (strategy pdr)
             return f"not proven: {why}"
