@@ -16,11 +16,11 @@ import argparse
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ..errors import InputError
 
-__all__ = ["Argument", "Configurable", "refuse_options"]
+__all__ = ["Argument", "Configurable", "entry", "refuse_options"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,12 +41,13 @@ class Argument:
     metavar: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Configurable:
-    """What an entry of a registry with options has, and what it does with them: a
-    strategy (:class:`~sdg_automata.search.strategies.base.SearchStrategy`) or an engine
-    (:class:`~sdg_automata.search.engines.base.SearchEngine`), each a frozen dataclass
-    with these fields (a mixin, not a dataclass base: creating a dataclass costs start-up),
-    shown by its kind and name and compared by identity.
+    """What an entry of a registry with options has, and what it does with them: the base
+    of a strategy (:class:`~sdg_automata.search.strategies.base.SearchStrategy`) and of an
+    engine (:class:`~sdg_automata.search.engines.base.SearchEngine`).  Entries are shown
+    by their kind and name and compared by identity (no generated ``__repr__`` or
+    ``__eq__``: each generated method costs start-up).
 
     Attributes
     ----------
@@ -72,11 +73,11 @@ class Configurable:
 
     name: str
     describe: str
-    options: type[Any] | None
-    arguments: tuple[Argument, ...]
-    refuse: Callable[[str, Mapping[str, Any]], str] | None
+    options: type[Any] | None = None
+    arguments: tuple[Argument, ...] = ()
+    refuse: Callable[[str, Mapping[str, Any]], str] | None = None
 
-    def __repr__(self) -> str:  # its name says which (the dataclasses write none: start-up)
+    def __repr__(self) -> str:  # its name says which
         return f"<{self.kind} {self.name!r}>"
 
     @property
@@ -112,6 +113,19 @@ class Configurable:
         one = len(given) == 1
         return (f"{', '.join(given)} {'is an option' if one else 'are options'} of the "
                 f"{self.name} {self.kind}; {user} does not take {'it' if one else 'them'}")
+
+
+E = TypeVar("E", bound=Configurable)
+
+
+def entry(table: Mapping[str, E], name: object, kind: str, names: Iterable[str]) -> E:
+    """The entry ``name`` of a registry ``table`` of ``kind`` ("strategy", "engine");
+    :class:`~sdg_automata.errors.InputError` listing ``names`` for an unknown one."""
+    try:
+        return table[name]  # type: ignore[index]
+    except (KeyError, TypeError):
+        raise InputError(f"unknown {kind} {name!r} (choose from {', '.join(names)})"
+                         ) from None
 
 
 def refuse_options(keywords: Mapping[str, Any], users: Mapping[str, str],

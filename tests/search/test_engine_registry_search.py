@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 import toy_engine
-from clirun import run
+from clirun import fresh, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import Definition, left_linear_grammars, right_linear_grammars
@@ -147,8 +145,7 @@ def test_an_engine_registered_first_thing_is_served_everywhere() -> None:
         "from sdg_automata.cli import main\n"
         "sys.exit(main(['max', sys.argv[2], 'A', '2', '--engine', 'toy', '--toy-label', 'd',"
         " '--json']))\n")
-    done = subprocess.run([sys.executable, "-c", script, str(ROOT / "tests"), EXAMPLE],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = fresh(script, EXAMPLE)
     assert done.returncode == 0, done.stderr[-2000:]
     first, second = done.stdout.splitlines()
     assert first == "toy dict 2 10"

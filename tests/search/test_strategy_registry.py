@@ -170,8 +170,7 @@ def test_the_built_in_type_names_the_built_in_strategies() -> None:
 def test_a_strategy_registered_before_the_facade_loads_is_served() -> None:
     """The recipe's one line may run first thing in a program: no import-time snapshot of
     the table may refuse or miss it (a fresh interpreter, so decide is not loaded yet)."""
-    import subprocess
-    import sys
+    from clirun import fresh
 
     script = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
@@ -182,6 +181,5 @@ def test_a_strategy_registered_before_the_facade_loads_is_served() -> None:
         "from sdg_automata.grammar.parse import load_grammar\n"
         "v = sdg_automata.max_grundy(load_grammar(sys.argv[2]), 'A', strategy='toy')\n"
         "print(v.strategy, v.evidence.values)\n")
-    done = subprocess.run([sys.executable, "-c", script, str(ROOT / "tests"), EXAMPLE],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = fresh(script, EXAMPLE)
     assert (done.returncode, done.stdout) == (0, "toy 3\n"), done.stderr[-2000:]

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import EngineNotice, InputError
 from ...runtime.engines import THRESHOLDS, Stage, Unfit, ski_rental
+from ..options import entry
 from . import compiled, dask, python
 from .base import Runner, SearchEngine
 
@@ -75,11 +76,7 @@ def register(engine: SearchEngine) -> None:
 
 def get(name: str) -> SearchEngine:
     """The engine ``name``; :class:`~sdg_automata.errors.InputError` for an unknown one."""
-    try:
-        return ENGINES[name]
-    except (KeyError, TypeError):
-        raise InputError(f"unknown engine {name!r} (choose from {', '.join(choices())})"
-                         ) from None
+    return entry(ENGINES, name, "engine", choices())
 
 
 def names() -> tuple[str, ...]:

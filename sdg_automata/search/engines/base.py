@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..options import Argument, Configurable
+from ..options import Configurable
 from ..request import EngineRun
 
 if TYPE_CHECKING:
@@ -64,8 +64,7 @@ class SearchEngine(Configurable):
     """One way of running an explicit-state search (see the module docstring).
 
     Its name, what ``--help`` says of it, its options, their arguments and its refusal
-    of them are those of :class:`~sdg_automata.search.options.Configurable`; entries
-    are compared by identity.
+    of them are the fields of :class:`~sdg_automata.search.options.Configurable`.
 
     Attributes
     ----------
@@ -113,11 +112,6 @@ class SearchEngine(Configurable):
 
     kind: ClassVar[str] = "engine"
 
-    name: str
-    describe: str
-    options: type[Any] | None = None
-    arguments: tuple[Argument, ...] = ()
-    refuse: Callable[[str, Mapping[str, Any]], str] | None = None
     implements: Mapping[str, Runner] = field(default_factory=dict)
     runs_reference: bool = False
     constraints: bool = True

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from .. import engines
-from ..options import refuse_options
+from ..options import entry, refuse_options
 from . import bfs, dfs, lasso, pdr, sat
 from .base import SearchStrategy
 
@@ -58,11 +58,7 @@ def register(strategy: SearchStrategy) -> None:
 
 def get(name: str) -> SearchStrategy:
     """The strategy ``name``; :class:`~sdg_automata.errors.InputError` for an unknown one."""
-    try:
-        return STRATEGIES[name]
-    except (KeyError, TypeError):
-        raise InputError(f"unknown strategy {name!r} (expected {' or '.join(STRATEGIES)})"
-                         ) from None
+    return entry(STRATEGIES, name, "strategy", STRATEGIES)
 
 
 def names() -> tuple[str, ...]:

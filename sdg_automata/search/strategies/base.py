@@ -15,12 +15,12 @@ and :mod:`sdg_automata.render` read these fields and never a strategy's name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import InputError
-from ..options import Argument, Configurable
+from ..options import Configurable
 
 if TYPE_CHECKING:
     from ...automaton.construction import GrundyAutomaton
@@ -43,8 +43,7 @@ class SearchStrategy(Configurable):
     """One on-the-fly search strategy of Max-Grundy (SPEC §5).
 
     Its name, what ``--help`` says of it, its options, their arguments and its refusal
-    of them are those of :class:`~sdg_automata.search.options.Configurable`; entries
-    are compared by identity.
+    of them are the fields of :class:`~sdg_automata.search.options.Configurable`.
 
     Attributes
     ----------
@@ -72,11 +71,6 @@ class SearchStrategy(Configurable):
 
     kind: ClassVar[str] = "strategy"
 
-    name: str
-    describe: str
-    options: type[Any] | None = None
-    arguments: tuple[Argument, ...] = ()
-    refuse: Callable[[str, Mapping[str, Any]], str] | None = None
     run: Callable[[Search], SearchResult]
     reference: Callable[..., SearchResult] | None = None
     solver: str | None = None
