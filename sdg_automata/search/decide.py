@@ -131,7 +131,7 @@ class Verdict:
         What the strategy adds (:class:`~sdg_automata.search.request.Evidence`: its
         JSON fields, its note, what it leaves unsettled), or ``None`` (the explicit
         route).  The sat and pdr strategies' is a
-        :class:`~sdg_automata.search.strategies.solved.SolverEvidence`: ``max_length``
+        :class:`~sdg_automata.search.strategies.solver_evidence.SolverEvidence`: ``max_length``
         (every word up to this length was searched), ``induction_depth`` (the k of a
         k-induction proof) and ``solver`` (the solver's work).
 

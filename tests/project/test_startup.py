@@ -108,5 +108,5 @@ def test_max_loads_no_implementation_it_does_not_run() -> None:
     unwanted = {m for m in modules if m.startswith((
         "sdg_automata.search.compiled", "sdg_automata.search.bmc", "sdg_automata.search.pdr",
         "sdg_automata.search.circuit", "sdg_automata.search.shard", "sdg_automata.kernels.",
-        "sdg_automata.search.strategies.solved"))}
+        "sdg_automata.search.strategies.solver_evidence"))}
     assert not unwanted, sorted(unwanted)

@@ -7,7 +7,7 @@ own CaDiCaL check (``proof="pdr"``); its counterexamples send the bounded
 search of :mod:`.sat` to their length for shortest witnesses.  It closes where
 k-induction never does: unreachable states that loop inside the bad set.  Its
 evidence is sat's, with the invariant's size in the command line's note
-(:class:`~sdg_automata.search.strategies.solved.PdrEvidence`).
+(:class:`~sdg_automata.search.strategies.solver_evidence.PdrEvidence`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _pdr(search: Search) -> SearchResult:
     """ABC's PDR for the proof, its invariant checked by CaDiCaL, and bounded model checking
     for the shortest witnesses (:mod:`sdg_automata.search.pdr`)."""
     from ..pdr import pdr_search
-    from .solved import PdrEvidence
+    from .solver_evidence import PdrEvidence
 
     found = pdr_search(search.automaton, search.head, settled=search.settled,
                        budget=search.budget, within=search.constraint)

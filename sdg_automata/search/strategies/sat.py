@@ -6,7 +6,7 @@ up to ``max_length`` (its one option, ``--max-length``), with shortest
 witnesses.  A witness is exact; nothing found up to the length is not a "no"
 unless k-induction proves it (then ``proof="k-induction"``); otherwise the
 verdict is not exact and, asked about k, its answer is ``None``.  Its evidence
-(:class:`~sdg_automata.search.strategies.solved.SolverEvidence`) is the length
+(:class:`~sdg_automata.search.strategies.solver_evidence.SolverEvidence`) is the length
 searched, the depth of the induction and the solver's work, three fields of the
 ``evidence`` of the ``max`` command's JSON.
 """
@@ -55,7 +55,7 @@ def _refuse(user: str, given: Mapping[str, Any]) -> str:
 def _sat(search: Search) -> SearchResult:
     """Bounded model checking with CaDiCaL, then k-induction (:mod:`sdg_automata.search.bmc`)."""
     from ..bmc import bounded_search
-    from .solved import SolverEvidence
+    from .solver_evidence import SolverEvidence
 
     found = bounded_search(search.automaton, search.head, settled=search.settled,
                            budget=search.budget, max_length=search.options.max_length,

@@ -2,8 +2,9 @@
 and how they proved.
 
 It is a module of its own, imported when one of them runs: the strategies' entries
-(:mod:`.sat`, :mod:`.pdr`) are loaded whenever the command line lists them, and a class
-costs start-up to define (issue 33 §4).
+(:mod:`sdg_automata.search.strategies.sat`, :mod:`sdg_automata.search.strategies.pdr`)
+are loaded whenever the command line lists them, and a class costs start-up to define
+(issue 33 §4).
 """
 
 from __future__ import annotations
