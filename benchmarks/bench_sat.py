@@ -41,17 +41,17 @@ MEMORY_CAP = 5 << 30
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _cap() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+def measured(args: list[str], *, cap: int = MEMORY_CAP) -> tuple[float, int, int, str, str]:
+    """Run ``python -m benchmarks.peak sdg_automata ARGS`` in ``cap`` bytes of address space:
+    (CPU seconds, user + sys, of that process and what it ran and waited for (``wait4``:
+    ABC for ``--strategy pdr``); the largest peak RSS among them in bytes; exit code;
+    stdout; stderr)."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
-
-def measured(args: list[str]) -> tuple[float, int, int, str, str]:
-    """Run ``python -m benchmarks.peak sdg_automata ARGS``: (CPU seconds, user + sys, of that
-    process and what it ran and waited for (``wait4``: ABC for ``--strategy pdr``); the
-    largest peak RSS among them in bytes; exit code; stdout; stderr)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen([sys.executable, "-m", "benchmarks.peak", "sdg_automata", *args],
-                                stdout=out, stderr=err, text=True, cwd=ROOT, preexec_fn=_cap)
+                                stdout=out, stderr=err, text=True, cwd=ROOT, preexec_fn=limit)
         _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage, unlike waitpid
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)

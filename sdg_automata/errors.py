@@ -47,9 +47,10 @@ class SdgError(Exception):
 
 
 class EngineNotice(UserWarning):
-    """A run chosen for the compiled kernels runs in Python instead (the automaton does
-    not fit their fixed width); the answer is the same, only slower.  The command line
-    prints it as one ``note:`` line on stderr."""
+    """A run goes elsewhere than asked, for the same answer: one chosen for the compiled
+    kernels runs in Python instead (the automaton does not fit their fixed width), or a
+    sharded search runs in this process (its levels are too narrow to shard).  The
+    command line prints it as one ``note:`` line on stderr."""
 
 
 class KernelCacheWarning(UserWarning):

@@ -1,4 +1,5 @@
-"""The command line run in-process, for the CLI tests: ``run(argv, capsys)``."""
+"""The command line run in-process, for the CLI tests: ``run(argv, capsys)``, and the one
+``error:`` line a refusal prints (``one_error``)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,13 @@ def fresh(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     in a program, before the package is imported."""
     return subprocess.run([sys.executable, "-c", script, str(TESTS), *args],
                           capture_output=True, text=True, cwd=TESTS.parent, timeout=120)
+
+
+def one_error(err: str, *fragments: str) -> str:
+    """The one line of ``err``, an ``error:`` line holding each of ``fragments``."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+    return lines[0]

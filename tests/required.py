@@ -21,3 +21,14 @@ def require(*modules: str, extra: str) -> None:
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
         unavailable(f"{', '.join(missing)} not installed (pip install '.[{extra}]')")
+
+
+def require_abc() -> str:
+    """ABC's executable (the pdr strategy's), or :func:`unavailable`."""
+    from sdg_automata.errors import InputError
+    from sdg_automata.search.pdr import abc_command
+
+    try:
+        return abc_command()
+    except InputError as e:
+        unavailable(str(e))

@@ -40,7 +40,7 @@ from ..runtime.budget import UNLIMITED, Budget, as_budget
 from ..runtime.engines import Engine, compiled, run_engine
 from .bounds import upper_bounds
 from .crawl import Crawl, ValuedStates, crawl
-from .groups import GroupLayout, _compile, _Group, _groups, _Plan, group_layout
+from .groups import GroupLayout, _compile, _Group, _groups, _Plan, bits_of, group_layout
 from .items import (
     Item,
     LetterTable,
@@ -275,9 +275,10 @@ class GrundyAutomaton:
         """What each of ``groups`` (in dependency order) reads and owns on every letter."""
         group_of = {b: g for g, members in enumerate(groups) for b in members}
         owner = [group_of[item.nonterminal] for item in self.items]
-        width = len(self.items)
-        owned = tuple(sum(1 << k for k in range(width) if owner[k] == g)
-                      for g in range(len(groups)))
+        members: list[list[int]] = [[] for _ in groups]
+        for k, g in enumerate(owner):
+            members[g].append(k)
+        owned = tuple(bits_of(bits) for bits in members)
         nts = self.grammar.nonterminals
         # the fields of the unit targets outside each group: read on every letter alike
         deps_of = [sum(((2 << self.bounds[c]) - 1) << self._base[c]

@@ -22,6 +22,7 @@ from .writing import (
     check_plot,
     check_visual,
     deliver,
+    output,
     unlimited_digits,
     write_plot,
 )
@@ -58,8 +59,12 @@ ARGUMENT_KINDS: dict[str | None, Callable[[str], Any]] = {
 def _add_options(p: Parser, entries: Iterable[Configurable]) -> None:
     """Each strategy's or engine's own arguments (:class:`~sdg_automata.search.options.Argument`),
     defaulting to its options' defaults."""
+    flags: set[str] = set()
     for entry in entries:
         for a in entry.arguments:
+            if a.flag in flags:  # shared by two entries (the SAT solver): once
+                continue
+            flags.add(a.flag)
             p.add_argument(a.flag, dest=a.field, default=entry.defaults[a.field],
                            type=ARGUMENT_KINDS[a.kind], choices=a.choices, metavar=a.metavar,
                            help=a.help)
@@ -83,6 +88,15 @@ def _add_max(p: Parser) -> None:
                        f"{name}: {s.describe}" for name, s in STRATEGIES.items())
                    + "; auto (default): lasso when one letter is read, else bfs")
     _add_options(p, STRATEGIES.values())
+    p.add_argument("--dump-circuit", metavar="FILE.aig|FILE.cnf",
+                   help="also write the instance for another tool, before searching "
+                        "(atomically, never over an input): FILE.aig, the Step 3–4 relation "
+                        "as binary AIGER (one latch per item bit, all starting at 0; output v: "
+                        "the state shows value v); FILE.cnf, DIMACS of one unrolling of "
+                        "--dump-length letters asking for a value above K (with K) or the "
+                        "value m_A; the comment lines say what each variable means")
+    p.add_argument("--dump-length", type=positive, metavar="L",
+                   help="--dump-circuit FILE.cnf: the number of letters unrolled")
     p.add_argument("--within", metavar="REGEX_OR_DFA_JSON",
                    help="only positions whose word matches this regular expression (automata-lib "
                         "syntax) or is accepted by this DFA (a .json file in automata-lib's "
@@ -148,6 +162,29 @@ def _unsettled(args: argparse.Namespace, verdict: Any) -> NoReturn:
     fail(message, ExitCode.BUDGET)
 
 
+def _dump(args: argparse.Namespace, g: Any, head: str, within: Any) -> None:
+    """``--dump-circuit``: the instance as AIGER or DIMACS (:mod:`sdg_automata.search.dump`),
+    written as every output is (atomically, never over an input)."""
+    from ..search.dump import circuit_file
+
+    path = args.dump_circuit
+    if path is None:
+        raise InputError("--dump-length goes with --dump-circuit FILE.cnf")
+    kind = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if kind not in ("aig", "cnf"):
+        raise InputError(f"--dump-circuit writes FILE.aig (AIGER) or FILE.cnf (DIMACS), not "
+                         f"{path!r}")
+    if kind == "cnf" and args.dump_length is None:
+        raise InputError("a DIMACS dump is one unrolling: give its number of letters with "
+                         "--dump-length L")
+    if kind == "aig" and args.dump_length is not None:
+        raise InputError("--dump-length goes with a DIMACS dump (FILE.cnf): AIGER holds the "
+                         "relation, not an unrolling")
+    data = circuit_file(g, head, kind, k=args.k, within=within, length=args.dump_length)
+    output(args, data, to=path, option="--dump-circuit")
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def _cmd_max(args: argparse.Namespace) -> int:
     from ..search.decide import max_grundy
     from ..search.engines import ENGINES
@@ -165,6 +202,8 @@ def _cmd_max(args: argparse.Namespace) -> int:
     # the ones that run
     options = {k: v for entry in (*STRATEGIES.values(), *ENGINES.values())
                for k, v in entry.read_arguments(args).items()}
+    if args.dump_circuit is not None or args.dump_length is not None:
+        _dump(args, g, head, within)
     with progress(f"{what} from {head}", enabled=not args.json, unit=unit) as bar:
         verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
                              within=within, engine=args.engine, options=options,

@@ -125,13 +125,28 @@ def progress(description: str, *, enabled: bool = True, unit: str = "states",
                   TextColumn("{task.completed:,} " + unit), TextColumn("{task.fields[rate]}"),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=None, rate="")
+        yield _Report(bar, task, description, unit if rate else None, started)
 
-        def report(n: int) -> None:
-            seconds = time.monotonic() - started
-            speed = f"{n / seconds:,.0f} {unit}/s" if rate and seconds > 0.5 else ""
-            bar.update(task, completed=n, rate=speed)
 
-        yield report
+class _Report:
+    """The progress callback of :func:`progress`: the count, and what the phase does while
+    the count stands still (:meth:`~sdg_automata.runtime.budget.Meter.describe`)."""
+
+    def __init__(self, bar: Any, task: Any, description: str, rate: str | None,
+                 started: float) -> None:
+        self.bar, self.task, self.description = bar, task, description
+        self.rate, self.started = rate, started
+
+    def __call__(self, n: int) -> None:
+        import time
+
+        seconds = time.monotonic() - self.started
+        speed = (f"{n / seconds:,.0f} {self.rate}/s" if self.rate is not None and seconds > 0.5
+                 else "")
+        self.bar.update(self.task, completed=n, rate=speed)
+
+    def describe(self, text: str | None) -> None:
+        self.bar.update(self.task, description=self.description if text is None else text)
 
 
 def explore(args: argparse.Namespace, g: Grammar) -> ReachableAutomaton:

@@ -26,6 +26,10 @@ EXAMPLES = {
     "family subtraction": ("sdg-automata family subtraction 1,3,4 -o s134.txt",),
     "family ring": ("sdg-automata family ring 10 -o ring10.json && "
                     "sdg-automata max ring10.json A --strategy pdr",),
+    "family counting": ("sdg-automata family counting 24 -o c24.json && "
+                        "sdg-automata max c24.json A --strategy pdr",
+                        "sdg-automata family counting 12 --length 26 -o c12.json && "
+                        "sdg-automata max c12.json A --strategy pdr"),
 }
 
 
@@ -39,7 +43,9 @@ def _add_family(p: Parser) -> None:
         "automata-lib products; intersection: the same on random DFAs sharing a "
         "planted word, so max 𝒢(A) = COUNT; ring: the same on COUNT ring DFAs with an "
         "empty intersection, so max 𝒢(A) = COUNT − 1, which k-induction never proves and "
-        "PDR does; subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
+        "PDR does; counting: the same on COUNT DFAs counting a's modulo twice the odd "
+        "primes, with an empty intersection or a shortest common word a^LENGTH; "
+        "subtraction: A → aᵏA | aᵏ for k ∈ S (SPEC §7).")
     kinds = p.add_subparsers(dest="family", metavar="FAMILY")
     kinds.required = True
     kinds.command("modular", _add_modular,
@@ -50,6 +56,9 @@ def _add_family(p: Parser) -> None:
                   help="random DFAs sharing a planted word; max 𝒢(A) = COUNT")
     kinds.command("ring", _add_ring,
                   help="ring DFAs with an empty intersection; max 𝒢(A) = COUNT − 1")
+    kinds.command("counting", _add_counting,
+                  help="DFAs counting a's modulo 2·p; max 𝒢(A) = COUNT − 1, or COUNT with a "
+                       "shortest witness a^LENGTH")
     kinds.command("subtraction", _add_subtraction,
                   help="A → aᵏA | aᵏ for k ∈ S (the subtraction game when 1 ∈ S)")
 
@@ -97,6 +106,29 @@ def _add_ring(r: Parser) -> None:
     r.add_argument("count", metavar="COUNT", type=positive, help="how many DFAs (at least 2)")
     r.set_defaults(func=_cmd_family_ring)
     _add_grammar_output(r)
+
+
+def _add_counting(c: Parser) -> None:
+    c.description = ("COUNT DFAs over {a, b}: D_i counts the a's modulo 2·p_i (p_i the i-th "
+                     "odd prime: 3, 5, 7, …; a ring of 2·p_i states), at even lengths. "
+                     "Without --length: D_1 … D_{COUNT−1} accept a count ≡ 0 (even counts), "
+                     "D_COUNT every odd count, so the intersection is empty and max 𝒢(A) = "
+                     "COUNT − 1 (witness bb). With --length N: every D_i accepts a count "
+                     "≡ N (mod 2·p_i), so by the Chinese remainder theorem a^N is the "
+                     "shortest common word and max 𝒢(A) = COUNT (+ NOISE). --noise adds "
+                     "random DFAs on --states states accepting exactly the words that end "
+                     "where a^N ends: the witness stays a^N, the product explicit search "
+                     "walks grows.")
+    c.add_argument("count", metavar="COUNT", type=positive, help="how many rings (at least 2)")
+    c.add_argument("--length", type=positive, metavar="N",
+                   help="the length of the common word a^N (even); default: no common word")
+    c.add_argument("--noise", type=positive, metavar="M",
+                   help="add M random DFAs accepting a^N (with --length)")
+    c.add_argument("--states", type=positive, default=10, metavar="S",
+                   help="states of each noise DFA before the even-length product (default 10)")
+    c.add_argument("--seed", type=int, default=0, help="random seed of the noise (default 0)")
+    c.set_defaults(func=_cmd_family_counting)
+    _add_grammar_output(c)
 
 
 def _add_subtraction(s: Parser) -> None:
@@ -180,6 +212,25 @@ def _cmd_family_ring(args: argparse.Namespace) -> int:
     _write_grammar(g, args)
     print(f"ground truth (residues): max 𝒢(A) = {args.count - 1}, shortest witness bb; "
           f"no word is in all {args.count} languages", file=sys.stderr)
+    return ExitCode.OK
+
+
+def _cmd_family_counting(args: argparse.Namespace) -> int:
+    from ..generators.families import counting_intersection, counting_truth, intersection_grammar
+
+    noise = args.noise or 0
+    dfas = counting_intersection(args.count, length=args.length, noise=noise,
+                                 states=args.states, seed=args.seed)
+    _write_grammar(intersection_grammar(dfas), args)
+    best, shortest = counting_truth(args.count, length=args.length, noise=noise)
+    if args.length is None:
+        print(f"ground truth (residues): max 𝒢(A) = {best}, shortest witness bb; D1 accepts "
+              f"even counts only, D{args.count} odd ones: no word is in all {args.count} "
+              "languages", file=sys.stderr)
+    else:
+        print(f"ground truth (Chinese remainder theorem): max 𝒢(A) = {best}, shortest "
+              f"witness a^{shortest} (every common word has at least {shortest} a's)",
+              file=sys.stderr)
     return ExitCode.OK
 
 

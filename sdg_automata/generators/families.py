@@ -17,6 +17,10 @@
 * :func:`ring_intersection` — DFAs counting a's modulo odd primes, two of them
   modulo 3 with different residues: an empty intersection whose unreachable states
   loop (k-induction never proves it; PDR does).
+* :func:`counting_intersection` — DFAs counting a's modulo twice the odd primes: with
+  an empty intersection (two of them accept even and odd counts), or with a common
+  word aⁿ that the Chinese remainder theorem makes the shortest, optionally with
+  random DFAs that accept it too (deep witnesses where explicit search runs out).
 * :func:`subtraction_grammar` — the unary grammar A → aᵏA | aᵏ (k ∈ S) of a
   subtraction game (SPEC §7).
 """
@@ -26,7 +30,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from math import gcd
+from math import gcd, prod
 from typing import TYPE_CHECKING, Any
 
 from ..automaton.minimal import canonical
@@ -55,6 +59,8 @@ def _refuse_over(size: int, limit: int, what: str, unit: str) -> None:
 
 __all__ = [
     "ModularSpec",
+    "counting_intersection",
+    "counting_truth",
     "even_length_dfa",
     "intersection_grammar",
     "modular_dfa",
@@ -331,16 +337,95 @@ def ring_intersection(count: int) -> list[DFA]:
     # the i-th odd prime is at least 2i + 1, so the primes sum to at least count²; each
     # ring of p states has 2p states at even lengths, 3 rules each, of up to 3 symbols
     _refuse_over(18 * count * count, MAX_SYMBOLS, "the grammar", "symbols")
-    primes: list[int] = []
-    n = 3
-    while len(primes) < count - 1:
-        if all(n % p for p in primes):
-            primes.append(n)
-        n += 2
+    primes = _odd_primes(count - 1)
     _refuse_over(18 * (sum(primes) + 3), MAX_SYMBOLS, "the grammar", "symbols")
     rings = [(p, 0) for p in primes] + [(3, 1)]
     return [_even({k: {"a": (k + 1) % p, "b": k} for k in range(p)}, {r}, "ab")
             for p, r in rings]
+
+
+def _odd_primes(count: int) -> list[int]:
+    """The first ``count`` odd primes: 3, 5, 7, 11, …"""
+    primes: list[int] = []
+    n = 3
+    while len(primes) < count:
+        if all(n % p for p in primes):
+            primes.append(n)
+        n += 2
+    return primes
+
+
+def counting_intersection(count: int, *, length: int | None = None, noise: int = 0,
+                          states: int = 10, seed: int = 0) -> list[DFA]:
+    """``count`` DFAs over {a, b} counting a's, the i-th modulo 2·pᵢ (pᵢ the i-th odd
+    prime: a ring of 2·pᵢ states, b loops), each crossed with the even-length DFA; then
+    ``noise`` random DFAs that accept the common word.
+
+    * ``length`` ``None`` (empty): the first ``count`` − 1 accept a count ≡ 0 (mod 2·pᵢ),
+      all of them even, and the last every odd count.  The first and the last share no
+      word, so max 𝒢_A = ``count`` − 1 (witness ``bb``, the first ``count`` − 1 accept it)
+      in the grammar of :func:`intersection_grammar`, and ``count`` is unreachable: PDR
+      proves it with an invariant relating the two parities.
+    * ``length`` n (even): every ring accepts a count ≡ n (mod 2·pᵢ).  A common word
+      has a count ≡ n modulo L = lcm(2·p₁, …) = 2·p₁⋯p_count (Chinese remainder
+      theorem), so at least n a's when n < L: aⁿ is the shortest common word, max 𝒢_A =
+      ``count`` + ``noise``.  The ``noise`` DFAs are random on ``states`` states, each
+      accepting exactly the words that end where aⁿ ends (as
+      :func:`planted_intersection` plants a word): aⁿ stays the shortest, while the
+      product explicit search walks grows with them.
+
+    Known without any product (:func:`counting_truth`).
+
+    Raises
+    ------
+    InputError
+        For fewer than 2 rings, an odd or non-positive length, a length not below L,
+        noise without a length.
+    BudgetExceeded
+        Before any work, when the grammar would have over :data:`MAX_SYMBOLS` symbols.
+    """
+    if count < 2:
+        raise InputError(f"a counting intersection needs at least 2 DFAs, not {count}")
+    if noise and length is None:
+        raise InputError("noise DFAs accept the common word: give its length")
+    # the i-th odd prime is at least 2i + 1: each ring has 4·p states at even lengths, two
+    # letters, rules of up to 2 symbols
+    _refuse_over(24 * count * count, MAX_SYMBOLS, "the grammar", "symbols")
+    primes = _odd_primes(count)
+    _refuse_over(24 * sum(primes) + 24 * noise * states, MAX_SYMBOLS, "the grammar",
+                 "symbols")
+    if length is not None:
+        if length < 2 or length % 2:
+            raise InputError(f"the common word's length must be even and positive (the "
+                             f"reduction of SPEC §5 needs even lengths), not {length}")
+        period = 2 * prod(primes)
+        if length >= period:
+            raise InputError(f"the common word a^{length} would not be the shortest: counts "
+                             f"repeat every {period:,} letters")
+        _refuse_over(length, MAX_SYMBOLS, "the common word", "letters")
+    out = []
+    for i, p in enumerate(primes):
+        ring = {k: {"a": (k + 1) % (2 * p), "b": k} for k in range(2 * p)}
+        if length is not None:
+            final = {length % (2 * p)}
+        else:
+            final = {k for k in range(2 * p) if k % 2} if i == count - 1 else {0}
+        out.append(_even(ring, final, "ab"))
+    rng = random.Random(seed)
+    for _ in range(noise):
+        transitions = _random_transitions(rng, states, "ab")
+        end = 0
+        for _ in range(length or 0):
+            end = transitions[end]["a"]
+        out.append(_even(transitions, {end}, "ab"))
+    return out
+
+
+def counting_truth(count: int, *, length: int | None = None, noise: int = 0
+                   ) -> tuple[int, int]:
+    """Ground truth for :func:`counting_intersection`, from the residues alone: (max 𝒢_A,
+    length of a shortest witness)."""
+    return (count - 1, 2) if length is None else (count + noise, length)
 
 
 def even_length_dfa(alphabet: Iterable[str]) -> DFA:

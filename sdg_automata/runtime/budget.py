@@ -111,7 +111,8 @@ class Budget:
     progress:
         Called with the phase's count now and then (about every
         :data:`TICK` seconds); the command line draws a progress bar with it
-        on a terminal.
+        on a terminal.  One with a ``describe(text)`` method is also told
+        what the phase does while it is not counting (:meth:`Meter.describe`).
     since:
         The :func:`time.perf_counter` reading from which ``max_seconds``
         count, so that every phase of one computation shares one deadline
@@ -271,6 +272,14 @@ class Meter:
             self.budget.progress(count)
         self.due = step + self._stride
         return self.due
+
+    def describe(self, text: str | None) -> None:
+        """Say what the phase does now, while its count stands still (a fresh cluster
+        compiling the kernels), where the progress display can (the command line's
+        bar: ``progress.describe``); ``None``: what the display said at first."""
+        describe = getattr(self.budget.progress, "describe", None)
+        if describe is not None:
+            describe(text)
 
     def check_states(self, count: int) -> None:
         """The state limit alone (cheap: no clock), for exact stops."""

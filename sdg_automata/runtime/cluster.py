@@ -13,9 +13,11 @@ run over :func:`dask_executor`, a :class:`concurrent.futures.Executor` over
   caught (issue 12).
 * **Loud, bounded failure.**  Every wait has a deadline (at most
   :data:`LONGEST_WAIT`): an address no scheduler can have is refused before any
-  connection, the other side must greet us in Dask's protocol within the
-  timeout (:func:`_probe`), and a running sweep's executor notices a lost
-  scheduler, or a cluster left without workers, while it waits
+  connection (:class:`~sdg_automata.errors.InputError`, exit 2), the other side
+  must greet us in Dask's protocol within the timeout (:func:`_probe`; else a
+  :class:`~sdg_automata.errors.ResourceError` naming the cause, exit 3), and a
+  running sweep's executor notices a lost scheduler, or a cluster left without
+  workers, while it waits
   (:class:`_DaskExecutor`; issue 21 §1).
 
 ``distributed`` is imported only when a cluster is asked for: a command that
@@ -28,6 +30,7 @@ import contextlib
 import hashlib
 import importlib
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +47,9 @@ __all__ = ["LONGEST_WAIT", "check_workers", "dask_client", "dask_executor", "def
 #: the longest --connect-timeout: a wait of a day is "forever" on any cluster, and far
 #: longer ones overflow the clocks of threading and asyncio
 LONGEST_WAIT = 86400.0
+#: the share of the connect timeout that Dask may spend connecting (it retries a refused
+#: or unresolved connection); the rest is for the scheduler's greeting
+CONNECTING = 0.8
 #: the package directory: its whole source is what :func:`fingerprint` hashes
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -169,6 +175,42 @@ class _DaskExecutor(Executor):
             raise ResourceError(f"the Dask cluster has had no worker for {self._grace:g} s")
 
 
+#: HOST:PORT, the host a name, an IPv4 address or an IPv6 one in brackets
+_HOST_PORT = re.compile(r"(?:\[(?P<v6>[^\[\]]*)\]|(?P<host>[^\[\]:]*)):(?P<port>[0-9]+)")
+#: a host name or an IPv4 address (letters, digits, dots, hyphens; underscores as some
+#: clusters name their nodes)
+_HOST_NAME = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?")
+
+
+def _check_host_port(address: str, scheme: str, location: str) -> str:
+    """The host of ``location`` (``HOST:PORT``); :class:`InputError` when it is not one."""
+    import ipaddress
+
+    expected = (f"expected {scheme}://HOST:PORT with a port from 1 to 65535 (an IPv6 host in "
+                f"brackets: {scheme}://[::1]:8786), or 'local'")
+    found = _HOST_PORT.fullmatch(location)
+    if found is None:
+        why = ("the bracket around its IPv6 host is not closed" if location.count("[")
+               != location.count("]") else "an IPv6 host goes in brackets"
+               if location.count(":") > 1 and "[" not in location else "")
+        raise InputError(f"--scheduler {address!r}: {why + ': ' if why else ''}{expected}")
+    port = int(found["port"])
+    if not 0 < port < 65536:
+        raise InputError(f"--scheduler {address!r}: port {port} is out of range: {expected}")
+    if found["v6"] is not None:
+        try:
+            ipaddress.IPv6Address(found["v6"].partition("%")[0])
+        except ValueError:
+            raise InputError(f"--scheduler {address!r}: {found['v6']!r} in brackets is not an "
+                             f"IPv6 address: {expected}") from None
+        return str(found["v6"])
+    host = str(found["host"])
+    if not _HOST_NAME.fullmatch(host):
+        raise InputError(f"--scheduler {address!r}: {host!r} is not a host name or address: "
+                         f"{expected}")
+    return host
+
+
 def _check_address(distributed: Any, address: str) -> None:
     """Refuse an address no Dask scheduler can have, before any connection."""
     try:
@@ -177,13 +219,88 @@ def _check_address(distributed: Any, address: str) -> None:
     except (ValueError, TypeError) as e:
         raise InputError(f"--scheduler {address!r}: {e}") from None
     if scheme in ("tcp", "tls"):  # a host and a port, before any connection is tried
-        host, _, port = location.rpartition(":")
-        if not host.strip("[]") or not port.isdigit() or not 0 < int(port) < 65536:
-            raise InputError(f"--scheduler {address!r}: expected {scheme}://HOST:PORT with a "
-                             "port from 1 to 65535, or 'local'")
+        _check_host_port(address, scheme, location)
     if scheme == "inproc":
         raise InputError(f"--scheduler {address!r}: an inproc:// address names a scheduler "
                          f"inside this very process; give tcp://HOST:PORT, or 'local'")
+
+
+def _unreachable(address: str, e: BaseException, timeout: float) -> ResourceError:
+    """Why nothing speaking Dask's protocol answered at ``address``: the deepest cause of
+    ``e`` (Dask retries a refused or unresolved connection until the timeout, then raises
+    an OSError "Timed out trying to connect" whose cause says why)."""
+    import errno
+    import socket
+
+    causes = [e]
+    while causes[-1].__cause__ is not None:
+        causes.append(causes[-1].__cause__)
+    e = next((c for c in reversed(causes) if isinstance(c, OSError)), e)
+    if isinstance(e, socket.gaierror):
+        why = f"the host name {_host(address)!r} does not resolve ({e.strerror or e})"
+    elif isinstance(e, ConnectionRefusedError):
+        why = "the connection was refused (no scheduler listens on that port)"
+    elif isinstance(e, OSError) and e.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+        why = f"there is no route to the host ({e.strerror})"
+    elif isinstance(e, OSError) and e.strerror:
+        why = e.strerror
+    elif isinstance(e, TimeoutError | OSError):  # asyncio's timeout; a bare "timed out"
+        why = f"no answer in Dask's protocol within {timeout:g} s"
+    else:  # an answer Dask cannot read: MemoryError (an HTTP status line read as a
+        # frame length asks for exabytes), ValueError, ...
+        why = ("what answers there does not speak Dask's protocol (a web server such as the "
+               "Dask dashboard, an SSH daemon, or a proxy on the way?)")
+    return ResourceError(f"cannot reach a Dask scheduler at {address!r}: {why}")
+
+
+def _host(address: str) -> str:
+    """The host of a checked ``SCHEME://HOST:PORT`` (an IPv6 one without its brackets)."""
+    return address.partition("://")[2].rpartition(":")[0].removeprefix("[").removesuffix("]")
+
+
+def _reach(address: str, seconds: float, timeout: float) -> None:
+    """Open (and close) a TCP connection to the scheduler's host and port, retrying for up
+    to ``seconds`` (a scheduler may be starting) unless the host name does not exist;
+    :func:`_unreachable` with the last failure when none opens.  Dask's own ``connect``
+    retries as well, but its error then says why only when its last, shortened attempt
+    failed for a reason rather than for want of time."""
+    import socket
+    import threading
+
+    host, port = _host(address), int(address.rpartition(":")[2])
+    deadline = time.monotonic() + seconds
+    failures: list[OSError] = []
+
+    def knock() -> None:  # in a daemon thread: a resolver that hangs keeps only it
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                socket.create_connection((host, port), timeout=left).close()
+                return
+            except socket.gaierror as e:
+                failures.append(e)
+                if e.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", None)):
+                    return  # no such name: final
+            except TimeoutError as e:  # no answer at all (a host that drops the packets)
+                failures.append(e)
+                return
+            except OSError as e:  # refused, no route, ...: perhaps not yet
+                failures.append(e)
+            time.sleep(min(0.1, max(0.0, deadline - time.monotonic())))
+        failures.append(TimeoutError())
+
+    knocking = threading.Thread(target=knock, name="sdg-reach", daemon=True)
+    knocking.start()
+    knocking.join(seconds)
+    if knocking.is_alive():  # resolving the name takes longer than the timeout
+        raise ResourceError(f"cannot reach a Dask scheduler at {address!r}: resolving "
+                            f"{host!r} took more than {timeout:g} s")
+    telling = [e for e in failures if not isinstance(e, TimeoutError)]
+    if telling:  # why the last attempt that had the time failed
+        raise _unreachable(address, telling[-1], timeout)
+    if failures:
+        raise ResourceError(f"cannot reach a Dask scheduler at {address!r}: the host did not "
+                            f"answer within {timeout:g} s (down, unreachable, or a firewall "
+                            "drops the connection)")
 
 
 def _probe(distributed: Any, address: str, timeout: float) -> None:
@@ -194,26 +311,31 @@ def _probe(distributed: Any, address: str, timeout: float) -> None:
     frame length (an SSH banner asks for exabytes): distributed's own
     ``connect``, under ``asyncio.wait_for`` on a loop of its own, says at once
     whether a Dask scheduler is there.
+
+    Raises
+    ------
+    ResourceError
+        Naming the cause (exit 3): the name does not resolve, the connection is
+        refused, there is no route, nothing answers within ``timeout``, or what
+        answers is not a Dask scheduler.
     """
     import asyncio
 
     async def knock() -> None:
         args = distributed.Security().get_connection_args("client")
-        comm = await asyncio.wait_for(distributed.comm.connect(address, timeout=timeout, **args),
-                                      timeout)
+        # connecting (Dask retries it) ends before the whole greeting's deadline, so that
+        # its own error, which says why, comes first
+        connecting = distributed.comm.connect(address, timeout=CONNECTING * timeout, **args)
+        comm = await asyncio.wait_for(connecting, timeout)
         await comm.close()
 
+    if address.startswith(("tcp://", "tls://")):
+        _reach(address, CONNECTING * timeout, timeout)
     try:
         with ThreadPoolExecutor(1) as thread:  # a loop of its own, whatever runs here
             thread.submit(asyncio.run, knock()).result()
-    except asyncio.TimeoutError:
-        raise InputError(f"cannot reach a Dask scheduler at {address!r}: no answer in Dask's "
-                         f"protocol within {timeout:g} s") from None
-    except OSError as e:
-        raise InputError(f"cannot reach a Dask scheduler at {address!r}: {e}") from None
     except Exception as e:  # noqa: BLE001 -- MemoryError included: what answered is not Dask
-        raise InputError(f"cannot reach a Dask scheduler at {address!r}: what answers there "
-                         f"does not speak Dask's protocol ({type(e).__name__})") from None
+        raise _unreachable(address, e, timeout) from None
 
 
 @contextlib.contextmanager
@@ -251,9 +373,12 @@ def dask_client(address: str, *, workers: int | None = None,
     Raises
     ------
     InputError
-        When the ``cluster`` extra is not installed, the address is not one
-        of a scheduler, nothing answering Dask's protocol is there within
-        ``timeout``, or the workers run other code (:func:`check_workers`).
+        When the ``cluster`` extra is not installed, or the address is not one
+        of a scheduler (malformed: checked before any connection; exit 2).
+    ResourceError
+        When no Dask scheduler with a worker answers there within ``timeout``
+        (the name does not resolve, the connection is refused or goes nowhere,
+        something else answers; exit 3), saying which.
     """
     if not 0 < timeout <= LONGEST_WAIT:
         raise InputError(f"--connect-timeout must be more than 0 and at most {LONGEST_WAIT:g} "
@@ -279,8 +404,8 @@ def dask_client(address: str, *, workers: int | None = None,
             client = stack.enter_context(distributed.Client(target, timeout=timeout))
             client.wait_for_workers(1, timeout=timeout)
         except (OSError, TimeoutError) as e:
-            raise InputError(f"cannot reach a Dask scheduler with workers at {address!r}: "
-                             f"{e}") from None
+            raise ResourceError(f"cannot reach a Dask scheduler with workers at {address!r}: "
+                                f"{e}") from None
         yield client
 
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from .constraint import Constraint
 
-__all__ = ["Circuit", "Frame", "Gates", "StepEncoding", "fold_and"]
+__all__ = ["Circuit", "Frame", "Gates", "Relation", "StepEncoding", "fold_and"]
 
 
 # ---------------------------------------------------------------------------
@@ -49,7 +49,7 @@ __all__ = ["Circuit", "Frame", "Gates", "StepEncoding", "fold_and"]
 
 class Circuit(Protocol):
     """What :class:`StepEncoding` builds its gates with: :class:`Gates` (clauses for
-    CaDiCaL) or :class:`sdg_automata.search.pdr.AigGates` (an and-inverter graph for ABC).
+    CaDiCaL) or :class:`sdg_automata.search.aig.AigGates` (an and-inverter graph for ABC).
     Literals are non-zero ints, ``-x`` the negation of ``x``."""
 
     true: int
@@ -92,13 +92,16 @@ class Gates:
         Takes one clause (a list of literals), e.g. a solver's ``add_clause``.
     """
 
-    __slots__ = ("pool", "add", "true", "false")
+    __slots__ = ("pool", "add", "true", "false", "_hashed")
 
-    def __init__(self, pool: IDPool, add: Callable[[list[int]], Any]) -> None:
+    def __init__(self, pool: IDPool, add: Callable[[list[int]], Any], *,
+                 hashed: bool = False) -> None:
         self.pool = pool
         self.add = add
         self.true: int = int(pool.id())
         self.false: int = -self.true
+        #: ``hashed``: structural hashing, two AND gates of the same inputs are one
+        self._hashed: dict[tuple[int, int], int] | None = {} if hashed else None
         add([self.true])
 
     def new(self) -> int:
@@ -110,11 +113,19 @@ class Gates:
         folded = fold_and(a, b, self.true)
         if folded is not None:
             return folded
+        hashed = self._hashed
+        if hashed is not None:
+            key = (a, b) if a < b else (b, a)
+            known = hashed.get(key)
+            if known is not None:
+                return known
         y = int(self.pool.id())
         add = self.add
         add([-y, a])
         add([-y, b])
         add([y, -a, -b])
+        if hashed is not None:
+            hashed[key] = y
         return y
 
     def or_(self, lits: Sequence[int]) -> int:
@@ -172,7 +183,11 @@ class Gates:
             return
         from pysat.card import CardEnc, EncType
 
-        for c in CardEnc.atmost(lits, 1, vpool=self.pool, encoding=EncType.seqcounter).clauses:
+        from .solvers import native
+
+        with native():  # pysat's C code, without its SIGINT handler
+            encoded = CardEnc.atmost(lits, 1, vpool=self.pool, encoding=EncType.seqcounter)
+        for c in encoded.clauses:
             self.clause(c)
 
     def exactly_one(self, lits: Sequence[int]) -> None:
@@ -201,11 +216,45 @@ class Gates:
 @dataclass(frozen=True)
 class Frame:
     """The literals of one letter position: the letter read to get here (one per letter of
-    Σ, none for the first frame), the state's item bits, and the constraint's one-hot state."""
+    Σ, none for the first frame), the state's item bits, and the constraint's one-hot state
+    (a lean relation, :mod:`sdg_automata.search.lean`, keeps its latches in ``state`` and
+    the value and acceptance literals in ``outputs``)."""
 
     letters: tuple[int, ...]
     state: tuple[int, ...]
     within: tuple[int, ...] = ()
+    outputs: tuple[int, ...] = ()
+
+
+class Relation(Protocol):
+    """A transition relation the unrollings of :mod:`sdg_automata.search.unrolling` take:
+    :class:`StepEncoding` (the Step 3–4 relation itself) or the lean relation of
+    :mod:`sdg_automata.search.lean`, which behaves as it on every reachable state."""
+
+    @property
+    def automaton(self) -> GrundyAutomaton:
+        """The automaton whose relation it is (for the replay of witnesses)."""
+        ...
+
+    @property
+    def within(self) -> Constraint | None:
+        """The constraint's tables, or ``None``."""
+        ...
+
+    @property
+    def bound(self) -> int:
+        """m_A: the values are 0 … bound."""
+        ...
+
+    def initial(self, g: Circuit) -> Frame: ...
+
+    def free(self, g: Gates, *, constrained: bool = True) -> Frame: ...
+
+    def step(self, g: Circuit, prev: Frame) -> Frame: ...
+
+    def value(self, frame: Frame, v: int) -> int: ...
+
+    def accepting(self, g: Circuit, frame: Frame) -> int: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -316,20 +365,28 @@ class StepEncoding:
         if not constrained:
             return Frame(letters=(), state=state, within=() if self.within is None else
                          tuple(g.new() for _ in range(self.within.size)))
+        for start, end in self.fields():
+            g.at_most_one(state[start:end])
+        within: tuple[int, ...] = ()
+        if self.within is not None:
+            within = tuple(g.new() for _ in range(self.within.size))
+            g.exactly_one(within)
+        return Frame(letters=(), state=state, within=within)
+
+    def fields(self) -> list[tuple[int, int]]:
+        """The item fields x B^0 … x B^{m_B}, as ranges of bits (start, end): at most one bit
+        of each holds in a reachable state (the value of a suffix is unique)."""
         items = self.automaton.items
+        out = []
         k = 0
         while k < self.width:
             end = k + 1
             while end < self.width and (items[end].prefix, items[end].nonterminal) == (
                     items[k].prefix, items[k].nonterminal):
                 end += 1
-            g.at_most_one(state[k:end])
+            out.append((k, end))
             k = end
-        within: tuple[int, ...] = ()
-        if self.within is not None:
-            within = tuple(g.new() for _ in range(self.within.size))
-            g.exactly_one(within)
-        return Frame(letters=(), state=state, within=within)
+        return out
 
     def step(self, g: Circuit, prev: Frame) -> Frame:
         """The next frame: one letter read from ``prev``'s state (Steps 3 and 4)."""
@@ -363,6 +420,11 @@ class StepEncoding:
                 g.forbid([d[i], x[c]])
             within = tuple(or_([and2(d[i], x[c]) for i, c in sources]) for sources in self.moves)
         return Frame(letters=x, state=tuple(new), within=within)
+
+    @property
+    def bound(self) -> int:
+        """m_A: the values of A are 0 … bound (SPEC §3)."""
+        return len(self.value_bits) - 1
 
     def value(self, frame: Frame, v: int) -> int:
         """The literal "A^v is in the frame's state" (Step 5's F_{A,v})."""

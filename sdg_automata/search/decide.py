@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from ..runtime.engines import Engine
 
 __all__ = ["EXPLORERS", "ROUTES", "SOLVED", "Route", "Strategy", "Verdict", "max_grundy",
-           "spectrum"]
+           "question", "spectrum"]
 
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
@@ -226,8 +226,8 @@ def max_grundy(
         ``"dfs"`` (less memory), ``"lasso"`` (one-letter walks, constant
         memory, shortest witnesses), ``"sat"`` (bounded model checking with
         CaDiCaL: no states stored, shortest witnesses) or ``"pdr"`` (sat's
-        witnesses, proofs by ABC's PDR with a checked invariant); ``None`` (default):
-        ``"lasso"`` for a one-letter walk, else ``"bfs"``.  On the fly only.
+        witnesses and ABC's PDR taking turns, its proofs' invariants checked); ``None``
+        (default): ``"lasso"`` for a one-letter walk, else ``"bfs"``.  On the fly only.
     within:
         Restrict positions to the words of this automata-lib DFA or NFA (determinized),
         pyformlang DFA, NFA or ε-NFA (converted by
@@ -245,9 +245,10 @@ def max_grundy(
     options:
         The chosen strategy's and engine's options by keyword (the fields of their
         ``options`` classes: the sat strategy's ``max_length``, the longest word
-        searched; the dask engine's ``scheduler``, ``connect_timeout`` and ``usage``);
-        an option of another strategy or engine than the ones run is refused, and so
-        is an unknown one.
+        searched; the SAT solver of sat and pdr, ``sat_solver``, e.g. ``"glucose4"``;
+        the dask engine's ``scheduler``, ``connect_timeout`` and ``usage``); an option
+        of another strategy or engine than the ones run is refused, and so is an
+        unknown one.
     budget:
         States, seconds and progress (:class:`~sdg_automata.runtime.budget.Budget`);
         :class:`~sdg_automata.errors.BudgetExceeded` when they run out.  The
@@ -293,17 +294,16 @@ def max_grundy(
     else:
         raise InputError(f"unknown method {method!r} (expected {' or '.join(ROUTES)})")
     started = time.perf_counter()
-    automaton = GrundyAutomaton(reading.right_linear, reading=reading)
-    bound = automaton.bounds[head]
     if method != "onthefly":
         from .explicit import explicit  # the route through automata-lib: its own module
 
+        automaton = GrundyAutomaton(reading.right_linear, reading=reading)
         found, states, explored = explicit(automaton, head, within, budget, started,
                                            engine=cast("Engine", engine))
-        return _verdict(head, k, bound, found, states, True, started, method=method,
-                        engine=EngineRun(name=explored))
-    table = None if within is None else constraint(within, automaton.alphabet,
-                                                   reverse=not reading.mirrored)
+        return _verdict(head, k, automaton.bounds[head], found, states, True, started,
+                        method=method, engine=EngineRun(name=explored))
+    asked = _question(reading, head, k, within, budget)
+    automaton, bound, table = asked.automaton, asked.bound, asked.constraint
     if chosen is None:
         chosen = strategies.default(one_letter(
             automaton.alphabet, table, letters=automaton.grammar.letters_of(head)) is not None,
@@ -319,6 +319,24 @@ def max_grundy(
                     method="onthefly", strategy=chosen.name, peak_bytes=result.peak_bytes,
                     engine=result.engine, proof=result.proof,
                     evidence=Evidence() if result.evidence is None else result.evidence)
+
+
+def question(grammar: Grammar, head: str, k: int | None = None, *,
+             within: DFA | NFA | EpsilonNFA | str | None = None,
+             budget: Budget = UNLIMITED) -> Search:
+    """The question :func:`max_grundy` asks a strategy on the fly, for a search or a circuit
+    made elsewhere (:mod:`sdg_automata.search.dump`): the automaton restricted to A's cone,
+    m_A, the constraint's tables.  Raises as :func:`max_grundy` does."""
+    return _question(_reading(grammar, head, k), head, k, within, budget)
+
+
+def _question(reading: Reading, head: str, k: int | None,
+              within: DFA | NFA | EpsilonNFA | str | None, budget: Budget) -> Search:
+    automaton = GrundyAutomaton(reading.right_linear, reading=reading)
+    table = None if within is None else constraint(within, automaton.alphabet,
+                                                   reverse=not reading.mirrored)
+    return Search(automaton=automaton, head=head, k=k, bound=automaton.bounds[head],
+                  budget=budget, constraint=table)
 
 
 def _reading(grammar: Grammar, head: str, k: int | None) -> Reading:

@@ -144,7 +144,11 @@ def refuse_options(keywords: Mapping[str, Any], users: Mapping[str, str],
         raise InputError(f"unknown option{'s' if len(unknown) > 1 else ''} "
                          f"{', '.join(map(repr, unknown))} (the strategies' and engines' "
                          f"options: {', '.join(sorted(known)) or 'none'})")
+    # an option two entries share (the SAT solver of sat and pdr) is refused by neither
+    # when one of them runs
+    shared = {k for e in allowed for k in e.defaults}
+    others = {k: v for k, v in keywords.items() if k not in shared}
     for entry in entries:
-        why = None if entry in allowed else entry.refusal(users[entry.kind], keywords)
+        why = None if entry in allowed else entry.refusal(users[entry.kind], others)
         if why is not None:
             raise InputError(why)

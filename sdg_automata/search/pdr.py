@@ -1,48 +1,35 @@
-"""Max-Grundy proofs by property-directed reachability: ABC's ``pdr`` on our AIGER, its
-invariant checked by CaDiCaL.
+"""ABC's ``pdr`` on the lean circuit, as a subprocess: its invariant checked by CaDiCaL on
+the unreduced relation, its counterexample replayed through the automaton.
 
 Bounded model checking (:mod:`sdg_automata.search.bmc`) finds shortest witnesses, but
-its unbounded "no" rests on k-induction, which never closes when unreachable
-states loop inside the bad set: K ring DFAs with an empty intersection are
-such a family, where no depth is ever enough.  PDR (IC3) [1]_ [2]_ proves such
-properties by learning an inductive invariant clause by clause.
+its unbounded "no" rests on k-induction, which never closes when unreachable states
+loop inside the bad set: K ring DFAs with an empty intersection are such a family,
+where no depth is ever enough.  PDR (IC3) [1]_ [2]_ proves such properties by learning
+an inductive invariant clause by clause.  :func:`prove_unreachable` asks ABC's ``pdr``
+whether a state shows a value of U where the constraint accepts, on the lean circuit
+of :mod:`sdg_automata.search.lean` written as binary AIGER [3]_ (one output, the bad
+states; every latch starts at 0, as ABC's invariants need).
 
-The strategy
-------------
-The question "does a word show a value of U?" (U: the values above the
-largest one found) is written as an and-inverter graph in AIGER [3]_ by our
-own code, from the same :class:`~sdg_automata.search.circuit.StepEncoding` the SAT
-strategy unrolls, built here with :class:`AigGates`:
+Nothing ABC says is believed:
 
-* one latch per item bit of the state and per state of the ``within``
-  constraint (a latch whose initial value is 1 is stored complemented, since
-  ABC dumps invariants for all-zero initial states only);
-* the letter read as ⌈log₂|Σ|⌉ inputs, codes beyond Σ read as its first letter
-  (so the reachable states are exactly the automaton's);
-* a dead move of the constraint leaves its one-hot state all zero, a sink that
-  never accepts (the SAT encoding forbids the move instead: the same
-  reachable accepting states);
-* one output, the bad state: a value of U where the constraint accepts.
+* "proved": ABC dumps its invariant (``pdr -d``: the clauses over the lean latches);
+  it is read as data (a regular file, at most :data:`INVARIANT_CAP` bytes, ASCII),
+  mapped back to the relation's latches and, conjoined with the latch correspondence
+  the lean circuit rests on, checked for initiation, consecution and safety on the
+  *unreduced* relation (:meth:`~sdg_automata.search.proofs.OneStep.check`).  An
+  invariant that fails, is missing or cannot be read proves nothing: the verdict stays
+  unproven, saying why;
+* "asserted in frame d": ABC's counterexample (``write_cex -a``) is replayed through
+  :meth:`~sdg_automata.automaton.construction.GrundyAutomaton.step`; one that does
+  not reach a value of U is ABC's fault (:class:`~sdg_automata.errors.ResourceError`,
+  exit 3, naming ABC), and one that does is shortened to the shortest witnesses by
+  the bounded search.
 
-ABC (``berkeley-abc`` on Debian) runs ``pdr`` on it as a subprocess, under
-the budget and Ctrl-C (it runs in a session of its own and is killed).  When it
-answers "unreachable" it dumps its invariant (``pdr -d``): clauses over the
-latches.  The answer is not believed: three CaDiCaL queries over the SAT
-encoding's clauses, which share nothing with the AIGER writer but the step
-written as gates, check that the dumped clauses C
-
-* hold in q₀ (initiation),
-* hold after one step from any state where they hold and that is not bad
-  (consecution; the state is any assignment of its bits),
-* exclude every bad state (safety),
-
-so that C is an inductive invariant of every reachable state that no bad state
-satisfies, before a "no" is called exact; an invariant that fails is reported,
-and the verdict stays unproven.  When ABC answers "reachable" at some depth, the
-bounded search up to that length gives the shortest witnesses, replayed
-through :meth:`~sdg_automata.automaton.construction.GrundyAutomaton.step`; a counterexample
-without such a witness is a bug (the two encodings disagree), never a value.
-The values found raise the bar, and ABC is asked again about those above.
+ABC runs in a session of its own (a terminal's Ctrl-C reaches us only), under the
+budget: the clock and Ctrl-C are served every :data:`POLL` seconds, its output is
+read through a pipe of which the last :data:`LOG_CAP` bytes are kept, and its process
+group is killed on every way out (also after ABC ended: what it left running goes
+with it); ``setpriv --pdeathsig`` (util-linux) kills ABC if we die any other way.
 
 References
 ----------
@@ -55,29 +42,27 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from ..automaton.construction import GrundyAutomaton
-from ..errors import InputError, Interrupted, ResourceError, SdgBug
-from ..runtime.budget import Budget, Meter
-from .bmc import SOLVER, bounded_search, require_sat
-from .circuit import Frame, Gates, StepEncoding, fold_and
+from ..errors import InputError, ResourceError
+from ..runtime.budget import Meter
+from ..runtime.files import read_capped
+from .bmc import shows
+from .lean import LeanRelation
 
-if TYPE_CHECKING:
-    from .constraint import Constraint
-
-__all__ = ["ABC_NAMES", "AigGates", "Invariant", "PdrResult", "abc_command", "check_invariant",
-           "pdr_search", "prove_unreachable", "write_aiger"]
+__all__ = ["ABC_NAMES", "INVARIANT_CAP", "LOG_CAP", "Outcome", "abc_command", "parse_cex",
+           "parse_invariant", "prove_unreachable", "run_abc"]
 
 #: the names ABC's executable goes by, tried in this order on PATH (``SDG_ABC``, when set,
 #: is the path of the one to run)
@@ -89,6 +74,16 @@ INSTALL_HINT = ("apt-get install berkeley-abc (Debian and Ubuntu), or name its e
 POLL = 0.05
 #: the longest ``-T`` ABC takes (a C int); a longer budget leaves ABC unlimited, and ours rules
 ABC_SECONDS_MAX = 2**31 - 1
+#: the bytes of ABC's output kept (its last ones: the verdict is at the end); ABC writes a
+#: few hundred bytes a run, a broken one was seen writing 460 MB in 3 s
+LOG_CAP = 1 << 20
+#: the largest invariant or counterexample file read (ABC's invariants on our circuits
+#: have tens to thousands of clauses, each a line of one character per latch)
+INVARIANT_CAP = 256 << 20
+#: ``pdr``'s options: ``-f`` orders the latches by cost before generalizing, which closes
+#: the ring family (:func:`~sdg_automata.generators.families.ring_intersection`) at K = 5 in 0.06 s
+#: where the default order had reached frame 63 without an answer after 10 s
+PDR_OPTIONS = "-f"
 
 
 def abc_command() -> str:
@@ -108,253 +103,77 @@ def abc_command() -> str:
 
 
 # ---------------------------------------------------------------------------
-# the and-inverter graph
+# what ABC writes
 
 
-class AigGates:
-    """An and-inverter graph built through the interface of :class:`~sdg_automata.search.bmc.Gates`
-    (:class:`~sdg_automata.search.circuit.Circuit`), with constant folding and structural hashing.
+def _text(data: bytes, what: str, command: str) -> str:
+    """``data`` as text; ABC's fault (exit 3, naming it) when it is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ResourceError(f"ABC ({command}) wrote {what} that is not UTF-8 text (byte "
+                            f"{data[e.start]:#04x} at offset {e.start:,})") from None
 
-    Literals are non-zero ints: variable 1 is the constant true, ``-x`` negates
-    ``x``.  Variables are numbered in the order they are made, so every AND
-    gate comes after its inputs, as binary AIGER requires.
+
+def parse_invariant(text: str, latches: int) -> tuple[tuple[tuple[int, bool], ...], ...]:
+    """The cubes of ``pdr -d``'s PLA (one per line over the latches ``.ilb`` names, ``lo<k>``
+    for latch k): the invariant is the conjunction of their negations.
+
+    Raises
+    ------
+    ResourceError
+        When it is not such a PLA over ``latches`` latches (another ABC writes another
+        format).
     """
-
-    __slots__ = ("true", "false", "inputs", "latches", "ands", "_count", "_hashed")
-
-    def __init__(self) -> None:
-        self.true = 1
-        self.false = -1
-        self.inputs: list[int] = []
-        self.latches: list[int] = []
-        #: (gate, a, b): gate = a ∧ b
-        self.ands: list[tuple[int, int, int]] = []
-        self._count = 1
-        self._hashed: dict[tuple[int, int], int] = {}
-
-    def _new(self) -> int:
-        self._count += 1
-        return self._count
-
-    def input(self) -> int:
-        """A fresh input."""
-        x = self._new()
-        self.inputs.append(x)
-        return x
-
-    def latch(self) -> int:
-        """A fresh latch (its next value is given to :func:`write_aiger`)."""
-        x = self._new()
-        self.latches.append(x)
-        return x
-
-    def and2(self, a: int, b: int) -> int:
-        """a ∧ b."""
-        folded = fold_and(a, b, self.true)
-        if folded is not None:
-            return folded
-        key = (a, b) if a < b else (b, a)
-        y = self._hashed.get(key)
-        if y is None:
-            y = self._hashed[key] = self._new()
-            self.ands.append((y, a, b))
-        return y
-
-    def or_(self, lits: Sequence[int]) -> int:
-        """The disjunction of ``lits`` (false when empty), as a balanced tree."""
-        layer = sorted({x for x in lits if x != self.false})
-        if self.true in layer:
-            return self.true
-        if not layer:
-            return self.false
-        while len(layer) > 1:
-            paired = [-self.and2(-layer[i], -layer[i + 1]) for i in range(0, len(layer) - 1, 2)]
-            layer = paired + layer[len(layer) - len(layer) % 2:]
-        return layer[0]
-
-    def one_of(self, n: int) -> tuple[int, ...]:
-        """The letter read: ⌈log₂ n⌉ inputs decoded, codes ≥ n read as letter 0."""
-        if n == 1:
-            return (self.true,)
-        bits = [self.input() for _ in range((n - 1).bit_length())]
-        letters = []
-        for c in range(n):
-            x = self.true
-            for i, b in enumerate(bits):
-                x = self.and2(x, b if c >> i & 1 else -b)
-            letters.append(x)
-        letters[0] = -self.or_(letters[1:])
-        return tuple(letters)
-
-    def forbid(self, lits: Sequence[int]) -> None:
-        """Nothing to add: a dead move leaves the constraint's one-hot state all zero, a sink
-        that never accepts (see the module docstring)."""
+    names: list[int] = []
+    cubes = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or line in (".e", ".ob inv"):
+            continue
+        if line.startswith(".ilb"):
+            for name in line.split()[1:]:
+                match = re.fullmatch(r"lo0*(\d+)", name)
+                if match is None or int(match[1]) >= latches:
+                    raise ResourceError(f"ABC's invariant names {name[:40]!r}, not one of "
+                                        f"our {latches} latches")
+                names.append(int(match[1]))
+        elif line.startswith("."):
+            continue  # .i, .o, .p: counts, checked by the cubes themselves
+        else:
+            cube, _, out = line.partition(" ")
+            if out.strip() != "1" or len(cube) != len(names) or set(cube) - set("01-"):
+                raise ResourceError(f"ABC's invariant has a line {line[:60]!r} over "
+                                    f"{len(names)} latches")
+            cubes.append(tuple((names[i], c == "1") for i, c in enumerate(cube) if c != "-"))
+    return tuple(cubes)
 
 
-def write_aiger(aig: AigGates, next_state: Sequence[int], bad: int, path: Path) -> None:
-    """Write binary AIGER: the inputs, then the latches (``next_state[i]`` is latch i's
-    next literal, initial value 0), one output (``bad``), then the AND gates."""
-    number = {1: 0}  # our variable -> AIGER's; the constant is variable 0
-    for x in (*aig.inputs, *aig.latches, *(y for y, _, _ in aig.ands)):
-        number[x] = len(number)
+def parse_cex(text: str, inputs: int, latches: int) -> list[int]:
+    """The input vectors of ``write_cex -a`` (AIGER 1.9 witness: the initial values of the
+    ``latches`` latches, then one line of ``inputs`` values per frame), as ints (bit i:
+    input i; ``x`` read as 0).
 
-    def lit(x: int) -> int:
-        if abs(x) == 1:
-            return 1 if x == 1 else 0
-        return 2 * number[abs(x)] + (x < 0)
-
-    i, n, a = len(aig.inputs), len(aig.latches), len(aig.ands)
-    out = bytearray(f"aig {i + n + a} {i} {n} 1 {a}\n".encode())
-    for x in next_state:
-        out += b"%d\n" % lit(x)
-    out += b"%d\n" % lit(bad)
-    for y, p, q in aig.ands:
-        lhs, r0, r1 = 2 * number[y], lit(p), lit(q)
-        if r0 < r1:
-            r0, r1 = r1, r0
-        for delta in (lhs - r0, r0 - r1):
-            while delta >= 0x80:
-                out.append(delta & 0x7F | 0x80)
-                delta >>= 7
-            out.append(delta)
-    out += b"c\nsdg_automata: a value of the bad set where the constraint accepts\n"
-    path.write_bytes(bytes(out))
-
-
-@dataclass(frozen=True)
-class _Model:
-    """One question as an AIG: ``latches[i]`` is (frame position, complemented) of latch i
-    (positions index the state bits, then the constraint's)."""
-
-    aig: AigGates
-    next_state: tuple[int, ...]
-    bad: int
-    latches: tuple[tuple[int, bool], ...]
-
-
-def _model(encoding: StepEncoding, values: Sequence[int]) -> _Model:
-    """The AIG of "a state shows a value of ``values`` where the constraint accepts"."""
-    aig = AigGates()
-    q0 = encoding.automaton.initial
-    init = [bool(q0 >> k & 1) for k in range(encoding.width)]
-    if encoding.within is not None:
-        init += [d == encoding.within.initial for d in range(encoding.within.size)]
-    latches = [aig.latch() for _ in init]
-    current = [-x if one else x for x, one in zip(latches, init, strict=True)]
-    frame = Frame(letters=(), state=tuple(current[:encoding.width]),
-                  within=tuple(current[encoding.width:]))
-    after = encoding.step(aig, frame)
-    nxt = [*after.state, *after.within]
-    next_state = tuple(-x if one else x for x, one in zip(nxt, init, strict=True))
-    accepting = encoding.accepting(aig, frame)
-    bad = aig.or_([aig.and2(encoding.value(frame, v), accepting) for v in values])
-    return _Model(aig=aig, next_state=next_state, bad=bad,
-                  latches=tuple((p, one) for p, one in enumerate(init)))
-
-
-# ---------------------------------------------------------------------------
-# the invariant and its check
-
-
-@dataclass(frozen=True)
-class Invariant:
-    """ABC's inductive invariant: the cubes it blocked, each a tuple of (latch, value); the
-    invariant is the conjunction of their negations (ABC's PLA: one cube per line over
-    the latches ``.ilb`` names, ``lo<k>`` for latch k)."""
-
-    cubes: tuple[tuple[tuple[int, bool], ...], ...]
-
-    @classmethod
-    def parse(cls, text: str, latches: int) -> Invariant:
-        """Read ``pdr -d``'s PLA; :class:`~sdg_automata.errors.ResourceError` when it is not
-        one over ``latches`` latches (another ABC writes another format)."""
-        names: list[int] = []
-        cubes = []
-        for line in text.splitlines():
-            line = line.strip()
-            if not line or line.startswith("#") or line in (".e", ".ob inv"):
-                continue
-            if line.startswith(".ilb"):
-                for name in line.split()[1:]:
-                    match = re.fullmatch(r"lo0*(\d+)", name)
-                    if match is None or int(match[1]) >= latches:
-                        raise ResourceError(f"ABC's invariant names {name!r}, not one of our "
-                                            f"{latches} latches")
-                    names.append(int(match[1]))
-            elif line.startswith("."):
-                continue  # .i, .o, .p: counts, checked by the cubes themselves
-            else:
-                cube, _, out = line.partition(" ")
-                if out.strip() != "1" or len(cube) != len(names) or set(cube) - set("01-"):
-                    raise ResourceError(f"ABC's invariant has a line {line!r} over "
-                                        f"{len(names)} latches")
-                cubes.append(tuple((names[i], c == "1") for i, c in enumerate(cube)
-                                   if c != "-"))
-        return cls(cubes=tuple(cubes))
-
-
-def check_invariant(encoding: StepEncoding, invariant: Invariant,
-                    latches: Sequence[tuple[int, bool]], values: Sequence[int],
-                    meter: Meter) -> str | None:
-    """Check that ``invariant`` is an inductive invariant disjoint from the bad states, by
-    three CaDiCaL queries over the SAT encoding's clauses; ``None`` when it is, else the
-    condition that fails.
-
-    The conditions, for C the clauses (the negations of the cubes): q₀ satisfies C
-    (initiation); from any state satisfying C and not bad, any letter leads to one
-    satisfying C (consecution, relative to the property as ABC's ``pdr -o`` assumes
-    it; the state is any assignment of its bits, not only a reachable one); no state
-    satisfying C is bad, i.e. shows a value of ``values`` where the constraint accepts
-    (safety).  Together: C ∧ ¬bad = C holds in q₀ and is closed under every step, so
-    every reachable state satisfies it, and none is bad.  ``latches[i]`` is (frame
-    position, complemented) of latch i.
+    Raises
+    ------
+    ResourceError
+        When it is not such a witness.
     """
-    from .bmc import _Unrolling
-
-    def cube_literals(frame: Frame) -> list[list[int]]:
-        bits = (*frame.state, *frame.within)
-        out = []
-        for cube in invariant.cubes:
-            lits = []
-            for latch, value in cube:
-                position, complemented = latches[latch]
-                lits.append(bits[position] if value != complemented else -bits[position])
-            out.append(lits)
-        return out
-
-    def inside(u: _Unrolling, t: int) -> None:  # clauses: frame t is in the invariant
-        for lits in cube_literals(u.frames[t]):
-            u.gates.clause([-x for x in lits])
-
-    def outside(u: _Unrolling, t: int) -> list[int]:  # one of them holds iff t is not in it
-        return [_conjunction(u.gates, lits) for lits in cube_literals(u.frames[t])]
-
-    queries: list[tuple[str, bool, int, Callable[[_Unrolling], list[int]]]] = [
-        ("initiation (q₀ is not in the invariant)", False, 0, lambda u: outside(u, 0)),
-        ("consecution (a step leaves the invariant)", True, 1, lambda u: outside(u, 1)),
-        ("safety (a state of the invariant shows a value asked about)", True, 0,
-         lambda u: [u.bad(0, v) for v in values]),
-    ]
-    for failure, free, length, goal in queries:
-        u = _Unrolling(encoding, meter, free=free, constrained=False)
-        try:
-            u.extend(length)
-            if free:
-                inside(u, 0)
-                if length:  # consecution: the step starts from a state that is not bad
-                    for v in values:
-                        u.gates.clause([-u.bad(0, v)])
-            if u.query(goal(u)) is not None:
-                return failure
-        finally:
-            u.close()
-    return None
-
-
-def _conjunction(g: Gates, lits: Sequence[int]) -> int:
-    out = g.true
-    for x in lits:
-        out = g.and2(out, x)
+    lines = [line.split("#")[0].strip() for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    while lines and (lines[0] == "1" or re.fullmatch(r"[bcjf]\d+", lines[0])):
+        lines = lines[1:]  # the status and property lines of a full AIGER witness
+    if latches:
+        if not lines or len(lines[0]) != latches or set(lines[0]) - set("01x"):
+            raise ResourceError("ABC's counterexample does not start with the values of our "
+                                f"{latches} latches: {(lines or ['nothing'])[0][:60]!r}")
+        lines = lines[1:]
+    out = []
+    for line in lines:
+        if len(line) != inputs or set(line) - set("01x"):
+            raise ResourceError(f"ABC's counterexample has a frame {line[:60]!r}, not "
+                                f"{inputs} input values")
+        out.append(sum(1 << i for i, c in enumerate(line) if c == "1"))
     return out
 
 
@@ -362,72 +181,114 @@ def _conjunction(g: Gates, lits: Sequence[int]) -> int:
 # ABC
 
 
-#: ``pdr``'s options: ``-f`` orders the latches by cost before generalizing, which closes
-#: the ring family (:func:`~sdg_automata.generators.families.ring_intersection`) at K = 5 in 0.06 s
-#: where the default order had reached frame 63 without an answer after 10 s
-PDR_OPTIONS = "-f"
-
-
 @dataclass(frozen=True, kw_only=True)
-class _Outcome:
+class Outcome:
     """What one run of ABC settled: ``"proven"`` (its invariant checked), ``"reachable"``
-    (at ``depth``), or ``"unproven"`` (``why``)."""
+    (a value of U at ``depth``: ``word``, replayed), ``"timeout"`` (the run's seconds
+    ran out first), or ``"unproven"`` (``why``)."""
 
     status: str
     depth: int | None = None
+    word: list[int] | None = None
     clauses: int | None = None
     why: str | None = None
 
 
-def prove_unreachable(encoding: StepEncoding, values: Sequence[int], meter: Meter,
-                      command: str) -> _Outcome:
+def prove_unreachable(lean: LeanRelation, head: str, values: Sequence[int], meter: Meter,
+                      command: str, seconds: float | None = None) -> Outcome:
     """Ask ABC's ``pdr`` whether a state shows a value of ``values`` (where the constraint
-    accepts), and check its invariant when it says none does (see the module docstring)."""
-    model = _model(encoding, values)
+    accepts), for at most ``seconds`` (``None``: the meter's deadline), and check what it
+    says (see the module docstring)."""
     with tempfile.TemporaryDirectory(prefix="sdg-pdr-") as folder:
         where = Path(folder)
-        write_aiger(model.aig, model.next_state, model.bad, where / "model.aig")
+        (where / "model.aig").write_bytes(lean.aiger(values))
+        until = meter.deadline if seconds is None else min(meter.deadline,
+                                                            time.perf_counter() + seconds)
         limit = ""
-        left = meter.deadline - time.perf_counter()
+        left = until - time.perf_counter()
         if left < ABC_SECONDS_MAX:  # ABC's own clock, besides ours (its -T is an int)
             limit = f" -T {max(1, int(left) + 1)}"
-        said = _run_abc(command, f"read_aiger model.aig; pdr {PDR_OPTIONS}{limit} -d -I "
-                        "invariant.pla", where, meter)
+        said = run_abc(command, f"read_aiger model.aig; pdr {PDR_OPTIONS}{limit} -d -I "
+                       "invariant.pla; write_cex -a cex.txt", where, meter, until=until)
+        if said is None:
+            return Outcome(status="timeout")
         if "Property proved" in said:
-            try:
-                text = (where / "invariant.pla").read_text()
-            except OSError as e:
-                return _Outcome(status="unproven", why=f"ABC proved it but wrote no invariant "
-                                                      f"to check ({e.strerror or e})")
-            try:
-                invariant = Invariant.parse(text, len(model.latches))
-            except ResourceError as e:  # unread, it proves nothing
-                return _Outcome(status="unproven", why=f"ABC's invariant could not be read: {e}")
-            failure = check_invariant(encoding, invariant, model.latches, values, meter)
-            if failure is not None:
-                return _Outcome(status="unproven", clauses=len(invariant.cubes),
-                                why=f"ABC's invariant fails our check of {failure}")
-            return _Outcome(status="proven", clauses=len(invariant.cubes))
-    asserted = re.search(r"was asserted in frame (\d+)", said)
-    if asserted is not None:
-        return _Outcome(status="reachable", depth=int(asserted[1]))
-    if "Reached timeout" in said and meter.budget.max_seconds is not None:  # our -T
-        raise meter.exceeded(meter.count, f"{meter.budget.max_seconds:g} s")
+            return _proven(lean, values, where / "invariant.pla", meter, command)
+        asserted = re.search(r"was asserted in frame (\d+)", said)
+        if asserted is not None:
+            depth = int(asserted[1])
+            word = _counterexample(lean, head, values, where / "cex.txt", depth, meter, command)
+            return Outcome(status="reachable", depth=depth, word=word)
+    if "Reached timeout" in said:  # our -T
+        return Outcome(status="timeout")
     reached = re.search(r"Reached limit[^\n]*", said)
     if reached is not None:  # ABC's own limits (10,000 frames): no answer
-        return _Outcome(status="unproven", why=f"ABC gave up: {reached[0].strip()}")
-    last = [line for line in said.splitlines() if line.strip()][-1:] or ["no output"]
+        return Outcome(status="unproven", why=f"ABC gave up: {reached[0].strip()}")
     raise ResourceError(f"ABC ({command}) answered neither proved nor asserted: "
-                        f"{last[0].strip()!r}")
+                        f"{_last_line(said)!r}")
 
 
-def _run_abc(command: str, script: str, folder: Path, meter: Meter) -> str:
-    """ABC's output for ``script``, run in ``folder`` under the meter: the clock and Ctrl-C are
-    served every :data:`POLL` seconds, and ABC (in a session of its own, so a terminal's
-    Ctrl-C reaches us only) is killed when either stops the run."""
+def _read(path: Path, what: str, meter: Meter, command: str) -> str:
+    """A file ABC wrote, read as data: a regular file, at most :data:`INVARIANT_CAP` bytes,
+    within the budget, UTF-8."""
+    data = read_capped(path, cap=INVARIANT_CAP, what=what,
+                       check=lambda _: meter.check(meter.count))
+    return _text(data, what, command)
+
+
+def _proven(lean: LeanRelation, values: Sequence[int], path: Path, meter: Meter,
+            command: str) -> Outcome:
+    """ABC's "proved", once its invariant passes our check."""
+    try:
+        text = _read(path, "invariant", meter, command)
+    except InputError as e:  # missing, a FIFO, a device, too large: unread, it proves nothing
+        return Outcome(status="unproven", why=f"ABC proved it but wrote no invariant we can "
+                                              f"read ({e.message})")
+    try:
+        cubes = parse_invariant(text, len(lean.latches))
+    except ResourceError as e:
+        return Outcome(status="unproven", why=f"ABC's invariant could not be read: {e}")
+    failure = lean.checker.check(lean.original(cubes), values)
+    if failure is not None:
+        return Outcome(status="unproven", clauses=len(cubes),
+                       why=f"ABC's invariant fails our check of {failure}")
+    return Outcome(status="proven", clauses=len(cubes))
+
+
+def _counterexample(lean: LeanRelation, head: str, values: Sequence[int], path: Path,
+                    depth: int, meter: Meter, command: str) -> list[int]:
+    """ABC's counterexample as letters, once replayed through the automaton to a value of
+    ``values``; :class:`ResourceError` naming ABC when it is missing or false."""
+    try:
+        text = _read(path, "counterexample", meter, command)
+    except InputError as e:
+        raise ResourceError(f"ABC ({command}) said a value of {list(values)} is reached in "
+                            f"{depth} steps but wrote no counterexample we can read "
+                            f"({e.message})") from None
+    codes = parse_cex(text, len(lean.aig.inputs), len(lean.latches))
+    if not lean.aig.inputs:  # one letter: no input, and ABC's frames are empty lines
+        codes = [0] * depth
+    n = len(lean.automaton.alphabet)
+    word = [c if c < n else 0 for c in codes[:depth]]  # codes beyond Σ read as letter 0
+    if len(word) != depth or not any(shows(lean.automaton, head, lean.within, word, v)
+                                     for v in values):
+        raise ResourceError(f"ABC ({command}) reported a counterexample of {depth} steps that "
+                            f"our replay refutes: its word reaches no value of {list(values)}")
+    return word
+
+
+def _last_line(said: str) -> str:
+    lines = [line for line in said.splitlines() if line.strip()]
+    return lines[-1].strip()[:200] if lines else "no output"
+
+
+def run_abc(command: str, script: str, folder: Path, meter: Meter, *,
+            until: float | None = None) -> str | None:
+    """ABC's output for ``script``, run in ``folder`` under the meter (see the module
+    docstring), or ``None`` when ``until`` (a :func:`time.perf_counter` reading) came
+    first: ABC is then killed, as it is when the budget or Ctrl-C stops the run."""
     from ..runtime.stopping import held_signals
 
-    log = folder / "abc.log"
     # a process of our own session dies with us however we end (a closed terminal's SIGHUP,
     # the OOM killer's SIGKILL): util-linux's setpriv sets its parent-death signal
     guard = shutil.which("setpriv")
@@ -435,149 +296,77 @@ def _run_abc(command: str, script: str, folder: Path, meter: Meter) -> str:
     if guard is not None:
         argv = [guard, "--pdeathsig", "KILL", "--", *argv]
     child = None
+    log = bytearray()
     try:
         # held while ABC starts: a Ctrl-C inside Popen would leave it running, ours to kill
         # but unknown to us; it is delivered as the block ends, where ``child`` is set
-        with log.open("wb") as out, held_signals():
-            child = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
-        while True:
-            try:
-                child.wait(timeout=POLL)
-                break
-            except subprocess.TimeoutExpired:
-                meter.check(meter.count)
+        with held_signals():
+            child = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        assert child.stdout is not None
+        os.set_blocking(child.stdout.fileno(), False)
+        while not _ended(child.pid):
+            _drain(child.stdout.fileno(), log, POLL)
+            meter.check(meter.count)
+            if until is not None and time.perf_counter() >= until:
+                return None  # the slice is over: killed below
+        # ABC ended (a zombie, so its group cannot be reused): what it left running goes
+        _kill_group(child.pid)
+        _drain(child.stdout.fileno(), log, 1.0, to_end=True)
+        child.wait()
     except OSError as e:  # Popen: not executable after all
-        raise ResourceError(f"cannot run ABC ({command}): {e.strerror or e}") from None
-    except BaseException:
-        if child is not None:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
+        if child is None:
+            raise ResourceError(f"cannot run ABC ({command}): {e.strerror or e}") from None
         raise
-    said = log.read_text(errors="replace")
+    finally:
+        if child is not None:
+            if child.returncode is None:  # not reaped: its group is still ours to kill
+                _kill_group(child.pid)
+                child.wait()
+            if child.stdout is not None:
+                child.stdout.close()
+    said = _text(bytes(log), "output", command)
     if child.returncode:
         how = (f"was killed by signal {-child.returncode}" if child.returncode < 0
                else f"exited with status {child.returncode}")
-        last = [line for line in said.splitlines() if line.strip()][-1:] or ["no output"]
-        raise ResourceError(f"ABC ({command}) {how}: {last[0].strip()!r}")
+        raise ResourceError(f"ABC ({command}) {how}: {_last_line(said)!r}")
     return said
 
 
-# ---------------------------------------------------------------------------
-# the search
-
-
-@dataclass(frozen=True, kw_only=True)
-class PdrResult:
-    """What :func:`pdr_search` found.
-
-    Attributes
-    ----------
-    found:
-        Per value found, the letters of a shortest word showing it (indices into Σ, in
-        the automaton's reading order), from the bounded search.
-    length:
-        Every word up to this length was searched for every value not found.
-    proof:
-        Why no value above the largest one found occurs: ``"pdr"`` (ABC's invariant,
-        checked), ``"k-induction"`` (the bounded search's unrolling closed: no path from
-        q₀ that long visits distinct states), or ``None``.
-    depth:
-        The depth of that closing.
-    why:
-        Why not, when neither proven nor settled (an invariant that failed our check).
-    solver:
-        The rounds of ABC, the clauses of the last invariant, and the work of the
-        CaDiCaL solvers of the bounded searches.
-    """
-
-    found: dict[int, list[int]]
-    length: int
-    proof: str | None
-    depth: int | None = None
-    why: str | None = None
-    solver: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def proven(self) -> bool:
-        """Whether no value above the largest one found occurs."""
-        return self.proof is not None
-
-
-def pdr_search(
-    automaton: GrundyAutomaton,
-    head: str,
-    *,
-    settled: Callable[[int], bool],
-    budget: Budget,
-    within: Constraint | None = None,
-) -> PdrResult:
-    """The values of A with shortest witnesses, and a checked PDR proof that there are no
-    others above them.
-
-    Rounds: ABC is asked whether any value above the largest one found occurs; an
-    unreachable answer is checked (:func:`check_invariant`) and ends the search; a
-    counterexample at depth d sends the bounded search
-    (:func:`~sdg_automata.search.bmc.bounded_search`, without k-induction) up to length d for
-    shortest witnesses.
-
-    Parameters
-    ----------
-    automaton, head:
-        The automaton (of the cone of influence of A) and A.
-    settled:
-        Whether finding a value answers the question (it then stops).
-    budget:
-        Seconds and progress (the count is the rounds of ABC).
-    within:
-        A constraint's tables in the automaton's reading order.
-
-    Raises
-    ------
-    InputError
-        When ABC or python-sat is missing.
-    BudgetExceeded, Interrupted
-        Saying how many rounds ran.
-    """
-    require_sat()
-    command = abc_command()
-    encoding = StepEncoding(automaton, head, within)
-    bound = len(encoding.value_bits) - 1
-    meter = budget.start("PDR", unit="rounds of ABC")
-    found: dict[int, list[int]] = {}
-    length, rounds, clauses, depth = 0, 0, None, None
-    work = {"variables": 0, "clauses": 0, "conflicts": 0, "calls": 0}
-    proof: str | None = None
-    why = None
-    # the bounded search inside a round reports no progress of its own: the bar counts rounds
-    quiet = replace(meter.shared(), progress=None)
+def _ended(pid: int) -> bool:
+    """Whether the process ``pid`` (our child) has ended, leaving it to be reaped."""
     try:
-        while True:  # a round finds a value above top (settled(m_A) ends it), or stops
-            top = max(found, default=-1)
-            rounds += 1
-            meter.check(rounds)  # counts the rounds started, as Ctrl-C's message does
-            outcome = prove_unreachable(encoding, range(top + 1, bound + 1), meter, command)
-            clauses = outcome.clauses
-            if outcome.status != "reachable":
-                proof, why = ("pdr" if outcome.status == "proven" else None), outcome.why
-                break
-            assert outcome.depth is not None
-            searched = bounded_search(automaton, head, settled=settled, budget=quiet,
-                                      max_length=max(outcome.depth, 1), within=within,
-                                      induction=False)
-            for key in work:
-                work[key] += searched.solver[key]
-            if max(searched.found, default=-1) <= top:
-                raise SdgBug(f"ABC reached a value above {top} in {outcome.depth} steps, but no "
-                             f"word of that length shows one")
-            found, length = searched.found, searched.length
-            if searched.proven:  # its unrolling closed (no simple path that long): a proof
-                proof, depth = "k-induction", searched.depth
-                break
-            if any(settled(v) for v in found if v > top):
-                break
-    except (KeyboardInterrupt, Interrupted):
-        raise meter.interrupted(rounds) from None
-    return PdrResult(found=found, length=length, proof=proof, depth=depth, why=why,
-                     solver={"name": f"abc pdr {PDR_OPTIONS}, checked by {SOLVER}", **work,
-                             "pdr_rounds": rounds, "invariant_clauses": clauses})
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped already
+        return True
+
+
+def _drain(fd: int, log: bytearray, wait: float, *, to_end: bool = False) -> None:
+    """Read what ABC wrote (waiting up to ``wait`` seconds for it), keeping the last
+    :data:`LOG_CAP` bytes; ``to_end``: until the pipe closes or ``wait`` is over."""
+    deadline = time.perf_counter() + wait
+    while True:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            return
+        try:
+            block = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            continue
+        if not block:
+            return  # closed: ABC and everything it started are done
+        log += block
+        if len(log) > LOG_CAP:
+            del log[:len(log) - LOG_CAP]
+        if not to_end and time.perf_counter() >= deadline:
+            return
+
+
+def _kill_group(pid: int) -> None:
+    """Kill ABC's process group (its session: ABC and whatever it started)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)

@@ -7,6 +7,16 @@ level).  Shards send their successors to each other directly, actor to actor,
 in batches of at least :data:`BATCH_STATES` states; every wait is bounded
 (:data:`SEND_TIMEOUT`), so a lost peer ends the run with
 :class:`~sdg_automata.errors.ResourceError` instead of a hang.
+
+A shard's memory goes with its run (issue 34 §5).  Dask drops an actor once no client
+holds its future, so a driver that dies (killed, or its connection to the scheduler
+lost) takes its shards' keys with it: an idle shard is dropped at once.  A busy one
+would go on computing for nobody, and waiting for a peer already dropped waits for
+ever (Dask leaves a call to an actor its worker no longer has unanswered), so a shard
+looks, at every pause of its kernel and every second of a wait, whether its worker
+still holds its key (:meth:`Shard._abandoned`); once not, it stops, frees its memory and
+answers nothing.  Any call that fails frees the shard's memory as well: the run is
+over (the driver never concludes from a partial run), whoever keeps the error.
 """
 
 from __future__ import annotations
@@ -14,15 +24,19 @@ from __future__ import annotations
 import hashlib
 import pickle
 import time
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import ResourceError
 from .compiled.drive import _start
 from .compiled.loop import Misses, dispatch, stop
 from .compiled.stores import NARROW, Growing, _Store
 
-__all__ = ["BATCH_STATES", "CHUNK", "PHASES", "SEND_TIMEOUT", "Shard", "answered"]
+__all__ = ["BATCH_STATES", "CHUNK", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard", "answered",
+           "kernels_compiling", "shard_key"]
+
+_T = TypeVar("_T")
 
 #: a shard sends the successors owned by another once it has at least this many (and the
 #: rest at the end of the level): big enough that the per-message cost (measured: 3.1 ms
@@ -39,6 +53,10 @@ SEND_TIMEOUT = 60.0
 #: them), putting new states in code order, numbering them (with fetching the others'
 #: codes)
 PHASES = ("step", "route", "send", "absorb", "order", "number")
+#: the worker metric (sent to the scheduler with every heartbeat) that counts the kernel
+#: compilations under way in the worker: what the driver shows while a fresh cluster
+#: compiles (:func:`kernels_compiling`)
+COMPILING = "sdg_kernels_compiling"
 #: the key of the owner hash of parts (any constant; the same on every shard)
 _SALT = b"sdg-automata/sharded"
 
@@ -48,6 +66,51 @@ def _part_key(part: int) -> int:
     what the owner hash reads in place of the part's id, which is the shard's own."""
     data = part.to_bytes(max(1, (part.bit_length() + 7) // 8), "little")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8, key=_SALT).digest(), "little")
+
+
+def shard_key(token: str, index: int) -> str:
+    """The Dask key of shard ``index`` of run ``token``: the driver submits the actor under
+    it, and the shard looks for it among its worker's actors (:meth:`Shard._abandoned`)."""
+    return f"sdg-shard-{token}-{index}"
+
+
+def kernels_compiling(worker: Any = None) -> int:
+    """How many of the package's compiled kernels numba is compiling in this process now:
+    the lookups of a kernel's machine code (in numba's cache: a hit, or a miss, after which
+    it compiles) less the machine codes it holds.  A Dask worker metric (:data:`COMPILING`;
+    ``worker`` is the worker, unused); 0 where numba is not loaded."""
+    import sys
+
+    under_way = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("sdg_automata.kernels.") or module is None:
+            continue
+        for kernel in list(vars(module).values()):
+            stats: Any = getattr(kernel, "stats", None)  # a numba dispatcher
+            if stats is None:
+                continue
+            try:
+                under_way += (sum(stats.cache_misses.values()) + sum(stats.cache_hits.values())
+                              - len(kernel.overloads))
+            except (AttributeError, TypeError):  # not a dispatcher, or another numba
+                continue
+    return max(under_way, 0)
+
+
+def _trim_heap() -> None:
+    """Give the C heap's free memory back to the system (glibc's ``malloc_trim``; nothing
+    elsewhere).  A level's batches are numpy arrays on the heap, which glibc keeps once
+    freed: without this a worker kept some 50 MB after a run (Dask's nanny sets
+    ``MALLOC_TRIM_THRESHOLD_`` for the same reason; a worker started without one has it
+    not)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def answered(future: Any, seconds: float) -> bool:
@@ -62,8 +125,9 @@ def answered(future: Any, seconds: float) -> bool:
     return True
 
 
-class _Aborted(Exception):
-    """The driver said stop (another shard failed, Ctrl-C)."""
+class _Stopped(Exception):
+    """Nobody waits for this shard's answer any more: the driver said stop (another shard
+    failed, Ctrl-C), or its run was dropped (:meth:`Shard._abandoned`)."""
 
 
 class Shard:
@@ -88,6 +152,16 @@ class Shard:
                  constraint: Any, token: str) -> None:
         import numpy as np
 
+        #: the worker holding this actor (None outside a Dask worker)
+        self.worker: Any = None
+        try:
+            from distributed import get_worker
+
+            self.worker = get_worker()
+        except (ImportError, ValueError):  # not on a worker: never abandoned
+            pass
+        else:  # before the first kernel is loaded: the driver shows what it compiles
+            self.worker.metrics[COMPILING] = kernels_compiling
         from .compiled.tables import StepTables
 
         automaton = pickle.loads(blob)  # noqa: S301 -- the driver's own automaton
@@ -124,6 +198,8 @@ class Shard:
         from ..kernels import automaton as kernel
         from ..kernels import step as protocol
 
+        self.closed = False
+        self.key = shard_key(token, index)
         self.kernel = kernel
         self.protocol = protocol  # the kernels' status codes and cursor slots
         owner = self._owner_of(start)
@@ -135,9 +211,43 @@ class Shard:
 
     # -- bookkeeping -------------------------------------------------------------------
 
+    def _abandoned(self) -> bool:
+        """Whether the worker no longer holds this actor: the scheduler released its key
+        (the driver's client is gone, or it cancelled the run), so no answer is read."""
+        return self.worker is not None and self.key not in self.worker.state.actors
+
+    def _stop_if_unwanted(self) -> None:
+        if self.aborted or self._abandoned():
+            raise _Stopped
+
+    def _run(self, token: str, round_: int, body: Callable[[], _T]) -> _T | None:
+        """``body()``, the work of the driver's call ``round_`` of run ``token``.
+
+        Its answer; ``None`` when nobody wants it any more (:class:`_Stopped`: no error
+        either, which could keep the shard's frames alive wherever Dask keeps it).  The
+        shard's memory is freed unless the call succeeds: a failed call ends the run."""
+        self._check(token, round_)
+        done = False
+        try:
+            result = body()
+            done = True
+            return result
+        except _Stopped:
+            return None
+        except Exception:
+            if self.aborted or self._abandoned():  # a peer dropped under us, say: nobody
+                return None  # reads the error, and whoever kept it would keep our frames
+            raise
+        finally:
+            if not done:  # also while an error propagates: its frames' views of the
+                self.close()  # stores free their maps when the error goes
+
     def _check(self, token: str, round_: int) -> None:
         """Refuse a call of another run, or one this actor cannot answer (it was made
-        anew and lost the shard: a wrong answer is never an option)."""
+        anew and lost the shard, or freed it: a wrong answer is never an option)."""
+        if self.closed:
+            raise ResourceError(f"shard {self.index} of run {self.token} was stopped and "
+                                "freed its memory")
         if token != self.token or round_ != self.round:
             raise ResourceError(f"shard {self.index} lost its state (call {round_} of "
                                 f"run {token}, shard at call {self.round} of run {self.token})")
@@ -171,10 +281,14 @@ class Shard:
 
     # -- the calls ---------------------------------------------------------------------
 
-    def connect(self, token: str, round_: int, peers: list[Any]) -> None:
-        """The other shards' actors (``peers[w]`` is shard w)."""
-        self._check(token, round_)
-        self.peers = peers
+    def connect(self, token: str, round_: int, peers: list[Any]) -> int | None:
+        """The other shards' actors (``peers[w]`` is shard w).  Returns this shard's index
+        (``None``: see :meth:`_run`)."""
+        def body() -> int:
+            self.peers = peers
+            return self.index
+
+        return self._run(token, round_, body)
 
     async def abort(self) -> None:
         """Stop waiting for others (an async method: it runs while a call is busy)."""
@@ -183,26 +297,32 @@ class Shard:
     async def receive(self, sender: int, parts: list[list[int]], rows: Any, codes: Any) -> None:
         """A batch from shard ``sender``: states in its ids, with the parts it had not sent
         us yet (it waits for our answer before it sends the next, so they come in order)."""
+        if self.closed:
+            raise ResourceError(f"shard {self.index} was stopped: it takes no batch")
         self.inbox.append((sender, parts, rows, codes))
         self.received += len(codes)
 
     async def sorted_codes(self) -> Any:
         """The codes of the last merge's new states, sorted."""
+        if self.closed:
+            raise ResourceError(f"shard {self.index} was stopped: it has no codes")
         lo, hi = self.level
         return self.codes.array[lo:hi].copy()
 
     def advance(self, token: str, round_: int, offset: int | None, expand: bool
-                ) -> dict[int, int]:
+                ) -> dict[int, int] | None:
         """Number the last merge's new states from ``offset`` on (:meth:`_number`; ``None``:
         the first level, q₀, is numbered), and with ``expand`` step them: the next
         frontier's successors go to their owners.  One call, so that a level costs two
         round trips of the driver (this and :meth:`merge`).  Returns the number of each
-        value's first state among the states numbered."""
-        self._check(token, round_)
-        firsts = {} if offset is None else self._number(offset)
-        if expand:
-            self._expand()
-        return firsts
+        value's first state among the states numbered (``None``: see :meth:`_run`)."""
+        def body() -> dict[int, int]:
+            firsts = {} if offset is None else self._number(offset)
+            if expand:
+                self._expand()
+            return firsts
+
+        return self._run(token, round_, body)
 
     def _expand(self) -> None:
         """Step every state of the frontier; send each successor to its owner."""
@@ -243,8 +363,7 @@ class Shard:
 
         def pause() -> None:
             misses.forget()
-            if self.aborted:
-                raise _Aborted
+            self._stop_if_unwanted()
 
         def route(done: bool) -> bool:  # the successors so far to their owners
             nonlocal generated
@@ -297,6 +416,7 @@ class Shard:
         started = time.perf_counter()
         try:
             self._wait_for(future)
+            future.result()  # its error, if it failed: a batch it did not take
         finally:  # counted as sending, out of the phase that waits
             waited = time.perf_counter() - started
             self.seconds["send"] += waited
@@ -305,8 +425,7 @@ class Shard:
     def _wait_for(self, future: Any) -> None:
         deadline = time.monotonic() + SEND_TIMEOUT
         while not answered(future, 1.0):
-            if self.aborted:
-                raise _Aborted
+            self._stop_if_unwanted()
             if time.monotonic() > deadline:
                 raise ResourceError(f"shard {self.index}: another shard took no batch "
                                     f"for {SEND_TIMEOUT:g} s")
@@ -335,13 +454,16 @@ class Shard:
     def _grow(self, cursor: Any) -> None:
         self._room(int(cursor[self.protocol.N]))
 
-    def merge(self, token: str, round_: int) -> dict[str, Any]:
+    def merge(self, token: str, round_: int) -> dict[str, Any] | None:
         """Dedupe the batches received against the shard: the new states become the next
         level, in code order.  Returns their count, each value's first code among them
-        (A's value, where the constraint accepts) and the shard's bytes."""
+        (A's value, where the constraint accepts) and the shard's bytes (``None``: see
+        :meth:`_run`)."""
+        return self._run(token, round_, self._merge)
+
+    def _merge(self) -> dict[str, Any]:
         import numpy as np
 
-        self._check(token, round_)
         kernel, protocol = self.kernel, self.protocol
         clock = time.perf_counter
         started = clock()
@@ -406,13 +528,16 @@ class Shard:
         self.seconds["number"] += time.perf_counter() - started - (self.waited - waited)
         return {v: int(gids[r]) for v, r in self.first_rows.items()}
 
-    def trace(self, token: str, round_: int, wanted: list[int]) -> dict[int, tuple[list[int], int]]:
+    def trace(self, token: str, round_: int, wanted: list[int]
+              ) -> dict[int, tuple[list[int], int]] | None:
         """For each state number in ``wanted`` stored here: the letters read to reach it,
         last first, as far back as the tree stays in this shard, and the number reached
-        (0: q₀)."""
+        (0: q₀; ``None``: see :meth:`_run`)."""
+        return self._run(token, round_, lambda: self._trace(wanted))
+
+    def _trace(self, wanted: list[int]) -> dict[int, tuple[list[int], int]]:
         import numpy as np
 
-        self._check(token, round_)
         gids = self.gids.array[:self.n]
         codes = self.codes.array
         out: dict[int, tuple[list[int], int]] = {}
@@ -435,14 +560,20 @@ class Shard:
         ``"send"``)."""
         import resource
 
-        self._check(token, round_)
+        self._check(token, round_)  # reads only: nothing to free if it failed
         r = resource.getrusage(resource.RUSAGE_SELF)
         return {"cpu": r.ru_utime + r.ru_stime, "peak": float(r.ru_maxrss * 1024),
                 "generated": self.generated, "sent": self.sent, "received": self.received,
                 **self.seconds}
 
     def close(self) -> None:
-        """Give the shard's memory back now."""
-        self.store.close()
-        self.codes.close()
-        self.gids.close()
+        """Give the shard's memory back now: its stores, the batches received, the step
+        tables; every later call is refused."""
+        if self.closed:
+            return
+        self.closed = True
+        for growing in (self.store, self.codes, self.gids):
+            growing.close()
+        self.inbox, self.peers, self.trans = [], [], []
+        del self.tables, self.keys
+        _trim_heap()

@@ -49,16 +49,28 @@ Design
   new states, report each value's first code).  Codes are in the order of the
   numbers, so after ``merge`` the driver knows whether the level settles the
   question or passes the state budget, and then only numbers it.  Between levels
-  it serves the budget (states exactly, seconds, progress) and Ctrl-C.  A level
+  it serves the budget (states exactly, seconds, progress) and Ctrl-C; while it
+  waits, the seconds, the workers' health and what they compile (a fresh cluster
+  compiles the kernels first: the progress display says so while the count stands
+  still).  A level
   costs two round trips (measured here: 6–9 ms each on two workers), so the
-  search pays off on wide levels; a one-letter walk (a lasso: one state per
-  level) belongs to ``strategy="lasso"``.
+  search pays off on wide levels only.  A one-letter walk (one state per level)
+  is never sharded: it runs here with ``strategy="lasso"``; and once,
+  :data:`PROBE_SECONDS` after the first level, levels narrower than
+  :data:`MIN_WIDTH` send the search to this process (:class:`_Probe`), each
+  with an :class:`~sdg_automata.errors.EngineNotice`.
 * **Failure is loud and harmless.**  Every wait is bounded: the driver polls its
   calls and checks that the shards' workers are alive; a lost worker (or a shard
   that no longer has the state it should have: an actor recreated elsewhere) ends
   the run with :class:`~sdg_automata.errors.ResourceError` (exit 3, one ``error:``
   line).  No partial result is ever returned: a run is restartable by running it
   again.  Shards still busy are told to abort and their memory goes with them.
+* **A run's shards go with its driver.**  Dask drops an actor once no client holds
+  its future: a driver killed, or cut off from the scheduler, takes its shards with
+  it, and a shard busy in a level notices within a second and frees its memory (see
+  :mod:`sdg_automata.search.shard`).  Nothing else holds them: no published dataset,
+  no worker-side global, no future kept by a worker.  A driver cut off but alive
+  learns it at its next wait: "the scheduler released this search's shards", exit 3.
 """
 
 from __future__ import annotations
@@ -70,9 +82,11 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, ResourceError, SdgBug, SdgError
-from ..runtime.budget import Budget
+from ..runtime.budget import Budget, Meter
+from ..runtime.engines import Unfit
+from .constraint import one_letter
 from .request import SearchResult, read_witness
-from .shard import Shard, answered
+from .shard import COMPILING, Shard, answered, shard_key
 
 if TYPE_CHECKING:
     from ..grammar.words import Word
@@ -88,14 +102,60 @@ LOSS_GRACE = 10.0
 #: every few seconds whatever their actor computes) is frozen or unreachable: lost, even
 #: though the scheduler keeps listing it until its worker-ttl (5 minutes by default)
 SILENT_SECONDS = 60.0
+#: seconds of levels (from the end of the first, past the kernels' compilation) after
+#: which the driver judges, once, whether the levels are wide enough to shard
+PROBE_SECONDS = 5.0
+#: the fewest states a level must hold, on average and the latest, to be worth its two
+#: round trips: at 6–46 ms per level (measured on two workers, idle to loaded) a level of
+#: 1,000 states runs at 20–170 k states/s, a tenth or less of one process's ~1.15 M/s
+MIN_WIDTH = 1000
+
+
+class _Narrow(Exception):
+    """The levels are too narrow to shard (:data:`MIN_WIDTH`): the search goes to one
+    process.  Carries what was measured, for the note."""
+
+    def __init__(self, levels: int, states: int, seconds: float) -> None:
+        super().__init__(levels, states, seconds)
+        self.levels, self.states, self.seconds = levels, states, seconds
+
+
+class _Probe:
+    """The levels' width, judged once :data:`PROBE_SECONDS` after the first level ended
+    (before, the workers may still be compiling): :class:`_Narrow` when the levels since
+    held fewer than :data:`MIN_WIDTH` states on average and the latest did too.  Judged
+    once only, so a wide search's thin last levels never send it elsewhere."""
+
+    def __init__(self) -> None:
+        self.start: tuple[float, int, int] | None = None  # clock, level, states then
+        self.judged = False
+
+    def level(self, level: int, states: int, width: int) -> None:
+        """Level ``level`` ended, holding ``width`` states, ``states`` numbered in all."""
+        now = time.perf_counter()
+        if self.start is None:
+            self.start = (now, level, states)
+            return
+        since, first, before = self.start
+        if self.judged or now - since < PROBE_SECONDS:
+            return
+        self.judged = True
+        levels = level - first
+        if width < MIN_WIDTH and states - before < MIN_WIDTH * levels:
+            raise _Narrow(levels, states - before, now - since)
 
 
 class _Cluster:
     """The driver's side: the shards' actors, and bounded waits on their calls."""
 
-    def __init__(self, client: Any, search: Search, token: str) -> None:
+    def __init__(self, client: Any, search: Search, token: str, meter: Meter) -> None:
         #: per worker: the scheduler's last_seen when it last changed, and our clock then
         self._beats: dict[str, tuple[Any, float]] = {}
+        #: the workers as the scheduler last described them (:meth:`lost`)
+        self._workers: dict[str, Any] = {}
+        self.meter = meter
+        #: whether the progress display says that workers compile (:meth:`_watch`)
+        self.compiling = False
         import cloudpickle  # type: ignore[import-untyped]  # dask's dependency
 
         info = client.scheduler_info(n_workers=-1)
@@ -105,17 +165,22 @@ class _Cluster:
             raise InputError("the Dask cluster has no workers")
         self.token = token
         self.round = 0
-        blob = cloudpickle.dumps(search.automaton)
-        constraint = search.constraint_arrays()
-        self.futures = [
-            client.submit(Shard, blob, i, len(self.addresses), search.head, constraint, token,
-                          actor=True, workers=[address], allow_other_workers=False,
-                          pure=False, retries=0, key=f"sdg-shard-{token}-{i}")
-            for i, address in enumerate(self.addresses)]
+        self.futures: list[Any] = []
         self.actors: list[Any] = []
-        self.actors = [self._result(f, f"starting shard {i}")
-                       for i, f in enumerate(self.futures)]
-        self.call("connect", self.actors)
+        try:  # the shards started so far go if any fails to start
+            blob = cloudpickle.dumps(search.automaton)
+            constraint = search.constraint_arrays()
+            self.futures = [
+                client.submit(Shard, blob, i, len(self.addresses), search.head, constraint,
+                              token, actor=True, workers=[address], allow_other_workers=False,
+                              pure=False, retries=0, key=shard_key(token, i))
+                for i, address in enumerate(self.addresses)]
+            self.actors = [self._result(f, f"starting shard {i}")
+                           for i, f in enumerate(self.futures)]
+            self.call("connect", self.actors)
+        except BaseException:
+            self.close()
+            raise
 
     @property
     def size(self) -> int:
@@ -125,7 +190,7 @@ class _Cluster:
         """The shards' workers the scheduler no longer has, or that have been silent for
         :data:`SILENT_SECONDS` (a heartbeat's time is the scheduler's ``last_seen``, whose
         changes are timed on our clock: the two clocks need not agree)."""
-        workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        workers = self._workers = self.client.scheduler_info(n_workers=-1)["workers"]
         now = time.monotonic()
         gone = []
         for a in self.addresses:
@@ -144,18 +209,45 @@ class _Cluster:
         every shard's worker is still there between them."""
         try:
             while not answered(future, POLL):
-                gone = self.lost()
-                if gone:
-                    raise self._lost(gone, what)
+                self._watch(what)
             return future.result()
         except (KeyboardInterrupt, SdgError):
             raise
         except Exception as e:  # a shard's failure, or its worker gone under the call
-            gone = self._settled_loss()
-            if gone:
-                raise self._lost(gone, what) from None
-            raise ResourceError(f"{what} failed on the Dask cluster: "
-                                f"{type(e).__name__}: {e}") from None
+            raise self._failure(e, what) from None
+
+    def _watch(self, what: str) -> None:
+        """Between two looks at a call: the shards' workers are all there (:meth:`lost`),
+        the deadline has not passed, and the progress display says so while workers
+        compile the kernels (the count stands still meanwhile: the first levels on a fresh
+        cluster; :func:`~sdg_automata.search.shard.kernels_compiling`)."""
+        gone = self.lost()
+        if gone:
+            raise self._lost(gone, what)
+        meter = self.meter
+        if time.perf_counter() > meter.deadline:
+            raise meter.exceeded(meter.count, f"{meter.budget.max_seconds:g} s")
+        busy = sum(1 for a in self.addresses
+                   if (self._workers.get(a, {}).get("metrics") or {}).get(COMPILING, 0) > 0)
+        if busy:
+            of = f"{busy} of {self.size}" if busy < self.size else f"{busy}"
+            meter.describe(f"compiling the kernels on {of} worker{'s' if of != '1' else ''}…")
+            self.compiling = True
+
+    def counting(self) -> None:
+        """A level is done: the progress display counts states again."""
+        if self.compiling:
+            self.meter.describe(None)
+            self.compiling = False
+
+    def _failure(self, e: Exception, what: str) -> ResourceError:
+        """The error for a call that failed with ``e``: a lost worker's, if one was lost."""
+        if any(f.status == "cancelled" for f in self.futures):
+            return self._released(what)
+        gone = self._settled_loss()
+        if gone:
+            return self._lost(gone, what)
+        return ResourceError(f"{what} failed on the Dask cluster: {type(e).__name__}: {e}")
 
     def _settled_loss(self) -> list[str]:
         """:meth:`lost`, after giving the scheduler :data:`LOSS_GRACE` seconds to notice: a
@@ -177,9 +269,20 @@ class _Cluster:
         own arguments instead); their answers, once all have answered: a barrier."""
         round_ = self.round
         self.round += 1
-        futures = [getattr(actor, method)(self.token, round_, *(each[i] if each else args))
-                   for i, actor in enumerate(self.actors)]
-        return [self._result(f, what or method) for f in futures]
+        try:
+            futures = [getattr(actor, method)(self.token, round_, *(each[i] if each else args))
+                       for i, actor in enumerate(self.actors)]
+        except Exception as e:  # Dask refuses to call an actor whose future was lost
+            raise self._failure(e, what or method) from None
+        answers = [self._result(f, what or method) for f in futures]
+        if any(a is None for a in answers):  # a shard whose worker no longer holds it
+            raise self._released(what or method)
+        return answers
+
+    def _released(self, what: str) -> ResourceError:
+        return ResourceError(f"the Dask scheduler released this search's shards while {what} "
+                             "(it does so when it loses this client's connection): nothing "
+                             "was concluded; run the search again")
 
     def close(self) -> None:
         """Stop the shards (an async call each, answered even by a busy shard) and let the
@@ -198,26 +301,18 @@ class _Cluster:
 
 
 @contextlib.contextmanager
-def _shards(client: Any, search: Search) -> Iterator[_Cluster]:
-    cluster: _Cluster | None = None
-    token = uuid.uuid4().hex
+def _shards(client: Any, search: Search, meter: Meter) -> Iterator[_Cluster]:
+    cluster = _Cluster(client, search, uuid.uuid4().hex, meter)
     try:
-        cluster = _Cluster(client, search, token)
         yield cluster
     finally:
-        if cluster is not None:
-            cluster.close()
-        else:  # the actors that did start
-            with contextlib.suppress(Exception):
-                client.cancel([f for f in client.futures.values()
-                               if str(f.key).startswith(f"sdg-shard-{token}")], force=True)
+        cluster.close()
 
 
-def _walk(cluster: _Cluster, search: Search, budget: Budget,
-          usage: Callable[[list[dict[str, float]]], None] | None
+def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, float]]], None] | None
           ) -> tuple[dict[int, str | Word], int, bool, int]:
     """The levels; then the witnesses.  Returns (found, states, complete, peak bytes)."""
-    meter = budget.start("search", unit="states")
+    meter, budget = cluster.meter, cluster.meter.budget
     cap = -1 if budget.max_states is None else budget.max_states
     settle = search.settle
     found: dict[int, int] = {}
@@ -225,16 +320,19 @@ def _walk(cluster: _Cluster, search: Search, budget: Budget,
     complete = True
     peak = 0
     level = 0
+    probe = _Probe()
     try:
         cluster.call("advance", None, True, what="expanding level 0")
         while True:
             level += 1
             where = f"expanding level {level - 1}"
             merged = cluster.call("merge", what=where)
+            cluster.counting()
             total = sum(m["new"] for m in merged)
             peak = max(peak, sum(m["bytes"] for m in merged))
             if total == 0:
                 break
+            probe.level(level, offset + total, total)
             # codes are in the order of the numbers: whether the level settles is known now
             settles = any(v >= settle for m in merged for v in m["first"] if v not in found)
             if not settles and 0 <= cap < offset + total:
@@ -298,8 +396,11 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
         The question (:class:`~sdg_automata.search.request.Search`); its automaton must
         fit the kernels (the engine's scope says so before it runs).
     budget:
-        As :func:`~sdg_automata.search.decide.max_grundy` takes it; checked between
-        levels, so seconds may run over by one level's time.
+        As :func:`~sdg_automata.search.decide.max_grundy` takes it: states between
+        levels (exactly), seconds also while the driver waits for the shards (every
+        :data:`POLL` s).  A progress callable with a ``describe(text)`` method (the
+        command line's bar) is also told while the workers compile the kernels
+        (:meth:`~sdg_automata.runtime.budget.Meter.describe`).
     scheduler:
         ``tcp://HOST:PORT`` of a running ``dask scheduler`` (every worker then holds
         a shard), or ``"local"`` (a :class:`distributed.LocalCluster`, for trying it).
@@ -318,9 +419,15 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
     Raises
     ------
     InputError
-        For a scheduler that cannot be reached, or workers that run another sdg_automata.
+        For a malformed scheduler address, or workers that run another sdg_automata.
+    Unfit
+        For a search that one process runs better, once the cluster answered: every word
+        reads one letter (each level holds one state), or the levels measured are too
+        narrow (:data:`MIN_WIDTH`); the engine registry then runs it on the ``compiled``
+        engine with a notice saying why, under the rest of the budget.
     ResourceError
-        When a worker is lost during the search (nothing is concluded; run it again).
+        When the scheduler cannot be reached, or a worker is lost during the search, or
+        the scheduler releases the shards (nothing is concluded; run it again).
     BudgetExceeded, Interrupted
         Saying how many states were numbered.
 
@@ -339,10 +446,27 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
     """
     from ..runtime.cluster import check_workers, dask_client
 
-    with dask_client(scheduler, timeout=timeout) as client:
+    one = one_letter(search.automaton.alphabet, search.constraint,
+                     letters=search.automaton.grammar.letters_of(search.head))
+    with dask_client(scheduler, timeout=timeout) as client:  # the address is checked anyway
         check_workers(client, timeout=timeout)
-        with _shards(client, search) as cluster:
-            found, states, complete, peak = _walk(cluster, search, budget, usage)
-            workers = cluster.size
+        if one is not None:
+            raise Unfit("every word searched reads one letter, so each breadth-first level "
+                        "holds one state and would cost the cluster two round trips: "
+                        "searched in this process (the same maximum, witnesses and states)")
+        meter = budget.start("search", unit="states")
+        try:
+            with _shards(client, search, meter) as cluster:
+                found, states, complete, peak = _walk(cluster, search, usage)
+                workers = cluster.size
+        except KeyboardInterrupt:  # while the shards start (_walk says how far it got)
+            raise meter.interrupted(0) from None
+        except _Narrow as e:  # the fallback runs under the rest of the budget's clock
+            meter.describe(None)
+            raise Unfit(f"the breadth-first levels are too narrow to shard: {e.states:,} "
+                        f"states in {e.levels:,} levels in {e.seconds:.1f} s, fewer than "
+                        f"{MIN_WIDTH:,} a level, and each level costs the cluster two round "
+                        "trips: searched again in this process (breadth-first: the same "
+                        "verdict)") from None
     return SearchResult(found=found, explored=states, complete=complete, peak_bytes=peak,
                         store="table", workers=workers)

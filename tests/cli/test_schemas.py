@@ -63,6 +63,8 @@ CASES: dict[str, list[list[str]]] = {
                              "--length", "4"]],
     "family subtraction": [["family", "subtraction", "1,3,4"]],
     "family ring": [["family", "ring", "3"]],
+    "family counting": [["family", "counting", "3"], ["family", "counting", "3", "--length", "8",
+                                                      "--noise", "1"]],
     "octal": [["octal", "0.07"], ["octal", "0.16", "--upto", "100"],
               ["octal", "0.75", "--misere", "--upto", "12"],
               ["octal", "0.77", "--misere", "--outcome", "3,5,7"],
@@ -81,7 +83,7 @@ MODES = {"octal": {"misere/1"}, "graph": {"misere/1"}}
 #: exchange formats: their shape is another format's, so no "schema" field
 EXCHANGE = {"dfa": "dfa", "family modular": "grammar", "family random": "grammar",
             "family intersection": "grammar", "family subtraction": "grammar",
-            "family ring": "grammar"}
+            "family ring": "grammar", "family counting": "grammar"}
 
 
 def _json_commands(parser: argparse.ArgumentParser, path: str = "") -> list[str]:

@@ -1,6 +1,7 @@
-"""The pdr strategy (issue 27 §1): ABC's PDR on our AIGER, its invariant checked by CaDiCaL.
+"""The pdr strategy (issue 27 §1, issue 35): ABC's PDR on our lean AIGER, its invariant checked
+by CaDiCaL on the unreduced relation.
 
-Independent sources: the AIGER file is read back and simulated by a reader written here
+Independent sources: the AIGER files are read back and simulated by a reader written here
 against :meth:`GrundyAutomaton.step_reference`; invariants, true and tampered, are judged
 by brute force over every assignment of the state's bits; answers against breadth-first
 exhaustion, the definition of 𝒢, and families whose answers are known without any
@@ -21,19 +22,19 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from required import unavailable
+from required import require_abc
 from schemas import validate
 from strategies import Definition, left_linear_grammars, right_linear_grammars
 
 pytest.importorskip("pysat")
 
-from clirun import run  # noqa: E402
+from aiger import read_aiger, simulate  # noqa: E402
+from clirun import one_error, run  # noqa: E402
 
 from sdg_automata.automaton.construction import GrundyAutomaton, automaton_for  # noqa: E402
 from sdg_automata.derivation.semantics import grundy  # noqa: E402
 from sdg_automata.errors import (  # noqa: E402
     BudgetExceeded,
-    InputError,
     ResourceError,
     SdgBug,
 )
@@ -46,16 +47,16 @@ from sdg_automata.grammar import Grammar  # noqa: E402
 from sdg_automata.grammar.parse import parse_grammar  # noqa: E402
 from sdg_automata.runtime.budget import UNLIMITED  # noqa: E402
 from sdg_automata.search.circuit import StepEncoding  # noqa: E402
-from sdg_automata.search.constraint import constraint  # noqa: E402
 from sdg_automata.search.decide import max_grundy  # noqa: E402
+from sdg_automata.search.dump import circuit_file  # noqa: E402
+from sdg_automata.search.lean import lean_relation  # noqa: E402
 from sdg_automata.search.pdr import (  # noqa: E402
-    Invariant,
-    _model,
     abc_command,
-    check_invariant,
+    parse_invariant,
     prove_unreachable,
-    write_aiger,
 )
+from sdg_automata.search.proofs import Invariant, OneStep  # noqa: E402
+from sdg_automata.search.reduce import initial_bits  # noqa: E402
 
 EXAMPLE3 = Path(__file__).resolve().parents[2] / "examples" / "example3.txt"
 LINEAR = st.one_of(right_linear_grammars(), left_linear_grammars())
@@ -66,18 +67,9 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
 
 @pytest.fixture(autouse=True)
 def _abc() -> None:
-    try:
-        abc_command()
-    except InputError as e:
-        unavailable(str(e))
+    require_abc()
 
 
-def one_error(err: str, *fragments: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
 
 
 def meter():  # type: ignore[no-untyped-def]
@@ -85,96 +77,51 @@ def meter():  # type: ignore[no-untyped-def]
 
 
 # ---------------------------------------------------------------------------
-# the AIGER file, read back by an independent reader
+# the AIGER files, read back by an independent reader (tests/aiger.py)
 
 
-def read_aiger(data: bytes) -> tuple[int, int, list[int], list[int], list[tuple[int, int, int]]]:
-    """(inputs, latches, next literals, outputs, ands) of a binary AIGER file."""
-    header, _, rest = data.partition(b"\n")
-    m, i, n, o, a = map(int, header.split()[1:])
-    assert header.startswith(b"aig ") and m == i + n + a
-    lines = rest.split(b"\n", n + o)
-    nexts, outputs, body = [int(x) for x in lines[:n]], [int(x) for x in lines[n:n + o]], \
-        lines[n + o]
-    ands, at = [], 0
-
-    def varint() -> int:
-        nonlocal at
-        x, shift = 0, 0
-        while True:
-            byte = body[at]
-            at += 1
-            x |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                return x
-
-    for k in range(a):
-        lhs = 2 * (i + n + 1 + k)
-        r0 = lhs - varint()
-        r1 = r0 - varint()
-        assert lhs > r0 >= r1
-        ands.append((lhs, r0, r1))
-    return i, n, nexts, outputs, ands
-
-
-def simulate(data: bytes, letters: list[int]) -> list[tuple[list[int], int]]:
-    """(latch values, output) before each letter and after the last (codes as inputs)."""
-    i, n, nexts, outputs, ands = read_aiger(data)
-    latches = [0] * n
-    out = []
-    for t in range(len(letters) + 1):
-        value = {0: 0}
-        code = letters[t] if t < len(letters) else 0
-        for k in range(i):
-            value[2 * (1 + k)] = code >> k & 1
-        for k in range(n):
-            value[2 * (i + 1 + k)] = latches[k]
-
-        def lit(x: int, value: dict[int, int] = value) -> int:
-            return value[x & ~1] ^ (x & 1)
-
-        for lhs, r0, r1 in ands:
-            value[lhs] = lit(r0) & lit(r1)
-        out.append((list(latches), lit(outputs[0])))
-        latches = [lit(x) for x in nexts]
-    return out
-
-
-def as_state(latches: list[int], positions: tuple[tuple[int, bool], ...], width: int) -> int:
-    return sum(1 << p for (p, flip), x in zip(positions, latches, strict=True)
-               if p < width and x ^ flip)
+def bits_of(q: int, d: int | None, width: int, size: int) -> list[int]:
+    """The relation's latches in state (q, d): the item bits, then the constraint's one-hot
+    state (all zero after a dead move)."""
+    return [q >> p & 1 for p in range(width)] + [int(d == e) for e in range(size)]
 
 
 @settings(max_examples=150, **SETTINGS)
 @given(LINEAR, st.sampled_from([None, *REGEXES]), st.data())
 def test_aiger_simulates_the_automaton(tmp_path_factory: pytest.TempPathFactory, g: Grammar,
                                        within: str | None, data: st.DataObject) -> None:
-    """Read back and run on a random word, the AIG's latches are the states of
-    GrundyAutomaton.run, its output is "a value of the set where the constraint accepts"."""
+    """Read back and run on a random word, the dumped AIG's latches are the states of
+    GrundyAutomaton.run (complemented where q₀ has a 1) and its output v says "the state
+    shows v where the constraint accepts"; the lean AIG ABC gets has the representatives'
+    latches of the same states, and its one output says "a value of the set"."""
+    from sdg_automata.search.decide import question as asked
+
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
-    automaton = automaton_for(g.restricted_to(head))
+    question = asked(g, head, within=within)
+    automaton, table = question.automaton, question.constraint
     alphabet = automaton.alphabet
-    table = None if within is None else constraint(within, alphabet, reverse=True)
     encoding = StepEncoding(automaton, head, table)
-    bound = len(encoding.value_bits) - 1
-    values = data.draw(st.sets(st.integers(0, bound), min_size=1), label="values")
-    model = _model(encoding, sorted(values))
-    path = tmp_path_factory.mktemp("aiger") / "model.aig"
-    write_aiger(model.aig, model.next_state, model.bad, path)
-    blob = path.read_bytes()
+    size = 0 if table is None else table.size
+    init = initial_bits(encoding)
+    bound = encoding.bound
+    values = sorted(data.draw(st.sets(st.integers(0, bound), min_size=1), label="values"))
+    dumped = circuit_file(g, head, "aig", within=within)
+    lean = lean_relation(automaton, head, table, meter(), "cadical195")
+    try:
+        reduced = lean.aiger(values)
+    finally:
+        lean.checker.close()
     word = data.draw(st.lists(st.integers(0, len(alphabet) - 1), max_size=12), label="word")
     q, d = automaton.initial, None if table is None else table.initial
-    for t, (latches, bad) in enumerate(simulate(blob, word)):
-        assert as_state(latches, model.latches, encoding.width) == q, (t, word)
-        if table is not None:
-            shown = [p - encoding.width for (p, flip), x in zip(model.latches, latches,
-                                                                strict=True)
-                     if p >= encoding.width and x ^ flip]
-            assert shown == ([] if d is None else [d]), (t, shown, d)
+    for t, ((latches, shown), (kept, bad)) in enumerate(
+            zip(simulate(dumped, word), simulate(reduced, word), strict=True)):
+        state = bits_of(q, d, encoding.width, size)
+        assert latches == [x ^ one for x, one in zip(state, init, strict=True)], (t, word)
+        assert kept == [state[p] ^ init[p] for p in lean.reps], (t, word)
         accepts = table is None or (d is not None and table.final[d] == 1)
-        expected = accepts and automaton.grundy_at(q, head) in values
-        assert bad == expected, (t, word, automaton.grundy_at(q, head), values)
+        value = automaton.grundy_at(q, head)
+        assert shown == [int(accepts and value == v) for v in range(bound + 1)], (t, word)
+        assert bad == [int(accepts and value in values)], (t, word, value, values)
         if t < len(word):
             a = alphabet[word[t]]
             q = automaton.step_reference(q, a)
@@ -182,15 +129,10 @@ def test_aiger_simulates_the_automaton(tmp_path_factory: pytest.TempPathFactory,
                 d = table.rows[a][d] if table.rows[a][d] >= 0 else None
 
 
-def test_codes_beyond_the_alphabet_read_its_first_letter(tmp_path: Path) -> None:
+def test_codes_beyond_the_alphabet_read_its_first_letter() -> None:
     """Three letters take two input bits; code 3 must read letter 0, not nothing."""
     g = parse_grammar("A -> a A | b A | c A | a")
-    automaton = automaton_for(g)
-    encoding = StepEncoding(automaton, "A")
-    model = _model(encoding, [0])
-    path = tmp_path / "model.aig"
-    write_aiger(model.aig, model.next_state, model.bad, path)
-    blob = path.read_bytes()
+    blob = circuit_file(g, "A", "aig")
     assert read_aiger(blob)[0] == 2
     assert simulate(blob, [3, 1]) == simulate(blob, [0, 1])
 
@@ -236,12 +178,11 @@ def concrete_step(automaton: GrundyAutomaton, encoding: StepEncoding, q: int, c:
 
 
 def brute_force(automaton: GrundyAutomaton, encoding: StepEncoding, invariant: Invariant,
-                latches: tuple[tuple[int, bool], ...], values: list[int],
-                steps: list[list[int]]) -> str | None:
-    """The first of initiation, consecution, safety that fails, over all 2^width states."""
+                values: list[int], steps: list[list[int]]) -> str | None:
+    """The first of initiation, consecution, safety that fails, over all 2^width states
+    (cubes over the relation's bits: (bit, value))."""
     def inside(q: int) -> bool:
-        return not any(all((q >> latches[j][0] & 1) ^ latches[j][1] == v for j, v in cube)
-                       for cube in invariant.cubes)
+        return not any(all((q >> p & 1) == on for p, on in cube) for cube in invariant.cubes)
 
     if not inside(automaton.initial):
         return "initiation"
@@ -267,23 +208,31 @@ def tampered(invariant: Invariant) -> list[Invariant]:
     return out
 
 
+def check(encoding: StepEncoding, invariant: Invariant, values: list[int]) -> str | None:
+    """Our check of ``invariant`` on the unreduced relation, with no correspondence."""
+    one = OneStep(encoding, meter(), "cadical195")
+    try:
+        return one.check(invariant, values)
+    finally:
+        one.close()
+
+
 def test_invariant_checks_agree_with_brute_force(tmp_path: Path) -> None:
     """ABC's invariant for Example 3 (values 3, 4 unreachable) passes, and each of its
     tamperings is accepted or rejected exactly as brute force over all 2^15 states says."""
     automaton = automaton_for(parse_grammar(EXAMPLE3.read_text(encoding="utf-8")))
     encoding = StepEncoding(automaton, "A")
     values = [3, 4]
-    model = _model(encoding, values)
     assert encoding.width <= 16 and encoding.within is None
-    real = _proof(encoding, values, tmp_path)
-    assert check_invariant(encoding, real, model.latches, values, meter()) is None
+    real = _proof(automaton, values, tmp_path)
+    assert check(encoding, real, values) is None
     verdicts = []
     steps = [[concrete_step(automaton, encoding, q, c) for c in range(len(automaton.alphabet))]
              for q in range(1 << encoding.width)]
-    assert brute_force(automaton, encoding, real, model.latches, values, steps) is None
+    assert brute_force(automaton, encoding, real, values, steps) is None
     for invariant in tampered(real):
-        ours = check_invariant(encoding, invariant, model.latches, values, meter())
-        truth = brute_force(automaton, encoding, invariant, model.latches, values, steps)
+        ours = check(encoding, invariant, values)
+        truth = brute_force(automaton, encoding, invariant, values, steps)
         assert (ours is None) == (truth is None), (invariant, ours, truth)
         if truth is not None:
             assert ours is not None and ours.startswith(truth), (ours, truth)
@@ -292,25 +241,33 @@ def test_invariant_checks_agree_with_brute_force(tmp_path: Path) -> None:
     assert {"initiation", "consecution", "safety", None} <= set(verdicts), verdicts
 
 
-def _proof(encoding: StepEncoding, values: list[int], folder: Path) -> Invariant:
-    model = _model(encoding, values)
-    write_aiger(model.aig, model.next_state, model.bad, folder / "m.aig")
-    done = subprocess.run([abc_command(), "-c", "read_aiger m.aig; pdr -f -d -I inv.pla"],
-                          cwd=folder, capture_output=True, text=True, timeout=60, check=False)
-    assert "Property proved" in done.stdout, done.stdout
-    return Invariant.parse((folder / "inv.pla").read_text(), len(model.latches))
+def _proof(automaton: GrundyAutomaton, values: list[int], folder: Path) -> Invariant:
+    """ABC's invariant on the lean circuit, mapped back to the relation's bits."""
+    lean = lean_relation(automaton, "A", None, meter(), "cadical195")
+    try:
+        (folder / "m.aig").write_bytes(lean.aiger(values))
+        done = subprocess.run([abc_command(), "-c", "read_aiger m.aig; pdr -f -d -I inv.pla"],
+                              cwd=folder, capture_output=True, text=True, timeout=60,
+                              check=False)
+        assert "Property proved" in done.stdout, done.stdout
+        return lean.original(parse_invariant((folder / "inv.pla").read_text(),
+                                             len(lean.latches)))
+    finally:
+        lean.checker.close()
 
 
 def test_a_tampered_invariant_is_never_a_result(monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """ABC's file altered after it proved: the verdict is not exact, and the command line
     exits 3 naming the check that failed."""
-    real = Invariant.parse
+    import sdg_automata.search.pdr as pdr
 
-    def parse(text: str, latches: int) -> Invariant:
-        return Invariant(cubes=real(text, latches).cubes[1:] + ((),))  # blocks q₀ too
+    real = pdr.parse_invariant
 
-    monkeypatch.setattr(Invariant, "parse", staticmethod(parse))
+    def parse(text: str, latches: int) -> tuple[tuple[tuple[int, bool], ...], ...]:
+        return real(text, latches)[1:] + ((),)  # blocks q₀ too
+
+    monkeypatch.setattr(pdr, "parse_invariant", parse)
     g = parse_grammar(EXAMPLE3.read_text(encoding="utf-8"))
     v = max_grundy(g, "A", strategy="pdr")
     assert (v.exact, v.proof, v.maximum) == (False, None, 2)
@@ -390,8 +347,9 @@ def test_ring_family_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     evidence = verdict["evidence"]
     assert evidence["strategy"] == "pdr" and evidence["solver"]["pdr_rounds"] >= 1
     code, out, err = run(["max", path, "A", "--strategy", "pdr"], capsys)
-    assert code == 0 and re.fullmatch(r"max 7, witness 'bb' \(PDR: words up to length 2, "
-                                      r"invariant of \d+ clauses, checked\)\n", out), out
+    assert code == 0 and re.fullmatch(r"max 7, witness 'bb' \(PDR: words up to length 8, "
+                                      r"invariant of \d+ clauses, checked; 0, 7 by bmc; 8 by "
+                                      r"pdr\)\n", out), out
     code, _, err = run(["family", "ring", "1"], capsys)
     assert code == 2
     one_error(err, "at least 2 DFAs")
@@ -480,8 +438,12 @@ def test_abc_saying_something_else_is_not_an_answer(tmp_path: Path) -> None:
     fake.write_text("#!/bin/sh\necho 'Wrong input file format.'\n")
     fake.chmod(0o755)
     automaton = automaton_for(parse_grammar(EXAMPLE3.read_text(encoding="utf-8")))
-    with pytest.raises(ResourceError, match="answered neither.*Wrong input file format"):
-        prove_unreachable(StepEncoding(automaton, "A"), [3], meter(), str(fake))
+    lean = lean_relation(automaton, "A", None, meter(), "cadical195")
+    try:
+        with pytest.raises(ResourceError, match="answered neither.*Wrong input file format"):
+            prove_unreachable(lean, "A", [3], meter(), str(fake))
+    finally:
+        lean.checker.close()
 
 
 def fake_abc(folder: Path, body: str) -> str:

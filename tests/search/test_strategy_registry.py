@@ -104,7 +104,8 @@ def test_each_evidence_gives_its_json_fields(name: str) -> None:
     evidence = out["evidence"]
     solved = strategies.get(name).solver is not None
     assert list(out)[-3:] == ["proof", "evidence", "engine"]
-    assert set(evidence) == ({"strategy", "max_length", "induction_depth", "solver"} if solved
+    assert set(evidence) == ({"strategy", "max_length", "induction_depth", "solver",
+                                             "settled"} if solved
                              else {"strategy"})
     assert evidence["strategy"] == name
     if solved:

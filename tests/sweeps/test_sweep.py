@@ -412,8 +412,6 @@ def test_cli_count_budget_and_formats(tmp_path: Path) -> None:
     (["--letters", "AB"], "letters must be lower-case"),
     (["--letters", "aa"], "repeat a letter"),
     (["--format", "table", "--out", "x.jsonl"], "table format is for the terminal"),
-    (["--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"],
-     "cannot reach a Dask scheduler"),
     (["--jobs", "0"], "must be at least 1"),
     (["--max-seconds", "nan"], "positive finite"),
 ])

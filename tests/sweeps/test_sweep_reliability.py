@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 from cluster import dask_cluster
+from fakeservers import serving
 from sweeprun import cli, finish, group_gone, rows_in, sweep_process, wait_rows
 from test_sweep import KILLED, changed_copy, rows_of
 
@@ -171,40 +172,22 @@ def http_port() -> Iterator[int]:
 @pytest.fixture
 def ssh_port() -> Iterator[int]:
     """A port that greets with an SSH banner (read as a frame length, it asks for exabytes)."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-
-    def serve() -> None:
-        listener.settimeout(0.2)
-        held = []
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            conn.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n")
-            held.append(conn)
-        for c in held:
-            c.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield listener.getsockname()[1]
-    finally:
-        stop.set()
-        thread.join()
-        listener.close()
+    with serving(lambda conn: conn.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n")
+                 ) as port:
+        yield port
 
 
-@pytest.mark.parametrize("target", ["bogus://x", "inproc://x", "http", "ssh", "tcp://x"])
+@pytest.mark.parametrize("target", ["bogus://x", "inproc://x", "http", "ssh", "tcp://x",
+                                    "refused"])
 def test_bad_scheduler_addresses_are_one_line_within_the_timeout(
         target: str, http_port: int, ssh_port: int, tmp_path: Path) -> None:
-    """Should be one error line, exit 2, within --connect-timeout (plus start-up), and leave
-    no --out behind (7494e56: tracebacks, a hang, "out of memory")."""
+    """Should be one error line within --connect-timeout (plus start-up), and leave no
+    --out behind (7494e56: tracebacks, a hang, "out of memory"): exit 2 for an address no
+    scheduler can have, exit 3 where no Dask scheduler answers (issue 34 §5)."""
     pytest.importorskip("distributed")
-    address = {"http": f"tcp://127.0.0.1:{http_port}",
-               "ssh": f"tcp://127.0.0.1:{ssh_port}"}.get(target, target)
+    address = {"http": f"tcp://127.0.0.1:{http_port}", "ssh": f"tcp://127.0.0.1:{ssh_port}",
+               "refused": "tcp://127.0.0.1:1"}.get(target, target)
+    code = 3 if target in ("http", "ssh", "refused") else 2
     out = tmp_path / "new.jsonl"
     for command in (SHAPE[:2] + ["--nonterminals", "1", "--letters", "ab", "--max-rules", "2",
                                  "--max-body", "1"],
@@ -213,11 +196,13 @@ def test_bad_scheduler_addresses_are_one_line_within_the_timeout(
         # loaded machine stretches (issue 34 §7)
         done = cli(*command, "--scheduler", address, "--connect-timeout", "3", "--out",
                    str(out), timeout=120)
-        assert done.returncode == 2, done.stderr
+        assert done.returncode == code, done.stderr
         one_line(done.stderr, "error: ")
         assert "memory" not in done.stderr and not out.exists()
         if target == "http":
             assert "no answer in Dask's protocol within 3 s" in done.stderr
+        if target == "refused":
+            assert "connection was refused" in done.stderr
 
 
 @pytest.mark.parametrize("args", [

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args
 
 import numpy as np
@@ -205,6 +205,16 @@ class _ValueIndex:
 
 _NO_INDEX = _ValueIndex(partners=np.zeros(0, dtype=np.int64),
                         start=np.zeros(1, dtype=np.int64), heaps=np.zeros(0, dtype=np.int64))
+
+
+@dataclass
+class _RareTable:
+    """The numpy table of every rare split of :meth:`_Engine._sure_options`, for the
+    number of rare heaps it was built with (``rare``; -1: none yet)."""
+
+    rare: int = -1
+    offsets: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    first: Values = field(default_factory=lambda: np.zeros(0, np.int32))
 
 
 class _Engine:
@@ -449,109 +459,30 @@ class _Engine:
     def _run_sparse(self, stop: int, meter: Meter) -> None:
         """The sparse-space method, one heap at a time, options as bits of a Python int.
 
-        Few rare heaps are paired in plain Python (a numpy call costs more than
-        dozens of XORs); many go through one numpy table.  A rare-class value
-        below the common mex is searched among the common-common splits only
-        until it turns up: the first few of each removal one by one, then the
-        splits :class:`_ValueIndex` proposes, then all of them by numpy in
-        windows growing 4× at a time (a heap whose value really is rare needs
-        all of them).
+        Each heap's options that the lemma says are enough (:meth:`_sure_options`), then,
+        while their mex is a rare-class value, a search for it among the common-common
+        splits (:meth:`_settle`).  Under ``"auto"``, a block of 1,024 heaps that visited
+        more than 1/:data:`_SPARSE_GAIN` of what the full mex would have ends the run at
+        that heap: the full mex is cheaper until the next detection.
         """
         space = self.space
         assert space is not None
         g = self.g
         gl: list[int] = g[:self.n].tolist()
         rare: list[int] = self.rare[:self.rare_count].tolist()
-        positional = space.positional
-        rho = space.rare_parity
-        mask = space.mask
-        one, two, terminal = self.one, self.two, self.terminal
-        table: tuple[npt.NDArray[np.int64], Values] | None = None
-        table_rare = -1
-        began = self.n
+        began, table = self.n, _RareTable()
         work = full_work = 0  # splits visited, and what the full mex would have visited
         block = self.n  # where the block of heaps being judged began
         due = meter.due
         for h in range(self.n, stop):
-            flip = (h & 1) if positional else 0
-            marks = 0
-            for k in one:
-                if k < h:
-                    marks |= 1 << gl[h - k]
-            if h in terminal:
-                marks |= 1
-            if len(rare) * len(two) <= _PYTHON_PAIRS or h < rare[-1] + self.game.t + 2:
-                for k in two:
-                    s = h - k
-                    for r in rare:
-                        if r >= s:
-                            break
-                        marks |= 1 << (gl[r] ^ gl[s - r])
-            else:  # every rare heap fits in every split: one numpy table
-                if table is None or table_rare != len(rare):
-                    table, table_rare = self._rare_table(rare), len(rare)
-                offsets, first = table
-                for x in np.bincount(g[offsets + h] ^ first).nonzero()[0].tolist():
-                    marks |= 1 << x
-            scanned = [0] * len(two)
-            probes = 0
-            while True:
-                v = (~marks & (marks + 1)).bit_length() - 1  # the least value not an option
-                # a common-class value missing from the options is the mex
-                if ((v & mask).bit_count() & 1) ^ flip != rho:
-                    break
-                # a rare-class value: search the common-common splits until v turns up,
-                # (1) the first few of each removal one by one,
-                for i, k in enumerate(two):
-                    s = h - k
-                    a, top = scanned[i], min((h - k) // 2, _SCAN_FIRST)
-                    while a < top:
-                        a += 1
-                        x = gl[a] ^ gl[s - a]
-                        marks |= 1 << x
-                        if x == v:
-                            break
-                    scanned[i] = a
-                    if marks >> v & 1:
-                        break
-                if marks >> v & 1:
-                    continue
-                # (2) the small heaps the index pairs with a frequent value to make v,
-                tried = self.index.heaps_for(v)
-                for k in two:
-                    a_all = tried[tried < h - k]
-                    x_all = g[a_all] ^ g[h - k - a_all]
-                    for x in np.bincount(x_all).nonzero()[0].tolist():
-                        marks |= 1 << x
-                probes += len(tried) * len(two)
-                # (3) then every split, by numpy in windows growing 4× at a time (a heap
-                # whose value really is rare needs all of them)
-                while not marks >> v & 1:
-                    more = False
-                    for i, k in enumerate(two):
-                        s = h - k
-                        half = s // 2
-                        a = scanned[i]
-                        if a >= half:
-                            continue
-                        more = True
-                        top = min(half, max(_WINDOW, 4 * a))
-                        x_all = g[a + 1:top + 1] ^ g[s - top:s - a][::-1]
-                        for x in np.bincount(x_all).nonzero()[0].tolist():
-                            marks |= 1 << x
-                        scanned[i] = top
-                        if marks >> v & 1:
-                            break
-                    if not more:
-                        break
-                if not marks >> v & 1:
-                    break  # no split is worth v: it is the mex
+            flip = (h & 1) if space.positional else 0
+            v, visited = self._settle(h, self._sure_options(h, gl, rare, table), gl, flip)
             gl.append(v)
             g = self._store(h, v)
-            if h >= 1 and ((v & mask).bit_count() & 1) ^ flip == rho:
+            if h >= 1 and ((v & space.mask).bit_count() & 1) ^ flip == space.rare_parity:
                 rare.append(h)
-            work += len(rare) * len(two) + sum(scanned) + probes
-            full_work += len(two) * (h // 2)
+            work += len(rare) * len(self.two) + visited
+            full_work += len(self.two) * (h // 2)
             if h >= due:
                 due = meter.check(h)
             if h & 1023 == 0:
@@ -570,6 +501,116 @@ class _Engine:
         self.rare_count = len(rare)
         if stop > began:
             self.bits = max(self.bits, int(g[began:stop].max()).bit_length())
+
+    def _sure_options(self, h: int, gl: list[int], rare: list[int], table: _RareTable) -> int:
+        """The options of heap h the sparse-space lemma needs, as bits: its one-heap moves,
+        the whole heap taken, and every split with a rare part.
+
+        Few rare heaps are paired in plain Python (a numpy call costs more than dozens of
+        XORs); many go through one numpy table of every rare split (rebuilt when a rare
+        heap joins)."""
+        marks = 0
+        for k in self.one:
+            if k < h:
+                marks |= 1 << gl[h - k]
+        if h in self.terminal:
+            marks |= 1
+        if len(rare) * len(self.two) <= _PYTHON_PAIRS or h < rare[-1] + self.game.t + 2:
+            for k in self.two:
+                s = h - k
+                for r in rare:
+                    if r >= s:
+                        break
+                    marks |= 1 << (gl[r] ^ gl[s - r])
+            return marks
+        # every rare heap fits in every split: one numpy table
+        if table.rare != len(rare):
+            table.offsets, table.first = self._rare_table(rare)
+            table.rare = len(rare)
+        for x in np.bincount(self.g[table.offsets + h] ^ table.first).nonzero()[0].tolist():
+            marks |= 1 << x
+        return marks
+
+    def _settle(self, h: int, marks: int, gl: list[int], flip: int) -> tuple[int, int]:
+        """𝒢(h) from the options ``marks`` the lemma needs, and the common-common splits
+        visited to find it.
+
+        The least value not an option is the mex when it is a common-class value (the
+        lemma).  A rare-class one is searched among the common-common splits until it
+        turns up, in three widening steps: the first :data:`_SCAN_FIRST` of each removal
+        one by one, then the splits :class:`_ValueIndex` proposes, then every split by
+        numpy in windows growing 4× at a time (a heap whose value really is rare needs all
+        of them)."""
+        space = self.space
+        assert space is not None
+        scanned = [0] * len(self.two)  # the splits a ≤ scanned[i] of removal i visited
+        probes = 0
+        while True:
+            v = (~marks & (marks + 1)).bit_length() - 1  # the least value not an option
+            if ((v & space.mask).bit_count() & 1) ^ flip != space.rare_parity:
+                break  # a common-class value missing from the options is the mex
+            marks = self._scan_first(h, v, marks, gl, scanned)
+            if marks >> v & 1:
+                continue
+            tried = self.index.heaps_for(v)
+            marks = self._pair_index(h, marks, tried)
+            probes += len(tried) * len(self.two)
+            marks = self._scan_windows(h, v, marks, scanned)
+            if not marks >> v & 1:
+                break  # no split is worth v: it is the mex
+        return v, sum(scanned) + probes
+
+    def _scan_first(self, h: int, v: int, marks: int, gl: list[int],
+                    scanned: list[int]) -> int:
+        """Step (1) of :meth:`_settle`: the first few splits of each removal, one by one,
+        until one is worth v."""
+        for i, k in enumerate(self.two):
+            s = h - k
+            a, top = scanned[i], min(s // 2, _SCAN_FIRST)
+            while a < top:
+                a += 1
+                x = gl[a] ^ gl[s - a]
+                marks |= 1 << x
+                if x == v:
+                    break
+            scanned[i] = a
+            if marks >> v & 1:
+                break
+        return marks
+
+    def _pair_index(self, h: int, marks: int, tried: npt.NDArray[np.int64]) -> int:
+        """Step (2) of :meth:`_settle`: the small heaps the index pairs with a frequent
+        value to make v, for every removal."""
+        g = self.g
+        for k in self.two:
+            a_all = tried[tried < h - k]
+            for x in np.bincount(g[a_all] ^ g[h - k - a_all]).nonzero()[0].tolist():
+                marks |= 1 << x
+        return marks
+
+    def _scan_windows(self, h: int, v: int, marks: int, scanned: list[int]) -> int:
+        """Step (3) of :meth:`_settle`: every split not yet visited, by numpy in windows
+        growing 4× at a time, until one is worth v or none is left."""
+        g = self.g
+        while not marks >> v & 1:
+            more = False
+            for i, k in enumerate(self.two):
+                s = h - k
+                half = s // 2
+                a = scanned[i]
+                if a >= half:
+                    continue
+                more = True
+                top = min(half, max(_WINDOW, 4 * a))
+                for x in np.bincount(g[a + 1:top + 1] ^ g[s - top:s - a][::-1]
+                                     ).nonzero()[0].tolist():
+                    marks |= 1 << x
+                scanned[i] = top
+                if marks >> v & 1:
+                    break
+            if not more:
+                break
+        return marks
 
     def _rare_table(self, rare: list[int]) -> tuple[npt.NDArray[np.int64], Values]:
         """Offsets and rare-heap values of every rare split, for all splitting k at once:
