@@ -86,16 +86,19 @@ def test_the_same_verdict_as_one_process(cluster: Cluster, g: Grammar, k: int | 
 def test_unary_modular_families(cluster: Cluster) -> None:
     """Should agree with one process and with number theory (modular_truth) on a
     one-letter family: one state per level, which the cluster would pay two round trips
-    for, so it is searched in this process (the lasso), with a note (issue 34 §5)."""
+    for, so it is searched in this process (the compiled engine, the dask engine's
+    fallback), with a note (issue 34 §5)."""
     from sdg_automata.errors import EngineNotice
 
     specs = [ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]
     g = modular_family(specs)
     truth, length = modular_truth(specs)
-    with pytest.warns(EngineNotice, match="reads one letter.*in this process by the lasso"):
-        two = sharded(g, cluster.address)
+    with pytest.warns(EngineNotice, match="runs on the compiled engine, not dask: every word "
+                                          "searched reads one letter.*in this process"):
+        two = max_grundy(g, g.start, engine="dask", options={"scheduler": cluster.address})
     assert two.maximum == truth and len(str(two.witness)) == length
     same(max_grundy(g, g.start, strategy="bfs", engine="compiled"), two)
+    assert two.engine.name == "compiled"
 
 
 @pytest.mark.parametrize("limit", [1, 2, 600, 5176, 5177])
