@@ -96,3 +96,17 @@ def test_lazy_and_complete_parsers_agree() -> None:
     lazy, complete = options(build_parser(lazy=True)), options(build_parser())
     assert lazy == complete
     assert "--format" in lazy["max"] and "--json" in lazy["octal"]  # finish() ran on each
+
+
+def test_max_loads_no_implementation_it_does_not_run() -> None:
+    """Should, for a small search (bfs on the Python reference), list the registries'
+    entries but load none of the other strategies' or engines' implementations: no
+    solver encoding, no Dask driver, no compiled search, no kernel, no solver evidence."""
+    modules = loaded("max", EXAMPLE, "A", "2")
+    assert "sdg_automata.search.strategies.bfs" in modules
+    assert "sdg_automata.search.engines" in modules
+    unwanted = {m for m in modules if m.startswith((
+        "sdg_automata.search.compiled", "sdg_automata.search.bmc", "sdg_automata.search.pdr",
+        "sdg_automata.search.circuit", "sdg_automata.search.shard", "sdg_automata.kernels.",
+        "sdg_automata.search.strategies.solver_evidence"))}
+    assert not unwanted, sorted(unwanted)
