@@ -214,7 +214,7 @@ def _child(task: str, route: str, path: str) -> None:
         verdict = max_grundy(g, g.start, strategy="bfs", engine=engine)
         report["cpu"] = time.process_time() - started
         report |= {"states": verdict.states, "max": verdict.maximum, "exact": verdict.exact,
-                   "engine": verdict.engine}
+                   "engine": None if verdict.engine is None else verdict.engine.name}
     print(json.dumps(report))
 
 

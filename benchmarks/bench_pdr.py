@@ -86,7 +86,7 @@ def _k_induction(path: Path, seconds: int, best: int | None = None) -> tuple[str
     if code == 0:
         verdict = json.loads(out)
         assert best is None or verdict["max"] == best, verdict
-        said = (f"proven at k = {verdict['induction_depth']}" if verdict["exact"]
+        said = (f"proven at k = {verdict['evidence']['induction_depth']}" if verdict["exact"]
                 and verdict["proof"] == "k-induction" else f"max {verdict['max']}")
         if verdict["proof"] == "bound":
             said = f"witness of {len(verdict['witness'])} letters"
@@ -123,7 +123,7 @@ def _rings(folder: Path, counts: tuple[int, ...], seconds: int) -> list[dict[str
         assert verdict["proof"] == "pdr", verdict
         said, sat_cpu, sat_rss = _k_induction(path, seconds, k - 1) if k <= 24 else (
             "not run", 0.0, 0)
-        solver = verdict["solver"]
+        solver = verdict["evidence"]["solver"]
         rows.append({"family": "ring", "k": k, "pdr_cpu_s": cpu, "pdr_mb": rss / 2**20,
                      "rounds": solver["pdr_rounds"], "invariant": solver["invariant_clauses"],
                      "latches": f"{solver['lean_latches']:,} of {solver['latches']:,}",
@@ -152,7 +152,7 @@ def _counting(folder: Path, counts: tuple[int, ...], seconds: int) -> list[dict[
                                     seconds)
         assert direct in ("proved", f"no answer in {seconds} s"), direct
         said, sat_cpu, _ = _k_induction(path, seconds, k - 1)
-        solver = verdict["solver"]
+        solver = verdict["evidence"]["solver"]
         empty.append({"family": "counting", "k": k, "pdr_cpu_s": cpu, "pdr_mb": rss / 2**20,
                       "latches": f"{solver['lean_latches']:,} of {solver['latches']:,}",
                       "invariant": solver["invariant_clauses"], "abc": direct,

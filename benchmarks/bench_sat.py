@@ -74,13 +74,14 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             assert code == 0, err
             sat = json.loads(out)
             word = sat["witness"]
+            solver = sat["evidence"]["solver"]
             assert sat["max"] == k and sat["exact"], sat
             assert all(d.accepts_input(word) for d in dfas), (k, word)
             row: dict[str, Any] = {
                 "k": k, "planted": planted, "witness_length": len(word), "sat_cpu_s": sat_cpu,
-                "sat_mb": sat_rss / 2**20, "sat_variables": sat["solver"]["variables"],
-                "sat_clauses": sat["solver"]["clauses"],
-                "sat_conflicts": sat["solver"]["conflicts"], "explicit": "not run",
+                "sat_mb": sat_rss / 2**20, "sat_variables": solver["variables"],
+                "sat_clauses": solver["clauses"],
+                "sat_conflicts": solver["conflicts"], "explicit": "not run",
                 "explicit_states": "-", "explicit_cpu_s": "-", "explicit_mb": "-",
                 "cpu_ratio": "-"}
             rows.append(row)

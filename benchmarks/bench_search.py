@@ -207,7 +207,8 @@ def _child(path: str, strategy: str, engine: str) -> None:
         warm = time.process_time() - started
     print(json.dumps({"search": search, "warm": warm, "states": v.states, "max": v.maximum,
                       "exact": v.exact, "length": None if v.witness is None else len(v.witness),
-                      "engine": v.engine, "strategy": v.strategy}))
+                      "engine": None if v.engine is None else v.engine.name,
+                      "strategy": v.strategy}))
 
 
 if __name__ == "__main__":

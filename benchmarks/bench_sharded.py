@@ -49,8 +49,8 @@ def _sharded(path: Path, warm: Path, workers: int) -> dict[str, Any]:
     import distributed
 
     from sdg_automata.grammar.parse import load_grammar
+    from sdg_automata.search.decide import max_grundy
     from sdg_automata.search.shard import PHASES
-    from sdg_automata.search.sharded import max_grundy_sharded
 
     g, small = load_grammar(path), load_grammar(warm)
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -58,10 +58,12 @@ def _sharded(path: Path, warm: Path, workers: int) -> dict[str, Any]:
         address = cluster.scheduler_address
         before: list[dict[str, float]] = []
         after: list[dict[str, float]] = []
-        max_grundy_sharded(small, small.start, scheduler=address, usage=before.extend)
+        max_grundy(small, small.start, engine="dask",
+                   options={"scheduler": address, "usage": before.extend})
         cpu = time.process_time()
         wall = time.perf_counter()
-        v = max_grundy_sharded(g, g.start, scheduler=address, usage=after.extend)
+        v = max_grundy(g, g.start, engine="dask",
+                       options={"scheduler": address, "usage": after.extend})
         wall = time.perf_counter() - wall
         cpu = time.process_time() - cpu
     me = resource.getrusage(resource.RUSAGE_SELF)

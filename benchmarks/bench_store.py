@@ -1,8 +1,8 @@
 """Today's store against the compact store (issue 27), side by side in one run.
 
-The compiled breadth-first search (``max_grundy(..., strategy="bfs",
-engine="compiled")``) with ``store="table"`` (records, a table of their numbers and
-the tree in memory) and ``store="compact"`` (an exact Cleary table of keys, the
+The compiled breadth-first search (``max_grundy(..., strategy="bfs")``) on the
+``compiled`` engine's table store (records, a table of their numbers and
+the tree in memory) and on the ``compact`` engine's (an exact Cleary table of keys, the
 frontier and the tree spooled to unlinked files:
 :class:`sdg_automata.search.compiled.stores.CompactStore`),
 each in a child process of its own (``python -m benchmarks.peak``) on the same
@@ -107,11 +107,14 @@ def _child(path: str, store: str) -> None:
 
     g = load_grammar(path)
     started = time.process_time()
-    v = max_grundy(g, g.start, strategy="bfs", engine="compiled", store=store)
+    # the table store is the compiled engine's, the compact one the compact engine's
+    v = max_grundy(g, g.start, strategy="bfs", engine="compiled" if store == "table" else store)
+    assert v.engine is not None
     search = time.process_time() - started
     print(json.dumps({"search": search, "states": v.states, "max": v.maximum,
                       "exact": v.exact, "length": None if v.witness is None else len(v.witness),
-                      "engine": v.engine, "strategy": v.strategy, "store": v.store}))
+                      "engine": v.engine.name, "strategy": v.strategy,
+                      "store": v.engine.store}))
 
 
 if __name__ == "__main__":

@@ -61,7 +61,6 @@ if TYPE_CHECKING:
     from .games.octal.rules import OctalGame
     from .games.solution import solve_game_graph
     from .search.decide import Verdict, max_grundy, spectrum
-    from .search.sharded import max_grundy_sharded
 
 __version__ = "0.3.0"
 
@@ -84,7 +83,6 @@ _LAZY = {
     "winning_moves": "games.impartial",
     "proven_period": "derivation.periodicity",
     "analyze": "derivation.play",
-    "max_grundy_sharded": "search.sharded",
 }
 
 
@@ -151,7 +149,6 @@ __all__ = [
     "imark_sequence",
     "load_grammar",
     "max_grundy",
-    "max_grundy_sharded",
     "mex",
     "misere_quotient",
     "naive_grundy",

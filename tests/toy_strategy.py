@@ -12,9 +12,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from sdg_automata.search.options import Argument
 from sdg_automata.search.request import Evidence, Search, SearchResult
 from sdg_automata.search.strategies import get
-from sdg_automata.search.strategies.base import Argument, SearchStrategy
+from sdg_automata.search.strategies.base import SearchStrategy
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,12 @@ class ToyEvidence(Evidence):
 
 def _toy(search: Search) -> SearchResult:
     """bfs with the toy's options out of the way, then the toy's evidence."""
-    found = get("bfs").run(dataclasses.replace(search, options=None))
+    found = get("bfs").run(dataclasses.replace(search, strategy="bfs", options=None))
     return dataclasses.replace(found, evidence=ToyEvidence(values=len(found.found),
                                                            bonus=search.options.toy_bonus))
 
 
 STRATEGY = SearchStrategy(
     name="toy", describe="bfs, counting the values it finds", run=_toy, options=ToyOptions,
-    json_fields=("toy_values", "toy_bonus"),
     arguments=(Argument(flag="--toy-bonus", field="toy_bonus", kind="natural", metavar="B",
                         help="--strategy toy: a bonus it reports"),))

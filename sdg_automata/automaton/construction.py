@@ -451,9 +451,9 @@ class GrundyAutomaton:
             Int tables shared by every M_{A,i}; state 0 is q₀.
         """
         budget = as_budget(budget, max_states=max_states, progress=progress)
-        found, _ = run_engine(engine, budget, partial(self._crawl, what=what),
-                              partial(compiled("explore"), self, what=what), what=what)
-        return ReachableAutomaton(automaton=self, found=found)
+        found, ran = run_engine(engine, budget, partial(self._crawl, what=what),
+                                partial(compiled("explore"), self, what=what), what=what)
+        return ReachableAutomaton(automaton=self, found=found, engine=ran)
 
     def _crawl(self, budget: Budget, *, what: str) -> Crawl:
         return crawl(self.initial, self.follow, self.alphabet, budget, what=what)
@@ -466,11 +466,13 @@ class ReachableAutomaton:
     ``rows[k][s]`` is the successor of state ``s`` on ``alphabet[k]``; state 0
     is q₀.  ``parent``/``via`` form the breadth-first tree, so the path to a
     state is a shortest word reaching it.  Made by :meth:`GrundyAutomaton.explore`
-    from a :class:`~sdg_automata.automaton.crawl.Crawl`.
+    from a :class:`~sdg_automata.automaton.crawl.Crawl`; ``engine`` is the engine that
+    explored (``"python"`` or ``"compiled"``).
     """
 
     automaton: GrundyAutomaton
     found: Crawl
+    engine: str = "python"
 
     @property
     def states(self) -> Sequence[int]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, NoReturn, get_args
+from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
 from ..errors import BudgetExceeded, InputError
 from ..grammar.parse import read_text
@@ -26,6 +26,9 @@ from .writing import (
     unlimited_digits,
     write_plot,
 )
+
+if TYPE_CHECKING:
+    from ..search.options import Configurable
 
 __all__ = ["EXAMPLES", "register"]
 
@@ -47,15 +50,29 @@ EXAMPLES = {
 #: ``regex`` counts the states of the minimal DFA up to this many times ``--max-dfa-states``
 #: before refusing, so that a DFA not far above the limit is refused with its exact size
 REGEX_COUNT_FACTOR = 10
-#: seconds ``max --scheduler`` waits for the scheduler and a first worker by default
-CONNECT_TIMEOUT = 20.0
-#: the argparse types a strategy's :class:`~sdg_automata.search.strategies.base.Argument` names
+#: the argparse types a strategy's or engine's :class:`~sdg_automata.search.options.Argument`
+#: names
 ARGUMENT_KINDS: dict[str | None, Callable[[str], Any]] = {
     None: str, "positive": positive, "natural": natural, "duration": duration}
 
 
+def _add_options(p: Parser, entries: Iterable[Configurable]) -> None:
+    """Each strategy's or engine's own arguments (:class:`~sdg_automata.search.options.Argument`),
+    defaulting to its options' defaults."""
+    flags: set[str] = set()
+    for entry in entries:
+        for a in entry.arguments:
+            if a.flag in flags:  # shared by two entries (the SAT solver): once
+                continue
+            flags.add(a.flag)
+            p.add_argument(a.flag, dest=a.field, default=entry.defaults[a.field],
+                           type=ARGUMENT_KINDS[a.kind], choices=a.choices, metavar=a.metavar,
+                           help=a.help)
+
+
 def _add_max(p: Parser) -> None:
     from ..search.decide import Route
+    from ..search.engines import AUTO, ENGINES
     from ..search.strategies import STRATEGIES
 
     p.description = ("Without K: print the maximum of 𝒢_{G,A} over L(G, A) and a witness word. "
@@ -70,15 +87,7 @@ def _add_max(p: Parser) -> None:
                    help="on-the-fly search: " + "; ".join(
                        f"{name}: {s.describe}" for name, s in STRATEGIES.items())
                    + "; auto (default): lasso when one letter is read, else bfs")
-    flags: set[str] = set()
-    for strategy in STRATEGIES.values():  # each strategy's own arguments (a shared one once)
-        for a in strategy.arguments:
-            if a.flag in flags:
-                continue
-            flags.add(a.flag)
-            p.add_argument(a.flag, dest=a.field, default=strategy.defaults[a.field],
-                           type=ARGUMENT_KINDS[a.kind], choices=a.choices, metavar=a.metavar,
-                           help=a.help)
+    _add_options(p, STRATEGIES.values())
     p.add_argument("--dump-circuit", metavar="FILE.aig|FILE.cnf",
                    help="also write the instance for another tool, before searching "
                         "(atomically, never over an input): FILE.aig, the Step 3–4 relation "
@@ -93,15 +102,13 @@ def _add_max(p: Parser) -> None:
                         "syntax) or is accepted by this DFA (a .json file in automata-lib's "
                         "constructor shape)")
     add_budget(p)
-    add_engine(p)
-    p.add_argument("--scheduler", metavar="ADDR",
-                   help="search on a Dask cluster (the cluster extra): the visited set is "
-                        "sharded over its workers, one breadth-first level at a time; the same "
-                        "verdict as one process (bfs: maximum, witnesses, states). "
-                        "tcp://HOST:PORT of a running dask scheduler, or 'local'")
-    p.add_argument("--connect-timeout", type=duration, default=CONNECT_TIMEOUT, metavar="S",
-                   help="--scheduler: seconds to wait for the scheduler and a first worker "
-                        "(default: 20)")
+    p.add_argument("--engine", choices=[AUTO, *ENGINES], default=AUTO,
+                   help="what runs the on-the-fly search (the same verdict on each): " + "; ".join(
+                       f"{name}: {e.describe}" for name, e in ENGINES.items())
+                   + "; auto (default): python, then compiled for searches large enough to "
+                     "repay loading numba (the explicit route explores with python or "
+                     "compiled)")
+    _add_options(p, ENGINES.values())
     p.add_argument("--full-witness", action="store_true",
                    help="spell out witnesses longer than 65,536 letters in full (by default "
                         "they are printed run-length, e.g. a^160949018, in text and JSON)")
@@ -136,20 +143,21 @@ def _abbreviated(word: Any, limit: int = 60, *, full: bool = False) -> str:
 
 
 def _unsettled(args: argparse.Namespace, verdict: Any) -> NoReturn:
-    """Exit 3 for a bounded search (strategy sat) that settled nothing, or a PDR proof that
-    failed its check (strategy pdr): the error line says
-    what it found and, under --json, the ``stopped/1`` object carries the verdict (max/2's
-    fields: ``"exact": false``, ``max_length``, the largest value found) in ``at`` — never a
-    bare verdict that could be read as an answer."""
+    """Exit 3 for a verdict that settled nothing by its strategy's nature (a bounded search
+    that found nothing beyond a length, a proof that failed its check): the error line says
+    what it found, as the evidence words it
+    (:meth:`~sdg_automata.search.request.Evidence.unsettled`), and, under --json, the
+    ``stopped/1`` object carries the verdict (max/3: ``"exact": false``, the largest value
+    found, the evidence) in ``at`` — never a bare verdict that could be read as an
+    answer."""
     top = verdict.maximum
     context = ("for any value" if top is None else
                f"for a value above {top}; max ≥ {top}, witness {_abbreviated(verdict.witness)}")
-    why = (verdict.solver or {}).get("unproven")
-    if why is not None:  # strategy pdr: a proof was found and refused
-        message = f"not proven: {why} ({context})"
-    else:
-        message = f"no witness of length ≤ {verdict.max_length}; not proven beyond ({context})"
-    emit_stopped(args, message, reason="unproven", explored=verdict.max_length,
+    evidence = verdict.evidence
+    why = None if evidence is None else evidence.unsettled(verdict)
+    message = f"{why or 'not settled'} ({context})"
+    emit_stopped(args, message, reason="unproven",
+                 explored=None if evidence is None else evidence.reached(),
                  at=verdict.to_json(full_witness=args.full_witness))
     fail(message, ExitCode.BUDGET)
 
@@ -177,22 +185,9 @@ def _dump(args: argparse.Namespace, g: Any, head: str, within: Any) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
-def _check_sharded(args: argparse.Namespace, strategy: str | None) -> None:
-    """--scheduler runs the breadth-first search on the compiled kernels, on the fly."""
-    if args.method != "onthefly" or strategy not in (None, "bfs"):
-        raise InputError("--scheduler runs the on-the-fly breadth-first search (--strategy "
-                         "bfs, the default with it)")
-    if args.max_length is not None:
-        raise InputError("--max-length bounds the sat strategy; --scheduler runs the "
-                         "breadth-first search")
-    if args.engine == "python" or args.store != "table":
-        raise InputError("--scheduler runs the compiled kernels on the workers, with a store "
-                         "of their own: drop " + ("--engine python" if args.engine == "python"
-                                                  else "--store"))
-
-
 def _cmd_max(args: argparse.Namespace) -> int:
     from ..search.decide import max_grundy
+    from ..search.engines import ENGINES
     from ..search.strategies import STRATEGIES
     from ..search.strategies.base import EXPLORING
 
@@ -203,24 +198,16 @@ def _cmd_max(args: argparse.Namespace) -> int:
     # the progress bar says what the strategy counts (the default ones and routes: states)
     what, unit = (STRATEGIES[strategy].progress if strategy is not None
                   and args.method == "onthefly" else EXPLORING)
-    options = {k: v for s in STRATEGIES.values() for k, v in s.read_arguments(args).items()}
+    # every strategy's and engine's arguments: max_grundy refuses those of others than
+    # the ones that run
+    options = {k: v for entry in (*STRATEGIES.values(), *ENGINES.values())
+               for k, v in entry.read_arguments(args).items()}
     if args.dump_circuit is not None or args.dump_length is not None:
         _dump(args, g, head, within)
-    if args.scheduler is not None:
-        _check_sharded(args, strategy)
-    elif args.connect_timeout != CONNECT_TIMEOUT:
-        raise InputError("--connect-timeout goes with --scheduler")
     with progress(f"{what} from {head}", enabled=not args.json, unit=unit) as bar:
-        if args.scheduler is not None:
-            from ..search.sharded import max_grundy_sharded
-
-            verdict = max_grundy_sharded(g, head, args.k, scheduler=args.scheduler,
-                                         within=within, budget=budget(args, bar),
-                                         timeout=args.connect_timeout)
-        else:
-            verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
-                                 within=within, engine=args.engine, options=options,
-                                 budget=budget(args, bar))
+        verdict = max_grundy(g, head, args.k, method=args.method, strategy=strategy,
+                             within=within, engine=args.engine, options=options,
+                             budget=budget(args, bar))
     # a bounded search that settled nothing: exit 3 with what it found (not a "no")
     if not verdict.exact if args.k is None else verdict.answer is None:
         _unsettled(args, verdict)

@@ -36,12 +36,16 @@ def add_budget(p: argparse.ArgumentParser, *, states: bool = True, seconds: bool
 
 def add_engine(p: argparse.ArgumentParser) -> None:
     """``--engine auto|compiled|python``: the compiled kernels or the Python reference
-    (:mod:`sdg_automata.kernels`)."""
+    (:mod:`sdg_automata.kernels`), the two implementations of the loops of every command
+    but ``max``, whose search has the engines of its own registry
+    (:mod:`sdg_automata.search.engines`)."""
     from ..runtime.engines import ENGINES
 
     p.add_argument("--engine", choices=ENGINES, default="auto",
                    help="compiled: the numba kernels; python: the pure-Python reference; "
-                        "auto (default): compiled for runs large enough to repay loading numba")
+                        "auto (default): compiled for runs large enough to repay loading "
+                        "numba (this command's loops exist in these two forms; the search of "
+                        "max has more engines: max --help)")
 
 
 @contextlib.contextmanager

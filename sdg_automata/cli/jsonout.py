@@ -22,8 +22,9 @@ SCHEMA: contextvars.ContextVar[str | None] = contextvars.ContextVar("SCHEMA", de
 #: the version of every schema in ``sdg_automata/schemas/``; raised when a field changes
 #: meaning
 SCHEMA_VERSION = 1
-#: schemas raised since: ``max/2`` (long witnesses as runs, the ``engine`` field)
-SCHEMA_VERSIONS = {"max": 2}
+#: schemas raised since: ``max/3`` (the strategy's evidence and the engine nested; ``max/2``:
+#: long witnesses as runs, the ``engine`` field)
+SCHEMA_VERSIONS = {"max": 3}
 
 
 def schema_name(command: str) -> str:

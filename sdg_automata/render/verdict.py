@@ -28,9 +28,10 @@ def _(v: Verdict, *, label: Labeler | None = None) -> Diagram:
     detail = (f"{searched} ({v.method}{', ' + v.strategy if v.strategy else ''}"
               f"{', stopped early' if v.stopped_early else ''}), bound m = {v.bound}, "
               f"{'proof: ' + v.proof + ', ' if v.proof else ''}{v.seconds:.3f} s")
-    refused = (v.solver or {}).get("unproven")  # a solver's proof that failed our check
-    if refused:
-        detail += f"; not proven: {refused}"
+    # what the strategy leaves open (a bounded search, a proof that failed our check)
+    unsettled = None if v.evidence is None else v.evidence.unsettled(v)
+    if unsettled:
+        detail += f"; {unsettled}"
     # witnesses as the command line prints them (run-length beyond 60 letters), capped
     witnesses = sorted(v.witnesses.items())
     rows = [["𝒢", "witness"], *([str(k), brief(w)] for k, w in witnesses[:TABLE_LIMIT])]

@@ -40,16 +40,18 @@ import importlib
 import importlib.util
 import time
 import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_args
 
-from ..errors import BudgetExceeded, EngineNotice, InputError
+from ..errors import BudgetExceeded, EngineNotice, InputError, SdgBug
 
 if TYPE_CHECKING:
     from .budget import Budget
 
-__all__ = ["COMPILED", "ENGINES", "NATIVE_GAIN", "THRESHOLDS", "Engine", "Unfit",
-           "check_engine", "compiled", "numba_missing", "run_engine", "use_compiled"]
+__all__ = ["COMPILED", "ENGINES", "NATIVE_GAIN", "THRESHOLDS", "Engine", "Stage", "Unfit",
+           "check_engine", "compiled", "numba_missing", "run_engine", "ski_rental",
+           "use_compiled"]
 
 #: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
 Engine = Literal["auto", "compiled", "python"]
@@ -162,6 +164,94 @@ def use_compiled(engine: Engine, *, work: int, threshold: int,
     return numba_missing() is None
 
 
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Stage(Generic[R]):
+    """One engine of a walk under ``"auto"``: :func:`ski_rental` runs the stages in order.
+
+    Attributes
+    ----------
+    name:
+        The engine's name.
+    run:
+        ``run(budget) -> (result, name of the engine that ran)`` (an engine that falls
+        back says so by the name).
+    cap:
+        The states this stage may reach before the next one restarts the walk (an entry
+        of :data:`THRESHOLDS`); ``None``: no cap (the last stage).
+    present:
+        Whether the engine is installed at all: cheap (``importlib.util.find_spec``),
+        asked before anything runs.
+    ready:
+        Why the engine cannot run here, or ``None``: may load it (numba: half a second),
+        so it is asked only once the walk has outgrown the stages before.
+    """
+
+    name: str
+    run: Callable[[Budget], tuple[R, str]]
+    cap: int | None = None
+    present: Callable[[], bool] = lambda: True
+    ready: Callable[[], str | None] = lambda: None
+
+
+def ski_rental(stages: Sequence[Stage[R]], budget: Budget, *, what: str) -> tuple[R, str]:
+    """Run a walk whose size is not known in advance on the first of ``stages`` that
+    finishes it within its cap: the auto policy of the module docstring, written once
+    for every walk (:func:`run_engine`; the search engines' ``auto``,
+    :func:`sdg_automata.search.engines.run`).
+
+    Each stage but the last runs with at most ``cap`` states; a walk that needs
+    more restarts on the next stage that is ready, with the seconds counted from the
+    start and the progress never going back.  When no later stage is ready (numba
+    found but broken), the walk restarts on the stage that outgrew its cap, without a
+    cap.  A state budget at or below a stage's cap makes that stage the last.  A
+    Ctrl-C while a stage loads (numba) is :class:`~sdg_automata.errors.Interrupted`
+    with the states reached so far.
+    """
+    stages = [s for s in stages if s.present()]
+    if not stages:
+        raise SdgBug(f"no engine is installed for the {what}")
+    if budget.since is None:  # one clock for every stage
+        budget = dataclasses.replace(budget, since=time.perf_counter())
+    shown = budget.progress
+    current = budget
+    reached = 0  # states the walk has reached, for a Ctrl-C while an engine loads
+    i = 0
+    while True:
+        stage = stages[i]
+        cap = stage.cap if i + 1 < len(stages) else None
+        if cap is not None and budget.max_states is not None and budget.max_states <= cap:
+            cap = None  # the budget stops the walk before the next stage would start
+        try:
+            if cap is None:
+                return stage.run(current)
+            try:
+                return stage.run(dataclasses.replace(current, max_states=cap))
+            except BudgetExceeded as e:
+                if e.explored != cap:
+                    raise
+        except KeyboardInterrupt:  # while an engine loads: the walks say their own count
+            raise budget.start(what).interrupted(reached) from None
+        reached = cap
+        for j in range(i + 1, len(stages)):
+            try:
+                missing = stages[j].ready()
+            except KeyboardInterrupt:
+                raise budget.start(what).interrupted(reached) from None
+            if missing is None:
+                break
+        else:  # found but broken: this stage again, from the start, without a cap
+            stages = stages[:i + 1]
+            continue
+        if shown is not None:  # the restart counts from 0 again: progress never goes back
+            current = dataclasses.replace(budget, progress=_at_least(shown, reached))
+        i = j
+
+
+def _at_least(shown: Callable[[int], None], floor: int) -> Callable[[int], None]:
+    """``shown`` never told less than ``floor``."""
+    return lambda n: shown(max(n, floor))
+
+
 def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
                compiled: Callable[[Budget], R], *, reason: str | None = None, what: str,
                threshold: int | None = None) -> tuple[R, str]:
@@ -172,7 +262,8 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
     (an :class:`~sdg_automata.errors.InputError` when numba cannot be imported);
     ``"auto"`` runs ``python`` for at most ``threshold`` states (default: the
     table's ``"walk states"``, read at the call) and, if the walk needs more,
-    restarts it with ``compiled``, its seconds counted from the start.
+    restarts it with ``compiled``, its seconds counted from the start
+    (:func:`ski_rental`).
     When the input does not fit the kernels (``reason``, or :class:`Unfit` raised
     by ``compiled``) or a table outgrows its ids (``OverflowError``), a run that
     would be compiled runs in Python after one
@@ -181,45 +272,28 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
     check_engine(engine)
     if engine == "python":
         return python(budget), "python"
-    if threshold is None:
-        threshold = THRESHOLDS["walk states"]
-    reached = 0  # states the walk has reached, for a Ctrl-C while numba loads
 
-    def fallback(why: str) -> tuple[R, str]:
-        warnings.warn(f"the {what} runs in Python: {why}", EngineNotice, stacklevel=3)
-        return python(budget), "python"
+    def reference(limits: Budget) -> tuple[R, str]:
+        return python(limits), "python"
 
-    if budget.since is None:  # one clock for the Python run and the compiled restart
-        budget = dataclasses.replace(budget, since=time.perf_counter())
-    if engine == "auto":
-        if (budget.max_states is not None and budget.max_states <= threshold
-                or importlib.util.find_spec("numba") is None):
-            return python(budget), "python"
+    def kernels(limits: Budget) -> tuple[R, str]:
         try:
-            return python(dataclasses.replace(budget, max_states=threshold)), "python"
-        except BudgetExceeded as e:
-            if e.explored != threshold:
-                raise
-        reached = threshold
-        try:
-            missing = numba_missing()
-        except KeyboardInterrupt:
-            raise budget.start(what).interrupted(reached) from None
-        if missing is not None:  # found but broken: the reference, from the start
-            return python(budget), "python"
-        shown = budget.progress
-        if shown is not None:  # the restart counts from 0 again: progress never goes back
-            budget = dataclasses.replace(budget, progress=lambda n: shown(max(n, threshold)))
-    else:
+            if reason is not None:
+                raise Unfit(reason)
+            return compiled(limits), "compiled"
+        except (Unfit, OverflowError) as e:
+            warnings.warn(f"the {what} runs in Python: {e}", EngineNotice, stacklevel=4)
+            return python(limits), "python"
+
+    if engine == "compiled":
         try:
             _needs_numba()
         except KeyboardInterrupt:
             raise budget.start(what).interrupted(0) from None
-    if reason is not None:
-        return fallback(reason)
-    try:
-        return compiled(budget), "compiled"
-    except (Unfit, OverflowError) as e:
-        return fallback(str(e))
-    except KeyboardInterrupt:  # while numba loads: the kernels' drivers say their own count
-        raise budget.start(what).interrupted(reached) from None
+        return ski_rental([Stage(name="compiled", run=kernels)], budget, what=what)
+    if threshold is None:
+        threshold = THRESHOLDS["walk states"]
+    return ski_rental([
+        Stage(name="python", run=reference, cap=threshold),
+        Stage(name="compiled", run=kernels, present=lambda: importlib.util.find_spec(
+            "numba") is not None, ready=numba_missing)], budget, what=what)

@@ -52,9 +52,9 @@ from ..errors import InputError
 from ..grammar import Grammar
 from ..grammar.words import Word, word_json
 from ..runtime.budget import UNLIMITED, Budget, as_budget
-from . import strategies
+from . import engines, strategies
 from .constraint import constraint, one_letter
-from .request import Evidence, Search
+from .request import EngineRun, Evidence, Search
 
 if TYPE_CHECKING:
     from automata.fa.dfa import DFA
@@ -63,8 +63,8 @@ if TYPE_CHECKING:
 
     from ..runtime.engines import Engine
 
-__all__ = ["ROUTES", "SOLVED", "Route", "Strategy", "Verdict", "bfs_search", "bfs_verdict",
-           "max_grundy", "spectrum"]
+__all__ = ["EXPLORERS", "ROUTES", "SOLVED", "Route", "Strategy", "Verdict", "max_grundy",
+           "question", "spectrum"]
 
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
@@ -75,6 +75,8 @@ Strategy = Literal["bfs", "dfs", "lasso", "sat", "pdr"]
 ROUTES: tuple[str, ...] = get_args(Route)
 #: the built-in strategies that run solvers rather than our engines, and what they run
 SOLVED = strategies.solved()
+#: the engines of the explicit route's exploration (:data:`sdg_automata.runtime.engines.ENGINES`)
+EXPLORERS = ("auto", "python", "compiled")
 
 #: the refusal for grammars no automaton serves
 _REFUSAL = ("Max-Grundy is decided here for right- and left-linear grammars; this one is "
@@ -113,9 +115,13 @@ class Verdict:
         Wall time of the decision.
     stopped_early:
         Whether the exploration ended before the reachable part was exhausted.
-    method, strategy, engine:
-        How it was decided (``engine``: ``"compiled"`` or ``"python"``; ``None`` for
-        strategies that run solvers: see ``solver``).
+    method, strategy:
+        How it was decided: the route, and the on-the-fly strategy (``None``: the
+        explicit route).
+    engine:
+        What explored (:class:`~sdg_automata.search.request.EngineRun`: the engine's
+        name, the store of its states, its workers); for the explicit route, the engine
+        of its exploration; ``None`` for strategies that run solvers.
     proof:
         Why ``maximum`` is exact: ``"exhaustive"`` (every reachable state seen),
         ``"bound"`` (m_A reached), ``"k-induction"`` (strategy sat), ``"pdr"``
@@ -123,11 +129,11 @@ class Verdict:
         when it is not.
     evidence:
         What the strategy adds (:class:`~sdg_automata.search.request.Evidence`: its
-        JSON fields, its note), or ``None``.  Read through the properties
-        ``max_length``, ``induction_depth``, ``solver`` (strategies sat and pdr:
-        every word up to this length was searched; the k of a k-induction proof; the
-        solver's work) and ``store`` (the store of a compiled breadth-first search,
-        not in :meth:`to_json`), each ``None`` when the evidence has no such field.
+        JSON fields, its note, what it leaves unsettled), or ``None`` (the explicit
+        route).  The sat and pdr strategies' is a
+        :class:`~sdg_automata.search.strategies.solver_evidence.SolverEvidence`: ``max_length``
+        (every word up to this length was searched), ``induction_depth`` (the k of a
+        k-induction proof) and ``solver`` (the solver's work).
 
     Examples
     --------
@@ -155,34 +161,9 @@ class Verdict:
     stopped_early: bool = False
     method: str = "onthefly"
     strategy: str | None = None
-    engine: str | None = "python"
+    engine: EngineRun | None = None
     proof: str | None = None
     evidence: Evidence | None = None
-
-    def _evidence(self, name: str) -> Any:
-        """The evidence's field ``name``, ``None`` without it."""
-        return getattr(self.evidence, name, None)
-
-    @property
-    def max_length(self) -> int | None:
-        """Every word up to this length was searched (strategies sat and pdr)."""
-        return cast("int | None", self._evidence("max_length"))
-
-    @property
-    def induction_depth(self) -> int | None:
-        """The k of a k-induction proof."""
-        return cast("int | None", self._evidence("induction_depth"))
-
-    @property
-    def solver(self) -> dict[str, Any] | None:
-        """The solver's name and work (strategies sat and pdr; pdr: ``unproven`` says why
-        a proof was not accepted)."""
-        return cast("dict[str, Any] | None", self._evidence("solver"))
-
-    @property
-    def store(self) -> str | None:
-        """The store of a compiled breadth-first search: ``"table"`` or ``"compact"``."""
-        return cast("str | None", self._evidence("store"))
 
     @property
     def witness(self) -> str | Word | None:
@@ -199,12 +180,14 @@ class Verdict:
             "witnesses": {str(v): word_json(w, full=full_witness)
                           for v, w in self.witnesses.items()},
             "states": self.states, "bound": self.bound, "stopped_early": self.stopped_early,
-            "method": self.method, "strategy": self.strategy, "engine": self.engine,
-            "seconds": round(self.seconds, 6), "peak_bytes": self.peak_bytes,
-            "proof": self.proof,
-            # every strategy's fields (schema max/2), null unless this evidence gives them
-            **dict.fromkeys(strategies.json_fields()),
-            **(self.evidence.to_json() if self.evidence is not None else {}),
+            "method": self.method, "seconds": round(self.seconds, 6),
+            "peak_bytes": self.peak_bytes, "proof": self.proof,
+            # the strategy's own fields, nested (schema max/3): a plugin strategy's
+            # evidence changes no other verdict
+            "evidence": None if self.strategy is None else {
+                "strategy": self.strategy,
+                **(self.evidence.to_json() if self.evidence is not None else {})},
+            "engine": None if self.engine is None else self.engine.to_json(),
         }
 
 
@@ -221,9 +204,7 @@ def max_grundy(
     method: Route = "onthefly",
     strategy: Strategy | str | None = None,
     within: DFA | NFA | EpsilonNFA | str | None = None,
-    engine: Engine = "auto",
-    store: str = "table",
-    max_length: int | None = None,
+    engine: str = "auto",
     options: Mapping[str, Any] | None = None,
     budget: Budget = UNLIMITED,
     max_states: int | None = None,
@@ -252,25 +233,22 @@ def max_grundy(
         pyformlang DFA, NFA or ε-NFA (converted by
         :func:`~sdg_automata.grammar.interop.nfa_from_pyformlang`), or regular expression.
     engine:
-        ``"auto"`` (default), ``"compiled"`` or ``"python"``
-        (:mod:`sdg_automata.kernels`): the same verdict either way (sat and pdr run solvers).
-    store:
-        The visited set of the compiled breadth-first search: ``"table"`` (default:
-        the records of the states in memory, an open-addressing table of their
-        numbers, the tree; the fastest) or ``"compact"``
-        (:class:`~sdg_automata.search.compiled.drive.CompactStore`: an exact Cleary table of the
-        states' keys, a few bytes per state; the frontier and the tree in temporary
-        files).  The same states, verdict and witnesses either way
-        (``Verdict.store`` says which ran).  Strategy bfs only (the default
-        strategy is bfs with it); the Python engine has its own store.
-    max_length:
-        Strategy sat: search words up to this length (``None``: until the answer
-        is settled or proven, or the budget runs out).
+        ``"auto"`` (default) or a key of the engine registry
+        :data:`sdg_automata.search.engines.ENGINES`: ``"python"`` (each strategy's
+        pure-Python reference), ``"compiled"`` (the numba kernels over a table store),
+        ``"compact"`` (bfs on the kernels over an exact compact store: a few bytes per
+        state, frontier and tree in temporary files) or ``"dask"`` (bfs sharded over
+        the workers of a Dask cluster: ``options={"scheduler": "tcp://HOST:PORT"}``).
+        The same verdict on every engine (``Verdict.engine`` says which ran); ``auto``
+        runs the Python reference up to ``THRESHOLDS["walk states"]`` states, the
+        kernels beyond.  Strategies sat and pdr run solvers, not our engines.
     options:
-        Any strategy's options by keyword (the fields of its ``options`` class, e.g.
-        ``{"max_length": 20}``, or the SAT solver of sat and pdr, ``{"sat_solver":
-        "glucose4"}``), with ``store`` and ``max_length``; an option of another
-        strategy than the one run is refused.
+        The chosen strategy's and engine's options by keyword (the fields of their
+        ``options`` classes: the sat strategy's ``max_length``, the longest word
+        searched; the SAT solver of sat and pdr, ``sat_solver``, e.g. ``"glucose4"``;
+        the dask engine's ``scheduler``, ``connect_timeout`` and ``usage``); an option
+        of another strategy or engine than the ones run is refused, and so is an
+        unknown one.
     budget:
         States, seconds and progress (:class:`~sdg_automata.runtime.budget.Budget`);
         :class:`~sdg_automata.errors.BudgetExceeded` when they run out.  The
@@ -302,38 +280,63 @@ def max_grundy(
     budget = as_budget(budget, max_states=max_states, max_seconds=max_seconds,
                        progress=progress)
     reading = _reading(grammar, head, k)
-    keywords = {"store": store, "max_length": max_length, **(options or {})}
+    keywords = dict(options or {})
+    engines.check(engine)
     chosen = None
     if method == "onthefly":
         chosen = None if strategy is None else strategies.get(strategy)
-        strategies.check(chosen, keywords, budget)
-    elif method in ROUTES:  # a route takes no strategy's option: each strategy says why
-        strategies.check(None, keywords, budget, user=f"the {method} route")
+        strategies.check(chosen, keywords, budget, engine=engine)
+    elif method in ROUTES:  # a route takes no option: each strategy and engine says why
+        strategies.check(None, keywords, budget, route=f"the {method} route")
+        if engine not in EXPLORERS:
+            raise InputError(f"the {method} route explores the automaton in this process "
+                             f"(engine {' or '.join(EXPLORERS)}), not on the {engine} engine")
     else:
         raise InputError(f"unknown method {method!r} (expected {' or '.join(ROUTES)})")
     started = time.perf_counter()
-    automaton = GrundyAutomaton(reading.right_linear, reading=reading)
-    bound = automaton.bounds[head]
     if method != "onthefly":
         from .explicit import explicit  # the route through automata-lib: its own module
 
-        found, states = explicit(automaton, head, within, budget, started)
-        return _verdict(head, k, bound, found, states, True, started, method=method)
-    from ..runtime.engines import check_engine
-
-    check_engine(engine)
-    table = None if within is None else constraint(within, automaton.alphabet,
-                                                   reverse=not reading.mirrored)
+        automaton = GrundyAutomaton(reading.right_linear, reading=reading)
+        found, states, explored = explicit(automaton, head, within, budget, started,
+                                           engine=cast("Engine", engine))
+        return _verdict(head, k, automaton.bounds[head], found, states, True, started,
+                        method=method, engine=EngineRun(name=explored))
+    asked = _question(reading, head, k, within, budget)
+    automaton, bound, table = asked.automaton, asked.bound, asked.constraint
     if chosen is None:
-        chosen = strategies.default(keywords, one_letter(
-            automaton.alphabet, table, letters=automaton.grammar.letters_of(head)) is not None)
+        chosen = strategies.default(one_letter(
+            automaton.alphabet, table, letters=automaton.grammar.letters_of(head)) is not None,
+            engine)
     engine = strategies.prepare(chosen, keywords, engine, automaton)
+    engine_options = None if engine == engines.AUTO else engines.get(engine).make_options(
+        keywords)
     result = chosen.run(Search(
         automaton=automaton, head=head, k=k, bound=bound, budget=budget, constraint=table,
-        engine=engine, options=chosen.make_options(keywords)))
+        strategy=chosen.name, engine=engine, options=chosen.make_options(keywords),
+        engine_options=engine_options))
     return _verdict(head, k, bound, result.found, result.explored, result.complete, started,
                     method="onthefly", strategy=chosen.name, peak_bytes=result.peak_bytes,
-                    engine=result.engine, proof=result.proof, evidence=result.evidence)
+                    engine=result.engine, proof=result.proof,
+                    evidence=Evidence() if result.evidence is None else result.evidence)
+
+
+def question(grammar: Grammar, head: str, k: int | None = None, *,
+             within: DFA | NFA | EpsilonNFA | str | None = None,
+             budget: Budget = UNLIMITED) -> Search:
+    """The question :func:`max_grundy` asks a strategy on the fly, for a search or a circuit
+    made elsewhere (:mod:`sdg_automata.search.dump`): the automaton restricted to A's cone,
+    m_A, the constraint's tables.  Raises as :func:`max_grundy` does."""
+    return _question(_reading(grammar, head, k), head, k, within, budget)
+
+
+def _question(reading: Reading, head: str, k: int | None,
+              within: DFA | NFA | EpsilonNFA | str | None, budget: Budget) -> Search:
+    automaton = GrundyAutomaton(reading.right_linear, reading=reading)
+    table = None if within is None else constraint(within, automaton.alphabet,
+                                                   reverse=not reading.mirrored)
+    return Search(automaton=automaton, head=head, k=k, bound=automaton.bounds[head],
+                  budget=budget, constraint=table)
 
 
 def _reading(grammar: Grammar, head: str, k: int | None) -> Reading:
@@ -343,28 +346,6 @@ def _reading(grammar: Grammar, head: str, k: int | None) -> Reading:
     if k is not None and k < 0:
         raise InputError(f"k must be a natural number, not {k}")
     return reading_of(grammar, refusal=_REFUSAL).restricted_to(head)
-
-
-def bfs_search(grammar: Grammar, head: str, k: int | None = None, *,
-               within: DFA | NFA | EpsilonNFA | str | None = None,
-               budget: Budget = UNLIMITED) -> Search:
-    """The question :func:`max_grundy` asks its bfs strategy, for a walk run elsewhere
-    (the sharded search of :mod:`sdg_automata.search.sharded`): the automaton restricted to A's
-    cone, m_A, the constraint's tables.  Raises as :func:`max_grundy` does."""
-    reading = _reading(grammar, head, k)
-    automaton = GrundyAutomaton(reading.right_linear, reading=reading)
-    table = None if within is None else constraint(within, automaton.alphabet,
-                                                   reverse=not reading.mirrored)
-    return Search(automaton=automaton, head=head, k=k, bound=automaton.bounds[head],
-                   budget=budget, constraint=table, engine="compiled")
-
-
-def bfs_verdict(search: Search, found: dict[int, str | Word], states: int, complete: bool,
-                started: float, **how: Any) -> Verdict:
-    """The :class:`Verdict` of a breadth-first walk of ``search`` run elsewhere (as
-    :func:`bfs_search` says), exactly as :func:`max_grundy` makes it."""
-    return _verdict(search.head, search.k, search.bound, found, states, complete, started,
-                    method="onthefly", strategy="bfs", **how)
 
 
 def _verdict(

@@ -49,9 +49,9 @@ def circuit_file(grammar: Grammar, head: str, kind: str, *, k: int | None = None
     InputError
         As :func:`~sdg_automata.search.decide.max_grundy` does for the question.
     """
-    from .decide import bfs_search
+    from .decide import question as asked
 
-    question = bfs_search(grammar, head, k, within=within)
+    question = asked(grammar, head, k, within=within)
     encoding = StepEncoding(question.automaton, head, question.constraint)
     if kind == "aig":
         return _aiger(encoding, head)

@@ -25,21 +25,24 @@ if TYPE_CHECKING:
     from automata.fa.nfa import NFA
     from pyformlang.finite_automaton import EpsilonNFA
 
+    from ..runtime.engines import Engine
+
 __all__ = ["constraint_dfa", "explicit"]
 
 
 def explicit(
     automaton: GrundyAutomaton, head: str, within: DFA | NFA | EpsilonNFA | str | None,
-    budget: Budget, started: float,
-) -> tuple[dict[int, str | Word], int]:
+    budget: Budget, started: float, *, engine: Engine = "auto",
+) -> tuple[dict[int, str | Word], int, str]:
     """The paper's route: emptiness of each L(M_{A,i}) with automata-lib (SPEC §5).
 
-    Returns the witness of the maximum (none: no position) and the reachable states;
+    Returns the witness of the maximum (none: no position), the reachable states and
+    the engine that explored them (:meth:`GrundyAutomaton.explore`'s ``engine``);
     ``started`` (:func:`time.perf_counter`) is when the decision began, which
     ``budget``'s seconds count from.
     """
     bound = automaton.bounds[head]
-    reachable = automaton.explore(budget)  # Ctrl-C: Interrupted
+    reachable = automaton.explore(budget, engine=engine)  # Ctrl-C: Interrupted
     meter = budget.start("emptiness tests", unit="states")
     meter.count = len(reachable)
     if budget.max_seconds is not None:  # the seconds count from the start of the decision
@@ -66,7 +69,7 @@ def explicit(
                     found[i] = reading.witness(word)
         if found:
             break  # the largest non-empty L(M_{A,i}) is the maximum (SPEC §5)
-    return found, len(reachable)
+    return found, len(reachable), reachable.engine
 
 
 def constraint_dfa(within: DFA | NFA | EpsilonNFA | str, alphabet: tuple[str, ...],

@@ -3,24 +3,23 @@
 The on-the-fly route of :func:`sdg_automata.search.decide.max_grundy` hands
 every strategy of :mod:`sdg_automata.search.strategies` one :class:`Search`
 (the automaton restricted to the cone of A, the question's k and m_A, the
-budget, the constraint's tables, the engine, the strategy's own options) and
-takes back one :class:`SearchResult` (a witness per value found, the states
-reached, how it ended, and the strategy's :class:`Evidence`).  The walk over
-M or M × within (:class:`_Walk`), the user's word for the letters read
-(:func:`read_witness`) and the size of the search's structures
-(:func:`nbytes`) are shared by the strategies and by the sharded search of
-:mod:`sdg_automata.search.sharded`.
+budget, the constraint's tables, the engine and the options of the strategy and
+of the engine) and takes back one :class:`SearchResult` (a witness per value
+found, the states reached, how it ended, the strategy's :class:`Evidence` and
+what ran it, :class:`EngineRun`).  The walk over M or M × within
+(:class:`_Walk`), the user's word for the letters read (:func:`read_witness`)
+and the size of the search's structures (:func:`nbytes`) are shared by the
+strategies and by the engines of :mod:`sdg_automata.search.engines`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..automaton.construction import GrundyAutomaton
 from ..grammar.words import LONG_WORD, Word
@@ -28,10 +27,27 @@ from ..runtime.budget import Budget
 from .constraint import Constraint
 
 if TYPE_CHECKING:
-    from ..runtime.engines import Engine
     from .compiled.tables import StepTables
 
-__all__ = ["Evidence", "Search", "SearchResult", "nbytes", "read_witness"]
+    class VerdictFields(Protocol):
+        """The common fields of a verdict (:class:`~sdg_automata.search.decide.Verdict`)
+        that an :class:`Evidence` may read to word what it leaves open (a protocol for the
+        type checker only: defining it costs start-up)."""
+
+        @property
+        def k(self) -> int | None: ...
+        @property
+        def answer(self) -> bool | None: ...
+        @property
+        def maximum(self) -> int | None: ...
+        @property
+        def exact(self) -> bool: ...
+        @property
+        def proof(self) -> str | None: ...
+
+__all__ = ["EngineRun", "Evidence", "Search", "SearchResult", "nbytes", "power_witness",
+           "read_witness"]
+
 
 
 @dataclass(frozen=True)
@@ -39,13 +55,16 @@ class Evidence:
     """What a strategy adds to a :class:`~sdg_automata.search.decide.Verdict` beyond the
     common fields: a strategy's evidence class derives from this one.
 
-    The defaults say nothing: no JSON fields, no text of its own (the CLI and
-    :mod:`sdg_automata.render` then show the states explored).
+    The command line and :mod:`sdg_automata.render` read a verdict's evidence through
+    these methods only, never a strategy's fields by name.  The defaults say nothing:
+    no JSON fields, no text of its own (the CLI and render then show the states
+    explored), nothing left unsettled.
     """
 
     def to_json(self) -> dict[str, Any]:
-        """The fields this evidence adds to the ``max`` command's ``--json`` object (each
-        one among its strategy's ``json_fields``)."""
+        """The fields of the ``evidence`` object of the ``max`` command's ``--json``
+        (besides ``strategy``, which the verdict gives): schema max/3 lists those of the
+        published strategies, and takes any for others."""
         return {}
 
     def summary(self, proof: str | None) -> str | None:
@@ -55,6 +74,18 @@ class Evidence:
 
     def searched(self) -> str | None:
         """What was searched, as :mod:`sdg_automata.render` says it; ``None``: the states."""
+        return None
+
+    def unsettled(self, verdict: VerdictFields) -> str | None:
+        """What ``verdict`` leaves open by the strategy's own nature (a bounded search that
+        found nothing beyond a length; a proof that failed its check), as the error line
+        of an unsettled verdict says it; ``None``: nothing (a search of ours either
+        settles the question or stops on its budget)."""
+        return None
+
+    def reached(self) -> int | None:
+        """How far the search got, in the units its progress counts (the ``explored`` of
+        the ``stopped/1`` object of an unsettled verdict); ``None``: not counted."""
         return None
 
 
@@ -117,12 +148,18 @@ class Search:
         States and seconds (every strategy counts the states it reaches).
     constraint:
         The constraint's tables (strategies that read the relation, not ``walk``).
+    strategy:
+        The strategy's name (which implementation an engine runs).
     engine:
-        The engine asked for (:func:`sdg_automata.runtime.engines.run_engine`; sat and pdr run
+        The engine asked for (a name of :data:`sdg_automata.search.engines.ENGINES`, or
+        ``"auto"``); while an engine runs the search, that engine's name (sat and pdr run
         solvers).
     options:
-        The strategy's own options (its ``options`` class, e.g. the bfs store or the sat
-        strategy's longest word), or ``None``.
+        The strategy's own options (its ``options`` class, e.g. the sat strategy's longest
+        word), or ``None``.
+    engine_options:
+        The options of the engine named by ``engine`` (its ``options`` class, e.g. the
+        dask engine's scheduler), or ``None``.
     """
 
     automaton: GrundyAutomaton
@@ -131,8 +168,10 @@ class Search:
     bound: int
     budget: Budget
     constraint: Constraint | None = None
-    engine: Engine = "auto"
+    strategy: str = "bfs"
+    engine: str = "auto"
     options: Any = None
+    engine_options: Any = None
 
     @cached_property
     def walk(self) -> _Walk:
@@ -164,16 +203,36 @@ class Search:
         rows = np.array([c.rows[a] for a in self.automaton.alphabet], dtype=np.int32)
         return c.initial, rows.reshape(len(self.automaton.alphabet), c.size), c.final
 
-    def run(self, python: Callable[[Search, Budget], SearchResult],
-            compiled: Callable[[Search, Budget], SearchResult]) -> SearchResult:
-        """``python`` or ``compiled`` on the engine ``engine`` chooses."""
-        from ..runtime.engines import run_engine
-        from .compiled.drive import unfit
 
-        result, engine = run_engine(self.engine, self.budget, partial(python, self),
-                                    partial(compiled, self), reason=unfit(self.automaton),
-                                    what="search")
-        return dataclasses.replace(result, engine=engine)
+@dataclass(frozen=True, kw_only=True)
+class EngineRun:
+    """What explored a search: the engine, the store of its states, its workers.
+
+    Attributes
+    ----------
+    name:
+        The engine that ran (a name of :data:`sdg_automata.search.engines.ENGINES`;
+        for the explicit route, the engine of the exploration: ``"python"`` or
+        ``"compiled"``).
+    store:
+        What held the states reached: ``"packed"`` (the Python bfs's
+        :class:`~sdg_automata.search.packed.PackedStates`), ``"set"`` (the Python
+        dfs's), ``"table"`` (the kernels' records and table; the dask engine's
+        shards), ``"compact"`` (the exact Cleary table), an engine's own word, or
+        ``None``: no visited set (lasso keeps O(1) states; the explicit route's
+        reachable automaton).
+    workers:
+        The processes that held the states (the dask engine's shards), or ``None``:
+        this one.
+    """
+
+    name: str
+    store: str | None = None
+    workers: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``engine`` object of the ``max`` command's ``--json``."""
+        return {"name": self.name, "store": self.store, "workers": self.workers}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,14 +241,19 @@ class SearchResult:
 
     ``complete`` says that no other value occurs, shown as ``proof`` says; the
     other fields go into the :class:`~sdg_automata.search.decide.Verdict` as they are,
-    ``evidence`` (the strategy's own, or ``None``) among them.
+    ``evidence`` (the strategy's own, or ``None``) among them.  An engine's
+    implementation says what held the states (``store``) and on how many processes
+    (``workers``); the dispatch (:func:`sdg_automata.search.engines.run`) then sets
+    ``engine``, which stays ``None`` where no engine of ours ran (the solvers).
     """
 
     found: dict[int, str | Word]
     explored: int
     complete: bool
     peak_bytes: int | None
-    engine: str | None = "python"
+    store: str | None = None
+    workers: int | None = None
+    engine: EngineRun | None = None
     proof: str = "exhaustive"
     evidence: Evidence | None = None
 
@@ -201,6 +265,14 @@ def read_witness(automaton: GrundyAutomaton, read: Sequence[int]) -> str | Word:
         return automaton.witness(read)
     runs = Word.of(automaton.alphabet[c] for c in read)
     return runs if automaton.reading.mirrored else runs.reversed()
+
+
+def power_witness(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
+    """aⁿ for the letter of index ``letter``, in the user's order (the same either way): a
+    ``str``, or a :class:`~sdg_automata.grammar.words.Word` when longer than
+    :data:`LONG_WORD`."""
+    a = automaton.alphabet[letter]
+    return Word.power(a, n) if n > LONG_WORD else a * n
 
 
 def nbytes(*structures: Any) -> int:

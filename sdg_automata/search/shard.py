@@ -25,10 +25,12 @@ import hashlib
 import pickle
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
-from ..errors import ResourceError, SdgBug
+from ..errors import ResourceError
 from .compiled.drive import _start
+from .compiled.loop import Misses, dispatch, stop
 from .compiled.stores import NARROW, Growing, _Store
 
 __all__ = ["BATCH_STATES", "CHUNK", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard", "answered",
@@ -338,29 +340,33 @@ class Shard:
         pending: list[list[tuple[Any, Any]]] = [[] for _ in range(self.shards)]
         count = [0] * self.shards
         flying: list[Any] = [None] * self.shards
-        last_miss: tuple[int, int, int] | None = None
+        misses = Misses()
         generated = 0
         clock = time.perf_counter
-        while True:
+
+        def call() -> int:
             started = clock()
             status = kernel.expand(
                 self.tables.heap, self.tables.plan, self.tables.starts,
                 self.store.records.array, self.gids.array, self.hi, self.crows, self.wc,
                 self.keys, self.shards, out, codes, owners, cursor, 1 << 22)
-            if status == protocol.MISS:
-                sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
-                where = (sid, k, int(cursor[protocol.N]))
-                if where == last_miss:
-                    raise SdgBug(f"step tables: the kernel missed twice at {where}")
-                last_miss = where
-                self.tables.learn(self.store.records.array[sid, :self.groups].tolist(), k)
-                self._refresh_keys()
-                self.seconds["step"] += clock() - started
-                continue
             self.seconds["step"] += clock() - started
-            if status == protocol.PAUSE:
-                self._stop_if_unwanted()
-                continue
+            return int(status)
+
+        def miss() -> None:
+            started = clock()
+            sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
+            misses.seen((sid, k, int(cursor[protocol.N])))
+            self.tables.learn(self.store.records.array[sid, :self.groups].tolist(), k)
+            self._refresh_keys()
+            self.seconds["step"] += clock() - started
+
+        def pause() -> None:
+            misses.forget()
+            self._stop_if_unwanted()
+
+        def route(done: bool) -> bool:  # the successors so far to their owners
+            nonlocal generated
             m = int(cursor[protocol.N])
             generated += m
             started, waited = clock(), self.waited
@@ -370,13 +376,15 @@ class Shard:
                 if b > a:
                     pending[w].append((ordered[a:b].copy(), ordered_codes[a:b].copy()))
                     count[w] += b - a
-                if count[w] >= BATCH_STATES or (status == protocol.DONE and count[w]):
+                if count[w] >= BATCH_STATES or (done and count[w]):
                     self._send(w, pending[w], flying)
                     pending[w], count[w] = [], 0
             self.seconds["route"] += clock() - started - (self.waited - waited)
             cursor[protocol.N] = 0
-            if status == protocol.DONE:
-                break
+            return done
+
+        dispatch(call, {protocol.MISS: miss, protocol.PAUSE: pause,
+                        protocol.FULL: lambda: route(False), protocol.DONE: lambda: route(True)})
         for w in range(self.shards):
             self._wait(flying[w])
         self.generated += generated
@@ -438,6 +446,14 @@ class Shard:
             out[:, self.groups] = rows[:, self.groups]
         return out
 
+    def _absorb(self, fresh: int, block: Any, codes: Any, cursor: Any) -> int:
+        return int(self.kernel.absorb(self.store.records.array, self.store.table.array,
+                                      self.store.tags.array, self.codes.array, self.gids.array,
+                                      fresh, block, codes, cursor))
+
+    def _grow(self, cursor: Any) -> None:
+        self._room(int(cursor[self.protocol.N]))
+
     def merge(self, token: str, round_: int) -> dict[str, Any] | None:
         """Dedupe the batches received against the shard: the new states become the next
         level, in code order.  Returns their count, each value's first code among them
@@ -455,7 +471,7 @@ class Shard:
         cursor = np.zeros(8, dtype=np.int64)
         cursor[protocol.N] = fresh
         inbox, self.inbox = self.inbox, []
-        moved = False  # whether the table was rebuilt (the slots absorb wrote are stale)
+        size = self.store.table.capacity
         for sender, parts, rows, codes in inbox:
             if sender is not None:
                 rows = self._translated(sender, parts, rows)
@@ -465,13 +481,10 @@ class Shard:
             cursor[protocol.SID] = 0
             # the new states' table slots go where their numbers will (gids: written by
             # _number only), for renumber
-            while kernel.absorb(self.store.records.array, self.store.table.array,
-                                self.store.tags.array, self.codes.array, self.gids.array,
-                                fresh, block, codes, cursor) == protocol.FULL:
-                size = self.store.table.capacity
-                self._room(int(cursor[protocol.N]))
-                moved |= self.store.table.capacity != size
+            dispatch(partial(self._absorb, fresh, block, codes, cursor),
+                     {protocol.FULL: partial(self._grow, cursor), protocol.DONE: stop})
         del inbox
+        moved = self.store.table.capacity != size  # rebuilt: the slots absorb wrote are stale
         self.seconds["absorb"] += clock() - started
         started = clock()
         n = self.n = int(cursor[protocol.N])

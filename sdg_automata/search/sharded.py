@@ -1,10 +1,12 @@
 """One breadth-first search sharded over a Dask cluster: the visited set of one huge
 instance split among the workers' memories (issue 27, item 3).
 
-:func:`max_grundy_sharded` answers what ``max_grundy(..., strategy="bfs")`` answers,
+:func:`sharded_bfs` answers what ``max_grundy(..., strategy="bfs")`` answers,
 with the same maximum, witnesses and state count, while each worker holds only its
-shard of the visited set.  The command line runs it as ``max GRAMMAR A --scheduler
-tcp://HOST:PORT``.
+shard of the visited set: it is the ``dask`` search engine
+(:mod:`sdg_automata.search.engines.dask`), ``max_grundy(..., engine="dask",
+options={"scheduler": "tcp://HOST:PORT"})``, on the command line ``max GRAMMAR A
+--engine dask --scheduler tcp://HOST:PORT``.
 
 Design
 ------
@@ -74,28 +76,23 @@ Design
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, ResourceError, SdgBug, SdgError
-from ..runtime.budget import UNLIMITED, Budget, Meter, as_budget
+from ..runtime.budget import Budget, Meter
+from ..runtime.engines import Unfit
 from .constraint import one_letter
-from .decide import Verdict, bfs_search, bfs_verdict
-from .request import read_witness
+from .request import SearchResult, read_witness
 from .shard import COMPILING, Shard, answered, shard_key
 
 if TYPE_CHECKING:
-    from automata.fa.dfa import DFA
-    from automata.fa.nfa import NFA
-    from pyformlang.finite_automaton import EpsilonNFA
-
     from ..grammar.words import Word
     from .request import Search
 
-__all__ = ["max_grundy_sharded"]
+__all__ = ["sharded_bfs"]
 
 #: seconds between two looks at the workers' health while the driver waits
 POLL = 0.5
@@ -386,36 +383,27 @@ def _witnesses(cluster: _Cluster, search: Search, found: dict[int, int]
     return {v: read_witness(search.automaton, letters[::-1]) for v, letters in read.items()}
 
 
-def max_grundy_sharded(
-    grammar: Any,
-    head: str,
-    k: int | None = None,
-    *,
-    scheduler: str,
-    within: DFA | NFA | EpsilonNFA | str | None = None,
-    budget: Budget = UNLIMITED,
-    max_states: int | None = None,
-    max_seconds: float | None = None,
-    progress: Callable[[int], None] | None = None,
-    timeout: float = 20.0,
-    usage: Callable[[list[dict[str, float]]], None] | None = None,
-) -> Verdict:
-    """``max_grundy(grammar, head, k, strategy="bfs")`` with the visited set sharded over
-    the workers of a Dask cluster: the same verdict (maximum, witnesses, states).
+def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: float = 20.0,
+                usage: Callable[[list[dict[str, float]]], None] | None = None
+                ) -> SearchResult:
+    """The bfs strategy's walk of ``search`` with the visited set sharded over the workers
+    of a Dask cluster: one process's result (maximum, witnesses, states).  The ``dask``
+    engine's run function (:mod:`sdg_automata.search.engines.dask`).
 
     Parameters
     ----------
-    grammar, head, k, within:
-        As :func:`~sdg_automata.search.decide.max_grundy` takes them.
-    scheduler:
-        ``tcp://HOST:PORT`` of a running ``dask scheduler`` (every worker then holds
-        a shard), or ``"local"`` (a :class:`distributed.LocalCluster`, for trying it).
-    budget, max_states, max_seconds, progress:
-        As :func:`~sdg_automata.search.decide.max_grundy`: states between levels
-        (exactly), seconds also while the driver waits for the shards (every
+    search:
+        The question (:class:`~sdg_automata.search.request.Search`); its automaton must
+        fit the kernels (the engine's scope says so before it runs).
+    budget:
+        As :func:`~sdg_automata.search.decide.max_grundy` takes it: states between
+        levels (exactly), seconds also while the driver waits for the shards (every
         :data:`POLL` s).  A progress callable with a ``describe(text)`` method (the
         command line's bar) is also told while the workers compile the kernels
         (:meth:`~sdg_automata.runtime.budget.Meter.describe`).
+    scheduler:
+        ``tcp://HOST:PORT`` of a running ``dask scheduler`` (every worker then holds
+        a shard), or ``"local"`` (a :class:`distributed.LocalCluster`, for trying it).
     timeout:
         Seconds to wait for the scheduler and a first worker.
     usage:
@@ -424,15 +412,19 @@ def max_grundy_sharded(
 
     Returns
     -------
-    Verdict
-        As one process's (``engine="compiled"``: the kernels ran, on the workers);
-        ``peak_bytes`` sums the shards' stores at their largest level.
+    SearchResult
+        As one process's; ``peak_bytes`` sums the shards' stores at their largest
+        level, ``workers`` counts the shards.
 
     Raises
     ------
     InputError
-        As :func:`~sdg_automata.search.decide.max_grundy`, and for a malformed scheduler
-        address, or workers that run another sdg_automata.
+        For a malformed scheduler address, or workers that run another sdg_automata.
+    Unfit
+        For a search that one process runs better, once the cluster answered: every word
+        reads one letter (each level holds one state), or the levels measured are too
+        narrow (:data:`MIN_WIDTH`); the engine registry then runs it on the ``compiled``
+        engine with a notice saying why, under the rest of the budget.
     ResourceError
         When the scheduler cannot be reached, or a worker is lost during the search, or
         the scheduler releases the shards (nothing is concluded; run it again).
@@ -442,61 +434,39 @@ def max_grundy_sharded(
     Examples
     --------
     On a :class:`distributed.LocalCluster` (``"local"``; a real cluster is
-    ``"tcp://HOST:PORT"``), the verdict of ``max_grundy(g, g.start, strategy="bfs")``:
+    ``"tcp://HOST:PORT"``), through the facade: the verdict of
+    ``max_grundy(g, g.start, strategy="bfs")``:
 
     >>> from sdg_automata.generators.families import intersection_grammar, random_family
+    >>> from sdg_automata.search.decide import max_grundy
     >>> g = intersection_grammar(random_family(3, 6, seed=0))
-    >>> v = max_grundy_sharded(g, g.start, scheduler="local")
-    >>> v.maximum, v.witness, v.states
-    (3, 'abbbaaba', 157)
+    >>> v = max_grundy(g, g.start, engine="dask", options={"scheduler": "local"})
+    >>> v.maximum, v.witness, v.states, v.engine.name
+    (3, 'abbbaaba', 157, 'dask')
     """
     from ..runtime.cluster import check_workers, dask_client
 
-    budget = as_budget(budget, max_states=max_states, max_seconds=max_seconds,
-                       progress=progress)
-    started = time.perf_counter()
-    search = bfs_search(grammar, head, k, within=within, budget=budget)
-    from .compiled.drive import unfit
-
-    why = unfit(search.automaton)
     one = one_letter(search.automaton.alphabet, search.constraint,
-                     letters=search.automaton.grammar.letters_of(head))
+                     letters=search.automaton.grammar.letters_of(search.head))
     with dask_client(scheduler, timeout=timeout) as client:  # the address is checked anyway
         check_workers(client, timeout=timeout)
-
-        def here(strategy: str, why: str) -> Verdict:
-            """The search in this process instead, with a note saying why."""
-            import warnings
-
-            from ..errors import EngineNotice
-            from .decide import max_grundy
-
-            warnings.warn(EngineNotice(why), stacklevel=3)
-            return max_grundy(grammar, head, k, strategy=strategy, within=within,
-                              budget=budget)
-
-        if why is not None:  # the kernels cannot take it, nor the shards: this process can
-            return here("bfs", f"the sharded search runs the compiled kernels, which cannot "
-                               f"take this automaton ({why}): searched in this process, as "
-                               "max_grundy(strategy='bfs') does")
         if one is not None:
-            return here("lasso", "every word searched reads one letter, so each breadth-first "
-                                 "level holds one state and would cost the cluster two round "
-                                 "trips: searched in this process by the lasso strategy "
-                                 "(constant memory; the same maximum, witnesses and states)")
+            raise Unfit("every word searched reads one letter, so each breadth-first level "
+                        "holds one state and would cost the cluster two round trips: "
+                        "searched in this process (the same maximum, witnesses and states)")
         meter = budget.start("search", unit="states")
         try:
             with _shards(client, search, meter) as cluster:
                 found, states, complete, peak = _walk(cluster, search, usage)
+                workers = cluster.size
         except KeyboardInterrupt:  # while the shards start (_walk says how far it got)
             raise meter.interrupted(0) from None
-        except _Narrow as e:  # the rest of the deadline, the same state budget
-            budget = dataclasses.replace(meter.shared(), max_states=budget.max_states)
+        except _Narrow as e:  # the fallback runs under the rest of the budget's clock
             meter.describe(None)
-            return here("bfs", f"the breadth-first levels are too narrow to shard: "
-                               f"{e.states:,} states in {e.levels:,} levels in {e.seconds:.1f} "
-                               f"s, fewer than {MIN_WIDTH:,} a level, and each level costs "
-                               "the cluster two round trips: searched again in this process "
-                               "(breadth-first: the same verdict)")
-    return bfs_verdict(search, found, states, complete, started, peak_bytes=peak,
-                       engine="compiled")
+            raise Unfit(f"the breadth-first levels are too narrow to shard: {e.states:,} "
+                        f"states in {e.levels:,} levels in {e.seconds:.1f} s, fewer than "
+                        f"{MIN_WIDTH:,} a level, and each level costs the cluster two round "
+                        "trips: searched again in this process (breadth-first: the same "
+                        "verdict)") from None
+    return SearchResult(found=found, explored=states, complete=complete, peak_bytes=peak,
+                        store="table", workers=workers)

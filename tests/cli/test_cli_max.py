@@ -96,7 +96,7 @@ def test_max_method_explicit_and_strategy(capsys, strategy):
     assert out.strip() == "max 2, witness 'aa' (10 states built)"
     code, out, err = run(capsys, "max", EXAMPLE3, "A", "2", "--strategy", strategy, "--json")
     obj = json.loads(out)
-    assert (code, obj["answer"], obj["strategy"]) == (0, True, strategy)
+    assert (code, obj["answer"], obj["evidence"]["strategy"]) == (0, True, strategy)
 
 
 def test_max_budget_exit_3(capsys):

@@ -2,9 +2,10 @@
 enforces, and its "how to add a game" recipe works when followed to the letter (issue 26 §7).
 
 The strategy recipe is followed by tests/search/test_strategy_registry.py (a toy strategy in
-one module and one registry line) and the engine recipe by
-tests/runtime/test_engine_registry.py; this file checks that the page names those tests, so
-the recipes and their tests move together.
+one module and one registry line), the engine recipe by
+tests/search/test_engine_registry_search.py (a toy engine likewise) and the recipe for a
+compiled hot loop by tests/runtime/test_engine_registry.py and this file; this file checks
+that the page names those tests, so the recipes and their tests move together.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ def test_the_page_describes_the_enforced_layers_in_order() -> None:
 
 @pytest.mark.parametrize(("title", "test"), [
     ("How to add a strategy", "search/test_strategy_registry.py"),
-    ("How to add an engine", "project/test_architecture.py"),
-    ("How to add an engine", "runtime/test_engine_registry.py"),
+    ("How to add an engine", "search/test_engine_registry_search.py"),
+    ("How to compile a hot loop", "project/test_architecture.py"),
+    ("How to compile a hot loop", "runtime/test_engine_registry.py"),
     ("How to add a game", "project/test_architecture.py"),
 ])
 def test_each_recipe_names_the_test_that_follows_it(title: str, test: str) -> None:
@@ -109,7 +111,7 @@ def test_one_groups_entry_puts_the_game_on_the_command_line(
 
 
 def test_the_engine_recipe_runs_by_the_one_policy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Steps 1–3 of "How to add an engine": a reference, a kernel, one threshold entry."""
+    """Steps 1–3 of "How to compile a hot loop": a reference, a kernel, one threshold entry."""
     pytest.importorskip("numba")
     monkeypatch.setitem(engines.THRESHOLDS, recipe_engine.LOOP, 1000)  # the table's line
     moves = (1, 3, 4)  # period 7: 0 1 0 1 2 3 2 (Winning Ways, ch. 4)

@@ -158,3 +158,17 @@ def test_the_command_line_starts_one_blas_thread(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(SystemExit):
         main(["--version"])
     assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
+
+
+def test_max_loads_no_implementation_it_does_not_run() -> None:
+    """Should, for a small search (bfs on the Python reference), list the registries'
+    entries but load none of the other strategies' or engines' implementations: no
+    solver encoding, no Dask driver, no compiled search, no kernel, no solver evidence."""
+    modules = loaded("max", EXAMPLE, "A", "2")
+    assert "sdg_automata.search.strategies.bfs" in modules
+    assert "sdg_automata.search.engines" in modules
+    unwanted = {m for m in modules if m.startswith((
+        "sdg_automata.search.compiled", "sdg_automata.search.bmc", "sdg_automata.search.pdr",
+        "sdg_automata.search.circuit", "sdg_automata.search.shard", "sdg_automata.kernels.",
+        "sdg_automata.search.strategies.solver_evidence"))}
+    assert not unwanted, sorted(unwanted)

@@ -41,6 +41,7 @@ from sdg_automata.derivation.semantics import grundy  # noqa: E402
 from sdg_automata.errors import InputError  # noqa: E402
 from sdg_automata.generators.families import (  # noqa: E402
     ModularSpec,
+    counting_intersection,
     intersection_grammar,
     modular_family,
     modular_truth,
@@ -134,12 +135,12 @@ def test_sat_agrees_with_bfs(g: Grammar, length: int, data: st.DataObject) -> No
     """Witnesses have their values, lengths are BFS's, bounded "no" and proofs agree."""
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
     shortest = truth(g, head)
-    v = max_grundy(g, head, strategy="sat", max_length=length)
+    v = max_grundy(g, head, strategy="sat", options={"max_length": length})
     oracle = Definition(g.rules)
     for value, w in v.witnesses.items():
         assert grundy(g, head, w) == value == oracle(head, w), (value, w)
         assert len(w) == len(shortest[value]), (value, w, shortest)
-    covered = v.max_length
+    covered = v.evidence.max_length
     assert covered is not None and covered <= length
     # every value with a witness within the covered lengths was found (unless settled)
     missed = {u for u, w in shortest.items() if len(w) <= covered and u not in v.witnesses}
@@ -147,7 +148,7 @@ def test_sat_agrees_with_bfs(g: Grammar, length: int, data: st.DataObject) -> No
     if v.exact:
         assert v.maximum == max(shortest, default=None)
         assert v.proof in ("bound", "k-induction")
-        assert (v.proof == "k-induction") == (v.induction_depth is not None)
+        assert (v.proof == "k-induction") == (v.evidence.induction_depth is not None)
     else:  # bounded "no": no value above the largest found has a witness this short
         assert covered == length and v.proof is None and v.answer is None
         above = -1 if v.maximum is None else v.maximum
@@ -162,7 +163,7 @@ def test_sat_answers_with_k_and_within(g: Grammar, length: int, within: str | No
     """Asked about k and restricted to a regular language, SAT never contradicts BFS."""
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
     exact = max_grundy(g, head, k, within=within)
-    v = max_grundy(g, head, k, strategy="sat", max_length=length, within=within)
+    v = max_grundy(g, head, k, strategy="sat", options={"max_length": length}, within=within)
     for value, w in v.witnesses.items():
         assert grundy(g, head, w) == value
         assert within is None or re.fullmatch(within, w)
@@ -187,12 +188,12 @@ def test_the_unrolling_never_runs_ahead_of_the_lengths_searched(
     asked for, so such a search fails here at once instead of filling the memory."""
     from sdg_automata.runtime.budget import UNLIMITED
     from sdg_automata.search.bmc import BoundedSearch
-    from sdg_automata.search.decide import bfs_search
+    from sdg_automata.search.decide import question as asked
     from sdg_automata.search.lean import lean_relation
     from sdg_automata.search.unrolling import Unrolling
 
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
-    question = bfs_search(g, head, k, within=within)
+    question = asked(g, head, k, within=within)
     meter = UNLIMITED.start("test", unit="letters")
     lean = lean_relation(question.automaton, head, question.constraint, meter, "cadical195")
     bmc = BoundedSearch(lean, head, settled=question.settled, meter=meter, solver="cadical195",
@@ -223,8 +224,8 @@ def test_example3_proof_and_shortest_witnesses() -> None:
     assert v.witnesses == {0: "b", 1: "a", 2: "aa"}  # SPEC §2's table, shortest words
     assert max_grundy(g, "A", 2, strategy="sat").answer is True
     assert max_grundy(g, "B", 2, strategy="sat").answer is False  # 𝒢_B never reaches 2
-    bounded = max_grundy(g, "A", 2, strategy="sat", max_length=1)
-    assert (bounded.answer, bounded.exact, bounded.max_length) == (None, False, 1)
+    bounded = max_grundy(g, "A", 2, strategy="sat", options={"max_length": 1})
+    assert (bounded.answer, bounded.exact, bounded.evidence.max_length) == (None, False, 1)
     from sdg_automata.render import diagram
 
     shown = diagram(bounded).text.splitlines()
@@ -234,7 +235,7 @@ def test_example3_proof_and_shortest_witnesses() -> None:
 
 def test_left_linear_witnesses_in_the_users_order() -> None:
     g = parse_grammar("S -> S a | S b b | c")  # left-linear: words start with c
-    v = max_grundy(g, "S", strategy="sat", max_length=6)
+    v = max_grundy(g, "S", strategy="sat", options={"max_length": 6})
     for value, w in v.witnesses.items():
         assert w.startswith("c") and grundy(g, "S", w) == value
     assert v.witnesses == max_grundy(g, "S").witnesses
@@ -255,7 +256,7 @@ def test_k_induction_closes_on_empty_modular_intersections(spec: str) -> None:
     assert best is not None and best < len(specs)  # the full intersection is empty
     v = max_grundy(modular_family(specs), "A", strategy="sat")
     assert (v.maximum, v.exact, v.proof) == (best, True, "k-induction")
-    assert v.induction_depth is not None and v.induction_depth <= states + 1
+    assert v.evidence.induction_depth is not None and v.evidence.induction_depth <= states + 1
     assert len(v.witnesses[best]) == length
     asked = max_grundy(modular_family(specs), "A", len(specs), strategy="sat")
     assert (asked.answer, asked.exact) == (False, True)
@@ -291,9 +292,9 @@ def test_library_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(InputError, match="stores no states"):
         max_grundy(g, "A", strategy="sat", max_states=10)
     with pytest.raises(InputError, match="bounds the sat strategy only"):
-        max_grundy(g, "A", max_length=3)
+        max_grundy(g, "A", options={"max_length": 3})
     with pytest.raises(InputError, match="positive integer"):
-        max_grundy(g, "A", strategy="sat", max_length=0)
+        max_grundy(g, "A", strategy="sat", options={"max_length": 0})
     monkeypatch.setitem(sys.modules, "pysat.solvers", None)  # python-sat not installed
     with pytest.raises(InputError, match=re.escape('pip install "sdg_automata[sat]"')):
         max_grundy(g, "A", strategy="sat")
@@ -324,14 +325,16 @@ def test_cli_outputs_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert (stopped["schema"], stopped["reason"], stopped["command"]) == (
         "stopped/1", "unproven", "max")
     at = stopped["at"]
-    assert (at["exact"], at["max_length"], at["max"], at["witness"]) == (False, 1, 1, "a")
+    assert (at["exact"], at["evidence"]["max_length"], at["max"], at["witness"]) == (
+        False, 1, 1, "a")
     # above m_A (4 for A) no value can be: "no" at any length, as every strategy says
     code, out, _ = run(["max", e3, "A", "5", "--strategy", "sat", "--max-length", "1"], capsys)
     assert (code, out) == (1, "no\n")
     code, out, _ = run(["max", e3, "B", "2", "--strategy", "sat", "--json"], capsys)
     verdict = json.loads(out)
     assert code == 1 and verdict["exact"] and verdict["proof"] == "k-induction"
-    assert verdict["induction_depth"] >= 1 and verdict["solver"]["name"] == "cadical195"
+    assert verdict["evidence"]["induction_depth"] >= 1
+    assert verdict["evidence"]["solver"]["name"] == "cadical195"
     for argv, fragment in ((["--max-length", "2"], "bounds the sat strategy only"),
                            (["--strategy", "sat", "--max-states", "9"], "stores no states"),
                            (["--strategy", "sat", "--max-length", "0"], "at least 1")):
@@ -350,9 +353,12 @@ def test_cli_without_python_sat(monkeypatch: pytest.MonkeyPatch,
 
 @pytest.fixture(scope="module")
 def hard(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """24 planted DFAs: the SAT search takes tens of seconds (benchmarks/bench_sat.py)."""
-    dfas, _ = planted_intersection(24, 10, length=30, seed=1)
-    path = tmp_path_factory.mktemp("sat") / "planted24.json"
+    """24 counting DFAs whose intersection is empty: the SAT search never ends (no witness
+    at any length, and k-induction does not close), so a signal or a budget always finds
+    it inside the solver (24 planted DFAs took seconds once the circuit was lean, and a
+    loaded CI machine saw the run end before the signal)."""
+    dfas = counting_intersection(24)
+    path = tmp_path_factory.mktemp("sat") / "counting24.json"
     path.write_text(grammar_to_json(intersection_grammar(dfas)), encoding="utf-8")
     return path
 

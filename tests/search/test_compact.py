@@ -6,7 +6,7 @@ Truths used here, none of them the code under test:
 * a Python ``set`` of the same keys: :func:`~sdg_automata.kernels.compact.admit` says
   "new" exactly when the key is not in it, and every key survives a growth or a
   re-encoding (:func:`~sdg_automata.kernels.compact.migrate`);
-* the table store (``store="table"``) and the Python reference (``engine="python"``):
+* the table store (``engine="compiled"``) and the Python reference (``engine="python"``):
   the same maximum, witnesses, states and early stops;
 * the Chinese remainder theorem (``families.modular_truth``) and automata-lib's
   products (``families.product_truth``).
@@ -156,15 +156,18 @@ def stores_agree(g: Grammar, head: str, k: int | None = None, **kw: object
     and the compact one ran."""
     def verdict(**more: object) -> tuple[tuple[object, ...], str | None]:
         v = max_grundy(g, head, k, strategy="bfs", **kw, **more)  # type: ignore[arg-type]
-        return (v.maximum, v.answer, v.exact, v.stopped_early, v.states, v.witnesses), v.store
+        assert v.engine is not None
+        return (v.maximum, v.answer, v.exact, v.stopped_early, v.states, v.witnesses), \
+            v.engine.store
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EngineNotice)  # one-group grammars: Python anyway
         python, _ = verdict(engine="python")
         table, ran = verdict(engine="compiled")
-        compact, kind = verdict(engine="compiled", store="compact")
+        compact, kind = verdict(engine="compact")
     assert compact == table == python, (python, table, compact)
-    assert kind in ("compact", None) and (kind is None) == (ran is None)
+    # the kernels ran on both stores, or neither took the automaton (Python's store)
+    assert (ran, kind) in (("table", "compact"), ("packed", "packed"))
     oracle = Definition(g.rules)
     witnesses = python[-1]
     assert isinstance(witnesses, dict)
@@ -204,8 +207,8 @@ def test_stores_agree_on_the_hardness_family(specs: str) -> None:
     parsed = [ModularSpec.parse(s) for s in specs.split()]
     truth, length = modular_truth(parsed)
     g = modular_family(parsed)
-    v = max_grundy(g, "A", engine="compiled", store="compact")
-    assert (v.maximum, v.exact, v.store, v.strategy) == (truth, True, "compact", "bfs")
+    v = max_grundy(g, "A", engine="compact")
+    assert (v.maximum, v.exact, v.engine.store, v.strategy) == (truth, True, "compact", "bfs")
     assert length is None or len(v.witness or "") == length
     stores_agree(g, "A")
 
@@ -215,7 +218,7 @@ def test_ids_outgrowing_their_fields_and_the_table_growing() -> None:
     4,096 slots; the compact walk's buffers (16,384 rows) fill and spill many times."""
     dfas = random_family(3, 12, seed=28)
     g = intersection_grammar(dfas)
-    v = max_grundy(g, "A", engine="compiled", strategy="bfs", store="compact")
+    v = max_grundy(g, "A", engine="compact", strategy="bfs")
     t = max_grundy(g, "A", engine="compiled", strategy="bfs")
     assert (v.maximum, v.states, v.witnesses) == (t.maximum, t.states, t.witnesses)
     assert (v.states, v.maximum) == (54258, product_truth(dfas)[0])
@@ -235,7 +238,7 @@ def test_long_witnesses_come_back_from_the_spool(monkeypatch: pytest.MonkeyPatch
     specs = [ModularSpec.parse(s) for s in "8:0 27:6 5:0 7:3 11:5 13:1".split()]
     truth, length = modular_truth(specs)
     g = modular_family(specs)
-    v = max_grundy(g, "A", engine="compiled", strategy="bfs", store="compact")
+    v = max_grundy(g, "A", engine="compact", strategy="bfs")
     assert (v.maximum, len(v.witness or "")) == (truth, length)
     assert v.witnesses == max_grundy(g, "A", engine="compiled", strategy="bfs").witnesses
 
@@ -243,23 +246,24 @@ def test_long_witnesses_come_back_from_the_spool(monkeypatch: pytest.MonkeyPatch
 def test_keys_too_wide_fall_back_to_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stores, "MAX_KEY_BITS", 12)
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
-    with pytest.warns(EngineNotice, match="keeps the table store, not the compact one: a "
-                                          "state's ids take"):
-        v = max_grundy(g, "A", engine="compiled", store="compact")
-    assert (v.store, v.states) == ("table", 2311)
+    with pytest.warns(EngineNotice, match="runs on the compiled engine, not compact: a "
+                                          "state's ids take") as notes:
+        v = max_grundy(g, "A", engine="compact")
+    assert len(notes) == 1
+    assert (v.engine.name, v.engine.store, v.states) == ("compiled", "table", 2311)
 
 
 def test_budgets_and_progress_on_the_compact_store() -> None:
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()])  # 211 states
-    assert max_grundy(g, "A", engine="compiled", store="compact", max_states=211).states == 211
+    assert max_grundy(g, "A", engine="compact", max_states=211).states == 211
     with pytest.raises(BudgetExceeded, match="budget of 210 states") as e:
-        max_grundy(g, "A", engine="compiled", store="compact", max_states=210)
+        max_grundy(g, "A", engine="compact", max_states=210)
     assert e.value.explored == 210
     big = modular_family([ModularSpec.parse(s) for s in "16:0 27:6 25:0 7:3 11:5 13:1 3:1"
                           .split()])
     seen: list[int] = []
     with pytest.raises(BudgetExceeded, match="budget of 0.3 s"):
-        max_grundy(big, "A", engine="compiled", store="compact", max_seconds=0.3,
+        max_grundy(big, "A", engine="compact", max_seconds=0.3,
                    progress=seen.append)
     assert seen and seen == sorted(seen)
 
@@ -275,28 +279,30 @@ def test_ctrl_c_on_the_compact_store() -> None:
             raise KeyboardInterrupt
 
     with pytest.raises(Interrupted) as e:
-        max_grundy(big, "A", engine="compiled", store="compact", progress=interrupt)
+        max_grundy(big, "A", engine="compact", progress=interrupt)
     assert e.value.explored > 5000
 
 
-def test_the_compact_store_goes_with_compiled_bfs() -> None:
+def test_the_compact_store_goes_with_bfs() -> None:
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2".split()])
-    for kw in ({"strategy": "dfs"}, {"strategy": "lasso"}, {"engine": "python"}):
-        with pytest.raises(InputError, match="compact store is the compiled breadth-first"):
-            max_grundy(g, "A", store="compact", **kw)  # type: ignore[arg-type]
-    with pytest.raises(InputError, match="unknown store 'disk'"):
-        max_grundy(g, "A", store="disk")
-    # unary: lasso by default, bfs with the compact store
+    for strategy in ("dfs", "lasso"):
+        with pytest.raises(InputError, match=f"the compact engine does not run the {strategy} "
+                                             "strategy \\(it runs bfs\\)"):
+            max_grundy(g, "A", strategy=strategy, engine="compact")
+    # unary: lasso by default, bfs on the compact engine (which runs no lasso)
     assert max_grundy(g, "A").strategy == "lasso"
-    assert max_grundy(g, "A", store="compact", engine="compiled").strategy == "bfs"
+    assert max_grundy(g, "A", engine="compact").strategy == "bfs"
 
 
-def test_the_command_line_store(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_line_compact_engine(capsys: pytest.CaptureFixture[str]) -> None:
     from clirun import run
 
-    code, out, _ = run(["max", "examples/example3.txt", "A", "--store", "compact", "--engine",
-                        "compiled"], capsys)
+    code, out, err = run(["max", "examples/example3.txt", "A", "--engine", "compact"], capsys)
     assert code == 0 and out.startswith("max 2, witness 'aa'")
+    assert err.startswith("note: the search runs on the python engine, not compact: its "
+                          "nonterminals form one group")
+    code, _, err = run(["max", "examples/example3.txt", "A", "--store", "compact"], capsys)
+    assert code == 2 and "unrecognized arguments: --store" in err
 
 
 def test_a_full_disk_is_a_resource_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -316,13 +322,14 @@ def test_a_full_disk_is_a_resource_error(monkeypatch: pytest.MonkeyPatch) -> Non
         spool.append(np.zeros((3, 2), dtype=np.int32))
 
 
-def test_asking_for_the_compact_store_runs_it() -> None:
+def test_asking_for_the_compact_engine_runs_it() -> None:
     """By name, whatever the size (auto would run a small search in Python), and never
     ignored: the explicit route refuses it."""
     g = intersection_grammar(random_family(3, 5, seed=1))
-    v = max_grundy(g, g.start, store="compact")
-    assert (v.engine, v.store) == ("compiled", "compact")
+    v = max_grundy(g, g.start, engine="compact")
+    assert (v.engine.name, v.engine.store) == ("compact", "compact")
     assert (v.maximum, v.witnesses, v.states) == (lambda t: (t.maximum, t.witnesses, t.states))(
         max_grundy(g, g.start, strategy="bfs", engine="python"))
-    with pytest.raises(InputError, match="explicit route"):
-        max_grundy(g, g.start, store="compact", method="explicit")
+    with pytest.raises(InputError, match="explicit route explores the automaton in this "
+                                         "process .*, not on the compact engine"):
+        max_grundy(g, g.start, engine="compact", method="explicit")

@@ -41,9 +41,9 @@ from sdg_automata.generators.families import (
 from sdg_automata.grammar import Grammar
 from sdg_automata.grammar.parse import grammar_to_json, parse_grammar
 from sdg_automata.grammar.words import LONG_WORD, Word
-from sdg_automata.search.compiled.drive import unfit
 from sdg_automata.search.compiled.tables import StepTables
 from sdg_automata.search.decide import max_grundy
+from sdg_automata.search.engines.compiled import ENGINE as COMPILED
 
 pytest.importorskip("numba")
 
@@ -107,15 +107,16 @@ def test_the_compiled_step_is_step_reference() -> None:
 
 def test_one_group_and_its_notice(example3: Grammar, capsys: pytest.CaptureFixture[str]
                                   ) -> None:
-    assert "one group" in (unfit(GrundyAutomaton(example3)) or "")
-    with pytest.warns(EngineNotice, match="runs in Python: its nonterminals form one group"):
+    assert "one group" in (COMPILED.unfit(GrundyAutomaton(example3)) or "")
+    with pytest.warns(EngineNotice, match="runs on the python engine, not compiled: its "
+                                          "nonterminals form one group"):
         v = max_grundy(example3, "A", engine="compiled")
-    assert (v.maximum, v.witness, v.engine) == (2, "aa", "python")
+    assert (v.maximum, v.witness, v.engine.name) == (2, "aa", "python")
     code, out, err = run(["max", "examples/example3.txt", "A", "--engine", "compiled"], capsys)
     assert code == 0 and out.startswith("max 2, witness 'aa'")
-    assert err.splitlines() == ["note: the search runs in Python: its nonterminals form one "
-                                "group, so the compiled step would learn every state from "
-                                "Python"]
+    assert err.splitlines() == ["note: the search runs on the python engine, not compiled: its "
+                                "nonterminals form one group, so the compiled step would "
+                                "learn every state from Python"]
 
 
 # ---------------------------------------------------------------------------
@@ -137,7 +138,7 @@ def test_engines_agree_on_random_grammars(g: Grammar, data: st.DataObject) -> No
 def test_explorations_agree(g: Grammar, data: st.DataObject) -> None:
     m = automaton_for(g)
     a = m.explore(engine="python")
-    b = automaton_for(g).explore(engine="compiled") if unfit(m) is None else a
+    b = automaton_for(g).explore(engine="compiled") if COMPILED.unfit(m) is None else a
     assert list(a.states) == list(b.states)
     assert [list(r) for r in a.rows] == [list(r) for r in b.rows]
     assert (list(a.parent), list(a.via)) == (list(b.parent), list(b.via))
@@ -225,7 +226,7 @@ def test_compiled_search_on_the_hardness_family(strategy: str) -> None:
     specs = [ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 13:1 3:1".split()]
     truth, length = modular_truth(specs)
     v = max_grundy(modular_family(specs), "A", strategy=strategy, engine="compiled")
-    assert (v.maximum, v.exact, v.engine) == (truth, True, "compiled")
+    assert (v.maximum, v.exact, v.engine.name) == (truth, True, "compiled")
     assert v.states == 30031  # 1 + lcm(6, 10, 14, 22, 26): everything, since max < m_A
     if strategy != "dfs":
         assert len(v.witness) == length  # type: ignore[arg-type]
@@ -234,7 +235,7 @@ def test_compiled_search_on_the_hardness_family(strategy: str) -> None:
 def test_compiled_search_on_random_binary_dfas() -> None:
     dfas = random_family(3, 12, seed=28)  # max 0 < m_A = 2: every state explored
     v = max_grundy(intersection_grammar(dfas), "A", engine="compiled", strategy="bfs")
-    assert (v.maximum, v.states, v.engine) == (product_truth(dfas)[0], 54258, "compiled")
+    assert (v.maximum, v.states, v.engine.name) == (product_truth(dfas)[0], 54258, "compiled")
     dfas = random_family(3, 10, seed=2)  # max 3 = m_A, first reached at length 8
     v = max_grundy(intersection_grammar(dfas), "A", engine="compiled", strategy="bfs")
     assert (v.maximum, len(v.witness or "")) == product_truth(dfas) == (3, 8)
@@ -260,11 +261,11 @@ def test_auto_restarts_compiled_past_the_threshold(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(THRESHOLDS, "walk states", 1024)
     seen: list[int] = []
     v = max_grundy(g, "A", strategy="bfs", progress=seen.append)
-    assert v.engine == "compiled" and v.states == 2311
+    assert v.engine.name == "compiled" and v.states == 2311
     assert seen == sorted(seen)  # the restart's progress never goes back
     # a run that fits the threshold, or a budget below it, stays in Python
-    assert max_grundy(g, "A", 1, strategy="bfs").engine == "python"
-    assert max_grundy(g, "A", strategy="bfs", max_states=5000).engine == "compiled"
+    assert max_grundy(g, "A", 1, strategy="bfs").engine.name == "python"
+    assert max_grundy(g, "A", strategy="bfs", max_states=5000).engine.name == "compiled"
     with pytest.raises(BudgetExceeded, match="budget of 1000 states"):
         max_grundy(g, "A", strategy="bfs", max_states=1000)
 
@@ -365,7 +366,7 @@ def test_without_numba_auto_is_python_and_compiled_says_why(tmp_path: Path) -> N
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     auto = subprocess.run([sys.executable, "-c", code, "max", str(path), "A", "--json",
                            "--strategy", "bfs"], capture_output=True, text=True, env=env)
-    assert auto.returncode == 0 and '"engine": "python"' in auto.stdout, auto.stderr
+    assert auto.returncode == 0 and '"engine": {"name": "python"' in auto.stdout, auto.stderr
     assert '"states": 510511' in auto.stdout and auto.stderr == ""
     forced = subprocess.run([sys.executable, "-c", code, "max", str(path), "A", "--engine",
                              "compiled"], capture_output=True, text=True, env=env)
@@ -417,7 +418,7 @@ def test_the_kernels_run_as_python_under_numba_disable_jit(tmp_path: Path) -> No
                                "--engine", "compiled", "--strategy", strategy, "--json"],
                               capture_output=True, text=True, env=env)
         assert done.returncode == 0 and done.stderr == "", done.stderr
-        assert '"max": 3' in done.stdout and '"engine": "compiled"' in done.stdout
+        assert '"max": 3' in done.stdout and '"engine": {"name": "compiled"' in done.stdout
         assert '"states": 211' in done.stdout
 
 
@@ -426,9 +427,10 @@ def test_a_table_too_large_for_the_kernels_falls_back(monkeypatch: pytest.Monkey
 
     g = intersection_grammar(random_family(3, 12, seed=28))
     monkeypatch.setattr(vectors, "MAX_TABLE", 64)
-    with pytest.warns(EngineNotice, match="runs in Python: a step table would need"):
+    with pytest.warns(EngineNotice, match="runs on the python engine, not compiled: a step "
+                                          "table would need"):
         v = max_grundy(g, "A", strategy="bfs", engine="compiled")
-    assert (v.engine, v.states) == ("python", 54258)
+    assert (v.engine.name, v.states) == ("python", 54258)
 
 
 @pytest.mark.parametrize("argv", [

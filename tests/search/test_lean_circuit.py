@@ -30,13 +30,15 @@ from sdg_automata.grammar.parse import grammar_to_json, parse_grammar  # noqa: E
 from sdg_automata.runtime.budget import UNLIMITED  # noqa: E402
 from sdg_automata.search import lean  # noqa: E402
 from sdg_automata.search.circuit import StepEncoding  # noqa: E402
-from sdg_automata.search.decide import bfs_search, max_grundy  # noqa: E402
+from sdg_automata.search.decide import max_grundy  # noqa: E402
+from sdg_automata.search.decide import question as asked  # noqa: E402
 from sdg_automata.search.reduce import (  # noqa: E402
     Correspondence,
     correspondence,
     initial_bits,
     reachable_samples,
 )
+from sdg_automata.search.strategies.solver_evidence import SolverEvidence  # noqa: E402
 
 EXAMPLE3 = Path(__file__).resolve().parents[2] / "examples" / "example3.txt"
 LINEAR = st.one_of(right_linear_grammars(), left_linear_grammars())
@@ -81,7 +83,7 @@ def test_every_claim_holds_on_every_reachable_state(g: Grammar, within: str | No
     """On random small grammars, each constant and equivalence the reducer claims is true of
     every state the automaton reaches, and the claim passes our check."""
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
-    question = bfs_search(g, head, within=within)
+    question = asked(g, head, within=within)
     encoding = StepEncoding(question.automaton, head, question.constraint)
     claim = correspondence(encoding, meter(), "cadical195")
     assert holds_everywhere(claim, reachable(encoding))
@@ -163,8 +165,9 @@ def test_a_false_claim_is_never_an_answer(monkeypatch: pytest.MonkeyPatch, kind:
     v = max_grundy(g, "A", strategy=strategy, options={"max_length": 6}
                    if strategy == "sat" else None)
     assert (v.exact, v.proof) == (False, None)
-    assert v.solver is not None
-    assert v.solver["unproven"].startswith("the circuit reduction fails our check of"), v.solver
+    solver = v.evidence.solver if isinstance(v.evidence, SolverEvidence) else None
+    assert solver is not None
+    assert solver["unproven"].startswith("the circuit reduction fails our check of"), solver
     truth = max_grundy(g, "A")
     assert v.maximum is None or v.maximum <= truth.maximum
 

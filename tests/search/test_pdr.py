@@ -94,10 +94,10 @@ def test_aiger_simulates_the_automaton(tmp_path_factory: pytest.TempPathFactory,
     GrundyAutomaton.run (complemented where q₀ has a 1) and its output v says "the state
     shows v where the constraint accepts"; the lean AIG ABC gets has the representatives'
     latches of the same states, and its one output says "a value of the set"."""
-    from sdg_automata.search.decide import bfs_search
+    from sdg_automata.search.decide import question as asked
 
     head = data.draw(st.sampled_from(g.nonterminals), label="head")
-    question = bfs_search(g, head, within=within)
+    question = asked(g, head, within=within)
     automaton, table = question.automaton, question.constraint
     alphabet = automaton.alphabet
     encoding = StepEncoding(automaton, head, table)
@@ -271,7 +271,7 @@ def test_a_tampered_invariant_is_never_a_result(monkeypatch: pytest.MonkeyPatch,
     g = parse_grammar(EXAMPLE3.read_text(encoding="utf-8"))
     v = max_grundy(g, "A", strategy="pdr")
     assert (v.exact, v.proof, v.maximum) == (False, None, 2)
-    assert v.solver is not None and "initiation" in v.solver["unproven"]
+    assert v.evidence.solver is not None and "initiation" in v.evidence.solver["unproven"]
     from sdg_automata.render import diagram
 
     assert "not proven: ABC's invariant fails our check of initiation" in diagram(v).text
@@ -312,15 +312,15 @@ def test_rings_are_proven_where_k_induction_never_closes(count: int) -> None:
     g = intersection_grammar(ring_intersection(count))
     v = max_grundy(g, "A", strategy="pdr", max_seconds=120)
     assert (v.maximum, v.exact, v.proof, v.witness) == (count - 1, True, "pdr", "bb")
-    assert v.solver is not None and v.solver["invariant_clauses"] > 0
+    assert v.evidence.solver is not None and v.evidence.solver["invariant_clauses"] > 0
     assert max_grundy(g, "A", count, strategy="pdr").answer is False
 
 
 def test_k_induction_does_not_prove_the_rings() -> None:
     """The contrast: the SAT strategy's k-induction finds bb but proves nothing."""
     v = max_grundy(intersection_grammar(ring_intersection(6)), "A", strategy="sat",
-                   max_length=24)
-    assert (v.maximum, v.exact, v.proof, v.max_length) == (5, False, None, 24)
+                   options={"max_length": 24})
+    assert (v.maximum, v.exact, v.proof, v.evidence.max_length) == (5, False, None, 24)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -344,7 +344,8 @@ def test_ring_family_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert validate(verdict) == "max"
     assert (verdict["max"], verdict["exact"], verdict["proof"], verdict["witness"]) == (
         7, True, "pdr", "bb")
-    assert verdict["strategy"] == "pdr" and verdict["solver"]["pdr_rounds"] >= 1
+    evidence = verdict["evidence"]
+    assert evidence["strategy"] == "pdr" and evidence["solver"]["pdr_rounds"] >= 1
     code, out, err = run(["max", path, "A", "--strategy", "pdr"], capsys)
     assert code == 0 and re.fullmatch(r"max 7, witness 'bb' \(PDR: words up to length 8, "
                                       r"invariant of \d+ clauses, checked; 0, 7 by bmc; 8 by "
@@ -469,7 +470,7 @@ def test_a_proof_without_its_invariant_is_not_a_proof(tmp_path: Path,
     monkeypatch.setenv("SDG_ABC", fake_abc(tmp_path, "echo 'Property proved.'"))
     v = max_grundy(parse_grammar(EXAMPLE3.read_text(encoding="utf-8")), "A", strategy="pdr")
     assert (v.exact, v.proof) == (False, None)
-    assert v.solver is not None and "wrote no invariant" in v.solver["unproven"]
+    assert v.evidence.solver is not None and "wrote no invariant" in v.evidence.solver["unproven"]
 
 
 def test_an_unreadable_invariant_is_not_a_proof(tmp_path: Path,
@@ -480,9 +481,9 @@ def test_an_unreadable_invariant_is_not_a_proof(tmp_path: Path,
     monkeypatch.setenv("SDG_ABC", fake_abc(tmp_path, body))
     v = max_grundy(parse_grammar(EXAMPLE3.read_text(encoding="utf-8")), "A", strategy="pdr")
     assert (v.exact, v.proof) == (False, None)
-    assert v.solver is not None
-    assert v.solver["unproven"].startswith("ABC's invariant could not be read: ABC's invariant "
-                                           "names 'x0'"), v.solver
+    assert v.evidence.solver is not None
+    assert v.evidence.solver["unproven"].startswith(
+        "ABC's invariant could not be read: ABC's invariant names 'x0'"), v.evidence.solver
 
 
 def test_abc_giving_up_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -492,8 +493,8 @@ def test_abc_giving_up_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pdr, "PDR_OPTIONS", "-f -F 1")
     v = max_grundy(intersection_grammar(ring_intersection(6)), "A", strategy="pdr")
     assert (v.exact, v.proof) == (False, None)
-    assert v.solver is not None
-    assert v.solver["unproven"].startswith("ABC gave up: Reached limit"), v.solver
+    assert v.evidence.solver is not None
+    assert v.evidence.solver["unproven"].startswith("ABC gave up: Reached limit"), v.evidence.solver
 
 
 def test_relative_abc_paths_and_huge_budgets(tmp_path: Path,

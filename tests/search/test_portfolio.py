@@ -68,16 +68,18 @@ def test_which_engine_settled_each_value(tmp_path: Path,
     assert validate(verdict) == "max"
     assert (verdict["max"], verdict["exact"], verdict["proof"], verdict["witness"]) == (
         5, True, "pdr", "bb")
-    assert verdict["settled"]["5"] == "bmc" and verdict["settled"]["6"] == "pdr"
-    assert set(verdict["settled"].values()) <= {"bmc", "pdr"}
-    solver = verdict["solver"]
+    settled = verdict["evidence"]["settled"]
+    assert settled["5"] == "bmc" and settled["6"] == "pdr"
+    assert set(settled.values()) <= {"bmc", "pdr"}
+    solver = verdict["evidence"]["solver"]
     assert solver["lean_latches"] < solver["latches"] and solver["constant_latches"] > 0
     code, out, err = run(["max", path, "A", "--strategy", "pdr"], capsys)
     assert code == 0 and out.startswith("max 5, witness 'bb' (PDR: ") and out.endswith(
         "checked; 0, 5 by bmc; 6 by pdr)\n"), out
     code, out, err = run(["max", path, "A", "--strategy", "sat", "--max-length", "4",
                           "--json"], capsys)
-    assert code == 3 and json.loads(out)["at"]["settled"] == {"0": "bmc", "5": "bmc"}, err
+    assert code == 3, err
+    assert json.loads(out)["at"]["evidence"]["settled"] == {"0": "bmc", "5": "bmc"}
 
 
 @pytest.mark.parametrize("count, length", [(3, 12), (5, 26), (12, 26)])

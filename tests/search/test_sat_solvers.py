@@ -58,8 +58,8 @@ def test_every_usable_solver_gives_bfs_answers() -> None:
         assert (v.maximum, v.exact) == (truth.maximum, True), name
         assert {k: len(w) for k, w in v.witnesses.items()} == {
             k: len(w) for k, w in truth.witnesses.items()}, name
-        r = max_grundy(rings, "A", strategy="sat", max_length=12,
-                       options={"sat_solver": name})
+        r = max_grundy(rings, "A", strategy="sat",
+                       options={"sat_solver": name, "max_length": 12})
         assert (r.maximum, r.exact, r.witness) == (3, False, "bb"), name
 
 

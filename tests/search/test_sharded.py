@@ -1,7 +1,7 @@
-"""The breadth-first search sharded over a Dask cluster (issue 27, item 3): the same
-verdict as one process (maximum, witnesses, states, budget stops), the command line's
-``max --scheduler``, and a worker killed mid-search (a clean error, and a rerun that gives
-the right answer).
+"""The breadth-first search sharded over a Dask cluster (issue 27, item 3), the ``dask``
+search engine: the same verdict as one process (maximum, witnesses, states, budget
+stops), the command line's ``max --engine dask --scheduler ADDR``, and a worker killed
+mid-search (a clean error, and a rerun that gives the right answer).
 
 One real cluster (tests/cluster.py: a `dask scheduler` and two `dask worker` processes on
 127.0.0.1) serves the module; the killed-worker test starts its own."""
@@ -51,9 +51,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 
 def sharded(g: Grammar, address: str, k: int | None = None, **kw: Any) -> Any:
-    from sdg_automata.search.sharded import max_grundy_sharded
-
-    return max_grundy_sharded(g, g.start, k, scheduler=address, **kw)
+    v = max_grundy(g, g.start, k, engine="dask", options={"scheduler": address}, **kw)
+    assert (v.engine.name, v.engine.store) == ("dask", "table") and v.engine.workers >= 1
+    return v
 
 
 def same(one: Any, two: Any) -> None:
@@ -86,16 +86,19 @@ def test_the_same_verdict_as_one_process(cluster: Cluster, g: Grammar, k: int | 
 def test_unary_modular_families(cluster: Cluster) -> None:
     """Should agree with one process and with number theory (modular_truth) on a
     one-letter family: one state per level, which the cluster would pay two round trips
-    for, so it is searched in this process (the lasso), with a note (issue 34 §5)."""
+    for, so it is searched in this process (the compiled engine, the dask engine's
+    fallback), with a note (issue 34 §5)."""
     from sdg_automata.errors import EngineNotice
 
     specs = [ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]
     g = modular_family(specs)
     truth, length = modular_truth(specs)
-    with pytest.warns(EngineNotice, match="reads one letter.*in this process by the lasso"):
-        two = sharded(g, cluster.address)
+    with pytest.warns(EngineNotice, match="runs on the compiled engine, not dask: every word "
+                                          "searched reads one letter.*in this process"):
+        two = max_grundy(g, g.start, engine="dask", options={"scheduler": cluster.address})
     assert two.maximum == truth and len(str(two.witness)) == length
     same(max_grundy(g, g.start, strategy="bfs", engine="compiled"), two)
+    assert two.engine.name == "compiled"
 
 
 @pytest.mark.parametrize("limit", [1, 2, 600, 5176, 5177])
@@ -136,34 +139,35 @@ def test_progress_counts_numbered_states(cluster: Cluster) -> None:
 
 def test_the_command_line(cluster: Cluster, tmp_path: Path,
                           capsys: pytest.CaptureFixture[str]) -> None:
-    """``max GRAMMAR A --scheduler ADDR`` prints what ``max GRAMMAR A`` prints (but the
-    seconds and bytes); refusals are one error line, exit 2 (addresses:
-    test_sharded_lifecycle)."""
+    """``max GRAMMAR A --engine dask --scheduler ADDR`` prints what ``max GRAMMAR A`` prints
+    (but the seconds, bytes and engine); refusals are one error line, exit 2
+    (addresses: test_sharded_lifecycle)."""
     path = tmp_path / "g.json"
     g = exhaustive(3, 8, 1)
     path.write_text(grammar_to_json(g), encoding="utf-8")
     one = run(["max", path, g.start, "--strategy", "bfs", "--engine", "compiled", "--json"],
               capsys)
-    two = run(["max", path, g.start, "--scheduler", cluster.address, "--json"], capsys)
+    dask = ["--engine", "dask", "--scheduler", cluster.address]
+    two = run(["max", path, g.start, *dask, "--json"], capsys)
     assert one[0] == two[0] == 0, two[2]
     a, b = json.loads(one[1]), json.loads(two[1])
-    for key in ("seconds", "peak_bytes"):
+    for key in ("seconds", "peak_bytes", "engine"):
         a.pop(key), b.pop(key)
     assert a == b
-    assert run(["max", path, g.start, "1", "--scheduler", cluster.address], capsys)[:2] == (
-        1, "no\n")
-    for args, message in ([["--strategy", "dfs"], "breadth-first"],
-                          [["--engine", "python"], "--engine python"],
-                          [["--store", "compact"], "drop --store"],
-                          [["--max-length", "3"], "bounds the sat strategy"]):
-        if "--scheduler" not in args:
-            args = [*args, "--scheduler", cluster.address]
+    assert run(["max", path, g.start, "1", *dask], capsys)[:2] == (1, "no\n")
+    for args, message in (
+            [[*dask, "--strategy", "dfs"], "the dask engine does not run the dfs strategy"],
+            [["--engine", "python", "--scheduler", cluster.address],
+             "scheduler is an option of the dask engine; the python engine does not take it"],
+            [["--scheduler", cluster.address], "; engine auto does not take it"],
+            [[*dask, "--max-length", "3"], "bounds the sat strategy"],
+            [["--engine", "dask"], "the dask engine needs a scheduler"],
+            [["--connect-timeout", "5"], "connect_timeout is an option of the dask engine; "
+                                         "engine auto does not take it"]):
         code, _, err = run(["max", path, g.start, *args], capsys)
         assert code == 2, err
         assert err.startswith("error: ") and err.count("\n") == 1, err
         assert message in err
-    code, _, err = run(["max", path, g.start, "--connect-timeout", "5"], capsys)
-    assert code == 2 and err == "error: --connect-timeout goes with --scheduler\n", err
 
 
 def test_a_bad_address_is_an_input_error() -> None:
@@ -256,14 +260,16 @@ def test_malformed_addresses_are_refused_before_any_connection(address: str) -> 
 
 
 def test_automata_the_kernels_refuse_are_searched_here(cluster: Cluster) -> None:
-    """One group of nonterminals (Example 3): a note, and one process's verdict."""
+    """One group of nonterminals (Example 3): one note, and one process's verdict (the
+    kernels' fallback, Python, since they cannot take it either)."""
     from sdg_automata.errors import EngineNotice
     from sdg_automata.grammar.parse import parse_grammar
-    from sdg_automata.search.sharded import max_grundy_sharded
 
     g = parse_grammar((Path(__file__).resolve().parents[2] / "examples" / "example3.txt")
                       .read_text(encoding="utf-8"))
-    with pytest.warns(EngineNotice, match="searched in this process"):
-        v = max_grundy_sharded(g, "A", scheduler=cluster.address)
+    with pytest.warns(EngineNotice, match="the search runs on the python engine, not dask: "
+                                          "its nonterminals form one group") as notes:
+        v = max_grundy(g, "A", engine="dask", options={"scheduler": cluster.address})
+    assert len(notes) == 1 and v.engine.name == "python"
     one = max_grundy(g, "A", strategy="bfs")
     assert (v.maximum, v.witnesses, v.states) == (one.maximum, one.witnesses, one.states)

@@ -36,7 +36,7 @@ FREED_WITHIN = 45.0
 KILLED_DRIVER = """
 import os, signal, sys, threading
 from sdg_automata.generators.families import even_length_dfa, intersection_grammar, random_family
-from sdg_automata.search.sharded import max_grundy_sharded
+from sdg_automata.search.decide import max_grundy
 
 dfas = random_family(3, 16, seed=2)
 dfas.append(dfas[0].complement().intersection(even_length_dfa(dfas[0].input_symbols)).minify())
@@ -48,7 +48,7 @@ def progress(n):
         fired.append(n)
         threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGKILL)).start()
 
-max_grundy_sharded(g, g.start, scheduler=sys.argv[1], progress=progress)
+max_grundy(g, g.start, engine="dask", options={"scheduler": sys.argv[1]}, progress=progress)
 print("finished before it was killed")
 """
 
@@ -154,7 +154,7 @@ def test_a_driver_cut_off_from_the_scheduler_stops_and_frees_its_shards(tmp_path
     path.write_text(grammar_to_json(g), encoding="utf-8")
     with dask_cluster(tmp_path / "dask") as running, Client(running.address) as client:
         driver = subprocess.Popen([sys.executable, "-m", "sdg_automata", "max", str(path),
-                                   g.start, "--scheduler", running.address],
+                                   g.start, "--engine", "dask", "--scheduler", running.address],
                                   env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True)
         try:
@@ -237,7 +237,8 @@ def test_addresses_are_one_line_naming_them_and_the_cause(
                "proxy": f"tcp://127.0.0.1:{proxy_port}"}.get(target, target)
     path = tmp_path / "g.json"
     path.write_text(grammar_to_json(_exhaustive(3, 6, 0)), encoding="utf-8")
-    got, out, err = run(["max", path, "A", "--scheduler", address, "--connect-timeout", "2"],
+    got, out, err = run(["max", path, "A", "--engine", "dask", "--scheduler", address,
+                         "--connect-timeout", "2"],
                         capsys)
     assert (got, out) == (code, ""), err
     assert err.startswith("error: ") and err.count("\n") == 1, err
@@ -271,7 +272,7 @@ def test_a_fresh_cluster_says_it_compiles_and_keeps_the_deadline(tmp_path: Path)
     deadline (--max-seconds: 0 states reached, not a level later) and say so in the
     progress display instead of showing 0 states (09b81bb: 79 s at "0 states")."""
     from sdg_automata.errors import BudgetExceeded, Interrupted
-    from sdg_automata.search.sharded import max_grundy_sharded
+    from sdg_automata.search.decide import max_grundy
 
     g = _exhaustive(3, 6, 0)
     with dask_cluster(tmp_path / "dask", workers=0) as running:
@@ -281,10 +282,12 @@ def test_a_fresh_cluster_says_it_compiles_and_keeps_the_deadline(tmp_path: Path)
         running.wait_for(2)
         try:
             with pytest.raises(BudgetExceeded, match=r"budget of 1 s .*\(0 states reached\)"):
-                max_grundy_sharded(g, g.start, scheduler=running.address, max_seconds=1)
+                max_grundy(g, g.start, engine="dask",
+                           options={"scheduler": running.address}, max_seconds=1)
             watching = _Watching()
             with pytest.raises(Interrupted, match="interrupted after [01] states"):
-                max_grundy_sharded(g, g.start, scheduler=running.address, progress=watching)
+                max_grundy(g, g.start, engine="dask",
+                           options={"scheduler": running.address}, progress=watching)
             assert watching.counts == [], watching.counts
             assert len(watching.said) == 1, watching.said
             assert re.fullmatch(r"compiling the kernels on (1 of )?2 workers?…",
@@ -315,12 +318,12 @@ def test_a_constraint_of_one_letter_is_searched_here(warm: Any) -> None:
     lets one letter through (a level holds one state), with one process's verdict."""
     from sdg_automata.errors import EngineNotice
     from sdg_automata.search.decide import max_grundy
-    from sdg_automata.search.sharded import max_grundy_sharded
 
     g = _exhaustive(3, 8, 1)
     for within in ("(aa)*", "b*"):
         with pytest.warns(EngineNotice, match="reads one letter"):
-            two = max_grundy_sharded(g, g.start, within=within, scheduler=warm.address)
+            two = max_grundy(g, g.start, within=within, engine="dask",
+                           options={"scheduler": warm.address})
         _same(max_grundy(g, g.start, within=within, strategy="bfs"), two)
 
 
@@ -359,7 +362,8 @@ def test_a_deep_narrow_search_is_searched_here(warm: Any,
     monkeypatch.setattr(sharded, "PROBE_SECONDS", 1.0)  # the measure, sooner
     with pytest.warns(EngineNotice, match=r"too narrow to shard: [\d,]+ states in [\d,]+ "
                                           r"levels .* fewer than 1,000 a level"):
-        two = sharded.max_grundy_sharded(g, g.start, scheduler=warm.address)
+        two = max_grundy(g, g.start, engine="dask",
+                           options={"scheduler": warm.address})
     one = max_grundy(g, g.start, strategy="bfs")
     _same(one, two)
     truth, length = modular_truth([ModularSpec(p, 0) for p in moduli])

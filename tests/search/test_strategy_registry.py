@@ -2,8 +2,9 @@
 
 A toy strategy (``tests/toy_strategy.py``) registered by one line shows up in
 ``max_grundy``, in ``max --help`` with its own argument, in ``--strategy`` and in
-``--json``; every real strategy's evidence gives the JSON fields of schema max/2; and
-the facade, the command line and the renderer ask the registry rather than naming a
+``--json``, whose schema max/3 takes its evidence without changing any other verdict;
+every real strategy's evidence gives the fields max/3 lists for it; and the facade, the
+command line and the renderer ask the registry (and the evidence) rather than naming a
 strategy.
 """
 
@@ -38,7 +39,6 @@ def test_the_registry_lists_the_strategies_in_order() -> None:
     assert strategies.names() == ("bfs", "dfs", "lasso", "sat", "pdr")
     assert STRATEGIES is strategies.STRATEGIES  # the facade's table is the registry
     assert strategies.solved() == {"sat": "CaDiCaL", "pdr": "ABC and CaDiCaL"}
-    assert strategies.json_fields() == ("max_length", "induction_depth", "solver", "settled")
     assert strategies.get("dfs").name == "dfs"
     with pytest.raises(InputError, match="unknown strategy 'nope'"):
         strategies.get("nope")
@@ -51,23 +51,13 @@ def test_a_registered_strategy_runs_in_max_grundy() -> None:
     bfs = max_grundy(g, "A", strategy="bfs")
     assert (v.strategy, v.maximum, v.witnesses) == ("toy", bfs.maximum, bfs.witnesses)
     assert v.evidence == toy_strategy.ToyEvidence(values=len(bfs.witnesses), bonus=7)
-    assert v.to_json()["toy_values"] == 3 and v.to_json()["toy_bonus"] == 7
-    assert v.max_length is None and v.solver is None  # the solvers' fields: absent
-    assert bfs.to_json()["toy_values"] is None  # every verdict has every strategy's field
+    assert v.to_json()["evidence"] == {"strategy": "toy", "toy_values": 3, "toy_bonus": 7}
+    assert bfs.to_json()["evidence"] == {"strategy": "bfs"}  # untouched by the toy
     with pytest.raises(InputError, match="toy_bonus is an option of the toy strategy; dfs"):
         max_grundy(g, "A", strategy="dfs", options={"toy_bonus": 1})
 
 
-@pytest.fixture
-def unpublished(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``max --json`` printing without the schema check of conftest.py: schema max/2 lists
-    the published strategies and their fields only (a new one is a new schema version)."""
-    from sdg_automata.cli import automata
-
-    monkeypatch.setattr(automata, "emit", lambda obj: print(json.dumps(obj)))
-
-
-@pytest.mark.usefixtures("toy", "unpublished")
+@pytest.mark.usefixtures("toy")
 def test_a_registered_strategy_is_on_the_command_line(capsys: pytest.CaptureFixture[str]
                                                       ) -> None:
     with pytest.raises(SystemExit):
@@ -78,9 +68,11 @@ def test_a_registered_strategy_is_on_the_command_line(capsys: pytest.CaptureFixt
     assert main(["max", EXAMPLE, "A", "--strategy", "toy", "--toy-bonus", "5"]) == 0
     assert capsys.readouterr().out == "max 2, witness 'aa' (toy: 3 values, bonus 5, " \
                                       "proof exhaustive)\n"
+    # printed through the schema check of conftest.py: max/3 takes a plugin's evidence
     assert main(["max", EXAMPLE, "A", "--strategy", "toy", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert (out["strategy"], out["toy_values"], out["toy_bonus"], out["max"]) == ("toy", 3, 0, 2)
+    assert (out["evidence"], out["max"]) == ({"strategy": "toy", "toy_values": 3,
+                                              "toy_bonus": 0}, 2)
 
 
 def test_without_the_toy_nothing_knows_it(capsys: pytest.CaptureFixture[str]) -> None:
@@ -93,8 +85,12 @@ def test_without_the_toy_nothing_knows_it(capsys: pytest.CaptureFixture[str]) ->
 
 @pytest.mark.parametrize("name", ["bfs", "dfs", "lasso", "sat", "pdr"])
 def test_each_evidence_gives_its_json_fields(name: str) -> None:
-    """Should give the fields of schema max/2 (every strategy's, null where absent), the
-    evidence's own read back by the verdict's properties."""
+    """Should give the evidence object of schema max/3: the strategy's name, and the
+    solvers' three fields for sat and pdr (induction_depth set exactly when k-induction
+    proved the verdict)."""
+    pytest.importorskip("jsonschema")
+    from schemas import validate
+
     if strategies.get(name).solver is not None:
         pytest.importorskip("pysat")
     g = (parse_grammar("A -> a A | a a B | a\nB -> a A | a") if name == "lasso"
@@ -104,16 +100,47 @@ def test_each_evidence_gives_its_json_fields(name: str) -> None:
     except InputError as e:  # pdr without ABC
         pytest.skip(str(e))
     out = v.to_json()
-    assert list(out)[-5:] == ["proof", "max_length", "induction_depth", "solver", "settled"]
-    fields = strategies.get(name).json_fields
-    if v.evidence is not None:
-        assert set(v.evidence.to_json()) <= set(fields)
-    for f in ("max_length", "induction_depth", "solver"):
-        assert out[f] == getattr(v, f)
-        assert (out[f] is not None) == (f in fields and f != "induction_depth"
-                                        or f == "induction_depth" and v.proof == "k-induction")
-    assert (out["settled"] is not None) == ("settled" in fields)
-    assert v.store in (None, "table", "compact") and "store" not in out  # bfs's, not in JSON
+    validate({"schema": "max/3", **out})
+    evidence = out["evidence"]
+    solved = strategies.get(name).solver is not None
+    assert list(out)[-3:] == ["proof", "evidence", "engine"]
+    assert set(evidence) == ({"strategy", "max_length", "induction_depth", "solver",
+                                             "settled"} if solved
+                             else {"strategy"})
+    assert evidence["strategy"] == name
+    if solved:
+        assert out["engine"] is None and evidence["solver"]["name"]
+        assert (evidence["induction_depth"] is not None) == (v.proof == "k-induction")
+    else:
+        assert out["engine"]["name"] in ("python", "compiled")
+
+
+@pytest.mark.usefixtures("toy")
+def test_a_plugin_strategy_validates_without_changing_other_verdicts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the toy strategy and the toy engine registered, the published schema max/3
+    (with its check on) takes the toy's verdict, a bfs verdict, and a verdict of the toy
+    engine, and still refuses a published strategy's evidence with a stray field."""
+    jsonschema = pytest.importorskip("jsonschema")
+    import toy_engine
+    from schemas import validate
+
+    from sdg_automata.search import engines
+
+    monkeypatch.setitem(engines.ENGINES, "toy", toy_engine.ENGINE)
+    g = load_grammar(EXAMPLE)
+    toy = max_grundy(g, "A", strategy="toy", options={"toy_bonus": 2}).to_json()
+    bfs = max_grundy(g, "A", strategy="bfs").to_json()
+    engine = max_grundy(g, "A", engine="toy").to_json()
+    for out in (toy, bfs, engine):
+        validate({"schema": "max/3", **out})
+    assert engine["engine"] == {"name": "toy", "store": "dict", "workers": None}
+    with pytest.raises(jsonschema.ValidationError):
+        validate({"schema": "max/3", **bfs, "evidence": {"strategy": "bfs", "toy_values": 3}})
+    with pytest.raises(jsonschema.ValidationError):
+        validate({"schema": "max/3", **bfs, "evidence": {"strategy": "sat"}})
+    with pytest.raises(jsonschema.ValidationError):
+        validate({"schema": "max/3", **bfs, "evidence": {"toy_values": 3}})
 
 
 @pytest.mark.parametrize("path", ["search/decide.py", "cli/automata.py", "render/verdict.py"])
@@ -144,8 +171,7 @@ def test_the_built_in_type_names_the_built_in_strategies() -> None:
 def test_a_strategy_registered_before_the_facade_loads_is_served() -> None:
     """The recipe's one line may run first thing in a program: no import-time snapshot of
     the table may refuse or miss it (a fresh interpreter, so decide is not loaded yet)."""
-    import subprocess
-    import sys
+    from clirun import fresh
 
     script = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
@@ -156,6 +182,5 @@ def test_a_strategy_registered_before_the_facade_loads_is_served() -> None:
         "from sdg_automata.grammar.parse import load_grammar\n"
         "v = sdg_automata.max_grundy(load_grammar(sys.argv[2]), 'A', strategy='toy')\n"
         "print(v.strategy, v.evidence.values)\n")
-    done = subprocess.run([sys.executable, "-c", script, str(ROOT / "tests"), EXAMPLE],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = fresh(script, EXAMPLE)
     assert (done.returncode, done.stdout) == (0, "toy 3\n"), done.stderr[-2000:]

@@ -10,9 +10,9 @@ return a status.  This module holds everything around them:
   misses, grow its arrays, and serve budgets, progress, Ctrl-C and memory between
   calls, over the stores of a walk (:mod:`sdg_automata.search.compiled.stores`:
   records of part ids in growing memory maps, or the exact compact table);
-* :func:`unfit`, which says when the kernels cannot take an automaton.  The engine
-  is chosen by :mod:`sdg_automata.runtime.engines` (its
-  :func:`~sdg_automata.runtime.engines.run_engine`); the compiled exploration is
+* which engine runs is the engines' business (:mod:`sdg_automata.search.engines`,
+  whose ``compiled`` and ``compact`` entries call these drivers and say which
+  automata the kernels take); the compiled exploration is
   :mod:`sdg_automata.search.compiled.explore`.
 """
 
@@ -20,29 +20,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import BudgetExceeded, SdgBug
 from ...runtime.budget import Budget
-from ...runtime.engines import THRESHOLDS
+from .loop import Handler, Misses, dispatch, stop
 from .stores import (
     NARROW,
     CompactStore,
     Growing,
-    KeyTooWide,
     _Quantum,
     _Store,
     _wrapping,
 )
 from .tables import StepTables
 
-if TYPE_CHECKING:
-    from ...automaton.construction import GrundyAutomaton
-
-__all__ = ["AUTO_STATES", "STORES", "Walked", "breadth_first", "depth_first", "lasso", "unfit"]
-
-#: the stores of a breadth-first walk (:func:`breadth_first`)
-STORES = ("table", "compact")
+__all__ = ["Walked", "breadth_first", "depth_first", "lasso"]
 
 
 # ---------------------------------------------------------------------------
@@ -52,10 +45,8 @@ class Walked:
     """What a compiled walk found (see :func:`breadth_first`, :func:`depth_first`)."""
 
     def __init__(self, *, store: _Store | CompactStore | None, states: int, complete: bool,
-                 found: dict[int, Any], peak_bytes: int, store_kind: str = "table") -> None:
+                 found: dict[int, Any], peak_bytes: int) -> None:
         self.store = store
-        #: the store that ran: ``"table"`` or ``"compact"`` (see :func:`breadth_first`)
-        self.store_kind = store_kind
         self.states = states
         self.complete = complete
         #: value -> record number (breadth-first), letters read (depth-first), length (lasso)
@@ -83,7 +74,8 @@ def _start(tables: StepTables, constraint: Any) -> tuple[Any, Any, int, Any]:
 
 
 class _Driver:
-    """The loop around a kernel: learning, growth, budget, Ctrl-C and memory."""
+    """Around a kernel's loop (:func:`~sdg_automata.search.compiled.loop.dispatch`): the
+    kernel's quantum, learning, budget, Ctrl-C and memory."""
 
     def __init__(self, tables: StepTables, budget: Budget, what: str) -> None:
         import time
@@ -94,7 +86,7 @@ class _Driver:
         self.cap = -1 if self.limit is None else self.limit
         self.quantum = _Quantum()
         self._clock = time.perf_counter
-        self._last_miss: tuple[int, ...] | None = None
+        self._misses = Misses()
 
     def timed(self, kernel: Callable[..., int], cursor: Any, *args: Any) -> int:
         """``kernel(*args, quantum)``, timed; ``cursor`` (among ``args``) says the work done."""
@@ -113,19 +105,32 @@ class _Driver:
         learning its tables) spends its time here, so the meter is served from here too
         (``reached``: the states so far); a lesson costs far more than a look at the clock.
         """
-        if where == self._last_miss:
-            raise SdgBug(f"step tables: the kernel missed twice at {where}")
-        self._last_miss = where
+        self._misses.seen(where)
         self.tables.learn(source, k)
         self.meter.check(reached)
 
     def served(self, n: int) -> None:
         """A pause: progress, the clock and (now and then, by the meter) memory."""
-        self._last_miss = None
+        self._misses.forget()
         self.meter.check(n)
 
     def exceeded(self, n: int) -> BudgetExceeded:
         return self.meter.exceeded(n, f"{self.limit} states")
+
+    def handlers(self, states: Callable[[], int], **by_status: Handler) -> dict[int, Handler]:
+        """The handlers every walk shares — DONE ends it, PAUSE serves the meter, CAP is
+        over the budget (``states()``: the states so far) — and the walk's own, by the
+        statuses' names (``MISS=...``, ``FULL=...``, ``FOUND=...``)."""
+        from ...kernels import step as protocol
+
+        def over() -> None:
+            raise self.exceeded(states())
+
+        table: dict[int, Handler] = {protocol.DONE: stop,
+                                     protocol.PAUSE: lambda: self.served(states()),
+                                     protocol.CAP: over}
+        table.update({getattr(protocol, name): handler for name, handler in by_status.items()})
+        return table
 
 
 def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
@@ -152,9 +157,8 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     store:
         ``"table"``: the table store (:class:`_Store`: records, a table of their
         numbers, the tree in memory); ``"compact"``: a :class:`CompactStore`
-        (no rows; when the keys would be too wide, the table store after one
-        :class:`~sdg_automata.errors.EngineNotice`, and ``Walked.store_kind``
-        says which ran).
+        (no rows), which raises :class:`~sdg_automata.search.compiled.stores.KeyTooWide`
+        (an :class:`~sdg_automata.runtime.engines.Unfit`) when the ids outgrow its keys.
 
     Returns
     -------
@@ -171,18 +175,10 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     letters = len(tables.alphabet)
     crows, cfinal, wc, start = _start(tables, constraint)
     if store == "compact" and not rows:
-        try:
-            return _compact_breadth_first(tables, budget, what=what, crows=crows,
-                                          cfinal=cfinal, wc=wc, start=start, head=head,
-                                          bound=bound, settle=settle)
-        except KeyTooWide as e:
-            import warnings
-
-            from ...errors import EngineNotice
-
-            warnings.warn(f"the {what} keeps the table store, not the compact one: {e}",
-                          EngineNotice, stacklevel=2)
-    elif store not in STORES:
+        return _compact_breadth_first(tables, budget, what=what, crows=crows, cfinal=cfinal,
+                                      wc=wc, start=start, head=head, bound=bound,
+                                      settle=settle)
+    if store != "table":
         raise SdgBug(f"unknown store {store!r}")
     table = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
                    narrow=crows.shape[1] <= NARROW)
@@ -191,46 +187,37 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     cursor = np.zeros(8, dtype=np.int64)
     cursor[protocol.N] = 1
     drive = _Driver(tables, budget, what)
-    stopped = False
-    n = 1
+    empty_rows = np.zeros((1, letters), np.int32)
+
+    def states() -> int:
+        return int(cursor[protocol.N])
+
+    def call() -> int:  # the arrays are read anew: a growth replaces them
+        head_group, values = _head_values(tables, head)
+        assert table.parent is not None and table.via is not None
+        return drive.timed(
+            kernel.bfs, cursor, tables.heap, tables.plan, tables.starts, table.records.array,
+            table.table.array, table.tags.array, table.parent.array, table.via.array,
+            table.rows.array if table.rows is not None else empty_rows, rows, crows, cfinal,
+            wc, values, head_group, settle if head is not None else -1, found_at, cursor,
+            drive.cap)
+
+    def miss() -> None:
+        n, sid, k = states(), int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
+        drive.learn(table.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
+        table.fit(tables, n)
+
     try:
-        while True:
-            head_group, values = _head_values(tables, head)
-            rows_array = table.rows.array if table.rows is not None else np.zeros(
-                (1, letters), np.int32)
-            records, slots, tags = table.records.array, table.table.array, table.tags.array
-            parent, via = table.parent.array, table.via.array  # type: ignore[union-attr]
-            heap, plan, starts = tables.heap, tables.plan, tables.starts
-            status = drive.timed(
-                kernel.bfs, cursor, heap, plan, starts, records, slots, tags, parent, via,
-                rows_array,
-                rows, crows, cfinal, wc, values, head_group,
-                settle if head is not None else -1, found_at, cursor, drive.cap)
-            n = int(cursor[protocol.N])
-            del records, slots, tags, parent, via, rows_array  # no view across a growth
-            if status == protocol.DONE:
-                break
-            if status == protocol.MISS:
-                sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
-                drive.learn(table.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
-                table.fit(tables, n)
-            elif status == protocol.FULL:
-                table.make_room(n)
-            elif status == protocol.PAUSE:
-                drive.served(n)
-            elif status == protocol.CAP:
-                raise drive.exceeded(n)
-            elif status == protocol.FOUND:
-                stopped = True
-                break
+        status = dispatch(call, drive.handlers(states, MISS=miss, FOUND=stop,
+                                               FULL=lambda: table.make_room(states())))
     except BaseException as e:  # the store goes back at once; the found states with it
-        failure = _failed(e, table, drive, what, n)
+        failure = _failed(e, table, drive, what, states())
         if failure is e:
             raise
         raise failure from None
     found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
-    return Walked(store=table, states=n, complete=not stopped, found=found,
-                  peak_bytes=table.nbytes(n))
+    return Walked(store=table, states=states(), complete=status != protocol.FOUND, found=found,
+                  peak_bytes=table.nbytes(states()))
 
 
 def _failed(e: BaseException, store: _Store | CompactStore, drive: _Driver, what: str,
@@ -284,55 +271,53 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     cursor = np.zeros(8, dtype=np.int64)
     cursor[protocol.N] = 1
     drive = _Driver(tables, budget, what)
-    stopped = False
     base = 0  # the state in inrec[0]
-    n = 1
+
+    def states() -> int:
+        return int(cursor[protocol.N])
+
+    def call() -> int:
+        head_group, values = _head_values(tables, head)
+        t = store.table
+        return drive.timed(
+            compact.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
+            t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal, wc,
+            values, head_group, settle if head is not None else -1, found_at, cursor,
+            drive.cap)
+
+    def miss() -> None:
+        n, sid, k = states(), int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
+        out = int(cursor[compact.OUT])
+        source = inrec[sid - base] if sid - base < cursor[compact.IN] else outrec[
+            sid - (n - out)]
+        drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
+        store.fit(counts(), n)
+
+    def full() -> None:
+        nonlocal base
+        n, sid = states(), int(cursor[protocol.SID])
+        out = int(cursor[compact.OUT])
+        if out + letters > COMPACT_BUFFER:  # the output to the spool
+            store.push(outrec[:out], outcode[:out])
+            cursor[compact.OUT] = out = 0
+        if sid - base >= cursor[compact.IN] and sid < n - out:  # the next input
+            base = sid
+            cursor[compact.IN] = store.records.read(sid, inrec)
+            store.records.release(sid)
+        store.make_room(n, letters)
+
     try:
-        while True:
-            head_group, values = _head_values(tables, head)
-            t = store.table
-            status = drive.timed(
-                compact.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
-                t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal,
-                wc, values, head_group, settle if head is not None else -1, found_at,
-                cursor, drive.cap)
-            n, sid = int(cursor[protocol.N]), int(cursor[protocol.SID])
-            if status == protocol.DONE:
-                break
-            if status == protocol.MISS:
-                k = int(cursor[protocol.LETTER])
-                out = int(cursor[compact.OUT])
-                source = inrec[sid - base] if sid - base < cursor[compact.IN] else outrec[
-                    sid - (n - out)]
-                drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
-                store.fit(counts(), n)
-            elif status == protocol.FULL:
-                out = int(cursor[compact.OUT])
-                if out + letters > COMPACT_BUFFER:  # the output to the spool
-                    store.push(outrec[:out], outcode[:out])
-                    cursor[compact.OUT] = out = 0
-                if sid - base >= cursor[compact.IN] and sid < n - out:  # the next input
-                    base = sid
-                    cursor[compact.IN] = store.records.read(sid, inrec)
-                    store.records.release(sid)
-                store.make_room(n, letters)
-            elif status == protocol.PAUSE:
-                drive.served(n)
-            elif status == protocol.CAP:
-                raise drive.exceeded(n)
-            elif status == protocol.FOUND:
-                stopped = True
-                break
+        status = dispatch(call, drive.handlers(states, MISS=miss, FULL=full, FOUND=stop))
         out = int(cursor[compact.OUT])  # the tree of the last states, for the witnesses
         store.push(outrec[:out], outcode[:out])
     except BaseException as e:
-        failure = _failed(e, store, drive, what, n)
+        failure = _failed(e, store, drive, what, states())
         if failure is e:
             raise
         raise failure from None
     found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
-    return Walked(store=store, states=n, complete=not stopped, found=found,
-                  peak_bytes=store.nbytes() + 3 * inrec.nbytes, store_kind="compact")
+    return Walked(store=store, states=states(), complete=status != protocol.FOUND, found=found,
+                  peak_bytes=store.nbytes() + 3 * inrec.nbytes)
 
 
 def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, head: str,
@@ -357,51 +342,52 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
     drive = _Driver(tables, budget, "search")
     found: dict[int, Any] = {}
     deepest = 1
-    n = 1
-    stopped = False
+
+    def states() -> int:
+        return int(cursor[protocol.N])
+
+    def depth() -> int:
+        return int(cursor[protocol.DEPTH])
+
+    def call() -> int:
+        nonlocal deepest
+        head_group, values = tables.values(head)
+        status = drive.timed(
+            kernel.dfs, cursor, tables.heap, tables.plan, tables.starts, store.records.array,
+            store.table.array, store.tags.array, path.array, tried.array, read.array, crows,
+            cfinal, wc, values, head_group, seen, cursor, drive.cap)
+        deepest = max(deepest, depth())
+        return status
+
+    def miss() -> None:
+        n, src, k = states(), int(path.array[depth() - 1]), int(tried.array[depth() - 1])
+        drive.learn(store.records.array[src, :tables.groups].tolist(), k, (n, src, k), n)
+        store.fit(tables, n)
+
+    def full() -> None:
+        store.make_room(states())
+        if depth() >= path.capacity:
+            for g in (path, tried, read):
+                g.grow(2 * g.capacity)
+
+    def value() -> bool:  # a value not seen yet: its witness is the path read
+        v = int(cursor[protocol.VALUE])
+        found[v] = read.array[1:depth()].tolist()
+        return v >= settle
+
     try:
-        while True:
-            head_group, values = tables.values(head)
-            records, table, tags = store.records.array, store.table.array, store.tags.array
-            p, t, r = path.array, tried.array, read.array
-            status = drive.timed(
-                kernel.dfs, cursor, tables.heap, tables.plan, tables.starts, records, table,
-                tags, p, t, r, crows, cfinal, wc, values, head_group, seen, cursor, drive.cap)
-            n, depth = int(cursor[protocol.N]), int(cursor[protocol.DEPTH])
-            deepest = max(deepest, depth)
-            del records, table, tags, p, t, r
-            if status == protocol.DONE:
-                break
-            if status == protocol.MISS:
-                src = int(path.array[depth - 1])
-                k = int(tried.array[depth - 1])
-                drive.learn(store.records.array[src, :tables.groups].tolist(), k, (n, src, k), n)
-                store.fit(tables, n)
-            elif status == protocol.FULL:
-                store.make_room(n)
-                if depth >= path.capacity:
-                    for g in (path, tried, read):
-                        g.grow(2 * g.capacity)
-            elif status == protocol.PAUSE:
-                drive.served(n)
-            elif status == protocol.CAP:
-                raise drive.exceeded(n)
-            elif status == protocol.FOUND:
-                v = int(cursor[protocol.VALUE])
-                found[v] = read.array[1:depth].tolist()
-                if v >= settle:
-                    stopped = True
-                    break
+        status = dispatch(call, drive.handlers(states, MISS=miss, FULL=full, FOUND=value))
     except KeyboardInterrupt:
-        raise drive.meter.interrupted(n) from None
+        raise drive.meter.interrupted(states()) from None
     except MemoryError:
+        n = states()
         raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
     finally:
         store.close()
         for g in (path, tried, read):
             g.close()
-    return Walked(store=None, states=n, complete=not stopped, found=found,
-                  peak_bytes=store.nbytes(n) + 12 * deepest)
+    return Walked(store=None, states=states(), complete=status != protocol.FOUND, found=found,
+                  peak_bytes=store.nbytes(states()) + 12 * deepest)
 
 
 #: the compiled lasso keeps at most this many states of the walk (checkpoints), about
@@ -464,20 +450,23 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
 
     def run(kernel_call: Callable[[], int], mover: Callable[[], int]) -> int:
         """Call a phase until it ends, learning its misses and serving pauses."""
-        while True:
-            status = kernel_call()
+        def reached() -> int:  # states, for progress
             position = int(cursor[protocol.POS])
-            reached = position + 1 if cap < 0 else min(position + 1, cap)  # states, for progress
-            if status == protocol.MISS:
-                row = mover()
-                drive.learn(cur[row, :tables.groups].tolist(), letter,
-                            (position, int(cursor[protocol.STEPS]), row), reached)
-            elif status == protocol.PAUSE:
-                drive.served(reached)
-                if 0 <= beyond <= position:
-                    raise drive.exceeded(cap)
-            else:
-                return status
+            return position + 1 if cap < 0 else min(position + 1, cap)
+
+        def miss() -> None:
+            row = mover()
+            drive.learn(cur[row, :tables.groups].tolist(), letter,
+                        (int(cursor[protocol.POS]), int(cursor[protocol.STEPS]), row), reached())
+
+        def pause() -> None:
+            drive.served(reached())
+            if 0 <= beyond <= int(cursor[protocol.POS]):
+                raise drive.exceeded(cap)
+
+        return dispatch(kernel_call, {protocol.MISS: miss, protocol.PAUSE: pause,
+                                      protocol.DONE: stop, protocol.FOUND: stop,
+                                      protocol.DEAD: stop, protocol.MET: stop})
 
     def hare(limit: int, record: bool) -> int:  # the hare on, up to `limit` steps this round
         values = tables.values(head)[1] if record else none
@@ -534,24 +523,3 @@ def _lasso_found(first: Any, states: int, complete: bool) -> Walked:
     return Walked(store=None, states=states, complete=complete,
                   found={v: int(n) for v, n in enumerate(first.tolist()) if n >= 0},
                   peak_bytes=first.nbytes + 4 * 8)
-
-
-# ---------------------------------------------------------------------------
-# the kernels' fit, and the compiled exploration (runtime.engines chooses the engine)
-
-#: ``engine="auto"`` runs the Python reference for up to this many states, then restarts
-#: the walk compiled (:data:`sdg_automata.runtime.engines.THRESHOLDS` says why)
-AUTO_STATES = THRESHOLDS["walk states"]
-#: the widest state the kernels take: this many groups (plus one for a constraint)
-MAX_GROUPS = 255
-
-
-def unfit(automaton: GrundyAutomaton) -> str | None:
-    """Why the compiled kernels cannot walk ``automaton`` (a phrase), or ``None``."""
-    layout = automaton.layout
-    if layout is None:
-        return ("its nonterminals form one group, so the compiled step would learn every "
-                "state from Python")
-    if len(layout.owned) > MAX_GROUPS:
-        return f"its states have {len(layout.owned)} groups, over the kernels' {MAX_GROUPS}"
-    return None

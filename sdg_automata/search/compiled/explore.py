@@ -14,7 +14,8 @@ from array import array
 from typing import TYPE_CHECKING, Any
 
 from ...runtime.engines import Unfit
-from .drive import breadth_first, unfit
+from ..engines.compiled import ENGINE
+from .drive import breadth_first
 from .stores import CompactStore
 from .tables import StepTables
 
@@ -35,12 +36,13 @@ def crawl_compiled(automaton: GrundyAutomaton, budget: Budget, *, what: str) -> 
     Raises
     ------
     Unfit
-        When the kernels cannot take ``automaton`` (:func:`unfit`).
+        When the kernels cannot take ``automaton`` (the ``compiled`` search engine's
+        scope, :meth:`~sdg_automata.search.engines.base.SearchEngine.unfit`).
     """
     from ...automaton.crawl import Crawl
     from .tables import PartStates
 
-    why = unfit(automaton)
+    why = ENGINE.unfit(automaton)
     if why is not None:
         raise Unfit(why)
     tables = StepTables(automaton)

@@ -3,12 +3,12 @@
 The drivers of :mod:`sdg_automata.search.compiled.drive` keep a walk's states in one of two
 stores, both outside the process's heap:
 
-* :class:`_Store` (``--store table``) — records of part ids
+* :class:`_Store` (the ``compiled`` engine) — records of part ids
   (:class:`~sdg_automata.search.compiled.tables.StepTables`) in :class:`Growing` arrays
   (anonymous memory maps that grow by ``mremap``: no copy, no touching of rows not
   written yet), an open-addressing table with 8-bit tags, the breadth-first tree
   and the rows;
-* :class:`CompactStore` (``--store compact``) — an exact Cleary table of keys of at
+* :class:`CompactStore` (the ``compact`` engine) — an exact Cleary table of keys of at
   most :data:`MAX_KEY_BITS` bits (:class:`_Cleary`, whose kernels are in
   :mod:`sdg_automata.kernels.compact`), its frontier queued in a :class:`_Spool` of
   unlinked temporary files (the page cache, not resident memory).
@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import ResourceError, SdgBug
+from ...runtime.engines import Unfit
 from .tables import StepTables
 
 __all__ = ["COMPACT_LOAD_PERCENT", "MAX_KEY_BITS", "NARROW", "QUANTUM_SECONDS", "SPOOL_SEGMENT",
@@ -194,8 +195,9 @@ MAX_KEY_BITS = 64
 _MULTIPLIERS = (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9)
 
 
-class KeyTooWide(Exception):
-    """The records of a walk do not fit a compact key of :data:`MAX_KEY_BITS` bits."""
+class KeyTooWide(Unfit):
+    """The records of a walk do not fit a compact key of :data:`MAX_KEY_BITS` bits: the
+    compact engine gives the search up, and its fallback runs it."""
 
 
 class _Cleary:

@@ -14,12 +14,14 @@ How to add a strategy
 ---------------------
 Write one module (here, or anywhere) that defines a run function
 ``run(search: Search) -> SearchResult`` (:mod:`sdg_automata.search.request`: the
-question, with ``search.options`` your options, and the answer, whose
-``evidence`` is yours), optionally a frozen dataclass of options (its fields become
-keywords of ``max_grundy(options={...})``; their defaults mean "not given"), an
-evidence class deriving from :class:`~sdg_automata.search.request.Evidence`
-(``to_json()`` gives the ``--json`` fields you list in ``json_fields``, ``summary()``
-the note the command line prints), command-line :class:`~.base.Argument` s and the
+question, with ``search.options`` your options, and the answer, whose ``evidence``
+is yours; a strategy that walks the automaton hands its Python reference to
+:func:`sdg_automata.search.engines.run`, which runs it on the engine asked for),
+optionally a frozen dataclass of options (its fields become keywords of
+``max_grundy(options={...})``; their defaults mean "not given"), an evidence class
+deriving from :class:`~sdg_automata.search.request.Evidence` (``to_json()`` gives the
+fields of the ``evidence`` object of ``--json``, ``summary()`` the note the command
+line prints), command-line :class:`~sdg_automata.search.options.Argument` s and the
 refusals (``check``, ``prepare``, ``refuse``); then make one
 :class:`~.base.SearchStrategy` of them and :func:`register` it (a built-in one is
 listed in :data:`STRATEGIES` below).  ``max_grundy(strategy=name)``, ``max
@@ -29,20 +31,20 @@ listed in :data:`STRATEGIES` below).  ``max_grundy(strategy=name)``, ``max
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
+from .. import engines
+from ..options import entry, refuse_options
 from . import bfs, dfs, lasso, pdr, sat
 from .base import SearchStrategy
 
 if TYPE_CHECKING:
     from ...automaton.construction import GrundyAutomaton
     from ...runtime.budget import Budget
-    from ...runtime.engines import Engine
 
-__all__ = ["STRATEGIES", "check", "default", "get", "json_fields", "names", "prepare", "register",
-           "solved"]
+__all__ = ["STRATEGIES", "check", "default", "get", "names", "prepare", "register", "solved"]
 
 #: the strategies by name, in the order the command line lists them
 STRATEGIES: dict[str, SearchStrategy] = {
@@ -56,11 +58,7 @@ def register(strategy: SearchStrategy) -> None:
 
 def get(name: str) -> SearchStrategy:
     """The strategy ``name``; :class:`~sdg_automata.errors.InputError` for an unknown one."""
-    try:
-        return STRATEGIES[name]
-    except (KeyError, TypeError):
-        raise InputError(f"unknown strategy {name!r} (expected {' or '.join(STRATEGIES)})"
-                         ) from None
+    return entry(STRATEGIES, name, "strategy", STRATEGIES)
 
 
 def names() -> tuple[str, ...]:
@@ -73,59 +71,53 @@ def solved() -> dict[str, str]:
     return {name: s.solver for name, s in STRATEGIES.items() if s.solver is not None}
 
 
-def json_fields() -> tuple[str, ...]:
-    """Every field a strategy's evidence adds to the ``--json`` object, in the registry's
-    order (each ``null`` in a verdict whose evidence does not give it)."""
-    return tuple(dict.fromkeys(f for s in STRATEGIES.values() for f in s.json_fields))
-
-
-def _refuse_options(user: str, keywords: Mapping[str, Any],
-                    allowed: Iterable[SearchStrategy]) -> None:
-    """Refuse the options set in ``keywords`` that belong to none of ``allowed`` (an option
-    two strategies share, such as the SAT solver, is refused by neither when one runs)."""
-    allowed = tuple(allowed)
-    shared = {f for s in allowed for f in s.defaults}
-    others = {k: v for k, v in keywords.items() if k not in shared}
-    for s in STRATEGIES.values():
-        why = None if s in allowed else s.refusal(user, others)
-        if why is not None:
-            raise InputError(why)
-
-
 def _defaults() -> tuple[SearchStrategy, ...]:
     """The strategies :func:`default` may choose."""
     return STRATEGIES["lasso"], STRATEGIES["bfs"]
 
 
 def check(strategy: SearchStrategy | None, keywords: Mapping[str, Any], budget: Budget,
-          *, user: str | None = None) -> None:
-    """Refuse, before any automaton is built, what ``strategy`` (``None``: the default)
-    cannot take: its own refusals of its options and ``budget``, then any other
-    strategy's option set in ``keywords``; ``user`` names the route instead of a strategy
-    (``"the explicit route"``), which takes no option at all."""
-    if user is not None:
-        _refuse_options(user, keywords, ())
-    elif strategy is None:
-        _refuse_options("the default strategy", keywords, _defaults())
-    else:
+          *, engine: str = engines.AUTO, route: str | None = None) -> None:
+    """Refuse, before any automaton is built, what ``strategy`` (``None``: the default) on
+    ``engine`` cannot take: its own refusals of its options and ``budget``, any option in
+    ``keywords`` of another strategy or engine (one logic for both registries:
+    :func:`~sdg_automata.search.options.refuse_options`), and the engine's refusals of
+    its own options.  ``route`` names a route instead of the on-the-fly search (``"the
+    explicit route"``), which takes no option at all."""
+    named = None if engine == engines.AUTO else engines.get(engine)
+    entries = (*STRATEGIES.values(), *engines.ENGINES.values())
+    if route is not None:
+        refuse_options(keywords, {"strategy": route, "engine": route}, entries, ())
+        return
+    if strategy is not None:
         strategy.check(strategy.make_options(keywords), budget)
-        _refuse_options(strategy.name, keywords, (strategy,))
+    users = {"strategy": "the default strategy" if strategy is None else strategy.name,
+             "engine": f"engine {engines.AUTO}" if named is None else f"the {engine} engine"}
+    allowed = (*(_defaults() if strategy is None else (strategy,)), *([named] if named else []))
+    refuse_options(keywords, users, entries, allowed)
+    if named is not None:
+        named.check(named.make_options(keywords), budget)
 
 
-def default(keywords: Mapping[str, Any], one_letter: bool) -> SearchStrategy:
-    """The strategy of ``strategy=None``: lasso for a one-letter walk, else bfs; bfs
-    whenever one of its options is set (its store)."""
+def default(one_letter: bool, engine: str = engines.AUTO) -> SearchStrategy:
+    """The strategy of ``strategy=None``: lasso for a one-letter walk when ``engine`` runs
+    it, else bfs."""
     lasso_, bfs_ = _defaults()
-    return lasso_ if one_letter and not bfs_.given(keywords) else bfs_
+    if one_letter and engines.implements(engine, lasso_.name, lasso_.reference):
+        return lasso_
+    return bfs_
 
 
-def prepare(strategy: SearchStrategy, keywords: Mapping[str, Any], engine: Engine,
-            automaton: GrundyAutomaton) -> Engine:
+def prepare(strategy: SearchStrategy, keywords: Mapping[str, Any], engine: str,
+            automaton: GrundyAutomaton) -> str:
     """Refuse what ``strategy`` cannot take once the automaton is built, and return the
-    engine it runs on: a strategy that runs a solver takes no compiled engine."""
-    if strategy.solver is not None and engine == "compiled":
-        ours = [name for name, s in STRATEGIES.items() if s.solver is None]
-        listed = ", ".join(ours[:-1]) + " and " + ours[-1] if len(ours) > 1 else ours[0]
+    engine it runs on: a strategy that runs a solver takes no engine of ours but the
+    Python reference (``auto`` and ``python`` mean: no kernels)."""
+    if strategy.solver is not None and engine not in (engines.AUTO, "python"):
+        ours = [name for name, s in STRATEGIES.items()
+                if s.solver is None and engines.implements(engine, name, s.reference)]
+        listed = ", ".join(ours[:-1]) + " and " + ours[-1] if len(ours) > 1 else "".join(ours)
         raise InputError(f"the {strategy.name} strategy runs {strategy.solver}, not the "
-                         f"compiled kernels: --engine compiled goes with {listed}")
+                         f"{engine} engine" + (f": --engine {engine} goes with {listed}"
+                                               if listed else ""))
     return strategy.prepare(strategy.make_options(keywords), engine, automaton)

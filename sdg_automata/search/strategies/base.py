@@ -3,142 +3,80 @@ registry :data:`sdg_automata.search.strategies.STRATEGIES`.
 
 A strategy is one object: its name, its run function (a
 :class:`~sdg_automata.search.request.Search` in, a
-:class:`~sdg_automata.search.request.SearchResult` out), its options (a frozen
-dataclass whose fields are keywords of :func:`~sdg_automata.search.decide.max_grundy`),
-its command-line arguments, its refusals, its progress label and, for those that run
-solvers rather than our engines, the solver's name.  The facade
+:class:`~sdg_automata.search.request.SearchResult` out), its Python reference (what the
+``python`` engine runs), its options (a frozen dataclass whose fields are keywords of
+:func:`~sdg_automata.search.decide.max_grundy`, with their command-line arguments and
+refusals: :class:`~sdg_automata.search.options.Configurable`, shared with the engines),
+its own refusals, its progress label and, for those that run solvers rather than our
+engines, the solver's name.  The facade
 (:mod:`sdg_automata.search.decide`), the command line (:mod:`sdg_automata.cli.automata`)
 and :mod:`sdg_automata.render` read these fields and never a strategy's name.
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import InputError
+from ..options import Configurable
 
 if TYPE_CHECKING:
     from ...automaton.construction import GrundyAutomaton
     from ...runtime.budget import Budget
-    from ...runtime.engines import Engine
     from ..request import Search, SearchResult
 
-__all__ = ["EXPLORING", "Argument", "SearchStrategy", "refuse_states"]
+__all__ = ["EXPLORING", "SearchStrategy", "refuse_states"]
 
 #: what a progress bar says and counts by default: the states a search explores
 EXPLORING = ("exploring", "states")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Argument:
-    """A command-line argument of a strategy's ``max`` subcommand: ``flag`` sets the option
-    ``field`` (its default is the option's).
-
-    ``kind`` names the command line's argparse type (``"positive"``, ``"natural"``,
-    ``"duration"``: the keys of ``sdg_automata.cli.automata.ARGUMENT_KINDS``; ``None``: a
-    string), so that this layer does not import the command line.
-    """
-
-    flag: str
-    field: str
-    help: str
-    kind: str | None = None
-    choices: tuple[str, ...] | None = None
-    metavar: str | None = None
-
-
-def _keep_engine(options: Any, engine: Engine, automaton: GrundyAutomaton) -> Engine:
+def _keep_engine(options: Any, engine: str, automaton: GrundyAutomaton) -> str:
     """A strategy that takes the engine asked for as it is."""
     return engine
 
 
-@dataclass(frozen=True, kw_only=True)
-class SearchStrategy:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class SearchStrategy(Configurable):
     """One on-the-fly search strategy of Max-Grundy (SPEC §5).
+
+    Its name, what ``--help`` says of it, its options, their arguments and its refusal
+    of them are the fields of :class:`~sdg_automata.search.options.Configurable`.
 
     Attributes
     ----------
-    name:
-        Its key in the registry and its ``--strategy`` choice.
-    describe:
-        What ``max --help`` says of it, after its name.
     run:
         The search: ``run(search)`` answers a
         :class:`~sdg_automata.search.request.Search` (whose ``options`` are this
-        strategy's) with a :class:`~sdg_automata.search.request.SearchResult`.
-    options:
-        A frozen dataclass of its settings, or ``None``; each field is a keyword of
-        ``max_grundy`` (and of its ``options=`` mapping), its default the value that
-        means "not given".
+        strategy's) with a :class:`~sdg_automata.search.request.SearchResult`.  A
+        strategy that runs on our engines hands its Python reference to the one
+        dispatch, :func:`sdg_automata.search.engines.run`.
+    reference:
+        Its pure-Python reference, ``reference(search, budget, **strategy_args)``, which
+        the ``python`` engine runs (and every other engine must equal); ``None`` for a
+        strategy that runs a solver.
     solver:
         What it runs instead of our engines (``"CaDiCaL"``), or ``None``: such a
-        strategy stores no states and takes no ``--engine compiled``.
+        strategy stores no states and takes no engine but ``auto`` and ``python``.
     progress:
         What the command line's progress bar says and counts (default :data:`EXPLORING`).
-    json_fields:
-        The ``--json`` fields its evidence adds (``null`` in every other verdict).
-    arguments:
-        Its arguments of the ``max`` subcommand (:class:`Argument`), added by the
-        command line and read back by :meth:`read_arguments`.
     check:
         Its refusals before the automaton is built: ``check(options, budget)``.
     prepare:
         Its refusals once the automaton is built, and the engine it runs on:
         ``prepare(options, engine, automaton) -> engine``.
-    refuse:
-        The refusal when its options go to another strategy or route ``user``:
-        ``refuse(user, given) -> message`` (``given``: its options that were set).
     """
 
-    name: str
-    describe: str
+    kind: ClassVar[str] = "strategy"
+
     run: Callable[[Search], SearchResult]
-    options: type[Any] | None = None
+    reference: Callable[..., SearchResult] | None = None
     solver: str | None = None
     progress: tuple[str, str] = EXPLORING
-    json_fields: tuple[str, ...] = ()
-    arguments: tuple[Argument, ...] = ()
     check: Callable[[Any, Budget], None] = lambda options, budget: None
-    prepare: Callable[[Any, Engine, GrundyAutomaton], Engine] = _keep_engine
-    refuse: Callable[[str, Mapping[str, Any]], str] | None = None
-
-    @property
-    def defaults(self) -> dict[str, Any]:
-        """Its options' keywords with the values that mean "not given"."""
-        if self.options is None:
-            return {}
-        return {f.name: f.default for f in dataclasses.fields(self.options)}
-
-    def read_arguments(self, args: argparse.Namespace) -> dict[str, Any]:
-        """Its options as the command line's ``args`` give them (``max_grundy`` keywords)."""
-        return {a.field: getattr(args, a.field) for a in self.arguments}
-
-    def given(self, keywords: Mapping[str, Any]) -> dict[str, Any]:
-        """Its options among ``keywords`` that are set (differ from their defaults)."""
-        return {k: keywords[k] for k, v in self.defaults.items()
-                if k in keywords and keywords[k] != v}
-
-    def make_options(self, keywords: Mapping[str, Any]) -> Any:
-        """Its options from ``keywords`` (``None`` for a strategy without options)."""
-        if self.options is None:
-            return None
-        return self.options(**{k: keywords[k] for k in self.defaults if k in keywords})
-
-    def refusal(self, user: str, keywords: Mapping[str, Any]) -> str | None:
-        """Why ``user`` (another strategy or a route) cannot take the options of this
-        strategy set in ``keywords``, or ``None`` when none is set."""
-        given = self.given(keywords)
-        if not given:
-            return None
-        if self.refuse is not None:
-            return self.refuse(user, given)
-        return (f"{', '.join(given)} {'is an option' if len(given) == 1 else 'are options'} "
-                f"of the {self.name} strategy; {user} does not take "
-                f"{'it' if len(given) == 1 else 'them'}")
+    prepare: Callable[[Any, str, GrundyAutomaton], str] = _keep_engine
 
 
 def refuse_states(name: str, budget: Budget, *, bounds: str = "") -> None:

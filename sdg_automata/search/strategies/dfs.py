@@ -20,21 +20,11 @@ __all__ = ["STRATEGY"]
 
 
 def _dfs(search: Search) -> SearchResult:
-    """Depth-first search (:func:`_dfs_python`, or compiled)."""
-    return search.run(_dfs_python, _dfs_compiled)
+    """Depth-first search, on the engine the search names
+    (:func:`sdg_automata.search.engines.run`; the Python reference: :func:`_dfs_python`)."""
+    from ..engines import run
 
-
-def _dfs_compiled(search: Search, budget: Budget) -> SearchResult:
-    """:func:`_dfs_python` on the kernels:
-    :func:`sdg_automata.search.compiled.drive.depth_first`."""
-    from ..compiled.drive import depth_first
-
-    walked = depth_first(search.tables(), budget, constraint=search.constraint_arrays(),
-                         head=search.head, bound=search.bound, settle=search.settle)
-    witness = search.automaton.witness
-    return SearchResult(found={v: witness(read) for v, read in walked.found.items()},
-                         explored=walked.states, complete=walked.complete,
-                         peak_bytes=walked.peak_bytes)
+    return run(search, _dfs_python)
 
 
 def _dfs_python(search: Search, budget: Budget) -> SearchResult:
@@ -80,7 +70,7 @@ def _dfs_python(search: Search, budget: Budget) -> SearchResult:
                 found[v] = witness([*read, c])
                 if settled(v):
                     return SearchResult(found=found, explored=len(seen), complete=False,
-                                         peak_bytes=nbytes(seen) + deepest * 3 * 8)
+                                        peak_bytes=nbytes(seen) + deepest * 3 * 8, store="set")
             path.append(ns)
             tried.append(0)
             read.append(c)
@@ -92,9 +82,10 @@ def _dfs_python(search: Search, budget: Budget) -> SearchResult:
         del seen, path, tried, read  # give the memory back before reporting
         raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
     return SearchResult(found=found, explored=len(seen), complete=True,
-                         peak_bytes=nbytes(seen) + deepest * 3 * 8)
+                        peak_bytes=nbytes(seen) + deepest * 3 * 8, store="set")
 
 
 
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
-STRATEGY = SearchStrategy(name="dfs", describe="keeps less in memory", run=_dfs)
+STRATEGY = SearchStrategy(name="dfs", describe="keeps less in memory", run=_dfs,
+                          reference=_dfs_python)

@@ -16,21 +16,19 @@ over the budget.
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
 
-from ...automaton.construction import GrundyAutomaton
 from ...errors import InputError
-from ...grammar.words import LONG_WORD, Word
 from ...runtime.budget import Budget, Meter
 from ..constraint import one_letter, trim
-from ..request import Search, SearchResult, nbytes
+from ..request import Search, SearchResult, nbytes, power_witness
 from .base import SearchStrategy
 
 __all__ = ["STRATEGY"]
 
 
 def _lasso(search: Search) -> SearchResult:
-    """Brent's cycle detection on a one-letter walk (:func:`_lasso_python`, or compiled)."""
+    """Brent's cycle detection on a one-letter walk, on the engine the search names
+    (:func:`sdg_automata.search.engines.run`; the Python reference: :func:`_lasso_python`)."""
     # the walk leaves no position behind it: trim the constraint
     table = None if search.constraint is None else trim(search.constraint)
     automaton = search.automaton
@@ -47,27 +45,9 @@ def _lasso(search: Search) -> SearchResult:
         if table.initial < 0:  # the constraint accepts nothing: no position at all
             return SearchResult(found={}, explored=1, complete=True, peak_bytes=0)
         search = dataclasses.replace(search, constraint=table)
-    return search.run(partial(_lasso_python, letter=letter),
-                      partial(_lasso_compiled, letter=letter))
+    from ..engines import run
 
-
-def _lasso_word(automaton: GrundyAutomaton, letter: int, n: int) -> str | Word:
-    """aⁿ in the user's order (the same either way), a :class:`Word` when long."""
-    a = automaton.alphabet[letter]
-    return Word.power(a, n) if n > LONG_WORD else a * n
-
-
-def _lasso_compiled(search: Search, budget: Budget, *, letter: int) -> SearchResult:
-    """:func:`_lasso_python` on the kernels: :func:`sdg_automata.search.compiled.drive.lasso`."""
-    from ..compiled.drive import lasso
-
-    walked = lasso(search.tables(), budget, letter=letter,
-                   constraint=search.constraint_arrays(), head=search.head, bound=search.bound,
-                   settle=search.settle)
-    return SearchResult(found={v: _lasso_word(search.automaton, letter, n)
-                                for v, n in walked.found.items()},
-                         explored=walked.states, complete=walked.complete,
-                         peak_bytes=walked.peak_bytes)
+    return run(search, _lasso_python, letter=letter)
 
 
 def _lasso_python(search: Search, budget: Budget, *, letter: int) -> SearchResult:
@@ -96,7 +76,7 @@ def _lasso_python(search: Search, budget: Budget, *, letter: int) -> SearchResul
     def result(states: int, complete: bool) -> SearchResult:
         if 0 <= cap < states:
             raise meter.exceeded(cap, f"{limit} states")
-        return SearchResult(found={v: _lasso_word(search.automaton, letter, n)
+        return SearchResult(found={v: power_witness(search.automaton, letter, n)
                                     for v, n in first.items()},
                              explored=states, complete=complete, peak_bytes=nbytes(first))
 
@@ -145,6 +125,6 @@ def _lasso_python(search: Search, budget: Budget, *, letter: int) -> SearchResul
 
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
 STRATEGY = SearchStrategy(
-    name="lasso", run=_lasso,
+    name="lasso", run=_lasso, reference=_lasso_python,
     describe="walks a one-letter grammar (or a constraint of one letter) in constant memory "
              "with shortest witnesses")

@@ -9,20 +9,20 @@ mapped back and conjoined with the circuit's latch correspondence, passes our ow
 CaDiCaL check on the unreduced relation (``proof="pdr"``).  It closes where
 k-induction never does: unreachable states that loop inside the bad set.  Its
 evidence is sat's, with the invariant's size in the command line's note and the
-engine that settled each value.
+engine that settled each value
+(:class:`~sdg_automata.search.strategies.solver_evidence.PdrEvidence`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ...runtime.budget import Budget
 from ..request import Search, SearchResult
 from .base import SearchStrategy, refuse_states
-from .sat import SOLVER_ARGUMENT, SOLVER_FIELDS, SolverEvidence, check_solver
+from .sat import SOLVER_ARGUMENT, check_solver
 
-__all__ = ["STRATEGY", "PdrEvidence", "PdrOptions"]
+__all__ = ["STRATEGY", "PdrOptions"]
 
 
 @dataclass(frozen=True)
@@ -30,20 +30,6 @@ class PdrOptions:
     """The SAT solver (``None``: CaDiCaL 1.9.5), shared with the sat strategy."""
 
     sat_solver: str | None = None
-
-
-@dataclass(frozen=True)
-class PdrEvidence(SolverEvidence):
-    """:class:`~.sat.SolverEvidence` of a portfolio run: its ``solver`` also has the rounds
-    of ABC, the clauses of the last invariant, and why a proof was refused
-    (``unproven``)."""
-
-    label: ClassVar[str] = "PDR"
-
-    def proved(self, proof: str | None) -> str:
-        if proof == "pdr" and self.solver is not None:
-            return f", invariant of {self.solver['invariant_clauses']} clauses, checked"
-        return super().proved(proof)
 
 
 def _check(options: PdrOptions, budget: Budget) -> None:
@@ -54,6 +40,7 @@ def _check(options: PdrOptions, budget: Budget) -> None:
 def _pdr(search: Search) -> SearchResult:
     """The portfolio (:mod:`sdg_automata.search.portfolio`)."""
     from ..portfolio import portfolio
+    from .solver_evidence import PdrEvidence
 
     solver = check_solver(search.options.sat_solver, search.budget)
     found = portfolio(search.automaton, search.head, settled=search.settled,
@@ -61,7 +48,7 @@ def _pdr(search: Search) -> SearchResult:
     witness = search.automaton.witness
     solver_json = found.solver if found.why is None else {**found.solver, "unproven": found.why}
     return SearchResult(found={v: witness(read) for v, read in found.found.items()},
-                         explored=0, complete=found.proven, peak_bytes=None, engine=None,
+                         explored=0, complete=found.proven, peak_bytes=None,
                          proof=found.proof or "pdr",
                          evidence=PdrEvidence(max_length=found.length,
                                               induction_depth=found.depth, solver=solver_json,
@@ -72,8 +59,7 @@ def _pdr(search: Search) -> SearchResult:
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
 STRATEGY = SearchStrategy(
     name="pdr", run=_pdr, options=PdrOptions, solver="ABC and CaDiCaL",
-    progress=("PDR", "rounds of ABC"), json_fields=SOLVER_FIELDS,
-    arguments=(SOLVER_ARGUMENT,), check=_check,
+    progress=("PDR", "rounds of ABC"), arguments=(SOLVER_ARGUMENT,), check=_check,
     describe="a portfolio on the lean circuit: sat's bounded search for the shortest "
              "witnesses, taking turns with ABC's PDR (the berkeley-abc executable) for "
              "proofs whose invariant CaDiCaL checks on the unreduced relation")

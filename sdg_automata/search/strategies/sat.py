@@ -8,7 +8,8 @@ unreduced relation first), length by length up to ``max_length``
 names (``--solver``, CaDiCaL 1.9.5 by default).  A witness is exact; nothing
 found up to the length is not a "no" unless k-induction proves it (then
 ``proof="k-induction"``); otherwise the verdict is not exact and, asked about k,
-its answer is ``None``.  Its evidence (:class:`SolverEvidence`) is the length
+its answer is ``None``.  Its evidence
+(:class:`~sdg_automata.search.strategies.solver_evidence.SolverEvidence`) is the length
 searched, the depth of the induction, the solver's work and which engine settled
 each value, four fields of the ``max`` command's JSON.
 """
@@ -17,14 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ...errors import InputError
 from ...runtime.budget import Budget
-from ..request import Evidence, Search, SearchResult
-from .base import Argument, SearchStrategy, refuse_states
+from ..options import Argument
+from ..request import Search, SearchResult
+from .base import SearchStrategy, refuse_states
 
-__all__ = ["SOLVER_ARGUMENT", "STRATEGY", "SatOptions", "SolverEvidence", "check_solver"]
+__all__ = ["SOLVER_ARGUMENT", "STRATEGY", "SatOptions", "check_solver"]
 
 
 @dataclass(frozen=True)
@@ -34,70 +36,6 @@ class SatOptions:
 
     max_length: int | None = None
     sat_solver: str | None = None
-
-
-@dataclass(frozen=True)
-class SolverEvidence(Evidence):
-    """What a solver-backed strategy searched and how it proved (strategies sat and pdr).
-
-    Attributes
-    ----------
-    max_length:
-        Every word up to this length was searched.
-    induction_depth:
-        The k of a k-induction proof.
-    solver:
-        The solver's name, variables, clauses, conflicts, calls, and the lean circuit's
-        size (pdr adds the rounds of ABC, the clauses of its last invariant, and why a
-        proof was not accepted, ``unproven``).
-    settled:
-        Per value (a string key, as in the JSON), the engine that settled it: ``"bmc"``
-        (a witness), ``"k-induction"`` or ``"pdr"`` (no such value).
-    """
-
-    #: how the command line names the strategy in its note
-    label: ClassVar[str] = "SAT"
-
-    max_length: int | None = None
-    induction_depth: int | None = None
-    solver: dict[str, Any] | None = None
-    settled: dict[str, str] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"max_length": self.max_length, "induction_depth": self.induction_depth,
-                "solver": self.solver, "settled": self.settled}
-
-    def summary(self, proof: str | None) -> str | None:
-        note = f"{self.label}: {self.searched()}{self.proved(proof)}"
-        engines = _engines(self.settled)
-        return f"{note}; {engines}" if engines else note
-
-    def proved(self, proof: str | None) -> str:
-        """How the note says the proof (after what was searched)."""
-        return f", k-induction at k = {self.induction_depth}" if proof == "k-induction" else ""
-
-    def searched(self) -> str | None:
-        return f"words up to length {self.max_length}"
-
-
-def _engines(settled: Mapping[str, str] | None) -> str:
-    """``settled`` in words, per engine the runs of values it settled:
-    ``0–2, 11 by bmc; 12–24 by pdr``."""
-    if not settled:
-        return ""
-    runs: dict[str, list[list[int]]] = {}
-    for v, engine in sorted((int(v), e) for v, e in settled.items()):
-        mine = runs.setdefault(engine, [])
-        if mine and mine[-1][1] == v - 1:
-            mine[-1][1] = v
-        else:
-            mine.append([v, v])
-    return "; ".join(", ".join(f"{a}–{b}" if b > a else f"{a}" for a, b in spans)
-                     + f" by {engine}" for engine, spans in runs.items())
-
-
-#: the JSON fields of :class:`SolverEvidence`
-SOLVER_FIELDS = ("max_length", "induction_depth", "solver", "settled")
 
 
 #: its command-line arguments: the longest word, and the SAT solver (shared with pdr)
@@ -142,6 +80,7 @@ def _sat(search: Search) -> SearchResult:
     from ...errors import Interrupted
     from ..bmc import BoundedSearch
     from ..lean import Unverified, lean_relation
+    from .solver_evidence import SolverEvidence
 
     options: SatOptions = search.options
     solver = check_solver(options.sat_solver, search.budget)
@@ -149,7 +88,7 @@ def _sat(search: Search) -> SearchResult:
     try:
         lean = lean_relation(search.automaton, search.head, search.constraint, meter, solver)
     except Unverified as e:
-        return SearchResult(found={}, explored=0, complete=False, peak_bytes=None, engine=None,
+        return SearchResult(found={}, explored=0, complete=False, peak_bytes=None,
                             proof="k-induction",
                             evidence=SolverEvidence(max_length=0, solver={
                                 "name": solver, "variables": 0, "clauses": 0, "conflicts": 0,
@@ -171,7 +110,7 @@ def _sat(search: Search) -> SearchResult:
         settled.update(dict.fromkeys(range(max(bmc.found, default=-1) + 1, lean.bound + 1),
                                      "k-induction"))
     return SearchResult(found={v: witness(read) for v, read in bmc.found.items()},
-                         explored=0, complete=bmc.proven, peak_bytes=None, engine=None,
+                         explored=0, complete=bmc.proven, peak_bytes=None,
                          proof="k-induction",
                          evidence=SolverEvidence(
                              max_length=bmc.length, induction_depth=bmc.depth,
@@ -182,7 +121,7 @@ def _sat(search: Search) -> SearchResult:
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
 STRATEGY = SearchStrategy(
     name="sat", run=_sat, options=SatOptions, solver="CaDiCaL",
-    progress=("SAT search", "letters unrolled"), json_fields=SOLVER_FIELDS,
+    progress=("SAT search", "letters unrolled"),
     arguments=ARGUMENTS, check=_check, refuse=_refuse,
     describe="stores no states: bounded model checking with CaDiCaL (the sat extra) on the "
              "lean circuit (constant and equivalent latches removed, checked), shortest "
