@@ -30,6 +30,7 @@ SUITES = [
     "bench_whole",
     "bench_sat",
     "bench_pdr",
+    "bench_floor",
 ]
 
 

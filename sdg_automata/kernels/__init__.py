@@ -3,11 +3,14 @@
 The hot loops of the package (the on-the-fly Max-Grundy search, the
 exploration of the Step 1–5 automaton, octal values) exist twice: as the
 idiomatic pure-Python code that has always been the reference, and as array
-kernels compiled by numba.  Each kernel module of this package holds plain
-functions over numpy arrays decorated with :func:`jit`, and names the Python
-reference it must equal; the tests run both on the same instances and compare
-every result.  A kernel module imports numba when it is imported, so the
-engines import it inside the function that has chosen it.
+kernels compiled by numba.  Each kernel module of this package holds
+functions over numpy arrays, and names the Python reference they must equal;
+the tests run both on the same instances and compare every result.  Either the
+functions are decorated with :func:`jit` (the module imports numba when it is
+imported, so the engines import it inside the function that has chosen it), or
+they are plain functions that :func:`jit_all` compiles on demand and that
+:mod:`~sdg_automata.kernels.native` compiles once to native code, which later
+processes load without numba (:mod:`sdg_automata.kernels.octal`).
 
 Which engine runs (``engine=`` in the API, ``--engine`` on the command line) is
 decided in one place, :mod:`sdg_automata.runtime.engines`; this package loads numba
@@ -38,18 +41,17 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar, cast
 
 from ..errors import BudgetExceeded, Interrupted, KernelCacheWarning
 from ..runtime.stopping import held_signals
 
-__all__ = ["jit", "numba_missing", "only_our_kernels"]
+__all__ = ["jit", "jit_all", "numba_missing", "only_our_kernels"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
 
 
 #: whether numba may skip looking for a BLAS (see :func:`only_our_kernels`)
@@ -89,7 +91,9 @@ def numba_missing() -> str | None:
     """Why numba cannot be used here (a phrase), or ``None`` when it can.
 
     Imports numba on the first call (about half a second), so call it only
-    once a run has chosen to consider the compiled engine.
+    once a run has chosen to consider the compiled engine (and its kernels are not
+    cached as native code: :func:`sdg_automata.runtime.engines.use_compiled` asks
+    :func:`.native.cached` first).
     """
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return None  # kernels then run as plain Python: slow, but still the kernels' code
@@ -107,32 +111,58 @@ def _caching() -> bool:
     return os.environ.get("SDG_AUTOMATA_NUMBA_CACHE", "1") not in ("", "0")
 
 
-def jit(kernel: F) -> F:
+def jit(kernel: F, *, inline: bool = False) -> F:
     """``kernel`` compiled by numba (``njit``, ``nogil``, cached on disk as the module
     docstring says): the decorator of every kernel and helper in this package.
 
     It imports numba, so a kernel module is imported only once
     :func:`~sdg_automata.runtime.engines.use_compiled` has said yes.  Compilation is
     lazy: the first call with new argument types compiles, or loads the cached machine
-    code.
+    code.  An ``inline`` helper is inlined into its callers by numba
+    (``inline="always"``): a call of a numba function passes each array as seven
+    arguments, which a helper called once a heap pays as much as its work.
     """
     import numba
 
+    options: dict[str, Any] = {"nogil": True, "inline": "always" if inline else "never"}
     if not _caching():
-        return cast(F, _watched(numba.njit(nogil=True)(kernel), "not cached"))
+        return cast(F, _watched(numba.njit(**options)(kernel), "not cached"))
     from .cachekey import install
 
     install()  # cache entries stamped with every kernel's source (kernels/cachekey.py)
     try:  # numba looks for a writable cache directory here, at decoration
-        compiled = numba.njit(cache=True, nogil=True)(kernel)
+        compiled = numba.njit(cache=True, **options)(kernel)
     except RuntimeError as e:
         if "cannot cache" not in str(e):
             raise
         _cache_warning("numba finds no writable directory to cache the compiled kernels in "
                        "(next to the package, or under ~/.cache; NUMBA_CACHE_DIR names one): "
                        "compiling them in memory, on every run")
-        return cast(F, numba.njit(nogil=True)(kernel))
+        return cast(F, numba.njit(**options)(kernel))
     return cast(F, _watched(compiled, "first run only"))
+
+
+def jit_all(namespace: dict[str, Any], names: Sequence[str],
+            inline: Collection[str] = ()) -> dict[str, Any]:
+    """The plain functions ``names`` of a kernel module (``namespace``: its globals)
+    compiled by :func:`jit`, each calling the others' compiled forms (those named in
+    ``inline`` inlined into their callers).
+
+    One plain function jitted on demand (umap's layout): the module imports without
+    numba and its functions stay ordinary Python.  numba reads a kernel's callees
+    from its globals when it compiles it, so each function is compiled as a twin (the
+    same code, the same file and line for numba's cache) whose globals name the
+    compiled forms.  Under ``NUMBA_DISABLE_JIT`` the twins are the Python functions.
+    """
+    env = dict(namespace)
+    compiled: dict[str, Any] = {}
+    for name in names:
+        f = namespace[name]
+        twin = types.FunctionType(f.__code__, env, f.__name__, f.__defaults__, f.__closure__)
+        twin.__qualname__, twin.__module__, twin.__doc__ = f.__qualname__, f.__module__, f.__doc__
+        compiled[name] = jit(twin, inline=name in inline)
+    env.update(compiled)
+    return compiled
 
 
 #: whether this process has said that kernels are compiled, or warned about the cache:

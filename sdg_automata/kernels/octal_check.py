@@ -3,8 +3,9 @@
 Written apart from the solver's kernels (:mod:`sdg_automata.kernels.octal`)
 on purpose: the checker must not share the solver's code.  The functions
 here are ordinary Python over numpy arrays — the reference, run as they are
-by ``engine="python"`` — and :func:`compiled` returns them compiled by
-numba (importing numba only then).
+by ``engine="python"`` — and :func:`compiled` returns them compiled: native
+code loaded without numba when cached (:mod:`sdg_automata.kernels.native`),
+else numba's dispatchers (importing numba only then).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["CHECKED", "PAUSED", "RARE_FULL", "WRONG", "check_heaps", "check_three", "compiled",
-           "first_break"]
+from .native import Entry, Library
+
+__all__ = ["CHECKED", "LIBRARY", "PAUSED", "RARE_FULL", "WRONG", "check_heaps", "check_three",
+           "compiled", "first_break"]
 
 Vals = npt.NDArray[Any]
 Ints = npt.NDArray[np.int64]
@@ -162,9 +165,44 @@ def first_break(g: Vals, start: int, stop: int, d: int) -> int:
     return -1
 
 
+def _check_into(g: Vals, start: int, stop: int, one: Ints, two: Ints, ends: Ints,
+                sparse: bool, positional: bool, odd: Bytes, common_below: Ints,
+                rare: Ints, nrare: int, seen: Ints, work: int, out: Ints) -> None:
+    """:func:`check_heaps` with its result written to ``out`` (the compiled entry point:
+    native code returns no tuple)."""
+    out[0], out[1], out[2] = check_heaps(g, start, stop, one, two, ends, sparse, positional,
+                                         odd, common_below, rare, nrare, seen, work)
+
+
+def _entries(code: str) -> tuple[Entry, ...]:
+    g, i8 = f"{code}[:]", "i8[:]"
+    return (Entry(name=f"check_{code}", function="_check_into",
+                  args=(g, "i8", "i8", i8, i8, i8, "b1", "b1", "u1[:]", "i8[:, :]", i8, "i8",
+                        i8, "i8", i8)),
+            Entry(name=f"first_break_{code}", function="first_break", args=(g, "i8", "i8", "i8"),
+                  result=True))
+
+
+#: the value types of a certificate's values (:mod:`sdg_automata.games.octal.valuefile`)
+_VALUES = {np.dtype(np.uint8): "u1", np.dtype(np.uint16): "u2", np.dtype(np.uint32): "u4"}
+#: the checker's loops, compiled (native when cached: :mod:`sdg_automata.kernels.native`)
+LIBRARY = Library(name="octal_check", module=__name__,
+                  kernels=("check_heaps", "first_break", "_check_into"),
+                  entries=tuple(e for code in _VALUES.values() for e in _entries(code)))
+
+
 @functools.cache
 def compiled() -> tuple[Any, Any]:
-    """(:func:`check_heaps`, :func:`first_break`) compiled by numba."""
-    from . import jit
+    """(:func:`check_heaps`, :func:`first_break`) compiled: native code when a library of
+    them is cached (built now when it is not), else numba's dispatchers."""
+    functions = LIBRARY.functions()
+    out = np.zeros(3, dtype=np.int64)
 
-    return jit(check_heaps), jit(first_break)
+    def check(g: Vals, *args: Any) -> tuple[int, int, int]:
+        functions[f"check_{_VALUES[g.dtype]}"](g, *args, out)
+        return int(out[0]), int(out[1]), int(out[2])
+
+    def first(g: Vals, start: int, stop: int, d: int) -> int:
+        return int(functions[f"first_break_{_VALUES[g.dtype]}"](g, start, stop, d))
+
+    return check, first

@@ -49,8 +49,9 @@ from ..errors import BudgetExceeded, EngineNotice, InputError, SdgBug
 if TYPE_CHECKING:
     from .budget import Budget
 
-__all__ = ["COMPILED", "ENGINES", "THRESHOLDS", "Engine", "Stage", "Unfit", "check_engine",
-           "compiled", "numba_missing", "run_engine", "ski_rental", "use_compiled"]
+__all__ = ["COMPILED", "ENGINES", "NATIVE_GAIN", "THRESHOLDS", "Engine", "Stage", "Unfit",
+           "check_engine", "compiled", "numba_missing", "run_engine", "ski_rental",
+           "use_compiled"]
 
 #: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
 Engine = Literal["auto", "compiled", "python"]
@@ -75,11 +76,20 @@ THRESHOLDS: dict[str, int] = {
     "octal period values": 1 << 12,
 }
 
+#: how much less loading the compiled engine costs when its kernels are cached as native
+#: code (sdg_automata.kernels.native: llvmlite links them in ~0.04 CPU s, numba's import
+#: and cache cost ~0.9): ``"auto"`` then switches at a threshold this many times lower,
+#: the same ski-rental point for a sixteenth of the fixed cost
+NATIVE_GAIN = 16
+
 #: the parts of the compiled engine, by name: ``"module:attribute"``, imported only when
 #: the policy has chosen that engine (see the module docstring)
 COMPILED: dict[str, str] = {
     # why numba cannot be used (a phrase), or None: kernels/__init__ loads numba
     "numba": "sdg_automata.kernels:numba_missing",
+    # whether a native library of kernels built here is cached and links: (library) ->
+    # bool, no numba imported (sdg_automata.kernels.native)
+    "native": "sdg_automata.kernels.native:cached",
     # GrundyAutomaton.explore's compiled twin: (automaton, budget, what=) -> Crawl
     "explore": "sdg_automata.search.compiled.explore:crawl_compiled",
 }
@@ -124,13 +134,17 @@ def _needs_numba() -> None:
                          "(pip install numba, or --engine python)")
 
 
-def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
+def use_compiled(engine: Engine, *, work: int, threshold: int,
+                 library: str | None = None) -> bool:
     """Whether a run of ``work`` units (states, values), known in advance, should use
     the compiled kernels: the auto policy of the module docstring.
 
     ``threshold`` is an entry of :data:`THRESHOLDS`: ``"auto"`` chooses the kernels
     from so many units on, when numba imports; below it the Python reference
-    finishes before numba would have loaded.
+    finishes before numba would have loaded.  ``library`` names the native library
+    the kernels come from, if any (:mod:`sdg_automata.kernels.native`): where it is
+    cached, the kernels load without numba, so numba is not asked for, and the
+    threshold is :data:`NATIVE_GAIN` times lower.
 
     Raises
     ------
@@ -138,7 +152,11 @@ def use_compiled(engine: Engine, *, work: int, threshold: int) -> bool:
         For an unknown engine, or ``"compiled"`` without numba.
     """
     check_engine(engine)
-    if engine == "python" or engine == "auto" and work < threshold:
+    if engine == "python" or engine == "auto" and work < threshold // NATIVE_GAIN:
+        return False
+    if library is not None and compiled("native")(library):
+        return True
+    if engine == "auto" and work < threshold:
         return False
     if engine == "compiled":
         _needs_numba()

@@ -27,11 +27,23 @@ def test_engines_are_the_literal() -> None:
         engines.check_engine("fast")
 
 
-def test_python_never_and_auto_only_from_the_threshold() -> None:
-    assert not engines.use_compiled("python", work=10**9, threshold=1)
-    assert not engines.use_compiled("auto", work=99, threshold=100)
-    assert engines.use_compiled("auto", work=100, threshold=100) == (
-        kernels.numba_missing() is None)
+@pytest.mark.parametrize("native", [False, True])
+def test_python_never_and_auto_only_from_the_threshold(
+        native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should run the kernels from the threshold on, or from a sixteenth of it where they
+    are cached as native code (loaded without numba, for a sixteenth of its cost, and then
+    whether numba imports does not matter)."""
+    from sdg_automata.kernels import native as native_kernels
+    from sdg_automata.runtime.engines import NATIVE_GAIN
+
+    monkeypatch.setattr(native_kernels, "cached", lambda library: native)
+    lowest = 1600 // NATIVE_GAIN if native else 1600
+    assert not engines.use_compiled("python", work=10**9, threshold=1, library="octal")
+    assert not engines.use_compiled("auto", work=lowest - 1, threshold=1600, library="octal")
+    assert engines.use_compiled("auto", work=lowest, threshold=1600, library="octal") == (
+        native or kernels.numba_missing() is None)
+    # kernels of no native library keep the threshold
+    assert not engines.use_compiled("auto", work=1599, threshold=1600)
 
 
 def test_without_numba_auto_falls_back_and_compiled_says_why(
@@ -142,8 +154,9 @@ def test_a_read_only_install_without_a_writable_home_compiles_in_memory(
 
 def test_a_damaged_cache_is_replaced_with_one_warning(tmp_path: Path) -> None:
     """Should warn once, compile again and rewrite the damaged entries, so that the next run
-    loads them silently (an UnpicklingError or EOFError traceback on every run before)."""
-    env = _env(NUMBA_CACHE_DIR=str(tmp_path))
+    loads them silently (an UnpicklingError or EOFError traceback on every run before).
+    (numba's cache: the native libraries, which would be loaded instead, are off.)"""
+    env = _env(NUMBA_CACHE_DIR=str(tmp_path), SDG_AUTOMATA_NATIVE="0")
     assert _run(env).returncode == 0
     index, data = list(tmp_path.rglob("*.nbi")), list(tmp_path.rglob("*.nbc"))
     assert index and data
@@ -216,24 +229,33 @@ def test_a_cache_error_of_several_lines_is_one_warning_line(
 
 
 def _on_a_terminal(env: dict[str, str]) -> str:
-    """What stderr shows on a terminal (a pseudo-terminal), stdout checked and discarded."""
+    """What stderr shows on a terminal (a pseudo-terminal), stdout checked and discarded.
+    The terminal is read while the command runs: a cold build's progress display outgrows
+    the terminal's buffer, and a writer nobody reads blocks for ever."""
     import pty
+    import threading
 
     leader, follower = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):  # EIO once the command has closed it
+            while chunk := os.read(leader, 4096):
+                chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         done = _run(env, stderr=follower)
         os.close(follower)
         follower = -1
-        shown = b""
-        with contextlib.suppress(OSError):  # EIO once everything is read
-            while chunk := os.read(leader, 4096):
-                shown += chunk
+        reader.join(timeout=60)
     finally:
-        os.close(leader)
         if follower >= 0:
             os.close(follower)
+        os.close(leader)
     assert done.returncode == 0 and done.stdout == _octal_answer()
-    return shown.decode()
+    return b"".join(chunks).decode()
 
 
 def test_compiling_is_said_on_a_cold_cache_only(tmp_path: Path) -> None:
@@ -246,3 +268,23 @@ def test_compiling_is_said_on_a_cold_cache_only(tmp_path: Path) -> None:
     assert "compiling" not in _on_a_terminal(env)
     piped = _run(_env(NUMBA_CACHE_DIR=str(tmp_path / "cold")))
     assert piped.returncode == 0 and piped.stderr == ""  # a pipe: nothing
+
+
+def test_a_second_process_loads_the_search_kernels_without_compiling(tmp_path: Path) -> None:
+    """Should load the compiled search's kernels from numba's cache in a later process:
+    every kernel numba prepares is loaded, none compiled and saved again (the search
+    kernels are not native; their cache is what spares each run ~6 s of compiling)."""
+    from sdg_automata.generators.families import ModularSpec, modular_family
+    from sdg_automata.grammar.parse import grammar_to_json
+
+    grammar = tmp_path / "modular.json"
+    grammar.write_text(grammar_to_json(modular_family(
+        [ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])), encoding="utf-8")
+    command = [sys.executable, "-m", "sdg_automata", "max", str(grammar), "A", "--engine",
+               "compiled", "--strategy", "bfs", "--json"]
+    env = {**_env(NUMBA_DEBUG_CACHE="1"), "PYTHONPATH": str(ROOT)}
+    runs = [subprocess.run(command, capture_output=True, text=True, env=env, check=True,
+                           timeout=300).stdout for _ in range(2)]
+    second = runs[1]
+    assert second.count("[cache] data loaded") >= 2, second[-2000:]  # bfs, rehash, ...
+    assert "[cache] data saved" not in second, second[-2000:]

@@ -3,13 +3,15 @@
 Each command's parser, and with it its engine, is built only when that
 command runs (:class:`sdg_automata.cli.parser.Commands`).  These tests run the
 real ``python -m sdg_automata`` in a subprocess and read the modules it
-imported from ``-X importtime``, so they see what a user's shell sees.  The
+imported from ``-X importtime`` and from ``sys.modules`` at its exit, so they see what a
+user's shell sees.  The
 CPU time itself is measured by ``python -m benchmarks bench_startup``, never
 asserted here.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -29,12 +31,23 @@ ENGINES = {"decide", "construction", "counting", "octal", "imark", "runner", "sw
            "kernels", "play", "render", "gamegraph", "summarize", "families", "periodicity"}
 
 
+#: ``python -m sdg_automata`` that also lists, at exit, every module it holds: ``-X
+#: importtime`` misses those imported by ``importlib.import_module`` (the engines' registry,
+#: the native libraries' probe), which bypasses the import statement it times
+MAIN = ("import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('modules:', *sys.modules, file=sys.__stderr__))\n"
+        "runpy.run_module('sdg_automata', run_name='__main__', alter_sys=True)\n")
+
+
 def loaded(*argv: str) -> set[str]:
     """The modules ``python -m sdg_automata ARGV`` imports (it must exit 0 or 1)."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sdg_automata", *argv],
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", MAIN, *argv],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode in (0, 1), done.stderr[-2000:]
-    return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", done.stderr, re.M))
+    timed = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", done.stderr, re.M)
+    held = re.findall(r"^modules: (.*)$", done.stderr, re.M)
+    assert len(held) == 1, done.stderr[-2000:]
+    return set(timed) | set(held[0].split())
 
 
 def top(modules: set[str]) -> set[str]:
@@ -96,6 +109,55 @@ def test_lazy_and_complete_parsers_agree() -> None:
     lazy, complete = options(build_parser(lazy=True)), options(build_parser())
     assert lazy == complete
     assert "--format" in lazy["max"] and "--json" in lazy["octal"]  # finish() ran on each
+
+
+def test_the_package_imports_no_kernel() -> None:
+    """Should import no kernel module (nor numba, llvmlite, numpy) with the package."""
+    code = "import sys, sdg_automata; print(sorted(m for m in sys.modules if 'kernels' in m))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_each_compiled_command_loads_its_own_kernels(tmp_path: Path) -> None:
+    """Should load the octal kernels for octal (as native code, without numba, once they
+    are cached: a first run builds them) and the search kernels for max, never the other's."""
+    pytest.importorskip("numba")
+    octal = ("octal", "0.45", "--engine", "compiled", "--json")
+    loaded(*octal)  # builds the native library where it is not cached yet
+    modules = loaded(*octal)
+    kernels = {m for m in modules if m.startswith("sdg_automata.kernels.")}
+    assert "sdg_automata.kernels.octal" in kernels
+    assert not kernels & {"sdg_automata.kernels.automaton", "sdg_automata.kernels.step",
+                          "sdg_automata.kernels.compact"}, sorted(kernels)
+    from sdg_automata.kernels import native
+
+    if native.cached("octal"):  # numba's package not imported (its two C helper modules
+        assert "numba" not in modules  # are loaded as files: kernels.native)
+    from sdg_automata.generators.families import ModularSpec, modular_family
+    from sdg_automata.grammar.parse import grammar_to_json
+
+    grammar = tmp_path / "modular.json"  # one the kernels take (the example is too small)
+    grammar.write_text(grammar_to_json(modular_family(
+        [ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])), encoding="utf-8")
+    modules = loaded("max", str(grammar), "A", "--engine", "compiled", "--strategy", "bfs")
+    assert "sdg_automata.kernels.automaton" in modules
+    assert "sdg_automata.kernels.octal" not in modules
+
+
+def test_the_command_line_starts_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should ask OpenBLAS for one thread (numpy starts its pool at import: 0.1 CPU s of
+    every command on two cores), unless the user set a number."""
+    from sdg_automata.cli import main
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
 
 
 def test_max_loads_no_implementation_it_does_not_run() -> None:

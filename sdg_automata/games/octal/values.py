@@ -228,7 +228,7 @@ class _Engine:
         self.compiled_from = compiled_from  # "auto" runs the kernels from so many values
         self.method = method
         self.engine = check_engine(engine)
-        self.kernels: Any = None  # the compiled kernel module, once chosen
+        self.kernels: Any = None  # the compiled kernels (kernels.octal.Kernels), once chosen
         self.g: npt.NDArray[np.integer[Any]] = np.zeros(1024, dtype=np.uint8)
         self.n = 0
         self.terminal = game.removals(1)
@@ -299,11 +299,12 @@ class _Engine:
         if self.three:
             self._notice_python(n)
         elif self.kernels is None and use_compiled(self.engine, work=n,
-                                                   threshold=self.compiled_from):
+                                                   threshold=self.compiled_from,
+                                                   library="octal"):
             with held_signals():
-                from ...kernels import octal as kernels
+                from ...kernels.octal import loaded
 
-            self.kernels = kernels
+                self.kernels = loaded()
         try:
             while self.n < n:
                 if self.n == self.next_detect and self.method != "full":
@@ -641,7 +642,7 @@ class _Engine:
                     reached, status, extra, self.rare_count = k.run_sparse(
                         self.g, self.n, stop, self.rare, self.rare_count, sp.mask,
                         sp.positional, sp.rare_parity, one, two, terminal, seen, vmax,
-                        _KERNEL_WORK, self.method == "auto", _JUDGE_FROM, _SPARSE_GAIN,
+                        _KERNEL_WORK, self.method == "auto", _JUDGE_FROM, k.SPARSE_GAIN,
                         self.index.partners, self.index.start, self.index.heaps, _SCAN_FIRST,
                         _PROBES)
                 else:  # "full", or "one-heap": the full mex with no splits
@@ -684,13 +685,14 @@ def load_kernels(engine: Engine = "compiled", max_n: int = COMPILED_FROM) -> Non
     :data:`COMPILED_FROM` values in each worker, and on a cold cache the first
     codes of all).  The calls do no work.
     """
-    if not use_compiled(engine, work=max_n, threshold=COMPILED_FROM):
+    if not use_compiled(engine, work=max_n, threshold=COMPILED_FROM, library="octal"):
         return
-    from ...kernels import octal as k
+    from ...kernels.octal import loaded
 
     i64, seen = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
     terminal = np.zeros(1, dtype=np.bool_)
     with held_signals():
+        k = loaded()
         for dtype in (np.uint8, np.uint16, np.int32):
             g = np.zeros(2, dtype=dtype)
             k.run_sparse(g, 0, 0, i64, 0, 1, False, 0, i64, i64, terminal, seen, 0, 1, True, 0,

@@ -221,7 +221,7 @@ def _enough(code: str, count: int, n0: int, p: int) -> None:
 
 def _kernels(engine: Engine, count: int) -> tuple[Any, Any, int, bool]:
     """(check_heaps, first_break, work per call, compiled) for ``count`` values."""
-    compiled = use_compiled(engine, work=count, threshold=COMPILED_FROM)
+    compiled = use_compiled(engine, work=count, threshold=COMPILED_FROM, library="octal_check")
     check, first_break = (loops.compiled() if compiled
                           else (loops.check_heaps, loops.first_break))
     return check, first_break, _WORK if compiled else _PYTHON_WORK, compiled
