@@ -167,6 +167,17 @@ class MisereGame:
         """Whether the form is a nim heap ``*n`` (n = its birthday)."""
         return _TABLE.nim_heap(self.birthday) == self.id
 
+    @property
+    def even_part(self) -> MisereGame:
+        """E with ``self`` = E or E + ``*``, E *even* (CGSuite's ``IsEven``: E has a smaller
+        birthday than E + ``*``); the game itself when it is even.
+
+        >>> nim_heap(3).even_part, nim_heap(0).even_part
+        (MisereGame(*[2]), MisereGame(*[0]))
+        """
+        even = _odd_part(self.id)
+        return self if even is None else MisereGame(even)
+
     def __add__(self, other: MisereGame) -> MisereGame:
         if not isinstance(other, MisereGame):
             return NotImplemented
