@@ -115,6 +115,21 @@ def test_grundys_game_22_is_cgsuites() -> None:
         "0,0,0,1,0,2,1,0,2,1,0,2,1,3^1431,2,1,3^1431,2,4^0564,3^1431,0^20")
 
 
+def test_genus_sequences_of_0312_are_plambecks() -> None:
+    # Plambeck's page on misère 0.312 (plambeck.org/oldhtml/mathematics/games/misere/
+    # quaternary/0312/index.htm) writes each genus with more terms than needed: heaps 1–6
+    # are 1^{03131}, 2^{20}, 0^{02}, 2^{1420}, 0^{02}, 1^{13}, and the heap of 4 twice,
+    # A + A, is 0^{1202}
+    published = ["1^03131", "2^20", "0^02", "2^1420", "0^02", "1^13"]
+    forms = heap_forms("0.312", 6)
+    for heap, symbol in enumerate(published, 1):
+        g, terms = symbol.split("^")
+        genus = genus_of(forms[heap])
+        assert (genus.g, genus.sequence(len(terms))) == (int(g), [int(c) for c in terms]), heap
+    twice = genus_of(forms[4] + forms[4])
+    assert (twice.g, twice.sequence(4), twice.ascii) == (0, [1, 2, 0, 2], "0^120")
+
+
 def test_wythoff_row_10_genus_is_cgsuites() -> None:
     # GameHeapTest: [Wythoff((10,n)).Genus for n from 0 to 20]: one term of two digits
     # in parentheses, and reversibly tame positions written g^γ₀
