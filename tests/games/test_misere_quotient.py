@@ -265,8 +265,15 @@ def test_a_growing_quotient_is_stated_only_as_far_as_proven() -> None:
 
 
 def test_the_time_budget_says_how_far() -> None:
-    with pytest.raises(BudgetExceeded, match="proven for the first"):
+    with pytest.raises(BudgetExceeded, match=r"proven for (heaps 1–\d+|no heap) \(order") as e:
         misere_quotient("0.07", upto=200, budget=Budget(max_seconds=0.3))
+    q = e.value.partial  # the quotient proven before the budget ran out, stated that far
+    assert isinstance(q, MisereQuotient) and q.proven_to == e.value.explored < 200
+    assert f"(order {q.size})" in str(e.value) and "budget" in (q.stopped or "")
+    assert q.to_json()["proven_to"] == q.proven_to and len(q.history) == q.proven_to
+    truth = brute_force((0, 7))
+    for heaps in sums(min(q.proven_to, 12), most=3, total=24):
+        assert q.outcome(heaps) == truth(heaps)
 
 
 # -- the other families ------------------------------------------------------------------
