@@ -36,10 +36,10 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Literal, TypeVar
 
 from ...errors import InputError
 from ...runtime.budget import UNLIMITED, Budget
@@ -48,7 +48,9 @@ from ..octal.rules import OctalGame
 from ..solution import GameGraphLike, _finish_order, adjacency_of
 from .components import heap_options
 
-__all__ = ["MisereGame", "graph_forms", "heap_forms", "misere_form", "nim_heap"]
+__all__ = ["MisereGame", "bottom_up", "graph_forms", "heap_forms", "misere_form", "nim_heap"]
+
+T = TypeVar("T")
 
 
 class _Table:
@@ -344,6 +346,24 @@ def _emit(g: int, parenthesize: bool, opened: list[int], out: list[str]) -> None
     opened[0] = before
     if opened[0]:
         out.append("[")
+
+
+def bottom_up(game: MisereGame, cache: dict[int, T],
+              below: Callable[[MisereGame], Iterable[MisereGame]],
+              compute: Callable[[MisereGame], T]) -> T:
+    """``cache[game.id]``, after computing (without recursion: forms can be deep) every
+    form ``below`` says it needs, each from forms of smaller birthday."""
+    stack = [game]
+    while stack:
+        top = stack[-1]
+        pending = [g for g in below(top) if g.id not in cache]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        if top.id not in cache:
+            cache[top.id] = compute(top)
+    return cache[game.id]
 
 
 def forms_of(positions: Sequence[MisereGame]) -> MisereGame:

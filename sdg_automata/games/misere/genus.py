@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from ...errors import SdgBug
 from ..mex import mex
-from .canonical import MisereGame
+from .canonical import MisereGame, bottom_up
 from .phylum import Phylum, phylum_of
 
 __all__ = ["Genus", "genus_of"]
@@ -128,20 +128,7 @@ def genus_of(game: MisereGame) -> Genus:
     >>> g.ascii, g.sequence(4)
     ('0^0', [0, 2, 0, 2])
     """
-    got = _CACHE.get(game.id)
-    if got is not None:
-        return got
-    stack = [game]
-    while stack:  # the options first, without recursion
-        top = stack[-1]
-        pending = [o for o in top.options if o.id not in _CACHE]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        if top.id not in _CACHE:
-            _CACHE[top.id] = _compute(top)
-    return _CACHE[game.id]
+    return bottom_up(game, _CACHE, lambda g: g.options, _compute)
 
 
 def _compute(game: MisereGame) -> Genus:

@@ -47,7 +47,7 @@ from enum import Enum
 from typing import Literal
 
 from ..mex import mex
-from .canonical import MisereGame
+from .canonical import MisereGame, bottom_up
 
 __all__ = ["Phylum", "phylum_of"]
 
@@ -129,26 +129,12 @@ def phylum_of(game: MisereGame) -> Phylum:
     >>> phylum_of(misere_form([misere_form([two]), nim_heap(1)])).value  # *[2#1]
     'restless'
     """
-    even = game.even_part
-    got = _CACHE.get(even.id)
-    if got is not None:
-        return got
-    stack = [even]
-    while stack:  # the options and their options first, without recursion
-        top = stack[-1]
-        pending = [o.even_part for o in _below(top) if o.even_part.id not in _CACHE]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        if top.id not in _CACHE:
-            _CACHE[top.id] = _classify(top)
-    return _CACHE[even.id]
+    return bottom_up(game.even_part, _CACHE, _below, _classify)
 
 
 def _below(game: MisereGame) -> list[MisereGame]:
-    """The options and second options whose phyla classify ``game``."""
-    return [x for o in game.options for x in (o, *o.options)]
+    """The even parts of the options and second options whose phyla classify ``game``."""
+    return [x.even_part for o in game.options for x in (o, *o.options)]
 
 
 def _known(game: MisereGame) -> Phylum:
