@@ -73,11 +73,12 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                                     str(heaps), "--json", "--max-seconds", str(seconds)],
                                    ok=(0, 3))
         objects = [json.loads(line) for line in out.splitlines()]
+        # a quotient stopped by the budget is printed too, as far as it was proven
         quotient = next((o for o in objects if o.get("schema") == "misere/1"), None)
-        if quotient is None:  # the time budget: how far, from the stopped object
+        if quotient is None or not quotient["proven_to"]:  # not even heap 1: the stop alone
             stopped = objects[-1]
             rows.append({"bench": "misere", "code": code, "heaps": heaps, "cpu_s": cpu,
-                         "peak_mb": peak / 2**20, "order": None,
+                         "peak_mb": peak / 2**20, "order": stopped["at"].get("order"),
                          "proven_to": stopped.get("explored"), "stable_from": None,
                          "stopped": stopped["error"], "orders": []})
             continue

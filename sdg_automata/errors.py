@@ -200,10 +200,16 @@ class BudgetExceeded(SdgError):
     ----------
     explored:
         How many states had been explored when the budget ran out.
+    partial:
+        What was proven before it ran out, for a computation whose answer grows in proven
+        steps (a misère quotient proven for its first components: a
+        :class:`~sdg_automata.games.misere.quotient.MisereQuotient` whose ``stopped``
+        says why); ``None`` otherwise.
     """
 
-    def __init__(self, message: str, *, explored: int = 0):
+    def __init__(self, message: str, *, explored: int = 0, partial: object | None = None):
         self.explored = explored
+        self.partial = partial
         super().__init__(message)
 
 

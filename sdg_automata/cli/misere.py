@@ -6,8 +6,10 @@ of a code (``octal``), or of the positions of a game graph (``graph ... --quotie
 read off the quotient; ``--forms`` each heap's or position's normal and misère nim
 value, genus and misère canonical form (CGSuite's notation).  JSON objects carry
 ``"schema": "misere/1"`` (``sdg_automata/schemas/misere.json``).  A quotient that
-could not be proven up to the bound asked is printed for the bound it was proven to,
-then exit 3 with one ``error:`` line (under ``--json``, a ``stopped/1`` object).
+could not be proven up to the bound asked — no trial fitted, ``--max-order``, or the
+``--max-seconds`` budget ran out — is printed for the bound it was proven to, then exit
+3 with one ``error:`` line saying that bound and the order there (under ``--json``, a
+``stopped/1`` object whose ``at`` has ``proven_to`` and ``order``).
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..errors import BudgetExceeded, InputError
 from .arguments import positive
 from .budgets import budget, progress
 from .exits import ExitCode, fail
-from .jsonout import emit_stopped
+from .jsonout import Reason, emit_stopped
 from .writing import output
 
 if TYPE_CHECKING:
@@ -81,23 +83,35 @@ def _emit(args: argparse.Namespace, obj: dict[str, Any]) -> None:
     output(args, json.dumps({"schema": MISERE_SCHEMA, **obj}, ensure_ascii=False) + "\n")
 
 
-def _quotient(args: argparse.Namespace, family: Components) -> MisereQuotient:
-    from ..games.misere.quotient import quotient_of
+def _quotient(args: argparse.Namespace, family: Components) -> tuple[MisereQuotient, Reason]:
+    """The quotient, proven as far as it could be, and why it stopped short if it did:
+    ``"budget"`` (``--max-seconds``: the quotient proven before it ran out) or
+    ``"unproven"`` (no trial fitted, or ``--max-order``)."""
+    from ..games.misere.quotient import MisereQuotient, quotient_of
 
     if args.max_seconds is None:
         args.max_seconds = MISERE_SECONDS
     with progress(f"misère quotient of {family.name}", unit="components") as bar:
-        return quotient_of(family, budget=budget(args, bar), max_order=max(2, args.max_order))
+        try:
+            return quotient_of(family, budget=budget(args, bar),
+                               max_order=max(2, args.max_order)), "unproven"
+        except BudgetExceeded as e:
+            if not isinstance(e.partial, MisereQuotient):  # pragma: no cover - always set
+                raise
+            return e.partial, "budget"
 
 
-def _finish(args: argparse.Namespace, q: MisereQuotient, at: dict[str, Any]) -> int:
-    """Exit 0, or exit 3 when the quotient is not proven as far as asked."""
+def _finish(args: argparse.Namespace, q: MisereQuotient, reason: Reason,
+            at: dict[str, Any]) -> int:
+    """Exit 0, or exit 3 when the quotient is not proven as far as asked: one ``error:``
+    line, under ``--json`` a ``stopped/1`` object whose ``at`` has the quotient's
+    ``proven_to`` and ``order`` (the names of the misère/1 result)."""
     if q.stopped is None:
         return ExitCode.OK
     message = (f"the misère quotient of {q.name} is proven for {q.family.span(q.proven_to)} "
-               f"only: {q.stopped}")
-    emit_stopped(args, message, reason="unproven", explored=q.proven_to,
-                 at={**at, "proven_to": q.proven_to})
+               f"only (order {q.size}): {q.stopped}")
+    emit_stopped(args, message, reason=reason, explored=q.proven_to,
+                 at={**at, "proven_to": q.proven_to, "order": q.size})
     fail(message, ExitCode.BUDGET)
 
 
@@ -122,15 +136,15 @@ def run_octal(args: argparse.Namespace, game: OctalGame) -> int:
     upto = args.upto or (max([*heaps, 1]) if heaps is not None else QUOTIENT_HEAPS)
     if heaps is not None and max(heaps, default=0) > upto:
         raise InputError(f"--outcome names a heap of {max(heaps)}, beyond --upto {upto}")
-    q = _quotient(args, HeapFamily(game=game, upto=upto))
+    q, reason = _quotient(args, HeapFamily(game=game, upto=upto))
     at = {"code": game.code}
     if heaps is not None:
         if max(heaps, default=0) > q.proven_to:
-            return _finish(args, q, at)
+            return _finish(args, q, reason, at)
         _show_outcome(args, q, [str(h) for h in heaps], heaps, {"code": game.code})
         return ExitCode.OK
     _show_quotient(args, q, {"code": game.code})
-    return _finish(args, q, at)
+    return _finish(args, q, reason, at)
 
 
 def _show_outcome(args: argparse.Namespace, q: MisereQuotient, names: list[str],
@@ -181,11 +195,11 @@ def run_graph(args: argparse.Namespace, graph: Any, names: Callable[[Any], str],
         else:
             output(args, forms_text(named))
         return ExitCode.OK
-    q = _quotient(args, family)
+    q, reason = _quotient(args, family)
     if parts is not None:
         if q.stopped is not None:
-            return _finish(args, q, {"graph": args.graph})
+            return _finish(args, q, reason, {"graph": args.graph})
         _show_outcome(args, q, [names(p) for p in parts], parts, {"graph": args.graph})
         return ExitCode.OK
     _show_quotient(args, q, {"graph": args.graph})
-    return _finish(args, q, {"graph": args.graph})
+    return _finish(args, q, reason, {"graph": args.graph})

@@ -8,6 +8,7 @@ quotient cannot be proven as far as asked, exit 2 for options that do not go tog
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -69,14 +70,25 @@ def test_not_proven_as_far_as_asked_is_exit_3(capsys: pytest.CaptureFixture[str]
     first, stopped = (json.loads(line) for line in out.splitlines())
     assert first["schema"] == "misere/1" and first["proven_to"] < 20 and first["stopped"]
     assert stopped["schema"] == "stopped/1" and stopped["reason"] == "unproven"
-    assert stopped["at"] == {"code": "0.07", "proven_to": first["proven_to"]}
+    assert stopped["at"] == {"code": "0.07", "proven_to": first["proven_to"],
+                             "order": first["order"]}
+    assert f"heaps 1–{first['proven_to']} only (order {first['order']})" in err
 
 
 def test_the_time_budget_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(["octal", "0.07", "--misere", "--upto", "200", "--max-seconds", "0.3"],
-                         capsys)
-    assert code == 3 and out == ""
-    assert "proven for the first" in err and err.count("\n") == 1
+    # the quotient proven before the budget ran out is printed, as for --max-order
+    argv = ["octal", "0.07", "--misere", "--upto", "200", "--max-seconds", "0.3"]
+    code, out, err = run(argv, capsys)
+    assert code == 3 and err.count("\n") == 1
+    span = re.search(r"proven for (heaps 1–\d+|no heap) only \(order (\d+)\)", err)
+    assert span is not None, err
+    assert f"proven for  {span[1]} (not beyond: " in out and f"order       {span[2]}\n" in out
+    code, out, err = run([*argv, "--json"], capsys)
+    first, stopped = (json.loads(line) for line in out.splitlines())
+    assert code == 3 and first["schema"] == "misere/1" and "budget" in first["stopped"]
+    assert stopped["reason"] == "budget" and stopped["explored"] == first["proven_to"]
+    assert stopped["at"] == {"code": "0.07", "proven_to": first["proven_to"],
+                             "order": first["order"]}
 
 
 @pytest.mark.parametrize("argv", [

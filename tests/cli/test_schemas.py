@@ -69,6 +69,7 @@ CASES: dict[str, list[list[str]]] = {
               ["octal", "0.75", "--misere", "--upto", "12"],
               ["octal", "0.77", "--misere", "--outcome", "3,5,7"],
               ["octal", "0.77", "--misere", "--forms", "--upto", "6"],
+              ["octal", "0.3F", "--misere", "--upto", "12", "--max-order", "16"],
               ["octal", "verify", OCTAL_CERTIFICATE],
               ["octal", "survey", "--digits", "2", "--upto", "100", "--jobs", "1", "--format",
                "json"]],

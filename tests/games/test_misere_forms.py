@@ -30,6 +30,7 @@ from sdg_automata.games.misere.canonical import (
     nim_heap,
 )
 from sdg_automata.games.misere.genus import genus_of
+from sdg_automata.games.misere.phylum import Phylum, phylum_of
 
 Raw = tuple  # a raw game: the sorted tuple of its options (raw games)
 
@@ -55,9 +56,9 @@ CGSUITE_CASES = [
     (lambda: L(L(L(n(2))), L(L(n(2)), n(1))), "*[(2#1)2##]", 5, "0^0", 0, 0, "P"),
     (lambda: L(L(L(n(2))), L(L(L(n(2)), n(0)), n(0), n(1))), "*[((2#0)10)2##]", 6, "0^0", 0, 0,
      "P"),
-    # CGSuite writes "0^120" for this wild game of tame genus: the same sequence 1, 2, 0, 2, …
+    # a wild game of tame genus: written in full, although 0^1 has the same sequence
     (lambda: L(L(L(n(2)), n(1)) + n(1), L(L(n(2)), L(n(2)) + n(1), L(L(n(2)), n(0)))),
-     "*[((2#0)2[#1]2#)(2#1)[1]]", 6, "0^1", 1, 0, "N"),
+     "*[((2#0)2[#1]2#)(2#1)[1]]", 6, "0^120", 1, 0, "N"),
     (lambda: L(L(L(n(2)), n(2), n(0)), L(L(n(2)), n(3)), n(1)), "*[(2#20)2[#1]1]", 5, "0^2", 2,
      0, "N"),
 ]
@@ -73,9 +74,33 @@ def test_cgsuites_test_cases(case: tuple[object, ...]) -> None:
     assert genus_of(g).ascii == genus
 
 
-def test_the_wild_game_of_tame_genus_has_cgsuites_sequence() -> None:
+#: CGSuite's columns IsNimHeap, IsTame, IsGenerallyTame, IsRestive, IsGenerallyRestive,
+#: IsRestless, IsHalfTame of the same test cases (MisereCanonicalGameTestCase.scala)
+CGSUITE_PHYLA = {
+    "*[0]": "TTTFFFF", "*[1]": "TTTFFFF", "*[2]": "TTTFFFF", "*[2#]": "FTTFFFF",
+    "*[2##]": "FTTFFFF", "*[2[2]]": "FTTFFFF", "*[2[#2#]]": "FTTFFFF", "*[2#0]": "FFFTTFT",
+    "*[2#1]": "FFFFFTF", "*[4[2#]]": "FTTFFFF", "*[(2#1)2##]": "FFTFFFF",
+    "*[((2#0)10)2##]": "FFTFFFF", "*[((2#0)2[#1]2#)(2#1)[1]]": "FFFFFFF",
+    "*[(2#20)2[#1]1]": "FFFFTFT",
+}
+
+
+@pytest.mark.parametrize("case", CGSUITE_CASES, ids=[c[1] for c in CGSUITE_CASES])
+def test_phyla_are_cgsuites(case: tuple[object, ...]) -> None:
+    g = case[0]()  # type: ignore[operator]
+    p, double = phylum_of(g), phylum_of(g + g)
+    half_tame = not p.tame and double.tame and (g + g).nim_value == (g + g).misere_nim_value == 0
+    flags = (p is Phylum.NIM_HEAP, p.hereditarily_tame, p.tame, p is Phylum.HEREDITARILY_RESTIVE,
+             p.restive, p is Phylum.RESTLESS, half_tame)
+    assert "".join("TF"[not f] for f in flags) == CGSUITE_PHYLA[str(g)]
+    assert phylum_of(g + n(1)) is p  # G and G + * share their phylum
+
+
+def test_the_wild_game_of_tame_genus_is_written_in_full() -> None:
     g = L(L(L(n(2)), n(1)) + n(1), L(L(n(2)), L(n(2)) + n(1), L(L(n(2)), n(0))))
-    assert genus_of(g).sequence(6) == [1, 2, 0, 2, 0, 2]  # CGSuite: 0^120
+    genus = genus_of(g)
+    assert genus.sequence(6) == [1, 2, 0, 2, 0, 2] == genus_of(n(0)).sequence(6)  # 0^1's
+    assert (genus.ascii, genus.text, genus.phylum) == ("0^120", "0¹²⁰", Phylum.WILD)
 
 
 def test_grundys_game_22_is_cgsuites() -> None:
@@ -85,6 +110,37 @@ def test_grundys_game_22_is_cgsuites() -> None:
         forms.append(misere_form([forms[a] + forms[h - a] for a in range(1, (h + 1) // 2)]))
     assert str(forms[22]) == ("*[(((2[2]21)[2](2[2]21)20)(2[2]21)3)((2[2]21)[2](2[2]21)20)"
                               "(2[2]21)[1]2[2]1]")
+    # GameHeapTest: [GrundysGame(n).Genus for n from 0 to 20]
+    assert ",".join(genus_of(f).ascii for f in forms[:21]) == (
+        "0,0,0,1,0,2,1,0,2,1,0,2,1,3^1431,2,1,3^1431,2,4^0564,3^1431,0^20")
+
+
+def test_genus_sequences_of_0312_are_plambecks() -> None:
+    # Plambeck's page on misère 0.312 (plambeck.org/oldhtml/mathematics/games/misere/
+    # quaternary/0312/index.htm) writes each genus with more terms than needed: heaps 1–6
+    # are 1^{03131}, 2^{20}, 0^{02}, 2^{1420}, 0^{02}, 1^{13}, and the heap of 4 twice,
+    # A + A, is 0^{1202}
+    published = ["1^03131", "2^20", "0^02", "2^1420", "0^02", "1^13"]
+    forms = heap_forms("0.312", 6)
+    for heap, symbol in enumerate(published, 1):
+        g, terms = symbol.split("^")
+        genus = genus_of(forms[heap])
+        assert (genus.g, genus.sequence(len(terms))) == (int(g), [int(c) for c in terms]), heap
+    twice = genus_of(forms[4] + forms[4])
+    assert (twice.g, twice.sequence(4), twice.ascii) == (0, [1, 2, 0, 2], "0^120")
+
+
+def test_wythoff_row_10_genus_is_cgsuites() -> None:
+    # GameHeapTest: [Wythoff((10,n)).Genus for n from 0 to 20]: one term of two digits
+    # in parentheses, and reversibly tame positions written g^γ₀
+    @functools.cache
+    def wythoff(a: int, b: int) -> MisereGame:
+        return L(*[wythoff(x, b) for x in range(a)], *[wythoff(a, y) for y in range(b)],
+                 *[wythoff(a - k, b - k) for k in range(1, min(a, b) + 1)])
+
+    assert ",".join(genus_of(wythoff(10, b)).ascii for b in range(21)) == (
+        "10,11,9,8^8,13^(13),12^(12),0^0,15^(15),16^(16),17^(17),14^(14),18^(18),7^7,6^6,"
+        "2^2,3^3,1^1,4^4,5^5,23^(23),28^(28)")
 
 
 #: CGSuite, GameHeapTest: [R(n).Genus for n from 0 to 20]
@@ -128,6 +184,7 @@ def test_heaps_genus_and_misere_values_are_cgsuites(code: str) -> None:
     assert [f.misere_nim_value for f in forms] == CGSUITE_MISERE[code]
     wanted = re.findall(r"\d+(?:\^(?:\([0-9,]+\)|\d+))?", CGSUITE_GENUS[code])
     assert len(wanted) == 21
+    assert [genus_of(form).ascii for form in forms] == wanted  # written as CGSuite writes
     for heap, (form, genus) in enumerate(zip(forms, wanted, strict=True)):
         g, sequence = _cgsuite_sequence(genus, 8)
         ours = genus_of(form)
@@ -244,3 +301,63 @@ def test_graph_positions_have_forms() -> None:
     assert {p: str(f) for p, f in forms.items()} == {
         "a": "*[2]", "b": "*[0]", "c": "*[2#]", "d": "*[1]", "e": "*[2]", "t": "*[0]"}
     assert genus_of(forms["c"]).text == "0⁰" and genus_of(forms["a"]).text == "2"
+
+
+# -- the genus symbol against the definition --------------------------------------------
+
+
+def raw_gamma(game: Raw, k: int) -> int:
+    """γₖ of ``game`` from the definition: G⁻ of the game plus k copies of *2."""
+    return raw_minus(tuple(sorted((game,) + (RAW_STAR2,) * k)))
+
+
+#: a tame genus g^γ₀ -> a nim position of that genus (Conway's tame genera)
+def tame_representative(g: int, gamma0: int) -> tuple[Raw, ...]:
+    if g >= 2:
+        return (nim(g),)
+    return {(0, 1): (), (1, 0): (nim(1),), (0, 0): (nim(2), nim(2)),
+            (1, 1): (nim(2), nim(3))}[(g, gamma0)]
+
+
+@functools.cache
+def nim(size: int) -> Raw:
+    return raw([nim(i) for i in range(size)])
+
+
+#: games one move above the CGSuite test cases, nim heaps and their sums with *: every
+#: phylum occurs (small random trees are nearly all nim heaps and tame)
+SEEDS = sorted({nim(i) for i in range(4)} | {to_raw(c[0]()) for c in CGSUITE_CASES}  # type: ignore[operator]
+               | {raw_sum(nim(1), to_raw(c[0]())) for c in CGSUITE_CASES})  # type: ignore[operator]
+GAMES = st.one_of(raw_games(3), st.lists(st.sampled_from(SEEDS), min_size=1, max_size=3).map(raw))
+
+
+@settings(max_examples=80, deadline=None)
+@given(GAMES)
+def test_the_written_genus_is_the_definitions_sequence(game: Raw) -> None:
+    form = form_of(game)
+    genus, phylum = genus_of(form), phylum_of(form)
+    length = max(len(genus.gammas) + 4, 8)
+    truth = [raw_gamma(game, k) for k in range(length)]
+    assert genus.sequence(length) == truth
+    assert genus.g == normal_value(game)
+    if phylum.one_term_genus:  # tame or restive: g^γ₀, or g for a nim heap
+        assert len(genus.gammas) == 1 and (genus.ascii == str(genus.g)) == form.is_nim_heap
+    else:  # every term up to the alternating pair, at least two
+        k = len(genus.gammas)
+        assert k >= 2 and (k == 2 or truth[k - 1] != truth[k - 3])
+        assert all(truth[i] == truth[i - 2] for i in range(k, length))
+        assert genus.ascii == f"{genus.g}^" + "".join(map(str, truth[:k]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(GAMES)
+def test_a_tame_game_plays_as_the_nim_position_of_its_genus(game: Raw) -> None:
+    # Conway: a (generally) tame game acts like a nim position in sums with nim heaps
+    form = form_of(game)
+    if not phylum_of(form).tame:
+        return
+    g, gamma0 = form.nim_value, form.misere_nim_value
+    twin = tame_representative(g, gamma0)
+    for heaps in itertools.combinations_with_replacement(range(4), 2):
+        extra = tuple(nim(h) for h in heaps)
+        assert raw_wins(tuple(sorted((game,) + extra))) == raw_wins(tuple(sorted(twin + extra)))

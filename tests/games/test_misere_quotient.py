@@ -6,13 +6,18 @@ Every sum of up to four heaps of the bound is compared with the quotient's outco
 for many codes, octal and hexadecimal.  Published anchors: CGSuite's test suite
 (``GameHeapTest.scala``): the misère nim values of the heaps of Kayles (0.77),
 Dawson's Kayles (0.07) and 0.3F — a heap is a misère P-position exactly when its
-misère nim value is 0.
+misère nim value is 0.  Certificates: ``certify`` proves a quotient a second time from
+its JSON output and the rules alone (a naive search from the definitions), and misère
+Nim's quotient is Bouton's rule.  The published quotients (Plambeck 2005, Plambeck–Siegel
+2008) could not be read here (docs/misere.md §6).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
+import operator
 from collections.abc import Callable
 
 import pytest
@@ -21,7 +26,7 @@ from hypothesis import strategies as st
 
 from sdg_automata import misere_quotient
 from sdg_automata.errors import BudgetExceeded, InputError
-from sdg_automata.games.misere import GraphFamily
+from sdg_automata.games.misere import GraphFamily, MisereQuotient
 from sdg_automata.games.misere.monoid import Monoid
 from sdg_automata.games.octal import OctalGame
 from sdg_automata.runtime.budget import Budget
@@ -137,6 +142,90 @@ def test_misere_nim_is_tame() -> None:
     assert data["order"] == 6 and data["relations"] == ["a^2 = 1", "b^3 = b"]
 
 
+def test_misere_nim_is_bouton_s_quotient() -> None:
+    # Bouton's misère rule gives Nim's quotient: a position is its pair (nim sum, whether a
+    # heap ≥ 2 is present), the pairs (x, big) with x ≤ 1 when not big — heaps ≤ 7: 8 + 2
+    # elements —, and the P-positions are (0, big) and (1, not big)
+    q = misere_quotient("0.3333333", upto=7)
+    assert q.size == 10 and q.stopped is None
+    pair_of: dict[str, tuple[int, bool]] = {}
+    for heaps in sums(7, most=4, total=28):
+        x = functools.reduce(operator.xor, heaps, 0)
+        big = any(h >= 2 for h in heaps)
+        assert pair_of.setdefault(q.element(heaps), (x, big)) == (x, big)
+        assert q.outcome(heaps) == ("P" if (x, big) in {(0, True), (1, False)} else "N")
+    assert len(pair_of) == 10
+
+
+def certify(q: MisereQuotient, digits: tuple[int, ...]) -> tuple[int, int]:
+    """Prove the quotient from its JSON output and the rules alone; return its order and
+    the size of its P-portion.
+
+    The multiplication table must be a commutative monoid; heap n's class h(n) and the
+    classes T(n) of its options give each position X the pair (Φ(X), T(X)), T(X) the
+    classes of X's options, and adding a heap n maps (e, T) to (e·h(n), T·h(n) ∪ e·T(n)).
+    Every pair reachable from (1, ∅) must have e ∈ P exactly when T ≠ ∅ and T ∩ P = ∅ —
+    then, by induction on positions, X is a misère P-position iff Φ(X) ∈ P — and any two
+    elements must be told apart by some z (xz ∈ P, yz ∉ P): then Φ's classes are the
+    indistinguishability classes, and the order is the quotient's, for the heaps ≤
+    ``q.proven_to``.  A naive search written from the definitions (Plambeck–Siegel 2008,
+    §2), sharing nothing with the library's proof but its output."""
+    data = q.to_json(table_limit=q.size)
+    index = {name: i for i, name in enumerate(data["elements"])}
+    table, size, one = data["table"], len(index), index["1"]
+    p = {index[name] for name in data["p_portion"]}
+    every = range(size)
+    assert all(table[one][x] == x for x in every)
+    assert all(table[x][y] == table[y][x] for x in every for y in every)
+    assert all(table[table[x][y]][z] == table[x][table[y][z]]
+               for x in every for y in every for z in every)
+    heap = [one] + [index[q.element([n], ascii=True)] for n in range(1, q.proven_to + 1)]
+
+    def cls(heaps: tuple[int, ...]) -> int:
+        return functools.reduce(lambda x, h: table[x][heap[h]], heaps, one)
+
+    letters = {(heap[n], frozenset(cls(m) for m in heap_moves(digits, n)))
+               for n in range(1, q.proven_to + 1)}
+    seen = {(one, frozenset[int]())}
+    todo = list(seen)
+    while todo:
+        e, t = todo.pop()
+        assert (e in p) == (bool(t) and not t & p), (q.name, e, sorted(t))
+        for h, th in letters:
+            step = (table[e][h], frozenset([table[x][h] for x in t] + [table[e][x] for x in th]))
+            if step not in seen:
+                seen.add(step)
+                todo.append(step)
+    assert {e for e, _ in seen} == set(every)  # the heaps generate the monoid
+    for x, y in itertools.combinations(every, 2):
+        assert any((table[x][z] in p) != (table[y][z] in p) for z in every), (x, y)
+    return size, len(p)
+
+
+#: (code, heaps): the order and P-portion size docs/misere.md states, proven by certify
+CERTIFIED = [("0.77", 100, 40, 9), ("0.75", 100, 8, 2), ("0.31", 100, 6, 2),
+             ("0.07", 24, 24, 5)]
+
+
+@pytest.mark.parametrize(("code", "upto", "order", "p_size"), CERTIFIED,
+                         ids=[c[0] for c in CERTIFIED])
+def test_quotients_are_certified_from_their_json(code: str, upto: int, order: int,
+                                                 p_size: int) -> None:
+    q = misere_quotient(code, upto=upto)
+    assert q.proven_to == upto
+    assert certify(q, OctalGame.parse(code).digits) == (order, p_size)
+
+
+def test_certify_rejects_a_wrong_quotient() -> None:
+    # Kayles' quotient with heap 5's class given to heap 6: the search finds a position
+    # whose class says P where the rules say N, or the converse
+    q = misere_quotient("0.77", upto=12)
+    wrong = dataclasses.replace(q, letter_of=q.letter_of[:5] + (q.letter_of[4],)
+                                + q.letter_of[6:])
+    with pytest.raises(AssertionError):
+        certify(wrong, OctalGame.parse("0.77").digits)
+
+
 def test_the_presentation_holds_and_names_every_element() -> None:
     q = misere_quotient("0.75", upto=20)  # Plambeck's R8, checked here against brute force
     assert q.size == 8 and q.stable_from == 5
@@ -176,8 +265,15 @@ def test_a_growing_quotient_is_stated_only_as_far_as_proven() -> None:
 
 
 def test_the_time_budget_says_how_far() -> None:
-    with pytest.raises(BudgetExceeded, match="proven for the first"):
+    with pytest.raises(BudgetExceeded, match=r"proven for (heaps 1–\d+|no heap) \(order") as e:
         misere_quotient("0.07", upto=200, budget=Budget(max_seconds=0.3))
+    q = e.value.partial  # the quotient proven before the budget ran out, stated that far
+    assert isinstance(q, MisereQuotient) and q.proven_to == e.value.explored < 200
+    assert f"(order {q.size})" in str(e.value) and "budget" in (q.stopped or "")
+    assert q.to_json()["proven_to"] == q.proven_to and len(q.history) == q.proven_to
+    truth = brute_force((0, 7))
+    for heaps in sums(min(q.proven_to, 12), most=3, total=24):
+        assert q.outcome(heaps) == truth(heaps)
 
 
 # -- the other families ------------------------------------------------------------------

@@ -12,6 +12,8 @@ One module per concept (``docs/misere.md`` has the mathematics):
   built and proven (:func:`misere_quotient`, :class:`MisereQuotient`);
 * :mod:`~sdg_automata.games.misere.canonical` — misère canonical forms (Conway),
   written in CGSuite's notation, with the misère nim value;
+* :mod:`~sdg_automata.games.misere.phylum` — the phyla of forms (nim heap, tame, restive,
+  restless, wild), which decide how a genus is written;
 * :mod:`~sdg_automata.games.misere.genus` — Conway's genus symbol.
 
 The names below load their module on first use (PEP 562).
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from .components import Components, GraphFamily, HeapFamily
     from .genus import Genus, genus_of
     from .monoid import Monoid
+    from .phylum import Phylum, phylum_of
     from .quotient import MisereQuotient, misere_quotient, quotient_of
 
 __all__ = [
@@ -44,10 +47,12 @@ __all__ = [
     "MisereGame",
     "MisereQuotient",
     "Monoid",
+    "Phylum",
     "genus_of",
     "heap_forms",
     "misere_form",
     "misere_quotient",
+    "phylum_of",
     "quotient_of",
 ]
 
@@ -58,6 +63,7 @@ _LAZY = {
     "MisereQuotient": "quotient", "misere_quotient": "quotient", "quotient_of": "quotient",
     "MisereGame": "canonical", "heap_forms": "canonical", "misere_form": "canonical",
     "Genus": "genus", "genus_of": "genus",
+    "Phylum": "phylum", "phylum_of": "phylum",
 }
 
 

@@ -36,10 +36,10 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Literal, TypeVar
 
 from ...errors import InputError
 from ...runtime.budget import UNLIMITED, Budget
@@ -48,7 +48,9 @@ from ..octal.rules import OctalGame
 from ..solution import GameGraphLike, _finish_order, adjacency_of
 from .components import heap_options
 
-__all__ = ["MisereGame", "graph_forms", "heap_forms", "misere_form", "nim_heap"]
+__all__ = ["MisereGame", "bottom_up", "graph_forms", "heap_forms", "misere_form", "nim_heap"]
+
+T = TypeVar("T")
 
 
 class _Table:
@@ -166,6 +168,17 @@ class MisereGame:
     def is_nim_heap(self) -> bool:
         """Whether the form is a nim heap ``*n`` (n = its birthday)."""
         return _TABLE.nim_heap(self.birthday) == self.id
+
+    @property
+    def even_part(self) -> MisereGame:
+        """E with ``self`` = E or E + ``*``, E *even* (CGSuite's ``IsEven``: E has a smaller
+        birthday than E + ``*``); the game itself when it is even.
+
+        >>> nim_heap(3).even_part, nim_heap(0).even_part
+        (MisereGame(*[2]), MisereGame(*[0]))
+        """
+        even = _odd_part(self.id)
+        return self if even is None else MisereGame(even)
 
     def __add__(self, other: MisereGame) -> MisereGame:
         if not isinstance(other, MisereGame):
@@ -333,6 +346,24 @@ def _emit(g: int, parenthesize: bool, opened: list[int], out: list[str]) -> None
     opened[0] = before
     if opened[0]:
         out.append("[")
+
+
+def bottom_up(game: MisereGame, cache: dict[int, T],
+              below: Callable[[MisereGame], Iterable[MisereGame]],
+              compute: Callable[[MisereGame], T]) -> T:
+    """``cache[game.id]``, after computing (without recursion: forms can be deep) every
+    form ``below`` says it needs, each from forms of smaller birthday."""
+    stack = [game]
+    while stack:
+        top = stack[-1]
+        pending = [g for g in below(top) if g.id not in cache]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        if top.id not in cache:
+            cache[top.id] = compute(top)
+    return cache[game.id]
 
 
 def forms_of(positions: Sequence[MisereGame]) -> MisereGame:

@@ -9,15 +9,24 @@ G + (n − 1)·``*2`` (+ ``*1`` or not), and G⁻(X + ``*1``) = G⁻(X) ⊕ 1,
     γₙ = mex({γₙ(G') : G' an option} ∪ {γₙ₋₁, γₙ₋₁ ⊕ 1}),
 
 so a genus is computed from the options' genera.  The sequence is eventually
-periodic with period 2 (Conway); it is written up to the point from which it
-alternates its last two terms, at least two of them: 0^(120) is 0 with 1, 2, 0, 2,
-0, ….  Two further abbreviations follow Winning Ways and CGSuite: a nim heap's genus
-is its size alone (``*2`` is ``2``), and a *tame* or *restive* genus — g = γ₀, or g and
-γ₀ both 0 or 1 (tame), or g ≤ 1 (restive) — whose sequence continues as such genera
-do, c ⊕ 2, c, c ⊕ 2, … from γ₁ on (c = g; for a restive genus c = γ₀ when γ₀ < 4),
-is written with γ₀ alone (``2^2`` is 2, 0, 2, 0, …; ``1^2`` is 2, 0, 2, …).  (CGSuite
-writes two terms for a *wild* game of such a genus, ``2^20``, because it classifies
-games as tame or wild; we do not, so the symbol says the sequence only.)
+periodic with period 2 (Conway).  How it is written is CGSuite's rule, which follows
+the game's phylum (:mod:`~sdg_automata.games.misere.phylum`), not the sequence alone:
+
+* a nim heap's genus is its size alone (``*2`` is ``2``);
+* a tame or restive game's genus is g with γ₀ alone, the rest following from the
+  theory of such games: c ⊕ 2, c, c ⊕ 2, … from γ₁ on, with c = g (for a restive genus
+  c = γ₀ when γ₀ < 4) — ``2^2`` is 2, 0, 2, 0, …;
+* any other genus is written up to the point from which it alternates its last two
+  terms, at least two of them: ``0^120`` is 0 with 1, 2, 0, 2, 0, … — even when the
+  sequence is that of a tame genus (``0^1``), as for the wild game of CGSuite's test
+  case ``*[((2#0)2[#1]2#)(2#1)[1]]`` or Kayles' heap 16 (``1^13``).
+
+How many terms settle it: if every option's sequence has γᵢ = γᵢ₋₂ from i = K ≥ 2 on,
+the maps x ↦ mex(Sₙ ∪ {x, x ⊕ 1}) repeat with period 2 from n = K − 2 and take at most
+two values each, so their two-step composite is idempotent on its image (it is not a
+swap: that would make the sequence 4-periodic, against Conway's theorem) and the game's
+sequence has γᵢ = γᵢ₋₂ from i = max(K + 2, 5) on.  The terms are computed two past that
+point, and a sequence that has not settled there is reported as a bug.
 
 The text form uses superscripts (``0¹²⁰``); the ASCII form is CGSuite's plain text
 (``0^120``, and ``6^(1,9,10,8)`` when a term has two digits).
@@ -25,11 +34,12 @@ The text form uses superscripts (``0¹²⁰``); the ASCII form is CGSuite's plai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ...errors import SdgBug
 from ..mex import mex
-from .canonical import MisereGame
+from .canonical import MisereGame, bottom_up
+from .phylum import Phylum, phylum_of
 
 __all__ = ["Genus", "genus_of"]
 
@@ -38,13 +48,21 @@ _SUPERSCRIPTS = str.maketrans("0123456789(),", "⁰¹²³⁴⁵⁶⁷⁸⁹⁽�
 
 @dataclass(frozen=True, kw_only=True)
 class Genus:
-    """g^(γ₀γ₁…): ``g`` and the written terms ``gammas`` (continued by alternating the
-    last two; one term: alternating γ₀, γ₀ ⊕ 2 — see the module docstring), and
-    whether the game is a nim heap (then written ``g``)."""
+    """g^(γ₀γ₁…): ``g``, the written terms ``gammas`` and the game's ``phylum``.
+
+    A tame or restive game writes γ₀ alone (continued c ⊕ 2, c, …; the module
+    docstring), any other game its terms up to the alternating pair, which is
+    continued.  A nim heap is written ``g`` alone.
+    """
 
     g: int
     gammas: tuple[int, ...]
-    nim_heap: bool = False
+    phylum: Phylum = Phylum.WILD
+
+    @property
+    def nim_heap(self) -> bool:
+        """Whether the game is a nim heap (its genus is written ``g``)."""
+        return self.phylum is Phylum.NIM_HEAP
 
     def gamma(self, n: int) -> int:
         """γₙ = G⁻(G + n·``*2``), for any n ≥ 0."""
@@ -52,14 +70,19 @@ class Genus:
         if n < k:
             return self.gammas[n]
         if k == 1:
-            c = _tail(self.g, self.gammas[0])
-            assert c is not None
-            return c ^ (2 if n % 2 else 0)
+            return _tail(self.g, self.gammas[0]) ^ (2 if n % 2 else 0)
         return self.gammas[k - 2 + (n - k) % 2]
 
     def sequence(self, n: int) -> list[int]:
         """γ₀, …, γₙ₋₁."""
         return [self.gamma(i) for i in range(n)]
+
+    @property
+    def settled(self) -> int:
+        """The least k ≥ 2 with γᵢ = γᵢ₋₂ for every i ≥ k."""
+        if len(self.gammas) > 1:
+            return len(self.gammas)
+        return 2 if self.gamma(2) == self.gamma(0) else 3
 
     def _sup(self) -> str:
         if self.nim_heap:
@@ -83,26 +106,13 @@ class Genus:
         return self.text
 
 
-def _tail(g: int, gamma0: int) -> int | None:
-    """c of a tame or restive genus g^γ₀, continued c ⊕ 2, c, … (``None``: neither)."""
+def _tail(g: int, gamma0: int) -> int:
+    """c of a tame or restive genus g^γ₀, continued c ⊕ 2, c, … from γ₁ on."""
     if g == gamma0 or (g < 2 and gamma0 < 2):
-        return g
+        return g  # tame
     if g < 2:
-        return gamma0 if gamma0 < 4 else g
-    return None
-
-
-def _written(g: int, seq: Sequence[int]) -> tuple[int, ...]:
-    """The shortest prefix that the continuation rules extend to ``seq`` (which ends in
-    its alternating part)."""
-    n = len(seq)
-    c = _tail(g, seq[0])
-    if c is not None and all(seq[i] == c ^ (2 if i % 2 else 0) for i in range(1, n)):
-        return (seq[0],)
-    k = n
-    while k > 2 and seq[k - 1] == seq[k - 3]:
-        k -= 1
-    return tuple(seq[:k])
+        return gamma0 if gamma0 < 4 else g  # restive
+    raise SdgBug(f"the genus {g}^{gamma0} is neither tame nor restive")
 
 
 _CACHE: dict[int, Genus] = {}
@@ -118,33 +128,31 @@ def genus_of(game: MisereGame) -> Genus:
     >>> g.ascii, g.sequence(4)
     ('0^0', [0, 2, 0, 2])
     """
-    got = _CACHE.get(game.id)
-    if got is not None:
-        return got
-    stack = [game]
-    while stack:  # the options first, without recursion
-        top = stack[-1]
-        pending = [o for o in top.options if o.id not in _CACHE]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        if top.id not in _CACHE:
-            _CACHE[top.id] = _compute(top)
-    return _CACHE[game.id]
+    return bottom_up(game, _CACHE, lambda g: g.options, _compute)
 
 
 def _compute(game: MisereGame) -> Genus:
     options = [_CACHE[o.id] for o in game.options]
-    # every option alternates from its written length on: two more terms settle ours
-    length = max([len(o.gammas) for o in options] + [1]) + 3
+    # settled from max(K + 2, 5) on (module docstring); two more terms confirm it
+    bound = max(max([o.settled for o in options] + [2]) + 2, 5)
     seq: list[int] = []
-    for n in range(length):
+    for n in range(bound + 2):
         excluded = {o.gamma(n) for o in options}
         if n == 0:
             seq.append(mex(excluded) if options else 1)
         else:
             excluded |= {seq[-1], seq[-1] ^ 1}
             seq.append(mex(excluded))
-    return Genus(g=game.nim_value, gammas=_written(game.nim_value, seq),
-                 nim_heap=game.is_nim_heap)
+    k = len(seq)
+    while k > 2 and seq[k - 1] == seq[k - 3]:
+        k -= 1
+    if k > bound:
+        raise SdgBug(f"the genus sequence {seq} of {game} has not settled by its {bound}th term")
+    phylum = phylum_of(game)
+    if phylum.one_term_genus:
+        genus = Genus(g=game.nim_value, gammas=(seq[0],), phylum=phylum)
+        if genus.sequence(len(seq)) != seq:
+            raise SdgBug(f"the {phylum.value} game {game} has the genus sequence {seq}, "
+                         f"not that of {genus.ascii}")
+        return genus
+    return Genus(g=game.nim_value, gammas=tuple(seq[:k]), phylum=phylum)

@@ -851,7 +851,8 @@ def quotient_of(family: Components, *, budget: Budget = UNLIMITED,
     budget:
         ``max_seconds`` and progress (unit: components).  Running out raises
         :class:`~sdg_automata.errors.BudgetExceeded` saying how far the quotient was
-        proven and its order there.
+        proven and its order there; its ``partial`` is that quotient (``proven_to``,
+        ``size``, ``stopped``: the budget).
     max_order:
         The largest quotient built; a larger one stops the construction, and the result
         is stated for the components proven before (:attr:`MisereQuotient.stopped`).
@@ -873,12 +874,18 @@ def quotient_of(family: Components, *, budget: Budget = UNLIMITED,
     except _TooLarge as e:
         stopped = (f"the trial quotients for {family.span(e.component + 1)} outgrow the order "
                    f"limit {max_order} (a trial of order {e.order})")
-    except (BudgetExceeded, Interrupted) as e:
+    except Interrupted as e:
         done = len(builder.history)
-        order = builder.state.monoid.size
-        kind = type(e)
-        raise kind(f"{e}; the misère quotient is proven for the first {done} components "
-                   f"(order {order})", explored=done) from None
+        raise Interrupted(f"{e}; the misère quotient is proven for {family.span(done)} "
+                          f"(order {builder.state.monoid.size})", explored=done) from None
+    except BudgetExceeded as e:
+        # the quotient proven so far goes with the exception, stated as far as proven
+        done = len(builder.history)
+        del builder.options[done:]
+        partial = _result(builder, family, total, str(e))
+        raise BudgetExceeded(f"{e}; the misère quotient is proven for {family.span(done)} "
+                             f"(order {partial.size})", explored=done,
+                             partial=partial) from None
     except KeyboardInterrupt:
         raise meter.interrupted(len(builder.history)) from None
     if stopped is not None:
@@ -918,7 +925,8 @@ def misere_quotient(game: str | object, upto: int | None = None, *,
         A code that is not one, ``upto`` missing for a code or given with a family, a
         bound that is not a positive integer.
     BudgetExceeded
-        The budget ran out; the message says how far the quotient was proven.
+        The budget ran out; the message says how far the quotient was proven and its order
+        there, and ``.partial`` is the quotient proven so far.
 
     Examples
     --------
