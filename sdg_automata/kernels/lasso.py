@@ -150,16 +150,17 @@ def step_word(heap: Array, plan: Array, ops: Array, tables: int, chains: int, mi
     out = np.uint64(0)
     bad = np.int64(0)  # the bits of results outside their fields: −1 (unknown) has them
     for e in range(tables):  # lookups from the word alone: no branch but the loop's
-        c = np.int64(heap[ops[e, OFF] + _field(w, ops[e, S0], ops[e, M0]) * ops[e, COLS]
-                          + _field(w, ops[e, S1], ops[e, M1])])
+        c = np.int64(heap[np.uint64(ops[e, OFF] + _field(w, ops[e, S0], ops[e, M0])
+                                    * ops[e, COLS] + _field(w, ops[e, S1], ops[e, M1]))])
         bad |= c & ~ops[e, GM]
         new[0, ops[e, GROUP]] = c
         out |= np.uint64(c) << np.uint64(ops[e, GS])
     if bad:
         return 1, w
     if chains:
-        if mixed:
-            unpack(w, shifts, masks, old, 0)
+        if mixed:  # (written out: a call here costs two reference counts a step)
+            for i in range(old.shape[1]):
+                old[0, i] = _field(w, shifts[i], masks[i])
         for e in range(tables, tables + chains):
             if ops[e, KIND] == 3:
                 c, _ = _chain_new(heap, plan, ops[e, AT], new, 0)
