@@ -6,7 +6,7 @@ its time in the step, so here a state is one ``uint64``: its record of part ids
 (:class:`~sdg_automata.search.compiled.tables.StepTables`, then the constraint's
 state) as bit fields at the shifts ``shifts`` — the key of the compact store
 (:func:`~sdg_automata.kernels.compact.key_of`; the widths are the driver's, from
-the ids interned so far).  The step (:func:`step_word`) runs the letter's plan
+the ids interned so far).  The step (in :func:`_move`) runs the letter's plan
 decoded once per call (:func:`decode`): an instruction of one or two old parts
 (all of the hardness family's but one) reads its inputs from the word by a shift
 and a mask and its result from its table; a chain of new parts runs as
@@ -52,7 +52,7 @@ from .step import (
 #: a helper inlined into its callers (the walk's hot loop)
 _inline = functools.partial(jit, inline=True)
 
-__all__ = ["COLUMNS", "decode", "meet", "pack", "step_word", "unpack", "walk"]
+__all__ = ["COLUMNS", "decode", "meet", "pack", "unpack", "walk"]
 
 #: columns of a decoded instruction (int64 rows of ``ops``): kind, group, table offset,
 #: its columns, where it starts in the plan, the shifts and masks of its (old) inputs,
@@ -138,59 +138,118 @@ def unpack(w: Any, shifts: Array, masks: Array, cur: Array, row: int) -> None:
         cur[row, i] = _field(w, shifts[i], masks[i])
 
 
-@_inline
-def step_word(heap: Array, plan: Array, ops: Array, tables: int, chains: int, mixed: bool,
-              shifts: Array, masks: Array, w: Any, new: Array, old: Array) -> tuple[int, Any]:
-    """(0, the word of δ(q, a)) for the word ``w`` of q, or (1, ``w``) when a table entry
-    is not learned yet (or an id does not fit its field: a bug):
-    :func:`~sdg_automata.kernels.step.step` on words, ``ops`` the letter's plan as
-    :func:`decode` leaves it.  ``new`` (one row) receives the groups' new ids, which
-    chains read; ``old`` (one row) the ids of q, unpacked when a chain reads them
-    (``mixed``).  The constraint's field is the caller's."""
-    out = np.uint64(0)
-    bad = np.int64(0)  # the bits of results outside their fields: −1 (unknown) has them
-    for e in range(tables):  # lookups from the word alone: no branch but the loop's
-        c = np.int64(heap[np.uint64(ops[e, OFF] + _field(w, ops[e, S0], ops[e, M0])
-                                    * ops[e, COLS] + _field(w, ops[e, S1], ops[e, M1]))])
-        bad |= c & ~ops[e, GM]
-        new[0, ops[e, GROUP]] = c
-        out |= np.uint64(c) << np.uint64(ops[e, GS])
-    if bad:
-        return 1, w
-    if chains:
-        if mixed:  # (written out: a call here costs two reference counts a step)
-            for i in range(old.shape[1]):
-                old[0, i] = _field(w, shifts[i], masks[i])
-        for e in range(tables, tables + chains):
-            if ops[e, KIND] == 3:
-                c, _ = _chain_new(heap, plan, ops[e, AT], new, 0)
-            else:
-                c, _ = _chain_any(heap, plan, ops[e, AT], old, 0, new, 0)
-            if c & ~ops[e, GM]:
-                return 1, w
-            new[0, ops[e, GROUP]] = c
-            out |= np.uint64(c) << np.uint64(ops[e, GS])
-    return 0, out
+@jit
+def _move(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: Array, wc: int,
+          values: Array, head: int, settle: int, first: Array, record: int, cur: Array,
+          shifts: Array, masks: Array, limit: int, cursor: Array, quantum: int,
+          meeting: bool) -> int:
+    """:func:`walk` (the hare alone) or, ``meeting``, :func:`meet` (the tortoise, then the
+    hare, in lockstep): one loop with the step written once in it.
 
-
-@_inline
-def _advance(heap: Array, plan: Array, ops: Array, tables: int, chains: int, mixed: bool,
-             shifts: Array, masks: Array, crows: Array, letter: int, wc: int, w: Any,
-             new: Array, old: Array) -> tuple[int, Any]:
-    """(0, the successor of ``w`` on the walk's letter), (1, ``w``): a miss, or (2, ``w``):
-    the constraint died (no successor), as ``kernels.automaton._advance``."""
-    d = np.int64(0)
-    if wc:
-        g = shifts.shape[0] - 1
-        d = np.int64(crows[letter, _field(w, shifts[g], masks[g])])
-        if d < 0:
-            return 2, w
-    rc, out = step_word(heap, plan, ops, tables, chains, mixed, shifts, masks, w, new, old)
-    if rc:
-        return 1, w
-    if wc:
-        out |= np.uint64(d) << np.uint64(shifts[shifts.shape[0] - 1])
-    return 0, out
+    The step is :func:`~sdg_automata.kernels.step.step` on words, the plan as
+    :func:`decode` leaves it: the old parts' lookups read their inputs from the word
+    (no branch but the loop's; one check of all their results), the chains run as
+    ``step`` runs them over ``new``, the groups' new ids (with ``old``, the ids of the
+    word, unpacked when a chain reads them).  (Not a function of its own: numba would
+    count references to its arrays at every step.)"""
+    groups = cur.shape[1] - wc
+    ops = np.zeros((plan[at], COLUMNS), dtype=np.int64)
+    new = np.zeros((1, groups), dtype=np.int64)
+    old = np.zeros((1, groups), dtype=np.int64)
+    tables, chains, mixed = decode(plan, at, shifts, masks, ops, new)
+    ws = np.zeros(2, dtype=np.uint64)  # the tortoise, the hare
+    moved = np.zeros(2, dtype=np.uint64)
+    ws[1] = pack(cur, HARE, shifts)
+    chase = cur[TORTOISE, 0] >= 0  # −1: a tortoise never met
+    ws[0] = pack(cur, TORTOISE, shifts) if chase else ws[1]
+    lo = 0 if meeting else 1  # the words that move
+    hs, hm = shifts[head], masks[head]
+    cs, cm = (shifts[groups], masks[groups]) if wc else (0, 0)
+    pos, steps = cursor[POS], cursor[STEPS]
+    work = 0
+    status = DONE
+    while True:
+        if meeting:
+            if ws[0] == ws[1]:
+                status = MET
+                break
+        elif steps >= limit:
+            break
+        if work >= quantum:
+            status = PAUSE
+            break
+        rc = 0
+        m = lo
+        while m < 2:
+            w = ws[m]
+            d = np.int64(0)
+            if wc:
+                d = np.int64(crows[letter, _field(w, cs, cm)])
+                if d < 0:
+                    rc = 2
+                    break
+            out = np.uint64(d) << np.uint64(cs)
+            bad = np.int64(0)  # result bits outside their fields: −1 (unknown) has them
+            for e in range(tables):
+                c = np.int64(heap[ops[e, OFF] + _field(w, ops[e, S0], ops[e, M0]) * ops[e, COLS]
+                                  + _field(w, ops[e, S1], ops[e, M1])])
+                bad |= c & ~ops[e, GM]
+                new[0, ops[e, GROUP]] = c
+                out |= np.uint64(c) << np.uint64(ops[e, GS])
+            if bad:
+                rc = 1
+                break
+            if mixed:
+                for i in range(groups):
+                    old[0, i] = _field(w, shifts[i], masks[i])
+            for e in range(tables, tables + chains):
+                if ops[e, KIND] == 3:
+                    c, _ = _chain_new(heap, plan, ops[e, AT], new, 0)
+                else:
+                    c, _ = _chain_any(heap, plan, ops[e, AT], old, 0, new, 0)
+                if c & ~ops[e, GM]:
+                    rc = 1
+                    break
+                new[0, ops[e, GROUP]] = c
+                out |= np.uint64(c) << np.uint64(ops[e, GS])
+            if rc:
+                break
+            moved[m] = out
+            m += 1
+        if rc == 1:
+            status = MISS
+            if meeting:
+                cursor[SID] = TORTOISE if m == 0 else HARE
+            break
+        if rc == 2:
+            status = DEAD
+            break
+        if meeting:
+            ws[0], ws[1] = moved[0], moved[1]
+            steps += 1
+            work += 2
+            continue
+        ws[1] = moved[1]
+        pos += 1
+        steps += 1
+        work += 1
+        if record:
+            v = values[_field(ws[1], hs, hm)]
+            if v >= 0 and first[v] < 0 and (wc == 0 or cfinal[_field(ws[1], cs, cm)]):
+                first[v] = pos
+                if v >= settle:
+                    status = FOUND
+                    break
+        if chase and ws[1] == ws[0]:
+            status = MET
+            break
+    unpack(ws[1], shifts, masks, cur, HARE)
+    if meeting:
+        unpack(ws[0], shifts, masks, cur, TORTOISE)
+        cursor[STEPS], cursor[WORK] = steps, work
+    else:
+        cursor[POS], cursor[STEPS], cursor[WORK] = pos, steps, work
+    return status
 
 
 @jit
@@ -201,48 +260,8 @@ def walk(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: A
     by up to ``limit`` steps, with the same statuses, cursor and rows of ``cur`` (the
     tortoise never met when its row is −1).  ``shifts`` and ``masks``: the fields of the
     record (the groups', then the constraint's when ``wc``)."""
-    groups = cur.shape[1] - wc
-    ops = np.zeros((plan[at], COLUMNS), dtype=np.int64)
-    new = np.zeros((1, groups), dtype=np.int64)
-    tables, chains, mixed = decode(plan, at, shifts, masks, ops, new)
-    old = np.zeros((1, groups), dtype=np.int64)
-    hare = pack(cur, HARE, shifts)
-    chase = cur[TORTOISE, 0] >= 0
-    tortoise = pack(cur, TORTOISE, shifts) if chase else hare
-    hs, hm = shifts[head], masks[head]
-    cs, cm = shifts[groups] if wc else 0, masks[groups] if wc else 0
-    pos, steps = cursor[POS], cursor[STEPS]
-    work = 0
-    status = DONE
-    while steps < limit:
-        if work >= quantum:
-            status = PAUSE
-            break
-        rc, nxt = _advance(heap, plan, ops, tables, chains, mixed, shifts, masks, crows,
-                           letter, wc, hare, new, old)
-        if rc == 1:
-            status = MISS
-            break
-        if rc == 2:
-            status = DEAD
-            break
-        hare = nxt
-        pos += 1
-        steps += 1
-        work += 1
-        if record:
-            v = values[_field(hare, hs, hm)]
-            if v >= 0 and first[v] < 0 and (wc == 0 or cfinal[_field(hare, cs, cm)]):
-                first[v] = pos
-                if v >= settle:
-                    status = FOUND
-                    break
-        if chase and hare == tortoise:
-            status = MET
-            break
-    unpack(hare, shifts, masks, cur, HARE)
-    cursor[POS], cursor[STEPS], cursor[WORK] = pos, steps, work
-    return status
+    return _move(heap, plan, at, letter, crows, cfinal, wc, values, head, settle, first,
+                 record, cur, shifts, masks, limit, cursor, quantum, False)
 
 
 @jit
@@ -251,35 +270,7 @@ def meet(heap: Array, plan: Array, at: int, letter: int, crows: Array, wc: int, 
     """:func:`sdg_automata.kernels.automaton.meet` on words: ``cur[TORTOISE]`` and
     ``cur[HARE]`` moved together until they are equal; a miss (``cursor[SID]`` says whose)
     moves neither."""
-    groups = cur.shape[1] - wc
-    ops = np.zeros((plan[at], COLUMNS), dtype=np.int64)
-    new = np.zeros((1, groups), dtype=np.int64)
-    tables, chains, mixed = decode(plan, at, shifts, masks, ops, new)
-    old = np.zeros((1, groups), dtype=np.int64)
-    tortoise, hare = pack(cur, TORTOISE, shifts), pack(cur, HARE, shifts)
-    steps = cursor[STEPS]
-    work = 0
-    status = MET
-    while tortoise != hare:
-        if work >= quantum:
-            status = PAUSE
-            break
-        rc, t = _advance(heap, plan, ops, tables, chains, mixed, shifts, masks, crows, letter,
-                         wc, tortoise, new, old)
-        if rc == 1:
-            cursor[SID] = TORTOISE
-            status = MISS
-            break
-        rc, h = _advance(heap, plan, ops, tables, chains, mixed, shifts, masks, crows, letter,
-                         wc, hare, new, old)
-        if rc == 1:
-            cursor[SID] = HARE
-            status = MISS
-            break
-        tortoise, hare = t, h
-        steps += 1
-        work += 2
-    unpack(tortoise, shifts, masks, cur, TORTOISE)
-    unpack(hare, shifts, masks, cur, HARE)
-    cursor[STEPS], cursor[WORK] = steps, work
-    return status
+    nothing = np.zeros(1, dtype=np.int64)  # no values are recorded
+    return _move(heap, plan, at, letter, crows, np.zeros(1, dtype=np.uint8), wc,
+                 np.full(1, -1, dtype=np.int32), 0, -1, nothing, 0, cur, shifts, masks, 0,
+                 cursor, quantum, True)

@@ -37,27 +37,27 @@ from sdg_automata.search.compiled import drive  # noqa: E402
 
 
 def _word_step(tables: StepTables, k: int, vector: list[int]) -> tuple[int, list[int]]:
-    """(miss, the ids of the successor) by the packed step, the fields fitted to the ids
-    interned so far as the driver fits them."""
+    """(miss, the ids of the successor) by the packed step: one step of :func:`words.walk`
+    on letter k, the fields fitted to the ids interned so far as the driver fits them."""
     import numpy as np
+
+    from sdg_automata.kernels import automaton
 
     layout = drive._WordFields(tables, None).fit()
     assert layout is not None
-    shifts, masks = layout
-    at = int(tables.starts[k])
-    ops = np.zeros((int(tables.plan[at]), words.COLUMNS), dtype=np.int64)
-    new = np.zeros((1, tables.groups), dtype=np.int64)
-    old = np.zeros((1, tables.groups), dtype=np.int64)
-    n, chains, mixed = words.decode(tables.plan, at, shifts, masks, ops, new)
-    row = np.array([vector], dtype=np.int32)
-    w = np.uint64(words.pack(row, 0, shifts))
-    rc, out = words.step_word(tables.heap, tables.plan, ops, n, chains, mixed, shifts, masks, w,
-                              new, old)
-    if rc:
-        assert np.uint64(out) == w  # a miss leaves the word as it was
+    cur = np.zeros((4, tables.groups), dtype=np.int32)
+    cur[automaton.HARE] = vector
+    cur[automaton.TORTOISE] = -1
+    cursor = np.zeros(8, dtype=np.int64)
+    none = np.zeros(1, dtype=np.int32)
+    status = words.walk(tables.heap, tables.plan, int(tables.starts[k]), k,
+                        np.zeros((1, 1), np.int32), np.ones(1, np.uint8), 0, none, 0, -1,
+                        np.zeros(1, np.int64), 0, cur, *layout, 1, cursor, 10)
+    if status == kernel.MISS:
+        assert cur[automaton.HARE].tolist() == vector and cursor[kernel.POS] == 0
         return 1, []
-    words.unpack(np.uint64(out), shifts, masks, row, 0)
-    return 0, row[0].tolist()
+    assert status == kernel.DONE and cursor[kernel.POS] == 1
+    return 0, cur[automaton.HARE].tolist()
 
 
 def _steps_agree(g: Grammar, limit: int = 300) -> None:
