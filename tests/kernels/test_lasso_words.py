@@ -1,4 +1,4 @@
-"""The lasso on states packed in one word (sdg_automata.kernels.lasso, issue 36 item 1).
+"""The lasso on states packed in one word (sdg_automata.kernels.packed_lasso, issue 36 item 1).
 
 Truths, none of them the code under test: the table step on vectors
 (:func:`sdg_automata.kernels.step.step`, itself held to ``step_reference`` by
@@ -31,7 +31,7 @@ from sdg_automata.search.decide import max_grundy
 
 pytest.importorskip("numba")
 
-from sdg_automata.kernels import lasso as words  # noqa: E402
+from sdg_automata.kernels import packed_lasso as words  # noqa: E402
 from sdg_automata.kernels import step as kernel  # noqa: E402
 from sdg_automata.search.compiled import drive  # noqa: E402
 

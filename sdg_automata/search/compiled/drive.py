@@ -398,7 +398,7 @@ CHECKPOINTS = 64
 
 
 class _WordFields:
-    """The lasso's states as words (:mod:`sdg_automata.kernels.lasso`): the fields of the
+    """The lasso's states as words (:mod:`sdg_automata.kernels.packed_lasso`): the fields of the
     ids interned so far (the groups' parts, then the constraint's states: ``states``),
     as the compact store's keys lay them out (:func:`~.stores._widths`), refitted after
     every lesson; none when they need more than one word (the vector kernels then walk)."""
@@ -460,7 +460,7 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     import numpy as np
 
     from ...kernels import automaton as kernel
-    from ...kernels import lasso as words
+    from ...kernels import packed_lasso as words
     from ...kernels import step as protocol
 
     crows, cfinal, wc, start = _start(tables, constraint)
