@@ -31,7 +31,7 @@ COMMIT = "e909ab8bc330e39bc837d26b22bc8a96f9fa512a"
 #: (code, heap bound) recorded
 RECORDS = [("0.77", 100), ("0.75", 100), ("0.31", 100), ("0.33", 100), ("0.52", 100),
            ("0.71", 100), ("0.07", 24), ("0.07", 33), ("0.137", 32), ("0.36", 21),
-           ("0.106", 19), ("0.26", 30), ("0.26", 54), ("0.3F", 11), ("0.4112", 16)]
+           ("0.106", 19), ("0.26", 20), ("0.26", 30), ("0.26", 54), ("0.3F", 11), ("0.4112", 16)]
 DATA = Path(__file__).resolve().parent.parent / "tests" / "games" / "data" / "miseresolver.json"
 _MAIN = "org.cgsuite.core.misere.solver.Record"
 
