@@ -112,14 +112,15 @@ def insert_keys(table: Array, form: Array, keys: Array, count: int) -> int:
 def spread(table: Array, old_end: int, form: Array, stash: Array) -> int:
     """Move the keys of slots 0 … ``old_end`` − 1 (a table of a smaller ``form``, its tail
     included) to their places in the table of ``form`` that the same memory now holds
-    (the slots from ``old_end`` on are free): how many keys could not be placed, or −1.
+    (the slots from ``old_end`` on are free): 0, or −1 − the keys left in ``stash``.
 
     From the top down: a key is taken out of its slot, then put at the first free slot
     from its new home on.  Homes only grow with the table, so that slot lies at or above
     the one it was taken from, among slots already done, unless its cluster started far
     below its home (the first slots only): such a key goes to ``stash`` and is
-    inserted at the end.  −1: ``stash`` is full or a cluster ran past the tail (the
-    keys are then all in ``table`` and ``stash``, each once, for a rebuild)."""
+    inserted at the end.  Negative when ``stash`` is full or a cluster ran past the
+    tail: the keys are then in ``table`` and at the front of ``stash``, each once, for
+    a rebuild."""
     held = 0
     for j in range(old_end - 1, -1, -1):
         e = table[j]
@@ -130,7 +131,7 @@ def spread(table: Array, old_end: int, form: Array, stash: Array) -> int:
         if at < j or _place(table, at, e) < 0:
             if held == stash.shape[0]:
                 table[j] = e
-                return -1
+                return -1 - held
             stash[held] = e - np.uint64(1)
             held += 1
     done = insert_keys(table, form, stash, held)

@@ -50,6 +50,8 @@ MAX_SPARE = 6
 FIRST_SLOTS = 1 << 12
 #: keys a growth may hold aside (see ``spread``)
 STASH = 1 << 16
+#: the frontier ring's first size (keys; a power of two, doubled as needed)
+FIRST_RING = 1 << 12
 
 
 def key_widths(counts: list[int], fixed: list[int], old: list[int] | None = None) -> list[int]:
@@ -115,7 +117,7 @@ class PackedStore:
                 q, m = max((q, m), sized, key=lambda f: f[1] << f[0])
         self.form = np.array([q, m], dtype=np.int64)
         self.table = Growing(np.uint64, (), (m << q) + TAIL)
-        self.queue = Growing(np.uint64, (), 1 << 12)
+        self.queue = Growing(np.uint64, (), FIRST_RING)
         self.parent = Growing(np.int32, (), 1 << 12)
         self.via = Growing(np.uint8 if letters < 256 else np.int32, (), 1 << 12)
         #: how many times the table grew, and was rebuilt (re-encoded or recovered)
