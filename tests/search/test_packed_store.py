@@ -125,7 +125,7 @@ def test_keys_unpack_to_their_ids(widths: list[int], seed: int) -> None:
     ids = np.array([[int(rng.integers(0, 1 << w)) for w in widths]], dtype=np.int32)
     key = kernel.pack(ids, 0, shifts)
     out = np.zeros_like(ids)
-    kernel.unpack(key, shifts, masks, out, 0)
+    kernel.unpack(np.uint64(key), shifts, masks, out, 0)
     assert out.tolist() == ids.tolist()
     assert int(key) < 1 << sum(widths)
 
