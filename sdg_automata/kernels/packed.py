@@ -33,8 +33,24 @@ from typing import Any
 import numpy as np
 
 from . import jit
-from .step import _GOLDEN, _MIX, BATCH, CAP, DONE, FOUND, FULL, LETTER, MISS, PAUSE, SID, WORK, \
-    Array, N, step
+from .step import (
+    _GOLDEN,
+    _MIX,
+    BATCH,
+    CAP,
+    DONE,
+    FOUND,
+    FULL,
+    LETTER,
+    MISS,
+    PAUSE,
+    SID,
+    WORK,
+    Array,
+    N,
+    first_value,
+    step,
+)
 
 __all__ = ["KEY_BITS", "OVERFLOW", "Q", "SCALE", "TAIL", "home", "insert_keys", "key_hash",
            "pack", "packed_bfs", "spread", "unpack"]
@@ -62,7 +78,7 @@ def key_hash(key: Any) -> Any:  # a numpy uint64
 
 
 @jit
-def home(h: Any, form: Array) -> int:
+def home(h: Any, form: Array) -> Any:  # a numpy int64
     """The home slot of hash ``h`` in a table of ``form[SCALE] · 2^form[Q]`` homes: its top
     q + 3 bits times m, over 8 (monotone in ``h`` for every size)."""
     return np.int64(((h >> np.uint64(61 - form[Q])) * np.uint64(form[SCALE])) >> np.uint64(3))
@@ -147,7 +163,7 @@ def spread(table: Array, old_end: int, form: Array, stash: Array) -> int:
 def _lookup(table: Array, slot: int, key1: Any) -> int:
     """The slot holding ``key1`` from ``slot`` on (≥ 0), or −1 − the free slot ending the
     cluster, or ``−1 − len(table)`` when the cluster runs past the tail."""
-    end = table.shape[0]
+    end = int(table.shape[0])
     while True:
         e = table[slot]
         if e == key1:
@@ -245,12 +261,9 @@ def packed_bfs(heap: Array, plan: Array, starts: Array, shifts: Array, masks: Ar
                     parent[n] = s
                     via[n] = c
                     n += 1
-                    if settle >= 0:
-                        v = values[block[j, head]]
-                        if v >= 0 and found_at[v] < 0 and (wc == 0 or cfinal[block[j, groups]]):
-                            found_at[v] = n - 1
-                            if v >= settle:
-                                status = FOUND
+                    if settle >= 0 and first_value(values, found_at, block, j, head, groups,
+                                                   wc, cfinal, n - 1, settle):
+                        status = FOUND
                 else:
                     work += 1
             sid, k = (s + 1, 0) if c + 1 == letters else (s, c + 1)

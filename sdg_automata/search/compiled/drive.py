@@ -216,17 +216,9 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
         drive.learn(table.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
         table.fit(tables, n)
 
-    try:
-        status = dispatch(call, drive.handlers(states, MISS=miss, FOUND=stop,
-                                               FULL=lambda: table.make_room(states())))
-    except BaseException as e:  # the store goes back at once; the found states with it
-        failure = _failed(e, table, drive, what, states())
-        if failure is e:
-            raise
-        raise failure from None
-    found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
-    return Walked(store=table, states=states(), complete=status != protocol.FOUND, found=found,
-                  peak_bytes=table.nbytes(states()))
+    return _walked(table, drive, states, found_at,
+                   lambda: dispatch(call, drive.handlers(
+                       states, MISS=miss, FOUND=stop, FULL=lambda: table.make_room(states()))))
 
 
 def _packed_breadth_first(tables: StepTables, drive: _Driver, *, crows: Any, cfinal: Any,
@@ -268,9 +260,19 @@ def _packed_breadth_first(tables: StepTables, drive: _Driver, *, crows: Any, cfi
     def full() -> None:
         store.make_room(states(), int(cursor[protocol.SID]), bool(cursor[kernel.OVERFLOW]))
 
+    return _walked(store, drive, states, found_at,
+                   lambda: dispatch(call, drive.handlers(states, MISS=miss, FOUND=stop,
+                                                         FULL=full)))
+
+
+def _walked(store: _Store | PackedStore, drive: _Driver, states: Callable[[], int],
+            found_at: Any, walk: Callable[[], int]) -> Walked:
+    """What a breadth-first walk on ``store`` found: ``walk()`` (its status) run, the store
+    closed at once if it fails (:func:`_failed`)."""
+    from ...kernels import step as protocol
+
     try:
-        store.fit(tables.part_counts, fixed, 1)
-        status = dispatch(call, drive.handlers(states, MISS=miss, FOUND=stop, FULL=full))
+        status = walk()
     except BaseException as e:  # the store goes back at once; the found states with it
         failure = _failed(e, store, drive, drive.meter.what, states())
         if failure is e:
