@@ -25,7 +25,7 @@ Array = Any
 
 __all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "LETTER",
            "MAX_LOAD_PERCENT", "MET", "MISS", "N", "PAUSE", "POS", "SID", "STEPS", "VALUE",
-           "WORK", "Array", "rehash", "step"]
+           "WORK", "Array", "first_value", "rehash", "step"]
 
 #: statuses a kernel returns
 DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
@@ -199,6 +199,22 @@ def rehash(records: Array, n: int, table: Array, tags: Array) -> None:
                 slot = (slot + 1) & mask
             table[slot] = base + j + 1
             tags[slot] = marks[j]
+
+
+def _first_value(values: Array, found_at: Array, rec: Array, row: int, head: int, groups: int,
+                 wc: int, cfinal: Array, state: int, settle: int) -> bool:
+    """A breadth-first walk's new state ``state`` (its ids in ``rec[row]``): its value
+    (``values`` of the part of group ``head``), where the constraint accepts, recorded in
+    ``found_at`` if met for the first time; whether that value settles the walk (≥ ``settle``)."""
+    v = values[rec[row, head]]
+    if v >= 0 and found_at[v] < 0 and (wc == 0 or cfinal[rec[row, groups]]):
+        found_at[v] = state
+        return bool(v >= settle)
+    return False
+
+
+#: the breadth-first kernels' bookkeeping of values (inlined into them: it runs per state)
+first_value = jit(_first_value, inline=True)
 
 
 #: successors a breadth-first kernel computes before it looks them up (the store keeps
