@@ -13,6 +13,7 @@ kernels' protocol, which :mod:`sdg_automata.kernels.automaton` describes.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -40,8 +41,62 @@ POS, STEPS = 6, 7
 #: the open-addressing table is kept at most this full (percent; the drivers grow it)
 MAX_LOAD_PERCENT = 70
 
+#: a helper inlined into its callers (a kernel's hot loop)
+_inline = functools.partial(jit, inline=True)
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xFF51AFD7ED558CCD)
+
+
+@_inline
+def _chain_new(heap: Array, plan: Array, at: int, dst: Array, drow: int) -> tuple[int, int]:
+    """Kind 3 of :func:`step` (``NEW``: r projected new parts chained), the instruction at
+    ``plan[at]``: (the group's part id, or −1 for an entry not learned; where the next
+    instruction starts).  The new parts are read from ``dst[drow]`` (the state being made)."""
+    r = plan[at + 2]
+    at += 3
+    lv = at + 2 * r
+    c = heap[plan[at + 1] + dst[drow, plan[at]]]
+    if c < 0:
+        return -1, lv
+    for _j in range(1, r):
+        at += 2
+        p = heap[plan[at + 1] + dst[drow, plan[at]]]
+        if p < 0:
+            return -1, lv
+        c = heap[plan[lv] + c * plan[lv + 1] + p]
+        if c < 0:
+            return -1, lv
+        lv += 2
+    return c, lv
+
+
+@_inline
+def _chain_any(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
+               drow: int) -> tuple[int, int]:
+    """Kind 4 of :func:`step` (``ANY``: any mix of old parts, from ``src[srow]``, and new
+    ones, from ``dst[drow]``), as :func:`_chain_new`."""
+    r = plan[at + 2]
+    at += 3
+    lv = at + 3 * r
+    c = 0
+    for j in range(r):
+        p = dst[drow, plan[at]] if plan[at + 1] else src[srow, plan[at]]
+        if plan[at + 2] >= 0:
+            p = heap[plan[at + 2] + p]
+            if p < 0:
+                return -1, lv
+        at += 3
+        if j == 0:
+            c = p
+            if r > 1:
+                continue
+            p = 0
+        c = heap[plan[lv] + c * plan[lv + 1] + p]
+        lv += 2
+        if c < 0:
+            return -1, lv
+    return c, lv
 
 
 @jit
@@ -73,44 +128,9 @@ def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
                      + src[srow, plan[at + 3]]]
             at += 6
         elif kind == 3:  # r projected new parts
-            r = plan[at + 2]
-            at += 3
-            lv = at + 2 * r
-            c = heap[plan[at + 1] + dst[drow, plan[at]]]
-            if c < 0:
-                return 1
-            for _j in range(1, r):
-                at += 2
-                p = heap[plan[at + 1] + dst[drow, plan[at]]]
-                if p < 0:
-                    return 1
-                c = heap[plan[lv] + c * plan[lv + 1] + p]
-                if c < 0:
-                    return 1
-                lv += 2
-            at = lv
+            c, at = _chain_new(heap, plan, at, dst, drow)
         else:  # any mix
-            r = plan[at + 2]
-            at += 3
-            lv = at + 3 * r
-            c = 0
-            for j in range(r):
-                p = dst[drow, plan[at]] if plan[at + 1] else src[srow, plan[at]]
-                if plan[at + 2] >= 0:
-                    p = heap[plan[at + 2] + p]
-                    if p < 0:
-                        return 1
-                at += 3
-                if j == 0:
-                    c = p
-                    if r > 1:
-                        continue
-                    p = 0
-                c = heap[plan[lv] + c * plan[lv + 1] + p]
-                lv += 2
-                if c < 0:
-                    return 1
-            at = lv
+            c, at = _chain_any(heap, plan, at, src, srow, dst, drow)
         if c < 0:
             return 1
         dst[drow, g] = c

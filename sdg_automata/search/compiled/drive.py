@@ -27,12 +27,14 @@ from ...runtime.budget import Budget
 from .loop import Handler, Misses, dispatch, stop
 from .packed import PackedStore, key_widths
 from .stores import (
+    MAX_KEY_BITS,
     NARROW,
     CompactStore,
     Growing,
     KeyTooWide,
     _Quantum,
     _Store,
+    _widths,
     _wrapping,
 )
 from .tables import StepTables
@@ -459,6 +461,31 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
 CHECKPOINTS = 64
 
 
+class _WordFields:
+    """The lasso's states as words (:mod:`sdg_automata.kernels.packed_lasso`): the fields of the
+    ids interned so far (the groups' parts, then the constraint's states: ``states``),
+    as the compact store's keys lay them out (:func:`~.stores._widths`), refitted after
+    every lesson; none when they need more than one word (the vector kernels then walk)."""
+
+    def __init__(self, tables: StepTables, states: int | None) -> None:
+        self.tables, self.states = tables, states
+        self.counts: list[int] = []
+        self.layout: tuple[Any, Any] | None = None
+
+    def fit(self) -> tuple[Any, Any] | None:
+        """(shifts, masks) of the fields, int64 arrays, or ``None``."""
+        import numpy as np
+
+        counts = [*self.tables.part_counts, *([] if self.states is None else [self.states])]
+        if counts != self.counts:
+            self.counts = counts
+            widths = _widths(counts)
+            self.layout = None if sum(widths) > MAX_KEY_BITS else (
+                np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.int64),
+                np.array([(1 << w) - 1 for w in widths], dtype=np.int64))
+        return self.layout
+
+
 class _Checkpoints:
     """States of the walk at positions 0, D, 2D, … (at most :data:`CHECKPOINTS`; D doubles,
     dropping every other one, when they would be more): O(1) states in all."""
@@ -497,6 +524,7 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     import numpy as np
 
     from ...kernels import automaton as kernel
+    from ...kernels import packed_lasso as words
     from ...kernels import step as protocol
 
     crows, cfinal, wc, start = _start(tables, constraint)
@@ -532,11 +560,23 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
                                       protocol.DONE: stop, protocol.FOUND: stop,
                                       protocol.DEAD: stop, protocol.MET: stop})
 
+    fields = _WordFields(tables, crows.shape[1] if wc else None)
+
     def hare(limit: int, record: bool) -> int:  # the hare on, up to `limit` steps this round
         values = tables.values(head)[1] if record else none
-        return drive.timed(kernel.walk, cursor, tables.heap, tables.plan, at, letter, crows,
-                           cfinal, wc, values, head_group if record else 0,
-                           settle if record else -1, first, int(record), cur, limit, cursor)
+        args = (tables.heap, tables.plan, at, letter, crows, cfinal, wc, values,
+                head_group if record else 0, settle if record else -1, first, int(record), cur)
+        layout = fields.fit()
+        if layout is None:
+            return drive.timed(kernel.walk, cursor, *args, limit, cursor)
+        return drive.timed(words.walk, cursor, *args, *layout, limit, cursor)
+
+    def meet() -> int:
+        args = (tables.heap, tables.plan, at, letter, crows, wc, cur)
+        layout = fields.fit()
+        if layout is None:
+            return drive.timed(kernel.meet, cursor, *args, cursor)
+        return drive.timed(words.meet, cursor, *args, *layout, cursor)
 
     marks = _Checkpoints(start)
     power = 1
@@ -572,9 +612,7 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
         run(partial(hare, cycle - position, False), lambda: kernel.HARE)
         cur[kernel.TORTOISE] = start
         cursor[protocol.STEPS] = 0
-        run(lambda: drive.timed(kernel.meet, cursor, tables.heap, tables.plan, at, letter,
-                                crows, wc, cur, cursor),
-            lambda: int(cursor[protocol.SID]))
+        run(meet, lambda: int(cursor[protocol.SID]))
         tail = int(cursor[protocol.STEPS])
     except KeyboardInterrupt:
         raise drive.meter.interrupted() from None
