@@ -87,6 +87,17 @@ def test_a_command_loads_its_own_engine_only() -> None:
     assert not engines & {"counting", "octal", "imark", "sweeps", "play", "render"}, engines
 
 
+def test_a_command_imports_its_own_command_group_only() -> None:
+    """Should import, of the command groups (``cli.GROUPS``), the one that registers the
+    command run; ``--help`` all of them."""
+    from sdg_automata.cli import GROUPS
+
+    every = {f"sdg_automata.cli{m}" for m in GROUPS}
+    assert every <= loaded("--help")
+    assert loaded("max", EXAMPLE, "A", "2") & every == {"sdg_automata.cli.automata"}
+    assert loaded("check", EXAMPLE, "--json") & every == {"sdg_automata.cli.grundy"}
+
+
 def test_lazy_and_complete_parsers_agree() -> None:
     """Should give each command the same options whether built on demand or at once."""
     from sdg_automata.cli import build_parser
