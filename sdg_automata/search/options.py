@@ -16,21 +16,22 @@ import argparse
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from ..errors import InputError
 
 __all__ = ["Argument", "Configurable", "entry", "refuse_options"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Argument:
+class Argument(NamedTuple):
     """A command-line argument of the ``max`` subcommand: ``flag`` sets the option ``field``
     of a strategy or an engine (its default is the option's).
 
     ``kind`` names the command line's argparse type (``"positive"``, ``"natural"``,
     ``"duration"``: the keys of ``sdg_automata.cli.automata.ARGUMENT_KINDS``; ``None``: a
-    string), so that this layer does not import the command line.
+    string), so that this layer does not import the command line.  A named tuple, made
+    by keyword (``Argument(flag=..., field=..., help=...)``): a dataclass's generated
+    methods cost start-up.
     """
 
     flag: str

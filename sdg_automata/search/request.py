@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..automaton.construction import GrundyAutomaton
 from ..grammar.words import LONG_WORD, Word
@@ -89,8 +89,7 @@ class Evidence:
         return None
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
-class _Walk:
+class _Walk(NamedTuple):
     """The automaton a search walks: M itself, or M × within packed as q << shift | d.
 
     ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
@@ -98,7 +97,8 @@ class _Walk:
     ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
     ``marks[v]`` is the bit of s meaning A^v ∈ q, and ``accepting`` (``None``:
     always) the constraint's acceptance: a search can test ``s & marks`` first
-    and call nothing on most states.  Every s is below ``2**bits``.
+    and call nothing on most states.  Every s is below ``2**bits``.  (A named tuple: a
+    dataclass's generated methods cost start-up.)
     """
 
     initial: int
