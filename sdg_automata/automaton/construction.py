@@ -518,7 +518,7 @@ class ReachableAutomaton:
 
     def shortest_witnesses(self, head: str) -> dict[int, str]:
         """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value
-        (one row of :func:`sdg_automata.search.decide.spectrum`)."""
+        (one row of :func:`sdg_automata.search.spectrum.spectrum`)."""
         found: dict[int, str] = {}
         for s, v in enumerate(self.values(head)):
             if v is not None and v not in found:

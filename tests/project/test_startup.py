@@ -171,6 +171,34 @@ def test_the_command_line_starts_one_blas_thread(monkeypatch: pytest.MonkeyPatch
     assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
 
 
+#: ``python -m sdg_automata`` that also lists, at exit, every dataclass it defined: a
+#: dataclass's generated methods are compiled at import (a few million instructions each)
+DATACLASSES = ("import atexit, dataclasses, runpy, sys\n"
+               "made = []\n"
+               "process = dataclasses._process_class\n"
+               "def counted(cls, *args, **kwargs):\n"
+               "    made.append(f'{cls.__module__}.{cls.__qualname__}')\n"
+               "    return process(cls, *args, **kwargs)\n"
+               "dataclasses._process_class = counted\n"
+               "atexit.register(lambda: print('dataclasses:', *made, file=sys.__stderr__))\n"
+               "runpy.run_module('sdg_automata', run_name='__main__', alter_sys=True)\n")
+
+
+def test_max_defines_no_class_it_does_not_use() -> None:
+    """Should define, for a small search, none of the options classes of the strategies and
+    engines that do not run (sat's, pdr's, dask's) nor the rows of ``spectrum``: each is a
+    dataclass, whose generated methods cost start-up (issue 33 §4)."""
+    done = subprocess.run([sys.executable, "-c", DATACLASSES, "max", EXAMPLE, "A", "2"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    made = re.findall(r"^dataclasses: (.*)$", done.stderr, re.M)
+    assert len(made) == 1, done.stderr[-2000:]
+    names = {m.rsplit(".", 1)[-1] for m in made[0].split()}
+    assert "Verdict" in names  # the count did run
+    unused = {n for n in names if n.endswith("Options") or n == "SpectrumRow"}
+    assert not unused, sorted(unused)
+
+
 def test_max_loads_no_implementation_it_does_not_run() -> None:
     """Should, for a small search (bfs on the Python reference), list the registries'
     entries but load none of the other strategies' or engines' implementations: no
