@@ -459,7 +459,7 @@ class GrundyAutomaton:
         return crawl(self.initial, self.follow, self.alphabet, budget, what=what)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ReachableAutomaton:
     """The reachable part of M as int tables; every M_{A,i} shares it (Step 5).
 
@@ -467,7 +467,9 @@ class ReachableAutomaton:
     is q₀.  ``parent``/``via`` form the breadth-first tree, so the path to a
     state is a shortest word reaching it.  Made by :meth:`GrundyAutomaton.explore`
     from a :class:`~sdg_automata.automaton.crawl.Crawl`; ``engine`` is the engine that
-    explored (``"python"`` or ``"compiled"``).
+    explored (``"python"`` or ``"compiled"``).  Compared by identity and shown by the
+    default ``repr`` (it holds the automaton and every state; each generated method
+    costs start-up).
     """
 
     automaton: GrundyAutomaton

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from ..automaton.construction import GrundyAutomaton
 from ..grammar.words import LONG_WORD, Word
 from ..runtime.budget import Budget
-from .constraint import Constraint
 
 if TYPE_CHECKING:
     from .compiled.tables import StepTables
+    from .constraint import Constraint
 
     class VerdictFields(Protocol):
         """The common fields of a verdict (:class:`~sdg_automata.search.decide.Verdict`)
@@ -136,9 +136,12 @@ def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _
                  accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
 class Search:
     """What a search strategy is asked: the values of A on the walk, until settled.
+
+    Compared by identity and shown by its default ``repr`` (it holds the whole automaton;
+    each generated method costs start-up).
 
     Attributes
     ----------
@@ -235,7 +238,7 @@ class EngineRun:
         return {"name": self.name, "store": self.store, "workers": self.workers}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class SearchResult:
     """What a strategy found: a witness per value, states reached, and how it ended.
 
@@ -244,7 +247,9 @@ class SearchResult:
     ``evidence`` (the strategy's own, or ``None``) among them.  An engine's
     implementation says what held the states (``store``) and on how many processes
     (``workers``); the dispatch (:func:`sdg_automata.search.engines.run`) then sets
-    ``engine``, which stays ``None`` where no engine of ours ran (the solvers).
+    ``engine``, which stays ``None`` where no engine of ours ran (the solvers).  Results
+    are compared through their verdicts, so by identity here (each generated method costs
+    start-up).
     """
 
     found: dict[int, str | Word]
