@@ -37,7 +37,9 @@ whole max 10⁶               ``python -m sdg_automata max FILE A         C bfs 
 Every run is a child process of its own, ours and the floor interleaved,
 ``SDG_FLOOR_REPEAT`` times (default 3; quick 1): its CPU time (user + sys of that
 child, from ``wait4``) and peak RSS (``ru_maxrss``), the means over the runs, and
-the ratios ours / floor.  Inside the child, the CPU of the search or of the
+the ratios ours / floor; for the bfs rows also the bytes a state (ours: the peak over
+the same child's peak on a 30,031-state walk, the process's fixed cost; the floor's:
+its peak, whose fixed cost is a megabyte).  Inside the child, the CPU of the search or of the
 values alone is printed too (ours: ``time.process_time`` around the call; the C
 program: its walk; tczajka prints no such figure: its whole process, which starts in a
 millisecond, counts as its walk).  The
@@ -206,7 +208,22 @@ def _search(label: str, strategy: str, kind: str, spec: str, folder: Path,
         str(floor["wide" if dumped["wide"] else "narrow"]), strategy, str(tables)]
     row = _side_by_side(label, ours_argv, floor_argv, repeat, floor if isinstance(floor, str)
                         else None, check=lambda o, f: _same_search(label, o, f, dumped))
+    if strategy == "bfs":  # bytes a state: our peak over the same child's on a tiny walk
+        row["ours_bps"] = (row["ours_peak"] - _fixed_peak(folder)) / dumped["states"]
+        if "floor_peak" in row:
+            row["floor_bps"] = row["floor_peak"] / dumped["states"]
     return {**row, "states": dumped["states"]}
+
+
+def _fixed_peak(folder: Path) -> int:
+    """The peak RSS of our search child on a tiny bfs instance (30,031 states, about 1 MB
+    of store): the process's fixed cost (interpreter, numpy, numba, the kernels), which
+    the bytes a state of the bfs rows leave out."""
+    from benchmarks.bench_search import _instance
+
+    path, _, _ = _instance("modular", QUICK_SEARCH[1][3], folder)
+    return min(measure([sys.executable, "-m", "benchmarks.bench_floor", "search", "bfs",
+                        str(path)]).peak for _ in range(2))
 
 
 def _same_search(label: str, ours: dict[str, Any], floor: dict[str, Any] | None,
@@ -396,12 +413,17 @@ def _show(rows: list[dict[str, Any]], repeat: int) -> None:
          f"of each child, mean of {repeat}), peak RSS MB; 'inner' = the walk or the values "
          "alone, measured inside the child",
          ["case", "ours CPU s", "floor CPU s", "ours / floor", "ours inner s", "floor inner s",
-          "inner ratio", "ours MB", "floor MB", "RSS ratio", "note"],
+          "inner ratio", "ours MB", "floor MB", "RSS ratio", "ours B/state", "floor B/state",
+          "note"],
          [[r["case"], cell(r, "ours_cpu"), cell(r, "floor_cpu"),
            cell(r, "ratio", fmt="{:.2f}×"), cell(r, "ours_inner"), cell(r, "floor_inner"),
            cell(r, "inner_ratio", fmt="{:.2f}×"), cell(r, "ours_peak", 2**20, "{:.0f}"),
            cell(r, "floor_peak", 2**20, "{:.0f}"), cell(r, "rss_ratio", fmt="{:.1f}×"),
+           cell(r, "ours_bps", fmt="{:.1f}"), cell(r, "floor_bps", fmt="{:.1f}"),
            r.get("skipped", "")] for r in rows])
+    if any("ours_bps" in r for r in rows):
+        print("B/state (bfs): ours = (peak − the same child's peak on a 30,031-state walk) / "
+              "states; the floor's = its peak / states (its fixed cost is about 1 MB)")
 
 
 # -- the children -------------------------------------------------------------------------

@@ -62,6 +62,7 @@ from .step import (
     _find,
     _hash,
     _probe,
+    first_value,
     step,
 )
 
@@ -152,12 +153,9 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
                     parent[n] = s
                     via[n] = c
                     n += 1
-                    if settle >= 0:
-                        v = values[records[r, head]]
-                        if v >= 0 and found_at[v] < 0 and (wc == 0 or cfinal[records[r, groups]]):
-                            found_at[v] = r
-                            if v >= settle:
-                                status = FOUND
+                    if settle >= 0 and first_value(values, found_at, records, r, head, groups,
+                                                   wc, cfinal, r, settle):
+                        status = FOUND
             if keep_rows:
                 rows[s, c] = r
             sid, k = (s + 1, 0) if c + 1 == letters else (s, c + 1)

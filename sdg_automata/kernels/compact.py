@@ -16,7 +16,21 @@ from typing import Any
 import numpy as np
 
 from . import jit
-from .step import CAP, DONE, FOUND, FULL, LETTER, MISS, PAUSE, SID, WORK, Array, N, step
+from .step import (
+    CAP,
+    DONE,
+    FOUND,
+    FULL,
+    LETTER,
+    MISS,
+    PAUSE,
+    SID,
+    WORK,
+    Array,
+    N,
+    first_value,
+    step,
+)
 
 __all__ = ["CONTINUATION", "IN", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1", "MUL2",
            "OCCUPIED", "OUT", "REMAINDER_BITS", "REMAINDER_MASK", "SHIFTED", "SIZE", "SLOT_BITS",
@@ -397,14 +411,11 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
             outcode[out] = sid * letters + c
             out += 1
             n += 1
-            if settle >= 0:
-                v = values[block[c, head]]
-                if v >= 0 and found_at[v] < 0 and (wc == 0 or cfinal[block[c, groups]]):
-                    found_at[v] = n - 1
-                    if v >= settle:
-                        k = c + 1
-                        status = FOUND
-                        break
+            if settle >= 0 and first_value(values, found_at, block, c, head, groups, wc, cfinal,
+                                           n - 1, settle):
+                k = c + 1
+                status = FOUND
+                break
         if status != DONE:
             break
         if missed:

@@ -13,6 +13,7 @@ kernels' protocol, which :mod:`sdg_automata.kernels.automaton` describes.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ Array = Any
 
 __all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "LETTER",
            "MAX_LOAD_PERCENT", "MET", "MISS", "N", "PAUSE", "POS", "SID", "STEPS", "VALUE",
-           "WORK", "Array", "rehash", "step"]
+           "WORK", "Array", "first_value", "rehash", "step"]
 
 #: statuses a kernel returns
 DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
@@ -40,8 +41,62 @@ POS, STEPS = 6, 7
 #: the open-addressing table is kept at most this full (percent; the drivers grow it)
 MAX_LOAD_PERCENT = 70
 
+#: a helper inlined into its callers (a kernel's hot loop)
+_inline = functools.partial(jit, inline=True)
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xFF51AFD7ED558CCD)
+
+
+@_inline
+def _chain_new(heap: Array, plan: Array, at: int, dst: Array, drow: int) -> tuple[int, int]:
+    """Kind 3 of :func:`step` (``NEW``: r projected new parts chained), the instruction at
+    ``plan[at]``: (the group's part id, or −1 for an entry not learned; where the next
+    instruction starts).  The new parts are read from ``dst[drow]`` (the state being made)."""
+    r = plan[at + 2]
+    at += 3
+    lv = at + 2 * r
+    c = heap[plan[at + 1] + dst[drow, plan[at]]]
+    if c < 0:
+        return -1, lv
+    for _j in range(1, r):
+        at += 2
+        p = heap[plan[at + 1] + dst[drow, plan[at]]]
+        if p < 0:
+            return -1, lv
+        c = heap[plan[lv] + c * plan[lv + 1] + p]
+        if c < 0:
+            return -1, lv
+        lv += 2
+    return c, lv
+
+
+@_inline
+def _chain_any(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
+               drow: int) -> tuple[int, int]:
+    """Kind 4 of :func:`step` (``ANY``: any mix of old parts, from ``src[srow]``, and new
+    ones, from ``dst[drow]``), as :func:`_chain_new`."""
+    r = plan[at + 2]
+    at += 3
+    lv = at + 3 * r
+    c = 0
+    for j in range(r):
+        p = dst[drow, plan[at]] if plan[at + 1] else src[srow, plan[at]]
+        if plan[at + 2] >= 0:
+            p = heap[plan[at + 2] + p]
+            if p < 0:
+                return -1, lv
+        at += 3
+        if j == 0:
+            c = p
+            if r > 1:
+                continue
+            p = 0
+        c = heap[plan[lv] + c * plan[lv + 1] + p]
+        lv += 2
+        if c < 0:
+            return -1, lv
+    return c, lv
 
 
 @jit
@@ -73,44 +128,9 @@ def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
                      + src[srow, plan[at + 3]]]
             at += 6
         elif kind == 3:  # r projected new parts
-            r = plan[at + 2]
-            at += 3
-            lv = at + 2 * r
-            c = heap[plan[at + 1] + dst[drow, plan[at]]]
-            if c < 0:
-                return 1
-            for _j in range(1, r):
-                at += 2
-                p = heap[plan[at + 1] + dst[drow, plan[at]]]
-                if p < 0:
-                    return 1
-                c = heap[plan[lv] + c * plan[lv + 1] + p]
-                if c < 0:
-                    return 1
-                lv += 2
-            at = lv
+            c, at = _chain_new(heap, plan, at, dst, drow)
         else:  # any mix
-            r = plan[at + 2]
-            at += 3
-            lv = at + 3 * r
-            c = 0
-            for j in range(r):
-                p = dst[drow, plan[at]] if plan[at + 1] else src[srow, plan[at]]
-                if plan[at + 2] >= 0:
-                    p = heap[plan[at + 2] + p]
-                    if p < 0:
-                        return 1
-                at += 3
-                if j == 0:
-                    c = p
-                    if r > 1:
-                        continue
-                    p = 0
-                c = heap[plan[lv] + c * plan[lv + 1] + p]
-                lv += 2
-                if c < 0:
-                    return 1
-            at = lv
+            c, at = _chain_any(heap, plan, at, src, srow, dst, drow)
         if c < 0:
             return 1
         dst[drow, g] = c
@@ -179,6 +199,22 @@ def rehash(records: Array, n: int, table: Array, tags: Array) -> None:
                 slot = (slot + 1) & mask
             table[slot] = base + j + 1
             tags[slot] = marks[j]
+
+
+def _first_value(values: Array, found_at: Array, rec: Array, row: int, head: int, groups: int,
+                 wc: int, cfinal: Array, state: int, settle: int) -> bool:
+    """A breadth-first walk's new state ``state`` (its ids in ``rec[row]``): its value
+    (``values`` of the part of group ``head``), where the constraint accepts, recorded in
+    ``found_at`` if met for the first time; whether that value settles the walk (≥ ``settle``)."""
+    v = values[rec[row, head]]
+    if v >= 0 and found_at[v] < 0 and (wc == 0 or cfinal[rec[row, groups]]):
+        found_at[v] = state
+        return bool(v >= settle)
+    return False
+
+
+#: the breadth-first kernels' bookkeeping of values (inlined into them: it runs per state)
+first_value = jit(_first_value, inline=True)
 
 
 #: successors a breadth-first kernel computes before it looks them up (the store keeps

@@ -70,25 +70,35 @@ def test_importing_the_package_does_not_import_numba() -> None:
     assert out.strip() == "False"
 
 
+@pytest.mark.parametrize("native", ["0", "1"])
 @pytest.mark.parametrize("command_line", [True, False])
-def test_the_command_line_loads_numba_without_scipy(command_line: bool) -> None:
+def test_the_command_line_loads_numba_without_scipy(command_line: bool, native: str) -> None:
     """A command-line process runs only our kernels, which need no BLAS: numba loads there
     without importing scipy (0.3-0.5 s); a library process keeps numba's BLAS for the
-    user's own numba code."""
+    user's own numba code.  With the kernels linked from the native cache
+    (``SDG_AUTOMATA_NATIVE=1``, warm after the first run) the process may not load numba at
+    all; where it does, the same holds."""
     pytest.importorskip("scipy", reason="scipy not installed: numba cannot import it anyway")
     pytest.importorskip("numba")
     run = ("from sdg_automata.cli import main; main(['octal', '0.77', '--json', "
            "'--engine', 'compiled'])" if command_line else
            "from sdg_automata.games.octal import OctalGame; "
            "OctalGame.parse('0.77').period(engine='compiled')")
+    # what the run itself loaded, read before this probe imports anything
     code = (f"import sys\n{run}\n"
+            "numba, scipy = 'numba' in sys.modules, 'scipy' in sys.modules\n"
             "from numba.np import arraymath\n"
-            "print('SCIPY', 'scipy' in sys.modules, arraymath._HAVE_BLAS, file=sys.stderr)")
+            "print('NUMBA', numba, 'SCIPY', scipy, numba and arraymath._HAVE_BLAS, "
+            "file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+                          check=True, env={**os.environ, "SDG_AUTOMATA_NATIVE": native})
     if command_line:
         assert '"period": 12' in done.stdout  # Kayles: 𝒢 periodic with period 12
-    assert f"SCIPY {not command_line} {not command_line}" in done.stderr
+    if native == "0":
+        assert "NUMBA True" in done.stderr  # numba's dispatchers: the case this is about
+    loaded = "NUMBA True" in done.stderr
+    want = not command_line and loaded
+    assert f"SCIPY {want} {want}" in done.stderr
 
 
 # -- numba's on-disk cache (issue 28 §5) --------------------------------------------------

@@ -25,12 +25,16 @@ from typing import Any
 from ...errors import BudgetExceeded, SdgBug
 from ...runtime.budget import Budget
 from .loop import Handler, Misses, dispatch, stop
+from .packed import PackedStore, key_widths
 from .stores import (
+    MAX_KEY_BITS,
     NARROW,
     CompactStore,
     Growing,
+    KeyTooWide,
     _Quantum,
     _Store,
+    _widths,
     _wrapping,
 )
 from .tables import StepTables
@@ -44,7 +48,8 @@ __all__ = ["Walked", "breadth_first", "depth_first", "lasso"]
 class Walked:
     """What a compiled walk found (see :func:`breadth_first`, :func:`depth_first`)."""
 
-    def __init__(self, *, store: _Store | CompactStore | None, states: int, complete: bool,
+    def __init__(self, *, store: _Store | CompactStore | PackedStore | None, states: int,
+                 complete: bool,
                  found: dict[int, Any], peak_bytes: int) -> None:
         self.store = store
         self.states = states
@@ -180,13 +185,19 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
                                       settle=settle)
     if store != "table":
         raise SdgBug(f"unknown store {store!r}")
+    drive = _Driver(tables, budget, what)
+    if not rows:  # keys of one word while the ids fit them (issue 36), else records
+        try:
+            return _packed_breadth_first(tables, drive, crows=crows, cfinal=cfinal, wc=wc,
+                                         start=start, head=head, bound=bound, settle=settle)
+        except KeyTooWide:
+            pass
     table = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
                    narrow=crows.shape[1] <= NARROW)
     table.add_first(start)
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
     cursor[protocol.N] = 1
-    drive = _Driver(tables, budget, what)
     empty_rows = np.zeros((1, letters), np.int32)
 
     def states() -> int:
@@ -207,20 +218,75 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
         drive.learn(table.records.array[sid, :tables.groups].tolist(), k, (n, sid, k), n)
         table.fit(tables, n)
 
+    return _walked(table, drive, states, found_at,
+                   lambda: dispatch(call, drive.handlers(
+                       states, MISS=miss, FOUND=stop, FULL=lambda: table.make_room(states()))))
+
+
+def _packed_breadth_first(tables: StepTables, drive: _Driver, *, crows: Any, cfinal: Any,
+                          wc: int, start: Any, head: str | None, bound: int,
+                          settle: int) -> Walked:
+    """:func:`breadth_first` without rows on a :class:`PackedStore`
+    (:func:`~sdg_automata.kernels.packed.packed_bfs`): the same states numbered the same,
+    the same tree, so the same ``found`` and witnesses.  :class:`KeyTooWide` (the store
+    closed) when the ids outgrow a key: the caller walks again on records."""
+    import numpy as np
+
+    from ...kernels import packed as kernel
+    from ...kernels import step as protocol
+
+    fixed = [crows.shape[1]] if wc else []
+    store = PackedStore(key_widths(tables.part_counts, fixed), len(tables.alphabet),
+                        bound=drive.limit)
+    store.add_first(start)
+    found_at = np.full(bound + 1, -1, dtype=np.int64)
+    cursor = np.zeros(8, dtype=np.int64)
+    cursor[protocol.N] = 1
+
+    def states() -> int:
+        return int(cursor[protocol.N])
+
+    def call() -> int:  # the arrays are read anew: a growth replaces them
+        head_group, values = _head_values(tables, head)
+        return drive.timed(
+            kernel.packed_bfs, cursor, tables.heap, tables.plan, tables.starts, store.shifts,
+            store.masks, store.table.array, store.form, store.load, store.queue.array,
+            store.parent.array, store.via.array, crows, cfinal, wc, values, head_group,
+            settle if head is not None else -1, found_at, cursor, drive.cap)
+
+    def miss() -> None:
+        n, sid, k = states(), int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
+        drive.learn(store.record(sid)[:tables.groups], k, (n, sid, k), n)
+        store.fit(tables.part_counts, fixed, n)
+
+    def full() -> None:
+        store.make_room(states(), int(cursor[protocol.SID]), bool(cursor[kernel.OVERFLOW]))
+
+    return _walked(store, drive, states, found_at,
+                   lambda: dispatch(call, drive.handlers(states, MISS=miss, FOUND=stop,
+                                                         FULL=full)))
+
+
+def _walked(store: _Store | PackedStore, drive: _Driver, states: Callable[[], int],
+            found_at: Any, walk: Callable[[], int]) -> Walked:
+    """What a breadth-first walk on ``store`` found: ``walk()`` (its status) run, the store
+    closed at once if it fails (:func:`_failed`)."""
+    from ...kernels import step as protocol
+
     try:
-        status = dispatch(call, drive.handlers(states, MISS=miss, FOUND=stop,
-                                               FULL=lambda: table.make_room(states())))
+        status = walk()
     except BaseException as e:  # the store goes back at once; the found states with it
-        failure = _failed(e, table, drive, what, states())
+        failure = _failed(e, store, drive, drive.meter.what, states())
         if failure is e:
             raise
         raise failure from None
     found = {v: int(t) for v, t in enumerate(found_at.tolist()) if t >= 0}
-    return Walked(store=table, states=states(), complete=status != protocol.FOUND, found=found,
-                  peak_bytes=table.nbytes(states()))
+    return Walked(store=store, states=states(), complete=status != protocol.FOUND, found=found,
+                  peak_bytes=store.nbytes(states()))
 
 
-def _failed(e: BaseException, store: _Store | CompactStore, drive: _Driver, what: str,
+def _failed(e: BaseException, store: _Store | CompactStore | PackedStore, drive: _Driver,
+            what: str,
             n: int) -> BaseException:
     """What a breadth-first walk that failed with ``e`` after n states raises: its store
     closed, Ctrl-C as the meter says it, running out of memory as a budget."""
@@ -395,6 +461,31 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
 CHECKPOINTS = 64
 
 
+class _WordFields:
+    """The lasso's states as words (:mod:`sdg_automata.kernels.packed_lasso`): the fields of the
+    ids interned so far (the groups' parts, then the constraint's states: ``states``),
+    as the compact store's keys lay them out (:func:`~.stores._widths`), refitted after
+    every lesson; none when they need more than one word (the vector kernels then walk)."""
+
+    def __init__(self, tables: StepTables, states: int | None) -> None:
+        self.tables, self.states = tables, states
+        self.counts: list[int] = []
+        self.layout: tuple[Any, Any] | None = None
+
+    def fit(self) -> tuple[Any, Any] | None:
+        """(shifts, masks) of the fields, int64 arrays, or ``None``."""
+        import numpy as np
+
+        counts = [*self.tables.part_counts, *([] if self.states is None else [self.states])]
+        if counts != self.counts:
+            self.counts = counts
+            widths = _widths(counts)
+            self.layout = None if sum(widths) > MAX_KEY_BITS else (
+                np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.int64),
+                np.array([(1 << w) - 1 for w in widths], dtype=np.int64))
+        return self.layout
+
+
 class _Checkpoints:
     """States of the walk at positions 0, D, 2D, … (at most :data:`CHECKPOINTS`; D doubles,
     dropping every other one, when they would be more): O(1) states in all."""
@@ -433,6 +524,7 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     import numpy as np
 
     from ...kernels import automaton as kernel
+    from ...kernels import packed_lasso as words
     from ...kernels import step as protocol
 
     crows, cfinal, wc, start = _start(tables, constraint)
@@ -468,11 +560,23 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
                                       protocol.DONE: stop, protocol.FOUND: stop,
                                       protocol.DEAD: stop, protocol.MET: stop})
 
+    fields = _WordFields(tables, crows.shape[1] if wc else None)
+
     def hare(limit: int, record: bool) -> int:  # the hare on, up to `limit` steps this round
         values = tables.values(head)[1] if record else none
-        return drive.timed(kernel.walk, cursor, tables.heap, tables.plan, at, letter, crows,
-                           cfinal, wc, values, head_group if record else 0,
-                           settle if record else -1, first, int(record), cur, limit, cursor)
+        args = (tables.heap, tables.plan, at, letter, crows, cfinal, wc, values,
+                head_group if record else 0, settle if record else -1, first, int(record), cur)
+        layout = fields.fit()
+        if layout is None:
+            return drive.timed(kernel.walk, cursor, *args, limit, cursor)
+        return drive.timed(words.walk, cursor, *args, *layout, limit, cursor)
+
+    def meet() -> int:
+        args = (tables.heap, tables.plan, at, letter, crows, wc, cur)
+        layout = fields.fit()
+        if layout is None:
+            return drive.timed(kernel.meet, cursor, *args, cursor)
+        return drive.timed(words.meet, cursor, *args, *layout, cursor)
 
     marks = _Checkpoints(start)
     power = 1
@@ -508,9 +612,7 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
         run(partial(hare, cycle - position, False), lambda: kernel.HARE)
         cur[kernel.TORTOISE] = start
         cursor[protocol.STEPS] = 0
-        run(lambda: drive.timed(kernel.meet, cursor, tables.heap, tables.plan, at, letter,
-                                crows, wc, cur, cursor),
-            lambda: int(cursor[protocol.SID]))
+        run(meet, lambda: int(cursor[protocol.SID]))
         tail = int(cursor[protocol.STEPS])
     except KeyboardInterrupt:
         raise drive.meter.interrupted() from None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ...runtime.engines import Unfit
 from ..engines.compiled import ENGINE
 from .drive import breadth_first
-from .stores import CompactStore
+from .stores import _Store
 from .tables import StepTables
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def crawl_compiled(automaton: GrundyAutomaton, budget: Budget, *, what: str) -> 
     tables = StepTables(automaton)
     walked = breadth_first(tables, budget, what=what, rows=True)
     store, n = walked.store, walked.states
-    assert store is not None and not isinstance(store, CompactStore)
+    assert isinstance(store, _Store)  # rows: the record store
     assert store.parent is not None and store.via is not None
     assert store.rows is not None
     letters = len(automaton.alphabet)

@@ -1,9 +1,12 @@
 """The stores of the compiled walks: where the states they find are kept.
 
-The drivers of :mod:`sdg_automata.search.compiled.drive` keep a walk's states in one of two
-stores, both outside the process's heap:
+The drivers of :mod:`sdg_automata.search.compiled.drive` keep a walk's states in one of three
+stores, all outside the process's heap:
 
-* :class:`_Store` (the ``compiled`` engine) — records of part ids
+* :class:`~sdg_automata.search.compiled.packed.PackedStore` (the ``compiled`` engine's
+  breadth-first search, while a state's ids fit one word) — a table of packed keys, in
+  its own module;
+* :class:`_Store` (the ``compiled`` engine otherwise) — records of part ids
   (:class:`~sdg_automata.search.compiled.tables.StepTables`) in :class:`Growing` arrays
   (anonymous memory maps that grow by ``mremap``: no copy, no touching of rows not
   written yet), an open-addressing table with 8-bit tags, the breadth-first tree

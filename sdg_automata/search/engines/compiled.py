@@ -6,8 +6,9 @@ Both walk the automaton as vectors of per-group part ids
 driven by :mod:`sdg_automata.search.compiled.drive`; they differ in where the states
 reached are kept (:mod:`sdg_automata.search.compiled.stores`):
 
-* ``compiled`` — the table store: records in memory, an open-addressing table of
-  their numbers, the breadth-first tree; the fastest.  It runs bfs, dfs and lasso,
+* ``compiled`` — the table store: an open-addressing table of the states' packed keys
+  (or of record numbers, when a state's ids need more than a word), the breadth-first
+  tree; the fastest.  It runs bfs, dfs and lasso,
   and is ``auto``'s second stage (past ``THRESHOLDS["walk states"]`` states);
 * ``compact`` — the exact Cleary table of the states' keys, a few bytes per state,
   frontier and tree in temporary files (bfs only; only by name).  Its keys hold at

@@ -404,7 +404,8 @@ def test_a_row_stopped_by_the_sweeps_deadline_while_being_built_says_how_far(
     [row] = batch.rows
     assert slept and row["status"] == "budget"
     assert "(inside job)" in row["error"]  # the sweep's alarm, not the engine, made this row
-    assert isinstance(row["checked_to"], int) and row["checked_to"] > 1000, row
+    # how many depends on the load (897 in 0.3 s on a loaded CI machine): counted, not null
+    assert isinstance(row["checked_to"], int) and row["checked_to"] > 0, row
     assert f"{row['checked_to']} values reached" in row["error"]
 
 
