@@ -86,7 +86,7 @@ numpydoc_xref_aliases = {
     "DiGraph": "networkx.DiGraph", "Fraction": "fractions.Fraction",
     "Path": "pathlib.Path", "PathLike": "os.PathLike",
     **{name: f"sdg_automata.{module}.{name}" for module, names in [
-        ("grammar", "Grammar Rule"), ("search.decide", "Verdict SpectrumRow"),
+        ("grammar", "Grammar Rule"), ("search.decide", "Verdict"), ("search.spectrum", "SpectrumRow"),
         ("automaton.construction", "GrundyAutomaton"), ("runtime.budget", "Budget"),
         ("grammar.words", "Word"), ("games.octal.rules", "OctalGame"),
         ("games.octal.period", "OctalPeriod"), ("derivation.periodicity", "Period"),

@@ -60,7 +60,8 @@ if TYPE_CHECKING:
     from .games.nim import nim_inverse, nim_product
     from .games.octal.rules import OctalGame
     from .games.solution import solve_game_graph
-    from .search.decide import Verdict, max_grundy, spectrum
+    from .search.decide import Verdict, max_grundy
+    from .search.spectrum import spectrum
 
 __version__ = "0.3.0"
 
@@ -74,7 +75,7 @@ _LAZY = {
     "count": "automaton.counting", "density": "automaton.counting",
     "generating_function": "automaton.counting",
     "Verdict": "search.decide", "max_grundy": "search.decide",
-    "spectrum": "search.decide",
+    "spectrum": "search.spectrum",
     "imark_grundy": "games.imark.convergence", "imark_sequence": "games.imark.naive",
     "OctalGame": "games.octal.rules",
     "misere_quotient": "games.misere.quotient",

@@ -1,6 +1,7 @@
 """The command group of the "add a game" recipe (docs/architecture.md): one module with
 ``EXAMPLES`` and ``register``; its engine is imported inside the command, so ``--help``
-does not load it.  The recipe's one more line is its entry in ``sdg_automata.cli.GROUPS``."""
+does not load it.  The recipe's one more line is its entry in ``sdg_automata.cli.GROUPS``
+(this module's name and the commands it registers)."""
 
 from __future__ import annotations
 

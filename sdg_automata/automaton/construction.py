@@ -459,7 +459,7 @@ class GrundyAutomaton:
         return crawl(self.initial, self.follow, self.alphabet, budget, what=what)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ReachableAutomaton:
     """The reachable part of M as int tables; every M_{A,i} shares it (Step 5).
 
@@ -467,7 +467,9 @@ class ReachableAutomaton:
     is q₀.  ``parent``/``via`` form the breadth-first tree, so the path to a
     state is a shortest word reaching it.  Made by :meth:`GrundyAutomaton.explore`
     from a :class:`~sdg_automata.automaton.crawl.Crawl`; ``engine`` is the engine that
-    explored (``"python"`` or ``"compiled"``).
+    explored (``"python"`` or ``"compiled"``).  Compared by identity and shown by the
+    default ``repr`` (it holds the automaton and every state; each generated method
+    costs start-up).
     """
 
     automaton: GrundyAutomaton
@@ -518,7 +520,7 @@ class ReachableAutomaton:
 
     def shortest_witnesses(self, head: str) -> dict[int, str]:
         """Every value 𝒢_{G,A} takes, with a shortest witness word, in increasing value
-        (one row of :func:`sdg_automata.search.decide.spectrum`)."""
+        (one row of :func:`sdg_automata.search.spectrum.spectrum`)."""
         found: dict[int, str] = {}
         for s, v in enumerate(self.values(head)):
             if v is not None and v not in found:

@@ -40,7 +40,7 @@ class ValuedStates(Protocol):
         """𝒢_{G,A} of every state, ``head`` naming A (``None`` where A has no item)."""
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
 class Crawl:
     """The states an exploration reached, numbered breadth-first.
 
@@ -61,6 +61,9 @@ class Crawl:
         Whether every reachable state was expanded (``False``: ``stop`` ended it).
     stopped:
         The state number at which ``stop`` ended the crawl, else ``-1``.
+
+    Compared by identity and shown by the default ``repr`` (it holds every state; each
+    generated method costs start-up).
     """
 
     states: Sequence[int]

@@ -58,8 +58,7 @@ class LetterTable(NamedTuple):
     contributions: tuple[tuple[tuple[int, int], ...], ...]
 
 
-@dataclass(frozen=True, kw_only=True)
-class TransitionTables:
+class TransitionTables(NamedTuple):
     """A read-only view of the transition relation δ of Steps 3–4 (SPEC §4).
 
     Enough to compute δ(q, a) without :meth:`GrundyAutomaton.step`, e.g. for a
@@ -82,6 +81,9 @@ class TransitionTables:
         Per letter of Σ, its :class:`LetterTable`; a letter outside Σ leads to ∅.
     unit_plan:
         (A, (C, …)) for every A with unit rules A → C, in the order <_Γ.
+
+    Tables, so a named tuple (made by keyword), as :class:`LetterTable` is: a dataclass's
+    generated methods cost the start-up of every run, and few runs read the relation.
     """
 
     items: tuple[Item, ...]

@@ -10,21 +10,25 @@ interrupted (Ctrl-C), 143 terminated (SIGTERM, handled as Ctrl-C is).
 
 Each command group is a module with a ``register(sub)`` function that names
 its subcommands (:meth:`~sdg_automata.cli.parser.Commands.command`); adding a
-command group is one module and one entry in :data:`GROUPS`.  A group module
-imports no engine at its top: a command's parser is built, and its engine
-imported, only when that command runs, so start-up stays that of a small
-script (``tests/cli/test_cli.py`` checks which modules ``--help`` loads).
+command group is one module and one entry in :data:`GROUPS` (the module and the
+commands it registers).  A command line that names a command imports that
+command's group alone; ``--help``, no command or an unknown one import every group.
+A group module imports no engine at its top: a command's parser is built, and its
+engine imported, only when that command runs, so start-up stays that of a small
+script (``tests/project/test_startup.py`` checks which modules a command loads).
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import os
 import signal
 import sys
 import time
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any, NoReturn
 
 from .. import __version__
@@ -38,7 +42,6 @@ from ..errors import (
     SdgError,
 )
 from ..runtime.stopping import received, sigterm_as_interrupt
-from . import automata, family, games, grundy, imark, octal, sweep
 from .budgets import STARTED, notes
 from .exits import NO_ROOM, ExitCode, fail
 from .jsonout import SCHEMA, Reason, contradicted, emit_stopped
@@ -47,9 +50,19 @@ from .writing import check_files
 
 __all__ = ["GROUPS", "build_parser", "main"]
 
-#: the command groups, in the order ``--help`` lists them
-#: :meta hide-value:
-GROUPS = (grundy, automata, games, family, imark, octal, sweep)
+#: the command groups, in the order ``--help`` lists them: each group's module (relative
+#: to this package, or absolute) -> the commands it registers, so that a command line
+#: imports the one group it runs (``tests/cli/test_cli_groups.py`` holds each group to
+#: its list)
+GROUPS: dict[str, tuple[str, ...]] = {
+    ".grundy": ("check", "grundy"),
+    ".automata": ("max", "dfa", "spectrum", "regex", "count"),
+    ".games": ("moves", "play", "period", "graph", "game-graph"),
+    ".family": ("family",),
+    ".imark": ("imark",),
+    ".octal": ("octal",),
+    ".sweep": ("sweep",),
+}
 
 #: the installed command (``python -m sdg_automata`` runs the same)
 PROG = "sdg-automata"
@@ -63,15 +76,26 @@ EXAMPLES = (
 )
 
 
-def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
+def _groups(command: str | None = None) -> list[ModuleType]:
+    """The modules of the command groups (:data:`GROUPS`): the one that registers
+    ``command``, or every one for ``None`` or a command no group lists."""
+    chosen = [name for name, commands in GROUPS.items() if command in commands]
+    return [importlib.import_module(name, __name__) for name in chosen or GROUPS]
+
+
+def build_parser(*, lazy: bool = False, command: str | None = None
+                 ) -> argparse.ArgumentParser:
     """The argument parser with every subcommand.
 
     ``lazy``: build a subcommand's arguments only when it is chosen (what
     :func:`main` does, so that a command loads only its own engine); by
     default every subcommand is complete (for shtab completion, for the tests).
+    ``command``: the command about to run; the parser then knows its group's commands
+    alone (:func:`_groups`).
     """
+    chosen = _groups(command)
     examples: dict[str, Sequence[str]] = {"": EXAMPLES}
-    for group in GROUPS:  # a group without examples builds; tests/cli/test_cli_help.py fails it
+    for group in chosen:  # a group without examples builds; tests/cli/test_cli_help.py fails it
         examples.update(getattr(group, "EXAMPLES", {}))
     parser = Parser(
         prog=PROG,
@@ -84,7 +108,7 @@ def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
     parser.examples = examples
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in GROUPS:
+    for group in chosen:
         group.register(sub)
     if not lazy:
         build_all(parser)
@@ -189,9 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdin = _ClosedStream("input")
     if sys.stdout is None:
         sys.stdout = _ClosedStream("output")
-    parser = build_parser(lazy=True)
+    words = sys.argv[1:] if argv is None else list(argv)
+    # the command named first is the one that runs: its group alone is loaded (--help,
+    # --version, no command or an unknown one: every group, as --help lists them all)
+    parser = build_parser(lazy=True, command=words[0] if words else None)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as e:  # --help, --version: printed; say so if the output was lost
         if e.code == 0:
             _flushed()

@@ -57,15 +57,18 @@ ARGUMENT_KINDS: dict[str | None, Callable[[str], Any]] = {
 
 
 def _add_options(p: Parser, entries: Iterable[Configurable]) -> None:
-    """Each strategy's or engine's own arguments (:class:`~sdg_automata.search.options.Argument`),
-    defaulting to its options' defaults."""
+    """Each strategy's or engine's own arguments (:class:`~sdg_automata.search.options.Argument`).
+
+    An argument left out is left out of ``args`` too (``argparse.SUPPRESS``): its option
+    then has its own default, and the options classes of the entries not asked for are
+    never imported (:meth:`~sdg_automata.search.options.Configurable.read_arguments`)."""
     flags: set[str] = set()
     for entry in entries:
         for a in entry.arguments:
             if a.flag in flags:  # shared by two entries (the SAT solver): once
                 continue
             flags.add(a.flag)
-            p.add_argument(a.flag, dest=a.field, default=entry.defaults[a.field],
+            p.add_argument(a.flag, dest=a.field, default=argparse.SUPPRESS,
                            type=ARGUMENT_KINDS[a.kind], choices=a.choices, metavar=a.metavar,
                            help=a.help)
 
@@ -308,7 +311,7 @@ def _add_spectrum(p: Parser) -> None:
 
 
 def _cmd_spectrum(args: argparse.Namespace) -> int:
-    from ..search.decide import spectrum
+    from ..search.spectrum import spectrum
 
     g = load(args)
     with progress("building the automaton", enabled=not args.json) as bar:

@@ -33,6 +33,7 @@ import numpy as np
 
 from . import jit
 from .automaton import HARE, TORTOISE
+from .packed import pack, unpack
 from .step import (
     DEAD,
     DONE,
@@ -120,22 +121,6 @@ def decode(plan: Array, at: int, shifts: Array, masks: Array, ops: Array,
 def _field(w: Any, shift: int, mask: int) -> Any:  # an int64
     """The id in the field (``shift``, ``mask``) of the word ``w``."""
     return np.int64((w >> np.uint64(shift)) & np.uint64(mask))
-
-
-@jit
-def pack(cur: Array, row: int, shifts: Array) -> Any:  # a numpy uint64
-    """The word of the record ``cur[row]`` (ids ≥ 0 that fit their fields)."""
-    w = np.uint64(0)
-    for i in range(cur.shape[1]):
-        w |= np.uint64(cur[row, i]) << np.uint64(shifts[i])
-    return w
-
-
-@jit
-def unpack(w: Any, shifts: Array, masks: Array, cur: Array, row: int) -> None:
-    """``cur[row]`` ← the record of the word ``w`` (the inverse of :func:`pack`)."""
-    for i in range(cur.shape[1]):
-        cur[row, i] = _field(w, shifts[i], masks[i])
 
 
 @jit

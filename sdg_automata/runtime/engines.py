@@ -41,8 +41,7 @@ import importlib.util
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_args
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar, cast, get_args
 
 from ..errors import BudgetExceeded, EngineNotice, InputError, SdgBug
 
@@ -164,9 +163,11 @@ def use_compiled(engine: Engine, *, work: int, threshold: int,
     return numba_missing() is None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class Stage(Generic[R]):
+class Stage(NamedTuple, Generic[R]):
     """One engine of a walk under ``"auto"``: :func:`ski_rental` runs the stages in order.
+
+    A named tuple, not a dataclass: a private record made per walk, and a dataclass's
+    generated methods cost start-up.
 
     Attributes
     ----------

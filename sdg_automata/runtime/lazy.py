@@ -6,7 +6,9 @@ The package root and the packages that are one subject for their users
 with the module that defines each; :func:`lazy_names` turns that table into the
 module's ``__getattr__`` and ``__dir__``, so that importing the package imports none of
 those modules (``python -m sdg_automata --help`` stays the start-up of a small script)
-and a name, once loaded, is an ordinary attribute of the package.
+and a name, once loaded, is an ordinary attribute of the package.  A module whose names
+not every run needs (the facade :mod:`sdg_automata.search.decide`, a strategy's options)
+does the same.
 """
 
 from __future__ import annotations
@@ -19,17 +21,20 @@ from typing import Any
 __all__ = ["lazy_names"]
 
 
-def lazy_names(package: str, where: Mapping[str, str]) -> tuple[
+def lazy_names(package: str, where: Mapping[str, str], *, base: str | None = None) -> tuple[
         Callable[[str], Any], Callable[[], list[str]]]:
     """The module ``__getattr__`` and ``__dir__`` of a package whose names load on first use.
 
     Parameters
     ----------
     package : str
-        The package's ``__name__``.
+        The package's ``__name__`` (or a module's, whose names load on first use too).
     where : Mapping[str, str]
-        Each name -> the module that defines it, relative to the package
+        Each name -> the module that defines it, relative to ``base``
         (``"games.mex"`` for ``sdg_automata.games.mex``).
+    base : str, optional
+        The package ``where`` is relative to; by default ``package`` itself (a module
+        passes its ``__package__``).
 
     Returns
     -------
@@ -51,7 +56,7 @@ def lazy_names(package: str, where: Mapping[str, str]) -> tuple[
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", package), name)
+        value = getattr(importlib.import_module(f".{module}", base or package), name)
         setattr(sys.modules[package], name, value)
         return value
 

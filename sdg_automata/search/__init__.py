@@ -1,7 +1,8 @@
 """Max-Grundy-Number-in-SDG (SPEC §5): is the maximum of 𝒢_{G,A} over L(G, A) equal to k?
 
 * :mod:`~sdg_automata.search.decide` — the facade: :func:`~sdg_automata.search.decide.max_grundy`,
-  ``spectrum`` and the ``Verdict``;
+  ``spectrum`` and the ``Verdict``; :mod:`~sdg_automata.search.spectrum` — every nonterminal
+  at once (``spectrum`` and its rows, the facade's names loaded on first use);
 * :mod:`~sdg_automata.search.strategies` — the registry of search strategies, one module each;
 * :mod:`~sdg_automata.search.engines` — the registry of the engines that run a search (the
   Python reference, the kernels over a table or a compact store, a Dask cluster), one module

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import InputError
 
@@ -27,12 +26,13 @@ if TYPE_CHECKING:
 __all__ = ["Constraint", "constraint", "one_letter", "trim"]
 
 
-@dataclass(frozen=True, eq=False)
-class Constraint:
+class Constraint(NamedTuple):
     """A DFA on the letters the search reads, as int tables.
 
     ``rows[a][d]`` is the successor of state d on letter a, ``-1`` for dead;
-    ``final[d]`` is 1 for accepting states.  Made by :func:`constraint`.
+    ``final[d]`` is 1 for accepting states.  Made by :func:`constraint`.  A named tuple,
+    as the automaton's :class:`~sdg_automata.automaton.items.LetterTable` is: tables
+    need no dataclass, whose generated methods cost every run's start-up.
     """
 
     initial: int

@@ -1,8 +1,9 @@
 """Max-Grundy-Number-in-SDG (SPEC §5): is max_{w ∈ L(G,A)} 𝒢_{G,A}(w) = k?
 
 The facade of the decision: :func:`max_grundy`, its :class:`Verdict`, and
-:func:`spectrum` (every nonterminal at once).  Two routes answer the same
-questions and return the same :class:`Verdict`:
+:func:`spectrum` (every nonterminal at once, with its ``SpectrumRow``: defined in
+:mod:`sdg_automata.search.spectrum`, loaded from there on first use).  Two routes answer
+the same questions and return the same :class:`Verdict`:
 
 * ``method="explicit"`` — the paper's: build the reachable automaton, turn
   each M_{A,i} into an automata-lib DFA and test L(M_{A,i}) for emptiness
@@ -46,12 +47,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
-from ..automaton.construction import GrundyAutomaton, automaton_for
+from ..automaton.construction import GrundyAutomaton
 from ..automaton.reading import Reading, reading_of
 from ..errors import InputError
 from ..grammar import Grammar
 from ..grammar.words import Word, word_json
 from ..runtime.budget import UNLIMITED, Budget, as_budget
+from ..runtime.lazy import lazy_names
 from . import engines, strategies
 from .constraint import constraint, one_letter
 from .request import EngineRun, Evidence, Search
@@ -62,9 +64,15 @@ if TYPE_CHECKING:
     from pyformlang.finite_automaton import EpsilonNFA
 
     from ..runtime.engines import Engine
+    from .spectrum import SpectrumRow, spectrum
 
-__all__ = ["EXPLORERS", "ROUTES", "SOLVED", "Route", "Strategy", "Verdict", "max_grundy",
-           "question", "spectrum"]
+__all__ = ["EXPLORERS", "ROUTES", "SOLVED", "Route", "SpectrumRow", "Strategy", "Verdict",
+           "max_grundy", "question", "spectrum"]
+
+#: every nonterminal at once: a module of its own, loaded on first use (PEP 562), so that
+#: a decision does not define the row's class (a dataclass costs start-up)
+__getattr__, __dir__ = lazy_names(__name__, {"spectrum": "spectrum", "SpectrumRow": "spectrum"},
+                                  base=__package__)
 
 #: how Max-Grundy is decided (``max_grundy(method=...)``; the command line's ``--method``)
 Route = Literal["onthefly", "explicit"]
@@ -366,75 +374,3 @@ def _verdict(
     return Verdict(nonterminal=head, k=k, answer=answer, maximum=top, exact=exact,
                    witnesses=dict(sorted(found.items())), states=states, bound=bound,
                    seconds=time.perf_counter() - started, stopped_early=not complete, **how)
-
-
-# ---------------------------------------------------------------------------
-# every nonterminal at once
-
-
-@dataclass(frozen=True, kw_only=True)
-class SpectrumRow:
-    """What values 𝒢_{G,A} takes: the bound, each value with a shortest witness."""
-
-    nonterminal: str
-    bound: int
-    witnesses: dict[int, str]
-    states: int
-
-    @property
-    def maximum(self) -> int | None:
-        return max(self.witnesses, default=None)
-
-
-def spectrum(
-    grammar: Grammar, *, budget: Budget = UNLIMITED, max_states: int | None = None,
-    progress: Callable[[int], None] | None = None, engine: Engine = "auto",
-) -> list[SpectrumRow]:
-    """For every nonterminal: m_A, the values reached and a shortest witness for each.
-
-    One exploration of the whole grammar's automaton serves every nonterminal
-    (left-linear grammars through their mirror; witnesses in the user's order),
-    on the engine ``engine`` chooses (:meth:`GrundyAutomaton.explore`).
-
-    Parameters
-    ----------
-    grammar:
-        A right- or left-linear grammar.
-    budget:
-        States, seconds and progress for the exploration (:class:`Budget`).
-    max_states, progress:
-        The same by keyword (put into ``budget``).
-    engine:
-        ``"auto"`` (default), ``"compiled"`` or ``"python"``: the same rows.
-
-    Returns
-    -------
-    list of SpectrumRow
-        One row per nonterminal, in the grammar's order: ``bound`` (m_A, SPEC §3),
-        ``witnesses`` (value -> a shortest word with that value) and ``states``
-        (reachable states of the automaton).
-
-    Raises
-    ------
-    InputError
-        For a grammar that is neither right- nor left-linear.
-    BudgetExceeded, Interrupted
-        When the budget runs out or the exploration is interrupted.
-
-    Examples
-    --------
-    >>> from sdg_automata import load_grammar
-    >>> for row in spectrum(load_grammar("examples/example3.txt")):
-    ...     print(row.nonterminal, row.bound, row.witnesses)
-    A 4 {0: 'b', 1: 'a', 2: 'aa'}
-    B 2 {0: 'ba', 1: 'b'}
-    """
-    automaton = automaton_for(grammar)
-    reachable = automaton.explore(as_budget(budget, max_states=max_states, progress=progress),
-                                  engine=engine)
-    rows = []
-    for head in grammar.nonterminals:
-        found = reachable.shortest_witnesses(head)
-        rows.append(SpectrumRow(nonterminal=head, bound=automaton.bounds[head], witnesses=found,
-                                states=len(reachable)))
-    return rows

@@ -8,29 +8,36 @@ one logic (:class:`Configurable`): the defaults, the options given, the options 
 made from keywords, the arguments read back, and the refusal of options that belong to a
 strategy or engine that is not the one running (:func:`refuse_options`), as
 scikit-learn's estimators refuse parameters they do not have.
+
+An entry may name its options class instead of holding it (``"module:Class"``, as an
+entry point names an object): the class is imported when its options are first needed,
+so listing the entries (``max --help``) or running another one does not define it (a
+dataclass's generated methods cost start-up).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from ..errors import InputError
 
 __all__ = ["Argument", "Configurable", "entry", "refuse_options"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Argument:
+class Argument(NamedTuple):
     """A command-line argument of the ``max`` subcommand: ``flag`` sets the option ``field``
     of a strategy or an engine (its default is the option's).
 
     ``kind`` names the command line's argparse type (``"positive"``, ``"natural"``,
     ``"duration"``: the keys of ``sdg_automata.cli.automata.ARGUMENT_KINDS``; ``None``: a
-    string), so that this layer does not import the command line.
+    string), so that this layer does not import the command line.  A named tuple, made
+    by keyword (``Argument(flag=..., field=..., help=...)``): a dataclass's generated
+    methods cost start-up.
     """
 
     flag: str
@@ -56,7 +63,8 @@ class Configurable:
     describe:
         What ``max --help`` says of it, after its name.
     options:
-        A frozen dataclass of its settings, or ``None``; each field is a keyword of
+        A frozen dataclass of its settings, or its name (``"module:Class"``, imported when
+        first needed: :attr:`options_class`), or ``None``; each field is a keyword of
         ``max_grundy(options={...})``, its default the value that means "not given".
         Option names are shared by every strategy and engine: no two use the same.
     arguments:
@@ -73,7 +81,7 @@ class Configurable:
 
     name: str
     describe: str
-    options: type[Any] | None = None
+    options: type[Any] | str | None = None
     arguments: tuple[Argument, ...] = ()
     refuse: Callable[[str, Mapping[str, Any]], str] | None = None
 
@@ -81,15 +89,26 @@ class Configurable:
         return f"<{self.kind} {self.name!r}>"
 
     @property
+    def options_class(self) -> type[Any] | None:
+        """Its options' class (``options``, imported first when it names one), or ``None``."""
+        if isinstance(self.options, str):
+            module, _, name = self.options.partition(":")
+            return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+        return self.options
+
+    @property
     def defaults(self) -> dict[str, Any]:
         """Its options' keywords with the values that mean "not given"."""
-        if self.options is None:
+        options = self.options_class
+        if options is None:
             return {}
-        return {f.name: f.default for f in dataclasses.fields(self.options)}
+        return {f.name: f.default for f in dataclasses.fields(options)}
 
     def read_arguments(self, args: argparse.Namespace) -> dict[str, Any]:
-        """Its options as the command line's ``args`` give them (``max_grundy`` keywords)."""
-        return {a.field: getattr(args, a.field) for a in self.arguments}
+        """Its options that the command line's ``args`` give (``max_grundy`` keywords); an
+        argument left out is not in ``args`` (its default is the option's own)."""
+        given = vars(args)
+        return {a.field: given[a.field] for a in self.arguments if a.field in given}
 
     def given(self, keywords: Mapping[str, Any]) -> dict[str, Any]:
         """Its options among ``keywords`` that are set (differ from their defaults)."""
@@ -98,9 +117,10 @@ class Configurable:
 
     def make_options(self, keywords: Mapping[str, Any]) -> Any:
         """Its options from ``keywords`` (``None`` for an entry without options)."""
-        if self.options is None:
+        options = self.options_class
+        if options is None:
             return None
-        return self.options(**{k: keywords[k] for k in self.defaults if k in keywords})
+        return options(**{k: keywords[k] for k in self.defaults if k in keywords})
 
     def refusal(self, user: str, keywords: Mapping[str, Any]) -> str | None:
         """Why ``user`` (another strategy, engine or route) cannot take the options of this
@@ -137,6 +157,8 @@ def refuse_options(keywords: Mapping[str, Any], users: Mapping[str, str],
     kind of entry, who would be given its options (``{"strategy": "dfs", "engine": "the
     compiled engine"}``), which the message says.
     """
+    if not keywords:  # nothing to refuse, and no entry's options class to import
+        return
     entries, allowed = tuple(entries), tuple(allowed)
     known = {k for e in entries for k in e.defaults}
     unknown = sorted(set(keywords) - known)

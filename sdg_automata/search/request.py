@@ -19,15 +19,15 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..automaton.construction import GrundyAutomaton
 from ..grammar.words import LONG_WORD, Word
 from ..runtime.budget import Budget
-from .constraint import Constraint
 
 if TYPE_CHECKING:
     from .compiled.tables import StepTables
+    from .constraint import Constraint
 
     class VerdictFields(Protocol):
         """The common fields of a verdict (:class:`~sdg_automata.search.decide.Verdict`)
@@ -89,8 +89,7 @@ class Evidence:
         return None
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
-class _Walk:
+class _Walk(NamedTuple):
     """The automaton a search walks: M itself, or M × within packed as q << shift | d.
 
     ``follow(s, letters[c])`` is the successor on letter c (``-1``: the
@@ -98,7 +97,8 @@ class _Walk:
     ``value(s)`` is 𝒢_A read off s where the constraint accepts, else ``None``.
     ``marks[v]`` is the bit of s meaning A^v ∈ q, and ``accepting`` (``None``:
     always) the constraint's acceptance: a search can test ``s & marks`` first
-    and call nothing on most states.  Every s is below ``2**bits``.
+    and call nothing on most states.  Every s is below ``2**bits``.  (A named tuple: a
+    dataclass's generated methods cost start-up.)
     """
 
     initial: int
@@ -136,9 +136,12 @@ def _walk(automaton: GrundyAutomaton, head: str, within: Constraint | None) -> _
                  accepting=lambda s: bool(final[s & dmask]), bits=len(automaton.items) + shift)
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
 class Search:
     """What a search strategy is asked: the values of A on the walk, until settled.
+
+    Compared by identity and shown by its default ``repr`` (it holds the whole automaton;
+    each generated method costs start-up).
 
     Attributes
     ----------
@@ -235,7 +238,7 @@ class EngineRun:
         return {"name": self.name, "store": self.store, "workers": self.workers}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class SearchResult:
     """What a strategy found: a witness per value, states reached, and how it ended.
 
@@ -244,7 +247,9 @@ class SearchResult:
     ``evidence`` (the strategy's own, or ``None``) among them.  An engine's
     implementation says what held the states (``store``) and on how many processes
     (``workers``); the dispatch (:func:`sdg_automata.search.engines.run`) then sets
-    ``engine``, which stays ``None`` where no engine of ours ran (the solvers).
+    ``engine``, which stays ``None`` where no engine of ours ran (the solvers).  Results
+    are compared through their verdicts, so by identity here (each generated method costs
+    start-up).
     """
 
     found: dict[int, str | Word]

@@ -97,12 +97,12 @@ def _text(job: GrammarJob) -> str:
 def grammar_row(job: GrammarJob, meter: Meter) -> GrammarRow:
     """Explore the grammar's automaton once; every nonterminal's bound, maximum, witness.
 
-    Uses :func:`~sdg_automata.search.decide.spectrum` (one exploration serves every
+    Uses :func:`~sdg_automata.search.spectrum.spectrum` (one exploration serves every
     nonterminal); the meter stops it at the per-job budget.
     """
     from ..automaton.bounds import upper_bounds
     from ..errors import BudgetExceeded
-    from ..search.decide import spectrum
+    from ..search.spectrum import spectrum
 
     g = job.grammar()
     bounds = upper_bounds(g)

@@ -94,7 +94,7 @@ def test_the_game_agrees_with_the_derivation_game_of_its_grammar() -> None:
 def test_one_groups_entry_puts_the_game_on_the_command_line(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Step 2 and 3: the command group module and its one line in cli.GROUPS."""
-    monkeypatch.setattr(cli, "GROUPS", (*cli.GROUPS, recipe_cli))
+    monkeypatch.setitem(cli.GROUPS, recipe_cli.__name__, ("subtract",))
     assert cli.main(["subtract", "1,2", "10", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"values": [n % 3 for n in range(11)]}
     with pytest.raises(SystemExit):

@@ -87,6 +87,17 @@ def test_a_command_loads_its_own_engine_only() -> None:
     assert not engines & {"counting", "octal", "imark", "sweeps", "play", "render"}, engines
 
 
+def test_a_command_imports_its_own_command_group_only() -> None:
+    """Should import, of the command groups (``cli.GROUPS``), the one that registers the
+    command run; ``--help`` all of them."""
+    from sdg_automata.cli import GROUPS
+
+    every = {f"sdg_automata.cli{m}" for m in GROUPS}
+    assert every <= loaded("--help")
+    assert loaded("max", EXAMPLE, "A", "2") & every == {"sdg_automata.cli.automata"}
+    assert loaded("check", EXAMPLE, "--json") & every == {"sdg_automata.cli.grundy"}
+
+
 def test_lazy_and_complete_parsers_agree() -> None:
     """Should give each command the same options whether built on demand or at once."""
     from sdg_automata.cli import build_parser
@@ -158,6 +169,34 @@ def test_the_command_line_starts_one_blas_thread(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(SystemExit):
         main(["--version"])
     assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
+
+
+#: ``python -m sdg_automata`` that also lists, at exit, every dataclass it defined: a
+#: dataclass's generated methods are compiled at import (a few million instructions each)
+DATACLASSES = ("import atexit, dataclasses, runpy, sys\n"
+               "made = []\n"
+               "process = dataclasses._process_class\n"
+               "def counted(cls, *args, **kwargs):\n"
+               "    made.append(f'{cls.__module__}.{cls.__qualname__}')\n"
+               "    return process(cls, *args, **kwargs)\n"
+               "dataclasses._process_class = counted\n"
+               "atexit.register(lambda: print('dataclasses:', *made, file=sys.__stderr__))\n"
+               "runpy.run_module('sdg_automata', run_name='__main__', alter_sys=True)\n")
+
+
+def test_max_defines_no_class_it_does_not_use() -> None:
+    """Should define, for a small search, none of the options classes of the strategies and
+    engines that do not run (sat's, pdr's, dask's) nor the rows of ``spectrum``: each is a
+    dataclass, whose generated methods cost start-up (issue 33 §4)."""
+    done = subprocess.run([sys.executable, "-c", DATACLASSES, "max", EXAMPLE, "A", "2"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    made = re.findall(r"^dataclasses: (.*)$", done.stderr, re.M)
+    assert len(made) == 1, done.stderr[-2000:]
+    names = {m.rsplit(".", 1)[-1] for m in made[0].split()}
+    assert "Verdict" in names  # the count did run
+    unused = {n for n in names if n.endswith("Options") or n == "SpectrumRow"}
+    assert not unused, sorted(unused)
 
 
 def test_max_loads_no_implementation_it_does_not_run() -> None:

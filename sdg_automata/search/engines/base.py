@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from ..options import Configurable
 from ..request import EngineRun
@@ -44,12 +44,12 @@ __all__ = ["Auto", "Runner", "SearchEngine"]
 Runner = Callable[..., "SearchResult"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Auto:
+class Auto(NamedTuple):
     """When ``engine="auto"`` runs an engine: at ``stage`` (stages run in increasing
     order, each restarting the walk the one before outgrew), capped at
     ``THRESHOLDS[threshold]`` states of :data:`sdg_automata.runtime.engines.THRESHOLDS`
-    (``None``: no cap, for the last stage)."""
+    (``None``: no cap, for the last stage).  A named tuple: a dataclass's generated
+    methods cost start-up."""
 
     stage: int
     threshold: str | None = None

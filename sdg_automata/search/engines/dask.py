@@ -15,11 +15,10 @@ This module is the engine's entry: it imports nothing of Dask until it runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
+from ...runtime.lazy import lazy_names
 from ..options import Argument
 from .base import SearchEngine
 from .compiled import MAX_GROUPS, one_group
@@ -28,32 +27,15 @@ if TYPE_CHECKING:
     from ...runtime.budget import Budget
     from ..request import Search, SearchResult
 
-__all__ = ["CONNECT_TIMEOUT", "ENGINE", "DaskOptions"]
+__all__ = ["CONNECT_TIMEOUT", "ENGINE"]
 
 #: seconds the engine waits for the scheduler and a first worker by default
 CONNECT_TIMEOUT = 20.0
 
-
-@dataclass(frozen=True)
-class DaskOptions:
-    """The dask engine's options.
-
-    Attributes
-    ----------
-    scheduler:
-        ``tcp://HOST:PORT`` of a running ``dask scheduler`` (every worker then holds a
-        shard), or ``"local"`` (a :class:`distributed.LocalCluster`, for trying it).
-    connect_timeout:
-        Seconds to wait for the scheduler and a first worker.
-    usage:
-        Called, when the walk ends, with each shard's worker process's CPU seconds
-        and peak RSS (``{"cpu": s, "peak": bytes, ...}``; for benchmarks).
-    """
-
-    scheduler: str | None = None
-    connect_timeout: float = CONNECT_TIMEOUT
-    usage: Callable[[list[dict[str, float]]], None] | None = None
-
+#: its options (:class:`~sdg_automata.search.engines.dask_options.DaskOptions`) are defined
+#: when first needed, and importable from here too; that module reads CONNECT_TIMEOUT from
+#: this one, so this one names them only at run time (no import circles, even for mypy)
+__getattr__, __dir__ = lazy_names(__name__, {"DaskOptions": "dask_options"}, base=__package__)
 
 #: its command-line arguments
 ARGUMENTS = (
@@ -66,7 +48,7 @@ ARGUMENTS = (
 )
 
 
-def _check(options: DaskOptions, budget: Budget) -> None:
+def _check(options: Any, budget: Budget) -> None:
     if options.scheduler is None:
         raise InputError("the dask engine needs a scheduler: tcp://HOST:PORT of a running "
                          "dask scheduler, or 'local' (--scheduler ADDR; "
@@ -85,7 +67,7 @@ def _bfs(search: Search, budget: Budget) -> SearchResult:
     """bfs sharded over the cluster: :func:`sdg_automata.search.sharded.sharded_bfs`."""
     from ..sharded import sharded_bfs
 
-    options: DaskOptions = search.engine_options
+    options = search.engine_options
     assert options.scheduler is not None
     return sharded_bfs(search, budget, scheduler=options.scheduler,
                        timeout=options.connect_timeout, usage=options.usage)
@@ -97,5 +79,6 @@ ENGINE = SearchEngine(
     describe="bfs sharded over the workers of a Dask cluster (the cluster extra; --scheduler): "
              "the same verdict as one process",
     implements={"bfs": _bfs}, groups=MAX_GROUPS, fits=one_group, requires=("distributed",),
-    available=_available, fallback="compiled", options=DaskOptions, arguments=ARGUMENTS,
+    available=_available, fallback="compiled",
+    options="sdg_automata.search.engines.dask_options:DaskOptions", arguments=ARGUMENTS,
     check=_check)

@@ -15,22 +15,22 @@ engine that settled each value
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...runtime.budget import Budget
+from ...runtime.lazy import lazy_names
 from ..request import Search, SearchResult
 from .base import SearchStrategy, refuse_states
 from .sat import SOLVER_ARGUMENT, check_solver
 
+if TYPE_CHECKING:
+    from .solver_options import PdrOptions
+
 __all__ = ["STRATEGY", "PdrOptions"]
 
-
-@dataclass(frozen=True)
-class PdrOptions:
-    """The SAT solver (``None``: CaDiCaL 1.9.5), shared with the sat strategy."""
-
-    sat_solver: str | None = None
-
+#: its options (:class:`~sdg_automata.search.strategies.solver_options.PdrOptions`) are
+#: defined when first needed, and importable from here
+__getattr__, __dir__ = lazy_names(__name__, {"PdrOptions": "solver_options"}, base=__package__)
 
 def _check(options: PdrOptions, budget: Budget) -> None:
     refuse_states("pdr", budget)
@@ -58,7 +58,8 @@ def _pdr(search: Search) -> SearchResult:
 
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
 STRATEGY = SearchStrategy(
-    name="pdr", run=_pdr, options=PdrOptions, solver="ABC and CaDiCaL",
+    name="pdr", run=_pdr, options="sdg_automata.search.strategies.solver_options:PdrOptions",
+    solver="ABC and CaDiCaL",
     progress=("PDR", "rounds of ABC"), arguments=(SOLVER_ARGUMENT,), check=_check,
     describe="a portfolio on the lean circuit: sat's bounded search for the shortest "
              "witnesses, taking turns with ABC's PDR (the berkeley-abc executable) for "

@@ -17,26 +17,23 @@ each value, four fields of the ``max`` command's JSON.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from ...runtime.budget import Budget
+from ...runtime.lazy import lazy_names
 from ..options import Argument
 from ..request import Search, SearchResult
 from .base import SearchStrategy, refuse_states
 
+if TYPE_CHECKING:
+    from .solver_options import SatOptions
+
 __all__ = ["SOLVER_ARGUMENT", "STRATEGY", "SatOptions", "check_solver"]
 
-
-@dataclass(frozen=True)
-class SatOptions:
-    """The longest word searched (``None``: until settled or proven, or out of budget), and
-    the SAT solver (``None``: CaDiCaL 1.9.5; any incremental solver python-sat offers)."""
-
-    max_length: int | None = None
-    sat_solver: str | None = None
-
+#: its options (:class:`~sdg_automata.search.strategies.solver_options.SatOptions`) are
+#: defined when first needed, and importable from here
+__getattr__, __dir__ = lazy_names(__name__, {"SatOptions": "solver_options"}, base=__package__)
 
 #: its command-line arguments: the longest word, and the SAT solver (shared with pdr)
 SOLVER_ARGUMENT = Argument(
@@ -120,8 +117,8 @@ def _sat(search: Search) -> SearchResult:
 
 #: the registry's entry (:data:`sdg_automata.search.strategies.STRATEGIES`)
 STRATEGY = SearchStrategy(
-    name="sat", run=_sat, options=SatOptions, solver="CaDiCaL",
-    progress=("SAT search", "letters unrolled"),
+    name="sat", run=_sat, options="sdg_automata.search.strategies.solver_options:SatOptions",
+    solver="CaDiCaL", progress=("SAT search", "letters unrolled"),
     arguments=ARGUMENTS, check=_check, refuse=_refuse,
     describe="stores no states: bounded model checking with CaDiCaL (the sat extra) on the "
              "lean circuit (constant and equivalent latches removed, checked), shortest "
