@@ -516,109 +516,138 @@ def lasso(tables: StepTables, budget: Budget, *, letter: int, constraint: Any = 
     ``found``: value -> first position n (the witness is the letter to the n-th power);
     ``states``: μ + λ, the states of the lasso (or the settling position plus one).
 
-    Phase 1 is Brent's.  Phase 2 needs q_λ: instead of walking λ steps from q₀ it
-    starts from the last of :data:`CHECKPOINTS` states saved along phase 1 at or
-    before λ, at most about 2·(μ + 3λ)/64 steps short of it; then the tortoise
-    from q₀ and the hare from q_λ move together until they meet at μ.
+    Phase 1 is Brent's (:meth:`_Lasso.cycle`).  Phase 2 (:meth:`_Lasso.tail`) needs q_λ:
+    instead of walking λ steps from q₀ it starts from the last of :data:`CHECKPOINTS`
+    states saved along phase 1 at or before λ, at most about 2·(μ + 3λ)/64 steps short of
+    it; then the tortoise from q₀ and the hare from q_λ move together until they meet at μ.
     """
-    import numpy as np
+    walk = _Lasso(tables, budget, letter=letter, constraint=constraint, head=head,
+                  bound=bound, settle=settle)
+    try:
+        cycle = walk.cycle()
+        if isinstance(cycle, Walked):
+            return cycle
+        tail = walk.tail(cycle)
+    except KeyboardInterrupt:
+        raise walk.drive.meter.interrupted() from None
+    if 0 <= walk.cap < tail + cycle:
+        raise walk.drive.exceeded(walk.cap)
+    return _lasso_found(walk.first, tail + cycle, True)
 
-    from ...kernels import automaton as kernel
-    from ...kernels import packed_lasso as words
-    from ...kernels import step as protocol
 
-    crows, cfinal, wc, start = _start(tables, constraint)
-    cur = np.zeros((4, len(start)), dtype=np.int32)
-    cur[kernel.HARE] = start
-    first = np.full(bound + 1, -1, dtype=np.int64)
-    cursor = np.zeros(8, dtype=np.int64)
-    drive = _Driver(tables, budget, "search")
-    at = int(tables.starts[letter])
-    cap = drive.cap
-    # a lasso of at most `cap` states is closed by phase 1 before position 3·cap
-    beyond = 3 * cap if cap >= 0 else -1
-    none = np.full(1, -1, dtype=np.int32)
-    head_group = tables.values(head)[0]
+class _Lasso:
+    """One compiled lasso walk: the hare and the tortoise (rows of ``cur``), the kernels'
+    cursor, and the phases of :func:`lasso`."""
 
-    def run(kernel_call: Callable[[], int], mover: Callable[[], int]) -> int:
+    def __init__(self, tables: StepTables, budget: Budget, *, letter: int, constraint: Any,
+                 head: str, bound: int, settle: int) -> None:
+        import numpy as np
+
+        from ...kernels import automaton as kernel
+        from ...kernels import packed_lasso as words
+        from ...kernels import step as protocol
+
+        self.kernel, self.words, self.protocol = kernel, words, protocol
+        self.tables, self.letter, self.head, self.settle = tables, letter, head, settle
+        self.crows, self.cfinal, self.wc, self.start = _start(tables, constraint)
+        self.cur = np.zeros((4, len(self.start)), dtype=np.int32)
+        self.cur[kernel.HARE] = self.start
+        self.first = np.full(bound + 1, -1, dtype=np.int64)
+        self.cursor = np.zeros(8, dtype=np.int64)
+        self.drive = _Driver(tables, budget, "search")
+        self.at = int(tables.starts[letter])
+        self.cap = self.drive.cap
+        # a lasso of at most `cap` states is closed by phase 1 before position 3·cap
+        self.beyond = 3 * self.cap if self.cap >= 0 else -1
+        self.none = np.full(1, -1, dtype=np.int32)
+        self.fields = _WordFields(tables, self.crows.shape[1] if self.wc else None)
+
+    def _run(self, kernel_call: Callable[[], int], mover: Callable[[], int]) -> int:
         """Call a phase until it ends, learning its misses and serving pauses."""
+        protocol, cursor, drive, cap = self.protocol, self.cursor, self.drive, self.cap
+
         def reached() -> int:  # states, for progress
             position = int(cursor[protocol.POS])
             return position + 1 if cap < 0 else min(position + 1, cap)
 
         def miss() -> None:
             row = mover()
-            drive.learn(cur[row, :tables.groups].tolist(), letter,
+            drive.learn(self.cur[row, :self.tables.groups].tolist(), self.letter,
                         (int(cursor[protocol.POS]), int(cursor[protocol.STEPS]), row), reached())
 
         def pause() -> None:
             drive.served(reached())
-            if 0 <= beyond <= int(cursor[protocol.POS]):
+            if 0 <= self.beyond <= int(cursor[protocol.POS]):
                 raise drive.exceeded(cap)
 
         return dispatch(kernel_call, {protocol.MISS: miss, protocol.PAUSE: pause,
                                       protocol.DONE: stop, protocol.FOUND: stop,
                                       protocol.DEAD: stop, protocol.MET: stop})
 
-    fields = _WordFields(tables, crows.shape[1] if wc else None)
-
-    def hare(limit: int, record: bool) -> int:  # the hare on, up to `limit` steps this round
-        values = tables.values(head)[1] if record else none
-        args = (tables.heap, tables.plan, at, letter, crows, cfinal, wc, values,
-                head_group if record else 0, settle if record else -1, first, int(record), cur)
-        layout = fields.fit()
+    def _hare(self, limit: int, record: bool) -> int:
+        """The hare on, up to ``limit`` steps this round (recording values in phase 1)."""
+        tables = self.tables
+        group, values = tables.values(self.head)
+        args = (tables.heap, tables.plan, self.at, self.letter, self.crows, self.cfinal,
+                self.wc, values if record else self.none, group if record else 0,
+                self.settle if record else -1, self.first, int(record), self.cur)
+        layout = self.fields.fit()
         if layout is None:
-            return drive.timed(kernel.walk, cursor, *args, limit, cursor)
-        return drive.timed(words.walk, cursor, *args, *layout, limit, cursor)
+            return self.drive.timed(self.kernel.walk, self.cursor, *args, limit, self.cursor)
+        return self.drive.timed(self.words.walk, self.cursor, *args, *layout, limit,
+                                self.cursor)
 
-    def meet() -> int:
-        args = (tables.heap, tables.plan, at, letter, crows, wc, cur)
-        layout = fields.fit()
+    def _meet(self) -> int:
+        """The tortoise and the hare together until they meet."""
+        tables = self.tables
+        args = (tables.heap, tables.plan, self.at, self.letter, self.crows, self.wc, self.cur)
+        layout = self.fields.fit()
         if layout is None:
-            return drive.timed(kernel.meet, cursor, *args, cursor)
-        return drive.timed(words.meet, cursor, *args, *layout, cursor)
+            return self.drive.timed(self.kernel.meet, self.cursor, *args, self.cursor)
+        return self.drive.timed(self.words.meet, self.cursor, *args, *layout, self.cursor)
 
-    marks = _Checkpoints(start)
-    power = 1
-    try:
-        while True:  # phase 1: rounds of `power` steps after the tortoise, 1, 2, 4, …
+    def cycle(self) -> int | Walked:
+        """Phase 1, Brent's: rounds of 1, 2, 4, … steps of the hare after the tortoise,
+        checkpoints saved on the way; the cycle's length λ, or the walk's end (a value
+        settled, or a dead state) as its result."""
+        kernel, protocol, cursor, cur = self.kernel, self.protocol, self.cursor, self.cur
+        self.marks = _Checkpoints(self.start)
+        power = 1
+        while True:
             cur[kernel.TORTOISE] = cur[kernel.HARE]
             cursor[protocol.STEPS] = 0
             while True:  # the round, stopping at each checkpoint to save it
                 position, steps = int(cursor[protocol.POS]), int(cursor[protocol.STEPS])
-                limit = min(power, steps + marks.next - position)
-                status = run(partial(hare, limit, True), lambda: kernel.HARE)
+                limit = min(power, steps + self.marks.next - position)
+                status = self._run(partial(self._hare, limit, True), lambda: kernel.HARE)
                 position = int(cursor[protocol.POS])
-                if position == marks.next:
-                    marks.add(position, cur[kernel.HARE])
+                if position == self.marks.next:
+                    self.marks.add(position, cur[kernel.HARE])
                 if status != protocol.DONE or cursor[protocol.STEPS] == power:
                     break
             if status in (protocol.FOUND, protocol.DEAD):
-                if 0 <= cap <= position:
-                    raise drive.exceeded(cap)
-                return _lasso_found(first, position + 1, status == protocol.DEAD)
+                if 0 <= self.cap <= position:
+                    raise self.drive.exceeded(self.cap)
+                return _lasso_found(self.first, position + 1, status == protocol.DEAD)
             if status == protocol.MET:
-                cycle = int(cursor[protocol.STEPS])
-                break
-            if 0 <= beyond <= position:
-                raise drive.exceeded(cap)
+                return int(cursor[protocol.STEPS])
+            if 0 <= self.beyond <= position:
+                raise self.drive.exceeded(self.cap)
             power *= 2
-        # phase 2: the hare at q_λ (from the checkpoint before it), then with the
-        # tortoise from q₀ until they meet at μ
-        position, state = marks.before(cycle)
+
+    def tail(self, cycle: int) -> int:
+        """Phase 2: the hare at q_λ (from the checkpoint before it), then with the tortoise
+        from q₀ until they meet at μ; μ."""
+        kernel, protocol, cursor, cur = self.kernel, self.protocol, self.cursor, self.cur
+        position, state = self.marks.before(cycle)
         cur[kernel.HARE] = state
         cur[kernel.TORTOISE] = -1  # never met: the hare just goes on to λ
         cursor[protocol.POS], cursor[protocol.STEPS] = position, 0
-        run(partial(hare, cycle - position, False), lambda: kernel.HARE)
-        cur[kernel.TORTOISE] = start
+        self._run(partial(self._hare, cycle - position, False), lambda: kernel.HARE)
+        cur[kernel.TORTOISE] = self.start
         cursor[protocol.STEPS] = 0
-        run(meet, lambda: int(cursor[protocol.SID]))
-        tail = int(cursor[protocol.STEPS])
-    except KeyboardInterrupt:
-        raise drive.meter.interrupted() from None
-    if 0 <= cap < tail + cycle:
-        raise drive.exceeded(cap)
-    return _lasso_found(first, tail + cycle, True)
+        self._run(self._meet, lambda: int(cursor[protocol.SID]))
+        return int(cursor[protocol.STEPS])
 
 
 def _lasso_found(first: Any, states: int, complete: bool) -> Walked:
