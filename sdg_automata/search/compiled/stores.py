@@ -322,7 +322,8 @@ class _Store:
     def make_room(self, n: int) -> None:
         """Room for a block of states after state n (records, tree, rows) and a table
         below its load."""
-        from ...kernels.step import BATCH, MAX_LOAD_PERCENT, rehash
+        from ...kernels.protocol import BATCH, MAX_LOAD_PERCENT
+        from ...kernels.step import rehash
 
         if n + BATCH >= self.records.capacity:
             for g in self._growing:
