@@ -442,7 +442,7 @@ class CompactStore:
 
     def runs(self, t: int) -> tuple[Any, Any]:
         """The letters of the tree path from state 0 to ``t`` as runs (letters, counts)
-        in reading order, as :func:`~sdg_automata.kernels.automaton.tree_runs`: the
+        in reading order, as :func:`~sdg_automata.kernels.bfs_native.tree_runs`: the
         codes are read back from the spool a block at a time, going up."""
         import numpy as np
 
