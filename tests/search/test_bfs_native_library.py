@@ -166,6 +166,30 @@ def test_the_hardness_family_and_the_same_tree(specs: str, grows: bool) -> None:
     assert length is None or len(str(native_run[3][truth])) == length
 
 
+def test_a_library_that_cannot_be_built_leaves_numbas_kernels(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should say once that the library cannot be built, run numba's dispatchers of the
+    same kernels, and give the same verdict."""
+    from sdg_automata import kernels
+    from sdg_automata.errors import KernelCacheWarning
+
+    def fail(self: native.Library, path: Path) -> None:
+        raise RuntimeError("no linker here")
+
+    g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5".split()])
+    expected = _outcome(max_grundy(g, "A", engine="python", strategy="bfs"))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # an empty cache of its own
+    monkeypatch.setattr(native, "_NATIVE", {})
+    monkeypatch.setattr(kernels, "_said", set())  # the warning is once per process
+    monkeypatch.setattr(native.Library, "_build", fail)
+    with pytest.warns(KernelCacheWarning, match="cannot be built here"):
+        functions = bfs_native.LIBRARY.functions()
+    assert functions == _jitted()
+    assert not native.cached("bfs_native")
+    verdict = _on(functions, lambda: max_grundy(g, "A", engine="compiled", strategy="bfs"))
+    assert verdict.engine.name == "compiled" and _outcome(verdict) == expected
+
+
 # -- whole processes -----------------------------------------------------------------------
 
 #: ``python -m sdg_automata ARGV`` printing, at exit, whether numba was imported
