@@ -37,9 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
-from .step import (
-    _GOLDEN,
-    _MIX,
+from .protocol import (
     BATCH,
     CAP,
     DEAD,
@@ -57,8 +55,12 @@ from .step import (
     STEPS,
     VALUE,
     WORK,
-    Array,
     N,
+)
+from .step import (
+    _GOLDEN,
+    _MIX,
+    Array,
     _find,
     _hash,
     _probe,
@@ -67,7 +69,7 @@ from .step import (
 )
 
 __all__ = ["HARE", "OTHER", "SPARE", "TORTOISE", "absorb", "bfs", "by_owner", "dfs", "expand",
-           "meet", "renumber", "tree_runs", "walk"]
+           "meet", "renumber", "tree_count", "tree_fill", "walk"]
 
 
 @jit
@@ -340,20 +342,25 @@ def meet(heap: Array, plan: Array, at: int, letter: int, crows: Array, wc: int, 
 
 
 @jit
-def tree_runs(parent: Array, via: Array, s: int) -> tuple[Array, Array]:
-    """The letters of the tree path from state 0 to ``s`` as runs (letters, counts), in
-    the order they were read (``crawl.tree_path`` is the reference, one letter each)."""
+def tree_count(parent: Array, via: Array, s: int) -> int:
+    """The runs of letters on the tree path from state 0 to ``s``
+    (:func:`sdg_automata.kernels.bfs_native.tree_runs`)."""
     runs = 0
     last = -1
     t = s
-    while t > 0:  # count the runs first, so that the arrays are made once
+    while t > 0:
         if via[t] != last:
             runs += 1
             last = via[t]
         t = parent[t]
-    letters = np.empty(runs, dtype=np.int32)
-    counts = np.zeros(runs, dtype=np.int64)
-    i = runs
+    return runs
+
+
+@jit
+def tree_fill(parent: Array, via: Array, s: int, letters: Array, counts: Array) -> None:
+    """``letters``, ``counts`` (of :func:`tree_count` entries, ``counts`` zero) ← the runs of
+    the tree path from state 0 to ``s``, in the order they were read."""
+    i = letters.shape[0]
     last = -1
     t = s
     while t > 0:
@@ -363,7 +370,6 @@ def tree_runs(parent: Array, via: Array, s: int) -> tuple[Array, Array]:
             last = via[t]
         counts[i] += 1
         t = parent[t]
-    return letters, counts
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import jit
-from .step import (
+from .protocol import (
     CAP,
     DONE,
     FOUND,
@@ -26,8 +26,10 @@ from .step import (
     PAUSE,
     SID,
     WORK,
-    Array,
     N,
+)
+from .step import (
+    Array,
     first_value,
     step,
 )

@@ -259,7 +259,10 @@ class Library:
     module, kernels, inline:
         The module whose plain functions ``kernels`` numba compiles
         (:func:`~sdg_automata.kernels.jit_all`), those in ``inline`` inlined into
-        their callers.
+        their callers.  No ``kernels``: the entries' functions are kernels compiled by
+        :func:`~sdg_automata.kernels.jit` already, of ``module`` or, named
+        ``other.function``, of the module ``other`` of this package (the walks'
+        kernels: :mod:`~sdg_automata.kernels.bfs_native`).
     entries:
         The entry points.
     """
@@ -373,6 +376,8 @@ class Library:
 
     def jitted(self) -> dict[str, Any]:
         """numba's dispatchers of the kernels, by name (imports numba; made once)."""
+        if not self.kernels:
+            return _dispatchers(self.module, tuple(e.function for e in self.entries))
         return _jitted(self.module, self.kernels, self.inline)
 
     def _build(self, path: Path) -> None:
@@ -428,6 +433,18 @@ def _jitted(module: str, kernels: tuple[str, ...], inline: tuple[str, ...]) -> d
     from . import jit_all
 
     return jit_all(vars(importlib.import_module(module)), kernels, inline)
+
+
+@functools.cache
+def _dispatchers(module: str, functions: tuple[str, ...]) -> dict[str, Any]:
+    """The ``@jit`` kernels ``functions`` (``name`` of ``module``, or ``other.name`` of
+    the module ``other`` of this package), by those names."""
+    found: dict[str, Any] = {}
+    for function in functions:
+        where, _, name = function.rpartition(".")
+        found[function] = getattr(importlib.import_module(
+            f"{__package__}.{where}" if where else module), name)
+    return found
 
 
 def _numpy_dtype(name: str) -> Any:

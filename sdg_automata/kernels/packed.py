@@ -1,14 +1,16 @@
 """The breadth-first walk over packed keys: a table of keys probed by one word (numba).
 
 Beside its Python side, :class:`sdg_automata.search.compiled.packed.PackedStore` (the
-table store of the breadth-first search when a state's ids fit :data:`KEY_BITS` bits):
+table store of the breadth-first search when a state's ids fit
+:data:`~sdg_automata.kernels.protocol.KEY_BITS` bits):
 :func:`packed_bfs` is the walk, whose reference is :func:`sdg_automata.kernels.automaton.bfs`
 (the same states in the same numbers, the same tree); :func:`spread` grows its table
 in place and :func:`insert_keys` puts keys into it.  It follows the protocol of
 :mod:`sdg_automata.kernels.automaton` and steps with :func:`sdg_automata.kernels.step.step`.
 
 The state is kept as its **key**: the part ids of its record as bit fields (``shifts``,
-``masks``: the Python side chooses the widths), at most :data:`KEY_BITS` bits.  The
+``masks``: the Python side chooses the widths), at most
+:data:`~sdg_automata.kernels.protocol.KEY_BITS` bits.  The
 table holds key + 1 in each used slot (0: free), so a probe compares one word and
 never reads a record (the record store of :mod:`sdg_automata.kernels.step` reads the
 record behind every tag that matches, and behind every hit: a second random access);
@@ -19,7 +21,8 @@ frontier.
 The table is ordered (Amble and Knuth's ordered hash tables, as in Cleary's): the home
 of a key is the top bits of its hash scaled to the size (``((h >> (61 − q)) · m) >> 3``
 for ``m · 2^q`` slots, m ∈ 4…7), linear probing without wrapping around (a tail of
-:data:`TAIL` slots past the last home takes the overflow).  A larger table keeps the
+:data:`~sdg_automata.kernels.protocol.TAIL` slots past the last home takes the overflow).
+A larger table keeps the
 order of the homes, so growing it is one pass from the top down in the same memory
 (:func:`spread`, after ``mremap``): every key moves up, to its home in the larger
 table or just past it, reading and writing sequentially — no rehash of the whole
@@ -33,9 +36,7 @@ from typing import Any
 import numpy as np
 
 from . import jit
-from .step import (
-    _GOLDEN,
-    _MIX,
+from .protocol import (
     BATCH,
     CAP,
     DONE,
@@ -43,28 +44,24 @@ from .step import (
     FULL,
     LETTER,
     MISS,
+    OVERFLOW,
     PAUSE,
+    SCALE,
     SID,
     WORK,
-    Array,
     N,
+    Q,
+)
+from .step import (
+    _GOLDEN,
+    _MIX,
+    Array,
     first_value,
     step,
 )
 
-__all__ = ["KEY_BITS", "OVERFLOW", "Q", "SCALE", "TAIL", "home", "insert_keys", "key_hash",
-           "pack", "packed_bfs", "spread", "unpack"]
+__all__ = ["home", "insert_keys", "key_hash", "pack", "packed_bfs", "spread", "unpack"]
 
-#: the widest key (bits): the table holds key + 1 in a uint64, 0 marking a free slot
-KEY_BITS = 63
-#: slots past the last home (a cluster there runs on into them; one that would run past
-#: them is FULL: the table grows)
-TAIL = 1 << 10
-#: the geometry of a table (int64 array ``form``): m · 2^q homes
-Q, SCALE = range(2)
-#: cursor field of :func:`packed_bfs`: 1 when the last FULL was a cluster reaching the end
-#: of the tail (the table must grow whatever its load)
-OVERFLOW = 4
 
 
 @jit
@@ -179,7 +176,8 @@ def _lookup(table: Array, slot: int, key1: Any) -> int:
 def packed_bfs(heap: Array, plan: Array, starts: Array, shifts: Array, masks: Array,
                table: Array, form: Array, load: int, queue: Array, parent: Array, via: Array,
                crows: Array, cfinal: Array, wc: int, values: Array, head: int, settle: int,
-               found_at: Array, cursor: Array, cap: int, quantum: int) -> int:
+               found_at: Array, cursor: Array, cap: int, src: Array, block: Array, keys: Array,
+               slots: Array, origin: Array, quantum: int) -> int:
     """Breadth-first walk from state 0 (the key in ``queue[0]``), as
     :func:`sdg_automata.kernels.automaton.bfs` without transition rows: the same states
     numbered the same, ``parent``/``via`` the same tree, ``found_at`` the same first
@@ -189,17 +187,20 @@ def packed_bfs(heap: Array, plan: Array, starts: Array, shifts: Array, masks: Ar
     ``queue``, or when a cluster runs past the tail (``cursor[OVERFLOW]`` = 1): the
     driver grows them and calls again.  In blocks of :data:`BATCH` successors (steps and
     keys first, then the lookups in order), as :func:`~sdg_automata.kernels.automaton.bfs`.
+
+    The scratch is the caller's
+    (:meth:`~sdg_automata.search.compiled.packed.PackedStore.scratch`), so that the kernel
+    allocates nothing (a native entry point may not: :mod:`sdg_automata.kernels.native`):
+    ``src`` (1 ×
+    fields int32), ``block`` (:data:`BATCH` × fields int32), ``keys`` (uint64),
+    ``slots`` and ``origin`` (int64; s·letters + k, −1 − that: no successor), each of
+    :data:`BATCH`.
     """
     fields = shifts.shape[0]
     groups = fields - wc
     letters = starts.shape[0]
     capacity = parent.shape[0]
     qmask = queue.shape[0] - 1
-    src = np.empty((1, fields), dtype=np.int32)
-    block = np.empty((BATCH, fields), dtype=np.int32)
-    keys = np.empty(BATCH, dtype=np.uint64)
-    slots = np.empty(BATCH, dtype=np.int64)
-    origin = np.empty(BATCH, dtype=np.int64)  # s·letters + k; -1 − that: no successor
     n, sid, k = cursor[N], cursor[SID], cursor[LETTER]
     cursor[OVERFLOW] = 0
     work = 0

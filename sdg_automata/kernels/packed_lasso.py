@@ -34,7 +34,7 @@ import numpy as np
 from . import jit
 from .automaton import HARE, TORTOISE
 from .packed import pack, unpack
-from .step import (
+from .protocol import (
     DEAD,
     DONE,
     FOUND,
@@ -45,6 +45,8 @@ from .step import (
     SID,
     STEPS,
     WORK,
+)
+from .step import (
     Array,
     _chain_any,
     _chain_new,

@@ -23,23 +23,7 @@ from . import jit
 #: a numpy array (numba types it at the call)
 Array = Any
 
-__all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "LETTER",
-           "MAX_LOAD_PERCENT", "MET", "MISS", "N", "PAUSE", "POS", "SID", "STEPS", "VALUE",
-           "WORK", "Array", "first_value", "rehash", "step"]
-
-#: statuses a kernel returns
-DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
-
-# cursor fields (int64 array shared by the kernels and their driver)
-#: states stored, state being expanded, next letter, work done since the last return
-N, SID, LETTER, WORK = range(4)
-#: the value found (FOUND), the depth of the path (dfs)
-VALUE, DEPTH = 4, 5
-#: lasso: the hare's position, the steps of this round
-POS, STEPS = 6, 7
-
-#: the open-addressing table is kept at most this full (percent; the drivers grow it)
-MAX_LOAD_PERCENT = 70
+__all__ = ["Array", "first_value", "rehash", "step"]
 
 #: a helper inlined into its callers (a kernel's hot loop)
 _inline = functools.partial(jit, inline=True)
@@ -215,11 +199,6 @@ def _first_value(values: Array, found_at: Array, rec: Array, row: int, head: int
 
 #: the breadth-first kernels' bookkeeping of values (inlined into them: it runs per state)
 first_value = jit(_first_value, inline=True)
-
-
-#: successors a breadth-first kernel computes before it looks them up (the store keeps
-#: room for this many new states beyond the last)
-BATCH = 64
 
 
 @jit

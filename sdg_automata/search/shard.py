@@ -196,7 +196,7 @@ class Shard:
         #: wall seconds of this shard's work by phase (:data:`PHASES`), for benchmarks
         self.seconds = dict.fromkeys(PHASES, 0.0)
         from ..kernels import automaton as kernel
-        from ..kernels import step as protocol
+        from ..kernels import protocol
 
         self.closed = False
         self.key = shard_key(token, index)

@@ -32,6 +32,7 @@ from sdg_automata.search.decide import max_grundy
 pytest.importorskip("numba")
 
 from sdg_automata.kernels import packed_lasso as words  # noqa: E402
+from sdg_automata.kernels import protocol  # noqa: E402
 from sdg_automata.kernels import step as kernel  # noqa: E402
 from sdg_automata.search.compiled import drive  # noqa: E402
 
@@ -53,10 +54,10 @@ def _word_step(tables: StepTables, k: int, vector: list[int]) -> tuple[int, list
     status = words.walk(tables.heap, tables.plan, int(tables.starts[k]), k,
                         np.zeros((1, 1), np.int32), np.ones(1, np.uint8), 0, none, 0, -1,
                         np.zeros(1, np.int64), 0, cur, *layout, 1, cursor, 10)
-    if status == kernel.MISS:
-        assert cur[automaton.HARE].tolist() == vector and cursor[kernel.POS] == 0
+    if status == protocol.MISS:
+        assert cur[automaton.HARE].tolist() == vector and cursor[protocol.POS] == 0
         return 1, []
-    assert status == kernel.DONE and cursor[kernel.POS] == 1
+    assert status == protocol.DONE and cursor[protocol.POS] == 1
     return 0, cur[automaton.HARE].tolist()
 
 

@@ -151,9 +151,14 @@ def test_each_compiled_command_loads_its_own_kernels(tmp_path: Path) -> None:
     grammar = tmp_path / "modular.json"  # one the kernels take (the example is too small)
     grammar.write_text(grammar_to_json(modular_family(
         [ModularSpec.parse(s) for s in ("3:0", "5:2", "7:3")])), encoding="utf-8")
+    loaded("max", str(grammar), "A", "--engine", "compiled", "--strategy", "bfs")  # builds
     modules = loaded("max", str(grammar), "A", "--engine", "compiled", "--strategy", "bfs")
-    assert "sdg_automata.kernels.automaton" in modules
+    assert "sdg_automata.kernels.bfs_native" in modules
     assert "sdg_automata.kernels.octal" not in modules
+    if native.cached("bfs_native"):  # the walk's kernels linked as native code: no numba
+        assert not {"numba", "sdg_automata.kernels.automaton"} & modules
+    else:
+        assert "sdg_automata.kernels.packed" in modules
 
 
 def test_the_command_line_starts_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ from sdg_automata.search.compiled.loop import STATUS_NAMES, Misses, dispatch, st
 
 pytest.importorskip("numba")
 
-from sdg_automata.kernels import step as protocol  # noqa: E402
+from sdg_automata.kernels import protocol  # noqa: E402
 
 
 def test_the_names_are_the_kernels_statuses() -> None:

@@ -40,6 +40,7 @@ import numpy as np  # noqa: E402  (after the skip: numpy comes with numba here)
 
 from sdg_automata.automaton.construction import GrundyAutomaton  # noqa: E402
 from sdg_automata.kernels import packed as kernel  # noqa: E402
+from sdg_automata.kernels import protocol  # noqa: E402
 from sdg_automata.runtime.budget import Budget  # noqa: E402
 from sdg_automata.search.compiled import drive, packed, stores  # noqa: E402
 from sdg_automata.search.compiled.tables import StepTables  # noqa: E402
@@ -52,7 +53,7 @@ FAST = settings(max_examples=40, deadline=None,
 # the table
 
 
-def _table(q: int, m: int, tail: int = kernel.TAIL) -> tuple[Any, Any]:
+def _table(q: int, m: int, tail: int = protocol.TAIL) -> tuple[Any, Any]:
     form = np.array([q, m], dtype=np.int64)
     return np.zeros((m << q) + tail, dtype=np.uint64), form
 
@@ -91,7 +92,7 @@ def test_growth_in_place_loses_no_key(q: int, m: int, fill: float,
         q2 = q + dq
         if (m2 << q2) <= (m << q):
             continue
-        grown = np.zeros((m2 << q2) + kernel.TAIL, dtype=np.uint64)
+        grown = np.zeros((m2 << q2) + protocol.TAIL, dtype=np.uint64)
         grown[:len(table)] = table
         old_end, table, q, m = len(table), grown, q2, m2
         form = np.array([q, m], dtype=np.int64)
@@ -104,7 +105,7 @@ def test_a_growth_that_cannot_finish_leaves_every_key_once() -> None:
     keys it holds aside, and the table and the stash hold every key once."""
     rng = np.random.default_rng(7)
     keys = {int(k) for k in rng.integers(0, 1 << 40, size=3000, dtype=np.uint64)}
-    for stash_size, tail in ((0, kernel.TAIL), (1, kernel.TAIL), (2, 3)):
+    for stash_size, tail in ((0, protocol.TAIL), (1, protocol.TAIL), (2, 3)):
         table, form = _table(10, 4, tail)  # 4,096 homes, 3,000 keys: 73 %
         order = np.array(sorted(keys), dtype=np.uint64)
         inserted = kernel.insert_keys(table, form, order, len(order))
@@ -119,7 +120,7 @@ def test_a_growth_that_cannot_finish_leaves_every_key_once() -> None:
 
 
 @given(widths=st.lists(st.integers(1, 12), min_size=1, max_size=6)
-       .filter(lambda w: sum(w) <= kernel.KEY_BITS),  # key_widths refuses wider ones
+       .filter(lambda w: sum(w) <= protocol.KEY_BITS),  # key_widths refuses wider ones
        seed=st.integers(0, 10**6))
 def test_keys_unpack_to_their_ids(widths: list[int], seed: int) -> None:
     """Ids packed by their widths into one key (of at most ``KEY_BITS``) unpack unchanged."""
@@ -136,7 +137,7 @@ def test_keys_unpack_to_their_ids(widths: list[int], seed: int) -> None:
 def test_key_widths_leave_room_and_refuse_more_than_a_word() -> None:
     w = packed.key_widths([3, 100, 1], [5])
     assert w[3] == 3 and all(a >= b for a, b in zip(w, [2, 7, 1], strict=False))
-    assert sum(w) <= kernel.KEY_BITS
+    assert sum(w) <= protocol.KEY_BITS
     assert packed.key_widths([3], [], old=[9]) >= [9]
     with pytest.raises(stores.KeyTooWide, match="64 bits, over the packed key's 63"):
         packed.key_widths([1 << 32, 1 << 32], [])
@@ -286,7 +287,7 @@ def test_keys_too_wide_walk_on_records(monkeypatch: pytest.MonkeyPatch) -> None:
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5 3:1".split()])
     wide = max_grundy(g, "A", engine="compiled", strategy="bfs")
     assert made == []
-    monkeypatch.setattr(kernel, "KEY_BITS", 14)  # the first ids fit, later ones do not
+    monkeypatch.setattr(protocol, "KEY_BITS", 14)  # the first ids fit, later ones do not
     v = max_grundy(g, "A", engine="compiled", strategy="bfs")
     assert made == [1]
     assert (v.maximum, v.states, v.witnesses) == (wide.maximum, 2311, wide.witnesses)

@@ -95,7 +95,7 @@ class _Driver:
 
     def timed(self, kernel: Callable[..., int], cursor: Any, *args: Any) -> int:
         """``kernel(*args, quantum)``, timed; ``cursor`` (among ``args``) says the work done."""
-        from ...kernels.step import PAUSE, WORK
+        from ...kernels.protocol import PAUSE, WORK
 
         started = self._clock()
         with _wrapping():
@@ -126,7 +126,7 @@ class _Driver:
         """The handlers every walk shares — DONE ends it, PAUSE serves the meter, CAP is
         over the budget (``states()``: the states so far) — and the walk's own, by the
         statuses' names (``MISS=...``, ``FULL=...``, ``FOUND=...``)."""
-        from ...kernels import step as protocol
+        from ...kernels import protocol
 
         def over() -> None:
             raise self.exceeded(states())
@@ -174,8 +174,7 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     """
     import numpy as np
 
-    from ...kernels import automaton as kernel
-    from ...kernels import step as protocol
+    from ...kernels import protocol
 
     letters = len(tables.alphabet)
     crows, cfinal, wc, start = _start(tables, constraint)
@@ -192,6 +191,8 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
                                          start=start, head=head, bound=bound, settle=settle)
         except KeyTooWide:
             pass
+    from ...kernels import automaton as kernel  # numba's: records are not in the native library
+
     table = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
                    narrow=crows.shape[1] <= NARROW)
     table.add_first(start)
@@ -232,13 +233,15 @@ def _packed_breadth_first(tables: StepTables, drive: _Driver, *, crows: Any, cfi
     closed) when the ids outgrow a key: the caller walks again on records."""
     import numpy as np
 
-    from ...kernels import packed as kernel
-    from ...kernels import step as protocol
+    from ...kernels import protocol
+    from ...kernels.bfs_native import VIA, functions
 
     fixed = [crows.shape[1]] if wc else []
     store = PackedStore(key_widths(tables.part_counts, fixed), len(tables.alphabet),
                         bound=drive.limit)
     store.add_first(start)
+    walk = functions()[f"packed_bfs_{VIA[store.via.array.dtype.name]}"]
+    scratch = store.scratch()
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
     cursor[protocol.N] = 1
@@ -249,10 +252,10 @@ def _packed_breadth_first(tables: StepTables, drive: _Driver, *, crows: Any, cfi
     def call() -> int:  # the arrays are read anew: a growth replaces them
         head_group, values = _head_values(tables, head)
         return drive.timed(
-            kernel.packed_bfs, cursor, tables.heap, tables.plan, tables.starts, store.shifts,
+            walk, cursor, tables.heap, tables.plan, tables.starts, store.shifts,
             store.masks, store.table.array, store.form, store.load, store.queue.array,
             store.parent.array, store.via.array, crows, cfinal, wc, values, head_group,
-            settle if head is not None else -1, found_at, cursor, drive.cap)
+            settle if head is not None else -1, found_at, cursor, drive.cap, *scratch)
 
     def miss() -> None:
         n, sid, k = states(), int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
@@ -260,7 +263,7 @@ def _packed_breadth_first(tables: StepTables, drive: _Driver, *, crows: Any, cfi
         store.fit(tables.part_counts, fixed, n)
 
     def full() -> None:
-        store.make_room(states(), int(cursor[protocol.SID]), bool(cursor[kernel.OVERFLOW]))
+        store.make_room(states(), int(cursor[protocol.SID]), bool(cursor[protocol.OVERFLOW]))
 
     return _walked(store, drive, states, found_at,
                    lambda: dispatch(call, drive.handlers(states, MISS=miss, FOUND=stop,
@@ -271,7 +274,7 @@ def _walked(store: _Store | PackedStore, drive: _Driver, states: Callable[[], in
             found_at: Any, walk: Callable[[], int]) -> Walked:
     """What a breadth-first walk on ``store`` found: ``walk()`` (its status) run, the store
     closed at once if it fails (:func:`_failed`)."""
-    from ...kernels import step as protocol
+    from ...kernels import protocol
 
     try:
         status = walk()
@@ -320,8 +323,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     same, so the same ``found``; ``store`` is the compact store."""
     import numpy as np
 
-    from ...kernels import compact
-    from ...kernels import step as protocol
+    from ...kernels import compact, protocol
 
     letters, width = len(tables.alphabet), len(start)
     def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
@@ -393,7 +395,7 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
     import numpy as np
 
     from ...kernels import automaton as kernel
-    from ...kernels import step as protocol
+    from ...kernels import protocol
 
     crows, cfinal, wc, start = _start(tables, constraint)
     store = _Store(tables.groups + wc, tree=False, letters=len(tables.alphabet), rows=False,
@@ -545,7 +547,7 @@ class _Lasso:
 
         from ...kernels import automaton as kernel
         from ...kernels import packed_lasso as words
-        from ...kernels import step as protocol
+        from ...kernels import protocol
 
         self.kernel, self.words, self.protocol = kernel, words, protocol
         self.tables, self.letter, self.head, self.settle = tables, letter, head, settle

@@ -1,7 +1,7 @@
 """The packed table store of the breadth-first walk: a table of keys probed by one word.
 
 The ``compiled`` engine's breadth-first search keeps its states here when a state's
-part ids fit a key of :data:`~sdg_automata.kernels.packed.KEY_BITS` bits (else in the
+part ids fit a key of :data:`~sdg_automata.kernels.protocol.KEY_BITS` bits (else in the
 record store, :class:`~sdg_automata.search.compiled.stores._Store`): the kernel is
 :func:`~sdg_automata.kernels.packed.packed_bfs`, which documents the layout.  Issue 36:
 the record store probed a table of record numbers and read the record behind each
@@ -15,7 +15,7 @@ Decisions:
   plus spare bits shared among them (:func:`key_widths`), so that ids may grow a few
   times over before the keys must be re-encoded (:meth:`PackedStore.fit`: every key
   anew, rare and early, since the step tables learn most parts in the first levels);
-  ids that outgrow :data:`~sdg_automata.kernels.packed.KEY_BITS` bits raise
+  ids that outgrow :data:`~sdg_automata.kernels.protocol.KEY_BITS` bits raise
   :class:`KeyTooWide`, and the driver runs the walk on the record store;
 * **sized from the bound**: a walk that cannot store more than a known number of
   states (the budget's ``max_states``) starts with the table for that many
@@ -63,9 +63,9 @@ def key_widths(counts: list[int], fixed: list[int], old: list[int] | None = None
     Raises
     ------
     KeyTooWide
-        When the ids need more than :data:`~sdg_automata.kernels.packed.KEY_BITS` bits.
+        When the ids need more than :data:`~sdg_automata.kernels.protocol.KEY_BITS` bits.
     """
-    from ...kernels.packed import KEY_BITS
+    from ...kernels.protocol import KEY_BITS
 
     need = [max(1, (c - 1).bit_length()) for c in [*counts, *fixed]]
     if old is not None:
@@ -105,8 +105,7 @@ class PackedStore:
     def __init__(self, widths: list[int], letters: int, bound: int | None = None) -> None:
         import numpy as np
 
-        from ...kernels.packed import TAIL
-        from ...kernels.step import BATCH
+        from ...kernels.protocol import BATCH, TAIL
 
         self.widths = widths
         self.shifts, self.masks = _fields(widths)
@@ -142,11 +141,11 @@ class PackedStore:
     def add_first(self, record: Any) -> None:
         import numpy as np
 
-        from ...kernels.packed import insert_keys
+        from ...kernels.bfs_native import functions
 
         key = np.array([self.key(record)], dtype=np.uint64)
         with _wrapping():
-            if insert_keys(self.table.array, self.form, key, 1) != 1:
+            if functions()["insert_keys"](self.table.array, self.form, key, 1) != 1:
                 raise SdgBug("packed store: the first key found no slot")
         self.queue.array[0] = key[0]
         self.parent.array[0] = 0
@@ -180,7 +179,7 @@ class PackedStore:
         """Room for a block of states after state n, the frontier starting at ``sid``: the
         tree's rows, the ring, the table (below its load; larger when a cluster ran
         past its tail: ``overflow``)."""
-        from ...kernels.step import BATCH
+        from ...kernels.protocol import BATCH
 
         if n + BATCH >= self.parent.capacity:
             for g in (self.parent, self.via):
@@ -204,7 +203,8 @@ class PackedStore:
         """The table by :data:`GROWTH` at least, in place (``spread``)."""
         import numpy as np
 
-        from ...kernels.packed import TAIL, spread
+        from ...kernels.bfs_native import functions
+        from ...kernels.protocol import TAIL
 
         size = int(self.form[1]) << int(self.form[0])
         q, m = slots_for(max(n + (n >> 2), int(size * GROWTH * LOAD_PERCENT) // 100))
@@ -214,7 +214,7 @@ class PackedStore:
         self.grown += 1
         stash = np.empty(STASH, dtype=np.uint64)
         with _wrapping():
-            left = spread(self.table.array, old_end, self.form, stash)
+            left = functions()["spread"](self.table.array, old_end, self.form, stash)
         if left < 0:  # a cluster ran past the tail, or too many keys were held aside
             table = self.table.array
             keys = np.concatenate([table[table != 0] - np.uint64(1), stash[:-1 - left]])
@@ -225,7 +225,8 @@ class PackedStore:
         """A new table of ``size`` (or larger, until they fit) holding ``keys``."""
         import numpy as np
 
-        from ...kernels.packed import TAIL, insert_keys
+        from ...kernels.bfs_native import functions
+        from ...kernels.protocol import TAIL
 
         q, m = size
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
@@ -234,11 +235,25 @@ class PackedStore:
             self.form[:] = (q, m)
             self.table = Growing(np.uint64, (), (m << q) + TAIL)
             with _wrapping():
-                if insert_keys(self.table.array, self.form, keys, len(keys)) == len(keys):
+                if functions()["insert_keys"](self.table.array, self.form, keys,
+                                              len(keys)) == len(keys):
                     break
             q += 1
         self.rebuilt += 1
         self.peak = max(self.peak, self.table.capacity * 8 + keys.nbytes)
+
+    def scratch(self) -> tuple[Any, ...]:
+        """The scratch arrays of :func:`~sdg_automata.kernels.packed.packed_bfs` for this
+        store's records (src, block, keys, slots, origin): made once a walk, here, so that
+        the kernel allocates nothing."""
+        import numpy as np
+
+        from ...kernels.protocol import BATCH
+
+        fields = len(self.widths)
+        return (np.empty((1, fields), dtype=np.int32), np.empty((BATCH, fields), dtype=np.int32),
+                np.empty(BATCH, dtype=np.uint64), np.empty(BATCH, dtype=np.int64),
+                np.empty(BATCH, dtype=np.int64))
 
     def nbytes(self, n: int) -> int:
         """Bytes the store holds for n states at the most (the table at its largest, the

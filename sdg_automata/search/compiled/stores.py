@@ -322,7 +322,8 @@ class _Store:
     def make_room(self, n: int) -> None:
         """Room for a block of states after state n (records, tree, rows) and a table
         below its load."""
-        from ...kernels.step import BATCH, MAX_LOAD_PERCENT, rehash
+        from ...kernels.protocol import BATCH, MAX_LOAD_PERCENT
+        from ...kernels.step import rehash
 
         if n + BATCH >= self.records.capacity:
             for g in self._growing:
@@ -441,7 +442,7 @@ class CompactStore:
 
     def runs(self, t: int) -> tuple[Any, Any]:
         """The letters of the tree path from state 0 to ``t`` as runs (letters, counts)
-        in reading order, as :func:`~sdg_automata.kernels.automaton.tree_runs`: the
+        in reading order, as :func:`~sdg_automata.kernels.bfs_native.tree_runs`: the
         codes are read back from the spool a block at a time, going up."""
         import numpy as np
 

@@ -20,7 +20,12 @@ names an engine.
   search and are installed, in stage order, each capped at its threshold: the ski
   rental of :func:`sdg_automata.runtime.engines.ski_rental` (today: the Python
   reference up to ``THRESHOLDS["walk states"]`` states, then the kernels, restarted
-  with the clock counted from the start).
+  with the clock counted from the start).  An engine whose kernels for the strategy
+  are cached as native code (``SearchEngine.native``) loads without numba, at a
+  sixteenth of numba's fixed cost: the stage before it is capped
+  :data:`~sdg_automata.runtime.engines.NATIVE_GAIN` times lower first, and the walk goes
+  on there if the library links, else on the stage before, at its own cap (the
+  same ski rental, for the smaller fixed cost).
 
 The entries are cheap to list: an engine's module imports its implementation (numba,
 Dask) only when it runs.
@@ -43,12 +48,13 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...errors import EngineNotice, InputError
-from ...runtime.engines import THRESHOLDS, Stage, Unfit, ski_rental
+from ...runtime.engines import NATIVE_GAIN, THRESHOLDS, Stage, Unfit, ski_rental
+from ...runtime.engines import compiled as part
 from ..options import entry
 from . import compiled, dask, python
 from .base import Runner, SearchEngine
@@ -153,7 +159,7 @@ def run(search: Search, reference: Runner | None, **strategy_args: Any) -> Searc
     engines = choose(search, reference)
     if search.engine != AUTO:
         try:
-            missing = engines[0].available()
+            missing = _ready(engines[0], search.strategy)()
         except KeyboardInterrupt:  # while it loads (numba)
             raise search.budget.start("search").interrupted(0) from None
         if missing is not None:
@@ -162,10 +168,36 @@ def run(search: Search, reference: Runner | None, **strategy_args: Any) -> Searc
                                              arguments=strategy_args),
                     cap=None if e.auto is None or e.auto.threshold is None
                     else THRESHOLDS[e.auto.threshold],
-                    present=e.present, ready=e.available) for e in engines]
+                    present=e.present, ready=_ready(e, search.strategy)) for e in engines]
+    for i in range(len(stages) - 1, 0, -1):  # a stage whose kernels may be native first
+        library = engines[i].native.get(search.strategy)
+        before = stages[i - 1]
+        if library is not None and before.cap is not None:
+            stages[i - 1:i - 1] = [before._replace(cap=before.cap // NATIVE_GAIN),
+                                   stages[i]._replace(ready=partial(_native, library))]
     # one stage when named: ski_rental only keeps the clock and turns a Ctrl-C while the
     # engine loads into Interrupted
     return ski_rental(stages, search.budget, what="search")[0]
+
+
+def _native(library: str) -> str | None:
+    """Why the native library ``library`` cannot load here (a phrase), or ``None`` when it
+    is cached and links: no numba imported."""
+    return None if part("native")(library) else f"the {library} library is not cached"
+
+
+def _ready(engine: SearchEngine, strategy: str) -> Callable[[], str | None]:
+    """Why ``engine`` cannot run ``strategy`` here, or ``None``: ready without numba when
+    its kernels for it are cached as native code (``SearchEngine.native``), else as
+    its ``available`` says."""
+    library = engine.native.get(strategy)
+    if library is None:
+        return engine.available
+
+    def ready() -> str | None:
+        return None if _native(library) is None else engine.available()
+
+    return ready
 
 
 def _attempt(engine: SearchEngine, search: Search, budget: Budget, reference: Runner | None,

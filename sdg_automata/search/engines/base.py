@@ -97,6 +97,13 @@ class SearchEngine(Configurable):
         named, or when ``auto`` reaches its stage.
     auto:
         When ``auto`` runs it (:class:`Auto`), or ``None``: only by name.
+    native:
+        Strategy name → the native library its kernels are linked from when cached
+        (:mod:`sdg_automata.kernels.native`, asked by
+        :func:`~sdg_automata.runtime.engines.compiled` ``("native")``): then the engine
+        loads without numba, so it is ready without asking :attr:`available`, and
+        ``auto`` reaches it :data:`~sdg_automata.runtime.engines.NATIVE_GAIN` times
+        sooner (:func:`sdg_automata.search.engines.run`).
     fallback:
         The engine that runs, after one :class:`~sdg_automata.errors.EngineNotice`, when
         this one is named but the search does not fit or it raises
@@ -122,6 +129,7 @@ class SearchEngine(Configurable):
     requires: tuple[str, ...] = ()
     available: Callable[[], str | None] = lambda: None
     auto: Auto | None = None
+    native: Mapping[str, str] = field(default_factory=dict)
     fallback: str | None = None
     check: Callable[[Any, Budget], None] = _no_check
     describe_run: Callable[[SearchResult], EngineRun] | None = None

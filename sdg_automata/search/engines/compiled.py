@@ -73,7 +73,7 @@ def _runs_witness(automaton: GrundyAutomaton, letters: Any, counts: Any) -> str 
 def _breadth_first(search: Search, budget: Budget, store: str) -> SearchResult:
     """The bfs strategy on the kernels over ``store``:
     :func:`sdg_automata.search.compiled.drive.breadth_first`."""
-    from ...kernels.automaton import tree_runs
+    from ...kernels.bfs_native import tree_runs
     from ..compiled.drive import breadth_first
     from ..compiled.stores import CompactStore
 
@@ -137,7 +137,7 @@ ENGINE = SearchEngine(
     name="compiled", describe="the numba kernels over a table store (the fastest)",
     implements={"bfs": _bfs, "dfs": _dfs, "lasso": _lasso}, groups=MAX_GROUPS,
     fits=one_group, requires=("numba",), available=_numba,
-    auto=Auto(stage=1), fallback="python")
+    auto=Auto(stage=1), native={"bfs": "bfs_native"}, fallback="python")
 
 #: the registry's entry of the kernels over the exact compact store
 COMPACT = SearchEngine(

@@ -1,0 +1,251 @@
+"""The breadth-first search's native library (:mod:`sdg_automata.kernels.bfs_native`),
+issue 36 §4 (``max``).
+
+Its entry points must be numba's kernels: the same walk (states, numbers, tree, first
+states of the values) as numba's dispatchers and the same verdict as the Python
+reference, checked against the closed forms of the hardness family
+(``families.modular_truth``) and automata-lib's products (``families.product_truth``);
+a ``max`` process whose library is cached must not import numba, and with the library
+switched off (``SDG_AUTOMATA_NATIVE=0``) the same run must still work, on numba's
+dispatchers or on the reference, with the same answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from strategies import right_linear_grammars
+
+from sdg_automata.errors import EngineNotice
+from sdg_automata.generators.families import (
+    ModularSpec,
+    intersection_grammar,
+    modular_family,
+    modular_truth,
+    product_truth,
+    random_family,
+)
+from sdg_automata.grammar import Grammar
+from sdg_automata.kernels import bfs_native, native
+from sdg_automata.search.decide import Verdict, max_grundy
+
+pytest.importorskip("numba")
+pytestmark = pytest.mark.skipif(not native.enabled(),
+                                reason="native libraries off here (NUMBA_DISABLE_JIT, "
+                                       "SDG_AUTOMATA_NATIVE=0 or no numba cache)")
+
+ROOT = Path(__file__).resolve().parents[2]
+#: the hardness family's instance of 30,031 states (bench_floor's quick one): past the
+#: Python stage's cap when the library is cached (2¹⁸ / 16), below it when it is not
+SPECS = "3:0 5:2 7:3 11:5 13:1 3:1"
+FAST = settings(max_examples=30, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _native() -> dict[str, Any]:
+    """The library's native entry points (built in the default cache when missing)."""
+    functions = bfs_native.LIBRARY.functions()
+    jitted = bfs_native.LIBRARY.jitted()
+    if any(f is jitted[e.function]
+           for e, f in zip(bfs_native.LIBRARY.entries, functions.values(), strict=True)):
+        pytest.skip("no native library on this machine (numba's dispatchers run)")
+    return functions
+
+
+def _jitted() -> dict[str, Any]:
+    jitted = bfs_native.LIBRARY.jitted()
+    return {e.name: jitted[e.function] for e in bfs_native.LIBRARY.entries}
+
+
+def _outcome(v: Verdict) -> tuple[Any, ...]:
+    return v.maximum, v.states, v.exact, v.witnesses
+
+
+def _on(functions: dict[str, Any], run: Callable[[], Any]) -> Any:
+    """``run()`` with the walk's entry points ``functions`` (native, or numba's)."""
+    with pytest.MonkeyPatch.context() as m, warnings.catch_warnings():
+        warnings.simplefilter("ignore", EngineNotice)  # one group: the reference runs
+        m.setattr(bfs_native, "functions", lambda: functions)
+        return run()
+
+
+def _three_ways(g: Grammar, head: str) -> tuple[Any, Any, Any]:
+    """The verdicts of bfs on the native entry points, on numba's, and of the reference."""
+    def compiled() -> Verdict:
+        return max_grundy(g, head, engine="compiled", strategy="bfs")
+
+    natives, jits = _native(), _jitted()
+    on_natives = _on(natives, compiled)
+    assume(on_natives.engine.name == "compiled")  # not the reference after a notice
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EngineNotice)
+        reference = max_grundy(g, head, engine="python", strategy="bfs")
+    return _outcome(on_natives), _outcome(_on(jits, compiled)), _outcome(reference)
+
+
+@FAST
+@given(right_linear_grammars())
+def test_random_grammars_three_ways(g: Grammar) -> None:
+    """Should give the same maximum, states and witnesses natively, on numba's dispatchers
+    and on the Python reference."""
+    from sdg_automata.automaton.construction import GrundyAutomaton
+
+    if GrundyAutomaton(g).layout is None:  # one group: no kernel walk (the reference runs)
+        return
+    native_run, numba_run, reference = _three_ways(g, g.start)
+    assert native_run == numba_run == reference
+
+
+@settings(max_examples=8, deadline=None)
+@given(count=st.integers(2, 3), states=st.integers(3, 12), seed=st.integers(0, 10**6))
+def test_random_dfas_against_the_products(count: int, states: int, seed: int) -> None:
+    """Should find the maximum automata-lib's product gives, and a shortest witness."""
+    dfas = random_family(count, states, seed=seed)
+    maximum, length = product_truth(dfas)
+    try:
+        g = intersection_grammar(dfas)
+    except Exception:  # no DFA accepts a non-empty word: nothing to search
+        return
+    from sdg_automata.automaton.construction import GrundyAutomaton
+
+    if GrundyAutomaton(g).layout is None:
+        return
+    native_run, numba_run, reference = _three_ways(g, "A")
+    assert native_run == numba_run == reference
+    assert native_run[0] == maximum
+    witness = native_run[3].get(maximum) if maximum is not None else None
+    if length is not None and witness is not None:
+        assert len(str(witness)) == length
+
+
+@pytest.mark.parametrize(("specs", "grows"), [(SPECS, True), ("4:1 9:2 5:0 7:6 2:0", False)])
+def test_the_hardness_family_and_the_same_tree(specs: str, grows: bool) -> None:
+    """Should walk the same states in the same numbers with the same tree as numba's
+    dispatchers (the table grows in place several times on the way: ``spread``), and
+    find the closed form's maximum and witness length."""
+    from sdg_automata.automaton.construction import GrundyAutomaton
+    from sdg_automata.runtime.budget import Budget
+    from sdg_automata.search.compiled import drive
+    from sdg_automata.search.compiled.packed import PackedStore
+    from sdg_automata.search.compiled.tables import StepTables
+
+    parsed = [ModularSpec.parse(s) for s in specs.split()]
+    truth, length = modular_truth(parsed)
+    g = modular_family(parsed)
+
+    def walk() -> tuple[Any, ...]:
+        m = GrundyAutomaton(g)
+        bound = m.bounds["A"]
+        w = drive.breadth_first(StepTables(m), Budget(), head="A", bound=bound,
+                                settle=bound + 1)
+        assert isinstance(w.store, PackedStore)
+        assert w.store.parent is not None and w.store.via is not None
+        try:
+            n = w.states
+            return (n, w.found, w.store.grown, w.store.parent.array[:n].tolist(),
+                    w.store.via.array[:n].tolist())
+        finally:
+            w.store.close()
+
+    native_walk, numba_walk = _on(_native(), walk), _on(_jitted(), walk)
+    assert native_walk == numba_walk
+    assert (native_walk[2] >= 2) == grows  # the table grew in place, natively too
+    native_run, numba_run, reference = _three_ways(g, "A")
+    assert native_run == numba_run == reference
+    assert native_run[0] == truth and native_run[2]
+    assert length is None or len(str(native_run[3][truth])) == length
+
+
+def test_a_library_that_cannot_be_built_leaves_numbas_kernels(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should say once that the library cannot be built, run numba's dispatchers of the
+    same kernels, and give the same verdict."""
+    from sdg_automata import kernels
+    from sdg_automata.errors import KernelCacheWarning
+
+    def fail(self: native.Library, path: Path) -> None:
+        raise RuntimeError("no linker here")
+
+    g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5".split()])
+    expected = _outcome(max_grundy(g, "A", engine="python", strategy="bfs"))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # an empty cache of its own
+    monkeypatch.setattr(native, "_NATIVE", {})
+    monkeypatch.setattr(kernels, "_said", set())  # the warning is once per process
+    monkeypatch.setattr(native.Library, "_build", fail)
+    with pytest.warns(KernelCacheWarning, match="cannot be built here"):
+        functions = bfs_native.LIBRARY.functions()
+    assert functions == _jitted()
+    assert not native.cached("bfs_native")
+    verdict = _on(functions, lambda: max_grundy(g, "A", engine="compiled", strategy="bfs"))
+    assert verdict.engine.name == "compiled" and _outcome(verdict) == expected
+
+
+# -- whole processes -----------------------------------------------------------------------
+
+#: ``python -m sdg_automata ARGV`` printing, at exit, whether numba was imported
+MAIN = ("import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('numba imported:', 'numba' in sys.modules, "
+        "file=sys.__stderr__))\n"
+        "runpy.run_module('sdg_automata', run_name='__main__', alter_sys=True)\n")
+
+
+def _max(path: Path, *extra: str, **env: str) -> tuple[dict[str, Any], bool]:
+    """(the JSON verdict, whether numba was imported) of ``max PATH A --strategy bfs``."""
+    environment = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    environment.update(env)
+    done = subprocess.run([sys.executable, "-c", MAIN, "max", str(path), "A", "--strategy",
+                           "bfs", "--json", *extra], capture_output=True, text=True,
+                          cwd=ROOT, env=environment, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = done.stderr.strip().splitlines()[-1]
+    assert imported.startswith("numba imported: "), done.stderr[-2000:]
+    verdict = json.loads(done.stdout)
+    return verdict, imported.endswith("True")
+
+
+def _answer(verdict: dict[str, Any]) -> tuple[Any, ...]:
+    return verdict["max"], verdict["exact"], verdict["witness"], verdict["witnesses"]
+
+
+@pytest.fixture(scope="module")
+def instance(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from sdg_automata.grammar.parse import grammar_to_json
+
+    path = tmp_path_factory.mktemp("bfs_native") / "modular.json"
+    path.write_text(grammar_to_json(modular_family(
+        [ModularSpec.parse(s) for s in SPECS.split()])), encoding="utf-8")
+    return path
+
+
+def test_a_cached_library_runs_max_without_numba(instance: Path) -> None:
+    """Should, once the library is cached, run ``max`` on the kernels (auto reaches them
+    past 2¹⁸ / 16 states) without importing numba, with the closed form's answer."""
+    _native()
+    truth, length = modular_truth([ModularSpec.parse(s) for s in SPECS.split()])
+    verdict, imported = _max(instance)
+    assert verdict["engine"]["name"] == "compiled" and not imported
+    assert verdict["max"] == truth and verdict["exact"]
+    named, imported = _max(instance, "--engine", "compiled")
+    assert not imported and _answer(named) == _answer(verdict)
+
+
+def test_without_the_library_max_still_works(instance: Path) -> None:
+    """Should, with native libraries off, give the same answer: on the reference under
+    auto (30,031 states are below numba's cap), on numba's dispatchers by name."""
+    _native()
+    cached, _ = _max(instance)
+    auto, imported = _max(instance, SDG_AUTOMATA_NATIVE="0")
+    assert auto["engine"]["name"] == "python" and not imported
+    named, imported = _max(instance, "--engine", "compiled", SDG_AUTOMATA_NATIVE="0")
+    assert named["engine"]["name"] == "compiled" and imported
+    assert _answer(auto) == _answer(named) == _answer(cached)
