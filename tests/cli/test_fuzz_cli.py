@@ -858,10 +858,18 @@ def _odd_targets(tmp: Path) -> dict[str, str]:
 _SOCKETS: list[Any] = []
 
 
+def _close_sockets() -> None:
+    """Close the sockets bound for the targets (their files stay as the targets)."""
+    while _SOCKETS:
+        _SOCKETS.pop().close()
+
+
 def test_odd_out_targets(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     """Every odd --out target: refused at once (no file left behind, nothing changed) or
     written as a sweep file; never a hang, a traceback or a read of a device."""
     import random
+
+    request.addfinalizer(_close_sockets)
 
     rng = random.Random("out-21")
     targets = _odd_targets(tmp_path)
