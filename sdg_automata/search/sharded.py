@@ -220,7 +220,11 @@ class _Cluster:
         """Between two looks at a call: the shards' workers are all there (:meth:`lost`),
         the deadline has not passed, and the progress display says so while workers
         compile the kernels (the count stands still meanwhile: the first levels on a fresh
-        cluster; :func:`~sdg_automata.search.shard.kernels_compiling`)."""
+        cluster; :func:`~sdg_automata.search.shard.kernels_compiling`).  A run the
+        scheduler released (the client's futures cancelled when it reconnects) ends here
+        too, whether or not a call in flight ever answers."""
+        if any(f.status == "cancelled" for f in self.futures):
+            raise self._released(what)
         gone = self.lost()
         if gone:
             raise self._lost(gone, what)
