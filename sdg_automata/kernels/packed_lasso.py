@@ -55,7 +55,7 @@ from .step import (
 #: a helper inlined into its callers (the walk's hot loop)
 _inline = functools.partial(jit, inline=True)
 
-__all__ = ["COLUMNS", "decode", "meet", "pack", "unpack", "walk"]
+__all__ = ["COLUMNS", "decode", "meet", "walk"]
 
 #: columns of a decoded instruction (int64 rows of ``ops``): kind, group, table offset,
 #: its columns, where it starts in the plan, the shifts and masks of its (old) inputs,

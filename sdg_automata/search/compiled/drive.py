@@ -563,6 +563,7 @@ class _Lasso:
         self.beyond = 3 * self.cap if self.cap >= 0 else -1
         self.none = np.full(1, -1, dtype=np.int32)
         self.fields = _WordFields(tables, self.crows.shape[1] if self.wc else None)
+        self.marks = _Checkpoints(self.start)  # saved by phase 1, read by phase 2
 
     def _run(self, kernel_call: Callable[[], int], mover: Callable[[], int]) -> int:
         """Call a phase until it ends, learning its misses and serving pauses."""
@@ -613,7 +614,6 @@ class _Lasso:
         checkpoints saved on the way; the cycle's length λ, or the walk's end (a value
         settled, or a dead state) as its result."""
         kernel, protocol, cursor, cur = self.kernel, self.protocol, self.cursor, self.cur
-        self.marks = _Checkpoints(self.start)
         power = 1
         while True:
             cur[kernel.TORTOISE] = cur[kernel.HARE]
