@@ -323,13 +323,15 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     same, so the same ``found``; ``store`` is the compact store."""
     import numpy as np
 
-    from ...kernels import compact, protocol
+    from ...kernels import protocol
+    from ...kernels.compact_native import functions
 
     letters, width = len(tables.alphabet), len(start)
     def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
         return [*tables.part_counts, *([crows.shape[1]] if wc else [])]
 
     store = CompactStore(counts(), letters)
+    walk = functions()["compact_bfs"]
     store.add_first(start)
     inrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
     outrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
@@ -348,15 +350,15 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
         head_group, values = _head_values(tables, head)
         t = store.table
         return drive.timed(
-            compact.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
+            walk, cursor, tables.heap, tables.plan, tables.starts, t.slots,
             t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal, wc,
             values, head_group, settle if head is not None else -1, found_at, cursor,
             drive.cap)
 
     def miss() -> None:
         n, sid, k = states(), int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
-        out = int(cursor[compact.OUT])
-        source = inrec[sid - base] if sid - base < cursor[compact.IN] else outrec[
+        out = int(cursor[protocol.OUT])
+        source = inrec[sid - base] if sid - base < cursor[protocol.IN] else outrec[
             sid - (n - out)]
         drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
         store.fit(counts(), n)
@@ -364,19 +366,19 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     def full() -> None:
         nonlocal base
         n, sid = states(), int(cursor[protocol.SID])
-        out = int(cursor[compact.OUT])
+        out = int(cursor[protocol.OUT])
         if out + letters > COMPACT_BUFFER:  # the output to the spool
             store.push(outrec[:out], outcode[:out])
-            cursor[compact.OUT] = out = 0
-        if sid - base >= cursor[compact.IN] and sid < n - out:  # the next input
+            cursor[protocol.OUT] = out = 0
+        if sid - base >= cursor[protocol.IN] and sid < n - out:  # the next input
             base = sid
-            cursor[compact.IN] = store.records.read(sid, inrec)
+            cursor[protocol.IN] = store.records.read(sid, inrec)
             store.records.release(sid)
         store.make_room(n, letters)
 
     try:
         status = dispatch(call, drive.handlers(states, MISS=miss, FULL=full, FOUND=stop))
-        out = int(cursor[compact.OUT])  # the tree of the last states, for the witnesses
+        out = int(cursor[protocol.OUT])  # the tree of the last states, for the witnesses
         store.push(outrec[:out], outcode[:out])
     except BaseException as e:
         failure = _failed(e, store, drive, what, states())
