@@ -36,6 +36,7 @@ from .protocol import (
 from .step import (
     Array,
     first_value,
+    prefetch,
     step,
 )
 
@@ -523,83 +524,106 @@ def double(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low
 @jit
 def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Array,
                 mix: Array, fields: Array, inrec: Array, base: int, outrec: Array,
-                outcode: Array, block: Array, crows: Array, cfinal: Array, wc: int,
-                values: Array, head: int, settle: int, found_at: Array, cursor: Array,
-                cap: int, quantum: int) -> int:
-    """:func:`bfs` over the compact table: the same states in the same order, numbered
-    the same, with the same first state of each value (``found_at``).
+                outcode: Array, block: Array, hashes: Array, crows: Array, cfinal: Array,
+                wc: int, values: Array, head: int, settle: int, found_at: Array,
+                cursor: Array, cap: int, quantum: int) -> int:
+    """:func:`bfs` over the compact table: the same states in the same order, numbered the
+    same, with the same first state of each value (``found_at``).
 
-    The visited set is the table (``slots``, :func:`admit`); the frontier comes in as
-    ``inrec`` (records of states ``base`` … ``base + cursor[IN]`` − 1) and every new
+    The visited set is the table (``slots``, :func:`admit_hash`); the frontier comes in
+    as ``inrec`` (records of states ``base`` … ``base + cursor[IN]`` − 1) and every new
     state goes out as its record (``outrec``) and its tree code, parent·letters +
     letter (``outcode``), ``cursor[OUT]`` rows so far, the states n − ``cursor[OUT]``
     … n − 1; the driver spools them to files and brings them back as the next input,
     and a state still in the output is expanded from there (a narrow frontier never
     leaves this call).  FULL when the next state is in neither, the output lacks room
-    for one state's successors, or the table reaches ``form[LOAD]``; the successors
-    of one state are computed first (``block``), then looked up in order.
+    for one state's successors, or the table reaches ``form[LOAD]``.
+
+    The successors of a batch of states (``block``: its rows, a whole number of
+    states' letters) are computed first, with their scrambled keys (``hashes``) and
+    a :func:`~sdg_automata.kernels.step.prefetch` of the lines of their homes, then
+    looked up in order: the misses of a batch overlap, where one lookup after the
+    other would wait for each (a lookup in a table past the caches is two misses or
+    more).
     """
     width = inrec.shape[1]
     groups = width - wc
     letters = starts.shape[0]
+    per = block.shape[0] // letters  # states in a batch
     load = form[LOAD]
     room = outrec.shape[0]
+    rbits, w, kbits = np.uint64(form[REMAINDER_BITS]), form[SLOT_BITS], form[KEY_BITS]
+    blk = 3 + w
     n, sid, k = cursor[N], cursor[SID], cursor[LETTER]
     out, avail = cursor[OUT], cursor[IN]
     work = 0
     status = DONE
     while sid < n:
+        if k == letters:  # (a FOUND at a state's last letter)
+            sid, k = sid + 1, 0
+            continue
         if out + letters > room or n + letters > load:
             status = FULL
             break
-        if sid - base < avail:
-            rows, src = inrec, sid - base
-        elif sid >= n - out:  # a state of this call's output (a narrow frontier)
-            rows, src = outrec, sid - (n - out)
-        else:  # in the spool
+        batch = min(per, n - sid, (room - out) // letters, (load - n) // letters)
+        end = k  # rows computed: k … end − 1 (a miss stops at end)
+        missed = spooled = False
+        for j in range(batch):
+            s = sid + j
+            if s - base < avail:
+                rows, src = inrec, s - base
+            elif s >= n - out:  # a state of this call's output (a narrow frontier)
+                rows, src = outrec, s - (n - out)
+            else:  # in the spool
+                spooled = j == 0
+                break
+            for c in range(k if j == 0 else 0, letters):
+                r = j * letters + c
+                if wc:
+                    d = crows[c, rows[src, groups]]
+                    block[r, groups] = d
+                    if d < 0:  # the constraint dies: no successor
+                        end = r + 1
+                        continue
+                if step(heap, plan, starts[c], rows, src, block, r):
+                    missed = True
+                    break
+                h = scramble(key_of(block, r, fields), kbits, mix)
+                hashes[r] = h
+                home = np.int64(h >> rbits)  # the lines of its home's bits and remainder
+                prefetch(slots, (home >> 6) * blk)
+                prefetch(slots, (home >> 6) * blk + 3 + (((home & 63) * w) >> 6))
+                end = r + 1
+            if missed:
+                break
+        if spooled:
             status = FULL
             break
-        m = k  # successors k … m − 1 computed (a miss stops at m)
-        missed = False
-        for c in range(k, letters):
-            if wc:
-                d = crows[c, rows[src, groups]]
-                block[c, groups] = d
-                if d < 0:  # the constraint dies: no successor
-                    m = c + 1
-                    continue
-            if step(heap, plan, starts[c], rows, src, block, c):
-                missed = True
-                break
-            m = c + 1
-        for c in range(k, m):
-            if wc and block[c, groups] < 0:
+        for r in range(k, end):
+            if wc and block[r, groups] < 0:
                 continue
             work += 1
-            if not admit(slots, form, mix, key_of(block, c, fields)):
+            if not admit_hash(slots, form, mix, hashes[r]):
                 continue
+            s, c = sid + r // letters, r % letters
             if n == cap:  # over the budget: the walk ends here (the key's insertion is moot)
-                k = c
-                status = CAP
+                sid, k, status = s, c, CAP
                 break
             for i in range(width):
-                outrec[out, i] = block[c, i]
-            outcode[out] = sid * letters + c
+                outrec[out, i] = block[r, i]
+            outcode[out] = s * letters + c
             out += 1
             n += 1
-            if settle >= 0 and first_value(values, found_at, block, c, head, groups, wc, cfinal,
+            if settle >= 0 and first_value(values, found_at, block, r, head, groups, wc, cfinal,
                                            n - 1, settle):
-                k = c + 1
-                status = FOUND
+                sid, k, status = s, c + 1, FOUND
                 break
         if status != DONE:
             break
+        sid, k = sid + end // letters, end % letters
         if missed:
-            k = m
             status = MISS
             break
-        sid += 1
-        k = 0
         if work >= quantum:
             status = PAUSE
             break

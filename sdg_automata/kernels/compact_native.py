@@ -30,8 +30,8 @@ LIBRARY = Library(
     name="compact_native", module="sdg_automata.kernels.compact", kernels=(),
     entries=(
         Entry(name="compact_bfs", function="compact_bfs",
-              args=(_I4, _I8, _I8, _U8, _I8, _U8, _U8, _ROWS, "i8", _ROWS, _I8, _ROWS, _ROWS,
-                    "u1[:]", "i8", _I4, "i8", "i8", _I8, _I8, "i8", "i8"),
+              args=(_I4, _I8, _I8, _U8, _I8, _U8, _U8, _ROWS, "i8", _ROWS, _I8, _ROWS, _U8,
+                    _ROWS, "u1[:]", "i8", _I4, "i8", "i8", _I8, _I8, "i8", "i8"),
               result=True),
         Entry(name="admit_keys", function="admit_keys", args=(_U8, _I8, _U8, _U8), result=True),
         Entry(name="drain", function="drain", args=(_U8, _I8, _U8, _U8, _U8, _U8, _I8, _U8),

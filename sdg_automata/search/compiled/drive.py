@@ -336,7 +336,9 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     inrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
     outrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
     outcode = np.zeros(COMPACT_BUFFER, dtype=np.int64)
-    block = np.zeros((letters, width), dtype=np.int32)
+    # a batch of successors: BATCH rows, or one state's letters when they are more
+    block = np.zeros((max(1, protocol.BATCH // letters) * letters, width), dtype=np.int32)
+    hashes = np.zeros(len(block), dtype=np.uint64)
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
     cursor[protocol.N] = 1
@@ -350,9 +352,9 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
         head_group, values = _head_values(tables, head)
         t = store.table
         return drive.timed(
-            walk, cursor, tables.heap, tables.plan, tables.starts, t.slots,
-            t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal, wc,
-            values, head_group, settle if head is not None else -1, found_at, cursor,
+            walk, cursor, tables.heap, tables.plan, tables.starts, t.slots, t.form, t.mix,
+            t.fields, inrec, base, outrec, outcode, block, hashes, crows, cfinal, wc, values,
+            head_group, settle if head is not None else -1, found_at, cursor,
             drive.cap)
 
     def miss() -> None:
