@@ -2,7 +2,7 @@
 
 Beside its Python side, :class:`sdg_automata.search.compiled.drive.CompactStore` (the
 ``--store compact`` of the breadth-first search): :func:`admit`, :func:`double`,
-:func:`drain`, :func:`key_of`, :func:`decode` and :func:`climb` keep the table, and
+:func:`drain`, :func:`key_of`, :func:`rekey` and :func:`climb` keep the table, and
 :func:`compact_bfs` is the breadth-first walk over it, whose reference is
 :func:`sdg_automata.kernels.automaton.bfs`: the same states, in the same numbers.
 It follows the protocol of :mod:`sdg_automata.kernels.automaton` and steps with
@@ -42,8 +42,8 @@ from .step import (
 
 __all__ = ["CONTINUATION", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1", "MUL2",
            "OCCUPIED", "REMAINDER_BITS", "REMAINDER_MASK", "SHIFTED", "SIZE", "SLOT_BITS",
-           "SLOT_MASK", "admit", "admit_hash", "admit_keys", "climb", "compact_bfs", "decode",
-           "double", "drain", "key_of", "scramble", "unscramble"]
+           "SLOT_MASK", "admit", "admit_hash", "admit_keys", "climb", "compact_bfs", "double",
+           "drain", "key_of", "rekey", "scramble", "unscramble"]
 
 # ---------------------------------------------------------------------------
 # the compact store: an exact Cleary table of keys (sdg_automata.search.compiled.drive.CompactStore)
@@ -327,10 +327,13 @@ def key_of(rows: Array, row: int, fields: Array) -> Any:
 
 
 @jit
-def decode(key: Any, fields: Array, widths: Array, out: Array, row: int) -> None:
-    """``out[row]`` ← the record of ``key`` (the inverse of :func:`key_of`)."""
-    for i in range(out.shape[1]):
-        out[row, i] = (key >> fields[i]) & ((_ONE << widths[i]) - _ONE)
+def rekey(key: Any, fields: Array, widths: Array, nfields: Array) -> Any:
+    """``key`` (ids of ``widths`` bits at the shifts ``fields``, :func:`key_of`'s) with its
+    ids at the shifts ``nfields``."""
+    fresh = np.uint64(0)
+    for i in range(fields.shape[0]):
+        fresh |= ((key >> fields[i]) & ((_ONE << widths[i]) - _ONE)) << nfields[i]
+    return fresh
 
 
 @jit
@@ -417,11 +420,7 @@ def drain(slots: Array, form: Array, mix: Array, fields: Array, widths: Array,
             cursor[0] = c
             return -1 if m == 0 else m
         for k in range(m, got):
-            key = unscramble(out[k], kbits, mix)
-            fresh = np.uint64(0)
-            for f in range(fields.shape[0]):
-                fresh |= ((key >> fields[f]) & ((_ONE << widths[f]) - _ONE)) << nfields[f]
-            out[k] = fresh
+            out[k] = rekey(unscramble(out[k], kbits, mix), fields, widths, nfields)
         m = got
         c = _next_start(slots, blk, blocks, c + 1)
     cursor[0] = c
