@@ -41,13 +41,16 @@ def _prefetch() -> Any:
     asks for their lines first and the misses overlap, where a load would hold the
     processor until its line comes (issue 36: a compact table's lookup at 10⁷ keys,
     210 → 130 ns)."""
-    import numba
+    from numba.core import config
 
-    if numba.config.DISABLE_JIT:
+    if getattr(config, "DISABLE_JIT", False):
         return _prefetch_reference
     from llvmlite import ir
-    from numba.core import cgutils, types
+    from numba.core import cgutils as untyped
+    from numba.core import types
     from numba.extending import intrinsic
+
+    cgutils: Any = untyped  # (numba's helpers carry no annotations)
 
     def typer(typingctx: Any, array: Any, index: Any) -> Any:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
