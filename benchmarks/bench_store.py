@@ -26,18 +26,19 @@ binary DFAs).
   states, at the load where this size falls (a doubling leaves the compact table
   40 % full, 80 % before the next).
 
-``--giga`` adds a 9.7·10⁸-state unary instance on the compact store alone (about 25
+``SDG_STORE_GIGA=1`` adds a 9.7·10⁸-state unary instance on the compact store alone (about 25
 minutes; the table store would need ~17 GB there) and its growth from the 10⁸ row: the
 compact store grows in place, so its peak RSS is one table (issue 36 item 3: 10⁹ states
 within 8 GiB).  The tree goes to the temporary directory (8 bytes a state: ~8 GB).
 
-``python -m benchmarks bench_store [--quick] [--giga]``; the full run takes about 8
-minutes (the 10⁸-state rows most of it).
+``[SDG_STORE_GIGA=1] python -m benchmarks bench_store [--quick]``; the full run takes
+about 8 minutes (the 10⁸-state rows most of it).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -69,8 +70,9 @@ def _measure(path: Path, store: str) -> dict[str, Any]:
     return {**json.loads(out), "cpu": cpu, "peak": peak}
 
 
-def run(quick: bool = False, giga: bool = False) -> list[dict[str, Any]]:
+def run(quick: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
+    giga = os.environ.get("SDG_STORE_GIGA", "") not in ("", "0")
     search, growth = (QUICK_SEARCH, QUICK_GROWTH) if quick else (SEARCH, GROWTH)
     runs = [(row, STORES) for row in search] + ([(GIGA, ("compact",))] if giga else [])
     growth = growth + ([GIGA_GROWTH] if giga and not quick else [])
@@ -109,7 +111,8 @@ def run(quick: bool = False, giga: bool = False) -> list[dict[str, Any]]:
            _ratio(r, "search"), _get(r, "table", "peak", 2**20), r["compact"]["peak"] / 2**20]
           for r in searched])
     show("the store's bytes at their largest (with the walk's buffers), per state; the "
-         "compact table is 40-80 % full", ["instance", "states", "table store B/state", "compact store B/state"],
+         "compact table is 40-80 % full",
+         ["instance", "states", "table store B/state", "compact store B/state"],
          [[r["instance"], r["states"], _get(r, "table", "bytes", r["states"]),
            r["compact"]["bytes"] / r["states"]] for r in searched])
     show("peak RSS growth per state between two sizes",
@@ -151,4 +154,4 @@ if __name__ == "__main__":
     if len(sys.argv) == 3:
         _child(*sys.argv[1:])
     else:
-        run(quick="--quick" in sys.argv, giga="--giga" in sys.argv)
+        run(quick="--quick" in sys.argv)
