@@ -228,6 +228,18 @@ def test_rekeying_moves_each_id_to_its_new_field(widths: list[int], data: st.Dat
         key_of(row, 0, new.fields))
 
 
+def test_a_re_encoding_past_64_bits_leaves_the_table_as_it_was() -> None:
+    """KeyTooWide before a key moves (the engine then falls back): the table holds its keys."""
+    store = stores.CompactStore([(1 << 30) - 1, (1 << 30) - 1], 2)
+    records = [(i, 3 * i) for i in range(100)]
+    for r in records:
+        _admit(store.table, r)
+    with pytest.raises(stores.KeyTooWide, match="65 bits"):
+        store.fit([(1 << 30) - 1, (1 << 35) - 1], len(records))
+    assert all(not _admit(store.table, r) for r in records)
+    store.close()
+
+
 def test_keys_wider_than_64_bits_are_refused() -> None:
     with pytest.raises(stores.KeyTooWide, match="65 bits"):
         stores._Cleary(12, [33, 32])

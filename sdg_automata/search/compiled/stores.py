@@ -211,14 +211,9 @@ class _Cleary:
     def __init__(self, q: int, widths: list[int]) -> None:
         import numpy as np
 
-        fields = sum(widths)
-        if fields > MAX_KEY_BITS:
-            raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
-                             f"{MAX_KEY_BITS}")
         if q < 6:  # the bit vectors are read by words of 64 slots
             raise SdgBug(f"compact table: 2^{q} slots, fewer than 64")
-        # the key space is padded to more than the quotient, so that a remainder has a bit
-        self.widths, self.kbits = widths, max(fields, q + 1, 2)
+        self.widths, self.kbits = widths, _key_bits(q, widths)
         self.fields = _shifts(widths)
         self.field_widths = np.array(widths, dtype=np.uint64)
         self.form, self.mix = self._shape(q)
@@ -279,7 +274,7 @@ class _Cleary:
             with _wrapping():
                 held = int(double(self.slots, self.form, self.mix, form, mix, _DOUBLING_LOW,
                                   keys, pos, stash, block))
-            if held not in (KEYS_SHORT, STASH_SHORT):  # nothing written yet
+            if held not in (KEYS_SHORT, STASH_SHORT):
                 break
             room *= 4  # nothing was written: again with more room
         if held < 0:
@@ -294,6 +289,17 @@ class _Cleary:
 #: the groups that start in the first slots are set aside while the table doubles in place
 #: (:func:`~sdg_automata.kernels.compact.double`; 64 are enough, twice that for room)
 _DOUBLING_LOW = 128
+
+
+def _key_bits(q: int, widths: list[int]) -> int:
+    """The key bits K of a table of 2^q slots for ids of ``widths`` bits: their sum, padded
+    to more than the quotient so that a remainder has a bit; :class:`KeyTooWide` past
+    :data:`MAX_KEY_BITS`."""
+    fields = sum(widths)
+    if fields > MAX_KEY_BITS:
+        raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
+                         f"{MAX_KEY_BITS}")
+    return max(fields, q + 1, 2)
 
 
 def _shifts(widths: list[int]) -> Any:
@@ -489,6 +495,7 @@ class CompactStore:
 
         from ...kernels.compact_native import functions
 
+        _key_bits(q, widths)  # KeyTooWide before anything moves
         old, fields = self.table, _shifts(widths)
         drain, admit_keys = functions()["drain"], functions()["admit_keys"]
         spool = _Spool(np.uint64, ())
