@@ -457,9 +457,10 @@ class CompactStore:
       and a full disk is a :class:`~sdg_automata.errors.ResourceError`); the
       frontier's files are dropped as it moves on, the tree's (8 bytes a state)
       when the store closes;
-    * the cost is CPU: every lookup walks its cluster (1.4–1.5 × the table store's
-      CPU time in ``python -m benchmarks bench_store``), and a growth or a
-      re-encoding is one pass that Ctrl-C does not interrupt (as the table store's rehash).
+    * the cost is CPU: every lookup walks its cluster, the walk's prefetches hiding
+      most of its cache misses (1.0–1.25 × the table store's CPU time in ``python -m
+      benchmarks bench_store``), and a growth or a re-encoding is one pass that
+      Ctrl-C does not interrupt (as the table store's growth).
     """
 
     def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:
