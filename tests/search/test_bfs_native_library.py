@@ -137,26 +137,38 @@ def test_random_dfas_against_the_products(count: int, states: int, seed: int) ->
         assert len(str(witness)) == length
 
 
+def _hardness(specs: str, store: str = "table") -> tuple[Grammar, tuple[int | None, int | None],
+                                                 Callable[[], Any]]:
+    """The hardness family's grammar for ``specs``, its closed form (maximum, witness
+    length) and its breadth-first walk (``drive.breadth_first`` on ``store``)."""
+    from sdg_automata.automaton.construction import GrundyAutomaton
+    from sdg_automata.runtime.budget import Budget
+    from sdg_automata.search.compiled import drive
+    from sdg_automata.search.compiled.tables import StepTables
+
+    parsed = [ModularSpec.parse(s) for s in specs.split()]
+    g = modular_family(parsed)
+
+    def walk() -> Any:
+        m = GrundyAutomaton(g)
+        bound = m.bounds["A"]
+        return drive.breadth_first(StepTables(m), Budget(), head="A", bound=bound,
+                                   settle=bound + 1, store=store)
+
+    return g, modular_truth(parsed), walk
+
+
 @pytest.mark.parametrize(("specs", "grows"), [(SPECS, True), ("4:1 9:2 5:0 7:6 2:0", False)])
 def test_the_hardness_family_and_the_same_tree(specs: str, grows: bool) -> None:
     """Should walk the same states in the same numbers with the same tree as numba's
     dispatchers (the table grows in place several times on the way: ``spread``), and
     find the closed form's maximum and witness length."""
-    from sdg_automata.automaton.construction import GrundyAutomaton
-    from sdg_automata.runtime.budget import Budget
-    from sdg_automata.search.compiled import drive
     from sdg_automata.search.compiled.packed import PackedStore
-    from sdg_automata.search.compiled.tables import StepTables
 
-    parsed = [ModularSpec.parse(s) for s in specs.split()]
-    truth, length = modular_truth(parsed)
-    g = modular_family(parsed)
+    g, (truth, length), breadth_first = _hardness(specs)
 
     def walk() -> tuple[Any, ...]:
-        m = GrundyAutomaton(g)
-        bound = m.bounds["A"]
-        w = drive.breadth_first(StepTables(m), Budget(), head="A", bound=bound,
-                                settle=bound + 1)
+        w = breadth_first()
         assert isinstance(w.store, PackedStore)
         assert w.store.parent is not None and w.store.via is not None
         try:
@@ -207,21 +219,12 @@ def test_the_compact_walk_is_the_same_natively(tmp_path: Path) -> None:
     in place and its re-encodings, and find the closed form's maximum."""
     import numpy as np
 
-    from sdg_automata.automaton.construction import GrundyAutomaton
-    from sdg_automata.runtime.budget import Budget
-    from sdg_automata.search.compiled import drive
     from sdg_automata.search.compiled.stores import CompactStore
-    from sdg_automata.search.compiled.tables import StepTables
 
-    parsed = [ModularSpec.parse(s) for s in SPECS.split()]
-    truth, length = modular_truth(parsed)
-    g = modular_family(parsed)
+    g, (truth, length), breadth_first = _hardness(SPECS, store="compact")
 
     def walk() -> tuple[Any, ...]:
-        m = GrundyAutomaton(g)
-        bound = m.bounds["A"]
-        w = drive.breadth_first(StepTables(m), Budget(), head="A", bound=bound,
-                                settle=bound + 1, store="compact")
+        w = breadth_first()
         store = w.store
         assert isinstance(store, CompactStore)
         try:
