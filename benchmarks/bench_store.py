@@ -21,13 +21,24 @@ both stores must give the same states, maximum and witness length, and the
 independent answer (the CRT for the unary family, automata-lib's products for random
 binary DFAs).
 
-``python -m benchmarks bench_store [--quick]``; the full run takes about 8 minutes
-(the 10⁸-state rows most of it).
+* *store B/state* — the bytes the store held at its largest (``peak_bytes``: the
+  compact table, or the table store's arrays, and the walk's buffers) over the
+  states, at the load where this size falls (a doubling leaves the compact table
+  40 % full, 80 % before the next).
+
+``SDG_STORE_GIGA=1`` adds a 9.7·10⁸-state unary instance on the compact store alone (about 25
+minutes; the table store would need ~17 GB there) and its growth from the 10⁸ row: the
+compact store grows in place, so its peak RSS is one table (issue 36 item 3: 10⁹ states
+within 8 GiB).  The tree goes to the temporary directory (8 bytes a state: ~8 GB).
+
+``[SDG_STORE_GIGA=1] python -m benchmarks bench_store [--quick]``; the full run takes
+about 8 minutes (the 10⁸-state rows most of it).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -47,6 +58,9 @@ QUICK_SEARCH = [("unary 3·10⁴", "modular", "3:0 5:2 7:3 11:5 13:1 3:1"),  # 3
                 ("binary 5·10⁴", "random", "3 12 28"),                      # 54,258 states
                 ("unary 5·10⁵", "modular", "3:0 5:2 7:3 11:5 13:1 17:1 3:1")]
 QUICK_GROWTH = [("unary 3·10⁴", "unary 5·10⁵")]
+#: the row of ``--giga`` (the compact store only) and its growth from the 10⁸ row
+GIGA = ("unary 10⁹", "modular", "32:0 243:6 125:0 7:3 11:5 13:1 3:1")  # 972,972,001 states
+GIGA_GROWTH = ("unary 10⁸", "unary 10⁹")
 STORES = ("table", "compact")
 
 
@@ -58,23 +72,26 @@ def _measure(path: Path, store: str) -> dict[str, Any]:
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
+    giga = os.environ.get("SDG_STORE_GIGA", "") not in ("", "0")
     search, growth = (QUICK_SEARCH, QUICK_GROWTH) if quick else (SEARCH, GROWTH)
+    runs = [(row, STORES) for row in search] + ([(GIGA, ("compact",))] if giga else [])
+    growth = growth + ([GIGA_GROWTH] if giga and not quick else [])
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         small, _, _ = _instance("modular", "3:0 5:2", folder)
         _measure(small, "compact")  # the kernels' cache (next to the sources) written once
         by_label: dict[str, dict[str, Any]] = {}
-        for label, kind, spec in search:
+        for (label, kind, spec), stores in runs:
             path, truth, length = _instance(kind, spec, folder)
-            measured = {store: _measure(path, store) for store in STORES}
+            measured = {store: _measure(path, store) for store in stores}
             for store, r in measured.items():
                 _check(label, r, truth, length)
                 assert r["store"] == store, (label, r)
-            table, compact = measured["table"], measured["compact"]
-            assert table["states"] == compact["states"], (label, table, compact)
-            assert table["length"] == compact["length"], (label, table, compact)
+            first = next(iter(measured.values()))
+            assert all(r["states"] == first["states"] and r["length"] == first["length"]
+                       for r in measured.values()), (label, measured)
             row = {"task": "search", "instance": f"{label}: {kind} {spec}",
-                   "states": table["states"], **measured}
+                   "states": first["states"], **measured}
             by_label[label] = row
             rows.append(row)
         for small_label, large_label in growth:
@@ -83,21 +100,36 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             rows.append({"task": "bytes/state", "instance": f"{small_label} → {large_label}",
                          "states": states,
                          **{f"{s}_bps": (b[s]["peak"] - a[s]["peak"]) / states
-                            for s in STORES}})
+                            for s in STORES if s in a and s in b}})
+    searched = [r for r in rows if r["task"] == "search"]
     show("the table store vs the compact store, compiled bfs: CPU s (user + sys) of whole "
          "child processes and of the search call; peak RSS",
          ["instance", "states", "table process", "compact process", "ratio", "table search",
           "compact search", "ratio", "table MB", "compact MB"],
-         [[r["instance"], r["states"], r["table"]["cpu"], r["compact"]["cpu"],
-           r["compact"]["cpu"] / r["table"]["cpu"], r["table"]["search"],
-           r["compact"]["search"], r["compact"]["search"] / r["table"]["search"],
-           r["table"]["peak"] / 2**20, r["compact"]["peak"] / 2**20]
-          for r in rows if r["task"] == "search"])
+         [[r["instance"], r["states"], _get(r, "table", "cpu"), r["compact"]["cpu"],
+           _ratio(r, "cpu"), _get(r, "table", "search"), r["compact"]["search"],
+           _ratio(r, "search"), _get(r, "table", "peak", 2**20), r["compact"]["peak"] / 2**20]
+          for r in searched])
+    show("the store's bytes at their largest (with the walk's buffers), per state; the "
+         "compact table is 40-80 % full",
+         ["instance", "states", "table store B/state", "compact store B/state"],
+         [[r["instance"], r["states"], _get(r, "table", "bytes", r["states"]),
+           r["compact"]["bytes"] / r["states"]] for r in searched])
     show("peak RSS growth per state between two sizes",
          ["pair", "states added", "table B/state", "compact B/state"],
-         [[r["instance"], r["states"], r["table_bps"], r["compact_bps"]]
+         [[r["instance"], r["states"], r.get("table_bps"), r["compact_bps"]]
           for r in rows if r["task"] == "bytes/state"])
     return rows
+
+
+def _get(row: dict[str, Any], store: str, key: str, per: float = 1) -> float | None:
+    """``row[store][key] / per``, or None for a store that did not run."""
+    return row[store][key] / per if store in row else None
+
+
+def _ratio(row: dict[str, Any], key: str) -> float | None:
+    """compact / table of ``key``, or None."""
+    return row["compact"][key] / row["table"][key] if "table" in row else None
 
 
 def _child(path: str, store: str) -> None:
@@ -112,6 +144,7 @@ def _child(path: str, store: str) -> None:
     assert v.engine is not None
     search = time.process_time() - started
     print(json.dumps({"search": search, "states": v.states, "max": v.maximum,
+                      "bytes": v.peak_bytes,
                       "exact": v.exact, "length": None if v.witness is None else len(v.witness),
                       "engine": v.engine.name, "strategy": v.strategy,
                       "store": v.engine.store}))

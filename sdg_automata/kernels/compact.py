@@ -1,8 +1,8 @@
 """The compiled walk over the compact store: an exact Cleary table of keys (numba).
 
 Beside its Python side, :class:`sdg_automata.search.compiled.drive.CompactStore` (the
-``--store compact`` of the breadth-first search): :func:`admit`, :func:`migrate`,
-:func:`key_of`, :func:`decode` and :func:`climb` keep the table, and
+``--store compact`` of the breadth-first search): :func:`admit`, :func:`double`,
+:func:`drain`, :func:`key_of`, :func:`rekey` and :func:`climb` keep the table, and
 :func:`compact_bfs` is the breadth-first walk over it, whose reference is
 :func:`sdg_automata.kernels.automaton.bfs`: the same states, in the same numbers.
 It follows the protocol of :mod:`sdg_automata.kernels.automaton` and steps with
@@ -21,23 +21,29 @@ from .protocol import (
     DONE,
     FOUND,
     FULL,
+    IN,
+    KEYS_SHORT,
     LETTER,
     MISS,
+    OUT,
+    OVERRUN,
     PAUSE,
     SID,
+    STASH_SHORT,
     WORK,
     N,
 )
 from .step import (
     Array,
     first_value,
+    prefetch,
     step,
 )
 
-__all__ = ["CONTINUATION", "IN", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1", "MUL2",
-           "OCCUPIED", "OUT", "REMAINDER_BITS", "REMAINDER_MASK", "SHIFTED", "SIZE", "SLOT_BITS",
-           "SLOT_MASK", "admit", "climb", "compact_bfs", "decode", "key_of", "migrate",
-           "scramble", "unscramble"]
+__all__ = ["CONTINUATION", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1", "MUL2",
+           "OCCUPIED", "REMAINDER_BITS", "REMAINDER_MASK", "SHIFTED", "SIZE", "SLOT_BITS",
+           "SLOT_MASK", "admit", "admit_hash", "admit_keys", "climb", "compact_bfs", "double",
+           "drain", "key_of", "rekey", "scramble", "unscramble"]
 
 # ---------------------------------------------------------------------------
 # the compact store: an exact Cleary table of keys (sdg_automata.search.compiled.drive.CompactStore)
@@ -53,7 +59,7 @@ __all__ = ["CONTINUATION", "IN", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD",
 # this slot as home; continuation: not the first of its run; shifted: not in its home
 # slot) let the quotient of every slot be recovered, so the table is exact (no key is
 # lost or confused) and enumerable (keys are recovered for a growth or a re-encoding:
-# :func:`migrate`).
+# :func:`drain`), and the table doubles in place (:func:`double`).
 #
 # Layout (as the rank-and-select quotient filter of Pandey et al. 2017, without its
 # offsets): blocks of 64 slots, each 3 + r uint64 words — the 64 occupied bits, the 64
@@ -71,10 +77,9 @@ SIZE, SLOT_BITS, REMAINDER_BITS, KEY_BITS, LOAD = range(5)
 #: its masks and multipliers (uint64 array ``mix``): field, remainder and key masks, the
 #: two odd multipliers of the scrambling and their inverses modulo 2^K
 SLOT_MASK, REMAINDER_MASK, KEY_MASK, MUL1, MUL2, INV1, INV2 = range(7)
-#: cursor fields of :func:`compact_bfs`: rows written to its output, rows in its input
-OUT, IN = 6, 7
 
 _ONE = np.uint64(1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @jit
@@ -242,7 +247,14 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
 
 @jit
 def admit(slots: Array, form: Array, mix: Array, key: Any) -> bool:
-    """Put ``key`` in the table unless it is there; whether it was new.
+    """Put ``key`` in the table unless it is there; whether it was new
+    (:func:`admit_hash` of its scrambled form)."""
+    return admit_hash(slots, form, mix, scramble(key, form[KEY_BITS], mix))
+
+
+@jit
+def admit_hash(slots: Array, form: Array, mix: Array, h: Any) -> bool:
+    """Put the scrambled key ``h`` in the table unless it is there; whether it was new.
 
     The insertion of the quotient filter (``qf_insert`` of vedantk/quotient-filter,
     after Cleary): find the run of the key's quotient (:func:`_run_start`), look for
@@ -253,11 +265,10 @@ def admit(slots: Array, form: Array, mix: Array, key: Any) -> bool:
     ``w`` bits (a lookup reads one block, or the few of its cluster).  The
     table must have an empty slot (the drivers keep it below ``form[LOAD]``).
     """
-    size, w, rbits, kbits = form[SIZE], form[SLOT_BITS], form[REMAINDER_BITS], form[KEY_BITS]
+    size, w, rbits = form[SIZE], form[SLOT_BITS], form[REMAINDER_BITS]
     wmask = mix[SLOT_MASK]
     blocks, blk = size >> 6, 3 + w
     smask = size - 1
-    h = scramble(key, kbits, mix)
     fq = np.int64(h >> np.uint64(rbits))
     fr = h & mix[REMAINDER_MASK]
     had_run = _bit(slots, blk, 0, fq)
@@ -297,6 +308,16 @@ def admit(slots: Array, form: Array, mix: Array, key: Any) -> bool:
 
 
 @jit
+def admit_keys(slots: Array, form: Array, mix: Array, keys: Array) -> int:
+    """:func:`admit` each of ``keys``; how many were new."""
+    new = 0
+    for k in range(keys.shape[0]):
+        if admit(slots, form, mix, keys[k]):
+            new += 1
+    return new
+
+
+@jit
 def key_of(rows: Array, row: int, fields: Array) -> Any:
     """The key of ``rows[row]``: its ids as bit fields at the shifts ``fields``."""
     key = np.uint64(0)
@@ -306,126 +327,302 @@ def key_of(rows: Array, row: int, fields: Array) -> Any:
 
 
 @jit
-def decode(key: Any, fields: Array, widths: Array, out: Array, row: int) -> None:
-    """``out[row]`` ← the record of ``key`` (the inverse of :func:`key_of`)."""
-    for i in range(out.shape[1]):
-        out[row, i] = (key >> fields[i]) & ((_ONE << widths[i]) - _ONE)
+def rekey(key: Any, fields: Array, widths: Array, nfields: Array) -> Any:
+    """``key`` (ids of ``widths`` bits at the shifts ``fields``, :func:`key_of`'s) with its
+    ids at the shifts ``nfields``."""
+    fresh = np.uint64(0)
+    for i in range(fields.shape[0]):
+        fresh |= ((key >> fields[i]) & ((_ONE << widths[i]) - _ONE)) << nfields[i]
+    return fresh
 
 
 @jit
-def migrate(old: Array, oform: Array, omix: Array, ofields: Array, owidths: Array,
-            new: Array, nform: Array, nmix: Array, nfields: Array, scratch: Array) -> int:
-    """Every key of the table ``old`` into the empty table ``new`` (another size, other
-    field widths); returns how many.  The walk starts after an empty slot, so at a
-    cluster's start, and recovers each slot's quotient as the quotient filter's
-    iterator does: a cluster's first slot is its own home, and each next run belongs
-    to the next occupied slot.  ``scratch`` is one record row."""
-    size, w, rbits, kbits = oform[SIZE], oform[SLOT_BITS], oform[REMAINDER_BITS], oform[KEY_BITS]
-    wmask = omix[SLOT_MASK]
-    blocks, blk = size >> 6, 3 + w
+def _next_start(slots: Array, blk: int, blocks: int, i: int) -> int:
+    """The first slot at or after ``i`` (not around the table) whose key is at its home
+    (occupied, not shifted: a group starts there), or the table's size if none."""
+    size = blocks * 64
+    if i >= size:
+        return size
+    wi = i >> 6
+    x = (slots[wi * blk] & ~slots[wi * blk + 2]) & (_ALL << np.uint64(i & 63))
+    while x == np.uint64(0):
+        wi += 1
+        if wi == blocks:
+            return size
+        x = slots[wi * blk] & ~slots[wi * blk + 2]
+    return wi * 64 + _lowest(x)
+
+
+@jit
+def _prev_start(slots: Array, blk: int, i: int) -> int:
+    """The last slot before ``i`` (not around the table) whose key is at its home, or -1."""
+    if i <= 0:
+        return -1
+    j = i - 1
+    wi = j >> 6
+    x = (slots[wi * blk] & ~slots[wi * blk + 2]) & (_ALL >> np.uint64(63 - (j & 63)))
+    while x == np.uint64(0):
+        wi -= 1
+        if wi < 0:
+            return -1
+        x = slots[wi * blk] & ~slots[wi * blk + 2]
+    return wi * 64 + _highest(x)
+
+
+@jit
+def _group(slots: Array, form: Array, mix: Array, c: int, out: Array, m: int) -> int:
+    """Append the scrambled keys of the group that starts at slot ``c`` to ``out[m:]``, in
+    their order (which is theirs as numbers); the new ``m``, or -1 when ``out`` is full.
+
+    A group is a key at its home and the shifted keys after it (around the table) up to
+    an empty slot or the next key at its home.  Its keys' quotients are recovered as the
+    quotient filter's iterator does: the first is ``c``, and each next run belongs to
+    the next occupied slot.  The keys of slots ``c`` … have homes ``c`` … and the keys
+    before ``c`` homes before it, so a group's keys are exactly those whose homes lie
+    between its first and last slots."""
+    size, w, rbits = form[SIZE], form[SLOT_BITS], form[REMAINDER_BITS]
+    wmask = mix[SLOT_MASK]
+    blk = 3 + w
     smask = size - 1
-    e = _first_empty(old, blk, blocks, 0)
-    quotient = 0
-    moved = 0
-    i = (e + 1) & smask
-    for _ in range(size):
-        occupied, shifted = _bit(old, blk, 0, i), _bit(old, blk, 2, i)
-        if occupied or shifted:
-            continues = _bit(old, blk, 1, i)
-            if not shifted and not continues:  # a cluster's start
-                quotient = i
-            elif not continues:  # the next run: the next occupied slot
+    quotient = c
+    i = c
+    while True:
+        shifted = _bit(slots, blk, 2, i)
+        if i != c:
+            if not shifted:  # empty, or the next group's first key
+                break
+            if not _bit(slots, blk, 1, i):  # the next run: the next occupied slot
                 quotient = (quotient + 1) & smask
-                while not _bit(old, blk, 0, quotient):
+                while not _bit(slots, blk, 0, quotient):
                     quotient = (quotient + 1) & smask
-            h = (np.uint64(quotient) << np.uint64(rbits)) | _rem(old, blk, w, wmask, i)
-            decode(unscramble(h, kbits, omix), ofields, owidths, scratch, 0)
-            admit(new, nform, nmix, key_of(scratch, 0, nfields))
-            moved += 1
+        if m == out.shape[0]:
+            return -1
+        out[m] = (np.uint64(quotient) << np.uint64(rbits)) | _rem(slots, blk, w, wmask, i)
+        m += 1
         i = (i + 1) & smask
-    return moved
+    return m
+
+
+@jit
+def drain(slots: Array, form: Array, mix: Array, fields: Array, widths: Array,
+          nfields: Array, cursor: Array, out: Array) -> int:
+    """The table's keys, re-encoded with the field shifts ``nfields``, into ``out``, a
+    group at a time from slot ``cursor[0]`` on (the table's size when all are out); how
+    many, or -1 when ``out`` cannot take the next group.  Groups go out in the order of
+    their first slots; the group around the table's end last."""
+    kbits = form[KEY_BITS]
+    blocks, blk = form[SIZE] >> 6, 3 + form[SLOT_BITS]
+    c = _next_start(slots, blk, blocks, cursor[0])
+    m = 0
+    while c < form[SIZE]:
+        got = _group(slots, form, mix, c, out, m)
+        if got < 0:
+            cursor[0] = c
+            return -1 if m == 0 else m
+        for k in range(m, got):
+            out[k] = rekey(unscramble(out[k], kbits, mix), fields, widths, nfields)
+        m = got
+        c = _next_start(slots, blk, blocks, c + 1)
+    cursor[0] = c
+    return m
+
+
+@jit
+def double(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: int,
+           keys: Array, pos: Array, stash: Array, block: Array) -> int:
+    """The table doubled in place: 2·size slots, one more quotient bit and one remainder
+    bit less, the same scrambled keys (``nform``, ``nmix``: the new geometry; ``slots``
+    already has room for it, zero past the old table); how many keys it holds, or a
+    failure (:data:`STASH_SHORT`, :data:`KEYS_SHORT`: a buffer to enlarge, nothing
+    written yet; :data:`OVERRUN`: a bug).
+
+    Keys are laid in the order of their scrambled values, each at its new home or right
+    after the key before, which is the table's layout (sorted runs in quotient order).
+    A group starting at slot c (:func:`_group`) lands in the new slots [2c, 2e), e the
+    slot after it: its keys with homes ≥ a are at most e − a, so they fit below 2e, and
+    the next group starts at 2e or later.  So the groups are laid one by one from the
+    last, each new block written whole (``block``) once every key in it is placed: a
+    block lies at or past the old words still to be read as long as the groups still
+    to be laid start past the first block, which ``low`` (≥ 64 slots) ensures.  The
+    groups starting below ``low`` and the one around the end are read first into
+    ``stash`` and inserted (:func:`admit_hash`) once the rest is laid.  ``keys`` and
+    ``pos`` hold one group (its keys and their new slots)."""
+    size, w = form[SIZE], form[SLOT_BITS]
+    blocks, blk = size >> 6, 3 + w
+    nw, nrbits = nform[SLOT_BITS], np.uint64(nform[REMAINDER_BITS])
+    nwmask, nrmask = nmix[SLOT_MASK], nmix[REMAINDER_MASK]
+    nblocks, nblk = nform[SIZE] >> 6, 3 + nw
+    # read first, writing nothing: the group around the end, the groups below low, and
+    # whether the buffers take the longest group left
+    top, stashed = size, 0
+    if _bit(slots, blk, 2, 0):  # slot 0's key is shifted: its group started before the end
+        top = _prev_start(slots, blk, size)
+        stashed = _group(slots, form, mix, top, stash, 0)
+        if stashed < 0:
+            return STASH_SHORT
+    c = _next_start(slots, blk, blocks, 0)
+    while c < top and c < low:
+        stashed = _group(slots, form, mix, c, stash, stashed)
+        if stashed < 0:
+            return STASH_SHORT
+        c = _next_start(slots, blk, blocks, c + 1)
+    longest = 0
+    while c < top:
+        e = _next_start(slots, blk, blocks, c + 1)
+        f = _first_empty(slots, blk, blocks, c)
+        longest = max(longest, min(e, f if f > c else size) - c)  # (c < top: no wrap)
+        c = e
+    if longest > keys.shape[0] or longest > pos.shape[0]:
+        return KEYS_SHORT
+    # then the groups from the last, into new blocks from the last
+    laid = 0
+    cur = nblocks - 1
+    block[:] = 0
+    hi = top
+    while True:
+        c = _prev_start(slots, blk, hi)
+        if c < low:
+            break
+        m = _group(slots, form, mix, c, keys, 0)
+        hi = c
+        unread = (((c - 1) >> 6) + 1) * blk  # old words of the slots before c
+        p = -1
+        for k in range(m):
+            p = max(np.int64(keys[k] >> nrbits), p + 1)
+            pos[k] = p
+        kp = hp = m - 1  # the keys by slot, and their homes (occupied bits), last first
+        while hp >= 0:
+            sk = pos[kp] if kp >= 0 else -1
+            sh = np.int64(keys[hp] >> nrbits)
+            j = max(sk, sh)
+            while cur > (j >> 6):
+                if cur * nblk < unread:
+                    return OVERRUN
+                slots[cur * nblk:(cur + 1) * nblk] = block
+                cur -= 1
+                block[:] = 0
+            if j == sk:
+                home = np.int64(keys[kp] >> nrbits)
+                _set_rem(block, nblk, nw, nwmask, j & 63, keys[kp] & nrmask)
+                if kp > 0 and np.int64(keys[kp - 1] >> nrbits) == home:
+                    _put_bit(block, nblk, 1, j & 63, True)
+                if j != home:
+                    _put_bit(block, nblk, 2, j & 63, True)
+                kp -= 1
+            else:
+                _put_bit(block, nblk, 0, j & 63, True)
+                hp -= 1
+        laid += m
+    slots[cur * nblk:(cur + 1) * nblk] = block  # everything is read by now
+    slots[:cur * nblk] = 0
+    for k in range(stashed):
+        admit_hash(slots, nform, nmix, stash[k])
+    return laid + stashed
 
 
 @jit
 def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Array,
                 mix: Array, fields: Array, inrec: Array, base: int, outrec: Array,
-                outcode: Array, block: Array, crows: Array, cfinal: Array, wc: int,
-                values: Array, head: int, settle: int, found_at: Array, cursor: Array,
-                cap: int, quantum: int) -> int:
-    """:func:`bfs` over the compact table: the same states in the same order, numbered
-    the same, with the same first state of each value (``found_at``).
+                outcode: Array, block: Array, hashes: Array, crows: Array, cfinal: Array,
+                wc: int, values: Array, head: int, settle: int, found_at: Array,
+                cursor: Array, cap: int, quantum: int) -> int:
+    """:func:`bfs` over the compact table: the same states in the same order, numbered the
+    same, with the same first state of each value (``found_at``).
 
-    The visited set is the table (``slots``, :func:`admit`); the frontier comes in as
-    ``inrec`` (records of states ``base`` … ``base + cursor[IN]`` − 1) and every new
+    The visited set is the table (``slots``, :func:`admit_hash`); the frontier comes in
+    as ``inrec`` (records of states ``base`` … ``base + cursor[IN]`` − 1) and every new
     state goes out as its record (``outrec``) and its tree code, parent·letters +
     letter (``outcode``), ``cursor[OUT]`` rows so far, the states n − ``cursor[OUT]``
     … n − 1; the driver spools them to files and brings them back as the next input,
     and a state still in the output is expanded from there (a narrow frontier never
     leaves this call).  FULL when the next state is in neither, the output lacks room
-    for one state's successors, or the table reaches ``form[LOAD]``; the successors
-    of one state are computed first (``block``), then looked up in order.
+    for one state's successors, or the table reaches ``form[LOAD]``.
+
+    The successors of a batch of states (``block``: its rows, a whole number of
+    states' letters) are computed first, with their scrambled keys (``hashes``) and
+    a :func:`~sdg_automata.kernels.step.prefetch` of the lines of their homes, then
+    looked up in order: the misses of a batch overlap, where one lookup after the
+    other would wait for each (a lookup in a table past the caches is two misses or
+    more).
     """
     width = inrec.shape[1]
     groups = width - wc
     letters = starts.shape[0]
+    per = block.shape[0] // letters  # states in a batch
     load = form[LOAD]
     room = outrec.shape[0]
+    rbits, w, kbits = np.uint64(form[REMAINDER_BITS]), form[SLOT_BITS], form[KEY_BITS]
+    blk = 3 + w
     n, sid, k = cursor[N], cursor[SID], cursor[LETTER]
     out, avail = cursor[OUT], cursor[IN]
     work = 0
     status = DONE
     while sid < n:
+        if k == letters:  # (a FOUND at a state's last letter)
+            sid, k = sid + 1, 0
+            continue
         if out + letters > room or n + letters > load:
             status = FULL
             break
-        if sid - base < avail:
-            rows, src = inrec, sid - base
-        elif sid >= n - out:  # a state of this call's output (a narrow frontier)
-            rows, src = outrec, sid - (n - out)
-        else:  # in the spool
+        batch = min(per, n - sid, (room - out) // letters, (load - n) // letters)
+        end = k  # rows computed: k … end − 1 (a miss stops at end)
+        missed = spooled = False
+        for j in range(batch):
+            s = sid + j
+            if s - base < avail:
+                rows, src = inrec, s - base
+            elif s >= n - out:  # a state of this call's output (a narrow frontier)
+                rows, src = outrec, s - (n - out)
+            else:  # in the spool
+                spooled = j == 0
+                break
+            for c in range(k if j == 0 else 0, letters):
+                r = j * letters + c
+                if wc:
+                    d = crows[c, rows[src, groups]]
+                    block[r, groups] = d
+                    if d < 0:  # the constraint dies: no successor
+                        end = r + 1
+                        continue
+                if step(heap, plan, starts[c], rows, src, block, r):
+                    missed = True
+                    break
+                h = scramble(key_of(block, r, fields), kbits, mix)
+                hashes[r] = h
+                home = np.int64(h >> rbits)  # the lines of its home's bits and remainder
+                prefetch(slots, (home >> 6) * blk)
+                prefetch(slots, (home >> 6) * blk + 3 + (((home & 63) * w) >> 6))
+                end = r + 1
+            if missed:
+                break
+        if spooled:
             status = FULL
             break
-        m = k  # successors k … m − 1 computed (a miss stops at m)
-        missed = False
-        for c in range(k, letters):
-            if wc:
-                d = crows[c, rows[src, groups]]
-                block[c, groups] = d
-                if d < 0:  # the constraint dies: no successor
-                    m = c + 1
-                    continue
-            if step(heap, plan, starts[c], rows, src, block, c):
-                missed = True
-                break
-            m = c + 1
-        for c in range(k, m):
-            if wc and block[c, groups] < 0:
+        for r in range(k, end):
+            if wc and block[r, groups] < 0:
                 continue
             work += 1
-            if not admit(slots, form, mix, key_of(block, c, fields)):
+            if not admit_hash(slots, form, mix, hashes[r]):
                 continue
+            s, c = sid + r // letters, r % letters
             if n == cap:  # over the budget: the walk ends here (the key's insertion is moot)
-                k = c
-                status = CAP
+                sid, k, status = s, c, CAP
                 break
             for i in range(width):
-                outrec[out, i] = block[c, i]
-            outcode[out] = sid * letters + c
+                outrec[out, i] = block[r, i]
+            outcode[out] = s * letters + c
             out += 1
             n += 1
-            if settle >= 0 and first_value(values, found_at, block, c, head, groups, wc, cfinal,
+            if settle >= 0 and first_value(values, found_at, block, r, head, groups, wc, cfinal,
                                            n - 1, settle):
-                k = c + 1
-                status = FOUND
+                sid, k, status = s, c + 1, FOUND
                 break
         if status != DONE:
             break
+        sid, k = sid + end // letters, end % letters
         if missed:
-            k = m
             status = MISS
             break
-        sid += 1
-        k = 0
         if work >= quantum:
             status = PAUSE
             break

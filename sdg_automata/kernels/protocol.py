@@ -11,9 +11,10 @@ without importing numba (issue 36: numba's import is most of a 10⁶-state ``max
 
 from __future__ import annotations
 
-__all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "LETTER",
-           "KEY_BITS", "MAX_LOAD_PERCENT", "MET", "MISS", "N", "OVERFLOW", "PAUSE", "POS", "Q",
-           "SCALE", "SID", "STEPS", "TAIL", "VALUE", "WORK"]
+__all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "IN", "KEYS_SHORT",
+           "KEY_BITS", "LETTER", "MAX_LOAD_PERCENT", "MET", "MISS", "N", "OUT", "OVERFLOW",
+           "OVERRUN", "PAUSE", "POS", "Q", "SCALE", "SID", "STASH_SHORT", "STEPS", "TAIL",
+           "VALUE", "WORK"]
 
 #: statuses a kernel returns
 DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
@@ -44,3 +45,12 @@ Q, SCALE = range(2)
 #: cursor field of :func:`~sdg_automata.kernels.packed.packed_bfs`: 1 when the last FULL
 #: was a cluster reaching the end of the tail (the table must grow whatever its load)
 OVERFLOW = 4
+
+# the compact table of :mod:`sdg_automata.kernels.compact`
+#: cursor fields of :func:`~sdg_automata.kernels.compact.compact_bfs`: rows written to its
+#: output, rows in its input
+OUT, IN = 6, 7
+#: :func:`~sdg_automata.kernels.compact.double`'s failures: a buffer too short for the keys
+#: set aside or for the longest group (nothing written yet), the keys still to read
+#: overwritten (a bug)
+STASH_SHORT, KEYS_SHORT, OVERRUN = -1, -2, -3

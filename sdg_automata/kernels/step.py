@@ -23,10 +23,58 @@ from . import jit
 #: a numpy array (numba types it at the call)
 Array = Any
 
-__all__ = ["Array", "first_value", "rehash", "step"]
+__all__ = ["Array", "first_value", "prefetch", "rehash", "step"]
 
 #: a helper inlined into its callers (a kernel's hot loop)
 _inline = functools.partial(jit, inline=True)
+
+
+
+def _prefetch_reference(array: Array, index: int) -> None:
+    """:func:`prefetch` in Python: a hint, so nothing to do."""
+
+
+def _prefetch() -> Any:
+    """``prefetch(array, index)``: LLVM's prefetch of the cache line of ``array[index]``
+    (for a read, into every cache level), where numba compiles; :func:`_prefetch_reference`
+    where it runs Python (``NUMBA_DISABLE_JIT``).  A kernel that knows its next lookups
+    asks for their lines first and the misses overlap, where a load would hold the
+    processor until its line comes (issue 36: a compact table's lookup at 10⁷ keys,
+    210 → 130 ns)."""
+    from numba.core import config
+
+    if getattr(config, "DISABLE_JIT", False):
+        return _prefetch_reference
+    from llvmlite import ir
+    from numba.core import cgutils as untyped
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    cgutils: Any = untyped  # (numba's helpers carry no annotations)
+
+    def typer(typingctx: Any, array: Any, index: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            kind = signature.args[0]
+            item = cgutils.get_item_pointer(context, builder, kind,
+                                            context.make_array(kind)(context, builder, args[0]),
+                                            [args[1]])
+            byte = ir.IntType(8).as_pointer()
+            word = ir.IntType(32)
+            hint = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [byte, word, word, word]),
+                "llvm.prefetch.p0i8")
+            # (address, read, locality 3: keep in every level, data cache)
+            builder.call(hint, [builder.bitcast(item, byte), ir.Constant(word, 0),
+                                ir.Constant(word, 3), ir.Constant(word, 1)])
+            return context.get_dummy_value()
+
+        return types.void(array, index), codegen
+
+    return intrinsic(typer)
+
+
+#: the prefetch hint (see :func:`_prefetch`)
+prefetch = _prefetch()
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xFF51AFD7ED558CCD)

@@ -1,5 +1,6 @@
-"""The breadth-first search's native library (:mod:`sdg_automata.kernels.bfs_native`),
-issue 36 §4 (``max``).
+"""The breadth-first search's native libraries (:mod:`sdg_automata.kernels.bfs_native`,
+the table store's, and :mod:`sdg_automata.kernels.compact_native`, the compact store's),
+issue 36 §4 (``max``) and §3.
 
 Its entry points must be numba's kernels: the same walk (states, numbers, tree, first
 states of the values) as numba's dispatchers and the same verdict as the Python
@@ -36,7 +37,7 @@ from sdg_automata.generators.families import (
     random_family,
 )
 from sdg_automata.grammar import Grammar
-from sdg_automata.kernels import bfs_native, native
+from sdg_automata.kernels import bfs_native, compact_native, native
 from sdg_automata.search.decide import Verdict, max_grundy
 
 pytest.importorskip("numba")
@@ -52,30 +53,31 @@ FAST = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def _native() -> dict[str, Any]:
+def _native(library: native.Library = bfs_native.LIBRARY) -> dict[str, Any]:
     """The library's native entry points (built in the default cache when missing)."""
-    functions = bfs_native.LIBRARY.functions()
-    jitted = bfs_native.LIBRARY.jitted()
+    functions = library.functions()
+    jitted = library.jitted()
     if any(f is jitted[e.function]
-           for e, f in zip(bfs_native.LIBRARY.entries, functions.values(), strict=True)):
+           for e, f in zip(library.entries, functions.values(), strict=True)):
         pytest.skip("no native library on this machine (numba's dispatchers run)")
     return functions
 
 
-def _jitted() -> dict[str, Any]:
-    jitted = bfs_native.LIBRARY.jitted()
-    return {e.name: jitted[e.function] for e in bfs_native.LIBRARY.entries}
+def _jitted(library: native.Library = bfs_native.LIBRARY) -> dict[str, Any]:
+    jitted = library.jitted()
+    return {e.name: jitted[e.function] for e in library.entries}
 
 
 def _outcome(v: Verdict) -> tuple[Any, ...]:
     return v.maximum, v.states, v.exact, v.witnesses
 
 
-def _on(functions: dict[str, Any], run: Callable[[], Any]) -> Any:
-    """``run()`` with the walk's entry points ``functions`` (native, or numba's)."""
+def _on(functions: dict[str, Any], run: Callable[[], Any], module: Any = bfs_native) -> Any:
+    """``run()`` with the walk's entry points ``functions`` (native, or numba's) taken from
+    ``module``."""
     with pytest.MonkeyPatch.context() as m, warnings.catch_warnings():
         warnings.simplefilter("ignore", EngineNotice)  # one group: the reference runs
-        m.setattr(bfs_native, "functions", lambda: functions)
+        m.setattr(module, "functions", lambda: functions)
         return run()
 
 
@@ -135,26 +137,38 @@ def test_random_dfas_against_the_products(count: int, states: int, seed: int) ->
         assert len(str(witness)) == length
 
 
+def _hardness(specs: str, store: str = "table") -> tuple[Grammar, tuple[int | None, int | None],
+                                                 Callable[[], Any]]:
+    """The hardness family's grammar for ``specs``, its closed form (maximum, witness
+    length) and its breadth-first walk (``drive.breadth_first`` on ``store``)."""
+    from sdg_automata.automaton.construction import GrundyAutomaton
+    from sdg_automata.runtime.budget import Budget
+    from sdg_automata.search.compiled import drive
+    from sdg_automata.search.compiled.tables import StepTables
+
+    parsed = [ModularSpec.parse(s) for s in specs.split()]
+    g = modular_family(parsed)
+
+    def walk() -> Any:
+        m = GrundyAutomaton(g)
+        bound = m.bounds["A"]
+        return drive.breadth_first(StepTables(m), Budget(), head="A", bound=bound,
+                                   settle=bound + 1, store=store)
+
+    return g, modular_truth(parsed), walk
+
+
 @pytest.mark.parametrize(("specs", "grows"), [(SPECS, True), ("4:1 9:2 5:0 7:6 2:0", False)])
 def test_the_hardness_family_and_the_same_tree(specs: str, grows: bool) -> None:
     """Should walk the same states in the same numbers with the same tree as numba's
     dispatchers (the table grows in place several times on the way: ``spread``), and
     find the closed form's maximum and witness length."""
-    from sdg_automata.automaton.construction import GrundyAutomaton
-    from sdg_automata.runtime.budget import Budget
-    from sdg_automata.search.compiled import drive
     from sdg_automata.search.compiled.packed import PackedStore
-    from sdg_automata.search.compiled.tables import StepTables
 
-    parsed = [ModularSpec.parse(s) for s in specs.split()]
-    truth, length = modular_truth(parsed)
-    g = modular_family(parsed)
+    g, (truth, length), breadth_first = _hardness(specs)
 
     def walk() -> tuple[Any, ...]:
-        m = GrundyAutomaton(g)
-        bound = m.bounds["A"]
-        w = drive.breadth_first(StepTables(m), Budget(), head="A", bound=bound,
-                                settle=bound + 1)
+        w = breadth_first()
         assert isinstance(w.store, PackedStore)
         assert w.store.parent is not None and w.store.via is not None
         try:
@@ -195,6 +209,42 @@ def test_a_library_that_cannot_be_built_leaves_numbas_kernels(
     assert not native.cached("bfs_native")
     verdict = _on(functions, lambda: max_grundy(g, "A", engine="compiled", strategy="bfs"))
     assert verdict.engine.name == "compiled" and _outcome(verdict) == expected
+
+
+# -- the compact store's library -----------------------------------------------------------
+
+def test_the_compact_walk_is_the_same_natively(tmp_path: Path) -> None:
+    """Should walk the same states with the same tree and lay the same table, word for
+    word, as numba's dispatchers of the compact kernels, through the table's doublings
+    in place and its re-encodings, and find the closed form's maximum."""
+    import numpy as np
+
+    from sdg_automata.search.compiled.stores import CompactStore
+
+    g, (truth, length), breadth_first = _hardness(SPECS, store="compact")
+
+    def walk() -> tuple[Any, ...]:
+        w = breadth_first()
+        store = w.store
+        assert isinstance(store, CompactStore)
+        try:
+            codes = np.empty(w.states, np.int64)
+            assert store.tree.read(0, codes) == w.states
+            t = store.table
+            last = max(w.found.values())
+            return (w.states, w.found, t.q, t.widths, t.slots[:t.words].tobytes(),
+                    codes.tobytes(), [a.tolist() for a in store.runs(last)])
+        finally:
+            store.close()
+
+    on_native = _on(_native(compact_native.LIBRARY), walk, compact_native)
+    assert on_native == _on(_jitted(compact_native.LIBRARY), walk, compact_native)
+    assert on_native[2] > 12  # doubled in place from 2¹² slots
+    verdict = _on(_native(compact_native.LIBRARY),
+                  lambda: max_grundy(g, "A", engine="compact", strategy="bfs"), compact_native)
+    assert verdict.engine.store == "compact"
+    assert verdict.maximum == truth and verdict.exact
+    assert length is None or len(str(verdict.witnesses[truth])) == length
 
 
 # -- whole processes -----------------------------------------------------------------------
@@ -256,3 +306,16 @@ def test_without_the_library_max_still_works(instance: Path) -> None:
     named, imported = _max(instance, "--engine", "compiled", SDG_AUTOMATA_NATIVE="0")
     assert named["engine"]["name"] == "compiled" and imported
     assert _answer(auto) == _answer(named) == _answer(cached)
+
+
+def test_a_cached_compact_library_runs_without_numba(instance: Path) -> None:
+    """Should run ``max --engine compact`` on the native library without importing numba
+    once it is cached, and on numba's dispatchers with it off: the same answer as the
+    table store's."""
+    _native(compact_native.LIBRARY)
+    table, _ = _max(instance, "--engine", "compiled")
+    compact, imported = _max(instance, "--engine", "compact")
+    assert compact["engine"]["name"] == "compact" and not imported
+    off, imported = _max(instance, "--engine", "compact", SDG_AUTOMATA_NATIVE="0")
+    assert off["engine"]["name"] == "compact" and imported
+    assert _answer(compact) == _answer(off) == _answer(table)

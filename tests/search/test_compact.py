@@ -5,7 +5,9 @@ Truths used here, none of them the code under test:
 
 * a Python ``set`` of the same keys: :func:`~sdg_automata.kernels.compact.admit` says
   "new" exactly when the key is not in it, and every key survives a growth or a
-  re-encoding (:func:`~sdg_automata.kernels.compact.migrate`);
+  re-encoding (:func:`~sdg_automata.kernels.compact.double`, ``drain``);
+* a table filled afresh with the same keys: a table doubled in place is laid out the same,
+  word for word (the layout is a function of the set of keys);
 * the table store (``engine="compiled"``) and the Python reference (``engine="python"``):
   the same maximum, witnesses, states and early stops;
 * the Chinese remainder theorem (``families.modular_truth``) and automata-lib's
@@ -39,12 +41,15 @@ import numpy as np  # noqa: E402  (after the skip: numpy comes with numba here)
 
 from sdg_automata.kernels.compact import (  # noqa: E402
     admit,
-    decode,
+    admit_hash,
+    double,
+    drain,
     key_of,
-    migrate,
+    rekey,
     scramble,
     unscramble,
 )
+from sdg_automata.kernels.protocol import KEYS_SHORT, STASH_SHORT  # noqa: E402
 from sdg_automata.search.compiled import drive, stores  # noqa: E402
 
 FAST = settings(max_examples=40, deadline=None,
@@ -85,28 +90,101 @@ def test_the_table_is_a_set(q: int, widths: list[int], fill: float, seed: int) -
         assert not _admit(t, r)
 
 
+def _keys(t: stores._Cleary, fields: object = None) -> list[int]:
+    """The table's keys (re-encoded to the shifts ``fields``), by ``drain``, a few at a time."""
+    out, cursor, keys = np.empty(64, np.uint64), np.zeros(1, np.int64), []
+    while cursor[0] < t.form[0]:
+        got = drain(t.slots, t.form, t.mix, t.fields, t.field_widths,
+                    t.fields if fields is None else fields, cursor, out)
+        if got < 0:
+            out = np.empty(2 * len(out), np.uint64)
+            continue
+        keys += out[:got].tolist()
+    return keys
+
+
 @settings(max_examples=150, deadline=None)
 @given(q=st.integers(6, 8), widths=st.lists(st.integers(1, 7), min_size=1, max_size=4),
        grow=st.integers(0, 2), widen=st.lists(st.integers(0, 3), min_size=4, max_size=4),
        fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
 def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int,
                                             widen: list[int], fill: float, seed: int) -> None:
-    t = stores._Cleary(q, widths)
+    """The store's two moves: doubling (in place, or through the spool when the keys are
+    as narrow as the quotient) and re-encoding to wider fields."""
+    store = stores.CompactStore([(1 << w) - 1 for w in widths], 2, q=q)
+    t = store.table
     seen: set[tuple[int, ...]] = set()
     for r in _records(widths, int(t.load * fill), seed):
         if len(seen) < t.load:
             _admit(t, r)
             seen.add(r)
+    assert sorted(_keys(t)) == sorted(int(key_of(np.array([r], np.int32), 0, t.fields))
+                                      for r in seen)
+    if grow:  # one key more than 2^(q + grow - 1) slots take
+        store.make_room(len(seen), (1 << (q + grow - 1)) * stores.COMPACT_LOAD_PERCENT // 100
+                        + 1 - len(seen))
     wider = [w + d for w, d in zip(widths, widen, strict=False)]
-    u = stores._Cleary(q + grow, wider)
-    moved = migrate(t.slots, t.form, t.mix, t.fields, t.field_widths, u.slots, u.form, u.mix,
-                    u.fields, np.zeros((1, len(widths)), np.int32))
-    assert moved == len(seen)
+    store.fit([(1 << w) - 1 for w in wider], len(seen))
+    u = store.table
+    assert u.q == q + grow and u.widths == wider
     for r in seen:
         assert not _admit(u, r)
     fresh = tuple((1 << w) - 1 for w in wider)  # a key only the wider fields can hold
     if fresh not in seen and len(seen) < u.load:
         assert _admit(u, fresh)
+    store.close()
+
+
+def _crowded(q: int, kbits: int, count: int, ends: float, seed: int) -> set[int]:
+    """``count`` distinct scrambled keys for 2^q slots, a share ``ends`` of them homed in
+    the first and last eighth of the table (groups around the end and in the first
+    blocks, which the doubling sets aside)."""
+    rng = np.random.default_rng(seed)
+    out: set[int] = set()
+    while len(out) < count:
+        h = int(rng.integers(0, 1 << kbits, dtype=np.uint64))
+        if rng.random() < ends:
+            h = h >> 3 if rng.random() < 0.5 else (1 << kbits) - 1 - (h >> 3)
+        out.add(h)
+    return out
+
+
+@settings(max_examples=120, deadline=None)
+@given(q=st.integers(6, 12), extra=st.integers(2, 30), fill=st.floats(0, 1),
+       ends=st.sampled_from([0.0, 0.3, 1.0]), seed=st.integers(0, 2**32 - 1))
+def test_doubling_in_place_lays_the_keys_as_a_fresh_table(q: int, extra: int, fill: float,
+                                                         ends: float, seed: int) -> None:
+    """Doubled in place, the table holds the same keys, word for word as a table of twice
+    the slots filled with them afresh (in another order)."""
+    t = stores._Cleary(q, [q + extra])
+    hs = _crowded(q, t.kbits, int(t.load * fill), ends, seed)
+    for h in hs:
+        assert admit_hash(t.slots, t.form, t.mix, np.uint64(h))
+    assert t.double() == len(hs)
+    fresh = stores._Cleary(q + 1, [q + extra])
+    for h in sorted(hs, reverse=True):
+        admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
+    assert np.array_equal(t.slots[:fresh.words], fresh.slots)
+    for h in hs:
+        assert not admit_hash(t.slots, t.form, t.mix, np.uint64(h))
+
+
+def test_doubling_asks_for_room_before_writing() -> None:
+    """Buffers too short for the set-aside keys or the longest group: refused before a
+    word of the table is written (the store then retries with more room)."""
+    t = stores._Cleary(10, [20])
+    for h in sorted(_crowded(10, t.kbits, t.load, 0.3, 7)):
+        admit_hash(t.slots, t.form, t.mix, np.uint64(h))
+    before = t.slots.copy()
+    big = stores._Cleary(11, [20])
+    slots = np.zeros(big.words, np.uint64)
+    slots[:t.words] = t.slots[:t.words]
+    block = np.zeros(3 + int(big.form[1]), np.uint64)
+    for keys, stash, code in [(1, 1 << 12, KEYS_SHORT), (1 << 12, 1, STASH_SHORT)]:
+        got = double(slots, t.form, t.mix, big.form, big.mix, 128, np.empty(keys, np.uint64),
+                     np.empty(keys, np.int64), np.empty(stash, np.uint64), block)
+        assert got == code
+        assert np.array_equal(slots[:t.words], before[:t.words])
 
 
 @pytest.mark.parametrize("widths", [[64], [32, 32], [1, 63], [2]])
@@ -133,10 +211,33 @@ def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
     h = scramble(np.uint64(key % (1 << kbits)), kbits, t.mix)
     assert int(h) < 1 << kbits
     assert int(unscramble(np.uint64(h), kbits, t.mix)) == key % (1 << kbits)
-    out = np.zeros((1, 1), np.int32)
     if field <= 31:  # records are int32
-        decode(np.uint64(key % (1 << field)), t.fields, t.field_widths, out, 0)
-        assert int(out[0, 0]) == key % (1 << field)
+        row = np.array([[key % (1 << field)]], np.int32)
+        assert int(key_of(row, 0, t.fields)) == key % (1 << field)
+
+
+@given(widths=st.lists(st.integers(1, 12), min_size=1, max_size=5), data=st.data())
+def test_rekeying_moves_each_id_to_its_new_field(widths: list[int], data: st.DataObject) -> None:
+    """A key re-encoded to wider fields is the key of the same record at those fields."""
+    wider = [w + data.draw(st.integers(0, 3)) for w in widths]
+    record = [data.draw(st.integers(0, (1 << w) - 1)) for w in widths]
+    row = np.array([record], np.int32)
+    old, new = stores._Cleary(8, widths), stores._Cleary(8, wider)
+    key = np.uint64(key_of(row, 0, old.fields))  # (numba gives a Python int back)
+    assert int(rekey(key, old.fields, old.field_widths, new.fields)) == int(
+        key_of(row, 0, new.fields))
+
+
+def test_a_re_encoding_past_64_bits_leaves_the_table_as_it_was() -> None:
+    """KeyTooWide before a key moves (the engine then falls back): the table holds its keys."""
+    store = stores.CompactStore([(1 << 30) - 1, (1 << 30) - 1], 2)
+    records = [(i, 3 * i) for i in range(100)]
+    for r in records:
+        _admit(store.table, r)
+    with pytest.raises(stores.KeyTooWide, match="65 bits"):
+        store.fit([(1 << 30) - 1, (1 << 35) - 1], len(records))
+    assert all(not _admit(store.table, r) for r in records)
+    store.close()
 
 
 def test_keys_wider_than_64_bits_are_refused() -> None:

@@ -323,18 +323,22 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     same, so the same ``found``; ``store`` is the compact store."""
     import numpy as np
 
-    from ...kernels import compact, protocol
+    from ...kernels import protocol
+    from ...kernels.compact_native import functions
 
     letters, width = len(tables.alphabet), len(start)
     def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
         return [*tables.part_counts, *([crows.shape[1]] if wc else [])]
 
     store = CompactStore(counts(), letters)
+    walk = functions()["compact_bfs"]
     store.add_first(start)
     inrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
     outrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
     outcode = np.zeros(COMPACT_BUFFER, dtype=np.int64)
-    block = np.zeros((letters, width), dtype=np.int32)
+    # a batch of successors: BATCH rows, or one state's letters when they are more
+    block = np.zeros((max(1, protocol.BATCH // letters) * letters, width), dtype=np.int32)
+    hashes = np.zeros(len(block), dtype=np.uint64)
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
     cursor[protocol.N] = 1
@@ -348,15 +352,15 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
         head_group, values = _head_values(tables, head)
         t = store.table
         return drive.timed(
-            compact.compact_bfs, cursor, tables.heap, tables.plan, tables.starts, t.slots,
-            t.form, t.mix, t.fields, inrec, base, outrec, outcode, block, crows, cfinal, wc,
-            values, head_group, settle if head is not None else -1, found_at, cursor,
+            walk, cursor, tables.heap, tables.plan, tables.starts, t.slots, t.form, t.mix,
+            t.fields, inrec, base, outrec, outcode, block, hashes, crows, cfinal, wc, values,
+            head_group, settle if head is not None else -1, found_at, cursor,
             drive.cap)
 
     def miss() -> None:
         n, sid, k = states(), int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
-        out = int(cursor[compact.OUT])
-        source = inrec[sid - base] if sid - base < cursor[compact.IN] else outrec[
+        out = int(cursor[protocol.OUT])
+        source = inrec[sid - base] if sid - base < cursor[protocol.IN] else outrec[
             sid - (n - out)]
         drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
         store.fit(counts(), n)
@@ -364,19 +368,19 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     def full() -> None:
         nonlocal base
         n, sid = states(), int(cursor[protocol.SID])
-        out = int(cursor[compact.OUT])
+        out = int(cursor[protocol.OUT])
         if out + letters > COMPACT_BUFFER:  # the output to the spool
             store.push(outrec[:out], outcode[:out])
-            cursor[compact.OUT] = out = 0
-        if sid - base >= cursor[compact.IN] and sid < n - out:  # the next input
+            cursor[protocol.OUT] = out = 0
+        if sid - base >= cursor[protocol.IN] and sid < n - out:  # the next input
             base = sid
-            cursor[compact.IN] = store.records.read(sid, inrec)
+            cursor[protocol.IN] = store.records.read(sid, inrec)
             store.records.release(sid)
         store.make_room(n, letters)
 
     try:
         status = dispatch(call, drive.handlers(states, MISS=miss, FULL=full, FOUND=stop))
-        out = int(cursor[compact.OUT])  # the tree of the last states, for the witnesses
+        out = int(cursor[protocol.OUT])  # the tree of the last states, for the witnesses
         store.push(outrec[:out], outcode[:out])
     except BaseException as e:
         failure = _failed(e, store, drive, what, states())

@@ -205,36 +205,108 @@ class KeyTooWide(Unfit):
 
 class _Cleary:
     """One compact table (:func:`~sdg_automata.kernels.compact.admit`): 2^q slots for
-    keys of the given field widths, and the arrays the kernels take."""
+    keys of the given field widths, in a :class:`Growing` map, and the arrays the
+    kernels take.  :meth:`double` doubles it in place."""
 
     def __init__(self, q: int, widths: list[int]) -> None:
         import numpy as np
 
-        fields = sum(widths)
-        if fields > MAX_KEY_BITS:
-            raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
-                             f"{MAX_KEY_BITS}")
-        # the key space is padded to more than the quotient, so that a remainder has a bit
         if q < 6:  # the bit vectors are read by words of 64 slots
             raise SdgBug(f"compact table: 2^{q} slots, fewer than 64")
-        kbits = max(fields, q + 1, 2)
-        rbits = w = kbits - q
-        size = 1 << q
-        self.q, self.widths, self.kbits = q, widths, kbits
-        self.form = np.array([size, w, rbits, kbits, size * COMPACT_LOAD_PERCENT // 100],
-                             dtype=np.int64)
-        modulus = 1 << kbits
-        m1, m2 = (m % modulus for m in _MULTIPLIERS)
-        self.mix = np.array([(1 << w) - 1, (1 << rbits) - 1, modulus - 1, m1, m2,
-                             pow(m1, -1, modulus), pow(m2, -1, modulus)], dtype=np.uint64)
-        self.fields = np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.uint64)
+        self.widths, self.kbits = widths, _key_bits(q, widths)
+        self.fields = _shifts(widths)
         self.field_widths = np.array(widths, dtype=np.uint64)
-        # blocks of 64 slots: 3 words of their bits, then w words of their remainders
-        self.slots = np.zeros((size >> 6) * (3 + w), dtype=np.uint64)
+        self.form, self.mix = self._shape(q)
+        self.memory = Growing(np.uint64, (), self.words)
+
+    def _shape(self, q: int) -> tuple[Any, Any]:
+        """``form`` and ``mix`` of 2^q slots for this table's keys."""
+        import numpy as np
+
+        rbits = w = self.kbits - q  # the remainder: the key bits the quotient leaves
+        size = 1 << q
+        form = np.array([size, w, rbits, self.kbits, size * COMPACT_LOAD_PERCENT // 100],
+                        dtype=np.int64)
+        modulus = 1 << self.kbits
+        m1, m2 = (m % modulus for m in _MULTIPLIERS)
+        mix = np.array([(1 << w) - 1, (1 << rbits) - 1, modulus - 1, m1, m2,
+                        pow(m1, -1, modulus), pow(m2, -1, modulus)], dtype=np.uint64)
+        return form, mix
+
+    @property
+    def q(self) -> int:
+        return int(self.form[0]).bit_length() - 1
+
+    @property
+    def words(self) -> int:
+        """uint64 words of the table: blocks of 64 slots, each 3 words of their bits and
+        w of their remainders."""
+        return (int(self.form[0]) >> 6) * (3 + int(self.form[1]))
+
+    @property
+    def slots(self) -> Any:
+        return self.memory.array
 
     @property
     def load(self) -> int:
         return int(self.form[4])
+
+    def double(self) -> int | None:
+        """Twice the slots, in place (:func:`~sdg_automata.kernels.compact.double`): the
+        keys it holds; None, with nothing changed, when a key has no bit left for a
+        smaller remainder."""
+        import numpy as np
+
+        from ...kernels.compact_native import functions
+        from ...kernels.protocol import KEYS_SHORT, STASH_SHORT
+
+        q = self.q
+        if self.kbits < q + 2:
+            return None
+        form, mix = self._shape(q + 1)
+        self.memory.grow((int(form[0]) >> 6) * (3 + int(form[1])))  # zero past the old words
+        block = np.zeros(3 + int(form[1]), dtype=np.uint64)
+        double = functions()["double"]
+        room = 1 << 10
+        while True:
+            keys, pos = np.empty(room, np.uint64), np.empty(room, np.int64)
+            stash = np.empty(4 * room, np.uint64)
+            with _wrapping():
+                held = int(double(self.slots, self.form, self.mix, form, mix, _DOUBLING_LOW,
+                                  keys, pos, stash, block))
+            if held not in (KEYS_SHORT, STASH_SHORT):
+                break
+            room *= 4  # nothing was written: again with more room
+        if held < 0:
+            raise SdgBug(f"compact table: doubling 2^{q} slots overran the keys still to read")
+        self.form, self.mix = form, mix
+        return held
+
+    def close(self) -> None:
+        self.memory.close()
+
+
+#: the groups that start in the first slots are set aside while the table doubles in place
+#: (:func:`~sdg_automata.kernels.compact.double`; 64 are enough, twice that for room)
+_DOUBLING_LOW = 128
+
+
+def _key_bits(q: int, widths: list[int]) -> int:
+    """The key bits K of a table of 2^q slots for ids of ``widths`` bits: their sum, padded
+    to more than the quotient so that a remainder has a bit; :class:`KeyTooWide` past
+    :data:`MAX_KEY_BITS`."""
+    fields = sum(widths)
+    if fields > MAX_KEY_BITS:
+        raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
+                         f"{MAX_KEY_BITS}")
+    return max(fields, q + 1, 2)
+
+
+def _shifts(widths: list[int]) -> Any:
+    """The shifts of bit fields of ``widths``, the first lowest."""
+    import numpy as np
+
+    return np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.uint64)
 
 
 def _widths(counts: list[int]) -> list[int]:
@@ -354,11 +426,16 @@ class CompactStore:
     parent·letters + letter per state) go to :class:`_Spool` files, read back as
     the frontier moves on and, for the witnesses, when the walk ends.
 
-    An id that outgrows its field re-encodes the table (:meth:`fit`); growth
-    doubles it (:meth:`make_room`): both move every key into a new table
-    (:func:`~sdg_automata.kernels.compact.migrate`), so the peak is the two
-    tables together, about 1.5 × the new one.  :class:`KeyTooWide` when the ids
-    would need more than :data:`MAX_KEY_BITS` bits.
+    Growth doubles the table in place (:meth:`make_room`,
+    :func:`~sdg_automata.kernels.compact.double`: its map grows by ``mremap`` and
+    the keys are laid out again from the last, one quotient bit more and one
+    remainder bit less each), so the memory is never more than the new table
+    (issue 36 item 3; it was the two tables, 1.5 × the new one).  An id that
+    outgrows its field re-encodes every key (:meth:`fit`): the keys go out to a
+    :class:`_Spool` (:func:`~sdg_automata.kernels.compact.drain`), the old table is
+    let go, and they come back into the new one; so does a doubling that would leave
+    a remainder no bit (keys as narrow as the quotient, a small table).
+    :class:`KeyTooWide` when the ids would need more than :data:`MAX_KEY_BITS` bits.
 
     Decisions (issue 27 item 2):
 
@@ -380,9 +457,10 @@ class CompactStore:
       and a full disk is a :class:`~sdg_automata.errors.ResourceError`); the
       frontier's files are dropped as it moves on, the tree's (8 bytes a state)
       when the store closes;
-    * the cost is CPU: every lookup walks its cluster (1.4–1.5 × the table store's
-      CPU time in ``python -m benchmarks bench_store``), and a growth or a
-      re-encoding is one pass that Ctrl-C does not interrupt (as the table store's rehash).
+    * the cost is CPU: every lookup walks its cluster, the walk's prefetches hiding
+      most of its cache misses (1.0–1.25 × the table store's CPU time in ``python -m
+      benchmarks bench_store``), and a growth or a re-encoding is one pass that
+      Ctrl-C does not interrupt (as the table store's growth).
     """
 
     def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:
@@ -392,18 +470,18 @@ class CompactStore:
         self.table = _Cleary(q, _widths(counts))
         self.records = _Spool(np.int32, (len(counts),))
         self.tree = _Spool(np.int64, ())
-        self.peak = 0  # bytes of the tables at their largest (two during a move)
+        self.peak = 0  # bytes of the table at its largest
 
     def add_first(self, record: Any) -> None:
         import numpy as np
 
-        from ...kernels.compact import admit, key_of
+        from ...kernels.compact_native import functions
 
         row = np.asarray(record, dtype=np.int32).reshape(1, -1)
         t = self.table
+        key = sum(int(v) << int(f) for v, f in zip(row[0], t.fields, strict=True))  # key_of's
         with _wrapping():
-            # (numba returns a uint64 as a Python int, which it would read back as int64)
-            admit(t.slots, t.form, t.mix, np.uint64(key_of(row, 0, t.fields)))
+            functions()["admit_keys"](t.slots, t.form, t.mix, np.array([key], dtype=np.uint64))
         self.push(row, np.array([-1], dtype=np.int64))
 
     def push(self, records: Any, codes: Any) -> None:
@@ -411,34 +489,55 @@ class CompactStore:
         self.records.append(records)
         self.tree.append(codes)
 
-    def _move(self, q: int, widths: list[int], n: int) -> None:
+    def _rehash(self, q: int, widths: list[int], n: int) -> None:
+        """The n keys into a new table of 2^q slots for fields of ``widths``, through a
+        spool: the old table is let go before the new one is made."""
         import numpy as np
 
-        from ...kernels.compact import migrate
+        from ...kernels.compact_native import functions
 
-        old, new = self.table, _Cleary(q, widths)
-        scratch = np.zeros((1, len(widths)), dtype=np.int32)
-        with _wrapping():
-            moved = migrate(old.slots, old.form, old.mix, old.fields, old.field_widths,
-                            new.slots, new.form, new.mix, new.fields, scratch)
-        if moved != n:
-            raise SdgBug(f"compact store: {moved} keys moved, {n} stored")
-        self.peak = max(self.peak, int(old.slots.nbytes + new.slots.nbytes))
-        self.table = new
+        _key_bits(q, widths)  # KeyTooWide before anything moves
+        old, fields = self.table, _shifts(widths)
+        drain, admit_keys = functions()["drain"], functions()["admit_keys"]
+        spool = _Spool(np.uint64, ())
+        try:
+            out, cursor = np.empty(1 << 16, np.uint64), np.zeros(1, np.int64)
+            while cursor[0] < old.form[0]:
+                with _wrapping():
+                    got = int(drain(old.slots, old.form, old.mix, old.fields, old.field_widths,
+                                    fields, cursor, out))
+                if got < 0:  # one group is longer than out
+                    out = np.empty(2 * len(out), np.uint64)
+                    continue
+                spool.append(out[:got])
+            old.close()
+            self.table = new = _Cleary(q, widths)
+            held = 0
+            for first in range(0, spool.rows, len(out)):
+                got = spool.read(first, out)
+                with _wrapping():
+                    held += int(admit_keys(new.slots, new.form, new.mix, out[:got]))
+        finally:
+            spool.close()
+        if held != n:
+            raise SdgBug(f"compact store: {held} keys moved, {n} stored")
+        self.peak = max(self.peak, self.table.memory.capacity * 8)
 
     def fit(self, counts: list[int], n: int) -> None:
         """Re-encode the n keys if an id (below ``counts``) no longer fits its field."""
         if any(c >= 1 << w for c, w in zip(counts, self.table.widths, strict=True)):
-            self._move(self.table.q, [max(w, v) for w, v in
-                                      zip(self.table.widths, _widths(counts), strict=True)], n)
+            self._rehash(self.table.q, [max(w, v) for w, v in
+                                        zip(self.table.widths, _widths(counts), strict=True)], n)
 
     def make_room(self, n: int, letters: int) -> None:
         """A table that takes ``letters`` more keys after n (doubled as needed)."""
-        q = self.table.q
-        while n + letters > ((1 << q) * COMPACT_LOAD_PERCENT) // 100:
-            q += 1
-        if q != self.table.q:
-            self._move(q, self.table.widths, n)
+        while n + letters > self.table.load:
+            held = self.table.double()
+            if held is None:
+                self._rehash(self.table.q + 1, self.table.widths, n)
+            elif held != n:
+                raise SdgBug(f"compact store: {held} keys after doubling, {n} stored")
+            self.peak = max(self.peak, self.table.memory.capacity * 8)
 
     def runs(self, t: int) -> tuple[Any, Any]:
         """The letters of the tree path from state 0 to ``t`` as runs (letters, counts)
@@ -446,7 +545,7 @@ class CompactStore:
         codes are read back from the spool a block at a time, going up."""
         import numpy as np
 
-        from ...kernels.compact import climb
+        from ...kernels.compact_native import functions
 
         runs = np.zeros((1 << 12, 2), dtype=np.int64)
         cursor = np.array([0, -1], dtype=np.int64)
@@ -455,7 +554,7 @@ class CompactStore:
         while t > 0:
             base = max(0, t + 1 - len(codes))
             self.tree.read(base, codes[:t + 1 - base])
-            t = int(climb(codes, base, self.letters, t, runs, cursor))
+            t = int(functions()["climb"](codes, base, self.letters, t, runs, cursor))
             if t < 0:  # the runs are full: keep the last (it may go on)
                 t = -1 - t
                 m = int(cursor[0])
@@ -468,9 +567,10 @@ class CompactStore:
                 np.array([b for _, b in done], dtype=np.int64))
 
     def nbytes(self) -> int:
-        """Bytes held in memory at the most (the tables; the spools are files)."""
-        return max(self.peak, int(self.table.slots.nbytes))
+        """Bytes held in memory at the most (the table; the spools are files)."""
+        return max(self.peak, self.table.memory.capacity * 8)
 
     def close(self) -> None:
         self.records.close()
         self.tree.close()
+        self.table.close()

@@ -147,4 +147,5 @@ COMPACT = SearchEngine(
     # key_bits: the compact store's MAX_KEY_BITS (its keys are uint64), written out so that
     # listing the engines imports no store
     implements={"bfs": _bfs_compact}, groups=MAX_GROUPS, key_bits=64, fits=one_group,
-    requires=("numba",), available=_numba, fallback="compiled")
+    requires=("numba",), available=_numba, native={"bfs": "compact_native"},
+    fallback="compiled")
