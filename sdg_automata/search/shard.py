@@ -25,16 +25,16 @@ import hashlib
 import pickle
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import Any, TypeVar
 
 from ..errors import ResourceError
+from ..kernels.protocol import BATCH
 from .compiled.drive import _start
 from .compiled.loop import Misses, dispatch, stop
 from .compiled.stores import NARROW, Growing, _Store
 
-__all__ = ["BATCH_STATES", "CHUNK", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard", "answered",
-           "kernels_compiling", "shard_key"]
+__all__ = ["BATCH_STATES", "BUFFER_ROWS", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard",
+           "answered", "kernels_compiling", "shard_key"]
 
 _T = TypeVar("_T")
 
@@ -42,16 +42,17 @@ _T = TypeVar("_T")
 #: rest at the end of the level): big enough that the per-message cost (measured: 3.1 ms
 #: per round trip) is small next to moving them (15–20 M states/s per link)
 BATCH_STATES = 100_000
-#: successors a shard computes per kernel call before sorting them by owner
-CHUNK = 1 << 17
+#: the rows of the owners' buffers together, at most (each holds up to
+#: :data:`BATCH_STATES`, at least 4,096): a shard of a large cluster keeps its buffers small
+BUFFER_ROWS = 1 << 22
 #: the longest a shard waits for another to take a batch (it is only appended to a list
 #: there): longer means that shard is gone
 SEND_TIMEOUT = 60.0
 #: the phases of a shard's work that :meth:`Shard.usage` times: stepping the frontier
-#: (the kernel and the learning of its misses), sorting successors by owner and batching
-#: them, waiting for batches to be taken, deduping received states (with translating
-#: them), putting new states in code order, numbering them (with fetching the others'
-#: codes)
+#: (the kernel, which also puts each successor in its owner's buffer, and the learning of
+#: its misses), handing the full buffers out as batches, waiting for batches to be taken,
+#: deduping received states (merged by code, their ids translated as they are read),
+#: finding the values' first new states, numbering them (with fetching the others' codes)
 PHASES = ("step", "route", "send", "absorb", "order", "number")
 #: the worker metric (sent to the scheduler with every heartbeat) that counts the kernel
 #: compilations under way in the worker: what the driver shows while a fresh cluster
@@ -195,8 +196,8 @@ class Shard:
         self.waited = 0.0
         #: wall seconds of this shard's work by phase (:data:`PHASES`), for benchmarks
         self.seconds = dict.fromkeys(PHASES, 0.0)
-        from ..kernels import automaton as kernel
         from ..kernels import protocol
+        from ..kernels import sharded as kernel
 
         self.closed = False
         self.key = shard_key(token, index)
@@ -272,7 +273,7 @@ class Shard:
         import numpy as np
 
         block = np.asarray(record, dtype=np.int32).reshape(1, -1)
-        return int(self.kernel._owner(self.keys, block, 0, self.groups, self.wc, self.shards))
+        return int(self.kernel.owner(self.keys, block, 0, self.groups, self.wc, self.shards))
 
     def _room(self, n: int) -> None:
         self.store.make_room(n)
@@ -325,23 +326,21 @@ class Shard:
         return self._run(token, round_, body)
 
     def _expand(self) -> None:
-        """Step every state of the frontier; send each successor to its owner."""
+        """Step every state of the frontier; send each successor to its owner: the kernel
+        writes it into its owner's buffer (:func:`~sdg_automata.kernels.sharded.expand`),
+        and a full buffer goes out as one batch."""
         import numpy as np
 
         kernel, protocol = self.kernel, self.protocol
-        out = np.empty((CHUNK, self.width), dtype=np.int32)
-        codes = np.empty(CHUNK, dtype=np.int64)
-        owners = np.empty(CHUNK, dtype=np.int64)
-        ordered = np.empty_like(out)
-        ordered_codes = np.empty_like(codes)
-        bounds = np.zeros(self.shards + 1, dtype=np.int64)
+        room = max(1 << 12, min(BATCH_STATES, BUFFER_ROWS // self.shards))
+        out = np.empty((self.shards, room, self.width), dtype=self._wire())
+        codes = np.empty((self.shards, room), dtype=np.int64)
+        fill = np.zeros(self.shards, dtype=np.int64)
+        succ = np.empty((1, self.width), dtype=np.int32)
         cursor = np.zeros(8, dtype=np.int64)
         cursor[protocol.SID] = self.lo
-        pending: list[list[tuple[Any, Any]]] = [[] for _ in range(self.shards)]
-        count = [0] * self.shards
         flying: list[Any] = [None] * self.shards
         misses = Misses()
-        generated = 0
         clock = time.perf_counter
 
         def call() -> int:
@@ -349,59 +348,56 @@ class Shard:
             status = kernel.expand(
                 self.tables.heap, self.tables.plan, self.tables.starts,
                 self.store.records.array, self.gids.array, self.hi, self.crows, self.wc,
-                self.keys, self.shards, out, codes, owners, cursor, 1 << 22)
+                self.keys, self.shards, succ, out, codes, fill, cursor, 1 << 22)
             self.seconds["step"] += clock() - started
             return int(status)
 
         def miss() -> None:
+            nonlocal out
             started = clock()
             sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
-            misses.seen((sid, k, int(cursor[protocol.N])))
+            misses.seen((sid, k, int(fill.sum())))
             self.tables.learn(self.store.records.array[sid, :self.groups].tolist(), k)
             self._refresh_keys()
+            if out.dtype != self._wire():  # an id outgrew 16 bits: so do the buffers
+                out = out.astype(self._wire())
             self.seconds["step"] += clock() - started
 
         def pause() -> None:
             misses.forget()
             self._stop_if_unwanted()
 
-        def route(done: bool) -> bool:  # the successors so far to their owners
-            nonlocal generated
-            m = int(cursor[protocol.N])
-            generated += m
+        def route(done: bool) -> bool:  # the full buffers (at the end: all) to their owners
             started, waited = clock(), self.waited
-            kernel.by_owner(out, codes, owners, m, self.shards, ordered, ordered_codes, bounds)
             for w in range(self.shards):
-                a, b = int(bounds[w]), int(bounds[w + 1])
-                if b > a:
-                    pending[w].append((ordered[a:b].copy(), ordered_codes[a:b].copy()))
-                    count[w] += b - a
-                if count[w] >= BATCH_STATES or (done and count[w]):
-                    self._send(w, pending[w], flying)
-                    pending[w], count[w] = [], 0
+                f = int(fill[w])
+                if f == room or (done and f):
+                    self.generated += f
+                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying)
+                    fill[w] = 0
             self.seconds["route"] += clock() - started - (self.waited - waited)
-            cursor[protocol.N] = 0
             return done
 
         dispatch(call, {protocol.MISS: miss, protocol.PAUSE: pause,
                         protocol.FULL: lambda: route(False), protocol.DONE: lambda: route(True)})
         for w in range(self.shards):
             self._wait(flying[w])
-        self.generated += generated
 
-    def _send(self, w: int, batch: list[tuple[Any, Any]], flying: list[Any]) -> None:
-        """Send ``batch`` to shard ``w`` (to ourselves: into the inbox), once the batch
-        before it has arrived."""
+    def _wire(self) -> Any:
+        """The type of the ids in a batch: 16 bits while every id fits them (half the
+        bytes on the wire and in the inbox), else 32."""
         import numpy as np
 
-        rows = np.concatenate([r for r, _ in batch])
-        codes = np.concatenate([c for _, c in batch])
+        narrow = max(self.tables.part_counts) <= NARROW and self.crows.shape[1] <= NARROW
+        return np.uint16 if narrow else np.int32
+
+    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any]) -> None:
+        """Send a batch to shard ``w`` (to ourselves: into the inbox), once the batch
+        before it has arrived."""
         self.sent += len(codes)
         if w == self.index:
             self.inbox.append((None, None, rows, codes))
             return
-        if max(self.tables.part_counts) <= NARROW and self.crows.shape[1] <= NARROW:
-            rows = rows.astype(np.uint16)  # half the bytes on the wire
         parts = []
         for g, have in enumerate(self.tables.parts):
             parts.append(have[self.shipped[w][g]:])
@@ -430,29 +426,52 @@ class Shard:
                 raise ResourceError(f"shard {self.index}: another shard took no batch "
                                     f"for {SEND_TIMEOUT:g} s")
 
-    def _translated(self, sender: int, parts: list[list[int]], rows: Any) -> Any:
-        """``rows`` (in ``sender``'s ids) in ours, after interning the parts it sent."""
+    def _streams(self) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """The batches received, as :func:`~sdg_automata.kernels.sharded.absorb` reads them:
+        one stream per sender (rows, codes, heads, ends), each in arrival order, so sorted
+        by code; and the translation of each sender's part ids to ours (offsets, table),
+        after interning the parts they sent, in the order they sent them."""
         import numpy as np
 
-        trans = self.trans[sender]
-        for g, new in enumerate(parts):
-            if new:
-                ids = np.array([self.tables.part_id(g, p) for p in new], dtype=np.int32)
-                trans[g] = np.concatenate([trans[g], ids])
-        out = np.empty(rows.shape, dtype=np.int32)
-        for g in range(self.groups):
-            out[:, g] = trans[g][rows[:, g]]
-        if self.wc:
-            out[:, self.groups] = rows[:, self.groups]
-        return out
-
-    def _absorb(self, fresh: int, block: Any, codes: Any, cursor: Any) -> int:
-        return int(self.kernel.absorb(self.store.records.array, self.store.table.array,
-                                      self.store.tags.array, self.codes.array, self.gids.array,
-                                      fresh, block, codes, cursor))
-
-    def _grow(self, cursor: Any) -> None:
-        self._room(int(cursor[self.protocol.N]))
+        inbox: list[Any] = self.inbox
+        self.inbox = []
+        batches: dict[int, list[int]] = {}
+        for i, (sender, parts, _, _) in enumerate(inbox):
+            who = self.index if sender is None else sender
+            batches.setdefault(who, []).append(i)
+            if sender is not None:
+                trans = self.trans[sender]
+                for g, new in enumerate(parts):
+                    if new:
+                        ids = np.array([self.tables.part_id(g, p) for p in new], dtype=np.int32)
+                        trans[g] = np.concatenate([trans[g], ids])
+        self._refresh_keys()
+        narrow = all(rows.dtype == np.uint16 for _, _, rows, _ in inbox)
+        total = sum(len(codes) for _, _, _, codes in inbox)
+        raw = np.empty((total, self.width), dtype=np.uint16 if narrow else np.int32)
+        rcodes = np.empty(total, dtype=np.int64)
+        senders = sorted(batches)
+        heads = np.zeros(len(senders), dtype=np.int64)
+        ends = np.zeros(len(senders), dtype=np.int64)
+        offsets = np.full((len(senders), self.groups), -1, dtype=np.int64)
+        tables: list[Any] = []
+        at = used = 0
+        for s, who in enumerate(senders):
+            heads[s] = at
+            for i in batches[who]:
+                _, _, rows, codes = inbox[i]
+                raw[at:at + len(codes)] = rows
+                rcodes[at:at + len(codes)] = codes
+                at += len(codes)
+                inbox[i] = None  # the received batch goes as soon as it is copied
+            ends[s] = at
+            if who != self.index:
+                for g, trans in enumerate(self.trans[who]):
+                    offsets[s, g] = used
+                    tables.append(trans)
+                    used += len(trans)
+        table = np.concatenate(tables) if tables else np.zeros(1, dtype=np.int32)
+        return raw, rcodes, heads, ends, offsets, table
 
     def merge(self, token: str, round_: int) -> dict[str, Any] | None:
         """Dedupe the batches received against the shard: the new states become the next
@@ -470,27 +489,22 @@ class Shard:
         fresh = self.n
         cursor = np.zeros(8, dtype=np.int64)
         cursor[protocol.N] = fresh
-        inbox, self.inbox = self.inbox, []
-        size = self.store.table.capacity
-        for sender, parts, rows, codes in inbox:
-            if sender is not None:
-                rows = self._translated(sender, parts, rows)
-                self._refresh_keys()
-            self.store.fit(self.tables, int(cursor[protocol.N]))
-            block = np.ascontiguousarray(rows, dtype=self.store.records.dtype)
-            cursor[protocol.SID] = 0
-            # the new states' table slots go where their numbers will (gids: written by
-            # _number only), for renumber
-            dispatch(partial(self._absorb, fresh, block, codes, cursor),
-                     {protocol.FULL: partial(self._grow, cursor), protocol.DONE: stop})
-        del inbox
-        moved = self.store.table.capacity != size  # rebuilt: the slots absorb wrote are stale
+        raw, rcodes, heads, ends, offsets, trans = self._streams()
+        self.store.fit(self.tables, fresh)  # the ids interned may need 32 bits
+
+        def call() -> int:  # the store's arrays are read anew: a growth replaces them
+            records = self.store.records.array
+            block = np.empty((BATCH, self.width), dtype=records.dtype)
+            return int(kernel.absorb(records, self.store.table.array, self.store.tags.array,
+                                     self.codes.array, self.wc, raw, rcodes, heads, ends,
+                                     offsets, trans, block, cursor))
+
+        dispatch(call, {protocol.FULL: lambda: self._room(int(cursor[protocol.N])),
+                        protocol.DONE: stop})
         self.seconds["absorb"] += clock() - started
         started = clock()
         n = self.n = int(cursor[protocol.N])
         records = self.store.records.array
-        kernel.renumber(records, self.store.table.array, self.store.tags.array,
-                        self.codes.array, self.gids.array, fresh, n, moved)
         self.level = (fresh, n)
         group, table = self.tables.values(self.head)
         values = table[records[fresh:n, group]]

@@ -1,0 +1,185 @@
+"""Kernels of one level of the breadth-first walk sharded over a cluster (numba).
+
+The shard's side of :mod:`sdg_automata.search.sharded` (the actor is
+:class:`sdg_automata.search.shard.Shard`): :func:`expand` steps the frontier and puts
+each successor straight into the buffer of the shard owning it (:func:`owner`), and
+:func:`absorb` dedupes the batches received against the shard's store, read in the
+order of their codes.  Their reference is :func:`sdg_automata.kernels.automaton.bfs`:
+the states of a level and their codes (parent's number × letters + letter, the least
+that reaches each state) are those of the one-process walk.  They follow the protocol of
+:mod:`sdg_automata.kernels.automaton` (statuses, cursor) and share its step and its
+store (:mod:`sdg_automata.kernels.step`).
+
+Issue 36 (item 6): a successor is written once, into its owner's buffer (the batch
+that goes on the wire), not into a block sorted by owner afterwards and copied out by
+slices; and a shard reads the batches it received as one stream per sender, merged by
+code on the fly, with each sender's part ids translated to its own as the row is read
+(a table lookup per id, in cache): its new states come out in code order, so no sort
+of the level, no translated copy of a batch and no pass that moves table entries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import jit
+from .protocol import BATCH, DONE, FULL, LETTER, MAX_LOAD_PERCENT, MISS, PAUSE, SID, WORK, N
+from .step import _GOLDEN, _MIX, Array, _hash, _probe, step
+
+__all__ = ["absorb", "expand", "owner"]
+
+#: the seed of the owner hash: any constant other than the table hash's start, so that
+#: which shard owns a state and where the shard's table puts it are independent
+_OWNER_SEED = np.uint64(0xD1B54A32D192ED03)
+#: the largest code (a stream that is done reads as this)
+_NO_CODE = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+@jit
+def owner(keys: Array, block: Array, row: int, groups: int, wc: int, shards: int) -> int:
+    """The shard owning the state ``block[row]``: a hash of its parts' canonical keys
+    (``keys[g, id]``: the same for the same part on every shard, whatever its id there),
+    and of the constraint's state, reduced modulo ``shards``."""
+    h = _OWNER_SEED
+    for g in range(groups):
+        h = (h ^ keys[g, block[row, g]]) * _GOLDEN
+        h ^= h >> np.uint64(31)
+    if wc:
+        h = (h ^ np.uint64(block[row, groups] + 1)) * _GOLDEN
+    h ^= h >> np.uint64(32)
+    h *= _MIX
+    h ^= h >> np.uint64(29)
+    return int(h % np.uint64(shards))
+
+
+@jit
+def expand(heap: Array, plan: Array, starts: Array, records: Array, gids: Array, hi: int,
+           crows: Array, wc: int, keys: Array, shards: int, succ: Array, out: Array,
+           codes: Array, fill: Array, cursor: Array, quantum: int) -> int:
+    """The successors of states ``cursor[SID]`` … ``hi`` − 1 (from letter ``cursor[LETTER]``),
+    each into the buffer of its owner w (:func:`owner`): row ``fill[w]`` of ``out[w]``,
+    its code ``gids[s]·letters + k`` (the parent's global number and the letter: the order
+    of the one-process walk) at ``codes[w, fill[w]]``.  ``succ`` (1 × width, int32) is
+    the scratch a successor is made in.
+
+    FULL once a buffer is full (its last row written, the cursor past it), MISS as
+    :func:`~sdg_automata.kernels.automaton.bfs`, PAUSE after ``quantum`` steps; DONE at
+    ``hi``.
+    """
+    width = records.shape[1]
+    groups = width - wc
+    letters = starts.shape[0]
+    room = out.shape[1]
+    sid, k = cursor[SID], cursor[LETTER]
+    work = 0
+    status = DONE
+    while sid < hi:
+        if work >= quantum:
+            status = PAUSE
+            break
+        d = crows[k, records[sid, groups]] if wc else 0
+        full = False
+        if d >= 0:
+            if wc:
+                succ[0, groups] = d
+            if step(heap, plan, starts[k], records, sid, succ, 0):
+                status = MISS
+                break
+            w = owner(keys, succ, 0, groups, wc, shards)
+            t = fill[w]
+            for i in range(width):
+                out[w, t, i] = succ[0, i]
+            codes[w, t] = gids[sid] * letters + k
+            fill[w] = t + 1
+            full = t + 1 == room
+        work += 1
+        k += 1
+        if k == letters:
+            k = 0
+            sid += 1
+        if full:
+            status = FULL
+            break
+    cursor[SID], cursor[LETTER], cursor[WORK] = sid, k, work
+    return status
+
+
+@jit
+def _next(rcodes: Array, heads: Array, ends: Array) -> int:
+    """The stream whose next row has the least code, or −1 when all are done."""
+    best, least = -1, _NO_CODE
+    for s in range(heads.shape[0]):
+        h = heads[s]
+        if h < ends[s] and rcodes[h] < least:
+            best, least = s, rcodes[h]
+    return best
+
+
+@jit
+def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw: Array,
+           rcodes: Array, heads: Array, ends: Array, offsets: Array, trans: Array,
+           block: Array, cursor: Array) -> int:
+    """Add the states of the streams received not stored yet, as new states ``cursor[N]``,
+    … with their codes, reading the streams merged in the order of their codes.
+
+    Stream s is rows ``heads[s]`` … ``ends[s]`` − 1 of ``raw`` (codes ``rcodes``), sorted
+    by code, in a sender's part ids: group g's id i is ours ``trans[offsets[s, g] + i]``,
+    or i itself where ``offsets[s, 0]`` is −1 (our own successors); the constraint's
+    state (``wc``) is the same everywhere.  Codes are distinct (one per edge), so the
+    first time a state is read is by its least code, and the new states come out in
+    code order: the one-process walk's order within the level.  A state already stored
+    is left as it is.  ``block`` (:data:`BATCH` rows of the records' type) is scratch.
+
+    FULL when the store needs room (as :func:`~sdg_automata.kernels.automaton.bfs`),
+    else DONE.  By runs of :data:`BATCH` rows, hashes first, then lookups in order, as
+    :func:`~sdg_automata.kernels.automaton.bfs` does, so that the processor overlaps
+    the lookups' random accesses.
+    """
+    width = records.shape[1]
+    groups = width - wc
+    capacity = records.shape[0]
+    load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
+    mask = table.shape[0] - 1
+    hashes = np.empty(BATCH, dtype=np.uint64)
+    bcodes = np.empty(BATCH, dtype=np.int64)
+    n = cursor[N]
+    status = DONE
+    done = False
+    while not done:
+        if n + BATCH >= capacity or n + BATCH >= load:
+            status = FULL
+            break
+        m = 0
+        while m < BATCH:
+            s = _next(rcodes, heads, ends)
+            if s < 0:
+                done = True
+                break
+            i = heads[s]
+            heads[s] = i + 1
+            base = offsets[s, 0]
+            if base < 0:
+                for g in range(groups):
+                    block[m, g] = raw[i, g]
+            else:
+                for g in range(groups):
+                    block[m, g] = trans[offsets[s, g] + raw[i, g]]
+            if wc:
+                block[m, groups] = raw[i, groups]
+            bcodes[m] = rcodes[i]
+            hashes[m] = _hash(block, m)
+            m += 1
+        for j in range(m):
+            h = hashes[j]
+            tag = np.int64(h >> np.uint64(56))
+            r, slot = _probe(table, tags, records, block, j, tag,
+                             np.int64(h & np.uint64(mask)), mask)
+            if r < 0:
+                for c in range(width):
+                    records[n, c] = block[j, c]
+                table[slot] = n + 1
+                tags[slot] = tag
+                codes[n] = bcodes[j]
+                n += 1
+    cursor[N] = n
+    return status
