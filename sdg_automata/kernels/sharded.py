@@ -23,10 +23,23 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
-from .protocol import BATCH, DONE, FULL, LETTER, MAX_LOAD_PERCENT, MISS, PAUSE, SID, WORK, N
+from .packed import _lookup, home, key_hash, unpack
+from .protocol import (
+    BATCH,
+    DONE,
+    FULL,
+    LETTER,
+    MAX_LOAD_PERCENT,
+    MISS,
+    OVERFLOW,
+    PAUSE,
+    SID,
+    WORK,
+    N,
+)
 from .step import _GOLDEN, _MIX, Array, _hash, _probe, step
 
-__all__ = ["absorb", "expand", "owner"]
+__all__ = ["absorb", "absorb_packed", "expand", "expand_packed", "owner"]
 
 #: the seed of the owner hash: any constant other than the table hash's start, so that
 #: which shard owns a state and where the shard's table puts it are independent
@@ -183,3 +196,132 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
                 n += 1
     cursor[N] = n
     return status
+
+
+@jit
+def expand_packed(heap: Array, plan: Array, starts: Array, shifts: Array, masks: Array,
+                  queue: Array, gids: Array, hi: int, crows: Array, wc: int, keys: Array,
+                  shards: int, src: Array, succ: Array, out: Array, codes: Array, fill: Array,
+                  cursor: Array, quantum: int) -> int:
+    """:func:`expand` over a packed store (:mod:`sdg_automata.kernels.packed`): state s's
+    key is ``queue[s & (len − 1)]``, its ids unpacked into ``src`` (1 × fields, int32)
+    once for all its letters."""
+    fields = shifts.shape[0]
+    groups = fields - wc
+    letters = starts.shape[0]
+    room = out.shape[1]
+    qmask = queue.shape[0] - 1
+    sid, k = cursor[SID], cursor[LETTER]
+    unpacked = -1
+    work = 0
+    status = DONE
+    while sid < hi:
+        if work >= quantum:
+            status = PAUSE
+            break
+        if unpacked != sid:
+            unpack(queue[sid & qmask], shifts, masks, src, 0)
+            unpacked = sid
+        d = crows[k, src[0, groups]] if wc else 0
+        full = False
+        if d >= 0:
+            if wc:
+                succ[0, groups] = d
+            if step(heap, plan, starts[k], src, 0, succ, 0):
+                status = MISS
+                break
+            w = owner(keys, succ, 0, groups, wc, shards)
+            t = fill[w]
+            for i in range(fields):
+                out[w, t, i] = succ[0, i]
+            codes[w, t] = gids[sid] * letters + k
+            fill[w] = t + 1
+            full = t + 1 == room
+        work += 1
+        k += 1
+        if k == letters:
+            k = 0
+            sid += 1
+        if full:
+            status = FULL
+            break
+    cursor[SID], cursor[LETTER], cursor[WORK] = sid, k, work
+    return status
+
+
+@jit
+def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Array,
+                  codes: Array, wc: int, raw: Array, rcodes: Array, heads: Array, ends: Array,
+                  offsets: Array, trans: Array, picked: Array, bkeys: Array, slots: Array,
+                  cursor: Array) -> int:
+    """:func:`absorb` over a packed store: a state is its key (its ids, ours, as bit fields
+    at ``shifts``), looked up in the ordered table of :mod:`sdg_automata.kernels.packed`
+    (one word compared a probe); a new state n's key goes to ``queue[n & (len − 1)]``.
+
+    FULL when the table would pass ``load`` keys, when ``queue`` or ``codes`` has no room
+    for :data:`BATCH` more states past ``cursor[SID]`` (the first state still needed in the
+    ring), or when a cluster runs past the tail (``cursor[OVERFLOW]`` = 1): the streams'
+    heads are then where the first row not stored is.  ``picked``, ``bkeys`` and
+    ``slots`` (:data:`BATCH` each) are scratch."""
+    groups = shifts.shape[0] - wc
+    qmask = queue.shape[0] - 1
+    capacity = codes.shape[0]
+    end = table.shape[0]
+    n, keep = cursor[N], cursor[SID]
+    cursor[OVERFLOW] = 0
+    status = DONE
+    done = False
+    while not done:
+        if n + BATCH >= load or n + BATCH >= capacity or n + BATCH - keep > qmask:
+            status = FULL
+            break
+        m = 0
+        while m < BATCH:
+            s = _next(rcodes, heads, ends)
+            if s < 0:
+                done = True
+                break
+            i = heads[s]
+            heads[s] = i + 1
+            key = np.uint64(0)
+            base = offsets[s, 0]
+            for g in range(groups):
+                v = raw[i, g] if base < 0 else trans[offsets[s, g] + raw[i, g]]
+                key |= np.uint64(v) << np.uint64(shifts[g])
+            if wc:
+                key |= np.uint64(raw[i, groups]) << np.uint64(shifts[groups])
+            picked[m] = i  # the row (its stream is found again on an overflow)
+            bkeys[m] = key
+            slots[m] = home(key_hash(key), form)
+            m += 1
+        for j in range(m):
+            key1 = bkeys[j] + np.uint64(1)
+            found = _lookup(table, slots[j], key1)
+            if found >= 0:
+                continue
+            slot = -1 - found
+            if slot == end:  # the cluster runs past the tail: rows j … m − 1 wait
+                _unread(picked, j, m, heads, ends)
+                cursor[OVERFLOW] = 1
+                status = FULL
+                done = True
+                break
+            table[slot] = key1
+            queue[n & qmask] = bkeys[j]
+            codes[n] = rcodes[picked[j]]
+            n += 1
+    cursor[N] = n
+    return status
+
+
+@jit
+def _unread(picked: Array, j: int, m: int, heads: Array, ends: Array) -> None:
+    """Put rows ``picked[j:m]`` back at the heads of their streams: stream s is rows
+    ``ends[s − 1]`` … ``ends[s]`` − 1, and its rows were picked in order, so its head
+    goes back to the first of them."""
+    for t in range(m - 1, j - 1, -1):
+        i = picked[t]
+        for s in range(heads.shape[0]):
+            if i < ends[s]:
+                heads[s] = i
+                break

@@ -31,7 +31,8 @@ from ..errors import ResourceError
 from ..kernels.protocol import BATCH
 from .compiled.drive import _start
 from .compiled.loop import Misses, dispatch, stop
-from .compiled.stores import NARROW, Growing, _Store
+from .compiled.stores import NARROW, Growing
+from .shard_stores import STORES
 
 __all__ = ["BATCH_STATES", "BUFFER_ROWS", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard",
            "answered", "kernels_compiling", "shard_key"]
@@ -49,11 +50,11 @@ BUFFER_ROWS = 1 << 22
 #: there): longer means that shard is gone
 SEND_TIMEOUT = 60.0
 #: the phases of a shard's work that :meth:`Shard.usage` times: stepping the frontier
-#: (the kernel, which also puts each successor in its owner's buffer, and the learning of
-#: its misses), handing the full buffers out as batches, waiting for batches to be taken,
+#: (the kernel, which also puts each successor in its owner's buffer), learning the steps
+#: it missed, handing the full buffers out as batches, waiting for batches to be taken,
 #: deduping received states (merged by code, their ids translated as they are read),
 #: finding the values' first new states, numbering them (with fetching the others' codes)
-PHASES = ("step", "route", "send", "absorb", "order", "number")
+PHASES = ("step", "learn", "route", "send", "absorb", "order", "number")
 #: the worker metric (sent to the scheduler with every heartbeat) that counts the kernel
 #: compilations under way in the worker: what the driver shows while a fresh cluster
 #: compiles (:func:`kernels_compiling`)
@@ -147,10 +148,14 @@ class Shard:
         (:meth:`~sdg_automata.search.request.Search.constraint_arrays`).
     token:
         The run's identity: every call must carry it.
+    store:
+        Where the shard keeps its states: ``"packed"`` (keys of one word), or
+        ``"records"`` where the ids outgrow a key
+        (:data:`~sdg_automata.search.shard_stores.STORES`).
     """
 
     def __init__(self, blob: bytes, index: int, shards: int, head: str,
-                 constraint: Any, token: str) -> None:
+                 constraint: Any, token: str, store: str = "packed") -> None:
         import numpy as np
 
         #: the worker holding this actor (None outside a Dask worker)
@@ -172,10 +177,10 @@ class Shard:
         self.groups = self.tables.groups
         self.width = self.groups + self.wc
         self.letters = len(self.tables.alphabet)
-        self.store = _Store(self.width, tree=False, letters=self.letters, rows=False,
-                            narrow=self.crows.shape[1] <= NARROW)
-        self.codes = Growing(np.int64, (), self.store.records.capacity)
-        self.gids = Growing(np.int64, (), self.store.records.capacity)
+        fixed = [int(self.crows.shape[1])] if self.wc else []
+        self.store = STORES[store](self.tables.part_counts, fixed, self.letters)
+        self.codes = Growing(np.int64, (), 1 << 12)
+        self.gids = Growing(np.int64, (), 1 << 12)
         self.keys = np.zeros((self.groups, 16), dtype=np.uint64)
         self.keyed = [0] * self.groups
         self._refresh_keys()
@@ -275,10 +280,12 @@ class Shard:
         block = np.asarray(record, dtype=np.int32).reshape(1, -1)
         return int(self.kernel.owner(self.keys, block, 0, self.groups, self.wc, self.shards))
 
-    def _room(self, n: int) -> None:
-        self.store.make_room(n)
-        for g in (self.codes, self.gids):
-            g.grow(self.store.records.capacity)
+    def _room(self, n: int, keep: int, cursor: Any) -> None:
+        """Room for a block of new states after n (the states from ``keep`` on kept)."""
+        self.store.room(n, keep, cursor)
+        if n + BATCH + 1 >= self.codes.capacity:
+            for g in (self.codes, self.gids):
+                g.grow(2 * g.capacity)
 
     # -- the calls ---------------------------------------------------------------------
 
@@ -345,10 +352,9 @@ class Shard:
 
         def call() -> int:
             started = clock()
-            status = kernel.expand(
-                self.tables.heap, self.tables.plan, self.tables.starts,
-                self.store.records.array, self.gids.array, self.hi, self.crows, self.wc,
-                self.keys, self.shards, succ, out, codes, fill, cursor, 1 << 22)
+            status = self.store.expand(kernel, self.tables, self.gids.array, self.hi,
+                                       self.crows, self.wc, self.keys, self.shards, succ, out,
+                                       codes, fill, cursor, 1 << 22)
             self.seconds["step"] += clock() - started
             return int(status)
 
@@ -357,11 +363,11 @@ class Shard:
             started = clock()
             sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
             misses.seen((sid, k, int(fill.sum())))
-            self.tables.learn(self.store.records.array[sid, :self.groups].tolist(), k)
+            self.tables.learn(self.store.ids(sid)[:self.groups], k)
             self._refresh_keys()
             if out.dtype != self._wire():  # an id outgrew 16 bits: so do the buffers
                 out = out.astype(self._wire())
-            self.seconds["step"] += clock() - started
+            self.seconds["learn"] += clock() - started
 
         def pause() -> None:
             misses.forget()
@@ -490,27 +496,25 @@ class Shard:
         cursor = np.zeros(8, dtype=np.int64)
         cursor[protocol.N] = fresh
         raw, rcodes, heads, ends, offsets, trans = self._streams()
-        self.store.fit(self.tables, fresh)  # the ids interned may need 32 bits
+        self.store.fit(self.tables, fresh)  # the ids interned may need wider fields
+        cursor[protocol.SID] = fresh  # the first state the store must keep ids of
+        streams = (raw, rcodes, heads, ends, offsets, trans)
 
         def call() -> int:  # the store's arrays are read anew: a growth replaces them
-            records = self.store.records.array
-            block = np.empty((BATCH, self.width), dtype=records.dtype)
-            return int(kernel.absorb(records, self.store.table.array, self.store.tags.array,
-                                     self.codes.array, self.wc, raw, rcodes, heads, ends,
-                                     offsets, trans, block, cursor))
+            return self.store.absorb(kernel, self.codes.array, self.wc, streams, cursor)
 
-        dispatch(call, {protocol.FULL: lambda: self._room(int(cursor[protocol.N])),
+        dispatch(call, {protocol.FULL: lambda: self._room(int(cursor[protocol.N]), fresh,
+                                                          cursor),
                         protocol.DONE: stop})
         self.seconds["absorb"] += clock() - started
         started = clock()
         n = self.n = int(cursor[protocol.N])
-        records = self.store.records.array
         self.level = (fresh, n)
         group, table = self.tables.values(self.head)
-        values = table[records[fresh:n, group]]
+        values = table[self.store.column(group, fresh, n)]
         ok = values >= 0
         if self.wc:
-            ok &= self.cfinal[records[fresh:n, self.groups]].astype(bool)
+            ok &= self.cfinal[self.store.column(self.groups, fresh, n)].astype(bool)
         rows_ok = np.flatnonzero(ok)
         seen, first = np.unique(values[rows_ok], return_index=True)
         self.first_rows = {int(v): fresh + int(r) for v, r in zip(seen, rows_ok[first],

@@ -84,9 +84,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError, ResourceError, SdgBug, SdgError
 from ..runtime.budget import Budget, Meter
 from ..runtime.engines import Unfit
+from .compiled.stores import KeyTooWide
 from .constraint import one_letter
 from .request import SearchResult, read_witness
 from .shard import COMPILING, Shard, answered, shard_key
+from .shard_stores import STORES
 
 if TYPE_CHECKING:
     from ..grammar.words import Word
@@ -148,7 +150,8 @@ class _Probe:
 class _Cluster:
     """The driver's side: the shards' actors, and bounded waits on their calls."""
 
-    def __init__(self, client: Any, search: Search, token: str, meter: Meter) -> None:
+    def __init__(self, client: Any, search: Search, token: str, meter: Meter,
+                 store: str) -> None:
         #: per worker: the scheduler's last_seen when it last changed, and our clock then
         self._beats: dict[str, tuple[Any, float]] = {}
         #: the workers as the scheduler last described them (:meth:`lost`)
@@ -172,8 +175,9 @@ class _Cluster:
             constraint = search.constraint_arrays()
             self.futures = [
                 client.submit(Shard, blob, i, len(self.addresses), search.head, constraint,
-                              token, actor=True, workers=[address], allow_other_workers=False,
-                              pure=False, retries=0, key=shard_key(token, i))
+                              token, store, actor=True, workers=[address],
+                              allow_other_workers=False, pure=False, retries=0,
+                              key=shard_key(token, i))
                 for i, address in enumerate(self.addresses)]
             self.actors = [self._result(f, f"starting shard {i}")
                            for i, f in enumerate(self.futures)]
@@ -211,7 +215,7 @@ class _Cluster:
             while not answered(future, POLL):
                 self._watch(what)
             return future.result()
-        except (KeyboardInterrupt, SdgError):
+        except (KeyboardInterrupt, SdgError, KeyTooWide):  # KeyTooWide: sharded_bfs's
             raise
         except Exception as e:  # a shard's failure, or its worker gone under the call
             raise self._failure(e, what) from None
@@ -305,8 +309,8 @@ class _Cluster:
 
 
 @contextlib.contextmanager
-def _shards(client: Any, search: Search, meter: Meter) -> Iterator[_Cluster]:
-    cluster = _Cluster(client, search, uuid.uuid4().hex, meter)
+def _shards(client: Any, search: Search, meter: Meter, store: str) -> Iterator[_Cluster]:
+    cluster = _Cluster(client, search, uuid.uuid4().hex, meter, store)
     try:
         yield cluster
     finally:
@@ -460,9 +464,16 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
                         "searched in this process (the same maximum, witnesses and states)")
         meter = budget.start("search", unit="states")
         try:
-            with _shards(client, search, meter) as cluster:
-                found, states, complete, peak = _walk(cluster, search, usage)
-                workers = cluster.size
+            for store in STORES:  # packed keys; records once the ids outgrow a key
+                try:
+                    with _shards(client, search, meter, store) as cluster:
+                        found, states, complete, peak = _walk(cluster, search, usage)
+                        workers = cluster.size
+                    break
+                except KeyTooWide:  # walked again on records, as one process does
+                    if store == "records":
+                        raise SdgBug("sharded search: records said their keys are too wide") \
+                            from None
         except KeyboardInterrupt:  # while the shards start (_walk says how far it got)
             raise meter.interrupted(0) from None
         except _Narrow as e:  # the fallback runs under the rest of the budget's clock
