@@ -32,7 +32,7 @@ from ..kernels.protocol import BATCH
 from .compiled.drive import _start
 from .compiled.loop import Misses, dispatch, stop
 from .compiled.stores import NARROW, Growing
-from .shard_stores import STORES
+from .shard_stores import STORES, ShardStore
 
 __all__ = ["BATCH_STATES", "BUFFER_ROWS", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard",
            "answered", "kernels_compiling", "shard_key"]
@@ -178,7 +178,7 @@ class Shard:
         self.width = self.groups + self.wc
         self.letters = len(self.tables.alphabet)
         fixed = [int(self.crows.shape[1])] if self.wc else []
-        self.store = STORES[store](self.tables.part_counts, fixed, self.letters)
+        self.store: ShardStore = STORES[store](self.tables.part_counts, fixed, self.letters)
         self.codes = Growing(np.int64, (), 1 << 12)
         self.gids = Growing(np.int64, (), 1 << 12)
         self.keys = np.zeros((self.groups, 16), dtype=np.uint64)
@@ -446,11 +446,11 @@ class Shard:
             who = self.index if sender is None else sender
             batches.setdefault(who, []).append(i)
             if sender is not None:
-                trans = self.trans[sender]
+                known = self.trans[sender]
                 for g, new in enumerate(parts):
                     if new:
                         ids = np.array([self.tables.part_id(g, p) for p in new], dtype=np.int32)
-                        trans[g] = np.concatenate([trans[g], ids])
+                        known[g] = np.concatenate([known[g], ids])
         self._refresh_keys()
         narrow = all(rows.dtype == np.uint16 for _, _, rows, _ in inbox)
         total = sum(len(codes) for _, _, _, codes in inbox)

@@ -20,12 +20,47 @@ in code order.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from .compiled.packed import PackedStore, key_widths
 from .compiled.stores import NARROW, _Store
 
-__all__ = ["PackedShard", "RecordShard", "STORES"]
+__all__ = ["STORES", "PackedShard", "RecordShard", "ShardStore"]
+
+
+class ShardStore(Protocol):
+    """What a shard asks of its store (the kernels' arguments are the store's own)."""
+
+    def add_first(self, start: Any) -> None:
+        """Store q₀, state 0."""
+
+    def ids(self, s: int) -> list[int]:
+        """The ids of state ``s`` (in the frontier)."""
+
+    def expand(self, kernel: Any, tables: Any, gids: Any, hi: int, crows: Any, wc: int,
+               keys: Any, shards: int, scratch: Any, out: Any, codes: Any, fill: Any,
+               cursor: Any, quantum: int) -> int:
+        """:func:`~sdg_automata.kernels.sharded.expand` on this store: its status."""
+
+    def fit(self, tables: Any, n: int) -> None:
+        """Make room in the states' encoding for every id interned so far."""
+
+    def absorb(self, kernel: Any, codes: Any, wc: int, streams: tuple[Any, ...],
+               cursor: Any) -> int:
+        """:func:`~sdg_automata.kernels.sharded.absorb` on this store: its status."""
+
+    def room(self, n: int, keep: int, cursor: Any) -> None:
+        """Room for a block of states after n (the states from ``keep`` on kept)."""
+
+    def column(self, field: int, lo: int, hi: int) -> Any:
+        """Field ``field``'s ids of states ``lo`` … ``hi`` − 1 (int64)."""
+
+    def nbytes(self, n: int) -> int:
+        """The bytes the store holds for n states."""
+
+    def close(self) -> None:
+        """Give the memory back."""
 
 
 class PackedShard:
@@ -147,5 +182,7 @@ class RecordShard:
         self.store.close()
 
 
-#: the stores by name (the driver's choice; ``"records"`` where keys are too wide)
-STORES = {"packed": PackedShard, "records": RecordShard}
+#: the stores by name, made from the part counts, the constraint's states and the letters
+#: (the driver's choice, in this order: ``"records"`` where the ids outgrow a key)
+STORES: dict[str, Callable[[list[int], list[int], int], ShardStore]] = {
+    "packed": PackedShard, "records": RecordShard}
