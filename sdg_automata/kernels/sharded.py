@@ -39,7 +39,7 @@ from .protocol import (
 )
 from .step import _GOLDEN, _MIX, Array, _hash, _probe, step
 
-__all__ = ["absorb", "absorb_packed", "expand", "expand_packed", "owner"]
+__all__ = ["absorb", "absorb_packed", "expand", "expand_packed", "first_rows", "owner", "ranks"]
 
 #: the seed of the owner hash: any constant other than the table hash's start, so that
 #: which shard owns a state and where the shard's table puts it are independent
@@ -51,14 +51,15 @@ _NO_CODE = np.int64(0x7FFFFFFFFFFFFFFF)
 @jit
 def owner(keys: Array, block: Array, row: int, groups: int, wc: int, shards: int) -> int:
     """The shard owning the state ``block[row]``: a hash of its parts' canonical keys
-    (``keys[g, id]``: the same for the same part on every shard, whatever its id there),
-    and of the constraint's state, reduced modulo ``shards``."""
+    (``keys[g, id]``: the same for the same part of the same group on every shard,
+    whatever its id there, and independent random words), and of the constraint's state,
+    reduced modulo ``shards``.  The keys are added up, then mixed once: independent
+    additions where a multiplication per group would be a chain."""
     h = _OWNER_SEED
     for g in range(groups):
-        h = (h ^ keys[g, block[row, g]]) * _GOLDEN
-        h ^= h >> np.uint64(31)
+        h += keys[g, block[row, g]]
     if wc:
-        h = (h ^ np.uint64(block[row, groups] + 1)) * _GOLDEN
+        h += np.uint64(block[row, groups] + 1) * _GOLDEN
     h ^= h >> np.uint64(32)
     h *= _MIX
     h ^= h >> np.uint64(29)
@@ -325,3 +326,26 @@ def _unread(picked: Array, j: int, m: int, heads: Array, ends: Array) -> None:
             if i < ends[s]:
                 heads[s] = i
                 break
+
+
+@jit
+def ranks(mine: Array, theirs: Array, rank: Array) -> None:
+    """``rank[i]`` += how many of ``theirs`` are below ``mine[i]`` (both sorted, distinct):
+    one merge of the two, where a binary search per code would read ``theirs`` at random."""
+    j = 0
+    m = theirs.shape[0]
+    for i in range(mine.shape[0]):
+        x = mine[i]
+        while j < m and theirs[j] < x:
+            j += 1
+        rank[i] += j
+
+
+@jit
+def first_rows(values: Array, ok: Array, first: Array) -> None:
+    """``first[v]`` ← the first row i with ``values[i]`` = v and ``ok[i]`` (``first`` −1
+    beforehand): each value's first state of a level, in one pass."""
+    for i in range(values.shape[0]):
+        v = values[i]
+        if ok[i] and first[v] < 0:
+            first[v] = i

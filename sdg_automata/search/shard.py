@@ -63,10 +63,13 @@ COMPILING = "sdg_kernels_compiling"
 _SALT = b"sdg-automata/sharded"
 
 
-def _part_key(part: int) -> int:
-    """A 64-bit key of a part (a bitset of one group's items), the same in every process:
-    what the owner hash reads in place of the part's id, which is the shard's own."""
-    data = part.to_bytes(max(1, (part.bit_length() + 7) // 8), "little")
+def _part_key(group: int, part: int) -> int:
+    """A 64-bit key of a part of a group (a bitset of its items), the same in every
+    process: what the owner hash reads in place of the part's id, which is the shard's
+    own.  Keyed by the group too, so that the keys of a state's parts are independent
+    (the owner hash adds them up)."""
+    data = group.to_bytes(4, "little") + part.to_bytes(max(1, (part.bit_length() + 7) // 8),
+                                                       "little")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8, key=_SALT).digest(), "little")
 
 
@@ -271,7 +274,7 @@ class Shard:
             self.keys = grown
         for g, parts in enumerate(self.tables.parts):
             for pid in range(self.keyed[g], len(parts)):
-                self.keys[g, pid] = _part_key(parts[pid])
+                self.keys[g, pid] = _part_key(g, parts[pid])
             self.keyed[g] = len(parts)
 
     def _owner_of(self, record: Any) -> int:
@@ -515,10 +518,9 @@ class Shard:
         ok = values >= 0
         if self.wc:
             ok &= self.cfinal[self.store.column(self.groups, fresh, n)].astype(bool)
-        rows_ok = np.flatnonzero(ok)
-        seen, first = np.unique(values[rows_ok], return_index=True)
-        self.first_rows = {int(v): fresh + int(r) for v, r in zip(seen, rows_ok[first],
-                                                                   strict=True)}
+        first = np.full(max(int(values.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
+        kernel.first_rows(values, ok, first)
+        self.first_rows = {v: fresh + int(r) for v, r in enumerate(first.tolist()) if r >= 0}
         codes_of = self.codes.array
         self.seconds["order"] += clock() - started
         return {"new": n - fresh, "first": {v: int(codes_of[r])
@@ -539,7 +541,7 @@ class Shard:
                  if w != self.index]
         for _, future in asked:
             self._wait(future)
-            rank += np.searchsorted(future.result(), mine)
+            self.kernel.ranks(mine, future.result(), rank)
         self.gids.array[lo:hi] = offset + rank
         self.lo, self.hi = lo, hi
         gids = self.gids.array
