@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -194,6 +195,9 @@ class Shard:
         self.trans = [[np.zeros(0, dtype=np.int32) for _ in range(self.groups)]
                       for _ in range(shards)]
         self.inbox: list[tuple[int | None, Any, Any, Any]] = []
+        #: the other shards whose last batch of the level came (under ``ended``)
+        self.lasts = 0
+        self.ended = threading.Condition()
         self.aborted = False
         self.round = 0  # the calls of the run so far: a recreated actor would not know it
         self.n = 0
@@ -305,13 +309,19 @@ class Shard:
         """Stop waiting for others (an async method: it runs while a call is busy)."""
         self.aborted = True
 
-    async def receive(self, sender: int, parts: list[list[int]], rows: Any, codes: Any) -> None:
+    async def receive(self, sender: int, parts: list[list[int]], rows: Any, codes: Any,
+                      last: bool) -> None:
         """A batch from shard ``sender``: states in its ids, with the parts it had not sent
-        us yet (it waits for our answer before it sends the next, so they come in order)."""
+        us yet (it waits for our answer before it sends the next, so they come in order);
+        ``last``: its last of the level (its expansion is over)."""
         if self.closed:
             raise ResourceError(f"shard {self.index} was stopped: it takes no batch")
-        self.inbox.append((sender, parts, rows, codes))
+        self.inbox.append((sender, parts, rows, codes))  # empty, it may still bring parts
         self.received += len(codes)
+        if last:
+            with self.ended:
+                self.lasts += 1
+                self.ended.notify_all()
 
     async def sorted_codes(self) -> Any:
         """The codes of the last merge's new states, sorted."""
@@ -320,18 +330,22 @@ class Shard:
         lo, hi = self.level
         return self.codes.array[lo:hi].copy()
 
-    def advance(self, token: str, round_: int, offset: int | None, expand: bool
-                ) -> dict[int, int] | None:
+    def next_level(self, token: str, round_: int, offset: int | None, expand: bool
+              ) -> dict[str, Any] | None:
         """Number the last merge's new states from ``offset`` on (:meth:`_number`; ``None``:
-        the first level, q₀, is numbered), and with ``expand`` step them: the next
-        frontier's successors go to their owners.  One call, so that a level costs two
-        round trips of the driver (this and :meth:`merge`).  Returns the number of each
-        value's first state among the states numbered (``None``: see :meth:`_run`)."""
-        def body() -> dict[int, int]:
+        the first level, q₀, is numbered), and with ``expand`` step them (the next
+        frontier's successors go to their owners) and, once every other shard has sent
+        its last batch, merge what was received (:meth:`_merge`): one call, so that a
+        level costs the driver one round trip.  Returns ``{"numbered": the number of each
+        value's first state among the states numbered, "merged": what the merge says, or
+        None without expand}`` (``None``: see :meth:`_run`)."""
+        def body() -> dict[str, Any]:
             firsts = {} if offset is None else self._number(offset)
+            merged = None
             if expand:
                 self._expand()
-            return firsts
+                merged = self._merge()
+            return {"numbered": firsts, "merged": merged}
 
         return self._run(token, round_, body)
 
@@ -380,9 +394,9 @@ class Shard:
             started, waited = clock(), self.waited
             for w in range(self.shards):
                 f = int(fill[w])
-                if f == room or (done and f):
+                if f == room or (done and (f or w != self.index)):  # the last: to every peer
                     self.generated += f
-                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying)
+                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying, done)
                     fill[w] = 0
             self.seconds["route"] += clock() - started - (self.waited - waited)
             return done
@@ -400,9 +414,9 @@ class Shard:
         narrow = max(self.tables.part_counts) <= NARROW and self.crows.shape[1] <= NARROW
         return np.uint16 if narrow else np.int32
 
-    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any]) -> None:
+    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any], last: bool) -> None:
         """Send a batch to shard ``w`` (to ourselves: into the inbox), once the batch
-        before it has arrived."""
+        before it has arrived (``last``: the last of the level)."""
         self.sent += len(codes)
         if w == self.index:
             self.inbox.append((None, None, rows, codes))
@@ -412,7 +426,7 @@ class Shard:
             parts.append(have[self.shipped[w][g]:])
             self.shipped[w][g] = len(have)
         self._wait(flying[w])
-        flying[w] = self.peers[w].receive(self.index, parts, rows, codes)
+        flying[w] = self.peers[w].receive(self.index, parts, rows, codes, last)
 
     def _wait(self, future: Any) -> None:
         """The answer of another shard, waited for in slices (the driver may say stop)."""
@@ -482,16 +496,31 @@ class Shard:
         table = np.concatenate(tables) if tables else np.zeros(1, dtype=np.int32)
         return raw, rcodes, heads, ends, offsets, table
 
-    def merge(self, token: str, round_: int) -> dict[str, Any] | None:
-        """Dedupe the batches received against the shard: the new states become the next
-        level, in code order.  Returns their count, each value's first code among them
-        (A's value, where the constraint accepts) and the shard's bytes (``None``: see
-        :meth:`_run`)."""
-        return self._run(token, round_, self._merge)
+    def _all_sent(self) -> None:
+        """Wait until every other shard has sent its last batch of the level, in slices
+        (the driver may say stop); :data:`SEND_TIMEOUT` without one is a lost shard."""
+        started = time.perf_counter()
+        deadline = time.monotonic() + SEND_TIMEOUT
+        with self.ended:
+            while self.lasts < self.shards - 1:
+                self.ended.wait(1.0)
+                if self.lasts < self.shards - 1:
+                    self._stop_if_unwanted()
+                    if time.monotonic() > deadline:
+                        raise ResourceError(f"shard {self.index}: another shard ended no "
+                                            f"level for {SEND_TIMEOUT:g} s")
+            self.lasts = 0
+        waited = time.perf_counter() - started
+        self.seconds["send"] += waited
+        self.waited += waited
 
     def _merge(self) -> dict[str, Any]:
+        """Dedupe the batches received against the shard: the new states become the next
+        level, in code order.  Returns their count, each value's first code among them
+        (A's value, where the constraint accepts) and the shard's bytes."""
         import numpy as np
 
+        self._all_sent()
         kernel, protocol = self.kernel, self.protocol
         clock = time.perf_counter
         started = clock()

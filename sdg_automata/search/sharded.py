@@ -330,11 +330,10 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
     level = 0
     probe = _Probe()
     try:
-        cluster.call("advance", None, True, what="expanding level 0")
+        merged = [a["merged"] for a in cluster.call("next_level", None, True,
+                                                     what="expanding level 0")]
         while True:
             level += 1
-            where = f"expanding level {level - 1}"
-            merged = cluster.call("merge", what=where)
             cluster.counting()
             total = sum(m["new"] for m in merged)
             peak = max(peak, sum(m["bytes"] for m in merged))
@@ -347,11 +346,11 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
                 raise meter.exceeded(cap, f"{budget.max_states} states")
             if not settles:
                 meter.check(offset + total)
-            numbered = cluster.call("advance", offset, not settles,
-                                    what=f"expanding level {level}")
+            answers = cluster.call("next_level", offset, not settles,
+                                   what=f"expanding level {level}")
             firsts: dict[int, int] = {}
-            for number in numbered:
-                for v, g in number.items():
+            for answer in answers:
+                for v, g in answer["numbered"].items():
                     if v not in found and g < firsts.get(v, g + 1):
                         firsts[v] = g
             if settles:
@@ -364,6 +363,7 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
                 break
             found.update(firsts)
             offset += total
+            merged = [a["merged"] for a in answers]
         if usage is not None:
             usage(cluster.call("usage"))
         witnesses = _witnesses(cluster, search, found)
