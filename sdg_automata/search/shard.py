@@ -195,6 +195,8 @@ class Shard:
         self.trans = [[np.zeros(0, dtype=np.int32) for _ in range(self.groups)]
                       for _ in range(shards)]
         self.inbox: list[tuple[int | None, Any, Any, Any]] = []
+        #: the owners' buffers of :meth:`_expand` (:meth:`_buffers`)
+        self.buffers: tuple[Any, Any] | None = None
         #: the other shards whose last batch of the level came (under ``ended``)
         self.lasts = 0
         self.ended = threading.Condition()
@@ -356,9 +358,8 @@ class Shard:
         import numpy as np
 
         kernel, protocol = self.kernel, self.protocol
-        room = max(1 << 12, min(BATCH_STATES, BUFFER_ROWS // self.shards))
-        out = np.empty((self.shards, room, self.width), dtype=self._wire())
-        codes = np.empty((self.shards, room), dtype=np.int64)
+        out, codes = self._buffers()
+        room = out.shape[1]
         fill = np.zeros(self.shards, dtype=np.int64)
         succ = np.empty((1, self.width), dtype=np.int32)
         cursor = np.zeros(8, dtype=np.int64)
@@ -384,6 +385,7 @@ class Shard:
             self._refresh_keys()
             if out.dtype != self._wire():  # an id outgrew 16 bits: so do the buffers
                 out = out.astype(self._wire())
+                self.buffers = (out, codes)
             self.seconds["learn"] += clock() - started
 
         def pause() -> None:
@@ -405,6 +407,18 @@ class Shard:
                         protocol.FULL: lambda: route(False), protocol.DONE: lambda: route(True)})
         for w in range(self.shards):
             self._wait(flying[w])
+
+    def _buffers(self) -> tuple[Any, Any]:
+        """The owners' buffers (rows, codes), made once and kept from level to level: a
+        level's successors pass through the same pages (a worker's C heap gives freed
+        memory back at once, so new buffers would be faulted in again every level)."""
+        import numpy as np
+
+        if self.buffers is None or self.buffers[0].dtype != self._wire():
+            room = max(1 << 12, min(BATCH_STATES, BUFFER_ROWS // self.shards))
+            self.buffers = (np.empty((self.shards, room, self.width), dtype=self._wire()),
+                            np.empty((self.shards, room), dtype=np.int64))
+        return self.buffers
 
     def _wire(self) -> Any:
         """The type of the ids in a batch: 16 bits while every id fits them (half the
@@ -623,6 +637,6 @@ class Shard:
         self.closed = True
         for growing in (self.store, self.codes, self.gids):
             growing.close()
-        self.inbox, self.peers, self.trans = [], [], []
+        self.inbox, self.peers, self.trans, self.buffers = [], [], [], None
         del self.tables, self.keys
         _trim_heap()
