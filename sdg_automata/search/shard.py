@@ -2,9 +2,11 @@
 
 :class:`Shard` runs on a Dask worker, one per worker, called by the driver in
 :mod:`sdg_automata.search.sharded` (whose docstring gives the design: owner
-hashing by part keys, the one-process order of numbers, the two barriers per
-level).  Shards send their successors to each other directly, actor to actor,
-in batches of at least :data:`BATCH_STATES` states; every wait is bounded
+hashing by part keys, the one-process order of numbers, one barrier per level),
+its states in a store of :mod:`sdg_automata.search.shard_stores`.  Shards send their
+successors to each other directly, actor to actor, in batches of up to
+:data:`BATCH_STATES` states, the last of a level to every other shard, which merges
+once it has them all; every wait is bounded
 (:data:`SEND_TIMEOUT`), so a lost peer ends the run with
 :class:`~sdg_automata.errors.ResourceError` instead of a hang.
 
@@ -40,8 +42,8 @@ __all__ = ["BATCH_STATES", "BUFFER_ROWS", "COMPILING", "PHASES", "SEND_TIMEOUT",
 
 _T = TypeVar("_T")
 
-#: a shard sends the successors owned by another once it has at least this many (and the
-#: rest at the end of the level): big enough that the per-message cost (measured: 3.1 ms
+#: a shard sends the successors owned by another once it has this many (and the rest at
+#: the end of the level): big enough that the per-message cost (measured: 3.1 ms
 #: per round trip) is small next to moving them (15–20 M states/s per link)
 BATCH_STATES = 100_000
 #: the rows of the owners' buffers together, at most (each holds up to
