@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
-from .packed import _lookup, home, key_hash, unpack
+from .packed import _lookup, home, key_hash, pack, unpack
 from .protocol import (
     BATCH,
     DONE,
@@ -37,9 +37,9 @@ from .protocol import (
     WORK,
     N,
 )
-from .step import _GOLDEN, _MIX, Array, _hash, _probe, step
+from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, step
 
-__all__ = ["absorb", "absorb_packed", "expand", "expand_packed", "first_rows", "owner", "ranks"]
+__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "owner", "ranks"]
 
 #: the seed of the owner hash: any constant other than the table hash's start, so that
 #: which shard owns a state and where the shard's table puts it are independent
@@ -66,52 +66,79 @@ def owner(keys: Array, block: Array, row: int, groups: int, wc: int, shards: int
     return int(h % np.uint64(shards))
 
 
-@jit
-def expand(heap: Array, plan: Array, starts: Array, records: Array, gids: Array, hi: int,
+@_inline
+def _route(heap: Array, plan: Array, starts: Array, src: Array, srow: int, k: int, code: int,
            crows: Array, wc: int, keys: Array, shards: int, succ: Array, out: Array,
-           codes: Array, fill: Array, cursor: Array, quantum: int) -> int:
+           codes: Array, fill: Array) -> int:
+    """The successor of ``src[srow]`` on letter k, with its code, into its owner's buffer
+    (:func:`expand`): −1 for a step not learned yet, 1 when that buffer is now full, 0."""
+    width = succ.shape[1]
+    groups = width - wc
+    d = crows[k, src[srow, groups]] if wc else 0
+    if d < 0:  # the constraint dies: no successor
+        return 0
+    if wc:
+        succ[0, groups] = d
+    if step(heap, plan, starts[k], src, srow, succ, 0):
+        return -1
+    w = owner(keys, succ, 0, groups, wc, shards)
+    t = fill[w]
+    for i in range(width):
+        out[w, t, i] = succ[0, i]
+    codes[w, t] = code
+    fill[w] = t + 1
+    return 1 if t + 1 == out.shape[1] else 0
+
+
+@jit
+def expand(heap: Array, plan: Array, starts: Array, records: Array, shifts: Array,
+           masks: Array, queue: Array, gids: Array, hi: int, crows: Array, wc: int,
+           keys: Array, shards: int, src: Array, succ: Array, out: Array, codes: Array,
+           fill: Array, cursor: Array, quantum: int) -> int:
     """The successors of states ``cursor[SID]`` … ``hi`` − 1 (from letter ``cursor[LETTER]``),
     each into the buffer of its owner w (:func:`owner`): row ``fill[w]`` of ``out[w]``,
     its code ``gids[s]·letters + k`` (the parent's global number and the letter: the order
     of the one-process walk) at ``codes[w, fill[w]]``.  ``succ`` (1 × width, int32) is
     the scratch a successor is made in.
 
+    State s is ``records[s]`` (the record store), or, where ``shifts`` is not empty (a
+    packed store, :mod:`sdg_automata.kernels.packed`), the key ``queue[s & (len − 1)]``,
+    its ids unpacked into ``src`` (1 × fields, int32) once for all its letters.
+
     FULL once a buffer is full (its last row written, the cursor past it), MISS as
     :func:`~sdg_automata.kernels.automaton.bfs`, PAUSE after ``quantum`` steps; DONE at
     ``hi``.
     """
-    width = records.shape[1]
-    groups = width - wc
     letters = starts.shape[0]
-    room = out.shape[1]
+    packed = shifts.shape[0] > 0
+    qmask = queue.shape[0] - 1
     sid, k = cursor[SID], cursor[LETTER]
+    unpacked = -1
     work = 0
     status = DONE
     while sid < hi:
         if work >= quantum:
             status = PAUSE
             break
-        d = crows[k, records[sid, groups]] if wc else 0
-        full = False
-        if d >= 0:
-            if wc:
-                succ[0, groups] = d
-            if step(heap, plan, starts[k], records, sid, succ, 0):
-                status = MISS
-                break
-            w = owner(keys, succ, 0, groups, wc, shards)
-            t = fill[w]
-            for i in range(width):
-                out[w, t, i] = succ[0, i]
-            codes[w, t] = gids[sid] * letters + k
-            fill[w] = t + 1
-            full = t + 1 == room
+        code = gids[sid] * letters + k
+        if packed:
+            if unpacked != sid:
+                unpack(queue[sid & qmask], shifts, masks, src, 0)
+                unpacked = sid
+            routed = _route(heap, plan, starts, src, 0, k, code, crows, wc, keys, shards, succ,
+                            out, codes, fill)
+        else:
+            routed = _route(heap, plan, starts, records, sid, k, code, crows, wc, keys, shards,
+                            succ, out, codes, fill)
+        if routed < 0:
+            status = MISS
+            break
         work += 1
         k += 1
         if k == letters:
             k = 0
             sid += 1
-        if full:
+        if routed > 0:
             status = FULL
             break
     cursor[SID], cursor[LETTER], cursor[WORK] = sid, k, work
@@ -127,6 +154,28 @@ def _next(rcodes: Array, heads: Array, ends: Array) -> int:
         if h < ends[s] and rcodes[h] < least:
             best, least = s, rcodes[h]
     return best
+
+
+@_inline
+def _read(raw: Array, rcodes: Array, heads: Array, ends: Array, offsets: Array, trans: Array,
+          wc: int, block: Array, m: int) -> int:
+    """The next row of the streams by code (:func:`absorb`) into ``block[m]``, in our ids:
+    its row in ``raw`` (its code is ``rcodes`` of it), or −1 when all are read."""
+    s = _next(rcodes, heads, ends)
+    if s < 0:
+        return -1
+    i = int(heads[s])
+    heads[s] = i + 1
+    groups = block.shape[1] - wc
+    if offsets[s, 0] < 0:
+        for g in range(groups):
+            block[m, g] = raw[i, g]
+    else:
+        for g in range(groups):
+            block[m, g] = trans[offsets[s, g] + raw[i, g]]
+    if wc:
+        block[m, groups] = raw[i, groups]
+    return i
 
 
 @jit
@@ -150,7 +199,6 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
     the lookups' random accesses.
     """
     width = records.shape[1]
-    groups = width - wc
     capacity = records.shape[0]
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
@@ -165,21 +213,10 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
             break
         m = 0
         while m < BATCH:
-            s = _next(rcodes, heads, ends)
-            if s < 0:
+            i = _read(raw, rcodes, heads, ends, offsets, trans, wc, block, m)
+            if i < 0:
                 done = True
                 break
-            i = heads[s]
-            heads[s] = i + 1
-            base = offsets[s, 0]
-            if base < 0:
-                for g in range(groups):
-                    block[m, g] = raw[i, g]
-            else:
-                for g in range(groups):
-                    block[m, g] = trans[offsets[s, g] + raw[i, g]]
-            if wc:
-                block[m, groups] = raw[i, groups]
             bcodes[m] = rcodes[i]
             hashes[m] = _hash(block, m)
             m += 1
@@ -200,61 +237,10 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
 
 
 @jit
-def expand_packed(heap: Array, plan: Array, starts: Array, shifts: Array, masks: Array,
-                  queue: Array, gids: Array, hi: int, crows: Array, wc: int, keys: Array,
-                  shards: int, src: Array, succ: Array, out: Array, codes: Array, fill: Array,
-                  cursor: Array, quantum: int) -> int:
-    """:func:`expand` over a packed store (:mod:`sdg_automata.kernels.packed`): state s's
-    key is ``queue[s & (len − 1)]``, its ids unpacked into ``src`` (1 × fields, int32)
-    once for all its letters."""
-    fields = shifts.shape[0]
-    groups = fields - wc
-    letters = starts.shape[0]
-    room = out.shape[1]
-    qmask = queue.shape[0] - 1
-    sid, k = cursor[SID], cursor[LETTER]
-    unpacked = -1
-    work = 0
-    status = DONE
-    while sid < hi:
-        if work >= quantum:
-            status = PAUSE
-            break
-        if unpacked != sid:
-            unpack(queue[sid & qmask], shifts, masks, src, 0)
-            unpacked = sid
-        d = crows[k, src[0, groups]] if wc else 0
-        full = False
-        if d >= 0:
-            if wc:
-                succ[0, groups] = d
-            if step(heap, plan, starts[k], src, 0, succ, 0):
-                status = MISS
-                break
-            w = owner(keys, succ, 0, groups, wc, shards)
-            t = fill[w]
-            for i in range(fields):
-                out[w, t, i] = succ[0, i]
-            codes[w, t] = gids[sid] * letters + k
-            fill[w] = t + 1
-            full = t + 1 == room
-        work += 1
-        k += 1
-        if k == letters:
-            k = 0
-            sid += 1
-        if full:
-            status = FULL
-            break
-    cursor[SID], cursor[LETTER], cursor[WORK] = sid, k, work
-    return status
-
-
-@jit
 def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Array,
                   codes: Array, wc: int, raw: Array, rcodes: Array, heads: Array, ends: Array,
-                  offsets: Array, trans: Array, picked: Array, bkeys: Array, slots: Array,
-                  cursor: Array) -> int:
+                  offsets: Array, trans: Array, block: Array, picked: Array, bkeys: Array,
+                  slots: Array, cursor: Array) -> int:
     """:func:`absorb` over a packed store: a state is its key (its ids, ours, as bit fields
     at ``shifts``), looked up in the ordered table of :mod:`sdg_automata.kernels.packed`
     (one word compared a probe); a new state n's key goes to ``queue[n & (len − 1)]``.
@@ -262,9 +248,8 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
     FULL when the table would pass ``load`` keys, when ``queue`` or ``codes`` has no room
     for :data:`BATCH` more states past ``cursor[SID]`` (the first state still needed in the
     ring), or when a cluster runs past the tail (``cursor[OVERFLOW]`` = 1): the streams'
-    heads are then where the first row not stored is.  ``picked``, ``bkeys`` and
-    ``slots`` (:data:`BATCH` each) are scratch."""
-    groups = shifts.shape[0] - wc
+    heads are then where the first row not stored is.  ``block`` (:data:`BATCH` × fields,
+    int32), ``picked``, ``bkeys`` and ``slots`` (:data:`BATCH` each) are scratch."""
     qmask = queue.shape[0] - 1
     capacity = codes.shape[0]
     end = table.shape[0]
@@ -278,19 +263,11 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
             break
         m = 0
         while m < BATCH:
-            s = _next(rcodes, heads, ends)
-            if s < 0:
+            i = _read(raw, rcodes, heads, ends, offsets, trans, wc, block, m)
+            if i < 0:
                 done = True
                 break
-            i = heads[s]
-            heads[s] = i + 1
-            key = np.uint64(0)
-            base = offsets[s, 0]
-            for g in range(groups):
-                v = raw[i, g] if base < 0 else trans[offsets[s, g] + raw[i, g]]
-                key |= np.uint64(v) << np.uint64(shifts[g])
-            if wc:
-                key |= np.uint64(raw[i, groups]) << np.uint64(shifts[groups])
+            key = pack(block, m, shifts)
             picked[m] = i  # the row (its stream is found again on an overflow)
             bkeys[m] = key
             slots[m] = home(key_hash(key), form)

@@ -85,8 +85,8 @@ class PackedShard:
 
         st = self.store
         src = np.empty((1, len(st.widths)), dtype=np.int32)
-        return int(kernel.expand_packed(
-            tables.heap, tables.plan, tables.starts, st.shifts, st.masks, st.queue.array,
+        return int(kernel.expand(
+            tables.heap, tables.plan, tables.starts, src, st.shifts, st.masks, st.queue.array,
             gids, hi, crows, wc, keys, shards, src, scratch, out, codes, fill, cursor, quantum))
 
     def fit(self, tables: Any, n: int) -> None:
@@ -101,12 +101,13 @@ class PackedShard:
         from ..kernels.protocol import BATCH
 
         st = self.store
+        block = np.empty((BATCH, len(st.widths)), dtype=np.int32)
         picked = np.empty(BATCH, dtype=np.int64)
         keys = np.empty(BATCH, dtype=np.uint64)
         slots = np.empty(BATCH, dtype=np.int64)
         return int(kernel.absorb_packed(st.table.array, st.form, st.load, st.shifts,
-                                        st.queue.array, codes, wc, *streams, picked, keys,
-                                        slots, cursor))
+                                        st.queue.array, codes, wc, *streams, block, picked,
+                                        keys, slots, cursor))
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
         """Room for a block of states after n, the states from ``keep`` on kept in the
@@ -149,9 +150,13 @@ class RecordShard:
     def expand(self, kernel: Any, tables: Any, gids: Any, hi: int, crows: Any, wc: int,
                keys: Any, shards: int, scratch: Any, out: Any, codes: Any, fill: Any,
                cursor: Any, quantum: int) -> int:
+        import numpy as np
+
+        none = np.zeros(0, dtype=np.int64)  # no fields: states are records
         return int(kernel.expand(
-            tables.heap, tables.plan, tables.starts, self.store.records.array, gids, hi, crows,
-            wc, keys, shards, scratch, out, codes, fill, cursor, quantum))
+            tables.heap, tables.plan, tables.starts, self.store.records.array, none, none,
+            np.zeros(1, dtype=np.uint64), gids, hi, crows, wc, keys, shards, scratch, scratch,
+            out, codes, fill, cursor, quantum))
 
     def fit(self, tables: Any, n: int) -> None:
         """Widen the records to 32 bits once an id needs it."""
