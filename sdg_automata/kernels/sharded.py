@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
-from .packed import _lookup, home, key_hash, pack, unpack
+from .packed import _lookup, home, key_hash, unpack
 from .protocol import (
     BATCH,
     DONE,
@@ -157,25 +157,24 @@ def _next(rcodes: Array, heads: Array, ends: Array) -> int:
 
 
 @_inline
-def _read(raw: Array, rcodes: Array, heads: Array, ends: Array, offsets: Array, trans: Array,
-          wc: int, block: Array, m: int) -> int:
-    """The next row of the streams by code (:func:`absorb`) into ``block[m]``, in our ids:
-    its row in ``raw`` (its code is ``rcodes`` of it), or −1 when all are read."""
+def _take(rcodes: Array, heads: Array, ends: Array) -> tuple[int, int]:
+    """(stream, row) of the next row of the streams by code (:func:`absorb`), taken off
+    its stream; (−1, −1) when all are read."""
     s = _next(rcodes, heads, ends)
     if s < 0:
-        return -1
+        return -1, -1
     i = int(heads[s])
     heads[s] = i + 1
-    groups = block.shape[1] - wc
+    return s, i
+
+
+@_inline
+def _ours(raw: Array, i: int, g: int, s: int, offsets: Array, trans: Array) -> int:
+    """Our id of group g's id in row i of stream s: ``trans[offsets[s, g] + id]``, or the
+    id itself where ``offsets[s, 0]`` is −1 (our own successors)."""
     if offsets[s, 0] < 0:
-        for g in range(groups):
-            block[m, g] = raw[i, g]
-    else:
-        for g in range(groups):
-            block[m, g] = trans[offsets[s, g] + raw[i, g]]
-    if wc:
-        block[m, groups] = raw[i, groups]
-    return i
+        return int(raw[i, g])
+    return int(trans[offsets[s, g] + raw[i, g]])
 
 
 @jit
@@ -199,6 +198,7 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
     the lookups' random accesses.
     """
     width = records.shape[1]
+    groups = width - wc
     capacity = records.shape[0]
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
@@ -213,10 +213,14 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
             break
         m = 0
         while m < BATCH:
-            i = _read(raw, rcodes, heads, ends, offsets, trans, wc, block, m)
-            if i < 0:
+            s, i = _take(rcodes, heads, ends)
+            if s < 0:
                 done = True
                 break
+            for g in range(groups):
+                block[m, g] = _ours(raw, i, g, s, offsets, trans)
+            if wc:
+                block[m, groups] = raw[i, groups]
             bcodes[m] = rcodes[i]
             hashes[m] = _hash(block, m)
             m += 1
@@ -239,8 +243,8 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
 @jit
 def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Array,
                   codes: Array, wc: int, raw: Array, rcodes: Array, heads: Array, ends: Array,
-                  offsets: Array, trans: Array, block: Array, picked: Array, bkeys: Array,
-                  slots: Array, cursor: Array) -> int:
+                  offsets: Array, trans: Array, picked: Array, bkeys: Array, slots: Array,
+                  cursor: Array) -> int:
     """:func:`absorb` over a packed store: a state is its key (its ids, ours, as bit fields
     at ``shifts``), looked up in the ordered table of :mod:`sdg_automata.kernels.packed`
     (one word compared a probe); a new state n's key goes to ``queue[n & (len − 1)]``.
@@ -248,8 +252,9 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
     FULL when the table would pass ``load`` keys, when ``queue`` or ``codes`` has no room
     for :data:`BATCH` more states past ``cursor[SID]`` (the first state still needed in the
     ring), or when a cluster runs past the tail (``cursor[OVERFLOW]`` = 1): the streams'
-    heads are then where the first row not stored is.  ``block`` (:data:`BATCH` × fields,
-    int32), ``picked``, ``bkeys`` and ``slots`` (:data:`BATCH` each) are scratch."""
+    heads are then where the first row not stored is.  ``picked``, ``bkeys`` and
+    ``slots`` (:data:`BATCH` each) are scratch."""
+    groups = shifts.shape[0] - wc
     qmask = queue.shape[0] - 1
     capacity = codes.shape[0]
     end = table.shape[0]
@@ -263,11 +268,15 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
             break
         m = 0
         while m < BATCH:
-            i = _read(raw, rcodes, heads, ends, offsets, trans, wc, block, m)
-            if i < 0:
+            s, i = _take(rcodes, heads, ends)
+            if s < 0:
                 done = True
                 break
-            key = pack(block, m, shifts)
+            key = np.uint64(0)
+            for g in range(groups):
+                key |= np.uint64(_ours(raw, i, g, s, offsets, trans)) << np.uint64(shifts[g])
+            if wc:
+                key |= np.uint64(raw[i, groups]) << np.uint64(shifts[groups])
             picked[m] = i  # the row (its stream is found again on an overflow)
             bkeys[m] = key
             slots[m] = home(key_hash(key), form)
