@@ -12,9 +12,9 @@ states stored as vectors of per-group part ids
   ``sdg_automata.search.strategies.dfs._dfs_python``);
 * :func:`walk` and :func:`meet` — the two phases of Brent's cycle detection on
   a one-letter walk (reference: ``sdg_automata.search.strategies.lasso._lasso_python``);
-* :func:`expand`, :func:`by_owner`, :func:`absorb` and :func:`renumber` — one
-  level of the breadth-first walk sharded over a cluster
-  (:mod:`sdg_automata.search.sharded`; reference: :func:`bfs`).
+* one level of the breadth-first walk sharded over a cluster
+  (:mod:`sdg_automata.search.sharded`) is in :mod:`sdg_automata.kernels.sharded`
+  (reference: :func:`bfs`).
 
 They share :func:`~sdg_automata.kernels.step.step` and the state store (an
 open-addressing table of record numbers over the rows of ``records``) of
@@ -58,8 +58,6 @@ from .protocol import (
     N,
 )
 from .step import (
-    _GOLDEN,
-    _MIX,
     Array,
     _find,
     _hash,
@@ -68,8 +66,8 @@ from .step import (
     step,
 )
 
-__all__ = ["HARE", "OTHER", "SPARE", "TORTOISE", "absorb", "bfs", "by_owner", "dfs", "expand",
-           "meet", "renumber", "tree_count", "tree_fill", "walk"]
+__all__ = ["HARE", "OTHER", "SPARE", "TORTOISE", "bfs", "dfs", "meet", "tree_count", "tree_fill",
+           "walk"]
 
 
 @jit
@@ -371,163 +369,3 @@ def tree_fill(parent: Array, via: Array, s: int, letters: Array, counts: Array) 
         counts[i] += 1
         t = parent[t]
 
-
-# ---------------------------------------------------------------------------
-# the sharded breadth-first search (reference: ``bfs`` with ``settle``; driver:
-# :mod:`sdg_automata.search.sharded`): each shard of a cluster expands its part of a level,
-# routes the successors to the shards owning them, and dedupes what it receives
-
-#: the seed of the owner hash: any constant other than the table hash's start, so that
-#: which shard owns a state and where the shard's table puts it are independent
-_OWNER_SEED = np.uint64(0xD1B54A32D192ED03)
-
-
-@jit
-def _owner(keys: Array, block: Array, row: int, groups: int, wc: int, shards: int) -> int:
-    """The shard owning the state ``block[row]``: a hash of its parts' canonical keys
-    (``keys[g, id]``: the same for the same part on every shard, whatever its id there),
-    and of the constraint's state, reduced modulo ``shards``."""
-    h = _OWNER_SEED
-    for g in range(groups):
-        h = (h ^ keys[g, block[row, g]]) * _GOLDEN
-        h ^= h >> np.uint64(31)
-    if wc:
-        h = (h ^ np.uint64(block[row, groups] + 1)) * _GOLDEN
-    h ^= h >> np.uint64(32)
-    h *= _MIX
-    h ^= h >> np.uint64(29)
-    return int(h % np.uint64(shards))
-
-
-@jit
-def expand(heap: Array, plan: Array, starts: Array, records: Array, gids: Array, hi: int,
-           crows: Array, wc: int, keys: Array, shards: int, out: Array, codes: Array,
-           owners: Array, cursor: Array, quantum: int) -> int:
-    """The successors of states ``cursor[SID]`` … ``hi`` − 1 (from letter ``cursor[LETTER]``)
-    into ``out`` from row ``cursor[N]`` on, with their codes ``gids[s]·letters + k`` (the
-    parent's global number and the letter: the order of the one-process walk) and owners.
-
-    FULL when ``out`` is full, MISS as :func:`bfs`, PAUSE after ``quantum`` steps.
-    """
-    width = records.shape[1]
-    groups = width - wc
-    letters = starts.shape[0]
-    room = out.shape[0]
-    sid, k, m = cursor[SID], cursor[LETTER], cursor[N]
-    work = 0
-    status = DONE
-    while sid < hi:
-        if m >= room:
-            status = FULL
-            break
-        if work >= quantum:
-            status = PAUSE
-            break
-        d = crows[k, records[sid, groups]] if wc else 0
-        if d >= 0:
-            if wc:
-                out[m, groups] = d
-            if step(heap, plan, starts[k], records, sid, out, m):
-                status = MISS
-                break
-            codes[m] = gids[sid] * letters + k
-            owners[m] = _owner(keys, out, m, groups, wc, shards)
-            m += 1
-        work += 1
-        k += 1
-        if k == letters:
-            k = 0
-            sid += 1
-    cursor[SID], cursor[LETTER], cursor[N], cursor[WORK] = sid, k, m, work
-    return status
-
-
-@jit
-def by_owner(out: Array, codes: Array, owners: Array, m: int, shards: int, sorted_out: Array,
-             sorted_codes: Array, bounds: Array) -> None:
-    """Rows 0 … m − 1 of ``out`` (and their codes) sorted by owner, stably, into
-    ``sorted_out``: shard w's rows are ``bounds[w]`` … ``bounds[w + 1]`` − 1 (a counting
-    sort: two passes, no comparison)."""
-    bounds[:] = 0
-    for j in range(m):
-        bounds[owners[j] + 1] += 1
-    for w in range(shards):
-        bounds[w + 1] += bounds[w]
-    at = bounds[:shards].copy()
-    for j in range(m):
-        w = owners[j]
-        t = at[w]
-        at[w] = t + 1
-        for i in range(out.shape[1]):
-            sorted_out[t, i] = out[j, i]
-        sorted_codes[t] = codes[j]
-
-
-@jit
-def absorb(records: Array, table: Array, tags: Array, codes: Array, slots: Array, fresh: int,
-           block: Array, bcodes: Array, cursor: Array) -> int:
-    """Add the states of ``block`` (from row ``cursor[SID]`` on) not stored yet as new states
-    ``cursor[N]``, … with their codes (and their table slots in ``slots``, for
-    :func:`renumber`); a state stored at or after ``fresh`` (new in this level) keeps the
-    least code it is reached by (the one-process walk's parent); one stored before is old.
-    FULL when the store needs room (as :func:`bfs`), else DONE.
-
-    By runs of :data:`BATCH` rows, hashes first, then lookups in order, as :func:`bfs`
-    does, so that the processor overlaps the lookups' random accesses."""
-    width = records.shape[1]
-    capacity = records.shape[0]
-    load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
-    mask = table.shape[0] - 1
-    hashes = np.empty(BATCH, dtype=np.uint64)
-    n, j = cursor[N], cursor[SID]
-    total = block.shape[0]
-    status = DONE
-    while j < total:
-        if n + BATCH >= capacity or n + BATCH >= load:
-            status = FULL
-            break
-        m = min(BATCH, total - j)
-        for i in range(m):
-            hashes[i] = _hash(block, j + i)
-        for i in range(m):
-            row = j + i
-            h = hashes[i]
-            tag = np.int64(h >> np.uint64(56))
-            r, slot = _probe(table, tags, records, block, row, tag,
-                             np.int64(h & np.uint64(mask)), mask)
-            if r < 0:
-                for c in range(width):
-                    records[n, c] = block[row, c]
-                table[slot] = n + 1
-                tags[slot] = tag
-                codes[n] = bcodes[row]
-                slots[n] = slot
-                n += 1
-            elif r >= fresh and bcodes[row] < codes[r]:
-                codes[r] = bcodes[row]
-        j += m
-    cursor[N], cursor[SID] = n, j
-    return status
-
-
-@jit
-def renumber(records: Array, table: Array, tags: Array, codes: Array, slots: Array,
-             fresh: int, n: int, moved: bool) -> None:
-    """Put the new states ``fresh`` … n − 1 in the order of their codes (so that a shard's
-    states are in the order of their global numbers), moving their table entries along:
-    those :func:`absorb` wrote to ``slots[fresh:n]``, or, when the table was rebuilt since
-    (``moved``), looked up again."""
-    m = n - fresh
-    order = np.argsort(codes[fresh:n])
-    if moved:
-        for j in range(m):
-            slot, _, _ = _find(records, fresh + j, table, tags)
-            slots[fresh + j] = slot
-    rows = records[fresh:n].copy()
-    keep = codes[fresh:n].copy()
-    for i in range(m):
-        j = order[i]
-        for c in range(records.shape[1]):
-            records[fresh + i, c] = rows[j, c]
-        codes[fresh + i] = keep[j]
-        table[slots[fresh + j]] = fresh + i + 1

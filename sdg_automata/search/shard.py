@@ -2,9 +2,11 @@
 
 :class:`Shard` runs on a Dask worker, one per worker, called by the driver in
 :mod:`sdg_automata.search.sharded` (whose docstring gives the design: owner
-hashing by part keys, the one-process order of numbers, the two barriers per
-level).  Shards send their successors to each other directly, actor to actor,
-in batches of at least :data:`BATCH_STATES` states; every wait is bounded
+hashing by part keys, the one-process order of numbers, one barrier per level),
+its states in a store of :mod:`sdg_automata.search.shard_stores`.  Shards send their
+successors to each other directly, actor to actor, in batches of up to
+:data:`BATCH_STATES` states, the last of a level to every other shard, which merges
+once it has them all; every wait is bounded
 (:data:`SEND_TIMEOUT`), so a lost peer ends the run with
 :class:`~sdg_automata.errors.ResourceError` instead of a hang.
 
@@ -23,36 +25,39 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import threading
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import Any, TypeVar
 
 from ..errors import ResourceError
+from ..kernels.protocol import BATCH
 from .compiled.drive import _start
 from .compiled.loop import Misses, dispatch, stop
-from .compiled.stores import NARROW, Growing, _Store
+from .compiled.stores import NARROW, Growing
+from .shard_stores import STORES, ShardStore
 
-__all__ = ["BATCH_STATES", "CHUNK", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard", "answered",
-           "kernels_compiling", "shard_key"]
+__all__ = ["BATCH_STATES", "BUFFER_ROWS", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard",
+           "answered", "kernels_compiling", "shard_key"]
 
 _T = TypeVar("_T")
 
-#: a shard sends the successors owned by another once it has at least this many (and the
-#: rest at the end of the level): big enough that the per-message cost (measured: 3.1 ms
+#: a shard sends the successors owned by another once it has this many (and the rest at
+#: the end of the level): big enough that the per-message cost (measured: 3.1 ms
 #: per round trip) is small next to moving them (15–20 M states/s per link)
 BATCH_STATES = 100_000
-#: successors a shard computes per kernel call before sorting them by owner
-CHUNK = 1 << 17
+#: the rows of the owners' buffers together, at most (each holds up to
+#: :data:`BATCH_STATES`, at least 4,096): a shard of a large cluster keeps its buffers small
+BUFFER_ROWS = 1 << 22
 #: the longest a shard waits for another to take a batch (it is only appended to a list
 #: there): longer means that shard is gone
 SEND_TIMEOUT = 60.0
 #: the phases of a shard's work that :meth:`Shard.usage` times: stepping the frontier
-#: (the kernel and the learning of its misses), sorting successors by owner and batching
-#: them, waiting for batches to be taken, deduping received states (with translating
-#: them), putting new states in code order, numbering them (with fetching the others'
-#: codes)
-PHASES = ("step", "route", "send", "absorb", "order", "number")
+#: (the kernel, which also puts each successor in its owner's buffer), learning the steps
+#: it missed, handing the full buffers out as batches, waiting for batches to be taken,
+#: deduping received states (merged by code, their ids translated as they are read),
+#: finding the values' first new states, numbering them (with fetching the others' codes)
+PHASES = ("step", "learn", "route", "send", "absorb", "order", "number")
 #: the worker metric (sent to the scheduler with every heartbeat) that counts the kernel
 #: compilations under way in the worker: what the driver shows while a fresh cluster
 #: compiles (:func:`kernels_compiling`)
@@ -61,10 +66,13 @@ COMPILING = "sdg_kernels_compiling"
 _SALT = b"sdg-automata/sharded"
 
 
-def _part_key(part: int) -> int:
-    """A 64-bit key of a part (a bitset of one group's items), the same in every process:
-    what the owner hash reads in place of the part's id, which is the shard's own."""
-    data = part.to_bytes(max(1, (part.bit_length() + 7) // 8), "little")
+def _part_key(group: int, part: int) -> int:
+    """A 64-bit key of a part of a group (a bitset of its items), the same in every
+    process: what the owner hash reads in place of the part's id, which is the shard's
+    own.  Keyed by the group too, so that the keys of a state's parts are independent
+    (the owner hash adds them up)."""
+    data = group.to_bytes(4, "little") + part.to_bytes(max(1, (part.bit_length() + 7) // 8),
+                                                       "little")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8, key=_SALT).digest(), "little")
 
 
@@ -146,10 +154,14 @@ class Shard:
         (:meth:`~sdg_automata.search.request.Search.constraint_arrays`).
     token:
         The run's identity: every call must carry it.
+    store:
+        Where the shard keeps its states: ``"packed"`` (keys of one word), or
+        ``"records"`` where the ids outgrow a key
+        (:data:`~sdg_automata.search.shard_stores.STORES`).
     """
 
     def __init__(self, blob: bytes, index: int, shards: int, head: str,
-                 constraint: Any, token: str) -> None:
+                 constraint: Any, token: str, store: str = "packed") -> None:
         import numpy as np
 
         #: the worker holding this actor (None outside a Dask worker)
@@ -171,10 +183,10 @@ class Shard:
         self.groups = self.tables.groups
         self.width = self.groups + self.wc
         self.letters = len(self.tables.alphabet)
-        self.store = _Store(self.width, tree=False, letters=self.letters, rows=False,
-                            narrow=self.crows.shape[1] <= NARROW)
-        self.codes = Growing(np.int64, (), self.store.records.capacity)
-        self.gids = Growing(np.int64, (), self.store.records.capacity)
+        fixed = [int(self.crows.shape[1])] if self.wc else []
+        self.store: ShardStore = STORES[store](self.tables.part_counts, fixed, self.letters)
+        self.codes = Growing(np.int64, (), 1 << 12)
+        self.gids = Growing(np.int64, (), 1 << 12)
         self.keys = np.zeros((self.groups, 16), dtype=np.uint64)
         self.keyed = [0] * self.groups
         self._refresh_keys()
@@ -185,6 +197,11 @@ class Shard:
         self.trans = [[np.zeros(0, dtype=np.int32) for _ in range(self.groups)]
                       for _ in range(shards)]
         self.inbox: list[tuple[int | None, Any, Any, Any]] = []
+        #: the owners' buffers of :meth:`_expand` (:meth:`_buffers`)
+        self.buffers: tuple[Any, Any] | None = None
+        #: the other shards whose last batch of the level came (under ``ended``)
+        self.lasts = 0
+        self.ended = threading.Condition()
         self.aborted = False
         self.round = 0  # the calls of the run so far: a recreated actor would not know it
         self.n = 0
@@ -195,8 +212,8 @@ class Shard:
         self.waited = 0.0
         #: wall seconds of this shard's work by phase (:data:`PHASES`), for benchmarks
         self.seconds = dict.fromkeys(PHASES, 0.0)
-        from ..kernels import automaton as kernel
         from ..kernels import protocol
+        from ..kernels import sharded as kernel
 
         self.closed = False
         self.key = shard_key(token, index)
@@ -265,19 +282,21 @@ class Shard:
             self.keys = grown
         for g, parts in enumerate(self.tables.parts):
             for pid in range(self.keyed[g], len(parts)):
-                self.keys[g, pid] = _part_key(parts[pid])
+                self.keys[g, pid] = _part_key(g, parts[pid])
             self.keyed[g] = len(parts)
 
     def _owner_of(self, record: Any) -> int:
         import numpy as np
 
         block = np.asarray(record, dtype=np.int32).reshape(1, -1)
-        return int(self.kernel._owner(self.keys, block, 0, self.groups, self.wc, self.shards))
+        return int(self.kernel.owner(self.keys, block, 0, self.groups, self.wc, self.shards))
 
-    def _room(self, n: int) -> None:
-        self.store.make_room(n)
-        for g in (self.codes, self.gids):
-            g.grow(self.store.records.capacity)
+    def _room(self, n: int, keep: int, cursor: Any) -> None:
+        """Room for a block of new states after n (the states from ``keep`` on kept)."""
+        self.store.room(n, keep, cursor)
+        if n + BATCH + 1 >= self.codes.capacity:
+            for g in (self.codes, self.gids):
+                g.grow(2 * g.capacity)
 
     # -- the calls ---------------------------------------------------------------------
 
@@ -294,13 +313,19 @@ class Shard:
         """Stop waiting for others (an async method: it runs while a call is busy)."""
         self.aborted = True
 
-    async def receive(self, sender: int, parts: list[list[int]], rows: Any, codes: Any) -> None:
+    async def receive(self, sender: int, parts: list[list[int]], rows: Any, codes: Any,
+                      last: bool) -> None:
         """A batch from shard ``sender``: states in its ids, with the parts it had not sent
-        us yet (it waits for our answer before it sends the next, so they come in order)."""
+        us yet (it waits for our answer before it sends the next, so they come in order);
+        ``last``: its last of the level (its expansion is over)."""
         if self.closed:
             raise ResourceError(f"shard {self.index} was stopped: it takes no batch")
-        self.inbox.append((sender, parts, rows, codes))
+        self.inbox.append((sender, parts, rows, codes))  # empty, it may still bring parts
         self.received += len(codes)
+        if last:
+            with self.ended:
+                self.lasts += 1
+                self.ended.notify_all()
 
     async def sorted_codes(self) -> Any:
         """The codes of the last merge's new states, sorted."""
@@ -309,105 +334,115 @@ class Shard:
         lo, hi = self.level
         return self.codes.array[lo:hi].copy()
 
-    def advance(self, token: str, round_: int, offset: int | None, expand: bool
-                ) -> dict[int, int] | None:
+    def next_level(self, token: str, round_: int, offset: int | None, expand: bool
+              ) -> dict[str, Any] | None:
         """Number the last merge's new states from ``offset`` on (:meth:`_number`; ``None``:
-        the first level, q₀, is numbered), and with ``expand`` step them: the next
-        frontier's successors go to their owners.  One call, so that a level costs two
-        round trips of the driver (this and :meth:`merge`).  Returns the number of each
-        value's first state among the states numbered (``None``: see :meth:`_run`)."""
-        def body() -> dict[int, int]:
+        the first level, q₀, is numbered), and with ``expand`` step them (the next
+        frontier's successors go to their owners) and, once every other shard has sent
+        its last batch, merge what was received (:meth:`_merge`): one call, so that a
+        level costs the driver one round trip.  Returns ``{"numbered": the number of each
+        value's first state among the states numbered, "merged": what the merge says, or
+        None without expand}`` (``None``: see :meth:`_run`)."""
+        def body() -> dict[str, Any]:
             firsts = {} if offset is None else self._number(offset)
+            merged = None
             if expand:
                 self._expand()
-            return firsts
+                merged = self._merge()
+            return {"numbered": firsts, "merged": merged}
 
         return self._run(token, round_, body)
 
     def _expand(self) -> None:
-        """Step every state of the frontier; send each successor to its owner."""
+        """Step every state of the frontier; send each successor to its owner: the kernel
+        writes it into its owner's buffer (:func:`~sdg_automata.kernels.sharded.expand`),
+        and a full buffer goes out as one batch."""
         import numpy as np
 
         kernel, protocol = self.kernel, self.protocol
-        out = np.empty((CHUNK, self.width), dtype=np.int32)
-        codes = np.empty(CHUNK, dtype=np.int64)
-        owners = np.empty(CHUNK, dtype=np.int64)
-        ordered = np.empty_like(out)
-        ordered_codes = np.empty_like(codes)
-        bounds = np.zeros(self.shards + 1, dtype=np.int64)
+        out, codes = self._buffers()
+        room = out.shape[1]
+        fill = np.zeros(self.shards, dtype=np.int64)
+        succ = np.empty((1, self.width), dtype=np.int32)
         cursor = np.zeros(8, dtype=np.int64)
         cursor[protocol.SID] = self.lo
-        pending: list[list[tuple[Any, Any]]] = [[] for _ in range(self.shards)]
-        count = [0] * self.shards
         flying: list[Any] = [None] * self.shards
         misses = Misses()
-        generated = 0
         clock = time.perf_counter
 
         def call() -> int:
             started = clock()
-            status = kernel.expand(
-                self.tables.heap, self.tables.plan, self.tables.starts,
-                self.store.records.array, self.gids.array, self.hi, self.crows, self.wc,
-                self.keys, self.shards, out, codes, owners, cursor, 1 << 22)
+            status = self.store.expand(kernel, self.tables, self.gids.array, self.hi,
+                                       self.crows, self.wc, self.keys, self.shards, succ, out,
+                                       codes, fill, cursor, 1 << 22)
             self.seconds["step"] += clock() - started
             return int(status)
 
         def miss() -> None:
+            nonlocal out
             started = clock()
             sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
-            misses.seen((sid, k, int(cursor[protocol.N])))
-            self.tables.learn(self.store.records.array[sid, :self.groups].tolist(), k)
+            misses.seen((sid, k, int(fill.sum())))
+            self.tables.learn(self.store.ids(sid)[:self.groups], k)
             self._refresh_keys()
-            self.seconds["step"] += clock() - started
+            if out.dtype != self._wire():  # an id outgrew 16 bits: so do the buffers
+                out = out.astype(self._wire())
+                self.buffers = (out, codes)
+            self.seconds["learn"] += clock() - started
 
         def pause() -> None:
             misses.forget()
             self._stop_if_unwanted()
 
-        def route(done: bool) -> bool:  # the successors so far to their owners
-            nonlocal generated
-            m = int(cursor[protocol.N])
-            generated += m
+        def route(done: bool) -> bool:  # the full buffers (at the end: all) to their owners
             started, waited = clock(), self.waited
-            kernel.by_owner(out, codes, owners, m, self.shards, ordered, ordered_codes, bounds)
             for w in range(self.shards):
-                a, b = int(bounds[w]), int(bounds[w + 1])
-                if b > a:
-                    pending[w].append((ordered[a:b].copy(), ordered_codes[a:b].copy()))
-                    count[w] += b - a
-                if count[w] >= BATCH_STATES or (done and count[w]):
-                    self._send(w, pending[w], flying)
-                    pending[w], count[w] = [], 0
+                f = int(fill[w])
+                if f == room or (done and (f or w != self.index)):  # the last: to every peer
+                    self.generated += f
+                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying, done)
+                    fill[w] = 0
             self.seconds["route"] += clock() - started - (self.waited - waited)
-            cursor[protocol.N] = 0
             return done
 
         dispatch(call, {protocol.MISS: miss, protocol.PAUSE: pause,
                         protocol.FULL: lambda: route(False), protocol.DONE: lambda: route(True)})
         for w in range(self.shards):
             self._wait(flying[w])
-        self.generated += generated
 
-    def _send(self, w: int, batch: list[tuple[Any, Any]], flying: list[Any]) -> None:
-        """Send ``batch`` to shard ``w`` (to ourselves: into the inbox), once the batch
-        before it has arrived."""
+    def _buffers(self) -> tuple[Any, Any]:
+        """The owners' buffers (rows, codes), made once and kept from level to level: a
+        level's successors pass through the same pages (a worker's C heap gives freed
+        memory back at once, so new buffers would be faulted in again every level)."""
         import numpy as np
 
-        rows = np.concatenate([r for r, _ in batch])
-        codes = np.concatenate([c for _, c in batch])
+        if self.buffers is None or self.buffers[0].dtype != self._wire():
+            room = max(1 << 12, min(BATCH_STATES, BUFFER_ROWS // self.shards))
+            self.buffers = (np.empty((self.shards, room, self.width), dtype=self._wire()),
+                            np.empty((self.shards, room), dtype=np.int64))
+        return self.buffers
+
+    def _wire(self) -> Any:
+        """The type of the ids in a batch: 16 bits while every id fits them (half the
+        bytes on the wire and in the inbox), else 32."""
+        import numpy as np
+
+        narrow = max(self.tables.part_counts) <= NARROW and self.crows.shape[1] <= NARROW
+        return np.uint16 if narrow else np.int32
+
+    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any], last: bool) -> None:
+        """Send a batch to shard ``w`` (to ourselves: into the inbox), once the batch
+        before it has arrived (``last``: the last of the level)."""
         self.sent += len(codes)
         if w == self.index:
             self.inbox.append((None, None, rows, codes))
             return
-        if max(self.tables.part_counts) <= NARROW and self.crows.shape[1] <= NARROW:
-            rows = rows.astype(np.uint16)  # half the bytes on the wire
         parts = []
         for g, have in enumerate(self.tables.parts):
             parts.append(have[self.shipped[w][g]:])
             self.shipped[w][g] = len(have)
         self._wait(flying[w])
-        flying[w] = self.peers[w].receive(self.index, parts, rows, codes)
+        flying[w] = self.peers[w].receive(self.index, parts, rows, codes, last)
 
     def _wait(self, future: Any) -> None:
         """The answer of another shard, waited for in slices (the driver may say stop)."""
@@ -430,77 +465,107 @@ class Shard:
                 raise ResourceError(f"shard {self.index}: another shard took no batch "
                                     f"for {SEND_TIMEOUT:g} s")
 
-    def _translated(self, sender: int, parts: list[list[int]], rows: Any) -> Any:
-        """``rows`` (in ``sender``'s ids) in ours, after interning the parts it sent."""
+    def _streams(self) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """The batches received, as :func:`~sdg_automata.kernels.sharded.absorb` reads them:
+        one stream per sender (rows, codes, heads, ends), each in arrival order, so sorted
+        by code; and the translation of each sender's part ids to ours (offsets, table),
+        after interning the parts they sent, in the order they sent them."""
         import numpy as np
 
-        trans = self.trans[sender]
-        for g, new in enumerate(parts):
-            if new:
-                ids = np.array([self.tables.part_id(g, p) for p in new], dtype=np.int32)
-                trans[g] = np.concatenate([trans[g], ids])
-        out = np.empty(rows.shape, dtype=np.int32)
-        for g in range(self.groups):
-            out[:, g] = trans[g][rows[:, g]]
-        if self.wc:
-            out[:, self.groups] = rows[:, self.groups]
-        return out
+        inbox: list[Any] = self.inbox
+        self.inbox = []
+        batches: dict[int, list[int]] = {}
+        for i, (sender, parts, _, _) in enumerate(inbox):
+            who = self.index if sender is None else sender
+            batches.setdefault(who, []).append(i)
+            if sender is not None:
+                known = self.trans[sender]
+                for g, new in enumerate(parts):
+                    if new:
+                        ids = np.array([self.tables.part_id(g, p) for p in new], dtype=np.int32)
+                        known[g] = np.concatenate([known[g], ids])
+        self._refresh_keys()
+        narrow = all(rows.dtype == np.uint16 for _, _, rows, _ in inbox)
+        total = sum(len(codes) for _, _, _, codes in inbox)
+        raw = np.empty((total, self.width), dtype=np.uint16 if narrow else np.int32)
+        rcodes = np.empty(total, dtype=np.int64)
+        senders = sorted(batches)
+        heads = np.zeros(len(senders), dtype=np.int64)
+        ends = np.zeros(len(senders), dtype=np.int64)
+        offsets = np.full((len(senders), self.groups), -1, dtype=np.int64)
+        tables: list[Any] = []
+        at = used = 0
+        for s, who in enumerate(senders):
+            heads[s] = at
+            for i in batches[who]:
+                _, _, rows, codes = inbox[i]
+                raw[at:at + len(codes)] = rows
+                rcodes[at:at + len(codes)] = codes
+                at += len(codes)
+                inbox[i] = None  # the received batch goes as soon as it is copied
+            ends[s] = at
+            if who != self.index:
+                for g, trans in enumerate(self.trans[who]):
+                    offsets[s, g] = used
+                    tables.append(trans)
+                    used += len(trans)
+        table = np.concatenate(tables) if tables else np.zeros(1, dtype=np.int32)
+        return raw, rcodes, heads, ends, offsets, table
 
-    def _absorb(self, fresh: int, block: Any, codes: Any, cursor: Any) -> int:
-        return int(self.kernel.absorb(self.store.records.array, self.store.table.array,
-                                      self.store.tags.array, self.codes.array, self.gids.array,
-                                      fresh, block, codes, cursor))
-
-    def _grow(self, cursor: Any) -> None:
-        self._room(int(cursor[self.protocol.N]))
-
-    def merge(self, token: str, round_: int) -> dict[str, Any] | None:
-        """Dedupe the batches received against the shard: the new states become the next
-        level, in code order.  Returns their count, each value's first code among them
-        (A's value, where the constraint accepts) and the shard's bytes (``None``: see
-        :meth:`_run`)."""
-        return self._run(token, round_, self._merge)
+    def _all_sent(self) -> None:
+        """Wait until every other shard has sent its last batch of the level, in slices
+        (the driver may say stop); :data:`SEND_TIMEOUT` without one is a lost shard."""
+        started = time.perf_counter()
+        deadline = time.monotonic() + SEND_TIMEOUT
+        with self.ended:
+            while self.lasts < self.shards - 1:
+                self.ended.wait(1.0)
+                if self.lasts < self.shards - 1:
+                    self._stop_if_unwanted()
+                    if time.monotonic() > deadline:
+                        raise ResourceError(f"shard {self.index}: another shard ended no "
+                                            f"level for {SEND_TIMEOUT:g} s")
+            self.lasts = 0
+        waited = time.perf_counter() - started
+        self.seconds["send"] += waited
+        self.waited += waited
 
     def _merge(self) -> dict[str, Any]:
+        """Dedupe the batches received against the shard: the new states become the next
+        level, in code order.  Returns their count, each value's first code among them
+        (A's value, where the constraint accepts) and the shard's bytes."""
         import numpy as np
 
+        self._all_sent()
         kernel, protocol = self.kernel, self.protocol
         clock = time.perf_counter
         started = clock()
         fresh = self.n
         cursor = np.zeros(8, dtype=np.int64)
         cursor[protocol.N] = fresh
-        inbox, self.inbox = self.inbox, []
-        size = self.store.table.capacity
-        for sender, parts, rows, codes in inbox:
-            if sender is not None:
-                rows = self._translated(sender, parts, rows)
-                self._refresh_keys()
-            self.store.fit(self.tables, int(cursor[protocol.N]))
-            block = np.ascontiguousarray(rows, dtype=self.store.records.dtype)
-            cursor[protocol.SID] = 0
-            # the new states' table slots go where their numbers will (gids: written by
-            # _number only), for renumber
-            dispatch(partial(self._absorb, fresh, block, codes, cursor),
-                     {protocol.FULL: partial(self._grow, cursor), protocol.DONE: stop})
-        del inbox
-        moved = self.store.table.capacity != size  # rebuilt: the slots absorb wrote are stale
+        raw, rcodes, heads, ends, offsets, trans = self._streams()
+        self.store.fit(self.tables, fresh)  # the ids interned may need wider fields
+        cursor[protocol.SID] = fresh  # the first state the store must keep ids of
+        streams = (raw, rcodes, heads, ends, offsets, trans)
+
+        def call() -> int:  # the store's arrays are read anew: a growth replaces them
+            return self.store.absorb(kernel, self.codes.array, self.wc, streams, cursor)
+
+        dispatch(call, {protocol.FULL: lambda: self._room(int(cursor[protocol.N]), fresh,
+                                                          cursor),
+                        protocol.DONE: stop})
         self.seconds["absorb"] += clock() - started
         started = clock()
         n = self.n = int(cursor[protocol.N])
-        records = self.store.records.array
-        kernel.renumber(records, self.store.table.array, self.store.tags.array,
-                        self.codes.array, self.gids.array, fresh, n, moved)
         self.level = (fresh, n)
         group, table = self.tables.values(self.head)
-        values = table[records[fresh:n, group]]
+        values = table[self.store.column(group, fresh, n)]
         ok = values >= 0
         if self.wc:
-            ok &= self.cfinal[records[fresh:n, self.groups]].astype(bool)
-        rows_ok = np.flatnonzero(ok)
-        seen, first = np.unique(values[rows_ok], return_index=True)
-        self.first_rows = {int(v): fresh + int(r) for v, r in zip(seen, rows_ok[first],
-                                                                   strict=True)}
+            ok &= self.cfinal[self.store.column(self.groups, fresh, n)].astype(bool)
+        first = np.full(max(int(values.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
+        kernel.first_rows(values, ok, first)
+        self.first_rows = {v: fresh + int(r) for v, r in enumerate(first.tolist()) if r >= 0}
         codes_of = self.codes.array
         self.seconds["order"] += clock() - started
         return {"new": n - fresh, "first": {v: int(codes_of[r])
@@ -521,7 +586,7 @@ class Shard:
                  if w != self.index]
         for _, future in asked:
             self._wait(future)
-            rank += np.searchsorted(future.result(), mine)
+            self.kernel.ranks(mine, future.result(), rank)
         self.gids.array[lo:hi] = offset + rank
         self.lo, self.hi = lo, hi
         gids = self.gids.array
@@ -574,6 +639,6 @@ class Shard:
         self.closed = True
         for growing in (self.store, self.codes, self.gids):
             growing.close()
-        self.inbox, self.peers, self.trans = [], [], []
+        self.inbox, self.peers, self.trans, self.buffers = [], [], [], None
         del self.tables, self.keys
         _trim_heap()

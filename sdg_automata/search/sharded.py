@@ -13,7 +13,7 @@ Design
 * **One actor per worker** (:class:`~sdg_automata.search.shard.Shard`, in
   :mod:`sdg_automata.search.shard`: ``client.submit(..., actor=True)`` pinned to its
   worker) owns the states whose *owner hash* falls on it: a salted hash
-  (:func:`~sdg_automata.kernels.automaton.expand`'s ``_owner``) independent of the hash
+  (:func:`~sdg_automata.kernels.sharded.owner`) independent of the hash
   the shard's own open-addressing table uses, so that a shard's table is not filled by
   keys that all share a residue.
 * **Encodings agree across workers.**  Each shard learns its compiled step
@@ -21,40 +21,47 @@ Design
   the part ids of two shards differ.  What is canonical is the part itself (a bitset of
   items of the automaton the driver built and shipped whole, by cloudpickle: the
   automaton's item order depends on the string hash seed, so no worker rebuilds it).  So
-  (i) the owner hash reads, per part, a key computed from its bitset
+  (i) the owner hash adds up, per part, a key computed from its group and bitset
   (:func:`~sdg_automata.search.shard._part_key`), the same on every shard; (ii) a batch
-  of states goes out in the sender's ids with the parts the receiver has not been sent
-  yet (the sender appends parts, never renumbers: a count per receiver says which are
-  new), and the receiver interns them once and translates whole columns by one numpy
-  take per group.  Parts are few (thousands) where states are many (millions): the
-  translation costs next to nothing and states travel as a few 16-bit ids.
+  of states goes out in the sender's ids (16 bits while they fit) with the parts the
+  receiver has not been sent yet (the sender appends parts, never renumbers: a count per
+  receiver says which are new), and the receiver interns them once and translates each
+  id as its kernel reads the row (a lookup in a table of thousands, in cache): no
+  translated copy of a batch.
+* **A shard keeps packed keys.**  Its states are keys of one word in the ordered table of
+  the one-process walk's table store
+  (:class:`~sdg_automata.search.compiled.packed.PackedStore`): a lookup compares one
+  word; the frontier is its ring of keys (:mod:`sdg_automata.search.shard_stores`).
+  Ids that outgrow a key (:class:`~sdg_automata.search.compiled.stores.KeyTooWide`)
+  send the whole search again on records, as one process does.
 * **A level at a time, with the one-process order.**  One process numbers states
   in discovery order: level by level, and within a level by (number of the
   parent, letter) of the first edge reaching them; its witness for a value is the
   tree path to the value's first state.  Here a successor travels with its code
-  ``parent's number × letters + letter``; its owner keeps the least code it is
-  reached by (:func:`~sdg_automata.kernels.automaton.absorb`), sorts its new
-  states by code (:func:`~sdg_automata.kernels.automaton.renumber`), and numbers
-  them by their rank among all shards' codes (each shard fetches the others' sorted
-  codes from them and counts by binary search): the numbers one process would give.
+  ``parent's number × letters + letter``; each sender's batches come in code order,
+  so the owner reads them as one stream per sender merged by code
+  (:func:`~sdg_automata.kernels.sharded.absorb`): the first time it meets a state is
+  by its least code, and its new states come out in code order, with no sort.  It
+  numbers them by their rank among all shards' codes (each shard fetches the others'
+  sorted codes from them and counts by one merge): the numbers one process would give.
   A state's code is also its tree edge, so witnesses are read back from the shards
   (:meth:`Shard.trace`), and the walk stops exactly where one process stops: at the
   first state (by number) whose value settles the question, counting the states
   numbered before it.
-* **The driver only holds barriers**, two per level: ``advance`` (each shard
-  numbers its new states, then steps them in a kernel, sorts the successors by
-  owner in a kernel, and sends them straight to their owners, actor to actor, in
-  batches of at least :data:`BATCH_STATES` states, one batch in flight per receiver
-  while it computes the next) and ``merge`` (dedupe against the shard, order the
-  new states, report each value's first code).  Codes are in the order of the
-  numbers, so after ``merge`` the driver knows whether the level settles the
-  question or passes the state budget, and then only numbers it.  Between levels
-  it serves the budget (states exactly, seconds, progress) and Ctrl-C; while it
-  waits, the seconds, the workers' health and what they compile (a fresh cluster
-  compiles the kernels first: the progress display says so while the count stands
-  still).  A level
-  costs two round trips (measured here: 6–9 ms each on two workers), so the
-  search pays off on wide levels only.  A one-letter walk (one state per level)
+* **The driver only holds a barrier**, one per level: ``next_level`` (each shard
+  numbers its new states, steps them in a kernel that writes each successor into its
+  owner's buffer, sends the full buffers straight to their owners, actor to actor, in
+  batches of up to :data:`~sdg_automata.search.shard.BATCH_STATES` states, one batch in
+  flight per receiver while it computes the next, and the last of the level to every
+  other shard; then, once every other shard's last batch came, dedupes what it
+  received and reports each value's first code).  Codes are in the order of the
+  numbers, so the driver knows then whether the level settles the question or passes
+  the state budget, and the next call only numbers it.  Between levels it serves the
+  budget (states exactly, seconds, progress) and Ctrl-C; while it waits, the seconds,
+  the workers' health and what they compile (a fresh cluster compiles the kernels
+  first: the progress display says so while the count stands still).  A level costs a
+  round trip of the driver and a few between the shards, so the search pays off on
+  wide levels only.  A one-letter walk (one state per level)
   is never sharded: it runs here with ``strategy="lasso"``; and once,
   :data:`PROBE_SECONDS` after the first level, levels narrower than
   :data:`MIN_WIDTH` send the search to this process (:class:`_Probe`), each
@@ -84,9 +91,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError, ResourceError, SdgBug, SdgError
 from ..runtime.budget import Budget, Meter
 from ..runtime.engines import Unfit
+from .compiled.stores import KeyTooWide
 from .constraint import one_letter
 from .request import SearchResult, read_witness
 from .shard import COMPILING, Shard, answered, shard_key
+from .shard_stores import STORES
 
 if TYPE_CHECKING:
     from ..grammar.words import Word
@@ -105,9 +114,10 @@ SILENT_SECONDS = 60.0
 #: seconds of levels (from the end of the first, past the kernels' compilation) after
 #: which the driver judges, once, whether the levels are wide enough to shard
 PROBE_SECONDS = 5.0
-#: the fewest states a level must hold, on average and the latest, to be worth its two
-#: round trips: at 6–46 ms per level (measured on two workers, idle to loaded) a level of
-#: 1,000 states runs at 20–170 k states/s, a tenth or less of one process's ~1.15 M/s
+#: the fewest states a level must hold, on average and the latest, to be worth its round
+#: trips: at 6–46 ms per level (measured on two workers, idle to loaded, with two driver
+#: round trips a level; one since issue 36) a level of 1,000 states runs at 20–170 k
+#: states/s, a tenth or less of one process's ~1.15 M/s
 MIN_WIDTH = 1000
 
 
@@ -148,7 +158,8 @@ class _Probe:
 class _Cluster:
     """The driver's side: the shards' actors, and bounded waits on their calls."""
 
-    def __init__(self, client: Any, search: Search, token: str, meter: Meter) -> None:
+    def __init__(self, client: Any, search: Search, token: str, meter: Meter,
+                 store: str) -> None:
         #: per worker: the scheduler's last_seen when it last changed, and our clock then
         self._beats: dict[str, tuple[Any, float]] = {}
         #: the workers as the scheduler last described them (:meth:`lost`)
@@ -172,8 +183,9 @@ class _Cluster:
             constraint = search.constraint_arrays()
             self.futures = [
                 client.submit(Shard, blob, i, len(self.addresses), search.head, constraint,
-                              token, actor=True, workers=[address], allow_other_workers=False,
-                              pure=False, retries=0, key=shard_key(token, i))
+                              token, store, actor=True, workers=[address],
+                              allow_other_workers=False, pure=False, retries=0,
+                              key=shard_key(token, i))
                 for i, address in enumerate(self.addresses)]
             self.actors = [self._result(f, f"starting shard {i}")
                            for i, f in enumerate(self.futures)]
@@ -211,7 +223,7 @@ class _Cluster:
             while not answered(future, POLL):
                 self._watch(what)
             return future.result()
-        except (KeyboardInterrupt, SdgError):
+        except (KeyboardInterrupt, SdgError, KeyTooWide):  # KeyTooWide: sharded_bfs's
             raise
         except Exception as e:  # a shard's failure, or its worker gone under the call
             raise self._failure(e, what) from None
@@ -305,8 +317,8 @@ class _Cluster:
 
 
 @contextlib.contextmanager
-def _shards(client: Any, search: Search, meter: Meter) -> Iterator[_Cluster]:
-    cluster = _Cluster(client, search, uuid.uuid4().hex, meter)
+def _shards(client: Any, search: Search, meter: Meter, store: str) -> Iterator[_Cluster]:
+    cluster = _Cluster(client, search, uuid.uuid4().hex, meter, store)
     try:
         yield cluster
     finally:
@@ -326,11 +338,10 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
     level = 0
     probe = _Probe()
     try:
-        cluster.call("advance", None, True, what="expanding level 0")
+        merged = [a["merged"] for a in cluster.call("next_level", None, True,
+                                                     what="expanding level 0")]
         while True:
             level += 1
-            where = f"expanding level {level - 1}"
-            merged = cluster.call("merge", what=where)
             cluster.counting()
             total = sum(m["new"] for m in merged)
             peak = max(peak, sum(m["bytes"] for m in merged))
@@ -343,11 +354,11 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
                 raise meter.exceeded(cap, f"{budget.max_states} states")
             if not settles:
                 meter.check(offset + total)
-            numbered = cluster.call("advance", offset, not settles,
-                                    what=f"expanding level {level}")
+            answers = cluster.call("next_level", offset, not settles,
+                                   what=f"expanding level {level}")
             firsts: dict[int, int] = {}
-            for number in numbered:
-                for v, g in number.items():
+            for answer in answers:
+                for v, g in answer["numbered"].items():
                     if v not in found and g < firsts.get(v, g + 1):
                         firsts[v] = g
             if settles:
@@ -360,6 +371,7 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
                 break
             found.update(firsts)
             offset += total
+            merged = [a["merged"] for a in answers]
         if usage is not None:
             usage(cluster.call("usage"))
         witnesses = _witnesses(cluster, search, found)
@@ -456,20 +468,27 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
         check_workers(client, timeout=timeout)
         if one is not None:
             raise Unfit("every word searched reads one letter, so each breadth-first level "
-                        "holds one state and would cost the cluster two round trips: "
+                        "holds one state and would cost the cluster its round trips: "
                         "searched in this process (the same maximum, witnesses and states)")
         meter = budget.start("search", unit="states")
         try:
-            with _shards(client, search, meter) as cluster:
-                found, states, complete, peak = _walk(cluster, search, usage)
-                workers = cluster.size
+            for store in STORES:  # packed keys; records once the ids outgrow a key
+                try:
+                    with _shards(client, search, meter, store) as cluster:
+                        found, states, complete, peak = _walk(cluster, search, usage)
+                        workers = cluster.size
+                    break
+                except KeyTooWide:  # walked again on records, as one process does
+                    if store == "records":
+                        raise SdgBug("sharded search: records said their keys are too wide") \
+                            from None
         except KeyboardInterrupt:  # while the shards start (_walk says how far it got)
             raise meter.interrupted(0) from None
         except _Narrow as e:  # the fallback runs under the rest of the budget's clock
             meter.describe(None)
             raise Unfit(f"the breadth-first levels are too narrow to shard: {e.states:,} "
                         f"states in {e.levels:,} levels in {e.seconds:.1f} s, fewer than "
-                        f"{MIN_WIDTH:,} a level, and each level costs the cluster two round "
+                        f"{MIN_WIDTH:,} a level, and each level costs the cluster its round "
                         "trips: searched again in this process (breadth-first: the same "
                         "verdict)") from None
     return SearchResult(found=found, explored=states, complete=complete, peak_bytes=peak,

@@ -1,7 +1,9 @@
 """The breadth-first search sharded over a Dask cluster (issue 27, item 3), the ``dask``
 search engine: the same verdict as one process (maximum, witnesses, states, budget
 stops), the command line's ``max --engine dask --scheduler ADDR``, and a worker killed
-mid-search (a clean error, and a rerun that gives the right answer).
+mid-search (a clean error, and a rerun that gives the right answer); the shards' stores
+(random families on two workers against the Python reference, ids that outgrow a packed
+key).
 
 One real cluster (tests/cluster.py: a `dask scheduler` and two `dask worker` processes on
 127.0.0.1) serves the module; the killed-worker test starts its own."""
@@ -12,6 +14,7 @@ import json
 import math
 import re
 import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,8 @@ from typing import Any
 import pytest
 from clirun import run
 from cluster import Cluster, dask_cluster
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from sdg_automata.errors import BudgetExceeded, InputError, Interrupted, ResourceError
 from sdg_automata.generators.families import (
@@ -27,6 +32,7 @@ from sdg_automata.generators.families import (
     intersection_grammar,
     modular_family,
     modular_truth,
+    product_truth,
     random_family,
 )
 from sdg_automata.grammar import Grammar
@@ -36,13 +42,20 @@ from sdg_automata.search.decide import max_grundy
 pytest.importorskip("distributed")
 pytest.importorskip("numba")
 
-def exhaustive(count: int, states: int, seed: int) -> Grammar:
-    """``random_family``'s DFAs and the complement of the first (on even lengths): the
-    intersection is empty, so the search walks every reachable state (as bench_search)."""
+def family(count: int, states: int, seed: int, empty: bool) -> tuple[Grammar, list[Any]]:
+    """``random_family``'s DFAs (and, with ``empty``, the complement of the first on even
+    lengths: the intersection is then empty, so the search walks every reachable state, as
+    bench_search); the grammar and the DFAs."""
     dfas = random_family(count, states, seed=seed)
-    dfas.append(dfas[0].complement().intersection(
-        even_length_dfa(dfas[0].input_symbols)).minify())
-    return intersection_grammar(dfas)
+    if empty:
+        dfas.append(dfas[0].complement().intersection(
+            even_length_dfa(dfas[0].input_symbols)).minify())
+    return intersection_grammar(dfas), dfas
+
+
+def exhaustive(count: int, states: int, seed: int) -> Grammar:
+    """:func:`family` with the search walking every reachable state."""
+    return family(count, states, seed, True)[0]
 
 
 @pytest.fixture(scope="module")
@@ -285,3 +298,99 @@ def test_automata_the_kernels_refuse_are_searched_here(cluster: Cluster) -> None
     assert len(notes) == 1 and v.engine.name == "python"
     one = max_grundy(g, "A", strategy="bfs")
     assert (v.maximum, v.witnesses, v.states) == (one.maximum, one.witnesses, one.states)
+
+
+# ---------------------------------------------------------------------------
+# the shards' stores (issue 36 item 6)
+
+
+def verdict(v: Any) -> tuple[Any, ...]:
+    return v.maximum, v.exact, v.answer, v.states, v.stopped_early, v.witnesses
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(count=st.integers(2, 4), states=st.integers(3, 7), seed=st.integers(0, 10**6),
+       empty=st.booleans(), k=st.sampled_from([None, 0, 1, 2]))
+def test_two_workers_give_the_reference_verdict(cluster: Cluster, count: int, states: int,
+                                                seed: int, empty: bool, k: int | None) -> None:
+    """Should give, on two workers (successors routed to their owners, merged by code
+    and deduped in packed tables), the Python reference's verdict (maximum, witnesses,
+    states, where it stops), whose maximum automata-lib's products confirm."""
+    from sdg_automata.errors import EngineNotice
+
+    g, dfas = family(count, states, seed, empty)
+    one = max_grundy(g, g.start, k, strategy="bfs", engine="python")
+    with warnings.catch_warnings(record=True) as notes:
+        warnings.simplefilter("always", EngineNotice)
+        two = max_grundy(g, g.start, k, engine="dask", options={"scheduler": cluster.address})
+    # the kernels refuse one group of nonterminals (the search then runs here, noted)
+    assume(not any("form one group" in str(n.message) for n in notes))
+    assert (two.engine.name, two.engine.workers) == ("dask", 2)
+    assert verdict(two) == verdict(one)
+    if k is None:
+        assert two.maximum == product_truth(dfas)[0]
+
+
+def _narrow_keys(bits: int | None) -> list[tuple[str, int]]:
+    """On a worker: keys of ``bits`` bits, the shards' stores and their failures to fit
+    logged (``None``: as they were); the log so far."""
+    from sdg_automata.kernels import protocol
+    from sdg_automata.search import shard_stores
+    from sdg_automata.search.compiled.stores import KeyTooWide
+
+    saved = vars(shard_stores).setdefault("_saved", {})
+    log: list[tuple[str, int]] = vars(shard_stores).setdefault("_log", [])
+    if bits is None:
+        if saved:
+            protocol.KEY_BITS = saved.pop("bits")
+            shard_stores.PackedShard.fit = saved.pop("fit")
+            shard_stores.STORES.update(saved.pop("stores"))
+        return log
+    saved.update(bits=protocol.KEY_BITS, fit=shard_stores.PackedShard.fit,
+                 stores=dict(shard_stores.STORES))
+    fit = saved["fit"]
+
+    def logged_fit(self: Any, tables: Any, n: int) -> None:
+        try:
+            fit(self, tables, n)
+        except KeyTooWide:
+            log.append(("too wide", n))
+            raise
+
+    def maker(name: str, store: Any) -> Any:
+        def make(*args: Any) -> Any:
+            log.append((name, 0))
+            return store(*args)
+        return make
+
+    shard_stores.PackedShard.fit = logged_fit
+    for name, store in saved["stores"].items():
+        shard_stores.STORES[name] = maker(name, store)
+    protocol.KEY_BITS = bits
+    return log
+
+
+def test_ids_that_outgrow_a_key_walk_again_on_records(cluster: Cluster) -> None:
+    """Should, when the part ids outgrow a packed key in the middle of the walk (keys of
+    22 bits on the workers here), search again on the record store and give one
+    process's verdict."""
+    import sys
+
+    import cloudpickle
+    import distributed
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import it
+    g, _ = family(3, 8, 1, True)
+    one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
+    with distributed.Client(cluster.address, timeout=30) as client:
+        client.run(_narrow_keys, 22)
+        try:
+            two = max_grundy(g, g.start, engine="dask", options={"scheduler": cluster.address})
+        finally:
+            logs = client.run(_narrow_keys, None)
+    assert verdict(two) == verdict(one)
+    for log in logs.values():  # per worker: a packed shard that failed to fit, then records
+        assert log[0] == ("packed", 0) and log[-1] == ("records", 0), log
+        assert all(n > 1 for what, n in log if what == "too wide"), log  # mid-walk
+    assert any(what == "too wide" for log in logs.values() for what, _ in log), logs

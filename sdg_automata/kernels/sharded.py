@@ -1,0 +1,337 @@
+"""Kernels of one level of the breadth-first walk sharded over a cluster (numba).
+
+The shard's side of :mod:`sdg_automata.search.sharded` (the actor is
+:class:`sdg_automata.search.shard.Shard`): :func:`expand` steps the frontier and puts
+each successor straight into the buffer of the shard owning it (:func:`owner`), and
+:func:`absorb` dedupes the batches received against the shard's store, read in the
+order of their codes.  Their reference is :func:`sdg_automata.kernels.automaton.bfs`:
+the states of a level and their codes (parent's number × letters + letter, the least
+that reaches each state) are those of the one-process walk.  They follow the protocol of
+:mod:`sdg_automata.kernels.automaton` (statuses, cursor) and share its step and its
+store (:mod:`sdg_automata.kernels.step`).
+
+Issue 36 (item 6): a successor is written once, into its owner's buffer (the batch
+that goes on the wire), not into a block sorted by owner afterwards and copied out by
+slices; and a shard reads the batches it received as one stream per sender, merged by
+code on the fly, with each sender's part ids translated to its own as the row is read
+(a table lookup per id, in cache): its new states come out in code order, so no sort
+of the level, no translated copy of a batch and no pass that moves table entries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import jit
+from .packed import _lookup, home, key_hash, unpack
+from .protocol import (
+    BATCH,
+    DONE,
+    FULL,
+    LETTER,
+    MAX_LOAD_PERCENT,
+    MISS,
+    OVERFLOW,
+    PAUSE,
+    SID,
+    WORK,
+    N,
+)
+from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, step
+
+__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "owner", "ranks"]
+
+#: the seed of the owner hash: any constant other than the table hash's start, so that
+#: which shard owns a state and where the shard's table puts it are independent
+_OWNER_SEED = np.uint64(0xD1B54A32D192ED03)
+#: the largest code (a stream that is done reads as this)
+_NO_CODE = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+@jit
+def owner(keys: Array, block: Array, row: int, groups: int, wc: int, shards: int) -> int:
+    """The shard owning the state ``block[row]``: a hash of its parts' canonical keys
+    (``keys[g, id]``: the same for the same part of the same group on every shard,
+    whatever its id there, and independent random words), and of the constraint's state,
+    reduced modulo ``shards``.  The keys are added up, then mixed once: independent
+    additions where a multiplication per group would be a chain."""
+    h = _OWNER_SEED
+    for g in range(groups):
+        h += keys[g, block[row, g]]
+    if wc:
+        h += np.uint64(block[row, groups] + 1) * _GOLDEN
+    h ^= h >> np.uint64(32)
+    h *= _MIX
+    h ^= h >> np.uint64(29)
+    return int(h % np.uint64(shards))
+
+
+@_inline
+def _route(heap: Array, plan: Array, starts: Array, src: Array, srow: int, k: int, code: int,
+           crows: Array, wc: int, keys: Array, shards: int, succ: Array, out: Array,
+           codes: Array, fill: Array) -> int:
+    """The successor of ``src[srow]`` on letter k, with its code, into its owner's buffer
+    (:func:`expand`): −1 for a step not learned yet, 1 when that buffer is now full, 0."""
+    width = succ.shape[1]
+    groups = width - wc
+    d = crows[k, src[srow, groups]] if wc else 0
+    if d < 0:  # the constraint dies: no successor
+        return 0
+    if wc:
+        succ[0, groups] = d
+    if step(heap, plan, starts[k], src, srow, succ, 0):
+        return -1
+    w = owner(keys, succ, 0, groups, wc, shards)
+    t = fill[w]
+    for i in range(width):
+        out[w, t, i] = succ[0, i]
+    codes[w, t] = code
+    fill[w] = t + 1
+    return 1 if t + 1 == out.shape[1] else 0
+
+
+@jit
+def expand(heap: Array, plan: Array, starts: Array, records: Array, shifts: Array,
+           masks: Array, queue: Array, gids: Array, hi: int, crows: Array, wc: int,
+           keys: Array, shards: int, src: Array, succ: Array, out: Array, codes: Array,
+           fill: Array, cursor: Array, quantum: int) -> int:
+    """The successors of states ``cursor[SID]`` … ``hi`` − 1 (from letter ``cursor[LETTER]``),
+    each into the buffer of its owner w (:func:`owner`): row ``fill[w]`` of ``out[w]``,
+    its code ``gids[s]·letters + k`` (the parent's global number and the letter: the order
+    of the one-process walk) at ``codes[w, fill[w]]``.  ``succ`` (1 × width, int32) is
+    the scratch a successor is made in.
+
+    State s is ``records[s]`` (the record store), or, where ``shifts`` is not empty (a
+    packed store, :mod:`sdg_automata.kernels.packed`), the key ``queue[s & (len − 1)]``,
+    its ids unpacked into ``src`` (1 × fields, int32) once for all its letters.
+
+    FULL once a buffer is full (its last row written, the cursor past it), MISS as
+    :func:`~sdg_automata.kernels.automaton.bfs`, PAUSE after ``quantum`` steps; DONE at
+    ``hi``.
+    """
+    letters = starts.shape[0]
+    packed = shifts.shape[0] > 0
+    qmask = queue.shape[0] - 1
+    sid, k = cursor[SID], cursor[LETTER]
+    unpacked = -1
+    work = 0
+    status = DONE
+    while sid < hi:
+        if work >= quantum:
+            status = PAUSE
+            break
+        code = gids[sid] * letters + k
+        if packed:
+            if unpacked != sid:
+                unpack(queue[sid & qmask], shifts, masks, src, 0)
+                unpacked = sid
+            routed = _route(heap, plan, starts, src, 0, k, code, crows, wc, keys, shards, succ,
+                            out, codes, fill)
+        else:
+            routed = _route(heap, plan, starts, records, sid, k, code, crows, wc, keys, shards,
+                            succ, out, codes, fill)
+        if routed < 0:
+            status = MISS
+            break
+        work += 1
+        k += 1
+        if k == letters:
+            k = 0
+            sid += 1
+        if routed > 0:
+            status = FULL
+            break
+    cursor[SID], cursor[LETTER], cursor[WORK] = sid, k, work
+    return status
+
+
+@jit
+def _next(rcodes: Array, heads: Array, ends: Array) -> int:
+    """The stream whose next row has the least code, or −1 when all are done."""
+    best, least = -1, _NO_CODE
+    for s in range(heads.shape[0]):
+        h = heads[s]
+        if h < ends[s] and rcodes[h] < least:
+            best, least = s, rcodes[h]
+    return best
+
+
+@_inline
+def _take(rcodes: Array, heads: Array, ends: Array) -> tuple[int, int]:
+    """(stream, row) of the next row of the streams by code (:func:`absorb`), taken off
+    its stream; (−1, −1) when all are read."""
+    s = _next(rcodes, heads, ends)
+    if s < 0:
+        return -1, -1
+    i = int(heads[s])
+    heads[s] = i + 1
+    return s, i
+
+
+@_inline
+def _ours(raw: Array, i: int, g: int, s: int, offsets: Array, trans: Array) -> int:
+    """Our id of group g's id in row i of stream s: ``trans[offsets[s, g] + id]``, or the
+    id itself where ``offsets[s, 0]`` is −1 (our own successors)."""
+    if offsets[s, 0] < 0:
+        return int(raw[i, g])
+    return int(trans[offsets[s, g] + raw[i, g]])
+
+
+@jit
+def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw: Array,
+           rcodes: Array, heads: Array, ends: Array, offsets: Array, trans: Array,
+           block: Array, cursor: Array) -> int:
+    """Add the states of the streams received not stored yet, as new states ``cursor[N]``,
+    … with their codes, reading the streams merged in the order of their codes.
+
+    Stream s is rows ``heads[s]`` … ``ends[s]`` − 1 of ``raw`` (codes ``rcodes``), sorted
+    by code, in a sender's part ids: group g's id i is ours ``trans[offsets[s, g] + i]``,
+    or i itself where ``offsets[s, 0]`` is −1 (our own successors); the constraint's
+    state (``wc``) is the same everywhere.  Codes are distinct (one per edge), so the
+    first time a state is read is by its least code, and the new states come out in
+    code order: the one-process walk's order within the level.  A state already stored
+    is left as it is.  ``block`` (:data:`BATCH` rows of the records' type) is scratch.
+
+    FULL when the store needs room (as :func:`~sdg_automata.kernels.automaton.bfs`),
+    else DONE.  By runs of :data:`BATCH` rows, hashes first, then lookups in order, as
+    :func:`~sdg_automata.kernels.automaton.bfs` does, so that the processor overlaps
+    the lookups' random accesses.
+    """
+    width = records.shape[1]
+    groups = width - wc
+    capacity = records.shape[0]
+    load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
+    mask = table.shape[0] - 1
+    hashes = np.empty(BATCH, dtype=np.uint64)
+    bcodes = np.empty(BATCH, dtype=np.int64)
+    n = cursor[N]
+    status = DONE
+    done = False
+    while not done:
+        if n + BATCH >= capacity or n + BATCH >= load:
+            status = FULL
+            break
+        m = 0
+        while m < BATCH:
+            s, i = _take(rcodes, heads, ends)
+            if s < 0:
+                done = True
+                break
+            for g in range(groups):
+                block[m, g] = _ours(raw, i, g, s, offsets, trans)
+            if wc:
+                block[m, groups] = raw[i, groups]
+            bcodes[m] = rcodes[i]
+            hashes[m] = _hash(block, m)
+            m += 1
+        for j in range(m):
+            h = hashes[j]
+            tag = np.int64(h >> np.uint64(56))
+            r, slot = _probe(table, tags, records, block, j, tag,
+                             np.int64(h & np.uint64(mask)), mask)
+            if r < 0:
+                for c in range(width):
+                    records[n, c] = block[j, c]
+                table[slot] = n + 1
+                tags[slot] = tag
+                codes[n] = bcodes[j]
+                n += 1
+    cursor[N] = n
+    return status
+
+
+@jit
+def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Array,
+                  codes: Array, wc: int, raw: Array, rcodes: Array, heads: Array, ends: Array,
+                  offsets: Array, trans: Array, picked: Array, bkeys: Array, slots: Array,
+                  cursor: Array) -> int:
+    """:func:`absorb` over a packed store: a state is its key (its ids, ours, as bit fields
+    at ``shifts``), looked up in the ordered table of :mod:`sdg_automata.kernels.packed`
+    (one word compared a probe); a new state n's key goes to ``queue[n & (len − 1)]``.
+
+    FULL when the table would pass ``load`` keys, when ``queue`` or ``codes`` has no room
+    for :data:`BATCH` more states past ``cursor[SID]`` (the first state still needed in the
+    ring), or when a cluster runs past the tail (``cursor[OVERFLOW]`` = 1): the streams'
+    heads are then where the first row not stored is.  ``picked``, ``bkeys`` and
+    ``slots`` (:data:`BATCH` each) are scratch."""
+    groups = shifts.shape[0] - wc
+    qmask = queue.shape[0] - 1
+    capacity = codes.shape[0]
+    end = table.shape[0]
+    n, keep = cursor[N], cursor[SID]
+    cursor[OVERFLOW] = 0
+    status = DONE
+    done = False
+    while not done:
+        if n + BATCH >= load or n + BATCH >= capacity or n + BATCH - keep > qmask:
+            status = FULL
+            break
+        m = 0
+        while m < BATCH:
+            s, i = _take(rcodes, heads, ends)
+            if s < 0:
+                done = True
+                break
+            key = np.uint64(0)
+            for g in range(groups):
+                key |= np.uint64(_ours(raw, i, g, s, offsets, trans)) << np.uint64(shifts[g])
+            if wc:
+                key |= np.uint64(raw[i, groups]) << np.uint64(shifts[groups])
+            picked[m] = i  # the row (its stream is found again on an overflow)
+            bkeys[m] = key
+            slots[m] = home(key_hash(key), form)
+            m += 1
+        for j in range(m):
+            key1 = bkeys[j] + np.uint64(1)
+            found = _lookup(table, slots[j], key1)
+            if found >= 0:
+                continue
+            slot = -1 - found
+            if slot == end:  # the cluster runs past the tail: rows j … m − 1 wait
+                _unread(picked, j, m, heads, ends)
+                cursor[OVERFLOW] = 1
+                status = FULL
+                done = True
+                break
+            table[slot] = key1
+            queue[n & qmask] = bkeys[j]
+            codes[n] = rcodes[picked[j]]
+            n += 1
+    cursor[N] = n
+    return status
+
+
+@jit
+def _unread(picked: Array, j: int, m: int, heads: Array, ends: Array) -> None:
+    """Put rows ``picked[j:m]`` back at the heads of their streams: stream s is rows
+    ``ends[s − 1]`` … ``ends[s]`` − 1, and its rows were picked in order, so its head
+    goes back to the first of them."""
+    for t in range(m - 1, j - 1, -1):
+        i = picked[t]
+        for s in range(heads.shape[0]):
+            if i < ends[s]:
+                heads[s] = i
+                break
+
+
+@jit
+def ranks(mine: Array, theirs: Array, rank: Array) -> None:
+    """``rank[i]`` += how many of ``theirs`` are below ``mine[i]`` (both sorted, distinct):
+    one merge of the two, where a binary search per code would read ``theirs`` at random."""
+    j = 0
+    m = theirs.shape[0]
+    for i in range(mine.shape[0]):
+        x = mine[i]
+        while j < m and theirs[j] < x:
+            j += 1
+        rank[i] += j
+
+
+@jit
+def first_rows(values: Array, ok: Array, first: Array) -> None:
+    """``first[v]`` ← the first row i with ``values[i]`` = v and ``ok[i]`` (``first`` −1
+    beforehand): each value's first state of a level, in one pass."""
+    for i in range(values.shape[0]):
+        v = values[i]
+        if ok[i] and first[v] < 0:
+            first[v] = i

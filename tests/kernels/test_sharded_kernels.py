@@ -1,0 +1,53 @@
+"""The sharded search's level kernels (:mod:`sdg_automata.kernels.sharded`) where the
+walks do not reach them: a packed table's overflow in the middle of a block of rows
+merged from two streams."""
+
+from __future__ import annotations
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("numba")
+
+
+def test_an_overflow_puts_the_rows_back_at_their_streams_heads() -> None:
+    """Should, when a cluster of the packed table runs past its tail, store the rows read
+    before it (in code order, across two streams) and put the others back: FULL with
+    OVERFLOW, each stream's head at its first row not stored."""
+    from sdg_automata.kernels import protocol
+    from sdg_automata.kernels.packed import home, key_hash
+    from sdg_automata.kernels.sharded import absorb_packed
+
+    form = np.array([10, 4], dtype=np.int64)  # 4 · 2¹⁰ homes
+    homes = 4 << 10
+    table = np.zeros(homes + protocol.TAIL, dtype=np.uint64)
+    cut = homes // 2
+    table[cut:] = np.uint64(1 << 40)  # slots from `cut` on hold a key no row has
+    low, high = [], []  # ids whose key's home is below the cut (stored) or above (overflow)
+    for a in range(1, 2000):
+        at = home(np.uint64(key_hash(np.uint64(a))), form)
+        if at < cut - 64:
+            low.append(a)
+        elif at >= cut:
+            high.append(a)
+    # stream 0: codes 0, 2, 4; stream 1: codes 1, 3, 5; by code: low ×4, high, low
+    ids = [low[0], low[1], low[2], low[3], high[0], low[4]]
+    codes = np.arange(6, dtype=np.int64)
+    order = [0, 2, 4, 1, 3, 5]
+    raw = np.array([[ids[c]] for c in order], dtype=np.uint16)
+    rcodes = codes[order]
+    heads = np.array([0, 3], dtype=np.int64)
+    ends = np.array([3, 6], dtype=np.int64)
+    offsets = np.full((2, 1), -1, dtype=np.int64)
+    queue = np.zeros(256, dtype=np.uint64)
+    out_codes = np.zeros(1 << 8, dtype=np.int64)
+    cursor = np.zeros(8, dtype=np.int64)
+    scratch = [np.empty(protocol.BATCH, dtype=d) for d in (np.int64, np.uint64, np.int64)]
+    status = absorb_packed(table, form, 10**6, np.array([0], dtype=np.int64), queue,
+                           out_codes, 0, raw, rcodes, heads, ends, offsets,
+                           np.zeros(1, dtype=np.int32), *scratch, cursor)
+    assert (status, cursor[protocol.OVERFLOW], cursor[protocol.N]) == (protocol.FULL, 1, 4)
+    assert list(out_codes[:4]) == [0, 1, 2, 3]
+    assert list(queue[:4]) == ids[:4]
+    # code 4 (stream 0's third row, 2) overflowed: it and code 5 (stream 1's third) wait
+    assert list(heads) == [2, 5]
