@@ -168,6 +168,20 @@ def _take(rcodes: Array, heads: Array, ends: Array) -> tuple[int, int]:
     return s, i
 
 
+@jit
+def _batch(rcodes: Array, heads: Array, ends: Array, sources: Array, rows: Array) -> int:
+    """Up to :data:`BATCH` rows of the streams by code (:func:`_take`): their streams
+    (``sources``) and rows; how many (fewer: every stream is read)."""
+    m = 0
+    while m < BATCH:
+        s, i = _take(rcodes, heads, ends)
+        if s < 0:
+            break
+        sources[m], rows[m] = s, i
+        m += 1
+    return m
+
+
 @_inline
 def _ours(raw: Array, i: int, g: int, s: int, offsets: Array, trans: Array) -> int:
     """Our id of group g's id in row i of stream s: ``trans[offsets[s, g] + id]``, or the
@@ -203,7 +217,7 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
     hashes = np.empty(BATCH, dtype=np.uint64)
-    bcodes = np.empty(BATCH, dtype=np.int64)
+    sources, rows = np.empty(BATCH, dtype=np.int64), np.empty(BATCH, dtype=np.int64)
     n = cursor[N]
     status = DONE
     done = False
@@ -211,19 +225,15 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
         if n + BATCH >= capacity or n + BATCH >= load:
             status = FULL
             break
-        m = 0
-        while m < BATCH:
-            s, i = _take(rcodes, heads, ends)
-            if s < 0:
-                done = True
-                break
+        m = _batch(rcodes, heads, ends, sources, rows)
+        done = m < BATCH
+        for j in range(m):
+            i = rows[j]
             for g in range(groups):
-                block[m, g] = _ours(raw, i, g, s, offsets, trans)
+                block[j, g] = _ours(raw, i, g, sources[j], offsets, trans)
             if wc:
-                block[m, groups] = raw[i, groups]
-            bcodes[m] = rcodes[i]
-            hashes[m] = _hash(block, m)
-            m += 1
+                block[j, groups] = raw[i, groups]
+            hashes[j] = _hash(block, j)
         for j in range(m):
             h = hashes[j]
             tag = np.int64(h >> np.uint64(56))
@@ -234,7 +244,7 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
                     records[n, c] = block[j, c]
                 table[slot] = n + 1
                 tags[slot] = tag
-                codes[n] = bcodes[j]
+                codes[n] = rcodes[rows[j]]
                 n += 1
     cursor[N] = n
     return status
@@ -243,8 +253,8 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
 @jit
 def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Array,
                   codes: Array, wc: int, raw: Array, rcodes: Array, heads: Array, ends: Array,
-                  offsets: Array, trans: Array, picked: Array, bkeys: Array, slots: Array,
-                  cursor: Array) -> int:
+                  offsets: Array, trans: Array, sources: Array, picked: Array, bkeys: Array,
+                  slots: Array, cursor: Array) -> int:
     """:func:`absorb` over a packed store: a state is its key (its ids, ours, as bit fields
     at ``shifts``), looked up in the ordered table of :mod:`sdg_automata.kernels.packed`
     (one word compared a probe); a new state n's key goes to ``queue[n & (len − 1)]``.
@@ -252,8 +262,8 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
     FULL when the table would pass ``load`` keys, when ``queue`` or ``codes`` has no room
     for :data:`BATCH` more states past ``cursor[SID]`` (the first state still needed in the
     ring), or when a cluster runs past the tail (``cursor[OVERFLOW]`` = 1): the streams'
-    heads are then where the first row not stored is.  ``picked``, ``bkeys`` and
-    ``slots`` (:data:`BATCH` each) are scratch."""
+    heads are then where the first row not stored is.  ``sources``, ``picked``,
+    ``bkeys`` and ``slots`` (:data:`BATCH` each) are scratch."""
     groups = shifts.shape[0] - wc
     qmask = queue.shape[0] - 1
     capacity = codes.shape[0]
@@ -266,21 +276,19 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
         if n + BATCH >= load or n + BATCH >= capacity or n + BATCH - keep > qmask:
             status = FULL
             break
-        m = 0
-        while m < BATCH:
-            s, i = _take(rcodes, heads, ends)
-            if s < 0:
-                done = True
-                break
+        # picked: the rows (a row's stream is found again on an overflow)
+        m = _batch(rcodes, heads, ends, sources, picked)
+        done = m < BATCH
+        for j in range(m):
+            i = picked[j]
             key = np.uint64(0)
             for g in range(groups):
-                key |= np.uint64(_ours(raw, i, g, s, offsets, trans)) << np.uint64(shifts[g])
+                key |= np.uint64(_ours(raw, i, g, sources[j], offsets, trans)) << np.uint64(
+                    shifts[g])
             if wc:
                 key |= np.uint64(raw[i, groups]) << np.uint64(shifts[groups])
-            picked[m] = i  # the row (its stream is found again on an overflow)
-            bkeys[m] = key
-            slots[m] = home(key_hash(key), form)
-            m += 1
+            bkeys[j] = key
+            slots[j] = home(key_hash(key), form)
         for j in range(m):
             key1 = bkeys[j] + np.uint64(1)
             found = _lookup(table, slots[j], key1)

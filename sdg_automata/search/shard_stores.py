@@ -101,12 +101,12 @@ class PackedShard:
         from ..kernels.protocol import BATCH
 
         st = self.store
-        picked = np.empty(BATCH, dtype=np.int64)
+        sources, picked = np.empty(BATCH, dtype=np.int64), np.empty(BATCH, dtype=np.int64)
         keys = np.empty(BATCH, dtype=np.uint64)
         slots = np.empty(BATCH, dtype=np.int64)
         return int(kernel.absorb_packed(st.table.array, st.form, st.load, st.shifts,
-                                        st.queue.array, codes, wc, *streams, picked, keys,
-                                        slots, cursor))
+                                        st.queue.array, codes, wc, *streams, sources, picked,
+                                        keys, slots, cursor))
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
         """Room for a block of states after n, the states from ``keep`` on kept in the

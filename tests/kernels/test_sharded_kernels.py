@@ -42,7 +42,7 @@ def test_an_overflow_puts_the_rows_back_at_their_streams_heads() -> None:
     queue = np.zeros(256, dtype=np.uint64)
     out_codes = np.zeros(1 << 8, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
-    scratch = [np.empty(protocol.BATCH, dtype=d) for d in (np.int64, np.uint64, np.int64)]
+    scratch = [np.empty(protocol.BATCH, dtype=d) for d in (np.int64, np.int64, np.uint64, np.int64)]
     status = absorb_packed(table, form, 10**6, np.array([0], dtype=np.int64), queue,
                            out_codes, 0, raw, rcodes, heads, ends, offsets,
                            np.zeros(1, dtype=np.int32), *scratch, cursor)
