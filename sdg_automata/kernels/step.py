@@ -29,7 +29,6 @@ __all__ = ["Array", "first_value", "prefetch", "rehash", "step"]
 _inline = functools.partial(jit, inline=True)
 
 
-
 def _prefetch_reference(array: Array, index: int) -> None:
     """:func:`prefetch` in Python: a hint, so nothing to do."""
 
@@ -39,8 +38,8 @@ def _prefetch() -> Any:
     (for a read, into every cache level), where numba compiles; :func:`_prefetch_reference`
     where it runs Python (``NUMBA_DISABLE_JIT``).  A kernel that knows its next lookups
     asks for their lines first and the misses overlap, where a load would hold the
-    processor until its line comes (issue 36: a compact table's lookup at 10⁷ keys,
-    210 → 130 ns)."""
+    processor until its line comes (issue 36: the compact store's walk on 1.3·10⁷ states,
+    1.85 × the table store's CPU without it, 1.23 × with it)."""
     from numba.core import config
 
     if getattr(config, "DISABLE_JIT", False):
@@ -60,7 +59,7 @@ def _prefetch() -> Any:
                                             [args[1]])
             byte = ir.IntType(8).as_pointer()
             word = ir.IntType(32)
-            hint = cgutils.get_or_insert_function(
+            hint = cgutils.get_or_insert_function(  # (named for typed pointers, numba's IR)
                 builder.module, ir.FunctionType(ir.VoidType(), [byte, word, word, word]),
                 "llvm.prefetch.p0i8")
             # (address, read, locality 3: keep in every level, data cache)
