@@ -39,7 +39,7 @@ def _prefetch() -> Any:
     where it runs Python (``NUMBA_DISABLE_JIT``).  A kernel that knows its next lookups
     asks for their lines first and the misses overlap, where a load would hold the
     processor until its line comes (issue 36: the compact store's walk on 1.3·10⁷ states,
-    1.85 × the table store's CPU without it, 1.23 × with it)."""
+    1.6–1.85 × the table store's CPU without it, 1.23 × with it)."""
     from numba.core import config
 
     if getattr(config, "DISABLE_JIT", False):
