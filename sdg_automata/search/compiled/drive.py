@@ -25,7 +25,7 @@ from typing import Any
 from ...errors import BudgetExceeded, SdgBug
 from ...runtime.budget import Budget
 from .loop import Handler, Misses, dispatch, stop
-from .packed import PackedStore, key_widths
+from .packed import PackedStore, _fields, key_widths
 from .stores import (
     MAX_KEY_BITS,
     NARROW,
@@ -480,15 +480,11 @@ class _WordFields:
 
     def fit(self) -> tuple[Any, Any] | None:
         """(shifts, masks) of the fields, int64 arrays, or ``None``."""
-        import numpy as np
-
         counts = [*self.tables.part_counts, *([] if self.states is None else [self.states])]
         if counts != self.counts:
             self.counts = counts
             widths = _widths(counts)
-            self.layout = None if sum(widths) > MAX_KEY_BITS else (
-                np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.int64),
-                np.array([(1 << w) - 1 for w in widths], dtype=np.int64))
+            self.layout = None if sum(widths) > MAX_KEY_BITS else _fields(widths)
         return self.layout
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import SdgBug
-from .stores import Growing, KeyTooWide, _wrapping
+from .stores import Growing, KeyTooWide, _shifts, _wrapping
 
 __all__ = ["BOUND_SHARE", "GROWTH", "LOAD_PERCENT", "PackedStore", "key_widths", "slots_for"]
 
@@ -270,9 +270,7 @@ def _fields(widths: list[int]) -> tuple[Any, Any]:
     """(shifts, masks) of fields of ``widths`` bits, the first lowest."""
     import numpy as np
 
-    shifts = np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.int64)
-    masks = np.array([(1 << w) - 1 for w in widths], dtype=np.int64)
-    return shifts, masks
+    return _shifts(widths, np.int64), np.array([(1 << w) - 1 for w in widths], dtype=np.int64)
 
 
 def _fits_memory(slots: int) -> bool:

@@ -302,11 +302,12 @@ def _key_bits(q: int, widths: list[int]) -> int:
     return max(fields, q + 1, 2)
 
 
-def _shifts(widths: list[int]) -> Any:
-    """The shifts of bit fields of ``widths``, the first lowest."""
+def _shifts(widths: list[int], dtype: Any = "uint64") -> Any:
+    """The shifts of bit fields of ``widths``, the first lowest (the compact and the
+    packed keys' layout)."""
     import numpy as np
 
-    return np.array([sum(widths[:i]) for i in range(len(widths))], dtype=np.uint64)
+    return np.array([sum(widths[:i]) for i in range(len(widths))], dtype=dtype)
 
 
 def _widths(counts: list[int]) -> list[int]:
