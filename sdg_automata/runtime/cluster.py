@@ -291,7 +291,10 @@ def _reach(address: str, seconds: float, timeout: float) -> None:
     knocking = threading.Thread(target=knock, name="sdg-reach", daemon=True)
     knocking.start()
     knocking.join(seconds)
-    if knocking.is_alive():  # resolving the name takes longer than the timeout
+    # still knocking, and no attempt has come back: resolving the name takes longer than the
+    # timeout (an attempt that came back, refused say, was resolved: it says why below,
+    # even when the last retry, on a loaded machine, is still under way at the deadline)
+    if knocking.is_alive() and not failures:
         raise ResourceError(f"cannot reach a Dask scheduler at {address!r}: resolving "
                             f"{host!r} took more than {timeout:g} s")
     telling = [e for e in failures if not isinstance(e, TimeoutError)]
