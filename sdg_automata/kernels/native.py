@@ -33,6 +33,14 @@ in a directory that is no longer writable (a read-only install) is still linked;
 where no directory is writable, numba's dispatchers run.  Whatever the fault,
 the answers are the same: numba's dispatchers run the same kernels.
 
+The build runs in a child process (``python -c``: the same interpreter, environment
+and package) that this one waits for.  numba's compiler, once started, cannot be cut
+without leaving numba broken for the rest of its process
+(:func:`~sdg_automata.runtime.stopping.held_signals`), so a build in this process held
+a ``--max-seconds`` budget and Ctrl-C for its ~10 s; a child is killed, and leaves
+nothing (it writes the file atomically, at its end).  A caller under a budget asks for
+the library through :func:`prepare`, whose alarm stops the wait.
+
 ``SDG_AUTOMATA_NATIVE=0`` keeps numba's dispatchers (so does
 ``SDG_AUTOMATA_NUMBA_CACHE=0``, and ``NUMBA_DISABLE_JIT=1``, under which the
 kernels run as Python).  Entry points must not raise (a kernel of this package
@@ -60,11 +68,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import SdgBug
+from ..errors import BudgetExceeded, Interrupted, SdgBug
 
-__all__ = ["ENV", "Entry", "Library", "cache_dir", "cached", "enabled"]
+if TYPE_CHECKING:
+    from ..runtime.budget import Meter
+
+__all__ = ["ENV", "Entry", "Library", "cache_dir", "cached", "enabled", "prepare"]
 
 #: ``"0"`` keeps numba's dispatchers (no native library is built or loaded)
 ENV = "SDG_AUTOMATA_NATIVE"
@@ -77,6 +88,10 @@ _CAP = 64 << 20
 _WAIT = 120.0
 #: failures after which a later run may well build a library: no marker is left
 _PASSING = (MemoryError, OSError, ImportError)
+#: the exit code of a build process that failed with one of :data:`_PASSING` (else 1)
+_PASSED = 75
+#: what a build process runs (``python -c``; its arguments: the library's name, the file)
+_CHILD = "import sys; from sdg_automata.kernels.native import _child; _child(*sys.argv[1:])"
 #: the environment variables of numba's code generation (they change the machine code)
 _NUMBA_SETTINGS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_BOUNDSCHECK",
                    "NUMBA_FASTMATH", "NUMBA_LOOP_VECTORIZE", "NUMBA_SLP_VECTORIZE")
@@ -275,7 +290,11 @@ class Library:
 
     def functions(self) -> dict[str, Callable[..., Any]]:
         """Each entry point by name: native code when the library is cached (built now when
-        it is not, importing numba), else numba's dispatcher of its kernel."""
+        it is not, by a child process: see the module docstring), else numba's dispatcher
+        of its kernel (numba imported under held signals: cut half-way, it would stay
+        broken)."""
+        from ..runtime.stopping import held_signals
+
         with _LOCK:  # one build or link at a time (threads of one process)
             if enabled() and _numba_root() is not None:
                 native = self.linked()
@@ -286,7 +305,8 @@ class Library:
                         _NATIVE[self.name] = native
                 if native is not None:
                     return native
-            jitted = self.jitted()
+            with held_signals():
+                jitted = self.jitted()
             return {e.name: jitted[e.function] for e in self.entries}
 
     def linked(self) -> dict[str, Callable[..., Any]] | None:
@@ -341,15 +361,24 @@ class Library:
                         return self._load(path)
                 self._build(path)
             return self._load(path)
+        except (BudgetExceeded, Interrupted):  # the build was stopped, not refused: no marker
+            raise
         except Exception as e:
-            why = f"{type(e).__name__}: {_one_line(e)}"
-            with_marker = (not isinstance(e, _PASSING)
+            why = e.why if isinstance(e, _BuildFailed) else f"{type(e).__name__}: {_one_line(e)}"
+            passing = e.passing if isinstance(e, _BuildFailed) else isinstance(e, _PASSING)
+            with_marker = (not passing
                            and _write(self._path(place, ".failed"), f"{why}\n".encode()))
             _warn(f"the native kernels cannot be built here ({why}): numba loads them "
                   "instead" + ("" if with_marker else ", on every run"))
             return None
 
     def _load(self, path: Path) -> dict[str, Callable[..., Any]]:
+        from ..runtime.stopping import held_signals
+
+        with held_signals():  # LLVM's linker and the symbols' table: ~0.03 s, kept whole
+            return self._link(path)
+
+    def _link(self, path: Path) -> dict[str, Callable[..., Any]]:
         from ..runtime.files import read_capped
 
         data = read_capped(path, cap=_CAP, what="native kernel library")
@@ -381,7 +410,34 @@ class Library:
         return _jitted(self.module, self.kernels, self.inline)
 
     def _build(self, path: Path) -> None:
-        """Compile every entry point (numba), link them into one object (llvmlite), write."""
+        """Build the library into ``path`` in a child process (:data:`_CHILD`, which runs
+        :meth:`_compile`), waiting for it: whatever stops the wait (a budget's alarm,
+        Ctrl-C) kills it.  :class:`_BuildFailed` when it fails."""
+        import subprocess
+
+        from ..runtime.stopping import held_signals
+
+        package = str(Path(__file__).resolve().parents[2])  # the child imports this copy
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([package, *filter(None, [env.get("PYTHONPATH")])])
+        with held_signals():  # not cut inside Popen: the child would run on unknown to us
+            child = subprocess.Popen([sys.executable, "-c", _CHILD, self.name, str(path)],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, env=env)
+        try:
+            _, err = child.communicate()
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        if child.returncode != 0:
+            lines = err.decode(errors="replace").strip().splitlines()
+            raise _BuildFailed(lines[-1] if lines else f"exit code {child.returncode}",
+                               passing=child.returncode == _PASSED)
+
+    def _compile(self, path: Path) -> None:
+        """Compile every entry point (numba), link them into one object (llvmlite), write:
+        the build process's work (:meth:`_build`)."""
         import numba as numba_module
 
         numba: Any = numba_module  # its C-function API is untyped
@@ -426,6 +482,38 @@ class Library:
         for old in path.parent.glob(f".{self.name}-{_environment()[:16]}-*.lock"):
             if old != lock:
                 old.unlink(missing_ok=True)
+
+
+class _BuildFailed(Exception):
+    """A build process failed: ``why`` is its error (``Type: message``), ``passing``
+    whether that error is one of :data:`_PASSING` (a later run may build the library)."""
+
+    def __init__(self, why: str, *, passing: bool) -> None:
+        super().__init__(why)
+        self.why, self.passing = why, passing
+
+
+def _child(name: str, path: str) -> None:
+    """The build process (:data:`_CHILD`): :meth:`Library._compile` of the library ``name``
+    (the module of this package that holds it) into ``path``.  A failure is its last line
+    on stderr, ``Type: message``, with the exit code :data:`_PASSED` when a later run may
+    succeed, else 1."""
+    try:
+        library: Library = importlib.import_module(f"{__package__}.{name}").LIBRARY
+        library._compile(Path(path))
+    except Exception as e:  # noqa: BLE001 -- said on stderr, where the parent reads it
+        sys.stderr.write(f"\n{type(e).__name__}: {_one_line(e)}\n")
+        sys.exit(_PASSED if isinstance(e, _PASSING) else 1)
+
+
+def prepare(functions: Callable[[], Any], meter: Meter, what: str = "the compiled kernels"
+            ) -> None:
+    """Call ``functions`` (a library's cached :meth:`Library.functions`) under ``meter``'s
+    budget (:meth:`~sdg_automata.runtime.budget.Meter.library`), so that a first run's
+    build stops at the deadline or at Ctrl-C (:class:`~sdg_automata.errors.BudgetExceeded`,
+    :class:`~sdg_automata.errors.Interrupted`); later calls find it made."""
+    with meter.library(f"building {what}"):
+        functions()
 
 
 @functools.cache

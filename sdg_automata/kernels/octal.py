@@ -445,7 +445,7 @@ LIBRARY = Library(name="octal", module=__name__, kernels=KERNELS,
 
 
 @functools.cache
-def _functions() -> dict[str, Any]:
+def functions() -> dict[str, Any]:
     """The entry points by name: native, or numba's (see :meth:`Library.functions`)."""
     return LIBRARY.functions()
 
@@ -463,7 +463,7 @@ class Kernels:
     SPARSE_GAIN = SPARSE_GAIN
 
     def __init__(self) -> None:
-        self._fn = _functions()
+        self._fn = functions()
         self._tune = np.zeros(TUNE_FIELDS, dtype=np.int64)
         self._out = np.zeros(4, dtype=np.int64)
 

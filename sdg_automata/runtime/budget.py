@@ -319,7 +319,7 @@ class Meter:
             raise self.exceeded(self.count, f"{seconds:g} s")
 
         def late() -> BudgetExceeded:
-            return BudgetExceeded(f"{what} stopped at the budget of {seconds:g} s "
+            return BudgetExceeded(f"{self.what} stopped at the budget of {seconds:g} s "
                                   f"(inside {what})", explored=self.count)
 
         with alarm(None if seconds is None else remaining, late):

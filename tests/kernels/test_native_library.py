@@ -26,6 +26,7 @@ from sdg_automata.errors import KernelCacheWarning, SdgBug
 from sdg_automata.games.octal import OctalGame, naive_values
 from sdg_automata.games.octal.space import SparseSpace, detect_space, rare_heaps
 from sdg_automata.kernels import native, octal, octal_check
+from sdg_automata.kernels.native import ENV
 
 pytest.importorskip("numba")
 pytestmark = pytest.mark.skipif(not native.enabled(),
@@ -455,3 +456,88 @@ def test_two_processes_on_a_damaged_cache_agree(tmp_path: Path) -> None:
     third = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True,
                            text=True, check=True, timeout=300)
     assert third.stdout.split() == ["True", "False"] and third.stderr == ""
+
+
+# -- the build, in a child process: a budget and Ctrl-C stop it ---------------------------
+
+
+def _cold(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An environment with an empty kernel cache (so the octal library is built), and the
+    directory the library would be written to."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**{k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", ENV)},
+           "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(root)}
+    return env, tmp_path / "sdg_automata"
+
+
+def _builders(place: Path) -> list[int]:
+    """The build processes writing into ``place`` (their command line names the file)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if proc.name.isdigit() and str(place).encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+    return found
+
+
+def _left(place: Path) -> list[str]:
+    """The libraries and failure markers in ``place`` (not the lock files)."""
+    return sorted(p.name for p in place.glob("*") if p.suffix in (".native", ".failed"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+def test_a_budget_stops_a_first_runs_build(tmp_path: Path) -> None:
+    """Should stop at ``--max-seconds`` while the native library is being built (it was
+    built to the end first: 16 s for ``--max-seconds 1``), with one ``error:`` line and
+    exit 3, the build process killed, and nothing left that would keep a later run from
+    building it: neither a library nor a failure marker."""
+    env, place = _cold(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "sdg_automata", "octal", "0.6", "--engine",
+                           "compiled", "--max-seconds", "3"], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1
+    assert any(place.glob(".octal-*.lock")), "the build never began"
+    assert _left(place) == [] and _builders(place) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+def test_ctrl_c_stops_a_first_runs_build(tmp_path: Path) -> None:
+    """Should answer Ctrl-C while the native library is being built (it was held until the
+    build ended, ~10 s) with one line and exit 130, the build process killed."""
+    import signal
+    import time
+
+    env, place = _cold(tmp_path)
+    run = subprocess.Popen([sys.executable, "-m", "sdg_automata", "octal", "0.6", "--engine",
+                            "compiled"], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not _builders(place) and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _builders(place), "no build process was seen"
+        run.send_signal(signal.SIGINT)  # the run only, not its build process
+        _, err = run.communicate(timeout=120)
+    finally:
+        run.kill()
+    assert run.returncode == 130, err
+    assert err.startswith("error: interrupted") and len(err.splitlines()) == 1, err
+    assert _left(place) == [] and _builders(place) == []
+
+
+def test_a_failed_build_process_says_why(tmp_path: Path) -> None:
+    """Should raise the build process's own error, and say whether a later run may succeed
+    (an import error may pass: no marker; anything else leaves one)."""
+    missing = native.Library(name="no_such_library", module=octal.__name__, kernels=(),
+                             entries=())
+    with pytest.raises(native._BuildFailed, match="^ModuleNotFoundError: No module named "
+                                                  "'sdg_automata.kernels.no_such_library'$"
+                       ) as passing:
+        missing._build(tmp_path / "x.native")
+    assert passing.value.passing
+    wrong = native.Library(name="protocol", module=octal.__name__, kernels=(), entries=())
+    with pytest.raises(native._BuildFailed, match="^AttributeError: .*LIBRARY") as refused:
+        wrong._build(tmp_path / "x.native")
+    assert not refused.value.passing
+    assert not (tmp_path / "x.native").exists()

@@ -301,9 +301,11 @@ class _Engine:
         elif self.kernels is None and use_compiled(self.engine, work=n,
                                                    threshold=self.compiled_from,
                                                    library="octal"):
-            with held_signals():
-                from ...kernels.octal import loaded
+            from ...kernels.native import prepare
+            from ...kernels.octal import functions, loaded
 
+            prepare(functions, meter, "the octal kernels")  # a first run's build: budgeted
+            with held_signals():
                 self.kernels = loaded()
         try:
             while self.n < n:

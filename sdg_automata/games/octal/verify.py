@@ -54,6 +54,7 @@ import numpy.typing as npt
 
 from ...errors import BudgetExceeded, InputError, InvalidCertificate
 from ...kernels import octal_check as loops
+from ...kernels.native import prepare
 from ...runtime.budget import UNLIMITED, Budget, Meter, available_bytes
 from ...runtime.engines import THRESHOLDS, Engine, use_compiled
 from ...runtime.stopping import held_signals
@@ -219,9 +220,12 @@ def _enough(code: str, count: int, n0: int, p: int) -> None:
                                  f"theorem needs {law} = {need} for n₀ = {n0}, p = {p}")
 
 
-def _kernels(engine: Engine, count: int) -> tuple[Any, Any, int, bool]:
-    """(check_heaps, first_break, work per call, compiled) for ``count`` values."""
+def _kernels(engine: Engine, count: int, meter: Meter) -> tuple[Any, Any, int, bool]:
+    """(check_heaps, first_break, work per call, compiled) for ``count`` values; a first
+    run's build of the compiled ones obeys ``meter``'s budget."""
     compiled = use_compiled(engine, work=count, threshold=COMPILED_FROM, library="octal_check")
+    if compiled:
+        prepare(loops.compiled, meter, "the checker's kernels")
     check, first_break = (loops.compiled() if compiled
                           else (loops.check_heaps, loops.first_break))
     return check, first_break, _WORK if compiled else _PYTHON_WORK, compiled
@@ -301,7 +305,7 @@ def check_values(code: str, g: npt.NDArray[np.integer[Any]], *, sparse: Any,
         return np.zeros(0, dtype=np.int64)
     mask, positional, rho = _split(sparse, two)
     count = len(g)
-    check, _, work, compiled = _kernels(engine, count)
+    check, _, work, compiled = _kernels(engine, count, meter)
     by_value = _ByValue(mask, rho)
     rare = np.zeros(_RARE_START, dtype=np.int64)
     nrare, h = 0, 0
@@ -387,7 +391,7 @@ def _first_break(g: npt.NDArray[np.integer[Any]], start: int, stop: int, d: int,
                  engine: Engine, meter: Meter) -> int:
     """The first n with start ≤ n < stop and 𝒢(n + d) ≠ 𝒢(n), or −1, in calls of
     bounded work with the meter checked between them."""
-    _, first_break, work, compiled = _kernels(engine, len(g))
+    _, first_break, work, compiled = _kernels(engine, len(g), meter)
     try:
         for at in range(start, stop, work):
             with _holding(compiled):

@@ -235,7 +235,9 @@ def _packed_breadth_first(tables: StepTables, drive: _Driver, *, crows: Any, cfi
 
     from ...kernels import protocol
     from ...kernels.bfs_native import VIA, functions
+    from ...kernels.native import prepare
 
+    prepare(functions, drive.meter)  # a first run's build of the library: budgeted
     fixed = [crows.shape[1]] if wc else []
     store = PackedStore(key_widths(tables.part_counts, fixed), len(tables.alphabet),
                         bound=drive.limit)
@@ -325,11 +327,14 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
 
     from ...kernels import protocol
     from ...kernels.compact_native import functions
+    from ...kernels.native import prepare
 
     letters, width = len(tables.alphabet), len(start)
     def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
         return [*tables.part_counts, *([crows.shape[1]] if wc else [])]
 
+    drive = _Driver(tables, budget, what)
+    prepare(functions, drive.meter)  # a first run's build of the library: budgeted
     store = CompactStore(counts(), letters)
     walk = functions()["compact_bfs"]
     store.add_first(start)
@@ -342,7 +347,6 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
     cursor[protocol.N] = 1
-    drive = _Driver(tables, budget, what)
     base = 0  # the state in inrec[0]
 
     def states() -> int:
