@@ -416,7 +416,9 @@ class Library:
         import subprocess
 
         from ..runtime.stopping import held_signals
+        from . import _compiling
 
+        _compiling("first run only")  # on a terminal: the ~10 s would look like a hang
         package = str(Path(__file__).resolve().parents[2])  # the child imports this copy
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([package, *filter(None, [env.get("PYTHONPATH")])])
