@@ -462,6 +462,12 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
     """
     from ..runtime.cluster import check_workers, dask_client
 
+    if scheduler == "local-threads":  # dask_client's in-process cluster, for the sweeps' tests
+        # (an actor calls a peer in its own process directly: an async method then returns
+        # a coroutine, not a future, and the shards cannot send each other their batches)
+        raise InputError(f"the sharded search cannot run on {scheduler!r}: its workers are "
+                         "threads of this process, where the shards cannot send each other "
+                         "their states; use 'local' (worker processes) or tcp://HOST:PORT")
     one = one_letter(search.automaton.alphabet, search.constraint,
                      letters=search.automaton.grammar.letters_of(search.head))
     with dask_client(scheduler, timeout=timeout) as client:  # the address is checked anyway

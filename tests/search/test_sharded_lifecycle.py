@@ -209,6 +209,7 @@ ADDRESSES = [
     ("tcp://::1:8786", 2, "an IPv6 host goes in brackets"),
     ("tcp://[::g]:8786", 2, "is not an IPv6 address"),
     ("tcp://127.0.0.1:65536", 2, "port 65536 is out of range"),
+    ("local-threads", 2, "its workers are threads of this process"),
     ("tcp://nonexistent.invalid:8786", 3, "the host name 'nonexistent.invalid' does not "
                                           "resolve"),
     ("refused", 3, "the connection was refused"),
