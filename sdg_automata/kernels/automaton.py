@@ -45,14 +45,18 @@ from .protocol import (
     DONE,
     FOUND,
     FULL,
+    HARE,
     LETTER,
     MAX_LOAD_PERCENT,
     MET,
     MISS,
+    OTHER,
     PAUSE,
     POS,
     SID,
+    SPARE,
     STEPS,
+    TORTOISE,
     VALUE,
     WORK,
     N,
@@ -258,10 +262,6 @@ def _same(cur: Array, a: int, b: int) -> bool:
 def _copy(cur: Array, src: int, dst: int) -> None:
     for i in range(cur.shape[1]):
         cur[dst, i] = cur[src, i]
-
-
-#: rows of the lasso's state array
-HARE, TORTOISE, SPARE, OTHER = range(4)
 
 
 @jit

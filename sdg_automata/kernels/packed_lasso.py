@@ -32,18 +32,20 @@ from typing import Any
 import numpy as np
 
 from . import jit
-from .automaton import HARE, TORTOISE
 from .packed import pack, unpack
 from .protocol import (
+    COLUMNS,
     DEAD,
     DONE,
     FOUND,
+    HARE,
     MET,
     MISS,
     PAUSE,
     POS,
     SID,
     STEPS,
+    TORTOISE,
     WORK,
 )
 from .step import (
@@ -55,13 +57,13 @@ from .step import (
 #: a helper inlined into its callers (the walk's hot loop)
 _inline = functools.partial(jit, inline=True)
 
-__all__ = ["COLUMNS", "decode", "meet", "walk"]
+__all__ = ["COLUMNS", "decode", "meet", "move", "walk"]
 
 #: columns of a decoded instruction (int64 rows of ``ops``): kind, group, table offset,
 #: its columns, where it starts in the plan, the shifts and masks of its (old) inputs,
 #: and the shift and mask of its group's field
-KIND, GROUP, OFF, COLS, AT, S0, M0, S1, M1, GS, GM = range(11)
-COLUMNS = 11
+#: (:data:`~sdg_automata.kernels.protocol.COLUMNS` of them)
+KIND, GROUP, OFF, COLS, AT, S0, M0, S1, M1, GS, GM = range(COLUMNS)
 
 
 @jit
@@ -130,8 +132,24 @@ def _move(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: 
           values: Array, head: int, settle: int, first: Array, record: int, cur: Array,
           shifts: Array, masks: Array, limit: int, cursor: Array, quantum: int,
           meeting: bool) -> int:
+    """:func:`move` with its scratch made here (:func:`walk` and :func:`meet`, numba's)."""
+    groups = cur.shape[1] - wc
+    return move(heap, plan, at, letter, crows, cfinal, wc, values, head, settle, first, record,
+                cur, shifts, masks, limit, cursor, quantum, meeting,
+                np.zeros((plan[at], COLUMNS), dtype=np.int64), np.zeros((1, groups), np.int64),
+                np.zeros((1, groups), np.int64), np.zeros(2, np.uint64), np.zeros(2, np.uint64))
+
+
+@jit
+def move(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: Array, wc: int,
+         values: Array, head: int, settle: int, first: Array, record: int, cur: Array,
+         shifts: Array, masks: Array, limit: int, cursor: Array, quantum: int, meeting: bool,
+         ops: Array, new: Array, old: Array, ws: Array, moved: Array) -> int:
     """:func:`walk` (the hare alone) or, ``meeting``, :func:`meet` (the tortoise, then the
-    hare, in lockstep): one loop with the step written once in it.
+    hare, in lockstep): one loop with the step written once in it.  Its scratch comes from
+    the caller, zeroed (a native entry allocates nothing:
+    :mod:`~sdg_automata.kernels.lasso_native`): ``ops`` (``plan[at]`` × :data:`COLUMNS`,
+    int64), ``new`` and ``old`` (1 × groups, int64), ``ws`` and ``moved`` (2, uint64).
 
     The step is :func:`~sdg_automata.kernels.step.step` on words, the plan as
     :func:`decode` leaves it: the old parts' lookups read their inputs from the word
@@ -140,12 +158,8 @@ def _move(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: 
     word, unpacked when a chain reads them).  (Not a function of its own: numba would
     count references to its arrays at every step.)"""
     groups = cur.shape[1] - wc
-    ops = np.zeros((plan[at], COLUMNS), dtype=np.int64)
-    new = np.zeros((1, groups), dtype=np.int64)
-    old = np.zeros((1, groups), dtype=np.int64)
     tables, chains, mixed = decode(plan, at, shifts, masks, ops, new)
-    ws = np.zeros(2, dtype=np.uint64)  # the tortoise, the hare
-    moved = np.zeros(2, dtype=np.uint64)
+    # ws: the tortoise, the hare
     ws[1] = pack(cur, HARE, shifts)
     chase = cur[TORTOISE, 0] >= 0  # −1: a tortoise never met
     ws[0] = pack(cur, TORTOISE, shifts) if chase else ws[1]

@@ -11,10 +11,10 @@ without importing numba (issue 36: numba's import is most of a 10⁶-state ``max
 
 from __future__ import annotations
 
-__all__ = ["BATCH", "CAP", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "IN", "KEYS_SHORT",
-           "KEY_BITS", "LETTER", "MAX_LOAD_PERCENT", "MET", "MISS", "N", "OUT", "OVERFLOW",
-           "OVERRUN", "PAUSE", "POS", "Q", "SCALE", "SID", "STASH_SHORT", "STEPS", "TAIL",
-           "VALUE", "WORK"]
+__all__ = ["BATCH", "CAP", "COLUMNS", "DEAD", "DEPTH", "DONE", "FOUND", "FULL", "HARE", "IN",
+           "KEYS_SHORT", "KEY_BITS", "LETTER", "MAX_LOAD_PERCENT", "MET", "MISS", "N", "OTHER",
+           "OUT", "OVERFLOW", "OVERRUN", "PAUSE", "POS", "Q", "SCALE", "SID", "SPARE",
+           "STASH_SHORT", "STEPS", "TAIL", "TORTOISE", "VALUE", "WORK"]
 
 #: statuses a kernel returns
 DONE, MISS, FULL, PAUSE, FOUND, CAP, MET, DEAD = range(8)
@@ -26,6 +26,11 @@ N, SID, LETTER, WORK = range(4)
 VALUE, DEPTH = 4, 5
 #: lasso: the hare's position, the steps of this round
 POS, STEPS = 6, 7
+#: rows of the lasso's state array (``cur``)
+HARE, TORTOISE, SPARE, OTHER = range(4)
+#: columns of a decoded instruction of the lasso on words
+#: (:mod:`~sdg_automata.kernels.packed_lasso`)
+COLUMNS = 11
 
 #: the open-addressing table is kept at most this full (percent; the drivers grow it)
 MAX_LOAD_PERCENT = 70

@@ -1,6 +1,6 @@
-"""The breadth-first search's native libraries (:mod:`sdg_automata.kernels.bfs_native`,
-the table store's, and :mod:`sdg_automata.kernels.compact_native`, the compact store's),
-issue 36 §4 (``max``) and §3.
+"""The searches' native libraries (:mod:`sdg_automata.kernels.bfs_native`, the table
+store's, :mod:`sdg_automata.kernels.compact_native`, the compact store's, and
+:mod:`sdg_automata.kernels.lasso_native`, the lasso's), issue 36 §4 (``max``) and §3.
 
 Its entry points must be numba's kernels: the same walk (states, numbers, tree, first
 states of the values) as numba's dispatchers and the same verdict as the Python
@@ -37,7 +37,7 @@ from sdg_automata.generators.families import (
     random_family,
 )
 from sdg_automata.grammar import Grammar
-from sdg_automata.kernels import bfs_native, compact_native, native
+from sdg_automata.kernels import bfs_native, compact_native, lasso_native, native
 from sdg_automata.search.decide import Verdict, max_grundy
 
 pytest.importorskip("numba")
@@ -256,12 +256,13 @@ MAIN = ("import atexit, runpy, sys\n"
         "runpy.run_module('sdg_automata', run_name='__main__', alter_sys=True)\n")
 
 
-def _max(path: Path, *extra: str, **env: str) -> tuple[dict[str, Any], bool]:
+def _max(path: Path, *extra: str, strategy: str = "bfs", **env: str
+         ) -> tuple[dict[str, Any], bool]:
     """(the JSON verdict, whether numba was imported) of ``max PATH A --strategy bfs``."""
     environment = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     environment.update(env)
     done = subprocess.run([sys.executable, "-c", MAIN, "max", str(path), "A", "--strategy",
-                           "bfs", "--json", *extra], capture_output=True, text=True,
+                           strategy, "--json", *extra], capture_output=True, text=True,
                           cwd=ROOT, env=environment, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     imported = done.stderr.strip().splitlines()[-1]
@@ -319,3 +320,51 @@ def test_a_cached_compact_library_runs_without_numba(instance: Path) -> None:
     off, imported = _max(instance, "--engine", "compact", SDG_AUTOMATA_NATIVE="0")
     assert off["engine"]["name"] == "compact" and imported
     assert _answer(compact) == _answer(off) == _answer(table)
+
+
+# -- the lasso's library -----------------------------------------------------------------
+
+def _lassos(g: Grammar, within: str | None = None) -> tuple[Any, Any, Any]:
+    """The lasso's verdicts natively, on numba's dispatcher, and the Python reference's."""
+    def compiled() -> Verdict:
+        return max_grundy(g, "A", engine="compiled", strategy="lasso", within=within)
+
+    library = lasso_native.LIBRARY
+    on_native = _on(_native(library), compiled, lasso_native)
+    assume(on_native.engine.name == "compiled")  # not one group (the reference ran)
+    on_numba = _on(_jitted(library), compiled, lasso_native)
+    reference = max_grundy(g, "A", engine="python", strategy="lasso", within=within)
+    return _outcome(on_native), _outcome(on_numba), _outcome(reference)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.lists(st.tuples(st.integers(1, 12), st.integers(0, 11)), min_size=1, max_size=5),
+       st.sampled_from([None, "(aaa)*", "a(aa)*"]))
+def test_the_lasso_is_the_same_natively(pairs: list[tuple[int, int]],
+                                        within: str | None) -> None:
+    """Should walk the same lasso (maximum, states, witnesses, whether exact) natively as on
+    numba's dispatcher and the Python reference, under a constraint too, with the closed
+    form's maximum where there is none."""
+    specs = [ModularSpec(modulus=m, residue=r % m) for m, r in pairs]
+    truth, _ = modular_truth(specs)
+    assume(truth is not None)  # no D alone accepts a word: no grammar
+    native_run, numba_run, reference = _lassos(modular_family(specs), within)
+    assert native_run == numba_run == reference
+    if within is None:
+        assert native_run[0] == truth
+
+
+def test_a_cached_lasso_library_runs_max_without_numba(instance: Path) -> None:
+    """Should run the lasso (the strategy of a grammar of one letter) without importing numba
+    once its library is cached, and on numba's dispatcher with it off: the same answer,
+    the closed form's."""
+    _native(lasso_native.LIBRARY)
+    truth, length = modular_truth([ModularSpec.parse(s) for s in SPECS.split()])
+    lasso, imported = _max(instance, "--engine", "compiled", strategy="lasso")
+    assert lasso["engine"]["name"] == "compiled" and not imported
+    assert lasso["max"] == truth and lasso["exact"]
+    assert length is None or len(lasso["witness"]) == length
+    off, imported = _max(instance, "--engine", "compiled", strategy="lasso",
+                         SDG_AUTOMATA_NATIVE="0")
+    assert off["engine"]["name"] == "compiled" and imported
+    assert _answer(off) == _answer(lasso)

@@ -549,18 +549,20 @@ class _Lasso:
                  head: str, bound: int, settle: int) -> None:
         import numpy as np
 
-        from ...kernels import automaton as kernel
-        from ...kernels import packed_lasso as words
-        from ...kernels import protocol
+        from ...kernels import lasso_native, protocol
+        from ...kernels.native import prepare
 
-        self.kernel, self.words, self.protocol = kernel, words, protocol
+        self.protocol = protocol
         self.tables, self.letter, self.head, self.settle = tables, letter, head, settle
         self.crows, self.cfinal, self.wc, self.start = _start(tables, constraint)
         self.cur = np.zeros((4, len(self.start)), dtype=np.int32)
-        self.cur[kernel.HARE] = self.start
+        self.cur[protocol.HARE] = self.start
         self.first = np.full(bound + 1, -1, dtype=np.int64)
         self.cursor = np.zeros(8, dtype=np.int64)
         self.drive = _Driver(tables, budget, "search")
+        prepare(lasso_native.functions, self.drive.meter)  # a first run's build: budgeted
+        self.move = lasso_native.functions()["move"]
+        self.scratch = lasso_native.scratch
         self.at = int(tables.starts[letter])
         self.cap = self.drive.cap
         # a lasso of at most `cap` states is closed by phase 1 before position 3·cap
@@ -599,36 +601,56 @@ class _Lasso:
                 self.wc, values if record else self.none, group if record else 0,
                 self.settle if record else -1, self.first, int(record), self.cur)
         layout = self.fields.fit()
-        if layout is None:
-            return self.drive.timed(self.kernel.walk, self.cursor, *args, limit, self.cursor)
-        return self.drive.timed(self.words.walk, self.cursor, *args, *layout, limit,
+        if layout is None:  # states wider than a word: vectors, on numba's kernel
+            from ...kernels import automaton
+
+            return self.drive.timed(automaton.walk, self.cursor, *args, limit, self.cursor)
+        return self.drive.timed(self._words(False), self.cursor, *args, *layout, limit,
                                 self.cursor)
 
     def _meet(self) -> int:
         """The tortoise and the hare together until they meet."""
         tables = self.tables
-        args = (tables.heap, tables.plan, self.at, self.letter, self.crows, self.wc, self.cur)
         layout = self.fields.fit()
         if layout is None:
-            return self.drive.timed(self.kernel.meet, self.cursor, *args, self.cursor)
-        return self.drive.timed(self.words.meet, self.cursor, *args, *layout, self.cursor)
+            from ...kernels import automaton
+
+            return self.drive.timed(automaton.meet, self.cursor, tables.heap, tables.plan,
+                                    self.at, self.letter, self.crows, self.wc, self.cur,
+                                    self.cursor)
+        # move's arguments, its recording ones idle (``settle`` −1, ``record`` 0)
+        return self.drive.timed(self._words(True), self.cursor, tables.heap, tables.plan,
+                                self.at, self.letter, self.crows, self.cfinal, self.wc,
+                                self.none, 0, -1, self.first, 0, self.cur, *layout, 0,
+                                self.cursor)
+
+    def _words(self, meeting: bool) -> Callable[..., int]:
+        """The lasso's kernel on words (:func:`~sdg_automata.kernels.packed_lasso.move`,
+        native when cached) as :meth:`_Driver.timed` calls a kernel: its scratch, made anew
+        for the plan as it is, after the quantum that ``timed`` passes last."""
+        tables, groups = self.tables, self.tables.groups
+
+        def kernel(*args: Any) -> int:
+            return int(self.move(*args, meeting, *self.scratch(tables.plan, self.at, groups)))
+
+        return kernel
 
     def cycle(self) -> int | Walked:
         """Phase 1, Brent's: rounds of 1, 2, 4, … steps of the hare after the tortoise,
         checkpoints saved on the way; the cycle's length λ, or the walk's end (a value
         settled, or a dead state) as its result."""
-        kernel, protocol, cursor, cur = self.kernel, self.protocol, self.cursor, self.cur
+        protocol, cursor, cur = self.protocol, self.cursor, self.cur
         power = 1
         while True:
-            cur[kernel.TORTOISE] = cur[kernel.HARE]
+            cur[protocol.TORTOISE] = cur[protocol.HARE]
             cursor[protocol.STEPS] = 0
             while True:  # the round, stopping at each checkpoint to save it
                 position, steps = int(cursor[protocol.POS]), int(cursor[protocol.STEPS])
                 limit = min(power, steps + self.marks.next - position)
-                status = self._run(partial(self._hare, limit, True), lambda: kernel.HARE)
+                status = self._run(partial(self._hare, limit, True), lambda: protocol.HARE)
                 position = int(cursor[protocol.POS])
                 if position == self.marks.next:
-                    self.marks.add(position, cur[kernel.HARE])
+                    self.marks.add(position, cur[protocol.HARE])
                 if status != protocol.DONE or cursor[protocol.STEPS] == power:
                     break
             if status in (protocol.FOUND, protocol.DEAD):
@@ -644,13 +666,13 @@ class _Lasso:
     def tail(self, cycle: int) -> int:
         """Phase 2: the hare at q_λ (from the checkpoint before it), then with the tortoise
         from q₀ until they meet at μ; μ."""
-        kernel, protocol, cursor, cur = self.kernel, self.protocol, self.cursor, self.cur
+        protocol, cursor, cur = self.protocol, self.cursor, self.cur
         position, state = self.marks.before(cycle)
-        cur[kernel.HARE] = state
-        cur[kernel.TORTOISE] = -1  # never met: the hare just goes on to λ
+        cur[protocol.HARE] = state
+        cur[protocol.TORTOISE] = -1  # never met: the hare just goes on to λ
         cursor[protocol.POS], cursor[protocol.STEPS] = position, 0
-        self._run(partial(self._hare, cycle - position, False), lambda: kernel.HARE)
-        cur[kernel.TORTOISE] = self.start
+        self._run(partial(self._hare, cycle - position, False), lambda: protocol.HARE)
+        cur[protocol.TORTOISE] = self.start
         cursor[protocol.STEPS] = 0
         self._run(self._meet, lambda: int(cursor[protocol.SID]))
         return int(cursor[protocol.STEPS])
