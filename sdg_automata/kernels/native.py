@@ -37,9 +37,9 @@ The build runs in a child process (``python -c``: the same interpreter, environm
 and package) that this one waits for.  numba's compiler, once started, cannot be cut
 without leaving numba broken for the rest of its process
 (:func:`~sdg_automata.runtime.stopping.held_signals`), so a build in this process held
-a ``--max-seconds`` budget and Ctrl-C for its ~10 s; a child is killed, and leaves
-nothing (it writes the file atomically, at its end).  A caller under a budget asks for
-the library through :func:`prepare`, whose alarm stops the wait.
+a ``--max-seconds`` budget and Ctrl-C for its ~10 s.  A caller under a budget asks for
+the library through :func:`prepare`, whose alarm stops the wait: the child builds on
+and writes the library (atomically, at its end) for the next run; Ctrl-C kills it.
 
 ``SDG_AUTOMATA_NATIVE=0`` keeps numba's dispatchers (so does
 ``SDG_AUTOMATA_NUMBA_CACHE=0``, and ``NUMBA_DISABLE_JIT=1``, under which the
@@ -256,6 +256,8 @@ def _lljit() -> Any:
     return _llvm().create_lljit_compiler()
 
 
+#: build processes a budget stopped waiting for: they build on (:meth:`Library._build`)
+_DETACHED: list[Any] = []
 #: the linked libraries' trackers: their code lives as long as these do (the process)
 _LINKED: list[Any] = []
 #: the entry points of the libraries linked from the cache, by library name
@@ -355,11 +357,11 @@ class Library:
                 _warn(f"the native kernels at {path} are not usable ({type(e).__name__}: "
                       f"{_one_line(e)}): compiling them again and replacing them")
         try:
-            with _exclusive(self._path(place, ".lock")):
+            with _exclusive(self._path(place, ".lock")) as lock:
                 if path.exists():  # built by another process while this one waited
                     with contextlib.suppress(Exception):
                         return self._load(path)
-                self._build(path)
+                self._build(path, lock)
             return self._load(path)
         except (BudgetExceeded, Interrupted):  # the build was stopped, not refused: no marker
             raise
@@ -409,33 +411,47 @@ class Library:
             return _dispatchers(self.module, tuple(e.function for e in self.entries))
         return _jitted(self.module, self.kernels, self.inline)
 
-    def _build(self, path: Path) -> None:
+    def _build(self, path: Path, lock: int | None = None) -> None:
         """Build the library into ``path`` in a child process (:data:`_CHILD`, which runs
-        :meth:`_compile`), waiting for it: whatever stops the wait (a budget's alarm,
-        Ctrl-C) kills it.  :class:`_BuildFailed` when it fails."""
+        :meth:`_compile`), waiting for it; :class:`_BuildFailed` when it fails.
+
+        A budget met while it builds (:class:`~sdg_automata.errors.BudgetExceeded`) ends
+        the wait, not the build: the child goes on and writes the library for the next
+        run (a sweep's next job, the next command), holding the build lock ``lock`` (the
+        descriptor ``_exclusive`` locked, inherited: the lock lasts as long as either
+        holds it), so that a run meanwhile waits for it instead of building its own.
+        Anything else that stops the wait (Ctrl-C, SIGTERM) kills it."""
         import subprocess
 
         from ..runtime.stopping import held_signals
         from . import _compiling
 
         _compiling("first run only")  # on a terminal: the ~10 s would look like a hang
+        _DETACHED[:] = [c for c in _DETACHED if c.poll() is None]  # reap the finished
         package = str(Path(__file__).resolve().parents[2])  # the child imports this copy
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([package, *filter(None, [env.get("PYTHONPATH")])])
-        with held_signals():  # not cut inside Popen: the child would run on unknown to us
-            child = subprocess.Popen([sys.executable, "-c", _CHILD, self.name, str(path)],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, env=env)
-        try:
-            _, err = child.communicate()
-        finally:
-            if child.poll() is None:
+        # its stderr is a file, not a pipe: a child left building writes to no closed pipe
+        with tempfile.TemporaryFile() as err:
+            with held_signals():  # not cut inside Popen: the child would run unknown to us
+                child = subprocess.Popen(
+                    [sys.executable, "-c", _CHILD, self.name, str(path)],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env,
+                    pass_fds=() if lock is None else (lock,))
+            try:
+                child.wait()
+            except BudgetExceeded:
+                _DETACHED.append(child)  # kept, not collected: it builds on
+                raise
+            except BaseException:
                 child.kill()
                 child.wait()
-        if child.returncode != 0:
-            lines = err.decode(errors="replace").strip().splitlines()
-            raise _BuildFailed(lines[-1] if lines else f"exit code {child.returncode}",
-                               passing=child.returncode == _PASSED)
+                raise
+            if child.returncode != 0:
+                err.seek(0)
+                lines = err.read().decode(errors="replace").strip().splitlines()
+                raise _BuildFailed(lines[-1] if lines else f"exit code {child.returncode}",
+                                   passing=child.returncode == _PASSED)
 
     def _compile(self, path: Path) -> None:
         """Compile every entry point (numba), link them into one object (llvmlite), write:
@@ -622,17 +638,18 @@ def _caller(entry: Entry, address: int) -> Callable[..., Any]:
 
 
 @contextlib.contextmanager
-def _exclusive(path: Path, wait: float = _WAIT) -> Iterator[bool]:
+def _exclusive(path: Path, wait: float = _WAIT) -> Iterator[int | None]:
     """Inside, an advisory lock on ``path`` (created) is held, so that one process at a time
-    builds a library: yields whether it is held.  After ``wait`` seconds, or where the
-    file system takes no locks, the block runs without it (the files are written
-    atomically: two builds cost time, not answers).  The lock goes with the process."""
+    builds a library: yields the descriptor that holds it (a child that inherits it holds
+    it too), or ``None``.  After ``wait`` seconds, or where the file system takes no
+    locks, the block runs without it (the files are written atomically: two builds cost
+    time, not answers).  The lock goes with the process."""
     try:
         import fcntl
 
         fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
     except (ImportError, OSError):
-        yield False
+        yield None
         return
     try:
         deadline = time.monotonic() + wait
@@ -648,9 +665,9 @@ def _exclusive(path: Path, wait: float = _WAIT) -> Iterator[bool]:
             except OSError:
                 held = False
             break
-        yield held
+        yield fd if held else None
     finally:
-        os.close(fd)  # which releases the lock
+        os.close(fd)  # which releases the lock, unless a build process inherited it
 
 
 def _write(path: Path, data: bytes) -> bool:

@@ -174,7 +174,7 @@ def test_a_damaged_library_is_built_again_with_one_warning(
     path.write_bytes(data)
     built: list[Path] = []
     monkeypatch.setattr(native.Library, "_build",
-                        lambda self, p: (built.append(p), p.write_bytes(intact)))
+                        lambda self, p, lock: (built.append(p), p.write_bytes(intact)))
     with pytest.warns(KernelCacheWarning, match="not usable .*compiling them again"):
         functions = octal.LIBRARY._native(path.parent)
     assert functions is not None and built == [path] and path.read_bytes() == intact
@@ -200,7 +200,7 @@ def test_a_library_that_cannot_be_built_is_said_once_and_remembered(
     monkeypatch.setattr(kernels, "_said", set())
     tries: list[Path] = []
 
-    def fail(self: native.Library, path: Path) -> None:
+    def fail(self: native.Library, path: Path, lock: int | None) -> None:
         tries.append(path)
         raise RuntimeError("JIT session error: Symbols not found:\n[ _nowhere ]")
 
@@ -280,7 +280,7 @@ def test_a_build_waits_for_another_processs_and_links_its_library(
     path, intact = _copy(tmp_path, monkeypatch)
     path.unlink()
     built: list[Path] = []
-    monkeypatch.setattr(native.Library, "_build", lambda self, p: built.append(p))
+    monkeypatch.setattr(native.Library, "_build", lambda self, p, lock: built.append(p))
     lock = os.open(octal.LIBRARY._path(path.parent, ".lock"), os.O_RDONLY | os.O_CREAT)
     fcntl.flock(lock, fcntl.LOCK_EX)  # another open file: it excludes this process too
     results: list[Any] = []
@@ -304,11 +304,11 @@ def test_a_lock_held_too_long_is_passed(tmp_path: Path) -> None:
     fcntl.flock(holder, fcntl.LOCK_EX)
     try:
         with native._exclusive(lock, wait=0.2) as held:
-            assert not held
+            assert held is None
     finally:
         os.close(holder)
     with native._exclusive(lock, wait=0.2) as held:
-        assert held
+        assert held is not None
 
 
 def test_a_library_in_a_read_only_directory_is_linked(
@@ -322,7 +322,7 @@ def test_a_library_in_a_read_only_directory_is_linked(
     access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: (Path(p) != read_only
                                                        and access(p, mode)))
-    monkeypatch.setattr(native.Library, "_build", lambda self, p: pytest.fail("built"))
+    monkeypatch.setattr(native.Library, "_build", lambda self, p, lock: pytest.fail("built"))
     _reset(monkeypatch)
     assert native.cache_dir() == writable
     with _silent():
@@ -355,7 +355,7 @@ def test_another_environments_library_is_neither_linked_nor_removed(
     older = mine.with_name(f"octal-{'e' * 16}-{'0' * 16}.native")
     older.write_bytes(b"older sources")
 
-    def build(self: native.Library, path: Path) -> None:
+    def build(self: native.Library, path: Path, lock: int | None) -> None:
         path.write_bytes(intact.replace(key.encode(), self._key().encode()))
         self._prune(path)
 
@@ -376,7 +376,7 @@ def test_a_failure_that_may_pass_leaves_no_marker(
     _reset(monkeypatch)
     tries: list[Path] = []
 
-    def fail(self: native.Library, path: Path) -> None:
+    def fail(self: native.Library, path: Path, lock: int | None) -> None:
         tries.append(path)
         raise error
 
@@ -486,19 +486,31 @@ def _left(place: Path) -> list[str]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
-def test_a_budget_stops_a_first_runs_build(tmp_path: Path) -> None:
+def test_a_budget_stops_the_wait_for_a_first_runs_build(tmp_path: Path) -> None:
     """Should stop at ``--max-seconds`` while the native library is being built (it was
     built to the end first: 16 s for ``--max-seconds 1``), with one ``error:`` line and
-    exit 3, the build process killed, and nothing left that would keep a later run from
-    building it: neither a library nor a failure marker."""
+    exit 3; the build goes on, holding its lock, and leaves the library (no failure
+    marker) for the next run, which links it (a sweep whose jobs each stop at their
+    budget would otherwise never get past the build)."""
+    import time
+
     env, place = _cold(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "sdg_automata", "octal", "0.6", "--engine",
-                           "compiled", "--max-seconds", "3"], env=env, capture_output=True,
-                          text=True, timeout=600)
+    command = [sys.executable, "-m", "sdg_automata", "octal", "0.6", "--engine", "compiled",
+               "--max-seconds", "3"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 3, done.stderr
     assert done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1
     assert any(place.glob(".octal-*.lock")), "the build never began"
-    assert _left(place) == [] and _builders(place) == []
+    assert _left(place) == [] and _builders(place), "the build stopped with the run"
+    deadline = time.monotonic() + 600
+    while _builders(place) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [p.split("-")[0] for p in _left(place)] == ["octal"], _left(place)
+    check = ("import sys\nfrom sdg_automata.kernels import native\n"
+             "print(native.cached('octal'), 'numba' in sys.modules)")
+    linked = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True,
+                            text=True, check=True, timeout=300)
+    assert linked.stdout.split() == ["True", "False"], linked.stderr
 
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")

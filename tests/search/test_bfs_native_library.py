@@ -194,7 +194,7 @@ def test_a_library_that_cannot_be_built_leaves_numbas_kernels(
     from sdg_automata import kernels
     from sdg_automata.errors import KernelCacheWarning
 
-    def fail(self: native.Library, path: Path) -> None:
+    def fail(self: native.Library, path: Path, lock: int | None) -> None:
         raise RuntimeError("no linker here")
 
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 11:5".split()])
