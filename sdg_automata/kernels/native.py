@@ -90,8 +90,20 @@ _WAIT = 120.0
 _PASSING = (MemoryError, OSError, ImportError)
 #: the exit code of a build process that failed with one of :data:`_PASSING` (else 1)
 _PASSED = 75
-#: what a build process runs (``python -c``; its arguments: the library's name, the file)
-_CHILD = "import sys; from sdg_automata.kernels.native import _child; _child(*sys.argv[1:])"
+#: what a build process runs (``python -c``; its arguments: the library's name, the file,
+#: the directory this package is in).  The package is imported from that directory, not
+#: from the working directory (which ``-c`` puts first on the path: another checkout
+#: there would build its kernels); an import that fails exits as a failure that may pass.
+_CHILD = ("import sys\n"
+          "sys.path[:] = [p for p in sys.path if p != '']\n"
+          "if sys.argv[3] not in sys.path:\n"
+          "    sys.path.insert(0, sys.argv[3])\n"
+          "try:\n"
+          "    from sdg_automata.kernels.native import _child\n"
+          "except ImportError as e:\n"
+          "    sys.stderr.write(f'\\n{type(e).__name__}: {e}\\n')\n"
+          f"    sys.exit({_PASSED})\n"
+          "_child(sys.argv[1], sys.argv[2])\n")
 #: the environment variables of numba's code generation (they change the machine code)
 _NUMBA_SETTINGS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_BOUNDSCHECK",
                    "NUMBA_FASTMATH", "NUMBA_LOOP_VECTORIZE", "NUMBA_SLP_VECTORIZE")
@@ -298,6 +310,7 @@ class Library:
         from ..runtime.stopping import held_signals
 
         with _LOCK:  # one build or link at a time (threads of one process)
+            _reap()
             if enabled() and _numba_root() is not None:
                 native = self.linked()
                 place = cache_dir() if native is None else None
@@ -427,31 +440,34 @@ class Library:
         from . import _compiling
 
         _compiling("first run only")  # on a terminal: the ~10 s would look like a hang
-        _DETACHED[:] = [c for c in _DETACHED if c.poll() is None]  # reap the finished
+        _reap()
         package = str(Path(__file__).resolve().parents[2])  # the child imports this copy
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([package, *filter(None, [env.get("PYTHONPATH")])])
+        child: subprocess.Popen[bytes] | None = None
         # its stderr is a file, not a pipe: a child left building writes to no closed pipe
         with tempfile.TemporaryFile() as err:
-            with held_signals():  # not cut inside Popen: the child would run unknown to us
-                child = subprocess.Popen(
-                    [sys.executable, "-c", _CHILD, self.name, str(path)],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env,
-                    pass_fds=() if lock is None else (lock,))
             try:
+                with held_signals():  # not cut inside Popen: the child would run unknown to
+                    child = subprocess.Popen(  # us (a signal held is raised as this ends)
+                        [sys.executable, "-c", _CHILD, self.name, str(path), package],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                        pass_fds=() if lock is None else (lock,))
                 child.wait()
             except BudgetExceeded:
-                _DETACHED.append(child)  # kept, not collected: it builds on
+                if child is not None:
+                    _DETACHED.append(child)  # kept, not collected: it builds on
                 raise
             except BaseException:
-                child.kill()
-                child.wait()
+                if child is not None:
+                    child.kill()
+                    child.wait()
                 raise
             if child.returncode != 0:
                 err.seek(0)
                 lines = err.read().decode(errors="replace").strip().splitlines()
-                raise _BuildFailed(lines[-1] if lines else f"exit code {child.returncode}",
-                                   passing=child.returncode == _PASSED)
+                killed = child.returncode < 0  # by a signal: the OOM killer, say
+                raise _BuildFailed(
+                    lines[-1] if lines and not killed else f"exit code {child.returncode}",
+                    passing=killed or child.returncode == _PASSED)
 
     def _compile(self, path: Path) -> None:
         """Compile every entry point (numba), link them into one object (llvmlite), write:
@@ -500,6 +516,11 @@ class Library:
         for old in path.parent.glob(f".{self.name}-{_environment()[:16]}-*.lock"):
             if old != lock:
                 old.unlink(missing_ok=True)
+
+
+def _reap() -> None:
+    """Collect the build processes left building that have finished (no zombies)."""
+    _DETACHED[:] = [c for c in _DETACHED if c.poll() is None]
 
 
 class _BuildFailed(Exception):

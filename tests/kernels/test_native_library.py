@@ -567,9 +567,16 @@ def test_ctrl_c_stops_a_first_runs_build(tmp_path: Path) -> None:
     assert _left(place) == [] and _builders(place) == []
 
 
-def test_a_failed_build_process_says_why(tmp_path: Path) -> None:
+def test_a_failed_build_process_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
     """Should raise the build process's own error, and say whether a later run may succeed
-    (an import error may pass: no marker; anything else leaves one)."""
+    (an import error may pass: no marker; anything else leaves one); the build process
+    imports this copy of the package, not one in the working directory (which ``python -c``
+    puts first on its path)."""
+    shadow = tmp_path / "elsewhere" / "sdg_automata"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('another copy was imported')\n")
+    monkeypatch.chdir(shadow.parent)
     missing = native.Library(name="no_such_library", module=octal.__name__, kernels=(),
                              entries=())
     with pytest.raises(native._BuildFailed, match="^ModuleNotFoundError: No module named "
@@ -582,3 +589,18 @@ def test_a_failed_build_process_says_why(tmp_path: Path) -> None:
         wrong._build(tmp_path / "x.native")
     assert not refused.value.passing
     assert not (tmp_path / "x.native").exists()
+
+
+def test_a_build_process_killed_by_a_signal_may_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should leave no failure marker when the build process is killed (the OOM killer, a
+    ``kill -9``): a later run may build the library; one warning, numba's dispatchers."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    _reset(monkeypatch)
+    monkeypatch.setattr(native, "_CHILD", "import os, signal\nos.kill(os.getpid(), "
+                                          "signal.SIGKILL)\n")
+    place = native.cache_dir()
+    assert place is not None
+    with pytest.warns(KernelCacheWarning, match=r"\(exit code -9\).*, on every run$"):
+        assert octal.LIBRARY._native(place) is None
+    assert not octal.LIBRARY._path(place, ".failed").exists()
