@@ -6,7 +6,7 @@ its time in the step, so here a state is one ``uint64``: its record of part ids
 (:class:`~sdg_automata.search.compiled.tables.StepTables`, then the constraint's
 state) as bit fields at the shifts ``shifts`` — the key of the compact store
 (:func:`~sdg_automata.kernels.compact.key_of`; the widths are the driver's, from
-the ids interned so far).  The step (in :func:`_move`) runs the letter's plan
+the ids interned so far).  The step (in :func:`move`) runs the letter's plan
 decoded once per call (:func:`decode`): an instruction of one or two old parts
 (all of the hardness family's but one) reads its inputs from the word by a shift
 and a mask and its result from its table; a chain of new parts runs as
@@ -16,12 +16,13 @@ of the state being made.  Comparing two states is comparing two words.
 The reference is the vector walk, :func:`sdg_automata.kernels.automaton.walk` and
 :func:`~sdg_automata.kernels.automaton.meet` (which the driver runs when the
 fields need more than 64 bits), itself held to
-``strategies.lasso._lasso_python``: :func:`walk` and :func:`meet` take the same
-arguments but the layout, and leave the same rows of ``cur``, cursor and
-statuses.  The states enter and leave a call unpacked, in the rows of ``cur``, so
-that a miss is learned, and the layout widened, between calls as for the
-vector walk.  An id that does not fit its field (a layout not refitted after a
-lesson: a bug) is reported as a miss, which the driver's loop then sees twice.
+``strategies.lasso._lasso_python``: :func:`move` (the hare alone, or with ``meeting`` the
+tortoise and the hare: ``walk`` and ``meet``) takes the same arguments but the layout,
+and leaves the same rows of ``cur``, cursor and statuses.  The states enter and leave a
+call unpacked, in the rows of ``cur``, so that a miss is learned, and the layout widened,
+between calls as for the vector walk.  An id that does not fit its field (a layout not
+refitted after a lesson: a bug) is reported as a miss, which the driver's loop then sees
+twice.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from .step import (
 #: a helper inlined into its callers (the walk's hot loop)
 _inline = functools.partial(jit, inline=True)
 
-__all__ = ["COLUMNS", "decode", "meet", "move", "walk"]
+__all__ = ["COLUMNS", "decode", "move", "walk"]
 
 #: columns of a decoded instruction (int64 rows of ``ops``): kind, group, table offset,
 #: its columns, where it starts in the plan, the shifts and masks of its (old) inputs,
@@ -128,25 +129,13 @@ def _field(w: Any, shift: int, mask: int) -> Any:  # an int64
 
 
 @jit
-def _move(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: Array, wc: int,
-          values: Array, head: int, settle: int, first: Array, record: int, cur: Array,
-          shifts: Array, masks: Array, limit: int, cursor: Array, quantum: int,
-          meeting: bool) -> int:
-    """:func:`move` with its scratch made here (:func:`walk` and :func:`meet`, numba's)."""
-    groups = cur.shape[1] - wc
-    return move(heap, plan, at, letter, crows, cfinal, wc, values, head, settle, first, record,
-                cur, shifts, masks, limit, cursor, quantum, meeting,
-                np.zeros((plan[at], COLUMNS), dtype=np.int64), np.zeros((1, groups), np.int64),
-                np.zeros((1, groups), np.int64), np.zeros(2, np.uint64), np.zeros(2, np.uint64))
-
-
-@jit
 def move(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: Array, wc: int,
          values: Array, head: int, settle: int, first: Array, record: int, cur: Array,
          shifts: Array, masks: Array, limit: int, cursor: Array, quantum: int, meeting: bool,
          ops: Array, new: Array, old: Array, ws: Array, moved: Array) -> int:
-    """:func:`walk` (the hare alone) or, ``meeting``, :func:`meet` (the tortoise, then the
-    hare, in lockstep): one loop with the step written once in it.  Its scratch comes from
+    """:func:`~sdg_automata.kernels.automaton.walk` (the hare alone) or, ``meeting``,
+    :func:`~sdg_automata.kernels.automaton.meet` (the tortoise, then the hare, in
+    lockstep): one loop with the step written once in it.  Its scratch comes from
     the caller, zeroed (a native entry allocates nothing:
     :mod:`~sdg_automata.kernels.lasso_native`): ``ops`` (``plan[at]`` × :data:`COLUMNS`,
     int64), ``new`` and ``old`` (1 × groups, int64), ``ws`` and ``moved`` (2, uint64).
@@ -159,7 +148,7 @@ def move(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: A
     count references to its arrays at every step.)"""
     groups = cur.shape[1] - wc
     tables, chains, mixed = decode(plan, at, shifts, masks, ops, new)
-    # ws: the tortoise, the hare
+    # the two states as words: ws[0] the tortoise, ws[1] the hare
     ws[1] = pack(cur, HARE, shifts)
     chase = cur[TORTOISE, 0] >= 0  # −1: a tortoise never met
     ws[0] = pack(cur, TORTOISE, shifts) if chase else ws[1]
@@ -253,25 +242,16 @@ def move(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: A
     return status
 
 
-@jit
 def walk(heap: Array, plan: Array, at: int, letter: int, crows: Array, cfinal: Array, wc: int,
          values: Array, head: int, settle: int, first: Array, record: int, cur: Array,
          shifts: Array, masks: Array, limit: int, cursor: Array, quantum: int) -> int:
     """:func:`sdg_automata.kernels.automaton.walk` on words: the hare (``cur[HARE]``) moved
     by up to ``limit`` steps, with the same statuses, cursor and rows of ``cur`` (the
     tortoise never met when its row is −1).  ``shifts`` and ``masks``: the fields of the
-    record (the groups', then the constraint's when ``wc``)."""
-    return _move(heap, plan, at, letter, crows, cfinal, wc, values, head, settle, first,
-                 record, cur, shifts, masks, limit, cursor, quantum, False)
+    record (the groups', then the constraint's when ``wc``).  :func:`move` with its scratch
+    made here (:func:`~sdg_automata.kernels.lasso_native.scratch`), as the driver calls it."""
+    from .lasso_native import scratch
 
-
-@jit
-def meet(heap: Array, plan: Array, at: int, letter: int, crows: Array, wc: int, cur: Array,
-         shifts: Array, masks: Array, cursor: Array, quantum: int) -> int:
-    """:func:`sdg_automata.kernels.automaton.meet` on words: ``cur[TORTOISE]`` and
-    ``cur[HARE]`` moved together until they are equal; a miss (``cursor[SID]`` says whose)
-    moves neither."""
-    nothing = np.zeros(1, dtype=np.int64)  # no values are recorded
-    return _move(heap, plan, at, letter, crows, np.zeros(1, dtype=np.uint8), wc,
-                 np.full(1, -1, dtype=np.int32), 0, -1, nothing, 0, cur, shifts, masks, 0,
-                 cursor, quantum, True)
+    return int(move(heap, plan, at, letter, crows, cfinal, wc, values, head, settle, first,
+                    record, cur, shifts, masks, limit, cursor, quantum, False,
+                    *scratch(plan, at, cur.shape[1] - wc)))

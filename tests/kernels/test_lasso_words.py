@@ -139,7 +139,7 @@ def test_the_lasso_on_words_gives_the_vector_walks_verdicts(spec: str) -> None:
 
 def test_the_lasso_on_words_finds_tail_and_cycle() -> None:
     """A lasso with a tail (μ > 0: the constraint's first four states come once):
-    Brent's second phase (:func:`words.meet`) moves two words; μ + λ as the vector walk
+    Brent's second phase (:func:`words.move`, ``meeting``) moves two words; μ + λ as the vector walk
     and the Python engine find them."""
     g = modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()])
     packed = _lasso(g, g.start, True, within="aaaaa(aa)*")
