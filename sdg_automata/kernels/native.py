@@ -68,7 +68,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import BudgetExceeded, Interrupted, SdgBug
 
@@ -76,6 +76,8 @@ if TYPE_CHECKING:
     from ..runtime.budget import Meter
 
 __all__ = ["ENV", "Entry", "Library", "cache_dir", "cached", "enabled", "prepare"]
+
+_T = TypeVar("_T")
 
 #: ``"0"`` keeps numba's dispatchers (no native library is built or loaded)
 ENV = "SDG_AUTOMATA_NATIVE"
@@ -379,11 +381,10 @@ class Library:
         except (BudgetExceeded, Interrupted):  # the build was stopped, not refused: no marker
             raise
         except Exception as e:
-            why = e.why if isinstance(e, _BuildFailed) else f"{type(e).__name__}: {_one_line(e)}"
-            passing = e.passing if isinstance(e, _BuildFailed) else isinstance(e, _PASSING)
-            with_marker = (not passing
-                           and _write(self._path(place, ".failed"), f"{why}\n".encode()))
-            _warn(f"the native kernels cannot be built here ({why}): numba loads them "
+            failed = _BuildFailed.of(e)
+            with_marker = (not failed.passing
+                           and _write(self._path(place, ".failed"), f"{failed.why}\n".encode()))
+            _warn(f"the native kernels cannot be built here ({failed.why}): numba loads them "
                   "instead" + ("" if with_marker else ", on every run"))
             return None
 
@@ -531,6 +532,13 @@ class _BuildFailed(Exception):
         super().__init__(why)
         self.why, self.passing = why, passing
 
+    @classmethod
+    def of(cls, e: Exception) -> _BuildFailed:
+        """``e`` as a build failure: itself, or its ``Type: message``."""
+        if isinstance(e, cls):
+            return e
+        return cls(f"{type(e).__name__}: {_one_line(e)}", passing=isinstance(e, _PASSING))
+
 
 def _child(name: str, path: str) -> None:
     """The build process (:data:`_CHILD`): :meth:`Library._compile` of the library ``name``
@@ -541,18 +549,20 @@ def _child(name: str, path: str) -> None:
         library: Library = importlib.import_module(f"{__package__}.{name}").LIBRARY
         library._compile(Path(path))
     except Exception as e:  # noqa: BLE001 -- said on stderr, where the parent reads it
-        sys.stderr.write(f"\n{type(e).__name__}: {_one_line(e)}\n")
-        sys.exit(_PASSED if isinstance(e, _PASSING) else 1)
+        failed = _BuildFailed.of(e)
+        sys.stderr.write(f"\n{failed.why}\n")
+        sys.exit(_PASSED if failed.passing else 1)
 
 
-def prepare(functions: Callable[[], Any], meter: Meter, what: str = "the compiled kernels"
-            ) -> None:
-    """Call ``functions`` (a library's cached :meth:`Library.functions`) under ``meter``'s
-    budget (:meth:`~sdg_automata.runtime.budget.Meter.library`), so that a first run's
-    build stops at the deadline or at Ctrl-C (:class:`~sdg_automata.errors.BudgetExceeded`,
+def prepare(functions: Callable[[], _T], meter: Meter, what: str = "the compiled kernels"
+            ) -> _T:
+    """``functions()`` (a library's cached :meth:`Library.functions`) called under
+    ``meter``'s budget (:meth:`~sdg_automata.runtime.budget.Meter.library`), so that a first
+    run's build stops at the deadline or at Ctrl-C
+    (:class:`~sdg_automata.errors.BudgetExceeded`,
     :class:`~sdg_automata.errors.Interrupted`); later calls find it made."""
     with meter.library(f"building {what}"):
-        functions()
+        return functions()
 
 
 @functools.cache

@@ -224,9 +224,7 @@ def _kernels(engine: Engine, count: int, meter: Meter) -> tuple[Any, Any, int, b
     """(check_heaps, first_break, work per call, compiled) for ``count`` values; a first
     run's build of the compiled ones obeys ``meter``'s budget."""
     compiled = use_compiled(engine, work=count, threshold=COMPILED_FROM, library="octal_check")
-    if compiled:
-        prepare(loops.compiled, meter, "the checker's kernels")
-    check, first_break = (loops.compiled() if compiled
+    check, first_break = (prepare(loops.compiled, meter, "the checker's kernels") if compiled
                           else (loops.check_heaps, loops.first_break))
     return check, first_break, _WORK if compiled else _PYTHON_WORK, compiled
 

@@ -237,12 +237,12 @@ def _packed_breadth_first(tables: StepTables, drive: _Driver, *, crows: Any, cfi
     from ...kernels.bfs_native import VIA, functions
     from ...kernels.native import prepare
 
-    prepare(functions, drive.meter)  # a first run's build of the library: budgeted
+    kernels = prepare(functions, drive.meter)  # a first run's build of the library: budgeted
     fixed = [crows.shape[1]] if wc else []
     store = PackedStore(key_widths(tables.part_counts, fixed), len(tables.alphabet),
                         bound=drive.limit)
     store.add_first(start)
-    walk = functions()[f"packed_bfs_{VIA[store.via.array.dtype.name]}"]
+    walk = kernels[f"packed_bfs_{VIA[store.via.array.dtype.name]}"]
     scratch = store.scratch()
     found_at = np.full(bound + 1, -1, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
@@ -334,9 +334,8 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
         return [*tables.part_counts, *([crows.shape[1]] if wc else [])]
 
     drive = _Driver(tables, budget, what)
-    prepare(functions, drive.meter)  # a first run's build of the library: budgeted
+    walk = prepare(functions, drive.meter)["compact_bfs"]  # a first run's build: budgeted
     store = CompactStore(counts(), letters)
-    walk = functions()["compact_bfs"]
     store.add_first(start)
     inrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
     outrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
@@ -560,8 +559,8 @@ class _Lasso:
         self.first = np.full(bound + 1, -1, dtype=np.int64)
         self.cursor = np.zeros(8, dtype=np.int64)
         self.drive = _Driver(tables, budget, "search")
-        prepare(lasso_native.functions, self.drive.meter)  # a first run's build: budgeted
-        self.move = lasso_native.functions()["move"]
+        # a first run's build of the library: budgeted
+        self.move = prepare(lasso_native.functions, self.drive.meter)["move"]
         self.scratch = lasso_native.scratch
         self.at = int(tables.starts[letter])
         self.cap = self.drive.cap
