@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError, SdgBug
 from ..grammar import Grammar
 from ..runtime.budget import UNLIMITED, Budget, as_budget
-from ..runtime.engines import Engine, compiled, run_engine
+from ..runtime.engines import NATIVE, THRESHOLDS, Engine, compiled, run_engine
 from .bounds import upper_bounds
 from .crawl import Crawl, ValuedStates, crawl
 from .groups import GroupLayout, _compile, _Group, _groups, _Plan, bits_of, group_layout
@@ -452,7 +452,9 @@ class GrundyAutomaton:
         """
         budget = as_budget(budget, max_states=max_states, progress=progress)
         found, ran = run_engine(engine, budget, partial(self._crawl, what=what),
-                                partial(compiled("explore"), self, what=what), what=what)
+                                partial(compiled("explore"), self, what=what), what=what,
+                                library=NATIVE["explore"],
+                                native_threshold=THRESHOLDS["explore states, native"])
         return ReachableAutomaton(automaton=self, found=found, engine=ran)
 
     def _crawl(self, budget: Budget, *, what: str) -> Crawl:

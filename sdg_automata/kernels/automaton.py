@@ -38,7 +38,6 @@ import numpy as np
 
 from . import jit
 from .protocol import (
-    BATCH,
     CAP,
     DEAD,
     DEPTH,
@@ -78,7 +77,7 @@ __all__ = ["HARE", "OTHER", "SPARE", "TORTOISE", "bfs", "dfs", "meet", "tree_cou
 def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, tags: Array,
         parent: Array, via: Array, rows: Array, keep_rows: bool, crows: Array, cfinal: Array,
         wc: int, values: Array, head: int, settle: int, found_at: Array, cursor: Array,
-        cap: int, quantum: int) -> int:
+        cap: int, block: Array, hashes: Array, origin: Array, quantum: int) -> int:
     """Breadth-first walk from record 0, as ``strategies.bfs._bfs_python`` and ``crawl``.
 
     ``records[s]`` holds state s (G part ids, then the constraint's state when
@@ -92,7 +91,11 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
     In blocks of :data:`BATCH` successors: their steps and hashes first, then
     their lookups in order, so that the processor overlaps the lookups' random
     accesses (measured 1.1–1.3× faster than one successor at a time); the
-    states are numbered exactly as one at a time would number them.
+    states are numbered exactly as one at a time would number them.  The block's
+    scratch comes from the caller (a native entry allocates nothing:
+    :mod:`~sdg_automata.kernels.records_native`): ``block`` (:data:`BATCH` × the
+    records' width, their type), ``hashes`` (uint64) and ``origin`` (int64), of
+    :data:`BATCH` each.
     """
     width = records.shape[1]
     groups = width - wc
@@ -100,20 +103,18 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
     capacity = records.shape[0]
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
-    block = np.empty((BATCH, width), dtype=records.dtype)
-    hashes = np.empty(BATCH, dtype=np.uint64)
-    origin = np.empty(BATCH, dtype=np.int64)  # s·letters + k; -1 − that: no successor
+    batch = block.shape[0]  # origin: s·letters + k; −1 − that: no successor
     n, sid, k = cursor[N], cursor[SID], cursor[LETTER]
     work = 0
     status = DONE
     while sid < n and status == DONE:
-        if n + BATCH >= capacity or n + BATCH >= load:
+        if n + batch >= capacity or n + batch >= load:
             status = FULL
             break
         m = 0  # the block: successors of (sid, k), (sid, k + 1), … in order
         s, c = sid, k
         missed = False
-        while m < BATCH and s < n:
+        while m < batch and s < n:
             code = s * letters + c
             d = crows[c, records[s, groups]] if wc else 0
             if d < 0:  # the constraint dies: no successor

@@ -209,14 +209,15 @@ def _find(records: Array, row: int, table: Array, tags: Array) -> tuple[int, int
 
 
 @jit
-def rehash(records: Array, n: int, table: Array, tags: Array) -> None:
+def rehash(records: Array, n: int, table: Array, tags: Array, slots: Array,
+           marks: Array) -> None:
     """Put records 0 … n−1 (distinct) into the zeroed ``table`` and its ``tags``.
 
-    In blocks: the hashes of 32 records first, then their 32 insertions, whose
-    random accesses the processor overlaps (2.5× faster than one at a time)."""
-    block = 32
-    slots = np.empty(block, dtype=np.int64)
-    marks = np.empty(block, dtype=np.int64)
+    In blocks: the hashes of a block of records first (as many as ``slots`` and
+    ``marks``, int64 scratch from the caller: a native entry allocates nothing), then
+    their insertions, whose random accesses the processor overlaps (2.5× faster than
+    one at a time with blocks of 32)."""
+    block = slots.shape[0]
     mask = table.shape[0] - 1
     for base in range(0, n, block):
         m = min(block, n - base)

@@ -41,6 +41,7 @@ import importlib.util
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar, cast, get_args
 
 from ..errors import BudgetExceeded, EngineNotice, InputError, SdgBug
@@ -48,9 +49,9 @@ from ..errors import BudgetExceeded, EngineNotice, InputError, SdgBug
 if TYPE_CHECKING:
     from .budget import Budget
 
-__all__ = ["COMPILED", "ENGINES", "NATIVE_GAIN", "THRESHOLDS", "Engine", "Stage", "Unfit",
-           "check_engine", "compiled", "numba_missing", "run_engine", "ski_rental",
-           "use_compiled"]
+__all__ = ["COMPILED", "ENGINES", "NATIVE", "NATIVE_GAIN", "THRESHOLDS", "Engine", "Stage", "Unfit",
+           "check_engine", "compiled", "native_first", "native_ready", "numba_missing",
+           "run_engine", "ski_rental", "use_compiled"]
 
 #: which implementation runs a kernel (``engine=``; the command line's ``--engine``)
 Engine = Literal["auto", "compiled", "python"]
@@ -65,6 +66,13 @@ THRESHOLDS: dict[str, int] = {
     # kernels; numba also imports scipy when installed) is 0.7–1.2 CPU s, about what
     # the reference spends on 2^18 states: the ski-rental switch point
     "walk states": 1 << 18,
+    # the exploration (explore's rows and tree), when its kernels' native library is
+    # cached (NATIVE["explore"]): measured whole-process, the reference crawls ~450k
+    # states per CPU second (2.2 µs a state; 26,532 states in 0.10 s) and the library's
+    # run costs ~0.2 s more than its walk (numpy, llvmlite's link, the driver's calls),
+    # about what the crawl spends on 2^16 states; NATIVE_GAIN's 2^14 made a 26,532-state
+    # exploration 3× slower than the reference alone
+    "explore states, native": 1 << 16,
     # octal values asked for: loading numba and the cached kernels costs ~0.5 s, what
     # the Python path needs for ~50k values (Kayles needs 168); verifying a certificate
     # of so many values pays the same way
@@ -92,6 +100,9 @@ COMPILED: dict[str, str] = {
     # GrundyAutomaton.explore's compiled twin: (automaton, budget, what=) -> Crawl
     "explore": "sdg_automata.search.compiled.explore:crawl_compiled",
 }
+#: the native library (:mod:`sdg_automata.kernels.native`) of each part of :data:`COMPILED`
+#: that has one: where it is cached, :func:`run_engine` loads no numba
+NATIVE: dict[str, str] = {"explore": "records_native"}
 
 R = TypeVar("R")
 
@@ -253,9 +264,34 @@ def _at_least(shown: Callable[[int], None], floor: int) -> Callable[[int], None]
     return lambda n: shown(max(n, floor))
 
 
+def native_ready(library: str) -> str | None:
+    """Why the native library ``library`` cannot load here (a phrase), or ``None`` when it
+    is cached and links: no numba imported."""
+    return None if compiled("native")(library) else f"the {library} library is not cached"
+
+
+def native_first(stages: Sequence[Stage[R]], natives: Sequence[tuple[str, int] | None]
+                 ) -> list[Stage[R]]:
+    """``stages`` with, before each stage whose kernels come from a native library
+    (``natives[i]``: the library, :mod:`sdg_automata.kernels.native`, and a cap), that
+    stage once more, ready only when the library is cached, after the stage before it
+    capped at that cap: linked instead of loaded by numba, the kernels pay off sooner
+    (the ski-rental point of their smaller fixed cost), and a run that would load numba
+    still waits as long as it did."""
+    found = list(stages)
+    for i in range(len(found) - 1, 0, -1):
+        native, before = natives[i], found[i - 1]
+        if native is not None and before.cap is not None:
+            library, cap = native
+            found[i - 1:i - 1] = [before._replace(cap=min(cap, before.cap)),
+                                  found[i]._replace(ready=partial(native_ready, library))]
+    return found
+
+
 def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
                compiled: Callable[[Budget], R], *, reason: str | None = None, what: str,
-               threshold: int | None = None) -> tuple[R, str]:
+               threshold: int | None = None, library: str | None = None,
+               native_threshold: int = 0) -> tuple[R, str]:
     """Run a walk, whose size is not known in advance, on the engine ``engine`` chooses;
     returns (result, engine that ran): the auto policy of the module docstring.
 
@@ -264,7 +300,9 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
     ``"auto"`` runs ``python`` for at most ``threshold`` states (default: the
     table's ``"walk states"``, read at the call) and, if the walk needs more,
     restarts it with ``compiled``, its seconds counted from the start
-    (:func:`ski_rental`).
+    (:func:`ski_rental`).  ``library`` names the native library of the compiled
+    kernels, if any: where it is cached, numba is not loaded, and ``auto`` switches at
+    ``native_threshold`` states (:func:`native_first`).
     When the input does not fit the kernels (``reason``, or :class:`Unfit` raised
     by ``compiled``) or a table outgrows its ids (``OverflowError``), a run that
     would be compiled runs in Python after one
@@ -288,13 +326,15 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
 
     if engine == "compiled":
         try:
-            _needs_numba()
+            if library is None or native_ready(library) is not None:
+                _needs_numba()
         except KeyboardInterrupt:
             raise budget.start(what).interrupted(0) from None
         return ski_rental([Stage(name="compiled", run=kernels)], budget, what=what)
     if threshold is None:
         threshold = THRESHOLDS["walk states"]
-    return ski_rental([
+    return ski_rental(native_first([
         Stage(name="python", run=reference, cap=threshold),
         Stage(name="compiled", run=kernels, present=lambda: importlib.util.find_spec(
-            "numba") is not None, ready=numba_missing)], budget, what=what)
+            "numba") is not None, ready=numba_missing)],
+        [None, None if library is None else (library, native_threshold)]), budget, what=what)

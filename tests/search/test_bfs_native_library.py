@@ -1,6 +1,8 @@
 """The searches' native libraries (:mod:`sdg_automata.kernels.bfs_native`, the table
-store's, :mod:`sdg_automata.kernels.compact_native`, the compact store's, and
-:mod:`sdg_automata.kernels.lasso_native`, the lasso's), issue 36 §4 (``max``) and §3.
+store's, :mod:`sdg_automata.kernels.compact_native`, the compact store's,
+:mod:`sdg_automata.kernels.lasso_native`, the lasso's, and
+:mod:`sdg_automata.kernels.records_native`, the walks on records: the exploration that
+builds the DFAs, dfs, the lasso on vectors), issue 36 §4 (``max``) and §3.
 
 Its entry points must be numba's kernels: the same walk (states, numbers, tree, first
 states of the values) as numba's dispatchers and the same verdict as the Python
@@ -37,7 +39,7 @@ from sdg_automata.generators.families import (
     random_family,
 )
 from sdg_automata.grammar import Grammar
-from sdg_automata.kernels import bfs_native, compact_native, lasso_native, native
+from sdg_automata.kernels import bfs_native, compact_native, lasso_native, native, records_native
 from sdg_automata.search.decide import Verdict, max_grundy
 
 pytest.importorskip("numba")
@@ -368,3 +370,94 @@ def test_a_cached_lasso_library_runs_max_without_numba(instance: Path) -> None:
                          SDG_AUTOMATA_NATIVE="0")
     assert off["engine"]["name"] == "compiled" and imported
     assert _answer(off) == _answer(lasso)
+
+
+# -- the records' library: the exploration, dfs, the lasso on vectors ----------------------
+
+def _explored(g: Grammar, functions: dict[str, Any] | None) -> tuple[Any, ...]:
+    """The compiled exploration of a fresh automaton of ``g`` (rows, tree, state count) on
+    the entry points ``functions``, or the Python crawl's when ``None``."""
+    from sdg_automata.automaton.construction import automaton_for
+
+    def explore() -> Any:
+        return automaton_for(g).explore(engine="python" if functions is None else "compiled")
+
+    reached = explore() if functions is None else _on(functions, explore, records_native)
+    found = reached.found
+    return found.rows, found.parent, found.via, len(found.states)
+
+
+@FAST
+@given(right_linear_grammars())
+def test_the_records_walks_are_the_same_natively(g: Grammar) -> None:
+    """Should explore the same automaton (rows, breadth-first tree) natively, on numba's
+    dispatchers and in Python, and find the same dfs verdict three ways."""
+    from sdg_automata.automaton.construction import GrundyAutomaton
+
+    if GrundyAutomaton(g).layout is None:  # one group: no kernel walk (the reference runs)
+        return
+    library = records_native.LIBRARY
+    natives, jits = _native(library), _jitted(library)
+    assert _explored(g, natives) == _explored(g, jits) == _explored(g, None)
+
+    def dfs() -> Verdict:
+        return max_grundy(g, g.start, engine="compiled", strategy="dfs")
+
+    on_native = _on(natives, dfs, records_native)
+    assume(on_native.engine.name == "compiled")  # not the reference after a notice
+    reference = max_grundy(g, g.start, engine="python", strategy="dfs")
+    assert (_outcome(on_native) == _outcome(_on(jits, dfs, records_native))
+            == _outcome(reference))
+
+
+@pytest.mark.parametrize("specs", ["3:0 5:2 7:3 3:1", "4:2 3:1 9:4"])
+def test_the_lasso_on_vectors_is_the_same_natively(specs: str) -> None:
+    """Should walk the lasso on vectors (states wider than a word: the fields refused)
+    natively as on numba's dispatchers, with the closed form's maximum."""
+    from sdg_automata.search.compiled import drive
+
+    parsed = [ModularSpec.parse(s) for s in specs.split()]
+    truth, length = modular_truth(parsed)
+    g = modular_family(parsed)
+
+    def vectors() -> Verdict:
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(drive._WordFields, "fit", lambda self: None)
+            return max_grundy(g, "A", engine="compiled", strategy="lasso")
+
+    library = records_native.LIBRARY
+    on_native = _on(_native(library), vectors, records_native)
+    assert _outcome(on_native) == _outcome(_on(_jitted(library), vectors, records_native))
+    assert on_native.maximum == truth and on_native.exact
+    assert length is None or len(str(on_native.witnesses[truth])) == length
+
+
+def _dfa(path: Path, **env: str) -> tuple[str, bool]:
+    """(the DFA M_{A,1} printed, whether numba was imported) of ``dfa PATH A 1 --engine
+    compiled``: the compiled exploration."""
+    environment = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    environment.update(env)
+    done = subprocess.run([sys.executable, "-c", MAIN, "dfa", str(path), "A", "1", "--engine",
+                           "compiled"], capture_output=True, text=True, cwd=ROOT,
+                          env=environment, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = done.stderr.strip().splitlines()[-1]
+    assert imported.startswith("numba imported: "), done.stderr[-2000:]
+    return done.stdout, imported.endswith("True")
+
+
+def test_a_cached_records_library_explores_and_runs_dfs_without_numba(instance: Path) -> None:
+    """Should, once the library is cached, build a DFA M_{A,i} on the compiled exploration and
+    run ``max --strategy dfs`` without importing numba, and give the same DFA and verdict
+    with the library off (numba's dispatchers) and in Python."""
+    _native(records_native.LIBRARY)
+    dfa, imported = _dfa(instance)
+    assert not imported and dfa
+    off, imported = _dfa(instance, SDG_AUTOMATA_NATIVE="0")
+    assert imported and off == dfa
+    truth, _ = modular_truth([ModularSpec.parse(s) for s in SPECS.split()])
+    verdict, imported = _max(instance, "--engine", "compiled", strategy="dfs")
+    assert verdict["engine"]["name"] == "compiled" and not imported
+    assert verdict["max"] == truth and verdict["exact"]
+    python, _ = _max(instance, "--engine", "python", strategy="dfs")
+    assert _answer(python) == _answer(verdict)

@@ -191,8 +191,10 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
                                          start=start, head=head, bound=bound, settle=settle)
         except KeyTooWide:
             pass
-    from ...kernels import automaton as kernel  # numba's: records are not in the native library
+    from ...kernels import records_native
+    from ...kernels.native import prepare
 
+    prepare(records_native.functions, drive.meter)  # a first run's build: budgeted
     table = _Store(tables.groups + wc, tree=True, letters=letters, rows=rows,
                    narrow=crows.shape[1] <= NARROW)
     table.add_first(start)
@@ -207,12 +209,13 @@ def breadth_first(tables: StepTables, budget: Budget, *, what: str = "search",
     def call() -> int:  # the arrays are read anew: a growth replaces them
         head_group, values = _head_values(tables, head)
         assert table.parent is not None and table.via is not None
+        records, via = table.records.array, table.via.array
         return drive.timed(
-            kernel.bfs, cursor, tables.heap, tables.plan, tables.starts, table.records.array,
-            table.table.array, table.tags.array, table.parent.array, table.via.array,
+            records_native.bfs(records, via), cursor, tables.heap, tables.plan, tables.starts,
+            records, table.table.array, table.tags.array, table.parent.array, via,
             table.rows.array if table.rows is not None else empty_rows, rows, crows, cfinal,
             wc, values, head_group, settle if head is not None else -1, found_at, cursor,
-            drive.cap)
+            drive.cap, *records_native.scratch(records))
 
     def miss() -> None:
         n, sid, k = states(), int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
@@ -401,10 +404,12 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
     states counted, the same witnesses (``found``: value -> letter indices read)."""
     import numpy as np
 
-    from ...kernels import automaton as kernel
-    from ...kernels import protocol
+    from ...kernels import protocol, records_native
+    from ...kernels.native import prepare
 
     crows, cfinal, wc, start = _start(tables, constraint)
+    drive = _Driver(tables, budget, "search")
+    prepare(records_native.functions, drive.meter)  # a first run's build: budgeted
     store = _Store(tables.groups + wc, tree=False, letters=len(tables.alphabet), rows=False,
                    narrow=crows.shape[1] <= NARROW)
     store.add_first(start)
@@ -414,7 +419,6 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
     seen = np.zeros(bound + 1, dtype=np.uint8)
     cursor = np.zeros(8, dtype=np.int64)
     cursor[protocol.N] = cursor[protocol.DEPTH] = 1
-    drive = _Driver(tables, budget, "search")
     found: dict[int, Any] = {}
     deepest = 1
 
@@ -427,10 +431,11 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
     def call() -> int:
         nonlocal deepest
         head_group, values = tables.values(head)
+        records = store.records.array
         status = drive.timed(
-            kernel.dfs, cursor, tables.heap, tables.plan, tables.starts, store.records.array,
-            store.table.array, store.tags.array, path.array, tried.array, read.array, crows,
-            cfinal, wc, values, head_group, seen, cursor, drive.cap)
+            records_native.dfs(records), cursor, tables.heap, tables.plan, tables.starts,
+            records, store.table.array, store.tags.array, path.array, tried.array, read.array,
+            crows, cfinal, wc, values, head_group, seen, cursor, drive.cap)
         deepest = max(deepest, depth())
         return status
 
@@ -600,10 +605,9 @@ class _Lasso:
                 self.wc, values if record else self.none, group if record else 0,
                 self.settle if record else -1, self.first, int(record), self.cur)
         layout = self.fields.fit()
-        if layout is None:  # states wider than a word: vectors, on numba's kernel
-            from ...kernels import automaton
-
-            return self.drive.timed(automaton.walk, self.cursor, *args, limit, self.cursor)
+        if layout is None:  # states wider than a word: vectors
+            return self.drive.timed(self._vectors("walk"), self.cursor, *args, limit,
+                                    self.cursor)
         return self.drive.timed(self._words(False), self.cursor, *args, *layout, limit,
                                 self.cursor)
 
@@ -612,9 +616,7 @@ class _Lasso:
         tables = self.tables
         layout = self.fields.fit()
         if layout is None:
-            from ...kernels import automaton
-
-            return self.drive.timed(automaton.meet, self.cursor, tables.heap, tables.plan,
+            return self.drive.timed(self._vectors("meet"), self.cursor, tables.heap, tables.plan,
                                     self.at, self.letter, self.crows, self.wc, self.cur,
                                     self.cursor)
         # move's arguments, its recording ones idle (``settle`` −1, ``record`` 0)
@@ -622,6 +624,15 @@ class _Lasso:
                                 self.at, self.letter, self.crows, self.cfinal, self.wc,
                                 self.none, 0, -1, self.first, 0, self.cur, *layout, 0,
                                 self.cursor)
+
+    def _vectors(self, name: str) -> Callable[..., int]:
+        """The lasso's kernel ``name`` on vectors (:func:`~sdg_automata.kernels.automaton.walk`
+        or ``meet``, native when cached: a first run's build budgeted)."""
+        from ...kernels import records_native
+        from ...kernels.native import prepare
+
+        kernel: Callable[..., int] = prepare(records_native.functions, self.drive.meter)[name]
+        return kernel
 
     def _words(self, meeting: bool) -> Callable[..., int]:
         """The lasso's kernel on words (:func:`~sdg_automata.kernels.packed_lasso.move`,

@@ -375,7 +375,7 @@ class _Store:
         self._growing = [g for g in (self.records, self.parent, self.via, self.rows) if g]
 
     def add_first(self, vector: Any) -> None:
-        from ...kernels.step import rehash
+        from ...kernels.records_native import rehash
 
         self.records.array[0] = vector
         with _wrapping():
@@ -396,7 +396,7 @@ class _Store:
         """Room for a block of states after state n (records, tree, rows) and a table
         below its load."""
         from ...kernels.protocol import BATCH, MAX_LOAD_PERCENT
-        from ...kernels.step import rehash
+        from ...kernels.records_native import rehash
 
         if n + BATCH >= self.records.capacity:
             for g in self._growing:

@@ -53,8 +53,15 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...errors import EngineNotice, InputError
-from ...runtime.engines import NATIVE_GAIN, THRESHOLDS, Stage, Unfit, ski_rental
-from ...runtime.engines import compiled as part
+from ...runtime.engines import (
+    NATIVE_GAIN,
+    THRESHOLDS,
+    Stage,
+    Unfit,
+    native_first,
+    native_ready,
+    ski_rental,
+)
 from ..options import entry
 from . import compiled, dask, python
 from .base import Runner, SearchEngine
@@ -169,21 +176,15 @@ def run(search: Search, reference: Runner | None, **strategy_args: Any) -> Searc
                     cap=None if e.auto is None or e.auto.threshold is None
                     else THRESHOLDS[e.auto.threshold],
                     present=e.present, ready=_ready(e, search.strategy)) for e in engines]
-    for i in range(len(stages) - 1, 0, -1):  # a stage whose kernels may be native first
-        library = engines[i].native.get(search.strategy)
-        before = stages[i - 1]
-        if library is not None and before.cap is not None:
-            stages[i - 1:i - 1] = [before._replace(cap=before.cap // NATIVE_GAIN),
-                                   stages[i]._replace(ready=partial(_native, library))]
-    # one stage when named: ski_rental only keeps the clock and turns a Ctrl-C while the
-    # engine loads into Interrupted
-    return ski_rental(stages, search.budget, what="search")[0]
-
-
-def _native(library: str) -> str | None:
-    """Why the native library ``library`` cannot load here (a phrase), or ``None`` when it
-    is cached and links: no numba imported."""
-    return None if part("native")(library) else f"the {library} library is not cached"
+    # a stage whose kernels may be native first, the stage before it capped NATIVE_GAIN
+    # times lower; one stage when named: ski_rental only keeps the clock and turns a
+    # Ctrl-C while the engine loads into Interrupted
+    natives: list[tuple[str, int] | None] = [None]
+    for e, before in zip(engines[1:], stages[:-1], strict=True):
+        library = e.native.get(search.strategy)
+        natives.append(None if library is None or before.cap is None
+                       else (library, before.cap // NATIVE_GAIN))
+    return ski_rental(native_first(stages, natives), search.budget, what="search")[0]
 
 
 def _ready(engine: SearchEngine, strategy: str) -> Callable[[], str | None]:
@@ -195,7 +196,7 @@ def _ready(engine: SearchEngine, strategy: str) -> Callable[[], str | None]:
         return engine.available
 
     def ready() -> str | None:
-        return None if _native(library) is None else engine.available()
+        return None if native_ready(library) is None else engine.available()
 
     return ready
 

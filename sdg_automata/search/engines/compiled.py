@@ -137,7 +137,8 @@ ENGINE = SearchEngine(
     name="compiled", describe="the numba kernels over a table store (the fastest)",
     implements={"bfs": _bfs, "dfs": _dfs, "lasso": _lasso}, groups=MAX_GROUPS,
     fits=one_group, requires=("numba",), available=_numba,
-    auto=Auto(stage=1), native={"bfs": "bfs_native", "lasso": "lasso_native"},
+    auto=Auto(stage=1),
+    native={"bfs": "bfs_native", "dfs": "records_native", "lasso": "lasso_native"},
     fallback="python")
 
 #: the registry's entry of the kernels over the exact compact store
