@@ -27,7 +27,7 @@ from typing import Any
 from .bfs_native import VIA
 from .native import Entry, Library
 
-__all__ = ["LIBRARY", "RECORDS", "functions", "rehash", "scratch"]
+__all__ = ["LIBRARY", "RECORDS", "bfs", "dfs", "functions", "rehash", "scratch"]
 
 #: the records' types (uint16 while every id fits, then int32), by numpy name
 RECORDS = {"uint16": "u2", "int32": "i4"}

@@ -461,3 +461,25 @@ def test_a_cached_records_library_explores_and_runs_dfs_without_numba(instance: 
     assert verdict["max"] == truth and verdict["exact"]
     python, _ = _max(instance, "--engine", "python", strategy="dfs")
     assert _answer(python) == _answer(verdict)
+
+
+def test_auto_explores_natively_past_its_own_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should, with the library cached, explore in Python up to
+    ``THRESHOLDS["explore states, native"]`` states and on the kernels past it, and with
+    the library off in Python up to ``THRESHOLDS["walk states"]``: the same automaton."""
+    from sdg_automata.automaton.construction import automaton_for
+    from sdg_automata.runtime.engines import THRESHOLDS
+
+    _native(records_native.LIBRARY)
+    small, large = 30_031, 151_759  # below and past 2¹⁶, both below 2¹⁸
+    assert small < THRESHOLDS["explore states, native"] < large < THRESHOLDS["walk states"]
+    product = intersection_grammar(random_family(3, 12, seed=2))
+    cases = [(modular_family([ModularSpec.parse(s) for s in SPECS.split()]), small, "python"),
+             (product, large, "compiled")]
+    for g, states, engine in cases:
+        reached = automaton_for(g).explore()
+        assert (len(reached.found.states), reached.engine) == (states, engine)
+    monkeypatch.setenv(native.ENV, "0")
+    off = automaton_for(product).explore()
+    assert (len(off.found.states), off.engine) == (large, "python")
+    assert off.found.rows == reached.found.rows
