@@ -341,20 +341,45 @@ def test_ctrl_c_inside_the_kernel(unary_huge: Path, strategy: str) -> None:
     assert int(lines[0].split()[3]) > 1000, err  # how far the kernel got
 
 
-def test_out_of_memory_inside_the_kernel_is_exit_3(huge: Path) -> None:
-    """Under an address-space limit the store cannot grow: one line, exit 3 (the packed
-    store needs about 220 MB for these states, the process about 310 MB before them)."""
+@pytest.mark.parametrize(("command", "phase"), [
+    (["max", "A", "--strategy", "bfs"], "search"),  # the packed store
+    (["dfa", "A", "1"], "construction"),  # the records' store, with rows: the exploration
+    (["max", "A", "--strategy", "dfs"], "search")])  # the records' store
+def test_out_of_memory_inside_the_kernel_is_exit_3(huge: Path, command: list[str],
+                                                   phase: str) -> None:
+    """Under an address-space limit the store cannot grow: one line, exit 3, the walk
+    stopped before memory ran out — by the meter's reserve or, when a doubling needs
+    more, by the growth itself refused before it is tried (the packed store needs about
+    220 MB for these states, the process about 310 MB before them)."""
     import resource
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (480 << 20, 480 << 20))
 
-    proc = _cli(["max", str(huge), "A", "--engine", "compiled", "--strategy", "bfs"],
-                preexec_fn=limit)
+    name, *rest = command
+    proc = _cli([name, str(huge), *rest, "--engine", "compiled"], preexec_fn=limit)
     out, err = proc.communicate(timeout=300)
     lines = err.strip().splitlines()
     assert proc.returncode == 3 and len(lines) == 1, err
-    assert "memory" in lines[0] and lines[0].startswith("error: "), err
+    assert lines[0].startswith(f"error: {phase} stopped before memory ran out ("), err
+
+
+def test_a_growth_that_does_not_fit_is_refused_before_it_is_tried(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should refuse a store's growth of 16 MB or more that, with the meter's reserve, is
+    more than is left to allocate, before mapping anything; smaller ones are not asked."""
+    from sdg_automata.runtime import budget
+    from sdg_automata.search.compiled import stores
+
+    g = stores.Growing("int32", (), 1 << 10)
+    monkeypatch.setattr(budget, "available_bytes", lambda: budget.MEMORY_RESERVE + (20 << 20))
+    with pytest.raises(stores.NoRoom, match="needs 32 MB, 148 MB left"):
+        g.grow(8 << 20)  # 32 MB of int32
+    assert g.capacity == 1 << 10 and g.array.shape == (1 << 10,)
+    g.grow(4 << 20)  # 16 MB: fits
+    g.grow((4 << 20) + (1 << 20))  # 4 MB more: below LARGE_GROWTH, not asked
+    assert g.capacity == (4 << 20) + (1 << 20)
+    g.close()
 
 
 def test_without_numba_auto_is_python_and_compiled_says_why(tmp_path: Path) -> None:

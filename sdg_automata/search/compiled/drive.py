@@ -32,6 +32,7 @@ from .stores import (
     CompactStore,
     Growing,
     KeyTooWide,
+    NoRoom,
     _Quantum,
     _Store,
     _widths,
@@ -302,8 +303,17 @@ def _failed(e: BaseException, store: _Store | CompactStore | PackedStore, drive:
     if isinstance(e, KeyboardInterrupt):
         return drive.meter.interrupted(n)
     if isinstance(e, MemoryError):
-        return BudgetExceeded(f"{what} ran out of memory after {n} states", explored=n)
+        return _out_of_memory(e, what, n)
     return e
+
+
+def _out_of_memory(e: MemoryError, what: str, n: int) -> BudgetExceeded:
+    """A walk that ran out of memory after n states, as a budget: stopped before, when a
+    store's growth was refused (:class:`~sdg_automata.search.compiled.stores.NoRoom`)."""
+    if isinstance(e, NoRoom):
+        return BudgetExceeded(f"{what} stopped before memory ran out ({e}) after {n} states",
+                              explored=n)
+    return BudgetExceeded(f"{what} ran out of memory after {n} states", explored=n)
 
 
 def _head_values(tables: StepTables, head: str | None) -> tuple[int, Any]:
@@ -459,9 +469,8 @@ def depth_first(tables: StepTables, budget: Budget, *, constraint: Any = None, h
         status = dispatch(call, drive.handlers(states, MISS=miss, FULL=full, FOUND=value))
     except KeyboardInterrupt:
         raise drive.meter.interrupted(states()) from None
-    except MemoryError:
-        n = states()
-        raise BudgetExceeded(f"search ran out of memory after {n} states", explored=n) from None
+    except MemoryError as e:
+        raise _out_of_memory(e, "search", states()) from None
     finally:
         store.close()
         for g in (path, tried, read):

@@ -31,8 +31,34 @@ from ...errors import ResourceError, SdgBug
 from ...runtime.engines import Unfit
 from .tables import StepTables
 
-__all__ = ["COMPACT_LOAD_PERCENT", "MAX_KEY_BITS", "NARROW", "QUANTUM_SECONDS", "SPOOL_SEGMENT",
-           "CompactStore", "Growing", "KeyTooWide"]
+__all__ = ["COMPACT_LOAD_PERCENT", "LARGE_GROWTH", "MAX_KEY_BITS", "NARROW", "QUANTUM_SECONDS",
+           "SPOOL_SEGMENT", "CompactStore", "Growing", "KeyTooWide", "NoRoom"]
+
+#: a growth of at least this many bytes first asks whether they are left
+#: (:func:`~sdg_automata.runtime.budget.available_bytes`); smaller ones are what the
+#: meter's reserve (:data:`~sdg_automata.runtime.budget.MEMORY_RESERVE`) is for
+LARGE_GROWTH = 16 << 20
+
+
+class NoRoom(MemoryError):
+    """A store's growth refused before it was tried: it needs more memory than is left to
+    allocate, less the meter's reserve.  A doubling asks for hundreds of megabytes at
+    once, far more than the reserve the meter keeps between its looks, so without this
+    question it failed (``MemoryError`` under an address-space limit) or, where memory is
+    overcommitted, was killed by the kernel with no word said."""
+
+
+def _room_for(added: int) -> None:
+    """Raise :class:`NoRoom` when ``added`` bytes (:data:`LARGE_GROWTH` or more) and the
+    meter's reserve are more than this process can still allocate."""
+    if added < LARGE_GROWTH:
+        return
+    from ...runtime.budget import MEMORY_RESERVE, available_bytes
+
+    left = available_bytes()
+    if left is not None and added + MEMORY_RESERVE > left:
+        raise NoRoom(f"the store's next growth needs {-(-added >> 20)} MB, {left >> 20} MB "
+                     "left to allocate")
 
 
 class Growing:
@@ -63,6 +89,7 @@ class Growing:
         if capacity <= self.capacity:
             return
         size = max(mmap.PAGESIZE, capacity * self.row_bytes)
+        _room_for(size - (0 if self._map is None else len(self._map)))
         self._array = None  # the view must go before the map can move
         try:
             if self._map is None:
