@@ -88,14 +88,14 @@ def bfs(heap: Array, plan: Array, starts: Array, records: Array, table: Array, t
     walk (FOUND).  Numbering state ``cap`` is over the budget (CAP; ``cap`` -1:
     none).  Returns after about ``quantum`` steps (PAUSE).
 
-    In blocks of :data:`BATCH` successors: their steps and hashes first, then
+    In blocks of successors (``block.shape[0]``, the driver's
+    :data:`~sdg_automata.kernels.protocol.BATCH`): their steps and hashes first, then
     their lookups in order, so that the processor overlaps the lookups' random
     accesses (measured 1.1–1.3× faster than one successor at a time); the
     states are numbered exactly as one at a time would number them.  The block's
     scratch comes from the caller (a native entry allocates nothing:
-    :mod:`~sdg_automata.kernels.records_native`): ``block`` (:data:`BATCH` × the
-    records' width, their type), ``hashes`` (uint64) and ``origin`` (int64), of
-    :data:`BATCH` each.
+    :mod:`~sdg_automata.kernels.records_native`): ``block`` (rows × the records' width,
+    their type), ``hashes`` (uint64) and ``origin`` (int64), as many rows each.
     """
     width = records.shape[1]
     groups = width - wc

@@ -448,10 +448,15 @@ class Library:
         with tempfile.TemporaryFile() as err:
             try:
                 with held_signals():  # not cut inside Popen: the child would run unknown to
-                    child = subprocess.Popen(  # us (a signal held is raised as this ends)
+                    # us (a signal held is raised as this ends).  Its own session: signals to
+                    # the run's process group (the terminal's Ctrl-C, kill -INT -PGID) are
+                    # this process's to answer, and it kills the child when it stops; one
+                    # it ignores (a background job's SIGINT) killed the build, whose
+                    # disposition held_signals had changed from ignored to handled
+                    child = subprocess.Popen(
                         [sys.executable, "-c", _CHILD, self.name, str(path), package],
                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                        pass_fds=() if lock is None else (lock,))
+                        pass_fds=() if lock is None else (lock,), start_new_session=True)
                 child.wait()
             except BudgetExceeded:
                 if child is not None:

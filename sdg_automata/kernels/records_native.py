@@ -14,7 +14,12 @@ object (:mod:`sdg_automata.kernels.native`), as :mod:`~sdg_automata.kernels.bfs_
 does for the packed walk: built once by a child process under the caller's budget
 (:func:`~sdg_automata.kernels.native.prepare`), then linked in later processes without
 importing numba (about 0.8 CPU s and 100 MB a process, issue 36).  The same kernels, the
-same answers; numba's dispatchers are the fallback.
+same answers; numba's dispatchers are the fallback.  The store's ``rehash`` is also the
+sharded search's on records (:class:`~sdg_automata.search.shard_stores.RecordShard`,
+ids past a packed key), which builds the library on its worker at its first use, as the
+workers compile their other kernels, while the driver waits under its budget.  A walk
+that checks whether another library is cached (bfs's, the lasso's) and then needs this
+one (ids past a packed key, states wider than a word) builds it under its budget then.
 
 This module imports neither numba nor the kernels' modules.
 """

@@ -280,8 +280,8 @@ def native_first(stages: Sequence[Stage[R]], natives: Sequence[tuple[str, int] |
     still waits as long as it did.  Whether the library is cached is asked only once the
     walk outgrows the shorter cap (the question links it); when it is not (a machine's
     first run, ``SDG_AUTOMATA_NATIVE=0``), the walk restarts on the stage before with its
-    own cap, having spent that shorter cap's work twice: at most 2¹⁶ states of the
-    exploration (~0.14 s, before at least 0.7 s more)."""
+    own cap, having spent that shorter cap's work twice (the exploration's 2¹⁶ states:
+    ~0.14 s, in a run of at least 0.7 s more)."""
     found = list(stages)
     for i in range(len(found) - 1, 0, -1):
         native, before = natives[i], found[i - 1]

@@ -591,6 +591,29 @@ def test_a_failed_build_process_says_why(tmp_path: Path, monkeypatch: pytest.Mon
     assert not (tmp_path / "x.native").exists()
 
 
+def test_the_build_process_is_out_of_the_runs_process_group(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should start the build in a session of its own: a signal to the run's process group
+    (the terminal's Ctrl-C, ``kill -INT -PGID``) is the run's to answer (it kills the build
+    when it stops), and one the run ignores (a background job's SIGINT) used to kill the
+    build, which inherited a handled disposition from ``held_signals``.  The build process
+    here is a stand-in that says its process group, then writes a copy of the library."""
+    _native(octal.LIBRARY)
+    home = native.cache_dir()
+    assert home is not None
+    real = octal.LIBRARY._path(home)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    _reset(monkeypatch)
+    place = native.cache_dir()
+    assert place is not None
+    said = tmp_path / "group"
+    monkeypatch.setattr(native, "_CHILD", "import os, shutil, sys\n"
+                        f"open({str(said)!r}, 'w').write(str(os.getpgid(0)))\n"
+                        f"shutil.copyfile({str(real)!r}, sys.argv[2])")
+    assert octal.LIBRARY._native(place) is not None
+    assert int(said.read_text()) not in (os.getpgid(0), os.getpid())
+
+
 def test_a_build_process_killed_by_a_signal_may_pass(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Should leave no failure marker when the build process is killed (the OOM killer, a
