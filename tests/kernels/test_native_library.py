@@ -507,6 +507,23 @@ def test_a_budget_stops_a_run_during_a_first_runs_build(tmp_path: Path) -> None:
     assert _left(place) == [] and builders, "the build stopped with the run"
 
 
+def _stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str) -> Path:
+    """An empty cache at ``tmp_path`` whose build process of the octal library is a
+    stand-in: ``first`` (Python), then a copy of the real library (built in the default
+    cache when missing) to the file asked for; the directory the library goes to."""
+    _native(octal.LIBRARY)
+    home = native.cache_dir()
+    assert home is not None
+    real = octal.LIBRARY._path(home)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    _reset(monkeypatch)
+    place = native.cache_dir()
+    assert place is not None
+    monkeypatch.setattr(native, "_CHILD", f"import shutil, sys\n{first}"
+                        f"shutil.copyfile({str(real)!r}, sys.argv[2])")
+    return place
+
+
 def test_a_build_outlives_the_budget_and_keeps_its_lock(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Should end the wait at the deadline (BudgetExceeded, no failure marker) while the build
@@ -519,16 +536,7 @@ def test_a_build_outlives_the_budget_and_keeps_its_lock(
     from sdg_automata.errors import BudgetExceeded
     from sdg_automata.runtime.budget import Budget
 
-    _native(octal.LIBRARY)
-    home = native.cache_dir()
-    assert home is not None
-    real = octal.LIBRARY._path(home)
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    _reset(monkeypatch)
-    place = native.cache_dir()
-    assert place is not None
-    monkeypatch.setattr(native, "_CHILD", "import shutil, sys, time\ntime.sleep(2)\n"
-                        f"shutil.copyfile({str(real)!r}, sys.argv[2])")
+    place = _stand_in(tmp_path, monkeypatch, "import time\ntime.sleep(2)\n")
     meter = Budget(max_seconds=0.3).start("search")
     with pytest.raises(BudgetExceeded, match="inside building the octal kernels"):
         native.prepare(octal.LIBRARY.functions, meter, "the octal kernels")
@@ -598,18 +606,9 @@ def test_the_build_process_is_out_of_the_runs_process_group(
     when it stops), and one the run ignores (a background job's SIGINT) used to kill the
     build, which inherited a handled disposition from ``held_signals``.  The build process
     here is a stand-in that says its process group, then writes a copy of the library."""
-    _native(octal.LIBRARY)
-    home = native.cache_dir()
-    assert home is not None
-    real = octal.LIBRARY._path(home)
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    _reset(monkeypatch)
-    place = native.cache_dir()
-    assert place is not None
     said = tmp_path / "group"
-    monkeypatch.setattr(native, "_CHILD", "import os, shutil, sys\n"
-                        f"open({str(said)!r}, 'w').write(str(os.getpgid(0)))\n"
-                        f"shutil.copyfile({str(real)!r}, sys.argv[2])")
+    place = _stand_in(tmp_path, monkeypatch,
+                      f"import os\nopen({str(said)!r}, 'w').write(str(os.getpgid(0)))\n")
     assert octal.LIBRARY._native(place) is not None
     assert int(said.read_text()) not in (os.getpgid(0), os.getpid())
 
