@@ -232,8 +232,26 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
 
     ``observe`` also sees every row (after it is written).  The run's figures
     go to stderr when rows go to a file or stderr is a terminal (a pipe of
-    rows keeps stderr quiet).
+    rows keeps stderr quiet).  Ctrl-C or SIGTERM once every row is written (while the
+    workers and the file close, or the figures print) still says how many rows.
     """
+    finished: list[Any] = []  # the sweep's figures, once every row is written
+    try:
+        where = _sweep(args, sweep, ordered, observe, finished)
+        if args.out or sys.stderr.isatty():
+            print(f"sweep {sweep.name}: {finished[0]} on {where}", file=sys.stderr)
+    except KeyboardInterrupt:
+        if not finished:
+            raise
+        raise Interrupted(f"sweep {sweep.name} interrupted after {finished[0].rows} rows, "
+                          "every job done") from None
+    return ExitCode.OK
+
+
+def _sweep(args: argparse.Namespace, sweep: Sweep[Any], ordered: bool,
+           observe: Callable[[dict[str, Any]], None] | None, finished: list[Any]) -> str:
+    """:func:`run`'s sweep: its figures appended to ``finished`` as soon as every row is
+    written; where the jobs ran, once the workers and the file are closed."""
     from ..runtime.cluster import dask_executor, default_jobs
     from ..sweeps.pool import process_pool
     from ..sweeps.resume import locked, resume
@@ -301,13 +319,10 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
                 if advance is not None:
                     advance()
 
-            stats = run_sweep(sweep, on_row, executor=executor, restart=restart,
-                              budget=per_job, skip=skip, batch=batch, window=4 * width,
-                              ordered=ordered)
-    if args.out or sys.stderr.isatty():
-        where = f"Dask at {args.scheduler}" if args.scheduler else f"{width} local process(es)"
-        print(f"sweep {sweep.name}: {stats} on {where}", file=sys.stderr)
-    return ExitCode.OK
+            finished.append(run_sweep(sweep, on_row, executor=executor, restart=restart,
+                                      budget=per_job, skip=skip, batch=batch,
+                                      window=4 * width, ordered=ordered))
+    return f"Dask at {args.scheduler}" if args.scheduler else f"{width} local process(es)"
 
 
 def _check_options(args: argparse.Namespace, fmt: Format, retry: frozenset[str]) -> None:

@@ -402,6 +402,10 @@ def run_sweep(
         with guard.installed():
             _run(sweep, executor, restart, pending(), budget, batch, window, deliver, failures,
                  guard)
+        # made inside the try: a signal now still says how many rows were written
+        return SweepStats(rows=sum(counts.values()), ok=counts["ok"], budget=counts["budget"],
+                          error=counts["error"], skipped=skipped[0],
+                          seconds=time.perf_counter() - started)
     except (KeyboardInterrupt, Interrupted):
         done = sum(counts.values())
         raise Interrupted(f"sweep {sweep.name} interrupted after {done} rows; rerun the same "
@@ -410,9 +414,6 @@ def run_sweep(
         raise ResourceError(f"sweep {sweep.name} stopped after {sum(counts.values())} rows: "
                             f"{e}; rerun the same command with the same --out to resume the "
                             f"jobs not done") from None
-    return SweepStats(rows=sum(counts.values()), ok=counts["ok"], budget=counts["budget"],
-                      error=counts["error"], skipped=skipped[0],
-                      seconds=time.perf_counter() - started)
 
 
 def _run(sweep: Sweep[J], executor: Executor | None, restart: Callable[[], Executor] | None,
