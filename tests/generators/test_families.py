@@ -339,3 +339,34 @@ def test_subtraction_inputs():
     for bad in ([], [0, 1], [-2]):
         with pytest.raises(InputError):
             subtraction_grammar(bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(states=st.integers(1, 9), seed=st.integers(0, 10**6), density=st.floats(0.3, 1.0))
+def test_productive_states_are_those_a_nonempty_word_leads_to_acceptance(
+        states: int, seed: int, density: float) -> None:
+    """Should keep exactly the states from which some non-empty word reaches a final state,
+    as a forward search from each state finds them, on random partial DFAs."""
+    import random
+
+    from sdg_automata.generators.families import _productive
+
+    rng = random.Random(seed)
+    transitions = {s: {c: rng.randrange(states) for c in "ab" if rng.random() < density}
+                   for s in range(states)}
+    final = {s for s in range(states) if rng.random() < 0.3}
+    d = DFA(states=set(range(states)), input_symbols={"a", "b"}, transitions=transitions,
+            initial_state=0, final_states=final, allow_partial=True)
+
+    def leads(s: int) -> bool:  # forward: one letter at least, then any path to a final
+        seen, todo = set(), list(transitions[s].values())
+        while todo:
+            t = todo.pop()
+            if t in final:
+                return True
+            if t not in seen:
+                seen.add(t)
+                todo.extend(transitions[t].values())
+        return False
+
+    assert _productive(d) == {s for s in range(states) if leads(s)}
