@@ -24,7 +24,7 @@ from .writing import check_plot, write_plot
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from ..sweeps.runner import Sweep
+    from ..sweeps.runner import Sweep, SweepStats
     from ..sweeps.sinks import Format
     from ..sweeps.summarize import Summary
 
@@ -235,7 +235,7 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
     rows keeps stderr quiet).  Ctrl-C or SIGTERM once every row is written (while the
     workers and the file close, or the figures print) still says how many rows.
     """
-    finished: list[Any] = []  # the sweep's figures, once every row is written
+    finished: list[SweepStats] = []  # the sweep's figures, once every row is written
     try:
         where = _sweep(args, sweep, ordered, observe, finished)
         if args.out or sys.stderr.isatty():
@@ -249,7 +249,8 @@ def run(args: argparse.Namespace, sweep: Sweep[Any], *, ordered: bool = False,
 
 
 def _sweep(args: argparse.Namespace, sweep: Sweep[Any], ordered: bool,
-           observe: Callable[[dict[str, Any]], None] | None, finished: list[Any]) -> str:
+           observe: Callable[[dict[str, Any]], None] | None, finished: list[SweepStats]
+           ) -> str:
     """:func:`run`'s sweep: its figures appended to ``finished`` as soon as every row is
     written; where the jobs ran, once the workers and the file are closed."""
     from ..runtime.cluster import dask_executor, default_jobs
