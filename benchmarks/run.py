@@ -31,6 +31,7 @@ SUITES = [
     "bench_sat",
     "bench_pdr",
     "bench_floor",
+    "bench_native",
 ]
 
 
