@@ -80,8 +80,8 @@ TOP = "A"
 def _productive(d: DFA) -> set[Any]:
     """States from which some non-empty word reaches a final state: the predecessors of
     the final states, closed under predecessors (one backward search, linear; a fixpoint
-    over every state took quadratic time on a cycle: 36 minutes for ``family modular
-    65537:0 3:1``)."""
+    over every state took quadratic time on a cycle: 8.5 s for ``family modular 4097:0
+    3:1``, so about 36 minutes for 65537; 1.9 s now)."""
     into: dict[Any, list[Any]] = {}
     for s, row in d.transitions.items():
         for t in row.values():

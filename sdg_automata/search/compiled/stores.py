@@ -45,7 +45,7 @@ class NoRoom(MemoryError):
     allocate, less the meter's reserve.  A doubling asks for hundreds of megabytes at
     once, far more than the reserve the meter keeps between its looks, so without this
     question it failed (``MemoryError`` under an address-space limit) or, where memory is
-    overcommitted, was killed by the kernel with no word said."""
+    overcommitted, could be killed by the kernel with no word said."""
 
 
 def _room_for(added: int) -> None:
