@@ -24,16 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_explore import _instance
 from benchmarks.common import child_cpu, show
-from sdg_automata.generators.families import (
-    ModularSpec,
-    intersection_grammar,
-    modular_family,
-    modular_truth,
-    product_truth,
-    random_family,
-)
-from sdg_automata.grammar.parse import grammar_to_json
 
 #: (library, command with GRAMMAR for the instance's file, instance): "modular SPECS",
 #: "random DFAS STATES SEED", or None (no grammar: an octal game)
@@ -61,21 +53,6 @@ QUICK: list[tuple[str, list[str], str | None]] = [
 TIMINGS = {"seconds", "peak_bytes", "cpu_seconds", "elapsed"}
 
 
-def _instance(spec: str, folder: Path) -> tuple[Path, int | None]:
-    """The grammar of ``spec`` written to ``folder``, and its independently known maximum."""
-    kind, _, rest = spec.partition(" ")
-    if kind == "modular":
-        specs = [ModularSpec.parse(s) for s in rest.split()]
-        g, truth = modular_family(specs), modular_truth(specs)[0]
-    else:
-        count, states, seed = map(int, rest.split())
-        dfas = random_family(count, states, seed=seed)
-        g, truth = intersection_grammar(dfas), product_truth(dfas)[0]
-    path = folder / (spec.replace(" ", "_").replace(":", "-") + ".json")
-    path.write_text(grammar_to_json(g), encoding="utf-8")
-    return path, truth
-
-
 def _answer(out: str) -> Any:
     """The output without what measures the run (JSON), or as printed (a table)."""
     try:
@@ -100,7 +77,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         for library, command, spec in QUICK if quick else CASES:
             truth = None
             if spec is not None:
-                path, truth = _instance(spec, Path(tmp))
+                kind, instance = spec.split(" ", 1)
+                path, truth = _instance(kind, instance, Path(tmp))
                 command = [str(path) if a == "GRAMMAR" else a for a in command]
             args = ["-m", "sdg_automata", *command]
             routes: dict[str, dict[str, str]] = {"native": {},
