@@ -78,7 +78,9 @@ def process_pool(jobs: int) -> Executor:
     process (:func:`_die_with`).
 
     Leaving it through an exception (Ctrl-C) terminates the workers instead of
-    waiting for the jobs they run.
+    waiting for the jobs they run; so does a Ctrl-C or SIGTERM that comes while a normal
+    exit waits for them to finish (the shutdown cut half-way left the workers waiting for
+    an end they were never sent, and the interpreter's exit waiting for them: a hang).
     """
     from concurrent.futures import ProcessPoolExecutor
 
@@ -86,7 +88,12 @@ def process_pool(jobs: int) -> Executor:
         def __exit__(self, kind: Any, value: Any, tb: Any) -> Any:
             if kind is not None:
                 stop(self)
-            return super().__exit__(kind, value, tb)
+                return super().__exit__(kind, value, tb)
+            try:
+                return super().__exit__(kind, value, tb)
+            except BaseException:  # a signal while the shutdown waited
+                stop(self)
+                raise
 
     return Pool(max_workers=jobs, initializer=_worker_start, initargs=(os.getpid(),))
 

@@ -547,3 +547,33 @@ def test_a_worker_dies_with_its_parent(platform: str) -> None:
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(child), f"the worker outlived its parent ({platform})"
+
+
+def test_a_signal_while_the_pool_shuts_down_kills_its_workers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should terminate the pool's workers when Ctrl-C (or SIGTERM, which the command line
+    makes one) comes while a normal exit waits for them: cut half-way, the shutdown left
+    them waiting for an end they were never sent and the interpreter's exit joining them
+    for ever (found by hand: SIGTERM to ``imark survey --jobs 2`` as its last row landed)."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from sdg_automata.sweeps.pool import process_pool
+
+    shutdown = ProcessPoolExecutor.shutdown
+
+    def cut(self: ProcessPoolExecutor, wait: bool = True, **kw: object) -> None:
+        if wait:  # the normal exit's: the signal lands while it waits
+            raise KeyboardInterrupt
+        shutdown(self, wait=wait, **kw)  # type: ignore[arg-type]
+
+    pool = process_pool(2)
+    assert pool.submit(abs, -3).result(timeout=60) == 3
+    workers = list(pool._processes.values())  # type: ignore[attr-defined]
+    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", cut)
+    with pytest.raises(KeyboardInterrupt), pool:
+        pass
+    deadline = time.monotonic() + 30
+    while any(w.is_alive() for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(w.is_alive() for w in workers)
