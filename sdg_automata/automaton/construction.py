@@ -453,8 +453,8 @@ class GrundyAutomaton:
         budget = as_budget(budget, max_states=max_states, progress=progress)
         found, ran = run_engine(engine, budget, partial(self._crawl, what=what),
                                 partial(compiled("explore"), self, what=what), what=what,
-                                library=NATIVE["explore"],
-                                native_threshold=THRESHOLDS["explore states, native"])
+                                native=(NATIVE["explore"],
+                                        THRESHOLDS["explore states, native"]))
         return ReachableAutomaton(automaton=self, found=found, engine=ran)
 
     def _crawl(self, budget: Budget, *, what: str) -> Crawl:

@@ -294,8 +294,8 @@ def native_first(stages: Sequence[Stage[R]], natives: Sequence[tuple[str, int] |
 
 def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
                compiled: Callable[[Budget], R], *, reason: str | None = None, what: str,
-               threshold: int | None = None, library: str | None = None,
-               native_threshold: int = 0) -> tuple[R, str]:
+               threshold: int | None = None, native: tuple[str, int] | None = None
+               ) -> tuple[R, str]:
     """Run a walk, whose size is not known in advance, on the engine ``engine`` chooses;
     returns (result, engine that ran): the auto policy of the module docstring.
 
@@ -304,9 +304,9 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
     ``"auto"`` runs ``python`` for at most ``threshold`` states (default: the
     table's ``"walk states"``, read at the call) and, if the walk needs more,
     restarts it with ``compiled``, its seconds counted from the start
-    (:func:`ski_rental`).  ``library`` names the native library of the compiled
-    kernels, if any: where it is cached, numba is not loaded, and ``auto`` switches at
-    ``native_threshold`` states (:func:`native_first`).
+    (:func:`ski_rental`).  ``native``: the native library of the compiled kernels and
+    the states from which ``auto`` runs them where it is cached (:func:`native_first`),
+    numba not loaded then.
     When the input does not fit the kernels (``reason``, or :class:`Unfit` raised
     by ``compiled``) or a table outgrows its ids (``OverflowError``), a run that
     would be compiled runs in Python after one
@@ -330,7 +330,7 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
 
     if engine == "compiled":
         try:
-            if library is None or native_ready(library) is not None:
+            if native is None or native_ready(native[0]) is not None:
                 _needs_numba()
         except KeyboardInterrupt:
             raise budget.start(what).interrupted(0) from None
@@ -341,4 +341,4 @@ def run_engine(engine: str, budget: Budget, python: Callable[[Budget], R],
         Stage(name="python", run=reference, cap=threshold),
         Stage(name="compiled", run=kernels, present=lambda: importlib.util.find_spec(
             "numba") is not None, ready=numba_missing)],
-        [None, None if library is None else (library, native_threshold)]), budget, what=what)
+        [None, native]), budget, what=what)

@@ -88,7 +88,6 @@ def process_pool(jobs: int) -> Executor:
         def __exit__(self, kind: Any, value: Any, tb: Any) -> Any:
             if kind is not None:
                 stop(self)
-                return super().__exit__(kind, value, tb)
             try:
                 return super().__exit__(kind, value, tb)
             except BaseException:  # a signal while the shutdown waited
