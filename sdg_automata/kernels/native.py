@@ -92,6 +92,8 @@ _WAIT = 120.0
 _PASSING = (MemoryError, OSError, ImportError)
 #: the exit code of a build process that failed with one of :data:`_PASSING` (else 1)
 _PASSED = 75
+#: bytes of a failed build process's stderr read back (its last line says why)
+_ERR_TAIL = 64 << 10
 #: what a build process runs (``python -c``; its arguments: the library's name, the file,
 #: the directory this package is in).  The package is imported from that directory, not
 #: from the working directory (which ``-c`` puts first on the path: another checkout
@@ -468,7 +470,7 @@ class Library:
                     child.wait()
                 raise
             if child.returncode != 0:
-                err.seek(0)
+                err.seek(max(0, err.seek(0, os.SEEK_END) - _ERR_TAIL))  # its last line
                 lines = err.read().decode(errors="replace").strip().splitlines()
                 killed = child.returncode < 0  # by a signal: the OOM killer, say
                 raise _BuildFailed(
