@@ -3,7 +3,7 @@
 Both the sweeps (:mod:`sdg_automata.sweeps.runner`) and the sharded search
 (:mod:`sdg_automata.search.sharded`) stand on :func:`dask_client`; the sweeps
 run over :func:`dask_executor`, a :class:`concurrent.futures.Executor` over
-``Client.get_executor``.  There is no scheduler, socket or queue of our own.
+``Client.submit``.  There is no scheduler, socket or queue of our own.
 
 * **Same code everywhere.**  :func:`check_workers` compares the package
   version and a fingerprint of its source (:func:`fingerprint`) on every Dask
@@ -33,8 +33,9 @@ import os
 import re
 import sys
 import time
+import weakref
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Executor, Future, ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -137,29 +138,70 @@ def check_workers(client: Any, *, timeout: float = LONGEST_WAIT) -> int:
     return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()) or 1
 
 
+async def _cascade(task: Any, future: Future[Any]) -> None:
+    """Pass the outcome of the Dask future ``task`` to ``future``.
+
+    ``distributed.cfexecutor._cascade_future`` (which ``Client.get_executor``
+    uses) reads the task's status *after* it has fetched the result: a worker
+    killed in between marks the task lost, and the fetched result is then
+    unpacked as an error triple -- a :class:`~sdg_automata.sweeps.runner.Batch`
+    (three fields) became "AttributeError: 'str' object has no attribute
+    'with_traceback'" and stopped a sweep that had lost nothing (CI, once in
+    many runs).  Here the outcome is what awaiting the result raises or returns.
+    """
+    try:
+        result = await task._result()  # raises the task's error, or CancelledError
+    except BaseException as e:  # noqa: BLE001 -- the task's error is the future's
+        if future.done():  # cancelled from our side first
+            return
+        if task.cancelled():
+            future.cancel()
+            future.set_running_or_notify_cancel()  # wakes wait()
+        elif isinstance(e, OSError) and task.status != "error":  # the fetch failed, not the task
+            future.set_exception(CancelledError(f"its result was lost with the connection "
+                                                f"({type(e).__name__}: {e})"))
+        else:
+            future.set_exception(e)
+    else:
+        if not future.done():
+            future.set_result(result)
+
+
 class _DaskExecutor(Executor):
-    """A Dask client's executor (``Client.get_executor``) that knows when its cluster is gone.
+    """A Dask client's executor that knows when its cluster is gone.
 
     :meth:`watch` is called by :func:`~sdg_automata.sweeps.runner.run_sweep` while it
     waits: a client that lost its scheduler, or a cluster that has had no worker for ``grace``
     seconds (its tasks would wait forever), raises
     :class:`~sdg_automata.errors.ResourceError`.  The worker count is the one
     the client refreshes by itself every ``scheduler-info-interval`` (2 s), so
-    watching costs no message to the scheduler.
+    watching costs no message to the scheduler.  Its futures are fed by
+    :func:`_cascade`, not by ``Client.get_executor``'s (which races a lost worker).
     """
 
     def __init__(self, client: Any, grace: float) -> None:
         self._client = client
-        self._inner = client.get_executor(pure=False)
         self._grace = grace
         self._empty_since: float | None = None
+        self._tasks: weakref.WeakSet[Any] = weakref.WeakSet()  # cancelled at shutdown
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        return self._inner.submit(fn, *args, **kwargs)  # type: ignore[no-any-return]
+        task = self._client.submit(fn, *args, pure=False, **kwargs)
+        self._tasks.add(task)
+        future: Future[Any] = Future()
+        # a future cancelled by its holder cancels its task (not one :func:`_cascade` cancelled)
+        future.add_done_callback(
+            lambda f: task.cancel() if f.cancelled() and not task.cancelled() else None)
+        self._client.loop.add_callback(_cascade, task, future)
+        return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         with contextlib.suppress(Exception):  # a client that lost its scheduler cannot cancel
-            self._inner.shutdown(wait=wait)
+            tasks = list(self._tasks)
+            if wait:
+                importlib.import_module("distributed").wait(tasks)
+            else:
+                self._client.cancel(tasks)
 
     def watch(self) -> None:
         if self._client.status not in ("running", "connecting"):

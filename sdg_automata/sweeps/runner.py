@@ -3,7 +3,7 @@
 A :class:`Sweep` is a sequence of picklable jobs, a key for each job, and a
 function job → row (a frozen dataclass with ``to_json``).  :func:`run_sweep`
 runs it over any :class:`concurrent.futures.Executor`: a local process pool,
-or a Dask cluster through ``Client.get_executor``
+or a Dask cluster through ``Client.submit``
 (:func:`~sdg_automata.runtime.cluster.dask_executor`; the ``cluster`` extra).
 There is no scheduler, socket or queue of our own.
 

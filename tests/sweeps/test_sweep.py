@@ -133,6 +133,56 @@ def test_local_cluster_rows_equal_local(local_rows: dict[str, str]) -> None:
     assert timeless(rows) == local_rows
 
 
+class _RacedTask:
+    """A Dask task whose result was fetched just before its worker died: Dask marks it lost
+    while the fetch returns (``Future._result`` then ``Future.status``, in that order)."""
+
+    status = "lost"
+
+    async def _result(self, raiseit: bool = True) -> tuple[str, str, list[Any]]:
+        return ("fingerprint", "worker", [])  # a Batch: three fields
+
+    def cancelled(self) -> bool:
+        return False
+
+
+def test_a_result_fetched_as_its_worker_dies_is_a_result() -> None:
+    """Should hand over the result a task gave even when its status reads "lost" by then;
+    Dask's own executor unpacks that result as an error triple (CI: a sweep stopped with
+    "AttributeError: 'str' object has no attribute 'with_traceback'")."""
+    pytest.importorskip("distributed")
+    import asyncio
+    from concurrent.futures import Future
+
+    from distributed.cfexecutor import _cascade_future
+
+    from sdg_automata.runtime.cluster import _cascade
+
+    async def witness() -> None:
+        await _cascade_future(_RacedTask(), theirs)
+
+    theirs: Future[Any] = Future()
+    asyncio.run(witness())
+    assert isinstance(theirs.exception(), AttributeError)
+    ours: Future[Any] = Future()
+    asyncio.run(_cascade(_RacedTask(), ours))
+    assert ours.result() == ("fingerprint", "worker", [])
+
+
+def test_dask_executor_futures_carry_results_errors_and_cancels() -> None:
+    pytest.importorskip("distributed")
+    from sdg_automata.runtime.cluster import dask_executor
+
+    with dask_executor("local-threads", workers=1) as (executor, _):
+        assert executor.submit(divmod, 17, 5).result(timeout=60) == (3, 2)
+        with pytest.raises(ZeroDivisionError):
+            executor.submit(divmod, 1, 0).result(timeout=60)
+        slow = executor.submit(time.sleep, 3)
+        assert slow.cancel() and slow.cancelled()
+        executor.shutdown(wait=True)  # waits for the tasks left
+        assert "cancelled" in {t.status for t in executor._tasks}  # the cancel reached Dask
+
+
 def test_real_dask_cluster(tmp_path: Path, local_rows: dict[str, str]) -> None:
     """Should give the local rows exactly on a `dask scheduler` with two `dask worker`
     processes on 127.0.0.1 (free ports), and refuse a worker that runs other code."""
