@@ -4,7 +4,8 @@ against one process, on the ~10⁷-state binary instance of bench_search.
 One run, side by side: one process (``max_grundy(strategy="bfs", engine="compiled")``
 in a child process of its own), then the sharded search on a local cluster of 1 and of 2
 worker processes (``distributed.LocalCluster``, one thread each; this process is the
-driver and hosts the scheduler).  Seconds and CPU are the search's (one process: the
+driver and hosts the scheduler), and again on 2 workers with the shards' kernels run by
+numba's dispatchers (``SDG_AUTOMATA_NATIVE=0``) rather than the native library.  Seconds and CPU are the search's (one process: the
 ``max_grundy`` call, numba's kernels loaded from its cache; sharded: the call, its
 connection to the cluster and the shards' start included).  Per row: states, wall seconds,
 states per second,
@@ -39,7 +40,10 @@ from benchmarks.common import child_cpu, show
 INSTANCE = ("binary 1.3·10⁷", "random", "4 14 6")  # 12,738,287 states
 QUICK_INSTANCE = ("binary 10⁴", "random", "3 11 1")  # 13,259 states
 WARM_UP = ("warm-up", "random", "3 8 1")  # 5,177 states
-WORKERS = (1, 2)
+#: (workers, native): the sharded rows; the last runs the shards' kernels through numba's
+#: dispatchers (``SDG_AUTOMATA_NATIVE=0`` in the workers' environment), the reference the
+#: native library (:mod:`sdg_automata.kernels.sharded_native`) is measured against
+ROWS = ((1, True), (2, True), (2, False))
 
 
 def _one_process(path: Path) -> dict[str, Any]:
@@ -47,15 +51,31 @@ def _one_process(path: Path) -> dict[str, Any]:
     return {**json.loads(out), "cpu_workers": 0.0, "peak_driver": peak, "peak_worker": 0}
 
 
-def _sharded(path: Path, warm: Path, workers: int) -> dict[str, Any]:
-    """The sharded search on a fresh local cluster of ``workers`` processes."""
-    import distributed
+def _sharded(path: Path, warm: Path, workers: int, native: bool) -> dict[str, Any]:
+    """The sharded search on a fresh local cluster of ``workers`` processes (their kernels
+    native, or numba's dispatchers)."""
+    import os
 
     from sdg_automata.grammar.parse import load_grammar
+
+    g, small = load_grammar(path), load_grammar(warm)
+    saved = os.environ.get("SDG_AUTOMATA_NATIVE")
+    os.environ["SDG_AUTOMATA_NATIVE"] = "1" if native else "0"  # the workers inherit it
+    try:
+        return _on_cluster(g, small, workers)
+    finally:
+        if saved is None:
+            del os.environ["SDG_AUTOMATA_NATIVE"]
+        else:
+            os.environ["SDG_AUTOMATA_NATIVE"] = saved
+
+
+def _on_cluster(g: Any, small: Any, workers: int) -> dict[str, Any]:
+    import distributed
+
     from sdg_automata.search.decide import max_grundy
     from sdg_automata.search.shard import PHASES
 
-    g, small = load_grammar(path), load_grammar(warm)
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         address = cluster.scheduler_address
@@ -83,15 +103,15 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         path, truth, _ = _instance(kind, spec, Path(tmp))
         warm, _, _ = _instance(*WARM_UP[1:], Path(tmp))
-        rows = [{"how": "one process", "workers": 0, **_one_process(path)}]
-        rows += [{"how": f"sharded, {w} worker{'s' * (w > 1)}", "workers": w,
-                  **_sharded(path, warm, w)} for w in WORKERS]
+        rows = [{"how": "one process", "workers": 0, "native": True, **_one_process(path)}]
+        rows += [{"how": f"sharded, {w} worker{'s' * (w > 1)}{'' if n else ', numba'}",
+                  "workers": w, "native": n, **_sharded(path, warm, w, n)} for w, n in ROWS]
     for r in rows:
         assert (r["states"], r["max"], r["witness"]) == (
             rows[0]["states"], truth, rows[0]["witness"]), (r, rows[0])
     from sdg_automata.search.shard import PHASES
 
-    base = next(r for r in rows if r["workers"] == 1)["seconds"]
+    base = next(r for r in rows if r["workers"] == 1 and r["native"])["seconds"]
     one = rows[0]["cpu_driver"]
     table = []
     for r in rows:

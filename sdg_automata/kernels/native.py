@@ -75,7 +75,7 @@ from ..errors import BudgetExceeded, Interrupted, SdgBug
 if TYPE_CHECKING:
     from ..runtime.budget import Meter
 
-__all__ = ["ENV", "Entry", "Library", "cache_dir", "cached", "enabled", "prepare"]
+__all__ = ["ENV", "Entry", "Library", "building", "cache_dir", "cached", "enabled", "prepare"]
 
 _T = TypeVar("_T")
 
@@ -123,7 +123,8 @@ class Entry:
 
     An argument type is a numba-style code: ``"i8"`` (an int) or ``"b1"`` (a bool),
     both passed as int64; ``"u1[:]"`` … ``"i8[:]"``, ``"b1[:]"`` a 1-D array and
-    ``"i4[:, :]"`` a 2-D one, C-contiguous and writable, passed as pointer and shape.
+    ``"i4[:, :]"`` a 2-D one (``"u2[:, :, :]"`` a 3-D one), C-contiguous and writable,
+    passed as pointer and shape.
     """
 
     name: str
@@ -135,7 +136,7 @@ class Entry:
 def _parse(code: str) -> tuple[str, int]:
     """(numpy type name, dimensions) of an argument code (0 dimensions: a scalar)."""
     base, _, shape = code.partition("[")
-    if base not in _DTYPES or shape not in ("", ":]", ":, :]"):
+    if base not in _DTYPES or shape not in ("", ":]", ":, :]", ":, :, :]"):
         raise SdgBug(f"native entry: unknown argument type {code!r}")
     return _DTYPES[base], shape.count(":")
 
@@ -279,6 +280,16 @@ _LINKED: list[Any] = []
 #: the entry points of the libraries linked from the cache, by library name
 _NATIVE: dict[str, dict[str, Callable[..., Any]]] = {}
 _LOCK = threading.RLock()
+#: the builds this process waits for now (its own, or another's it waits to link)
+_BUILDING = [0]
+
+
+def building() -> int:
+    """How many native libraries this process waits to be built now (a Dask worker's
+    shard says so to its driver, as it says what numba compiles:
+    :func:`~sdg_automata.search.shard.kernels_compiling`)."""
+    return _BUILDING[0]
+
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -357,8 +368,26 @@ class Library:
         name = f"{self.name}-{_environment()[:16]}-{self._key()[:16]}{suffix}"
         return place / (f".{name}" if suffix == ".lock" else name)  # (not a library's)
 
-    def _native(self, place: Path) -> dict[str, Callable[..., Any]] | None:
-        """The native entry points: loaded from ``place``, or built there first."""
+    def build(self) -> None:
+        """Build the library's file where no place caches it, without linking it here: for
+        a process that runs none of its kernels but whose workers will (the sharded
+        search's driver, whose workers on this machine then only link it).  Quiet where
+        native libraries are off or cannot be built (the workers' numba then serves)."""
+        with _LOCK:
+            _reap()
+            if not enabled() or _numba_root() is None:
+                return
+            with contextlib.suppress(Exception):  # llvmlite missing: said where it is used
+                if self.name in _NATIVE or any(self._path(p).is_file() for p in _places()):
+                    return
+            place = cache_dir()
+            if place is not None:
+                self._native(place, link=False)
+
+    def _native(self, place: Path, *, link: bool = True
+                ) -> dict[str, Callable[..., Any]] | None:
+        """The native entry points: loaded from ``place``, or built there first (without
+        ``link``: built only, and no entry point returned)."""
         try:
             path = self._path(place)
         except Exception as e:  # llvmlite missing or broken: numba's dispatchers
@@ -369,17 +398,18 @@ class Library:
             return None  # this machine cannot build or link them: said once, when it failed
         if path.exists():
             try:
-                return self._load(path)
+                return self._load(path) if link else {}
             except Exception as e:  # damaged: build it again
                 _warn(f"the native kernels at {path} are not usable ({type(e).__name__}: "
                       f"{_one_line(e)}): compiling them again and replacing them")
+        _BUILDING[0] += 1
         try:
             with _exclusive(self._path(place, ".lock")) as lock:
                 if path.exists():  # built by another process while this one waited
                     with contextlib.suppress(Exception):
-                        return self._load(path)
+                        return self._load(path) if link else {}
                 self._build(path, lock)
-            return self._load(path)
+            return self._load(path) if link else {}
         except (BudgetExceeded, Interrupted):  # the build was stopped, not refused: no marker
             raise
         except Exception as e:
@@ -389,6 +419,8 @@ class Library:
             _warn(f"the native kernels cannot be built here ({failed.why}): numba loads them "
                   "instead" + ("" if with_marker else ", on every run"))
             return None
+        finally:
+            _BUILDING[0] -= 1
 
     def _load(self, path: Path) -> dict[str, Callable[..., Any]]:
         from ..runtime.stopping import held_signals

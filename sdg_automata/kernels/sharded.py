@@ -194,7 +194,7 @@ def _ours(raw: Array, i: int, g: int, s: int, offsets: Array, trans: Array) -> i
 @jit
 def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw: Array,
            rcodes: Array, heads: Array, ends: Array, offsets: Array, trans: Array,
-           block: Array, cursor: Array) -> int:
+           block: Array, hashes: Array, sources: Array, rows: Array, cursor: Array) -> int:
     """Add the states of the streams received not stored yet, as new states ``cursor[N]``,
     … with their codes, reading the streams merged in the order of their codes.
 
@@ -204,7 +204,9 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
     state (``wc``) is the same everywhere.  Codes are distinct (one per edge), so the
     first time a state is read is by its least code, and the new states come out in
     code order: the one-process walk's order within the level.  A state already stored
-    is left as it is.  ``block`` (:data:`BATCH` rows of the records' type) is scratch.
+    is left as it is.  ``block`` (:data:`BATCH` rows of the records' type), ``hashes``
+    (uint64), ``sources`` and ``rows`` (int64), of :data:`BATCH` each, are scratch (a
+    native entry point allocates nothing: :mod:`sdg_automata.kernels.sharded_native`).
 
     FULL when the store needs room (as :func:`~sdg_automata.kernels.automaton.bfs`),
     else DONE.  By runs of :data:`BATCH` rows, hashes first, then lookups in order, as
@@ -216,8 +218,6 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
     capacity = records.shape[0]
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
-    hashes = np.empty(BATCH, dtype=np.uint64)
-    sources, rows = np.empty(BATCH, dtype=np.int64), np.empty(BATCH, dtype=np.int64)
     n = cursor[N]
     status = DONE
     done = False

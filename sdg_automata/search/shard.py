@@ -85,11 +85,13 @@ def shard_key(token: str, index: int) -> str:
 def kernels_compiling(worker: Any = None) -> int:
     """How many of the package's compiled kernels numba is compiling in this process now:
     the lookups of a kernel's machine code (in numba's cache: a hit, or a miss, after which
-    it compiles) less the machine codes it holds.  A Dask worker metric (:data:`COMPILING`;
-    ``worker`` is the worker, unused); 0 where numba is not loaded."""
+    it compiles) less the machine codes it holds; and the native libraries it waits to be
+    built (:func:`~sdg_automata.kernels.native.building`).  A Dask worker metric
+    (:data:`COMPILING`; ``worker`` is the worker, unused); 0 where nothing is compiled."""
     import sys
 
-    under_way = 0
+    native = sys.modules.get("sdg_automata.kernels.native")
+    under_way = 0 if native is None else native.building()
     for name, module in list(sys.modules.items()):
         if not name.startswith("sdg_automata.kernels.") or module is None:
             continue
@@ -197,6 +199,8 @@ class Shard:
         self.trans = [[np.zeros(0, dtype=np.int32) for _ in range(self.groups)]
                       for _ in range(shards)]
         self.inbox: list[tuple[int | None, Any, Any, Any]] = []
+        #: memory kept from level to level (:meth:`_kept`)
+        self.kept: dict[str, Growing] = {}
         #: the owners' buffers of :meth:`_expand` (:meth:`_buffers`)
         self.buffers: tuple[Any, Any] | None = None
         #: the other shards whose last batch of the level came (under ``ended``)
@@ -213,7 +217,7 @@ class Shard:
         #: wall seconds of this shard's work by phase (:data:`PHASES`), for benchmarks
         self.seconds = dict.fromkeys(PHASES, 0.0)
         from ..kernels import protocol
-        from ..kernels import sharded as kernel
+        from ..kernels import sharded_native as kernel  # numba's dispatchers if not native
 
         self.closed = False
         self.key = shard_key(token, index)
@@ -487,8 +491,8 @@ class Shard:
         self._refresh_keys()
         narrow = all(rows.dtype == np.uint16 for _, _, rows, _ in inbox)
         total = sum(len(codes) for _, _, _, codes in inbox)
-        raw = np.empty((total, self.width), dtype=np.uint16 if narrow else np.int32)
-        rcodes = np.empty(total, dtype=np.int64)
+        raw = self._kept("raw", np.uint16 if narrow else np.int32, (self.width,), total)
+        rcodes = self._kept("rcodes", np.int64, (), total)
         senders = sorted(batches)
         heads = np.zeros(len(senders), dtype=np.int64)
         ends = np.zeros(len(senders), dtype=np.int64)
@@ -511,6 +515,24 @@ class Shard:
                     used += len(trans)
         table = np.concatenate(tables) if tables else np.zeros(1, dtype=np.int32)
         return raw, rcodes, heads, ends, offsets, table
+
+    def _kept(self, name: str, dtype: Any, tail: tuple[int, ...], rows: int) -> Any:
+        """An array of ``rows`` rows (contents undefined) in memory kept from level to
+        level: a level's received states are copied into pages faulted in once, not into a
+        new array each level (whose pages the kernel zeroes on first touch: 16% of a
+        shard's samples, issue 36 item 6).  Given back when a level needs a quarter of it."""
+        import numpy as np
+
+        have = self.kept.get(name)
+        if have is not None and (have.dtype != np.dtype(dtype) or have.tail != tail
+                                 or 4 * rows < have.capacity > 1 << 16):
+            have.close()
+            have = None
+        if have is None:
+            have = self.kept[name] = Growing(dtype, tail, max(rows, 1 << 12))
+        elif rows > have.capacity:
+            have.grow(max(rows, have.capacity + have.capacity // 2))
+        return have.array[:rows]
 
     def _all_sent(self) -> None:
         """Wait until every other shard has sent its last batch of the level, in slices
@@ -637,8 +659,10 @@ class Shard:
         if self.closed:
             return
         self.closed = True
-        for growing in (self.store, self.codes, self.gids):
+        self.store.close()
+        for growing in (self.codes, self.gids, *self.kept.values()):
             growing.close()
+        self.kept = {}
         self.inbox, self.peers, self.trans, self.buffers = [], [], [], None
         del self.tables, self.keys
         _trim_heap()

@@ -171,7 +171,9 @@ class RecordShard:
         records = st.records.array
         block = np.empty((BATCH, records.shape[1]), dtype=records.dtype)
         return int(kernel.absorb(records, st.table.array, st.tags.array, codes, wc, *streams,
-                                 block, cursor))
+                                 block, np.empty(BATCH, dtype=np.uint64),
+                                 np.empty(BATCH, dtype=np.int64),
+                                 np.empty(BATCH, dtype=np.int64), cursor))
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
         self.store.make_room(n)

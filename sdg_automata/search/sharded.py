@@ -89,6 +89,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, ResourceError, SdgBug, SdgError
+from ..kernels import sharded_native
+from ..kernels.native import prepare
 from ..runtime.budget import Budget, Meter
 from ..runtime.engines import Unfit
 from .compiled.stores import KeyTooWide
@@ -478,6 +480,9 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
                         "searched in this process (the same maximum, witnesses and states)")
         meter = budget.start("search", unit="states")
         try:
+            # a first run's build of the shards' kernels, here under the budget (not linked:
+            # the driver runs none); workers on this machine link it, others build their own
+            prepare(sharded_native.LIBRARY.build, meter, "the sharded search's kernels")
             for store in STORES:  # packed keys; records once the ids outgrow a key
                 try:
                     with _shards(client, search, meter, store) as cluster:

@@ -273,9 +273,11 @@ def test_a_fresh_cluster_says_it_compiles_and_keeps_the_deadline(tmp_path: Path)
     deadline (--max-seconds: 0 states reached, not a level later) and say so in the
     progress display instead of showing 0 states (09b81bb: 79 s at "0 states")."""
     from sdg_automata.errors import BudgetExceeded, Interrupted
+    from sdg_automata.kernels import sharded_native
     from sdg_automata.search.decide import max_grundy
 
     g = _exhaustive(3, 6, 0)
+    sharded_native.LIBRARY.build()  # the driver's, in its cache: the workers' is what is tested
     with dask_cluster(tmp_path / "dask", workers=0) as running:
         running.env["NUMBA_CACHE_DIR"] = str(tmp_path / "empty-cache")  # nothing compiled
         for _ in range(2):

@@ -1,0 +1,110 @@
+"""The sharded search's kernels as a native library: a shard's level without numba's
+reference counts.
+
+A shard (:class:`~sdg_automata.search.shard.Shard`) steps its frontier with
+:func:`~sdg_automata.kernels.sharded.expand` and dedupes what it received with
+:func:`~sdg_automata.kernels.sharded.absorb_packed` (:func:`~sdg_automata.kernels.sharded.absorb`
+on records), and numbers a level with :func:`~sdg_automata.kernels.sharded.ranks` and
+:func:`~sdg_automata.kernels.sharded.first_rows`.  Through numba's dispatchers those
+kernels spent about half of a shard's CPU in ``NRT_incref``/``NRT_decref`` (profiled:
+47% of the samples of a one-shard search of 1.27·10⁷ states, issue 36 item 6): every
+call of a compiled helper that takes arrays (the step, the owner hash, a lookup) counts
+references to them with atomic instructions.  The arrays of a native entry point are
+rebuilt from pointer and shape (``numba.carray``) and carry no reference count, so those
+calls cost a test and a return.  :data:`LIBRARY` makes them one native object
+(:mod:`sdg_automata.kernels.native`), as :mod:`~sdg_automata.kernels.bfs_native` does for
+the walk of one process: the same kernels, the same answers; numba's dispatchers are the
+fallback.
+
+The functions here take the kernels' arguments and pick the entry point for their
+arrays' types, so a shard calls this module as it would :mod:`~sdg_automata.kernels.sharded`.
+This module imports neither numba nor the kernels' modules.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from .native import Entry, Library
+from .records_native import RECORDS
+
+__all__ = ["LIBRARY", "absorb", "absorb_packed", "expand", "first_rows", "functions",
+           "owner", "ranks"]
+
+#: the types of a batch's ids on the wire (uint16 while every id fits, then int32)
+WIRE = {"uint16": "u2", "int32": "i4"}
+
+
+def _entries() -> tuple[Entry, ...]:
+    i4, i8, u1, u8 = "i4[:]", "i8[:]", "u1[:]", "u8[:]"
+    rows = "i4[:, :]"
+    out: list[Entry] = []
+    for wire in WIRE.values():
+        raw = f"{wire}[:, :]"
+        for rec in RECORDS.values():  # a packed shard passes its int32 scratch as records
+            out.append(Entry(
+                name=f"expand_{rec}_{wire}", function="expand",
+                args=(i4, i8, i8, f"{rec}[:, :]", i8, i8, u8, i8, "i8", rows, "i8",
+                      "u8[:, :]", "i8", rows, rows, f"{wire}[:, :, :]", "i8[:, :]", i8, i8,
+                      "i8"),
+                result=True))
+            out.append(Entry(
+                name=f"absorb_{rec}_{wire}", function="absorb",
+                args=(f"{rec}[:, :]", i4, u1, i8, "i8", raw, i8, i8, i8, "i8[:, :]", i4,
+                      f"{rec}[:, :]", u8, i8, i8, i8),
+                result=True))
+        out.append(Entry(
+            name=f"absorb_packed_{wire}", function="absorb_packed",
+            args=(u8, i8, "i8", i8, u8, i8, "i8", raw, i8, i8, i8, "i8[:, :]", i4, i8, i8,
+                  u8, i8, i8),
+            result=True))
+    return (*out,
+            Entry(name="owner", function="owner",
+                  args=("u8[:, :]", rows, "i8", "i8", "i8", "i8"), result=True),
+            Entry(name="ranks", function="ranks", args=(i8, i8, i8)),
+            Entry(name="first_rows", function="first_rows", args=(i4, "b1[:]", i8)))
+
+
+#: the entry points; the kernels are :mod:`~sdg_automata.kernels.sharded`'s
+LIBRARY = Library(name="sharded_native", module="sdg_automata.kernels.sharded", kernels=(),
+                  entries=_entries())
+
+
+@functools.cache
+def functions() -> dict[str, Any]:
+    """The entry points by name: native, or numba's dispatchers (see
+    :meth:`~sdg_automata.kernels.native.Library.functions`)."""
+    return LIBRARY.functions()
+
+
+def expand(*args: Any) -> int:
+    """:func:`~sdg_automata.kernels.sharded.expand` (records ``args[3]``, buffers ``args[15]``)."""
+    name = f"expand_{RECORDS[args[3].dtype.name]}_{WIRE[args[15].dtype.name]}"
+    return int(functions()[name](*args))
+
+
+def absorb(*args: Any) -> int:
+    """:func:`~sdg_automata.kernels.sharded.absorb` (records ``args[0]``, batch ``args[5]``)."""
+    name = f"absorb_{RECORDS[args[0].dtype.name]}_{WIRE[args[5].dtype.name]}"
+    return int(functions()[name](*args))
+
+
+def absorb_packed(*args: Any) -> int:
+    """:func:`~sdg_automata.kernels.sharded.absorb_packed` (batch ``args[7]``)."""
+    return int(functions()[f"absorb_packed_{WIRE[args[7].dtype.name]}"](*args))
+
+
+def owner(*args: Any) -> int:
+    """:func:`~sdg_automata.kernels.sharded.owner`."""
+    return int(functions()["owner"](*args))
+
+
+def ranks(*args: Any) -> None:
+    """:func:`~sdg_automata.kernels.sharded.ranks`."""
+    functions()["ranks"](*args)
+
+
+def first_rows(*args: Any) -> None:
+    """:func:`~sdg_automata.kernels.sharded.first_rows`."""
+    functions()["first_rows"](*args)
