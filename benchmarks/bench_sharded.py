@@ -5,15 +5,15 @@ One run, side by side: one process (``max_grundy(strategy="bfs", engine="compile
 in a child process of its own), then the sharded search on a local cluster of 1 and of 2
 worker processes (``distributed.LocalCluster``, one thread each; this process is the
 driver and hosts the scheduler), and again on 2 workers with the shards' kernels run by
-numba's dispatchers (``SDG_AUTOMATA_NATIVE=0``) rather than the native library.  Seconds and CPU are the search's (one process: the
-``max_grundy`` call, numba's kernels loaded from its cache; sharded: the call, its
-connection to the cluster and the shards' start included).  Per row: states, wall seconds,
-states per second,
-CPU seconds (user + system) of the driver, of the workers and in all, the peak RSS of
-the driver and of the largest worker, and against the 1-worker row the speed-up and
-the efficiency (speed-up / workers).  Workers' CPU is read inside them
-(``Shard.usage``: ``getrusage``), less what a warm-up search on a small instance had
-used (imports, numba's cached kernels), so it is the big search's alone.
+numba's dispatchers (``SDG_AUTOMATA_NATIVE=0``) rather than the native library.  Seconds
+and CPU are the search's (one process: the ``max_grundy`` call, its kernels loaded from
+the cache; sharded: the call, its connection to the cluster and the shards' start
+included).  Per row: states, wall seconds, states per second, CPU seconds (user +
+system) of the driver, of the workers and in all, the peak RSS of the driver and of the
+largest worker, and against the 1-worker row the speed-up and the efficiency (speed-up /
+workers).  Workers' CPU is read inside them (``Shard.usage``: ``getrusage``), less what a
+warm-up search on a small instance had used (imports, the cached kernels), so it is the
+big search's alone.  The driver's RSS is this process's peak so far (rows run in order).
 
 Read with care: a 2-core machine runs the driver, the scheduler and both workers on
 the same two cores, so 2 workers cannot be expected to halve anything here; the CPU

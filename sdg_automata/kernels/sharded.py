@@ -1,4 +1,5 @@
-"""Kernels of one level of the breadth-first walk sharded over a cluster (numba).
+"""Kernels of one level of the breadth-first walk sharded over a cluster (numba; a shard
+runs them from a native library, :mod:`sdg_automata.kernels.sharded_native`).
 
 The shard's side of :mod:`sdg_automata.search.sharded` (the actor is
 :class:`sdg_automata.search.shard.Shard`): :func:`expand` steps the frontier and puts

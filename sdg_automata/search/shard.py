@@ -3,8 +3,10 @@
 :class:`Shard` runs on a Dask worker, one per worker, called by the driver in
 :mod:`sdg_automata.search.sharded` (whose docstring gives the design: owner
 hashing by part keys, the one-process order of numbers, one barrier per level),
-its states in a store of :mod:`sdg_automata.search.shard_stores`.  Shards send their
-successors to each other directly, actor to actor, in batches of up to
+its states in a store of :mod:`sdg_automata.search.shard_stores`, its kernels those of
+:mod:`sdg_automata.kernels.sharded` from a native library
+(:mod:`sdg_automata.kernels.sharded_native`; numba's dispatchers where it is off).
+Shards send their successors to each other directly, actor to actor, in batches of up to
 :data:`BATCH_STATES` states, the last of a level to every other shard, which merges
 once it has them all; every wait is bounded
 (:data:`SEND_TIMEOUT`), so a lost peer ends the run with
