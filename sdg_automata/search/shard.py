@@ -64,6 +64,8 @@ PHASES = ("step", "learn", "route", "send", "absorb", "order", "number")
 #: compilations under way in the worker: what the driver shows while a fresh cluster
 #: compiles (:func:`kernels_compiling`)
 COMPILING = "sdg_kernels_compiling"
+#: states read at a time by the level's bookkeeping in numpy (:meth:`Shard._firsts`)
+_CHUNK = 1 << 16
 #: the key of the owner hash of parts (any constant; the same on every shard)
 _SALT = b"sdg-automata/sharded"
 
@@ -189,8 +191,8 @@ class Shard:
         self.letters = len(self.tables.alphabet)
         fixed = [int(self.crows.shape[1])] if self.wc else []
         self.store: ShardStore = STORES[store](self.tables.part_counts, fixed, self.letters)
-        self.codes = Growing(np.int64, (), 1 << 12)
-        self.gids = Growing(np.int64, (), 1 << 12)
+        self.codes = Growing(np.int64, (), 1 << 12, huge=False)
+        self.gids = Growing(np.int64, (), 1 << 12, huge=False)
         self.keys = np.zeros((self.groups, 16), dtype=np.uint64)
         self.keyed = [0] * self.groups
         self._refresh_keys()
@@ -200,7 +202,9 @@ class Shard:
         #: per sender and group: the sender's part id -> ours
         self.trans = [[np.zeros(0, dtype=np.int32) for _ in range(self.groups)]
                       for _ in range(shards)]
-        self.inbox: list[tuple[int | None, Any, Any, Any]] = []
+        self.inbox: list[tuple[int, Any, Any, Any]] = []
+        #: our own successors of the level so far: rows 0 … own − 1 of the kept streams
+        self.own = 0
         #: memory kept from level to level (:meth:`_kept`)
         self.kept: dict[str, Growing] = {}
         #: the owners' buffers of :meth:`_expand` (:meth:`_buffers`)
@@ -404,7 +408,11 @@ class Shard:
             started, waited = clock(), self.waited
             for w in range(self.shards):
                 f = int(fill[w])
-                if f == room or (done and (f or w != self.index)):  # the last: to every peer
+                if w == self.index and f and (f == room or done):
+                    self.generated += f
+                    self._keep_own(out[w, :f], codes[w, :f])
+                    fill[w] = 0
+                elif w != self.index and (f == room or done):  # the last: to every peer
                     self.generated += f
                     self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying, done)
                     fill[w] = 0
@@ -436,13 +444,24 @@ class Shard:
         narrow = max(self.tables.part_counts) <= NARROW and self.crows.shape[1] <= NARROW
         return np.uint16 if narrow else np.int32
 
-    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any], last: bool) -> None:
-        """Send a batch to shard ``w`` (to ourselves: into the inbox), once the batch
-        before it has arrived (``last``: the last of the level)."""
+    def _keep_own(self, rows: Any, codes: Any) -> None:
+        """Our own successors (a full buffer's rows, codes): appended to the level's own
+        stream, which leads the memory the merge reads (:meth:`_streams`), so they are
+        copied once, into pages kept from level to level (a copy per batch, then into the
+        merged rows, had the kernel fault in and zero some 450 MB a run of 1.27·10⁷ states,
+        issue 36)."""
+        import numpy as np
+
+        n = self.own
         self.sent += len(codes)
-        if w == self.index:
-            self.inbox.append((None, None, rows, codes))
-            return
+        self._kept("raw", rows.dtype, (self.width,), n + len(codes), keep=n)[n:] = rows
+        self._kept("rcodes", np.int64, (), n + len(codes), keep=n)[n:] = codes
+        self.own = n + len(codes)
+
+    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any], last: bool) -> None:
+        """Send a batch to shard ``w``, once the batch before it has arrived (``last``: the
+        last of the level)."""
+        self.sent += len(codes)
         parts = []
         for g, have in enumerate(self.tables.parts):
             parts.append(have[self.shipped[w][g]:])
@@ -482,20 +501,23 @@ class Shard:
         self.inbox = []
         batches: dict[int, list[int]] = {}
         for i, (sender, parts, _, _) in enumerate(inbox):
-            who = self.index if sender is None else sender
-            batches.setdefault(who, []).append(i)
-            if sender is not None:
-                known = self.trans[sender]
-                for g, new in enumerate(parts):
-                    if new:
-                        ids = np.array([self.tables.part_id(g, p) for p in new], dtype=np.int32)
-                        known[g] = np.concatenate([known[g], ids])
+            batches.setdefault(sender, []).append(i)
+            known = self.trans[sender]
+            for g, new in enumerate(parts):
+                if new:
+                    ids = np.array([self.tables.part_id(g, p) for p in new], dtype=np.int32)
+                    known[g] = np.concatenate([known[g], ids])
         self._refresh_keys()
-        narrow = all(rows.dtype == np.uint16 for _, _, rows, _ in inbox)
-        total = sum(len(codes) for _, _, _, codes in inbox)
-        raw = self._kept("raw", np.uint16 if narrow else np.int32, (self.width,), total)
-        rcodes = self._kept("rcodes", np.int64, (), total)
-        senders = sorted(batches)
+        own, self.own = self.own, 0
+        ours = self.kept.get("raw")
+        narrow = ((own == 0 or ours is None or ours.dtype == np.uint16)
+                  and all(rows.dtype == np.uint16 for _, _, rows, _ in inbox))
+        total = own + sum(len(codes) for _, _, _, codes in inbox)
+        # our own stream is rows 0 … own − 1 already (:meth:`_keep_own`); the others follow
+        raw = self._kept("raw", np.uint16 if narrow else np.int32, (self.width,), total,
+                         keep=own)
+        rcodes = self._kept("rcodes", np.int64, (), total, keep=own)
+        senders = ([self.index] if own else []) + sorted(batches)
         heads = np.zeros(len(senders), dtype=np.int64)
         ends = np.zeros(len(senders), dtype=np.int64)
         offsets = np.full((len(senders), self.groups), -1, dtype=np.int64)
@@ -503,7 +525,9 @@ class Shard:
         at = used = 0
         for s, who in enumerate(senders):
             heads[s] = at
-            for i in batches[who]:
+            if who == self.index:
+                at = own
+            for i in batches.get(who, []) if who != self.index else []:
                 _, _, rows, codes = inbox[i]
                 raw[at:at + len(codes)] = rows
                 rcodes[at:at + len(codes)] = codes
@@ -518,23 +542,33 @@ class Shard:
         table = np.concatenate(tables) if tables else np.zeros(1, dtype=np.int32)
         return raw, rcodes, heads, ends, offsets, table
 
-    def _kept(self, name: str, dtype: Any, tail: tuple[int, ...], rows: int) -> Any:
-        """An array of ``rows`` rows (contents undefined) in memory kept from level to
-        level: a level's received states are copied into pages faulted in once, not into a
-        new array each level (whose pages the kernel zeroes on first touch: 16% of a
-        shard's samples, issue 36 item 6).  Given back when a level needs a quarter of it."""
+    def _kept(self, name: str, dtype: Any, tail: tuple[int, ...], rows: int, *,
+              keep: int = 0) -> Any:
+        """An array of ``rows`` rows in memory kept from level to level, its first ``keep``
+        rows as they were (as ``dtype``; the rest undefined): a level's states are copied
+        into pages faulted in once, not into new arrays each level (whose pages the kernel
+        zeroes on first touch: 16% of a shard's samples, issue 36 item 6).  Given back at
+        the end of a level that used a quarter of it (:meth:`_trim_kept`)."""
         import numpy as np
 
         have = self.kept.get(name)
-        if have is not None and (have.dtype != np.dtype(dtype) or have.tail != tail
-                                 or 4 * rows < have.capacity > 1 << 16):
+        if have is not None and (have.dtype != np.dtype(dtype) or have.tail != tail):
+            kept = have.array[:keep].astype(dtype)  # ids widened mid-level: rare
             have.close()
-            have = None
-        if have is None:
-            have = self.kept[name] = Growing(dtype, tail, max(rows, 1 << 12))
+            have = self.kept[name] = Growing(dtype, tail, max(rows, 1 << 12), huge=False)
+            have.array[:keep] = kept
+        elif have is None:
+            have = self.kept[name] = Growing(dtype, tail, max(rows, 1 << 12), huge=False)
         elif rows > have.capacity:
             have.grow(max(rows, have.capacity + have.capacity // 2))
         return have.array[:rows]
+
+    def _trim_kept(self, used: int) -> None:
+        """Give back the kept memory (:meth:`_kept`) when this level used a quarter of it."""
+        for name, have in list(self.kept.items()):
+            if 4 * used < have.capacity and have.capacity > 1 << 16:
+                have.close()
+                del self.kept[name]
 
     def _all_sent(self) -> None:
         """Wait until every other shard has sent its last batch of the level, in slices
@@ -579,22 +613,38 @@ class Shard:
                                                           cursor),
                         protocol.DONE: stop})
         self.seconds["absorb"] += clock() - started
+        self._trim_kept(int(ends[-1]) if len(ends) else 0)
         started = clock()
         n = self.n = int(cursor[protocol.N])
         self.level = (fresh, n)
-        group, table = self.tables.values(self.head)
-        values = table[self.store.column(group, fresh, n)]
-        ok = values >= 0
-        if self.wc:
-            ok &= self.cfinal[self.store.column(self.groups, fresh, n)].astype(bool)
-        first = np.full(max(int(values.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
-        kernel.first_rows(values, ok, first)
-        self.first_rows = {v: fresh + int(r) for v, r in enumerate(first.tolist()) if r >= 0}
+        self.first_rows = self._firsts(fresh, n)
         codes_of = self.codes.array
         self.seconds["order"] += clock() - started
         return {"new": n - fresh, "first": {v: int(codes_of[r])
                                             for v, r in self.first_rows.items()},
                 "bytes": self.store.nbytes(n) + 16 * n + self.keys.nbytes}
+
+    def _firsts(self, lo: int, hi: int) -> dict[int, int]:
+        """Each value's first state among states ``lo`` … ``hi`` − 1 (A's value, where the
+        constraint accepts), read :data:`_CHUNK` states at a time: the columns' temporaries
+        then reuse the heap's memory, where a level's whole would be mapped anew each
+        level and faulted in page by page (10× one process's page faults, issue 36)."""
+        import numpy as np
+
+        group, table = self.tables.values(self.head)
+        firsts: dict[int, int] = {}
+        for start in range(lo, hi, _CHUNK):
+            end = min(hi, start + _CHUNK)
+            values = table[self.store.column(group, start, end)]
+            ok = values >= 0
+            if self.wc:
+                ok &= self.cfinal[self.store.column(self.groups, start, end)].astype(bool)
+            first = np.full(max(int(values.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
+            self.kernel.first_rows(values, ok, first)
+            for v, r in enumerate(first.tolist()):
+                if r >= 0 and v not in firsts:
+                    firsts[v] = start + r
+        return firsts
 
     def _number(self, offset: int) -> dict[int, int]:
         """Number the last merge's new states from ``offset`` on, as one process would
@@ -605,13 +655,15 @@ class Shard:
         started, waited = time.perf_counter(), self.waited
         lo, hi = self.level
         mine = self.codes.array[lo:hi]
-        rank = np.arange(hi - lo, dtype=np.int64)
         asked = [(w, peer.sorted_codes()) for w, peer in enumerate(self.peers)
                  if w != self.index]
+        rank = self.gids.array[lo:hi]  # offset + own rank, then + the others' codes below
+        for start in range(0, hi - lo, _CHUNK):  # in chunks: no level-sized temporary
+            end = min(hi - lo, start + _CHUNK)
+            rank[start:end] = np.arange(offset + start, offset + end, dtype=np.int64)
         for _, future in asked:
             self._wait(future)
             self.kernel.ranks(mine, future.result(), rank)
-        self.gids.array[lo:hi] = offset + rank
         self.lo, self.hi = lo, hi
         gids = self.gids.array
         self.seconds["number"] += time.perf_counter() - started - (self.waited - waited)

@@ -71,11 +71,13 @@ class Growing:
     again after :meth:`grow`; no view may be kept across it.
     """
 
-    def __init__(self, dtype: Any, tail: tuple[int, ...], capacity: int) -> None:
+    def __init__(self, dtype: Any, tail: tuple[int, ...], capacity: int, *,
+                 huge: bool = True) -> None:
         import numpy as np
 
         self.dtype = np.dtype(dtype)
         self.tail = tail
+        self.huge = huge
         self.row_bytes: int = int(self.dtype.itemsize) * max(1, math.prod(tail))
         self.capacity = 0
         self._map: Any = None
@@ -98,7 +100,7 @@ class Growing:
                 self._map.resize(size)
         except OSError as e:  # ENOMEM (an address-space limit): as any allocation failing
             raise MemoryError(f"cannot map {size:,} bytes: {e.strerror or e}") from None
-        if size >= 1 << 22 and hasattr(mmap, "MADV_HUGEPAGE"):
+        if self.huge and size >= 1 << 22 and hasattr(mmap, "MADV_HUGEPAGE"):
             # 2 MB pages where the kernel allows them: the table is probed at random, and
             # 4 KB pages made a lookup miss the TLB (measured: 0.6–0.8× the time with them)
             try:
