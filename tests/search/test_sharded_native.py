@@ -1,10 +1,12 @@
 """The shards' kernels as a native library (:mod:`sdg_automata.kernels.sharded_native`)
 against numba's dispatchers of the same kernels and against one process, in this process:
-one shard driven level by level as the driver would, on the packed store and on records,
-with ids on the wire and in the records widened from 16 to 32 bits mid-walk."""
+one to three shards (threads, calling each other directly) driven level by level as the
+driver would, on the packed store and on records, with ids on the wire and in the records
+widened from 16 to 32 bits mid-walk."""
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -40,39 +42,76 @@ def _search(g: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     raise AssertionError("the dask engine was not asked")
 
 
-def _levels(search: Any, store: str, kernel: Any) -> tuple[list[Any], Any, Any, int]:
-    """One shard's whole walk: each level's answer, the codes and numbers of its states."""
+class _Peer:
+    """A shard as its peers call it, in this process: an async method's answer as a done
+    future (what a Dask actor's call gives once answered)."""
+
+    def __init__(self, shard: Any) -> None:
+        self.shard = shard
+
+    @staticmethod
+    def _done(coroutine: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            coroutine.send(None)
+        except StopIteration as e:
+            future.set_result(e.value)
+        return future
+
+    def receive(self, *args: Any) -> Future[Any]:
+        return self._done(self.shard.receive(*args))
+
+    def sorted_codes(self) -> Future[Any]:
+        return self._done(self.shard.sorted_codes())
+
+
+def _levels(search: Any, store: str, kernel: Any, shards: int = 1
+            ) -> tuple[list[Any], Any, Any, int]:
+    """The shards' whole walk, driven as the driver does (each level's calls at once, on
+    threads): each level's answers, the codes and numbers of every shard's states (shard
+    after shard), the states numbered."""
     import cloudpickle
 
     from sdg_automata.search.shard import Shard
 
-    shard = Shard(cloudpickle.dumps(search.automaton), 0, 1, search.head,
-                  search.constraint_arrays(), "t", store)
-    shard.kernel = kernel
-    shard.connect("t", 0, [shard])
-    answers, offset, call = [], 1, 1
-    answer = shard.next_level("t", call, None, True)
-    while answer is not None and answer["merged"]["new"]:
-        answers.append({k: v for k, v in answer["merged"].items() if k != "bytes"})
-        new = answer["merged"]["new"]
-        call += 1
-        answer = shard.next_level("t", call, offset, True)
-        answers.append(answer["numbered"])
-        offset += new
-    n = shard.n
-    return answers, shard.codes.array[:n].copy(), shard.gids.array[:n].copy(), offset
+    blob = cloudpickle.dumps(search.automaton)
+    made = [Shard(blob, i, shards, search.head, search.constraint_arrays(), "t", store)
+            for i in range(shards)]
+    for shard in made:
+        shard.kernel = kernel
+        shard.connect("t", 0, [_Peer(s) for s in made])
+    answers: list[Any] = []
+    offset, call = 1, 1
+    with ThreadPoolExecutor(shards) as pool:
+        def level(at: int | None) -> list[Any]:
+            return list(pool.map(lambda s: s.next_level("t", call, at, True), made))
+
+        got = level(None)
+        while sum(a["merged"]["new"] for a in got):
+            answers.append([{k: v for k, v in a["merged"].items() if k != "bytes"}
+                            for a in got])
+            new = sum(a["merged"]["new"] for a in got)
+            call += 1
+            got = level(offset)
+            answers.append([a["numbered"] for a in got])
+            offset += new
+    codes = np.concatenate([s.codes.array[:s.n] for s in made])
+    gids = np.concatenate([s.gids.array[:s.n] for s in made])
+    return answers, codes, gids, offset
 
 
-@settings(max_examples=8, deadline=None, derandomize=True,
+@settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(count=st.integers(2, 4), states=st.integers(3, 7), seed=st.integers(0, 10**6),
-       store=st.sampled_from(["packed", "records"]), narrow=st.sampled_from([None, 8]))
+       store=st.sampled_from(["packed", "records"]), narrow=st.sampled_from([None, 8]),
+       shards=st.sampled_from([1, 2, 3]))
 def test_native_kernels_walk_as_numba_and_one_process(
         monkeypatch: pytest.MonkeyPatch, count: int, states: int, seed: int, store: str,
-        narrow: int | None) -> None:
+        narrow: int | None, shards: int) -> None:
     """Should give, level by level, the answers, codes and numbers that numba's
-    dispatchers of the same kernels give, and one process's state count; ``narrow``:
-    ids past 8 are 32-bit on the wire and in the records (the widening mid-walk)."""
+    dispatchers of the same kernels give, and one process's state count and numbers;
+    ``narrow``: ids past 8 are 32-bit on the wire and in the records (the widening
+    mid-walk, a shard's own stream converted, batches of both widths merged)."""
     from sdg_automata.kernels import native, sharded, sharded_native
     from sdg_automata.search import shard
     from sdg_automata.search.compiled import stores
@@ -87,12 +126,36 @@ def test_native_kernels_walk_as_numba_and_one_process(
     if narrow is not None:
         monkeypatch.setattr(shard, "NARROW", narrow)
         monkeypatch.setattr(stores, "NARROW", narrow)
-    native_walk = _levels(search, store, sharded_native)
+    native_walk = _levels(search, store, sharded_native, shards)
     assert all(callable(f) and not hasattr(f, "py_func")
                for f in sharded_native.functions().values())  # native code, not numba's
-    numba_walk = _levels(search, store, sharded)
+    numba_walk = _levels(search, store, sharded, shards)
     assert native_walk[0] == numba_walk[0]
     for mine, theirs in zip(native_walk[1:3], numba_walk[1:3], strict=True):
         np.testing.assert_array_equal(mine, theirs)
     one = max_grundy(g, g.start, strategy="bfs", engine="python")
     assert not one.stopped_early and native_walk[3] == one.states
+    # the numbers are one process's: 0 … states − 1, each once (q₀ is 0, its code −1)
+    codes, gids = native_walk[1], native_walk[2]
+    assert sorted(gids.tolist()) == list(range(one.states))
+    order = np.argsort(gids)
+    assert codes[order][0] == -1 and (np.diff(codes[order][1:]) > 0).all()
+
+
+def test_kept_streams_keep_their_rows_across_growth_and_widening() -> None:
+    """Should keep a level's first rows as they were when the kept memory grows, and
+    when the ids widen mid-level (uint16 → int32: the own stream converted)."""
+    from types import SimpleNamespace
+
+    from sdg_automata.search.shard import Shard
+
+    holder: Any = SimpleNamespace(kept={})
+    rows = np.arange(3 * 5000, dtype=np.uint16).reshape(5000, 3)
+    Shard._kept(holder, "raw", np.uint16, (3,), 5000)[:] = rows
+    grown = Shard._kept(holder, "raw", np.uint16, (3,), 9000, keep=5000)  # past capacity
+    np.testing.assert_array_equal(grown[:5000], rows)
+    wide = Shard._kept(holder, "raw", np.int32, (3,), 100_000, keep=5000)
+    assert wide.dtype == np.int32 and len(wide) == 100_000
+    np.testing.assert_array_equal(wide[:5000], rows.astype(np.int32))
+    Shard._trim_kept(holder, 100)  # a level that used less than a quarter: given back
+    assert holder.kept == {}

@@ -68,7 +68,10 @@ class Growing:
     are written, and :meth:`grow` remaps (``mremap``) instead of copying, so
     a store that doubles never holds two copies and never touches the rows it
     has not filled (numpy's own ``resize`` zero-fills them).  Call :attr:`array`
-    again after :meth:`grow`; no view may be kept across it.
+    again after :meth:`grow`; no view may be kept across it.  ``huge``: 2 MB pages where
+    the kernel allows them, for arrays read at random (a table); an array read and
+    written in order gains nothing by them, and pays for each page zeroed whole at its
+    first touch.
     """
 
     def __init__(self, dtype: Any, tail: tuple[int, ...], capacity: int, *,
