@@ -26,6 +26,7 @@ runs none does not pay for it (issue 18 §4).
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import importlib
@@ -35,7 +36,13 @@ import sys
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from concurrent.futures import CancelledError, Executor, Future, ThreadPoolExecutor
+from concurrent.futures import (
+    CancelledError,
+    Executor,
+    Future,
+    InvalidStateError,
+    ThreadPoolExecutor,
+)
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -147,24 +154,44 @@ async def _cascade(task: Any, future: Future[Any]) -> None:
     unpacked as an error triple -- a :class:`~sdg_automata.sweeps.runner.Batch`
     (three fields) became "AttributeError: 'str' object has no attribute
     'with_traceback'" and stopped a sweep that had lost nothing (CI, once in
-    many runs).  Here the outcome is what awaiting the result raises or returns.
+    many runs).  Here the outcome is what awaiting the result raises or returns;
+    a fetch that fails on the connection, or this coroutine cut by the client's
+    loop closing, is the executor's loss (:class:`CancelledError`).
     """
+    import asyncio
+
     try:
         result = await task._result()  # raises the task's error, or CancelledError
     except BaseException as e:  # noqa: BLE001 -- the task's error is the future's
-        if future.done():  # cancelled from our side first
-            return
         if task.cancelled():
-            future.cancel()
-            future.set_running_or_notify_cancel()  # wakes wait()
-        elif isinstance(e, OSError) and task.status != "error":  # the fetch failed, not the task
-            future.set_exception(CancelledError(f"its result was lost with the connection "
-                                                f"({type(e).__name__}: {e})"))
-        else:
-            future.set_exception(e)
+            _settle(future, cancel=True)
+        elif isinstance(e, asyncio.CancelledError) or (isinstance(e, OSError)
+                                                       and task.status != "error"):
+            _settle(future, error=CancelledError(
+                f"its result was lost with the connection ({type(e).__name__}: {e})"))
+        else:  # the task's own error (an OSError it raised too)
+            _settle(future, error=e)
     else:
-        if not future.done():
+        _settle(future, result=result)
+
+
+def _settle(future: Future[Any], *, result: Any = None, error: BaseException | None = None,
+            cancel: bool = False) -> None:
+    """Give ``future`` its outcome, unless its holder cancelled it first (from another
+    thread, at any moment); a cancelled future is then marked as such for the waiters
+    (``wait`` and ``as_completed`` count it done only then, as an executor's worker
+    marks it)."""
+    try:
+        if cancel:
+            future.cancel()
+        elif error is not None:
+            future.set_exception(error)
+        else:
             future.set_result(result)
+    except InvalidStateError:  # cancelled meanwhile
+        pass
+    if future.cancelled():
+        future.set_running_or_notify_cancel()
 
 
 class _DaskExecutor(Executor):
@@ -184,11 +211,13 @@ class _DaskExecutor(Executor):
         self._grace = grace
         self._empty_since: float | None = None
         self._tasks: weakref.WeakSet[Any] = weakref.WeakSet()  # cancelled at shutdown
+        self._futures: weakref.WeakSet[Future[Any]] = weakref.WeakSet()  # waited for
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         task = self._client.submit(fn, *args, pure=False, **kwargs)
         self._tasks.add(task)
         future: Future[Any] = Future()
+        self._futures.add(future)
         # a future cancelled by its holder cancels its task (not one :func:`_cascade` cancelled)
         future.add_done_callback(
             lambda f: task.cancel() if f.cancelled() and not task.cancelled() else None)
@@ -196,12 +225,18 @@ class _DaskExecutor(Executor):
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """As :meth:`concurrent.futures.Executor.shutdown`: ``wait`` until every future
+        has its outcome (``cancel_futures``: those not done are cancelled first); without
+        ``wait``, the tasks are cancelled on the cluster and nothing is waited for."""
+        futures = list(self._futures)
+        if cancel_futures:
+            for future in futures:
+                future.cancel()  # and its task (the future's callback)
+        if wait:
+            concurrent.futures.wait(futures)
+            return
         with contextlib.suppress(Exception):  # a client that lost its scheduler cannot cancel
-            tasks = list(self._tasks)
-            if wait:
-                importlib.import_module("distributed").wait(tasks)
-            else:
-                self._client.cancel(tasks)
+            self._client.cancel(list(self._tasks))
 
     def watch(self) -> None:
         if self._client.status not in ("running", "connecting"):

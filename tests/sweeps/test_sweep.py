@@ -3,6 +3,7 @@ resuming after SIGKILL; torn lines; failing jobs and dying workers as rows."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import json
@@ -151,7 +152,6 @@ def test_a_result_fetched_as_its_worker_dies_is_a_result() -> None:
     Dask's own executor unpacks that result as an error triple (CI: a sweep stopped with
     "AttributeError: 'str' object has no attribute 'with_traceback'")."""
     pytest.importorskip("distributed")
-    import asyncio
     from concurrent.futures import Future
 
     from distributed.cfexecutor import _cascade_future
@@ -169,8 +169,36 @@ def test_a_result_fetched_as_its_worker_dies_is_a_result() -> None:
     assert ours.result() == ("fingerprint", "worker", [])
 
 
-def test_dask_executor_futures_carry_results_errors_and_cancels() -> None:
+class _CutTask(_RacedTask):
+    """A task whose fetch is cut by the client's loop closing (asyncio's CancelledError)."""
+
+    status = "pending"
+
+    async def _result(self, raiseit: bool = True) -> tuple[str, str, list[Any]]:
+        raise asyncio.CancelledError
+
+
+def test_a_fetch_cut_by_the_loop_is_the_executor_lost() -> None:
+    """Should fail the future with concurrent.futures' CancelledError (an Exception: the
+    sweep reports its executor lost), not asyncio's (a BaseException: it would escape)."""
     pytest.importorskip("distributed")
+    from concurrent.futures import CancelledError, Future
+
+    from sdg_automata.runtime.cluster import _cascade
+
+    future: Future[Any] = Future()
+    asyncio.run(_cascade(_CutTask(), future))
+    assert isinstance(future.exception(), CancelledError)
+    assert isinstance(future.exception(), Exception)
+
+
+def test_dask_executor_futures_carry_results_errors_and_cancels() -> None:
+    """Should keep the Executor contract: results, errors, a cancel that wakes ``wait``
+    (a cancelled future left unmarked kept ``wait`` for its whole timeout: review), and a
+    ``shutdown(wait=True)`` that returns once every future has its outcome."""
+    pytest.importorskip("distributed")
+    from concurrent.futures import wait
+
     from sdg_automata.runtime.cluster import dask_executor
 
     with dask_executor("local-threads", workers=1) as (executor, _):
@@ -179,8 +207,16 @@ def test_dask_executor_futures_carry_results_errors_and_cancels() -> None:
             executor.submit(divmod, 1, 0).result(timeout=60)
         slow = executor.submit(time.sleep, 3)
         assert slow.cancel() and slow.cancelled()
-        executor.shutdown(wait=True)  # waits for the tasks left
+        done, _ = wait([slow], timeout=60)
+        assert done == {slow}
+        many = [executor.submit(time.sleep, 0.2) for _ in range(3)]
+        executor.shutdown(wait=True)
+        assert all(f.done() and not f.cancelled() for f in many)
         assert "cancelled" in {t.status for t in executor._tasks}  # the cancel reached Dask
+    with dask_executor("local-threads", workers=1) as (executor, _):
+        left = [executor.submit(time.sleep, 1) for _ in range(4)]
+        executor.shutdown(wait=True, cancel_futures=True)
+        assert all(f.done() for f in left) and any(f.cancelled() for f in left)
 
 
 def test_real_dask_cluster(tmp_path: Path, local_rows: dict[str, str]) -> None:
