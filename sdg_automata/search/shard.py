@@ -525,14 +525,15 @@ class Shard:
         at = used = 0
         for s, who in enumerate(senders):
             heads[s] = at
-            if who == self.index:
+            if who == self.index:  # in place already
                 at = own
-            for i in batches.get(who, []) if who != self.index else []:
-                _, _, rows, codes = inbox[i]
-                raw[at:at + len(codes)] = rows
-                rcodes[at:at + len(codes)] = codes
-                at += len(codes)
-                inbox[i] = None  # the received batch goes as soon as it is copied
+            else:
+                for i in batches[who]:
+                    _, _, rows, codes = inbox[i]
+                    raw[at:at + len(codes)] = rows
+                    rcodes[at:at + len(codes)] = codes
+                    at += len(codes)
+                    inbox[i] = None  # the received batch goes as soon as it is copied
             ends[s] = at
             if who != self.index:
                 for g, trans in enumerate(self.trans[who]):
