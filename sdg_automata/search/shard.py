@@ -509,8 +509,7 @@ class Shard:
                     known[g] = np.concatenate([known[g], ids])
         self._refresh_keys()
         own, self.own = self.own, 0
-        ours = self.kept.get("raw")
-        narrow = ((own == 0 or ours is None or ours.dtype == np.uint16)
+        narrow = ((own == 0 or self.kept["raw"].dtype == np.uint16)
                   and all(rows.dtype == np.uint16 for _, _, rows, _ in inbox))
         total = own + sum(len(codes) for _, _, _, codes in inbox)
         # our own stream is rows 0 … own − 1 already (:meth:`_keep_own`); the others follow
@@ -614,7 +613,7 @@ class Shard:
                                                           cursor),
                         protocol.DONE: stop})
         self.seconds["absorb"] += clock() - started
-        self._trim_kept(int(ends[-1]) if len(ends) else 0)
+        self._trim_kept(len(raw))
         started = clock()
         n = self.n = int(cursor[protocol.N])
         self.level = (fresh, n)
