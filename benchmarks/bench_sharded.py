@@ -15,6 +15,11 @@ workers).  Workers' CPU is read inside them (``Shard.usage``: ``getrusage``), le
 warm-up search on a small instance had used (imports, the cached kernels), so it is the
 big search's alone.  The driver's RSS is this process's peak so far (rows run in order).
 
+``SDG_SHARDED_REPEAT`` (default 1) runs the rows that many rounds, interleaved (every
+row once per round, in order): each figure is then the median over the rounds, and a
+last column gives the range of the CPU ratio to the one-process row *of the same
+round* (on a shared machine a round's load moves every row of it alike).
+
 Read with care: a 2-core machine runs the driver, the scheduler and both workers on
 the same two cores, so 2 workers cannot be expected to halve anything here; the CPU
 columns say what the sharding costs in work (issue 36 item 6 asks for the 2-worker row's
@@ -98,28 +103,53 @@ def _on_cluster(g: Any, small: Any, workers: int) -> dict[str, Any]:
             **{p: sum(a[p] for a in after) for p in PHASES}, "witness": str(v.witness)}
 
 
-def run(quick: bool = False) -> list[dict[str, Any]]:
-    label, kind, spec = QUICK_INSTANCE if quick else INSTANCE
-    with tempfile.TemporaryDirectory() as tmp:
-        path, truth, _ = _instance(kind, spec, Path(tmp))
-        warm, _, _ = _instance(*WARM_UP[1:], Path(tmp))
-        rows = [{"how": "one process", "workers": 0, "native": True, **_one_process(path)}]
-        rows += [{"how": f"sharded, {w} worker{'s' * (w > 1)}{'' if n else ', numba'}",
-                  "workers": w, "native": n, **_sharded(path, warm, w, n)} for w, n in ROWS]
+def _round(path: Path, warm: Path, truth: int | None) -> list[dict[str, Any]]:
+    """Every row once, in order; each with its CPU ratio to this round's one process."""
+    rows = [{"how": "one process", "workers": 0, "native": True, **_one_process(path)}]
+    rows += [{"how": f"sharded, {w} worker{'s' * (w > 1)}{'' if n else ', numba'}",
+              "workers": w, "native": n, **_sharded(path, warm, w, n)} for w, n in ROWS]
     for r in rows:
         assert (r["states"], r["max"], r["witness"]) == (
             rows[0]["states"], truth, rows[0]["witness"]), (r, rows[0])
+        r["cpu_ratio"] = (r["cpu_driver"] + r["cpu_workers"]) / rows[0]["cpu_driver"]
+    return rows
+
+
+def _median(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per row, each number's median over the rounds (the row's labels kept), and the
+    range of its CPU ratio (``cpu_ratios``)."""
+    import statistics
+
+    out = []
+    for runs in zip(*rounds, strict=True):
+        row = {k: (statistics.median(r[k] for r in runs)
+                   if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+               for k, v in runs[0].items()}
+        row["cpu_ratios"] = (min(r["cpu_ratio"] for r in runs),
+                             max(r["cpu_ratio"] for r in runs))
+        out.append(row)
+    return out
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    import os
+
+    label, kind, spec = QUICK_INSTANCE if quick else INSTANCE
+    repeat = int(os.environ.get("SDG_SHARDED_REPEAT", "1"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path, truth, _ = _instance(kind, spec, Path(tmp))
+        warm, _, _ = _instance(*WARM_UP[1:], Path(tmp))
+        rows = _median([_round(path, warm, truth) for _ in range(max(1, repeat))])
     from sdg_automata.search.shard import PHASES
 
     base = next(r for r in rows if r["workers"] == 1 and r["native"])["seconds"]
-    one = rows[0]["cpu_driver"]
     table = []
     for r in rows:
         speedup = base / r["seconds"] if r["workers"] else None
-        cpu = r["cpu_driver"] + r["cpu_workers"]
-        r["cpu_ratio"] = cpu / one
+        low, high = r["cpu_ratios"]
         table.append([r["how"], r["states"], r["seconds"], r["states"] / r["seconds"],
-                      r["cpu_driver"], r["cpu_workers"], cpu, r["cpu_ratio"],
+                      r["cpu_driver"], r["cpu_workers"], r["cpu_driver"] + r["cpu_workers"],
+                      r["cpu_ratio"], f"{low:.2f}–{high:.2f}",
                       r["peak_driver"] / 2**20, r["peak_worker"] / 2**20,
                       "" if speedup is None else speedup,
                       "" if speedup is None else speedup / r["workers"]])
@@ -129,13 +159,15 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
          "other shards)",
          ["", *PHASES, "received"],
          [[r["how"], *(r[p] for p in PHASES), r["received"]] for r in sharded])
-    show(f"sharded breadth-first search, {label} ({rows[0]['states']:,} states; wall s, "
-         "CPU s user+sys and against one process's, peak RSS MB; speed-up and efficiency "
-         "against 1 worker)",
+    rounds = f"median of {repeat} interleaved rounds; " if repeat > 1 else ""
+    show(f"sharded breadth-first search, {label} ({rows[0]['states']:,} states; {rounds}wall "
+         "s, CPU s user+sys and against one process's (its range over the rounds), peak RSS "
+         "MB; speed-up and efficiency against 1 worker)",
          ["", "states", "wall s", "states/s", "CPU driver", "CPU workers", "CPU total",
-          "CPU ×one",
+          "CPU ×one", "×one range",
           "RSS driver", "RSS worker (max)", "speed-up", "efficiency"], table)
-    return [{k: v for k, v in r.items() if k != "witness"} | {"instance": spec} for r in rows]
+    return [{k: v for k, v in r.items() if k not in ("witness", "cpu_ratios")}
+            | {"instance": spec, "rounds": repeat} for r in rows]
 
 
 def _child(path: str) -> None:

@@ -40,7 +40,7 @@ from .protocol import (
 )
 from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, step
 
-__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "owner", "ranks"]
+__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "number", "owner"]
 
 #: the seed of the owner hash: any constant other than the table hash's start, so that
 #: which shard owns a state and where the shard's table puts it are independent
@@ -324,16 +324,38 @@ def _unread(picked: Array, j: int, m: int, heads: Array, ends: Array) -> None:
 
 
 @jit
-def ranks(mine: Array, theirs: Array, rank: Array) -> None:
-    """``rank[i]`` += how many of ``theirs`` are below ``mine[i]`` (both sorted, distinct):
-    one merge of the two, where a binary search per code would read ``theirs`` at random."""
-    j = 0
-    m = theirs.shape[0]
-    for i in range(mine.shape[0]):
-        x = mine[i]
-        while j < m and theirs[j] < x:
-            j += 1
-        rank[i] += j
+def number(keys: Array, lo: int, hi: int, div: int, level: Array, bounds: Array,
+           heads: Array, base: int, out: Array) -> None:
+    """Number by rank among a level's codes: for i in ``lo`` … ``hi`` − 1, with p =
+    ⌊``keys[i]`` / ``div``⌋, ``out[i]`` ← n·``div`` + (``keys[i]`` − p·``div``), where n
+    is ``base`` plus how many of the level's codes are below p.
+
+    The level's codes are ``level``, one sorted run per shard, their codes distinct: run
+    s is ``bounds[s]`` … ``bounds[s + 1]`` − 2, followed by the largest int64 (a sentinel,
+    so that a run's end needs no test).  The keys' p are nondecreasing: one merge of
+    every run with the keys, where a binary search per key would read the runs at
+    random.  ``div`` = 1 numbers a shard's own states of the level (their codes are among
+    the runs: n is a code's rank, ``base`` the level's first number); ``div`` = letters
+    turns the codes of the next level's states, made from their parents' codes (parent's
+    code × letters + letter), into parent's number × letters + letter.  ``heads`` (one
+    per run) is scratch; ``out`` may be ``keys``."""
+    runs = heads.shape[0]
+    for s in range(runs):
+        heads[s] = bounds[s]
+    n = base
+    for i in range(lo, hi):
+        k = keys[i]
+        p = k // div
+        for s in range(runs):
+            j = heads[s]
+            # a key passes 0–2 codes of a run, mostly: two steps without a branch first
+            j += level[j] < p
+            j += level[j] < p
+            while level[j] < p:
+                j += 1
+            n += j - heads[s]
+            heads[s] = j
+        out[i] = n * div + (k - p * div)
 
 
 @jit

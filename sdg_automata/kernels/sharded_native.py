@@ -4,7 +4,7 @@ reference counts.
 A shard (:class:`~sdg_automata.search.shard.Shard`) steps its frontier with
 :func:`~sdg_automata.kernels.sharded.expand` and dedupes what it received with
 :func:`~sdg_automata.kernels.sharded.absorb_packed` (:func:`~sdg_automata.kernels.sharded.absorb`
-on records), and numbers a level with :func:`~sdg_automata.kernels.sharded.ranks` and
+on records), and numbers a level with :func:`~sdg_automata.kernels.sharded.number` and
 :func:`~sdg_automata.kernels.sharded.first_rows`.  Through numba's dispatchers those
 kernels spent about half of a shard's CPU in ``NRT_incref``/``NRT_decref`` (profiled:
 47% of the samples of a one-shard search of 1.27·10⁷ states, issue 36 item 6): every
@@ -30,7 +30,7 @@ from .native import Entry, Library
 from .records_native import RECORDS
 
 __all__ = ["LIBRARY", "absorb", "absorb_packed", "expand", "first_rows", "functions",
-           "owner", "ranks"]
+           "number", "owner"]
 
 #: the types of a batch's ids on the wire (uint16 while every id fits, then int32)
 WIRE = {"uint16": "u2", "int32": "i4"}
@@ -62,7 +62,8 @@ def _entries() -> tuple[Entry, ...]:
     return (*out,
             Entry(name="owner", function="owner",
                   args=("u8[:, :]", rows, "i8", "i8", "i8", "i8"), result=True),
-            Entry(name="ranks", function="ranks", args=(i8, i8, i8)),
+            Entry(name="number", function="number",
+                  args=(i8, "i8", "i8", "i8", i8, i8, i8, "i8", i8)),
             Entry(name="first_rows", function="first_rows", args=(i4, "b1[:]", i8)))
 
 
@@ -100,9 +101,9 @@ def owner(*args: Any) -> int:
     return int(functions()["owner"](*args))
 
 
-def ranks(*args: Any) -> None:
-    """:func:`~sdg_automata.kernels.sharded.ranks`."""
-    functions()["ranks"](*args)
+def number(*args: Any) -> None:
+    """:func:`~sdg_automata.kernels.sharded.number`."""
+    functions()["number"](*args)
 
 
 def first_rows(*args: Any) -> None:

@@ -64,10 +64,20 @@ PHASES = ("step", "learn", "route", "send", "absorb", "order", "number")
 #: compilations under way in the worker: what the driver shows while a fresh cluster
 #: compiles (:func:`kernels_compiling`)
 COMPILING = "sdg_kernels_compiling"
-#: states read at a time by the level's bookkeeping in numpy (:meth:`Shard._firsts`)
-_CHUNK = 1 << 16
+#: states read at a time by the level's bookkeeping in numpy (:meth:`Shard._firsts`): its
+#: temporaries (64 KiB of int64) stay under glibc's mmap threshold, which a Dask worker
+#: keeps at 128 KiB (its nanny sets ``MALLOC_TRIM_THRESHOLD_``, which fixes it), so the
+#: heap reuses them rather than mapping and faulting in fresh pages each time
+_CHUNK = 1 << 13
+#: a level is numbered late (:meth:`Shard.next_level`) while its successors' codes made
+#: from their parents' codes stay below this: (states numbered + 1) · letters² (the
+#: parents' codes are below states · letters); past it, in int64, a level is numbered
+#: first, its codes fetched from the other shards
+LATE_LIMIT = 1 << 62
 #: the key of the owner hash of parts (any constant; the same on every shard)
 _SALT = b"sdg-automata/sharded"
+#: the sentinel after each run of codes (:meth:`Shard._runs`): the largest int64
+_NO_CODE = (1 << 63) - 1
 
 
 def _part_key(group: int, part: int) -> int:
@@ -203,6 +213,9 @@ class Shard:
         self.trans = [[np.zeros(0, dtype=np.int32) for _ in range(self.groups)]
                       for _ in range(shards)]
         self.inbox: list[tuple[int, Any, Any, Any]] = []
+        #: the codes of the frontier's states, each other shard's, sent with its last
+        #: batch of a level numbered late (:meth:`next_level`)
+        self.theirs: dict[int, Any] = {}
         #: our own successors of the level so far: rows 0 … own − 1 of the kept streams
         self.own = 0
         #: memory kept from level to level (:meth:`_kept`)
@@ -216,7 +229,7 @@ class Shard:
         self.round = 0  # the calls of the run so far: a recreated actor would not know it
         self.n = 0
         self.lo = self.hi = 0  # the frontier: states lo … hi − 1
-        self.level = (0, 0)  # the states formed by the last merge
+        self.level = (0, 0)  # the states formed by the last merge: q₀'s level first
         self.first_rows: dict[int, int] = {}
         self.sent = self.received = self.generated = 0
         self.waited = 0.0
@@ -235,6 +248,7 @@ class Shard:
             self.codes.array[0] = -1
             self.gids.array[0] = 0
             self.n = self.hi = 1
+            self.level = (0, 1)
 
     # -- bookkeeping -------------------------------------------------------------------
 
@@ -324,16 +338,19 @@ class Shard:
         self.aborted = True
 
     async def receive(self, sender: int, parts: list[list[int]], rows: Any, codes: Any,
-                      last: bool) -> None:
+                      last: bool, level: Any = None) -> None:
         """A batch from shard ``sender``: states in its ids, with the parts it had not sent
         us yet (it waits for our answer before it sends the next, so they come in order);
-        ``last``: its last of the level (its expansion is over)."""
+        ``last``: its last of the level (its expansion is over), with ``level``, the sorted
+        codes of the states it expanded, where the level is numbered late."""
         if self.closed:
             raise ResourceError(f"shard {self.index} was stopped: it takes no batch")
         self.inbox.append((sender, parts, rows, codes))  # empty, it may still bring parts
         self.received += len(codes)
         if last:
             with self.ended:
+                if level is not None:
+                    self.theirs[sender] = level
                 self.lasts += 1
                 self.ended.notify_all()
 
@@ -345,28 +362,51 @@ class Shard:
         return self.codes.array[lo:hi].copy()
 
     def next_level(self, token: str, round_: int, offset: int | None, expand: bool
-              ) -> dict[str, Any] | None:
-        """Number the last merge's new states from ``offset`` on (:meth:`_number`; ``None``:
-        the first level, q₀, is numbered), and with ``expand`` step them (the next
-        frontier's successors go to their owners) and, once every other shard has sent
-        its last batch, merge what was received (:meth:`_merge`): one call, so that a
-        level costs the driver one round trip.  Returns ``{"numbered": the number of each
-        value's first state among the states numbered, "merged": what the merge says, or
-        None without expand}`` (``None``: see :meth:`_run`)."""
+                   ) -> dict[str, Any] | None:
+        """Number the last merge's new states from ``offset`` on (``None``: the first
+        level, q₀, is numbered), and with ``expand`` step them (the next frontier's
+        successors go to their owners) and, once every other shard has sent its last
+        batch, merge what was received (:meth:`_merge`): one call, so that a level costs
+        the driver one round trip.  Returns ``{"numbered": the number of each value's
+        first state among the states numbered, "merged": what the merge says, or None
+        without expand}`` (``None``: see :meth:`_run`).
+
+        Numbering needs every shard's codes of the level.  A level that is expanded is
+        numbered *late*: its successors leave with a code made from their parent's code
+        (parent's code × letters + letter: ordered as the parents' numbers are, for codes
+        are numbered in their order), each shard's codes ride on its last batch to every
+        other, and once they are all in the shard numbers its states and turns the merged
+        successors' codes into parent's number × letters + letter (:meth:`_number`): no
+        message of its own, where fetching the codes cost one per pair of shards and
+        level (issue 36, item 6).  A level not expanded (the last), or one whose codes
+        would pass :data:`LATE_LIMIT`, fetches the codes first (:meth:`sorted_codes`)."""
         def body() -> dict[str, Any]:
-            firsts = {} if offset is None else self._number(offset)
+            base = 0 if offset is None else offset
+            late = expand and (base + 1) * self.letters ** 2 < LATE_LIMIT
+            self.lo, self.hi = self.level
+            firsts: dict[int, int] = {}
+            if offset is not None and not late:
+                firsts = self._number(offset, self._fetch())
             merged = None
             if expand:
-                self._expand()
-                merged = self._merge()
+                self._expand(late)
+                self._all_sent()
+                theirs, self.theirs = self.theirs, {}
+                if late:
+                    runs = self._runs(list(theirs.values()))
+                    if offset is not None:
+                        firsts = self._number(offset, runs)
+                merged = self._merge((base, runs) if late else None)
             return {"numbered": firsts, "merged": merged}
 
         return self._run(token, round_, body)
 
-    def _expand(self) -> None:
+    def _expand(self, late: bool) -> None:
         """Step every state of the frontier; send each successor to its owner: the kernel
         writes it into its owner's buffer (:func:`~sdg_automata.kernels.sharded.expand`),
-        and a full buffer goes out as one batch."""
+        and a full buffer goes out as one batch.  ``late``: the frontier is not numbered
+        yet, so a successor's code is made from its parent's code, and the frontier's
+        codes go with the last batch to every other shard (:meth:`next_level`)."""
         import numpy as np
 
         kernel, protocol = self.kernel, self.protocol
@@ -379,10 +419,14 @@ class Shard:
         flying: list[Any] = [None] * self.shards
         misses = Misses()
         clock = time.perf_counter
+        # a successor's code: the parent's key × letters + letter, its key its code (late)
+        # or its number
+        keys = self.codes.array if late else self.gids.array
+        level = self.codes.array[self.lo:self.hi].copy() if late else None
 
         def call() -> int:
             started = clock()
-            status = self.store.expand(kernel, self.tables, self.gids.array, self.hi,
+            status = self.store.expand(kernel, self.tables, keys, self.hi,
                                        self.crows, self.wc, self.keys, self.shards, succ, out,
                                        codes, fill, cursor, 1 << 22)
             self.seconds["step"] += clock() - started
@@ -414,7 +458,8 @@ class Shard:
                     fill[w] = 0
                 elif w != self.index and (f == room or done):  # the last: to every peer
                     self.generated += f
-                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying, done)
+                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying, done,
+                               level if done else None)
                     fill[w] = 0
             self.seconds["route"] += clock() - started - (self.waited - waited)
             return done
@@ -458,16 +503,17 @@ class Shard:
         self._kept("rcodes", np.int64, (), n + len(codes), keep=n)[n:] = codes
         self.own = n + len(codes)
 
-    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any], last: bool) -> None:
+    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any], last: bool,
+              level: Any) -> None:
         """Send a batch to shard ``w``, once the batch before it has arrived (``last``: the
-        last of the level)."""
+        last of the level, with ``level``: see :meth:`receive`)."""
         self.sent += len(codes)
         parts = []
         for g, have in enumerate(self.tables.parts):
             parts.append(have[self.shipped[w][g]:])
             self.shipped[w][g] = len(have)
         self._wait(flying[w])
-        flying[w] = self.peers[w].receive(self.index, parts, rows, codes, last)
+        flying[w] = self.peers[w].receive(self.index, parts, rows, codes, last, level)
 
     def _wait(self, future: Any) -> None:
         """The answer of another shard, waited for in slices (the driver may say stop)."""
@@ -588,13 +634,15 @@ class Shard:
         self.seconds["send"] += waited
         self.waited += waited
 
-    def _merge(self) -> dict[str, Any]:
+    def _merge(self, late: tuple[int, tuple[Any, Any, Any]] | None) -> dict[str, Any]:
         """Dedupe the batches received against the shard: the new states become the next
-        level, in code order.  Returns their count, each value's first code among them
+        level, in code order.  ``late``: the frontier's first number and every shard's
+        codes of it (:meth:`_runs`), to turn the new states' codes, made from their
+        parents' codes, into their parents' numbers × letters + letter
+        (:meth:`next_level`).  Returns their count, each value's first code among them
         (A's value, where the constraint accepts) and the shard's bytes."""
         import numpy as np
 
-        self._all_sent()
         kernel, protocol = self.kernel, self.protocol
         clock = time.perf_counter
         started = clock()
@@ -613,9 +661,15 @@ class Shard:
                                                           cursor),
                         protocol.DONE: stop})
         self.seconds["absorb"] += clock() - started
+        n = self.n = int(cursor[protocol.N])
+        if late is not None:
+            started = clock()
+            base, (level, bounds, heads) = late
+            codes = self.codes.array
+            kernel.number(codes, fresh, n, self.letters, level, bounds, heads, base, codes)
+            self.seconds["number"] += clock() - started
         self._trim_kept(len(raw))
         started = clock()
-        n = self.n = int(cursor[protocol.N])
         self.level = (fresh, n)
         self.first_rows = self._firsts(fresh, n)
         codes_of = self.codes.array
@@ -646,27 +700,44 @@ class Shard:
                     firsts[v] = start + r
         return firsts
 
-    def _number(self, offset: int) -> dict[int, int]:
-        """Number the last merge's new states from ``offset`` on, as one process would
-        (their rank among every shard's codes); they are the next frontier.  Returns the
-        number of each value's first state."""
+    def _fetch(self) -> tuple[Any, Any, Any]:
+        """Every shard's codes of the last merge's new states (:meth:`_runs`), the other
+        shards' asked for (:meth:`sorted_codes`)."""
+        started, waited = time.perf_counter(), self.waited
+        asked = [peer.sorted_codes() for w, peer in enumerate(self.peers) if w != self.index]
+        theirs = []
+        for future in asked:
+            self._wait(future)
+            theirs.append(future.result())
+        self.seconds["number"] += time.perf_counter() - started - (self.waited - waited)
+        return self._runs(theirs)
+
+    def _runs(self, theirs: list[Any]) -> tuple[Any, Any, Any]:
+        """The runs :func:`~sdg_automata.kernels.sharded.number` reads (level, bounds,
+        heads): the codes of the last merge's new states, ours and ``theirs`` (the other
+        shards', each sorted)."""
         import numpy as np
 
-        started, waited = time.perf_counter(), self.waited
         lo, hi = self.level
-        mine = self.codes.array[lo:hi]
-        asked = [(w, peer.sorted_codes()) for w, peer in enumerate(self.peers)
-                 if w != self.index]
-        rank = self.gids.array[lo:hi]  # offset + own rank, then + the others' codes below
-        for start in range(0, hi - lo, _CHUNK):  # in chunks: no level-sized temporary
-            end = min(hi - lo, start + _CHUNK)
-            rank[start:end] = np.arange(offset + start, offset + end, dtype=np.int64)
-        for _, future in asked:
-            self._wait(future)
-            self.kernel.ranks(mine, future.result(), rank)
-        self.lo, self.hi = lo, hi
+        runs = [self.codes.array[lo:hi], *theirs]
+        bounds = np.zeros(len(runs) + 1, dtype=np.int64)
+        bounds[1:] = np.cumsum([len(r) + 1 for r in runs])
+        level = self._kept("runs", np.int64, (), int(bounds[-1]))
+        for s, run in enumerate(runs):
+            level[bounds[s]:bounds[s + 1] - 1] = run
+            level[bounds[s + 1] - 1] = _NO_CODE
+        return level, bounds, np.zeros(len(runs), dtype=np.int64)
+
+    def _number(self, offset: int, runs: tuple[Any, Any, Any]) -> dict[int, int]:
+        """Number the last merge's new states from ``offset`` on, as one process would
+        (their rank among every shard's codes: ``runs``, :meth:`_runs`).  Returns the
+        number of each value's first state."""
+        started = time.perf_counter()
+        lo, hi = self.level
+        level, bounds, heads = runs
         gids = self.gids.array
-        self.seconds["number"] += time.perf_counter() - started - (self.waited - waited)
+        self.kernel.number(self.codes.array, lo, hi, 1, level, bounds, heads, offset, gids)
+        self.seconds["number"] += time.perf_counter() - started
         return {v: int(gids[r]) for v, r in self.first_rows.items()}
 
     def trace(self, token: str, round_: int, wanted: list[int]

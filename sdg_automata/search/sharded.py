@@ -34,38 +34,42 @@ Design
   word; the frontier is its ring of keys (:mod:`sdg_automata.search.shard_stores`).
   Ids that outgrow a key (:class:`~sdg_automata.search.compiled.stores.KeyTooWide`)
   send the whole search again on records, as one process does.
-* **A level at a time, with the one-process order.**  One process numbers states
-  in discovery order: level by level, and within a level by (number of the
-  parent, letter) of the first edge reaching them; its witness for a value is the
-  tree path to the value's first state.  Here a successor travels with its code
-  ``parent's number × letters + letter``; each sender's batches come in code order,
-  so the owner reads them as one stream per sender merged by code
-  (:func:`~sdg_automata.kernels.sharded.absorb`): the first time it meets a state is
-  by its least code, and its new states come out in code order, with no sort.  It
-  numbers them by their rank among all shards' codes (each shard fetches the others'
-  sorted codes from them and counts by one merge): the numbers one process would give.
-  A state's code is also its tree edge, so witnesses are read back from the shards
-  (:meth:`Shard.trace`), and the walk stops exactly where one process stops: at the
-  first state (by number) whose value settles the question, counting the states
-  numbered before it.
-* **The driver only holds a barrier**, one per level: ``next_level`` (each shard
-  numbers its new states, steps them in a kernel that writes each successor into its
-  owner's buffer, sends the full buffers straight to their owners, actor to actor, in
-  batches of up to :data:`~sdg_automata.search.shard.BATCH_STATES` states, one batch in
-  flight per receiver while it computes the next, and the last of the level to every
-  other shard; then, once every other shard's last batch came, dedupes what it
-  received and reports each value's first code).  Codes are in the order of the
-  numbers, so the driver knows then whether the level settles the question or passes
-  the state budget, and the next call only numbers it.  Between levels it serves the
-  budget (states exactly, seconds, progress) and Ctrl-C; while it waits, the seconds,
-  the workers' health and what they compile (a fresh cluster compiles the kernels
-  first: the progress display says so while the count stands still).  A level costs a
-  round trip of the driver and a few between the shards, so the search pays off on
-  wide levels only.  A one-letter walk (one state per level)
-  is never sharded: it runs here with ``strategy="lasso"``; and once,
-  :data:`PROBE_SECONDS` after the first level, levels narrower than
-  :data:`MIN_WIDTH` send the search to this process (:class:`_Probe`), each
-  with an :class:`~sdg_automata.errors.EngineNotice`.
+* **A level at a time, with the one-process order.**  One process numbers states in
+  discovery order: level by level, and within a level by (number of the parent, letter)
+  of the first edge reaching them; its witness for a value is the tree path to the
+  value's first state.  Here a successor travels with its code ``parent's number ×
+  letters + letter``; each sender's batches come in code order, so the owner reads them
+  as one stream per sender merged by code
+  (:func:`~sdg_automata.kernels.sharded.absorb`): the first time it meets a state is by
+  its least code, and its new states come out in code order, with no sort.  It numbers
+  them by their rank among all shards' codes (counted by one merge,
+  :func:`~sdg_automata.kernels.sharded.number`): the numbers one process would give. The
+  codes need not wait for the numbers: a level is expanded before it is numbered, its
+  successors' codes made from their parents' *codes* (ordered as the numbers are), each
+  shard's codes of the level sent along with its last batch to every other, and the
+  merged successors' codes turned into parent's number × letters + letter once they are
+  all in (:meth:`Shard.next_level`), so numbering costs no message.  A state's code is
+  also its tree edge, so witnesses are read back from the shards (:meth:`Shard.trace`),
+  and the walk stops exactly where one process stops: at the first state (by number)
+  whose value settles the question, counting the states numbered before it.
+* **The driver only holds a barrier**, one per level: ``next_level`` (each shard steps
+  its new states in a kernel that writes each successor into its owner's buffer, sends
+  the full buffers straight to their owners, actor to actor, in batches of up to
+  :data:`~sdg_automata.search.shard.BATCH_STATES` states, one batch in flight per
+  receiver while it computes the next, and the last of the level, with its codes of the
+  level, to every other shard; then, once every other shard's last batch came, numbers
+  the level, dedupes what it received and reports each value's first code).  Codes are
+  in the order of the numbers, so the driver knows then whether the level settles the
+  question or passes the state budget, and the next call only numbers it (fetching the
+  other shards' codes, :meth:`Shard.sorted_codes`).  Between levels it serves the budget
+  (states exactly, seconds, progress) and Ctrl-C; while it waits, the seconds, the
+  workers' health and what they compile (a fresh cluster compiles the kernels first: the
+  progress display says so while the count stands still).  A level costs a round trip of
+  the driver and one message each way between every two shards, so the search pays off
+  on wide levels only.  A one-letter walk (one state per level) is never sharded: it
+  runs here with ``strategy="lasso"``; and once, :data:`PROBE_SECONDS` after the first
+  level, levels narrower than :data:`MIN_WIDTH` send the search to this process
+  (:class:`_Probe`), each with an :class:`~sdg_automata.errors.EngineNotice`.
 * **Failure is loud and harmless.**  Every wait is bounded: the driver polls its
   calls and checks that the shards' workers are alive; a lost worker (or a shard
   that no longer has the state it should have: an actor recreated elsewhere) ends

@@ -159,3 +159,54 @@ def test_kept_streams_keep_their_rows_across_growth_and_widening() -> None:
     np.testing.assert_array_equal(wide[:5000], rows.astype(np.int32))
     Shard._trim_kept(holder, 100)  # a level that used less than a quarter: given back
     assert holder.kept == {}
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), shards=st.sampled_from([1, 2, 3]),
+       late=st.sampled_from([0, 40, 400]))
+def test_levels_numbered_first_walk_as_levels_numbered_late(
+        monkeypatch: pytest.MonkeyPatch, seed: int, shards: int, late: int) -> None:
+    """Should give the same answers, codes and numbers whether a level is numbered late
+    (its codes sent with the last batches) or first (its codes fetched before it is
+    expanded, past ``LATE_LIMIT``), switching from one to the other mid-walk."""
+    from sdg_automata.kernels import sharded_native
+    from sdg_automata.search import shard
+
+    g = intersection_grammar(random_family(3, 6, seed=seed))
+    search = _search(g, monkeypatch)
+    every_late = _levels(search, "packed", sharded_native, shards)
+    letters = len(search.automaton.alphabet)
+    monkeypatch.setattr(shard, "LATE_LIMIT", late * letters ** 2)  # late up to ~late states
+    switched = _levels(search, "packed", sharded_native, shards)
+    assert switched[0] == every_late[0] and switched[3] == every_late[3]
+    for mine, theirs in zip(switched[1:3], every_late[1:3], strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+@given(data=st.data(), runs=st.integers(1, 4), div=st.integers(1, 5))
+@settings(max_examples=60, deadline=None)
+def test_number_ranks_keys_among_runs_of_codes(data: st.DataObject, runs: int,
+                                               div: int) -> None:
+    """:func:`~sdg_automata.kernels.sharded.number` should give each key's ⌊key / div⌋
+    the count of codes below it (plus base) in place of itself, the remainder kept, as
+    a binary search over all the codes does, negative keys included (q₀'s code is −1)."""
+    from sdg_automata.kernels import sharded, sharded_native
+
+    codes = data.draw(st.lists(st.integers(-1, 400), unique=True, max_size=60))
+    owner = data.draw(st.lists(st.integers(0, runs - 1), min_size=len(codes),
+                               max_size=len(codes)))
+    parts = [sorted(c for c, o in zip(codes, owner, strict=True) if o == s)
+             for s in range(runs)]
+    level = np.array([c for p in parts for c in [*p, 2**63 - 1]], dtype=np.int64)
+    bounds = np.cumsum([0] + [len(p) + 1 for p in parts]).astype(np.int64)
+    keys = np.array(sorted(data.draw(st.lists(st.integers(-div, 401 * div), max_size=60))),
+                    dtype=np.int64)
+    every = np.sort(np.array(codes, dtype=np.int64))
+    p = keys // div
+    want = (7 + np.searchsorted(every, p)) * div + (keys - p * div)
+    for kernel in (sharded, sharded_native):
+        out = np.zeros_like(keys)
+        kernel.number(keys, 0, len(keys), div, level, bounds, np.zeros(runs, np.int64), 7,
+                      out)
+        np.testing.assert_array_equal(out, want)
