@@ -16,9 +16,9 @@ warm-up search on a small instance had used (imports, the cached kernels), so it
 big search's alone.  The driver's RSS is this process's peak so far (rows run in order).
 
 ``SDG_SHARDED_REPEAT`` (default 1) runs the rows that many rounds, interleaved (every
-row once per round, in order): each figure is then the median over the rounds, and a
-last column gives the range of the CPU ratio to the one-process row *of the same
-round* (on a shared machine a round's load moves every row of it alike).
+row once per round, in order): each figure is then the median over the rounds (peaks:
+the least), and a column gives the range of the CPU ratio to the one-process row *of
+the same round* (on a shared machine a round's load moves every row of it alike).
 
 Read with care: a 2-core machine runs the driver, the scheduler and both workers on
 the same two cores, so 2 workers cannot be expected to halve anything here; the CPU
@@ -111,18 +111,21 @@ def _round(path: Path, warm: Path, truth: int | None) -> list[dict[str, Any]]:
     for r in rows:
         assert (r["states"], r["max"], r["witness"]) == (
             rows[0]["states"], truth, rows[0]["witness"]), (r, rows[0])
-        r["cpu_ratio"] = (r["cpu_driver"] + r["cpu_workers"]) / rows[0]["cpu_driver"]
+        r["cpu_total"] = r["cpu_driver"] + r["cpu_workers"]
+        r["cpu_ratio"] = r["cpu_total"] / rows[0]["cpu_driver"]
     return rows
 
 
 def _median(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Per row, each number's median over the rounds (the row's labels kept), and the
-    range of its CPU ratio (``cpu_ratios``)."""
+    """Per row, each measure's median over the rounds (the lower of the middle two for an
+    even count, so that counts stay whole), peaks the least (the driver's is its
+    process's peak so far, which later rounds inherit), the row's labels as they are;
+    and the range of its CPU ratio (``cpu_ratios``)."""
     import statistics
 
     out = []
     for runs in zip(*rounds, strict=True):
-        row = {k: (statistics.median(r[k] for r in runs)
+        row = {k: ((min if k.startswith("peak") else statistics.median_low)(r[k] for r in runs)
                    if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
                for k, v in runs[0].items()}
         row["cpu_ratios"] = (min(r["cpu_ratio"] for r in runs),
@@ -135,11 +138,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     import os
 
     label, kind, spec = QUICK_INSTANCE if quick else INSTANCE
-    repeat = int(os.environ.get("SDG_SHARDED_REPEAT", "1"))
+    repeat = max(1, int(os.environ.get("SDG_SHARDED_REPEAT", "1")))
     with tempfile.TemporaryDirectory() as tmp:
         path, truth, _ = _instance(kind, spec, Path(tmp))
         warm, _, _ = _instance(*WARM_UP[1:], Path(tmp))
-        rows = _median([_round(path, warm, truth) for _ in range(max(1, repeat))])
+        rows = _median([_round(path, warm, truth) for _ in range(repeat)])
     from sdg_automata.search.shard import PHASES
 
     base = next(r for r in rows if r["workers"] == 1 and r["native"])["seconds"]
@@ -148,7 +151,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         speedup = base / r["seconds"] if r["workers"] else None
         low, high = r["cpu_ratios"]
         table.append([r["how"], r["states"], r["seconds"], r["states"] / r["seconds"],
-                      r["cpu_driver"], r["cpu_workers"], r["cpu_driver"] + r["cpu_workers"],
+                      r["cpu_driver"], r["cpu_workers"], r["cpu_total"],
                       r["cpu_ratio"], f"{low:.2f}–{high:.2f}",
                       r["peak_driver"] / 2**20, r["peak_worker"] / 2**20,
                       "" if speedup is None else speedup,

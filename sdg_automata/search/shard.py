@@ -2,13 +2,13 @@
 
 :class:`Shard` runs on a Dask worker, one per worker, called by the driver in
 :mod:`sdg_automata.search.sharded` (whose docstring gives the design: owner
-hashing by part keys, the one-process order of numbers, one barrier per level),
+hashing by part keys, the one-process order of numbers, levels walked a slice a call),
 its states in a store of :mod:`sdg_automata.search.shard_stores`, its kernels those of
 :mod:`sdg_automata.kernels.sharded` from a native library
 (:mod:`sdg_automata.kernels.sharded_native`; numba's dispatchers where it is off).
 Shards send their successors to each other directly, actor to actor, in batches of up to
-:data:`BATCH_STATES` states, the last of a level to every other shard, which merges
-once it has them all; every wait is bounded
+:data:`BATCH_STATES` states, the last of a level to every other shard (one round trip a
+pair, :meth:`Shard.exchange`), which merges once it has them all; every wait is bounded
 (:data:`SEND_TIMEOUT`), so a lost peer ends the run with
 :class:`~sdg_automata.errors.ResourceError` instead of a hang.
 
@@ -39,8 +39,8 @@ from .compiled.loop import Misses, dispatch, stop
 from .compiled.stores import NARROW, Growing
 from .shard_stores import STORES, ShardStore
 
-__all__ = ["BATCH_STATES", "BUFFER_ROWS", "COMPILING", "PHASES", "SEND_TIMEOUT", "Shard",
-           "answered", "kernels_compiling", "shard_key"]
+__all__ = ["BATCH_STATES", "BUFFER_ROWS", "COMPILING", "PHASES", "SEND_TIMEOUT", "PeerStopped",
+           "Shard", "answered", "kernels_compiling", "shard_key"]
 
 _T = TypeVar("_T")
 
@@ -69,7 +69,7 @@ COMPILING = "sdg_kernels_compiling"
 #: keeps at 128 KiB (its nanny sets ``MALLOC_TRIM_THRESHOLD_``, which fixes it), so the
 #: heap reuses them rather than mapping and faulting in fresh pages each time
 _CHUNK = 1 << 13
-#: a level is numbered late (:meth:`Shard.next_level`) while its successors' codes made
+#: a level is numbered late (:meth:`Shard.levels`) while its successors' codes made
 #: from their parents' codes stay below this: (states numbered + 1) · letters² (the
 #: parents' codes are below states · letters); past it, in int64, a level is numbered
 #: first, its codes fetched from the other shards
@@ -137,6 +137,15 @@ def _trim_heap() -> None:
         pass
 
 
+def _settle(future: Any, outcome: Any) -> None:
+    """Give an :meth:`Shard.exchange` call its answer (or error), on its event loop."""
+    if not future.done():
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+
+
 def answered(future: Any, seconds: float) -> bool:
     """Whether an actor call has answered, waiting up to ``seconds`` for it (its error, if
     any, is raised by ``future.result()`` afterwards)."""
@@ -147,6 +156,11 @@ def answered(future: Any, seconds: float) -> bool:
     except Exception:  # noqa: BLE001 -- answered with an error: the caller reads it
         return True
     return True
+
+
+class PeerStopped(ResourceError):
+    """A shard was asked for a batch or its codes after it stopped: the failure of another
+    shard's call that follows from this one's (which the driver reports instead)."""
 
 
 class _Stopped(Exception):
@@ -212,25 +226,32 @@ class Shard:
         #: per sender and group: the sender's part id -> ours
         self.trans = [[np.zeros(0, dtype=np.int32) for _ in range(self.groups)]
                       for _ in range(shards)]
-        self.inbox: list[tuple[int, Any, Any, Any]] = []
-        #: the codes of the frontier's states, each other shard's, sent with its last
-        #: batch of a level numbered late (:meth:`next_level`)
-        self.theirs: dict[int, Any] = {}
+        #: per level expanded (its depth): the batches received, in arrival order
+        self.inbox: dict[int, list[tuple[int, Any, Any, Any]]] = {}
+        #: per depth: each other shard's word on the level, sent with its last batch (its
+        #: summary, and its codes of the level where it is numbered late: :meth:`levels`)
+        self.told: dict[int, dict[int, tuple[dict[str, Any], Any]]] = {}
+        #: the depth of the level this shard expands next (q₀'s is 0); another shard may
+        #: already send the next level's batches while this one merges (:meth:`levels`)
+        self.depth = 0
+        #: per (depth, shard): our last batch for a lower shard whose :meth:`exchange`
+        #: call has not come yet, and the calls that wait for ours (their loop, future)
+        self.handed: dict[tuple[int, int], tuple[Any, ...]] = {}
+        self.waiting: dict[tuple[int, int], tuple[Any, Any]] = {}
+        #: what the last merge says of its level (:meth:`_merge`): q₀'s level first
+        self.summary: dict[str, Any] = {"new": 0, "first": {}, "bytes": 0}
         #: our own successors of the level so far: rows 0 … own − 1 of the kept streams
         self.own = 0
         #: memory kept from level to level (:meth:`_kept`)
         self.kept: dict[str, Growing] = {}
         #: the owners' buffers of :meth:`_expand` (:meth:`_buffers`)
         self.buffers: tuple[Any, Any] | None = None
-        #: the other shards whose last batch of the level came (under ``ended``)
-        self.lasts = 0
         self.ended = threading.Condition()
         self.aborted = False
         self.round = 0  # the calls of the run so far: a recreated actor would not know it
         self.n = 0
         self.lo = self.hi = 0  # the frontier: states lo … hi − 1
         self.level = (0, 0)  # the states formed by the last merge: q₀'s level first
-        self.first_rows: dict[int, int] = {}
         self.sent = self.received = self.generated = 0
         self.waited = 0.0
         #: wall seconds of this shard's work by phase (:data:`PHASES`), for benchmarks
@@ -249,6 +270,7 @@ class Shard:
             self.gids.array[0] = 0
             self.n = self.hi = 1
             self.level = (0, 1)
+            self.summary["new"] = 1
 
     # -- bookkeeping -------------------------------------------------------------------
 
@@ -336,77 +358,170 @@ class Shard:
     async def abort(self) -> None:
         """Stop waiting for others (an async method: it runs while a call is busy)."""
         self.aborted = True
+        self._release_waiters()
 
-    async def receive(self, sender: int, parts: list[list[int]], rows: Any, codes: Any,
-                      last: bool, level: Any = None) -> None:
-        """A batch from shard ``sender``: states in its ids, with the parts it had not sent
-        us yet (it waits for our answer before it sends the next, so they come in order);
-        ``last``: its last of the level (its expansion is over), with ``level``, the sorted
-        codes of the states it expanded, where the level is numbered late."""
+    async def receive(self, sender: int, depth: int, parts: list[list[int]], rows: Any,
+                      codes: Any, word: tuple[dict[str, Any], Any] | None = None) -> None:
+        """A batch of the level at ``depth`` from shard ``sender``: states in its ids, with
+        the parts it had not sent us yet (it waits for our answer before it sends the
+        next, so they come in order).  ``word``: its last batch of the level, with what it
+        says of the level (:meth:`levels`)."""
+        self._take(sender, depth, parts, rows, codes, word)
+
+    async def exchange(self, sender: int, depth: int, parts: list[list[int]], rows: Any,
+                       codes: Any, word: tuple[dict[str, Any], Any]) -> tuple[Any, ...]:
+        """The last batches of a level between two shards, in one call: shard ``sender``
+        (the lower index of the two) sends its last batch as :meth:`receive` takes it, and
+        the answer is this shard's last batch for it, once its expansion is over
+        (:meth:`_hand_over`): one round trip a level for the pair, where a call each way
+        took two (issue 36, item 6).  The answer: :meth:`receive`'s arguments."""
+        import asyncio
+
+        self._take(sender, depth, parts, rows, codes, word)
+        with self.ended:
+            answer = self.handed.pop((depth, sender), None)
+            if answer is None:
+                loop = asyncio.get_running_loop()
+                waiter: asyncio.Future[tuple[Any, ...]] = loop.create_future()
+                self.waiting[(depth, sender)] = (loop, waiter)
+        return answer if answer is not None else await waiter
+
+    def _take(self, sender: int, depth: int, parts: list[list[int]], rows: Any, codes: Any,
+              word: tuple[dict[str, Any], Any] | None) -> None:
+        """A batch received (:meth:`receive`)."""
         if self.closed:
-            raise ResourceError(f"shard {self.index} was stopped: it takes no batch")
-        self.inbox.append((sender, parts, rows, codes))  # empty, it may still bring parts
+            raise PeerStopped(f"shard {self.index} was stopped: it takes no batch")
+        # empty, it may still bring parts
+        self.inbox.setdefault(depth, []).append((sender, parts, rows, codes))
         self.received += len(codes)
-        if last:
+        if word is not None:
             with self.ended:
-                if level is not None:
-                    self.theirs[sender] = level
-                self.lasts += 1
+                self.told.setdefault(depth, {})[sender] = word
                 self.ended.notify_all()
+
+    def _hand_over(self, w: int, batch: tuple[Any, ...]) -> None:
+        """Our last batch of the level for shard ``w`` (a lower index), as the answer of its
+        :meth:`exchange` call: now if the call waits, else when it comes."""
+        with self.ended:
+            waiter = self.waiting.pop((self.depth, w), None)
+            if waiter is None:
+                self.handed[(self.depth, w)] = batch
+                return
+        loop, future = waiter
+        loop.call_soon_threadsafe(_settle, future, batch)
+
+    def _release_waiters(self) -> None:
+        """Fail the :meth:`exchange` calls still waiting: this shard stops."""
+        with self.ended:
+            waiting, self.waiting, self.handed = self.waiting, {}, {}
+        error = PeerStopped(f"shard {self.index} was stopped: it sends no batch")
+        for loop, future in waiting.values():
+            loop.call_soon_threadsafe(_settle, future, error)
 
     async def sorted_codes(self) -> Any:
         """The codes of the last merge's new states, sorted."""
         if self.closed:
-            raise ResourceError(f"shard {self.index} was stopped: it has no codes")
+            raise PeerStopped(f"shard {self.index} was stopped: it has no codes")
         lo, hi = self.level
         return self.codes.array[lo:hi].copy()
 
-    def next_level(self, token: str, round_: int, offset: int | None, expand: bool
-                   ) -> dict[str, Any] | None:
-        """Number the last merge's new states from ``offset`` on (``None``: the first
-        level, q₀, is numbered), and with ``expand`` step them (the next frontier's
-        successors go to their owners) and, once every other shard has sent its last
-        batch, merge what was received (:meth:`_merge`): one call, so that a level costs
-        the driver one round trip.  Returns ``{"numbered": the number of each value's
-        first state among the states numbered, "merged": what the merge says, or None
-        without expand}`` (``None``: see :meth:`_run`).
+    def levels(self, token: str, round_: int, offset: int | None, found: list[int],
+               settle: int, cap: int, seconds: float) -> dict[str, Any] | None:
+        """Walk levels until the search ends or ``seconds`` have passed: one call of the
+        driver for many levels (issue 36, item 6).
 
-        Numbering needs every shard's codes of the level.  A level that is expanded is
-        numbered *late*: its successors leave with a code made from their parent's code
-        (parent's code × letters + letter: ordered as the parents' numbers are, for codes
-        are numbered in their order), each shard's codes ride on its last batch to every
-        other, and once they are all in the shard numbers its states and turns the merged
-        successors' codes into parent's number × letters + letter (:meth:`_number`): no
-        message of its own, where fetching the codes cost one per pair of shards and
-        level (issue 36, item 6).  A level not expanded (the last), or one whose codes
-        would pass :data:`LATE_LIMIT`, fetches the codes first (:meth:`sorted_codes`)."""
-        def body() -> dict[str, Any]:
-            base = 0 if offset is None else offset
-            late = expand and (base + 1) * self.letters ** 2 < LATE_LIMIT
+        Each level, every shard steps its part of the level (the successors go to their
+        owners) and sends, with its last batch to every other shard, what it says of the
+        level (its count of states, each value's first code, its bytes, whether its
+        ``seconds`` are up) and its codes of the level.  Once all have come every shard
+        knows the same of the level and decides the same: the walk ends when the level is
+        empty, when its first state of a value ≥ ``settle`` not in ``found`` settles the
+        question (its successors are dropped), or when the states numbered would pass
+        ``cap`` (−1: none); else the shard numbers its states (:meth:`_number`), merges
+        its successors (:meth:`_merge`) and goes on, until a shard's ``seconds`` are up.
+        ``offset``: the first number of the level expanded first (``None``: q₀'s level,
+        whose values are not asked).
+
+        The level is numbered *late*: its successors leave with a code made from their
+        parent's code (parent's code × letters + letter: ordered as the parents' numbers
+        are, for codes are numbered in their order), and the merge turns them into
+        parent's number × letters + letter once every shard's codes of the level are in:
+        numbering costs no message.  Past :data:`LATE_LIMIT` (int64 codes) a level is
+        numbered first, fetching the other shards' codes (:meth:`sorted_codes`), one
+        level a call, so that every shard has merged it.
+
+        Returns ``{"levels": per level numbered, {"new": its states, "bytes": the
+        shards' bytes then, "firsts": the number of each value's first state}, "end":
+        "empty", "settled", "cap" or "time"}``, the same on every shard (``None``: see
+        :meth:`_run`)."""
+        return self._run(token, round_, lambda: self._levels(offset, set(found), settle,
+                                                             cap, seconds))
+
+    def _late(self, base: int) -> bool:
+        """Whether the level whose first number is ``base`` is numbered late."""
+        return (base + 1) * self.letters ** 2 < LATE_LIMIT
+
+    def _levels(self, offset: int | None, found: set[int], settle: int, cap: int,
+                seconds: float) -> dict[str, Any]:
+        """:meth:`levels`."""
+        until = time.monotonic() + seconds
+        out: list[dict[str, Any]] = []
+        base = offset
+        while True:
+            late = self._late(0 if base is None else base)
             self.lo, self.hi = self.level
+            runs = None
+            if not late and base is not None:  # every shard merged it: the call's first
+                runs = self._fetch()
+                self._number(base, runs)
+            # a level numbered first is the call's only one
+            over = time.monotonic() >= until or not late
+            self._expand(late, {**self.summary, "over": over})
+            told = self._all_sent()
+            if late:
+                runs = self._runs([codes for _, codes in told.values()])
+            if base is None or runs is None:  # q₀'s level: numbered, its value not asked
+                self._merge((0, runs) if runs is not None else None)
+                base = 1
+                if any(word["over"] for word, _ in told.values()) or over:
+                    return {"levels": out, "end": "time"}
+                continue
+            words = [self.summary, *(word for word, _ in told.values())]
+            total = sum(w["new"] for w in words)
             firsts: dict[int, int] = {}
-            if offset is not None and not late:
-                firsts = self._number(offset, self._fetch())
-            merged = None
-            if expand:
-                self._expand(late)
-                self._all_sent()
-                theirs, self.theirs = self.theirs, {}
-                if late:
-                    runs = self._runs(list(theirs.values()))
-                    if offset is not None:
-                        firsts = self._number(offset, runs)
-                merged = self._merge((base, runs) if late else None)
-            return {"numbered": firsts, "merged": merged}
+            for w in words:
+                for v, code in w["first"].items():
+                    firsts[v] = min(code, firsts.get(v, code))
+            numbered = {v: base + self._rank(runs, code) for v, code in firsts.items()}
+            out.append({"new": total, "bytes": sum(w["bytes"] for w in words),
+                        "firsts": numbered})
+            if late:  # (a settling level's states too: the witnesses are read from them)
+                self._number(base, runs)
+            settles = any(v >= settle and v not in found for v in firsts)
+            if total == 0 or settles or 0 <= cap < base + total:
+                self.inbox.pop(self.depth, None)  # the successors, not merged
+                end = "empty" if total == 0 else "settled" if settles else "cap"
+                return {"levels": out, "end": end}
+            found.update(firsts)
+            self._merge((base, runs) if late else None)
+            base += total
+            if over or any(word["over"] for word, _ in told.values()) or not self._late(base):
+                return {"levels": out, "end": "time"}
 
-        return self._run(token, round_, body)
+    def _rank(self, runs: tuple[Any, Any, Any], code: int) -> int:
+        """How many of a level's codes (:meth:`_runs`) are below ``code``."""
+        import numpy as np
 
-    def _expand(self, late: bool) -> None:
+        level, bounds, _ = runs
+        return sum(int(np.searchsorted(level[bounds[s]:bounds[s + 1] - 1], code))
+                   for s in range(len(bounds) - 1))
+
+    def _expand(self, late: bool, summary: dict[str, Any]) -> None:
         """Step every state of the frontier; send each successor to its owner: the kernel
         writes it into its owner's buffer (:func:`~sdg_automata.kernels.sharded.expand`),
-        and a full buffer goes out as one batch.  ``late``: the frontier is not numbered
-        yet, so a successor's code is made from its parent's code, and the frontier's
-        codes go with the last batch to every other shard (:meth:`next_level`)."""
+        and a full buffer goes out as one batch; the last to every other shard, with
+        ``summary`` and, ``late`` (the frontier not numbered yet, so a successor's code is
+        made from its parent's code), the frontier's codes (:meth:`levels`)."""
         import numpy as np
 
         kernel, protocol = self.kernel, self.protocol
@@ -422,7 +537,8 @@ class Shard:
         # a successor's code: the parent's key × letters + letter, its key its code (late)
         # or its number
         keys = self.codes.array if late else self.gids.array
-        level = self.codes.array[self.lo:self.hi].copy() if late else None
+        mine = self.codes.array[self.lo:self.hi].copy() if late and self.shards > 1 else None
+        word = (summary, mine)
 
         def call() -> int:
             started = clock()
@@ -458,8 +574,8 @@ class Shard:
                     fill[w] = 0
                 elif w != self.index and (f == room or done):  # the last: to every peer
                     self.generated += f
-                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying, done,
-                               level if done else None)
+                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying,
+                               word if done else None)
                     fill[w] = 0
             self.seconds["route"] += clock() - started - (self.waited - waited)
             return done
@@ -467,7 +583,9 @@ class Shard:
         dispatch(call, {protocol.MISS: miss, protocol.PAUSE: pause,
                         protocol.FULL: lambda: route(False), protocol.DONE: lambda: route(True)})
         for w in range(self.shards):
-            self._wait(flying[w])
+            answer = self._wait(flying[w])
+            if w > self.index:  # the answer of our exchange call: its last batch for us
+                self._take(*answer)
 
     def _buffers(self) -> tuple[Any, Any]:
         """The owners' buffers (rows, codes), made once and kept from level to level: a
@@ -503,26 +621,33 @@ class Shard:
         self._kept("rcodes", np.int64, (), n + len(codes), keep=n)[n:] = codes
         self.own = n + len(codes)
 
-    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any], last: bool,
-              level: Any) -> None:
-        """Send a batch to shard ``w``, once the batch before it has arrived (``last``: the
-        last of the level, with ``level``: see :meth:`receive`)."""
+    def _send(self, w: int, rows: Any, codes: Any, flying: list[Any],
+              word: tuple[dict[str, Any], Any] | None) -> None:
+        """Send a batch to shard ``w``, once the batch before it has arrived (``word``: the
+        last of the level's, see :meth:`receive`)."""
         self.sent += len(codes)
         parts = []
         for g, have in enumerate(self.tables.parts):
             parts.append(have[self.shipped[w][g]:])
             self.shipped[w][g] = len(have)
         self._wait(flying[w])
-        flying[w] = self.peers[w].receive(self.index, parts, rows, codes, last, level)
+        batch = (self.index, self.depth, parts, rows, codes, word)
+        if word is None:
+            flying[w] = self.peers[w].receive(*batch)
+        elif self.index < w:  # the pair's last batches: ours the call, theirs its answer
+            flying[w] = self.peers[w].exchange(*batch)
+        else:
+            self._hand_over(w, batch)
+            flying[w] = None
 
-    def _wait(self, future: Any) -> None:
+    def _wait(self, future: Any) -> Any:
         """The answer of another shard, waited for in slices (the driver may say stop)."""
         if future is None:
-            return
+            return None
         started = time.perf_counter()
         try:
             self._wait_for(future)
-            future.result()  # its error, if it failed: a batch it did not take
+            return future.result()  # its error, if it failed: a batch it did not take
         finally:  # counted as sending, out of the phase that waits
             waited = time.perf_counter() - started
             self.seconds["send"] += waited
@@ -543,8 +668,7 @@ class Shard:
         after interning the parts they sent, in the order they sent them."""
         import numpy as np
 
-        inbox: list[Any] = self.inbox
-        self.inbox = []
+        inbox: list[Any] = self.inbox.pop(self.depth, [])
         batches: dict[int, list[int]] = {}
         for i, (sender, parts, _, _) in enumerate(inbox):
             batches.setdefault(sender, []).append(i)
@@ -609,38 +733,43 @@ class Shard:
             have.grow(max(rows, have.capacity + have.capacity // 2))
         return have.array[:rows]
 
-    def _trim_kept(self, used: int) -> None:
-        """Give back the kept memory (:meth:`_kept`) when this level used a quarter of it."""
-        for name, have in list(self.kept.items()):
-            if 4 * used < have.capacity and have.capacity > 1 << 16:
+    def _trim_kept(self, used: int, names: tuple[str, ...]) -> None:
+        """Give back the kept memory ``names`` (:meth:`_kept`) when this level used a
+        quarter of it (``used`` rows)."""
+        for name in names:
+            have = self.kept.get(name)
+            if have is not None and 4 * used < have.capacity and have.capacity > 1 << 16:
                 have.close()
                 del self.kept[name]
 
-    def _all_sent(self) -> None:
+    def _all_sent(self) -> dict[int, tuple[dict[str, Any], Any]]:
         """Wait until every other shard has sent its last batch of the level, in slices
-        (the driver may say stop); :data:`SEND_TIMEOUT` without one is a lost shard."""
+        (the driver may say stop); :data:`SEND_TIMEOUT` without one is a lost shard.
+        Returns what each said of the level (:meth:`receive`)."""
         started = time.perf_counter()
         deadline = time.monotonic() + SEND_TIMEOUT
         with self.ended:
-            while self.lasts < self.shards - 1:
+            while len(self.told.get(self.depth, ())) < self.shards - 1:
                 self.ended.wait(1.0)
-                if self.lasts < self.shards - 1:
+                if len(self.told.get(self.depth, ())) < self.shards - 1:
                     self._stop_if_unwanted()
                     if time.monotonic() > deadline:
                         raise ResourceError(f"shard {self.index}: another shard ended no "
                                             f"level for {SEND_TIMEOUT:g} s")
-            self.lasts = 0
+            told = self.told.pop(self.depth, {})
         waited = time.perf_counter() - started
         self.seconds["send"] += waited
         self.waited += waited
+        return told
 
-    def _merge(self, late: tuple[int, tuple[Any, Any, Any]] | None) -> dict[str, Any]:
+    def _merge(self, late: tuple[int, tuple[Any, Any, Any]] | None) -> None:
         """Dedupe the batches received against the shard: the new states become the next
         level, in code order.  ``late``: the frontier's first number and every shard's
         codes of it (:meth:`_runs`), to turn the new states' codes, made from their
         parents' codes, into their parents' numbers × letters + letter
-        (:meth:`next_level`).  Returns their count, each value's first code among them
-        (A's value, where the constraint accepts) and the shard's bytes."""
+        (:meth:`levels`).  What this shard says of its new level (:attr:`summary`):
+        their count, each value's first code among them (A's value, where the
+        constraint accepts) and the shard's bytes."""
         import numpy as np
 
         kernel, protocol = self.kernel, self.protocol
@@ -668,15 +797,15 @@ class Shard:
             codes = self.codes.array
             kernel.number(codes, fresh, n, self.letters, level, bounds, heads, base, codes)
             self.seconds["number"] += clock() - started
-        self._trim_kept(len(raw))
+        self._trim_kept(len(raw), ("raw", "rcodes"))
         started = clock()
         self.level = (fresh, n)
-        self.first_rows = self._firsts(fresh, n)
+        self.depth += 1
         codes_of = self.codes.array
+        self.summary = {"new": n - fresh, "first": {v: int(codes_of[r]) for v, r in
+                                                    self._firsts(fresh, n).items()},
+                        "bytes": self.store.nbytes(n) + 16 * n + self.keys.nbytes}
         self.seconds["order"] += clock() - started
-        return {"new": n - fresh, "first": {v: int(codes_of[r])
-                                            for v, r in self.first_rows.items()},
-                "bytes": self.store.nbytes(n) + 16 * n + self.keys.nbytes}
 
     def _firsts(self, lo: int, hi: int) -> dict[int, int]:
         """Each value's first state among states ``lo`` … ``hi`` − 1 (A's value, where the
@@ -718,27 +847,28 @@ class Shard:
         shards', each sorted)."""
         import numpy as np
 
+        started = time.perf_counter()
         lo, hi = self.level
         runs = [self.codes.array[lo:hi], *theirs]
         bounds = np.zeros(len(runs) + 1, dtype=np.int64)
         bounds[1:] = np.cumsum([len(r) + 1 for r in runs])
+        self._trim_kept(int(bounds[-1]), ("runs",))
         level = self._kept("runs", np.int64, (), int(bounds[-1]))
         for s, run in enumerate(runs):
             level[bounds[s]:bounds[s + 1] - 1] = run
             level[bounds[s + 1] - 1] = _NO_CODE
+        self.seconds["number"] += time.perf_counter() - started
         return level, bounds, np.zeros(len(runs), dtype=np.int64)
 
-    def _number(self, offset: int, runs: tuple[Any, Any, Any]) -> dict[int, int]:
+    def _number(self, offset: int, runs: tuple[Any, Any, Any]) -> None:
         """Number the last merge's new states from ``offset`` on, as one process would
-        (their rank among every shard's codes: ``runs``, :meth:`_runs`).  Returns the
-        number of each value's first state."""
+        (their rank among every shard's codes: ``runs``, :meth:`_runs`)."""
         started = time.perf_counter()
         lo, hi = self.level
         level, bounds, heads = runs
         gids = self.gids.array
         self.kernel.number(self.codes.array, lo, hi, 1, level, bounds, heads, offset, gids)
         self.seconds["number"] += time.perf_counter() - started
-        return {v: int(gids[r]) for v, r in self.first_rows.items()}
 
     def trace(self, token: str, round_: int, wanted: list[int]
               ) -> dict[int, tuple[list[int], int]] | None:
@@ -788,6 +918,7 @@ class Shard:
         for growing in (self.codes, self.gids, *self.kept.values()):
             growing.close()
         self.kept = {}
-        self.inbox, self.peers, self.trans, self.buffers = [], [], [], None
+        self._release_waiters()
+        self.inbox, self.told, self.peers, self.trans, self.buffers = {}, {}, [], [], None
         del self.tables, self.keys
         _trim_heap()

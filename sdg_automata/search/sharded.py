@@ -48,26 +48,33 @@ Design
   successors' codes made from their parents' *codes* (ordered as the numbers are), each
   shard's codes of the level sent along with its last batch to every other, and the
   merged successors' codes turned into parent's number × letters + letter once they are
-  all in (:meth:`Shard.next_level`), so numbering costs no message.  A state's code is
+  all in (:meth:`Shard.levels`), so numbering costs no message.  A state's code is
   also its tree edge, so witnesses are read back from the shards (:meth:`Shard.trace`),
   and the walk stops exactly where one process stops: at the first state (by number)
   whose value settles the question, counting the states numbered before it.
-* **The driver only holds a barrier**, one per level: ``next_level`` (each shard steps
-  its new states in a kernel that writes each successor into its owner's buffer, sends
-  the full buffers straight to their owners, actor to actor, in batches of up to
-  :data:`~sdg_automata.search.shard.BATCH_STATES` states, one batch in flight per
-  receiver while it computes the next, and the last of the level, with its codes of the
-  level, to every other shard; then, once every other shard's last batch came, numbers
-  the level, dedupes what it received and reports each value's first code).  Codes are
-  in the order of the numbers, so the driver knows then whether the level settles the
-  question or passes the state budget, and the next call only numbers it (fetching the
-  other shards' codes, :meth:`Shard.sorted_codes`).  Between levels it serves the budget
+* **The shards walk the levels; the driver calls them a slice at a time.**  A call
+  (:meth:`Shard.levels`, :data:`SLICE` seconds of levels) runs level after level: each
+  shard steps its part of the level in a kernel that writes each successor into its
+  owner's buffer, sends the full buffers straight to their owners, actor to actor, in
+  batches of up to :data:`~sdg_automata.search.shard.BATCH_STATES` states, one batch in
+  flight per receiver while it computes the next, and the last of the level to every
+  other shard with what it says of the level (its count of states, each value's first
+  code, its bytes, whether its slice is up) and its codes of the level: one round trip
+  a pair of shards, the lower one's call answered with the other's last batch
+  (:meth:`Shard.exchange`).  Once all have come every shard knows the same of the level
+  and decides the same: the walk ends at an empty level, at the level whose first state
+  of a value settles the question, or at the level that would pass the state budget;
+  else each numbers its states, dedupes what it received and goes on, until a shard's
+  slice is up.  A level thus costs one message each way between every two shards and
+  none of the driver's, where a call of the driver a level cost as much again.  The
+  driver replays each level's answer as its loop of one level a call did (the same
+  budget checks in the same order; codes are in the order of the numbers, so a level's
+  first states are known when it is merged), and between calls serves the budget
   (states exactly, seconds, progress) and Ctrl-C; while it waits, the seconds, the
-  workers' health and what they compile (a fresh cluster compiles the kernels first: the
-  progress display says so while the count stands still).  A level costs a round trip of
-  the driver and one message each way between every two shards, so the search pays off
-  on wide levels only.  A one-letter walk (one state per level) is never sharded: it
-  runs here with ``strategy="lasso"``; and once, :data:`PROBE_SECONDS` after the first
+  workers' health and what they compile (a fresh cluster compiles the kernels first:
+  the progress display says so while the count stands still).  The search pays off on
+  wide levels only.  A one-letter walk (one state per level) is never sharded: it runs
+  here with ``strategy="lasso"``; and once, :data:`PROBE_SECONDS` after the first
   level, levels narrower than :data:`MIN_WIDTH` send the search to this process
   (:class:`_Probe`), each with an :class:`~sdg_automata.errors.EngineNotice`.
 * **Failure is loud and harmless.**  Every wait is bounded: the driver polls its
@@ -100,7 +107,7 @@ from ..runtime.engines import Unfit
 from .compiled.stores import KeyTooWide
 from .constraint import one_letter
 from .request import SearchResult, read_witness
-from .shard import COMPILING, Shard, answered, shard_key
+from .shard import COMPILING, PeerStopped, Shard, answered, shard_key
 from .shard_stores import STORES
 
 if TYPE_CHECKING:
@@ -111,6 +118,10 @@ __all__ = ["sharded_bfs"]
 
 #: seconds between two looks at the workers' health while the driver waits
 POLL = 0.5
+#: seconds of levels a call of the driver asks of the shards (:meth:`Shard.levels`):
+#: between two calls the driver shows the progress and checks the budget (the seconds
+#: also while it waits, every :data:`POLL`)
+SLICE = 0.5
 #: seconds the driver gives the scheduler to notice a lost worker when a shard fails
 LOSS_GRACE = 10.0
 #: a shard's worker that has sent the scheduler no heartbeat for this long (workers beat
@@ -122,8 +133,9 @@ SILENT_SECONDS = 60.0
 PROBE_SECONDS = 5.0
 #: the fewest states a level must hold, on average and the latest, to be worth its round
 #: trips: at 6–46 ms per level (measured on two workers, idle to loaded, with two driver
-#: round trips a level; one since issue 36) a level of 1,000 states runs at 20–170 k
-#: states/s, a tenth or less of one process's ~1.15 M/s
+#: round trips a level; since issue 36 none, and one between two shards: cheaper, not
+#: measured again) a level of 1,000 states runs at 20–170 k states/s, a tenth or less of
+#: one process's ~1.15 M/s
 MIN_WIDTH = 1000
 
 
@@ -296,10 +308,35 @@ class _Cluster:
                        for i, actor in enumerate(self.actors)]
         except Exception as e:  # Dask refuses to call an actor whose future was lost
             raise self._failure(e, what or method) from None
-        answers = [self._result(f, what or method) for f in futures]
+        try:
+            answers = [self._result(f, what or method) for f in futures]
+        except PeerStopped as e:  # the consequence of another shard's stop: say that one's
+            raise self._cause(futures, e, what or method) from None
         if any(a is None for a in answers):  # a shard whose worker no longer holds it
             raise self._released(what or method)
         return answers
+
+    def _cause(self, futures: list[Any], stopped: PeerStopped, what: str) -> SdgError:
+        """Why a shard stopped, which made another's call fail with ``stopped``: its own
+        call's error, or the scheduler's release of it (it answers nothing), as far as
+        the calls tell within :data:`LOSS_GRACE` seconds; else ``stopped``."""
+        deadline = time.monotonic() + LOSS_GRACE
+        while time.monotonic() < deadline:
+            for future in futures:
+                if not future.done():
+                    continue
+                try:
+                    answer = self._result(future, what)
+                except PeerStopped:
+                    continue
+                except SdgError as e:
+                    return e
+                if answer is None:
+                    return self._released(what)
+            if all(f.done() for f in futures):
+                break
+            time.sleep(0.05)
+        return stopped
 
     def _released(self, what: str) -> ResourceError:
         return ResourceError(f"the Dask scheduler released this search's shards while {what} "
@@ -333,7 +370,8 @@ def _shards(client: Any, search: Search, meter: Meter, store: str) -> Iterator[_
 
 def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, float]]], None] | None
           ) -> tuple[dict[int, str | Word], int, bool, int]:
-    """The levels; then the witnesses.  Returns (found, states, complete, peak bytes)."""
+    """The levels, :data:`SLICE` seconds of them a call (:meth:`Shard.levels`); then the
+    witnesses.  Returns (found, states, complete, peak bytes)."""
     meter, budget = cluster.meter, cluster.meter.budget
     cap = -1 if budget.max_states is None else budget.max_states
     settle = search.settle
@@ -344,40 +382,39 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
     level = 0
     probe = _Probe()
     try:
-        merged = [a["merged"] for a in cluster.call("next_level", None, True,
-                                                     what="expanding level 0")]
+        at: int | None = None  # q₀'s level first
         while True:
-            level += 1
+            answers = cluster.call("levels", at, sorted(found), settle, cap, SLICE,
+                                   what=f"expanding level {0 if at is None else level + 1}")
+            if any(a != answers[0] for a in answers):
+                raise SdgBug("sharded search: the shards disagree on the levels walked")
             cluster.counting()
-            total = sum(m["new"] for m in merged)
-            peak = max(peak, sum(m["bytes"] for m in merged))
-            if total == 0:
-                break
-            probe.level(level, offset + total, total)
-            # codes are in the order of the numbers: whether the level settles is known now
-            settles = any(v >= settle for m in merged for v in m["first"] if v not in found)
-            if not settles and 0 <= cap < offset + total:
-                raise meter.exceeded(cap, f"{budget.max_states} states")
-            if not settles:
-                meter.check(offset + total)
-            answers = cluster.call("next_level", offset, not settles,
-                                   what=f"expanding level {level}")
-            firsts: dict[int, int] = {}
-            for answer in answers:
-                for v, g in answer["numbered"].items():
-                    if v not in found and g < firsts.get(v, g + 1):
-                        firsts[v] = g
-            if settles:
-                last = min(g for v, g in firsts.items() if v >= settle)
-                if 0 <= cap <= last:
+            for walked in answers[0]["levels"]:  # each as one level a call would be
+                level += 1
+                total = walked["new"]
+                peak = max(peak, walked["bytes"])
+                if total == 0:
+                    break
+                probe.level(level, offset + total, total)
+                firsts = {v: g for v, g in walked["firsts"].items() if v not in found}
+                settles = any(v >= settle for v in firsts)
+                if not settles and 0 <= cap < offset + total:
                     raise meter.exceeded(cap, f"{budget.max_states} states")
-                found.update({v: g for v, g in firsts.items() if g <= last})
-                offset = last + 1
-                complete = False
+                if not settles:
+                    meter.check(offset + total)
+                if settles:
+                    last = min(g for v, g in firsts.items() if v >= settle)
+                    if 0 <= cap <= last:
+                        raise meter.exceeded(cap, f"{budget.max_states} states")
+                    found.update({v: g for v, g in firsts.items() if g <= last})
+                    offset = last + 1
+                    complete = False
+                    break
+                found.update(firsts)
+                offset += total
+            if answers[0]["end"] != "time":
                 break
-            found.update(firsts)
-            offset += total
-            merged = [a["merged"] for a in answers]
+            at = offset
         if usage is not None:
             usage(cluster.call("usage"))
         witnesses = _witnesses(cluster, search, found)

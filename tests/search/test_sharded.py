@@ -200,10 +200,16 @@ def test_a_bad_address_is_an_input_error() -> None:
         sharded(exhaustive(3, 8, 1), "bogus://x")
 
 
-def test_a_killed_worker_is_a_clean_error_and_a_rerun_is_right(tmp_path: Path) -> None:
+def test_a_killed_worker_is_a_clean_error_and_a_rerun_is_right(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Should, when a worker is killed while the search runs, stop within seconds with
     ResourceError (exit 3 on the command line), never an answer; run again on the
-    cluster as it is then, the search gives the right verdict."""
+    cluster as it is then, the search gives the right verdict.  One level a call of the
+    driver (``SLICE`` 0), so that the progress it reports between calls, which kills the
+    worker, comes mid-search (the shards would walk these 36 levels in one call)."""
+    from sdg_automata.search import sharded as driver
+
+    monkeypatch.setattr(driver, "SLICE", 0.0)
     g = exhaustive(3, 12, 2)  # 151,760 states in 36 levels
     one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
     with dask_cluster(tmp_path) as running:
@@ -256,6 +262,49 @@ def test_a_worker_silent_for_a_minute_is_lost(monkeypatch: pytest.MonkeyPatch) -
     assert cluster.lost() == [f"tcp://a:1 (no heartbeat for {sharded.SILENT_SECONDS:g} s)"]
     del seen["tcp://b:2"]
     assert "tcp://b:2" in cluster.lost()
+
+
+@pytest.mark.parametrize("cause", ["error", "released", "key too wide"])
+def test_a_shard_failing_because_another_stopped_reports_why_that_one_did(
+        cause: str) -> None:
+    """A shard that stops makes its peers' calls fail as they send it a batch
+    (PeerStopped), and the driver reads the answers in shard order: it should report
+    the first shard's own error, its release, or raise KeyTooWide (the search then runs
+    on records), not the peer's complaint."""
+    from concurrent.futures import Future
+
+    from sdg_automata.search import sharded
+    from sdg_automata.search.compiled.stores import KeyTooWide
+    from sdg_automata.search.shard import PeerStopped
+
+    def done(outcome: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+        return future
+
+    root = {"error": ResourceError("shard 1: another shard ended no level for 60 s"),
+            "released": None, "key too wide": KeyTooWide("ids past 64 bits")}[cause]
+
+    class Actor:
+        def __init__(self, outcome: Any) -> None:
+            self.outcome = outcome
+
+        def levels(self, *args: Any) -> Future[Any]:
+            return done(self.outcome)
+
+    cluster = sharded._Cluster.__new__(sharded._Cluster)
+    cluster.token, cluster.round, cluster.futures = "t", 0, []
+    cluster.actors = [Actor(PeerStopped("shard 1 was stopped: it takes no batch")),
+                      Actor(root)]
+    expected = {"error": (ResourceError, "ended no level"),
+                "released": (ResourceError, "released this search's shards"),
+                "key too wide": (KeyTooWide, "64 bits")}[cause]
+    with pytest.raises(expected[0], match=expected[1]) as caught:
+        cluster.call("levels", what="expanding level 3")
+    assert not isinstance(caught.value, PeerStopped)
 
 
 def test_checking_the_workers_is_bounded() -> None:

@@ -6,6 +6,8 @@ widened from 16 to 32 bits mid-walk."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -43,61 +45,86 @@ def _search(g: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 class _Peer:
-    """A shard as its peers call it, in this process: an async method's answer as a done
-    future (what a Dask actor's call gives once answered)."""
+    """A shard as its peers call it, in this process: its async methods run on an event
+    loop of their own (a thread), as on a Dask worker, each call's answer a future."""
 
     def __init__(self, shard: Any) -> None:
         self.shard = shard
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
 
-    @staticmethod
-    def _done(coroutine: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        try:
-            coroutine.send(None)
-        except StopIteration as e:
-            future.set_result(e.value)
-        return future
+    def _call(self, coroutine: Any) -> Future[Any]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
 
     def receive(self, *args: Any) -> Future[Any]:
-        return self._done(self.shard.receive(*args))
+        return self._call(self.shard.receive(*args))
+
+    def exchange(self, *args: Any) -> Future[Any]:
+        return self._call(self.shard.exchange(*args))
 
     def sorted_codes(self) -> Future[Any]:
-        return self._done(self.shard.sorted_codes())
+        return self._call(self.shard.sorted_codes())
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
 
 
-def _levels(search: Any, store: str, kernel: Any, shards: int = 1
-            ) -> tuple[list[Any], Any, Any, int]:
-    """The shards' whole walk, driven as the driver does (each level's calls at once, on
-    threads): each level's answers, the codes and numbers of every shard's states (shard
-    after shard), the states numbered."""
+class _Cluster:
+    """The driver's cluster (:class:`sdg_automata.search.sharded._Cluster`) in this
+    process: the shards are threads, each call of the driver made on all at once; every
+    answer is kept."""
+
+    def __init__(self, shards: list[Any], pool: ThreadPoolExecutor) -> None:
+        from sdg_automata.runtime.budget import Budget
+
+        self.shards, self.pool, self.round = shards, pool, 1
+        self.meter = Budget().start("search", unit="states")
+        self.answers: list[Any] = []
+
+    def call(self, method: str, *args: Any, what: str | None = None) -> list[Any]:
+        call, self.round = self.round, self.round + 1
+        got = list(self.pool.map(lambda s: getattr(s, method)("t", call, *args), self.shards))
+        if method == "levels":
+            self.answers.append(got)
+        return got
+
+    def counting(self) -> None:
+        pass
+
+
+def _levels(search: Any, store: str, kernel: Any, shards: int = 1, seconds: float = 0.0
+            ) -> tuple[list[Any], Any, Any, int, Any]:
+    """The shards' whole walk, driven by the driver's own loop
+    (:func:`sdg_automata.search.sharded._walk`, ``seconds`` of levels a call: 0 is one
+    level a call): what the shards said of each level, the codes and numbers of every
+    shard's states (shard after shard), the states numbered and the witnesses."""
     import cloudpickle
 
+    from sdg_automata.search import sharded
     from sdg_automata.search.shard import Shard
 
     blob = cloudpickle.dumps(search.automaton)
     made = [Shard(blob, i, shards, search.head, search.constraint_arrays(), "t", store)
             for i in range(shards)]
+    peers = [_Peer(s) for s in made]
     for shard in made:
         shard.kernel = kernel
-        shard.connect("t", 0, [_Peer(s) for s in made])
-    answers: list[Any] = []
-    offset, call = 1, 1
-    with ThreadPoolExecutor(shards) as pool:
-        def level(at: int | None) -> list[Any]:
-            return list(pool.map(lambda s: s.next_level("t", call, at, True), made))
-
-        got = level(None)
-        while sum(a["merged"]["new"] for a in got):
-            answers.append([{k: v for k, v in a["merged"].items() if k != "bytes"}
-                            for a in got])
-            new = sum(a["merged"]["new"] for a in got)
-            call += 1
-            got = level(offset)
-            answers.append([a["numbered"] for a in got])
-            offset += new
+        shard.connect("t", 0, peers)
+    try:
+        with ThreadPoolExecutor(shards) as pool, pytest.MonkeyPatch.context() as m:
+            m.setattr(sharded, "SLICE", seconds)
+            cluster = _Cluster(made, pool)
+            witnesses, states, _, _ = sharded._walk(cluster, search, None)  # type: ignore[arg-type]
+    finally:
+        for peer in peers:
+            peer.stop()
     codes = np.concatenate([s.codes.array[:s.n] for s in made])
     gids = np.concatenate([s.gids.array[:s.n] for s in made])
-    return answers, codes, gids, offset
+    walked = [level for got in cluster.answers for level in got[0]["levels"]]
+    return walked, codes, gids, states, witnesses
 
 
 @settings(max_examples=10, deadline=None, derandomize=True,
@@ -129,12 +156,13 @@ def test_native_kernels_walk_as_numba_and_one_process(
     native_walk = _levels(search, store, sharded_native, shards)
     assert all(callable(f) and not hasattr(f, "py_func")
                for f in sharded_native.functions().values())  # native code, not numba's
-    numba_walk = _levels(search, store, sharded, shards)
-    assert native_walk[0] == numba_walk[0]
+    numba_walk = _levels(search, store, sharded, shards, seconds=1e9)  # one call: all
+    assert native_walk[0] == numba_walk[0] and native_walk[3:] == numba_walk[3:]
     for mine, theirs in zip(native_walk[1:3], numba_walk[1:3], strict=True):
         np.testing.assert_array_equal(mine, theirs)
     one = max_grundy(g, g.start, strategy="bfs", engine="python")
     assert not one.stopped_early and native_walk[3] == one.states
+    assert native_walk[4][one.maximum] == one.witness
     # the numbers are one process's: 0 … states − 1, each once (q₀ is 0, its code −1)
     codes, gids = native_walk[1], native_walk[2]
     assert sorted(gids.tolist()) == list(range(one.states))
@@ -157,7 +185,7 @@ def test_kept_streams_keep_their_rows_across_growth_and_widening() -> None:
     wide = Shard._kept(holder, "raw", np.int32, (3,), 100_000, keep=5000)
     assert wide.dtype == np.int32 and len(wide) == 100_000
     np.testing.assert_array_equal(wide[:5000], rows.astype(np.int32))
-    Shard._trim_kept(holder, 100)  # a level that used less than a quarter: given back
+    Shard._trim_kept(holder, 100, ("raw",))  # a level that used under a quarter: given back
     assert holder.kept == {}
 
 
@@ -175,11 +203,11 @@ def test_levels_numbered_first_walk_as_levels_numbered_late(
 
     g = intersection_grammar(random_family(3, 6, seed=seed))
     search = _search(g, monkeypatch)
-    every_late = _levels(search, "packed", sharded_native, shards)
+    every_late = _levels(search, "packed", sharded_native, shards, seconds=1e9)
     letters = len(search.automaton.alphabet)
     monkeypatch.setattr(shard, "LATE_LIMIT", late * letters ** 2)  # late up to ~late states
-    switched = _levels(search, "packed", sharded_native, shards)
-    assert switched[0] == every_late[0] and switched[3] == every_late[3]
+    switched = _levels(search, "packed", sharded_native, shards, seconds=1e9)
+    assert switched[0] == every_late[0] and switched[3:] == every_late[3:]
     for mine, theirs in zip(switched[1:3], every_late[1:3], strict=True):
         np.testing.assert_array_equal(mine, theirs)
 
