@@ -52,7 +52,8 @@ BATCH_STATES = 100_000
 #: :data:`BATCH_STATES`, at least 4,096): a shard of a large cluster keeps its buffers small
 BUFFER_ROWS = 1 << 22
 #: the longest a shard waits for another to take a batch (it is only appended to a list
-#: there): longer means that shard is gone
+#: there), or to end the level (send its last batch, or answer an :meth:`Shard.exchange`
+#: with it), after this shard ended its own: longer means that shard is gone
 SEND_TIMEOUT = 60.0
 #: the phases of a shard's work that :meth:`Shard.usage` times: stepping the frontier
 #: (the kernel, which also puts each successor in its owner's buffer), learning the steps
@@ -378,7 +379,9 @@ class Shard:
         import asyncio
 
         self._take(sender, depth, parts, rows, codes, word)
-        with self.ended:
+        with self.ended:  # closed under the lock: close() fails every waiter it leaves
+            if self.closed:
+                raise PeerStopped(f"shard {self.index} was stopped: it sends no batch")
             answer = self.handed.pop((depth, sender), None)
             if answer is None:
                 loop = asyncio.get_running_loop()
@@ -389,13 +392,13 @@ class Shard:
     def _take(self, sender: int, depth: int, parts: list[list[int]], rows: Any, codes: Any,
               word: tuple[dict[str, Any], Any] | None) -> None:
         """A batch received (:meth:`receive`)."""
-        if self.closed:
-            raise PeerStopped(f"shard {self.index} was stopped: it takes no batch")
-        # empty, it may still bring parts
-        self.inbox.setdefault(depth, []).append((sender, parts, rows, codes))
-        self.received += len(codes)
-        if word is not None:
-            with self.ended:
+        with self.ended:  # on the event loop, or the actor thread (an exchange's answer)
+            if self.closed:
+                raise PeerStopped(f"shard {self.index} was stopped: it takes no batch")
+            # empty, it may still bring parts
+            self.inbox.setdefault(depth, []).append((sender, parts, rows, codes))
+            self.received += len(codes)
+            if word is not None:
                 self.told.setdefault(depth, {})[sender] = word
                 self.ended.notify_all()
 
@@ -450,12 +453,27 @@ class Shard:
         numbered first, fetching the other shards' codes (:meth:`sorted_codes`), one
         level a call, so that every shard has merged it.
 
-        Returns ``{"levels": per level numbered, {"new": its states, "bytes": the
-        shards' bytes then, "firsts": the number of each value's first state}, "end":
-        "empty", "settled", "cap" or "time"}``, the same on every shard (``None``: see
-        :meth:`_run`)."""
+        A call also ends before a level that could pass ``cap`` (``"near"``): the driver
+        decides on it first (:meth:`_pause`).  Returns ``{"levels": per level numbered,
+        {"new": its states, "bytes": the shards' bytes then, "firsts": the number of each
+        value's first state}, "end": "empty", "settled", "cap", "time" or "near"}``, the
+        same on every shard, and ``"pending"``: what this shard says of the level merged
+        and not stepped (``None``: see :meth:`_run`)."""
         return self._run(token, round_, lambda: self._levels(offset, set(found), settle,
                                                              cap, seconds))
+
+    def number_level(self, token: str, round_: int, offset: int) -> dict[int, int] | None:
+        """Number the last merge's new states from ``offset`` on without stepping them
+        (the level settles the question), the other shards' codes fetched
+        (:meth:`sorted_codes`): the number of each value's first state here (``None``:
+        see :meth:`_run`)."""
+        def body() -> dict[int, int]:
+            runs = self._fetch()
+            self._number(offset, runs)
+            return {v: offset + self._rank(runs, code)
+                    for v, code in self.summary["first"].items()}
+
+        return self._run(token, round_, body)
 
     def _late(self, base: int) -> bool:
         """Whether the level whose first number is ``base`` is numbered late."""
@@ -483,8 +501,9 @@ class Shard:
             if base is None or runs is None:  # q₀'s level: numbered, its value not asked
                 self._merge((0, runs) if runs is not None else None)
                 base = 1
-                if any(word["over"] for word, _ in told.values()) or over:
-                    return {"levels": out, "end": "time"}
+                end = self._pause(over, told, base, 1, cap)
+                if end is not None:
+                    return {"levels": out, "end": end, "pending": self.summary}
                 continue
             words = [self.summary, *(word for word, _ in told.values())]
             total = sum(w["new"] for w in words)
@@ -505,8 +524,23 @@ class Shard:
             found.update(firsts)
             self._merge((base, runs) if late else None)
             base += total
-            if over or any(word["over"] for word, _ in told.values()) or not self._late(base):
-                return {"levels": out, "end": "time"}
+            end = self._pause(over, told, base, total, cap)
+            if end is not None:
+                return {"levels": out, "end": end, "pending": self.summary}
+
+    def _pause(self, over: bool, told: dict[int, tuple[dict[str, Any], Any]], base: int,
+               total: int, cap: int) -> str | None:
+        """Whether the call ends with the level just merged (from number ``base``, its
+        parents ``total``) still to expand: ``"time"`` when a shard's seconds are up (or
+        the level is to be numbered first: :data:`LATE_LIMIT`), ``"near"`` when its states,
+        at most letters × its parents, could pass ``cap``: the driver then decides on the
+        level from every shard's word (``"pending"``) before any successor of it is made,
+        as a call a level did; else ``None``, the same on every shard."""
+        if over or any(word["over"] for word, _ in told.values()) or not self._late(base):
+            return "time"
+        if 0 <= cap < base + self.letters * total:
+            return "near"
+        return None
 
     def _rank(self, runs: tuple[Any, Any, Any], code: int) -> int:
         """How many of a level's codes (:meth:`_runs`) are below ``code``."""
@@ -658,7 +692,8 @@ class Shard:
         while not answered(future, 1.0):
             self._stop_if_unwanted()
             if time.monotonic() > deadline:
-                raise ResourceError(f"shard {self.index}: another shard took no batch "
+                raise ResourceError(f"shard {self.index}: another shard took no batch or "
+                                    f"ended no level "
                                     f"for {SEND_TIMEOUT:g} s")
 
     def _streams(self) -> tuple[Any, Any, Any, Any, Any, Any]:
@@ -911,9 +946,10 @@ class Shard:
     def close(self) -> None:
         """Give the shard's memory back now: its stores, the batches received, the step
         tables; every later call is refused."""
-        if self.closed:
-            return
-        self.closed = True
+        with self.ended:  # an exchange call registers its waiter under it (see there)
+            if self.closed:
+                return
+            self.closed = True
         self.store.close()
         for growing in (self.codes, self.gids, *self.kept.values()):
             growing.close()

@@ -65,7 +65,12 @@ Design
   and decides the same: the walk ends at an empty level, at the level whose first state
   of a value settles the question, or at the level that would pass the state budget;
   else each numbers its states, dedupes what it received and goes on, until a shard's
-  slice is up.  A level thus costs one message each way between every two shards and
+  slice is up, or until the next level's states could pass the state budget (at most
+  letters × this level's: the driver decides on that level before anyone steps it, so
+  the budget bounds memory as one level a call did).  A level that settles the question
+  is known once stepped: within a call its successors are made and dropped (one level's
+  work more than one process); at a call's end the driver decides first
+  (:func:`_settled`).  A level thus costs one message each way between every two shards and
   none of the driver's, where a call of the driver a level cost as much again.  The
   driver replays each level's answer as its loop of one level a call did (the same
   budget checks in the same order; codes are in the order of the numbers, so a level's
@@ -128,8 +133,8 @@ LOSS_GRACE = 10.0
 #: every few seconds whatever their actor computes) is frozen or unreachable: lost, even
 #: though the scheduler keeps listing it until its worker-ttl (5 minutes by default)
 SILENT_SECONDS = 60.0
-#: seconds of levels (from the end of the first, past the kernels' compilation) after
-#: which the driver judges, once, whether the levels are wide enough to shard
+#: seconds of levels (from the end of the first call's, past the kernels' compilation)
+#: after which the driver judges, once, whether the levels are wide enough to shard
 PROBE_SECONDS = 5.0
 #: the fewest states a level must hold, on average and the latest, to be worth its round
 #: trips: at 6–46 ms per level (measured on two workers, idle to loaded, with two driver
@@ -149,8 +154,9 @@ class _Narrow(Exception):
 
 
 class _Probe:
-    """The levels' width, judged once :data:`PROBE_SECONDS` after the first level ended
-    (before, the workers may still be compiling): :class:`_Narrow` when the levels since
+    """The levels' width, judged once :data:`PROBE_SECONDS` after the first call's levels
+    came back (before, the workers may still be compiling; the driver learns the levels
+    of a call when it ends, :data:`SLICE`): :class:`_Narrow` when the levels since
     held fewer than :data:`MIN_WIDTH` states on average and the latest did too.  Judged
     once only, so a wide search's thin last levels never send it elsewhere."""
 
@@ -385,8 +391,10 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
         at: int | None = None  # q₀'s level first
         while True:
             answers = cluster.call("levels", at, sorted(found), settle, cap, SLICE,
-                                   what=f"expanding level {0 if at is None else level + 1}")
-            if any(a != answers[0] for a in answers):
+                                   what=f"expanding level {level + (at is not None)} or "
+                                        "one after it")
+            said = [{k: v for k, v in a.items() if k != "pending"} for a in answers]
+            if any(a != said[0] for a in said):
                 raise SdgBug("sharded search: the shards disagree on the levels walked")
             cluster.counting()
             for walked in answers[0]["levels"]:  # each as one level a call would be
@@ -412,8 +420,19 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
                     break
                 found.update(firsts)
                 offset += total
-            if answers[0]["end"] != "time":
+            if answers[0]["end"] not in ("time", "near"):
                 break
+            # the level merged and not stepped: settled, or past the cap, before it is
+            pending = [a["pending"] for a in answers]
+            codes = {v for p in pending for v in p["first"] if v not in found}
+            total = sum(p["new"] for p in pending)
+            if total and any(v >= settle for v in codes):
+                level += 1
+                offset, found = _settled(cluster, offset, found, settle, cap, meter)
+                complete = False
+                break
+            if 0 <= cap < offset + total:
+                raise meter.exceeded(cap, f"{budget.max_states} states")
             at = offset
         if usage is not None:
             usage(cluster.call("usage"))
@@ -421,6 +440,22 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
     except KeyboardInterrupt:
         raise meter.interrupted(offset) from None
     return witnesses, offset, complete, peak
+
+
+def _settled(cluster: _Cluster, offset: int, found: dict[int, int], settle: int, cap: int,
+             meter: Meter) -> tuple[int, dict[int, int]]:
+    """The level merged from number ``offset`` on settles the question: number it without
+    stepping it (:meth:`Shard.number_level`); the states counted (to its first settling
+    state) and ``found`` with its values' first states."""
+    firsts: dict[int, int] = {}
+    for answer in cluster.call("number_level", offset, what="numbering the last level"):
+        for v, g in answer.items():
+            if v not in found and g < firsts.get(v, g + 1):
+                firsts[v] = g
+    last = min(g for v, g in firsts.items() if v >= settle)
+    if 0 <= cap <= last:
+        raise meter.exceeded(cap, f"{meter.budget.max_states} states")
+    return last + 1, found | {v: g for v, g in firsts.items() if g <= last}
 
 
 def _witnesses(cluster: _Cluster, search: Search, found: dict[int, int]

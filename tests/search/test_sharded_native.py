@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sdg_automata.generators.families import even_length_dfa, intersection_grammar, random_family
@@ -28,8 +28,9 @@ class _Caught(Exception):
         self.search = search
 
 
-def _search(g: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The :class:`~sdg_automata.search.request.Search` the dask engine is given for g."""
+def _search(g: Any, monkeypatch: pytest.MonkeyPatch, required: bool = True) -> Any:
+    """The :class:`~sdg_automata.search.request.Search` the dask engine is given for g
+    (``None``, unless ``required``, when the question is answered without it)."""
     from sdg_automata.search import sharded
 
     def catch(search: Any, budget: Any, **_: Any) -> Any:
@@ -41,6 +42,8 @@ def _search(g: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
             max_grundy(g, g.start, engine="dask", options={"scheduler": "tcp://127.0.0.1:9"})
         except _Caught as e:
             return e.search
+    if not required:
+        return None
     raise AssertionError("the dask engine was not asked")
 
 
@@ -77,11 +80,12 @@ class _Cluster:
     process: the shards are threads, each call of the driver made on all at once; every
     answer is kept."""
 
-    def __init__(self, shards: list[Any], pool: ThreadPoolExecutor) -> None:
+    def __init__(self, shards: list[Any], pool: ThreadPoolExecutor,
+                 max_states: int | None = None) -> None:
         from sdg_automata.runtime.budget import Budget
 
         self.shards, self.pool, self.round = shards, pool, 1
-        self.meter = Budget().start("search", unit="states")
+        self.meter = Budget(max_states=max_states).start("search", unit="states")
         self.answers: list[Any] = []
 
     def call(self, method: str, *args: Any, what: str | None = None) -> list[Any]:
@@ -95,12 +99,14 @@ class _Cluster:
         pass
 
 
-def _levels(search: Any, store: str, kernel: Any, shards: int = 1, seconds: float = 0.0
+def _levels(search: Any, store: str, kernel: Any, shards: int = 1, seconds: float = 0.0,
+            max_states: int | None = None, ends: list[str] | None = None
             ) -> tuple[list[Any], Any, Any, int, Any]:
     """The shards' whole walk, driven by the driver's own loop
     (:func:`sdg_automata.search.sharded._walk`, ``seconds`` of levels a call: 0 is one
     level a call): what the shards said of each level, the codes and numbers of every
-    shard's states (shard after shard), the states numbered and the witnesses."""
+    shard's states (shard after shard), the states numbered and the witnesses; how each
+    call ended goes to ``ends``, also when the budget stops the walk."""
     import cloudpickle
 
     from sdg_automata.search import sharded
@@ -116,8 +122,12 @@ def _levels(search: Any, store: str, kernel: Any, shards: int = 1, seconds: floa
     try:
         with ThreadPoolExecutor(shards) as pool, pytest.MonkeyPatch.context() as m:
             m.setattr(sharded, "SLICE", seconds)
-            cluster = _Cluster(made, pool)
-            witnesses, states, _, _ = sharded._walk(cluster, search, None)  # type: ignore[arg-type]
+            cluster = _Cluster(made, pool, max_states)
+            try:
+                witnesses, states, _, _ = sharded._walk(cluster, search, None)  # type: ignore[arg-type]
+            finally:
+                if ends is not None:
+                    ends += [got[0]["end"] for got in cluster.answers]
     finally:
         for peer in peers:
             peer.stop()
@@ -195,9 +205,12 @@ def test_kept_streams_keep_their_rows_across_growth_and_widening() -> None:
        late=st.sampled_from([0, 40, 400]))
 def test_levels_numbered_first_walk_as_levels_numbered_late(
         monkeypatch: pytest.MonkeyPatch, seed: int, shards: int, late: int) -> None:
-    """Should give the same answers, codes and numbers whether a level is numbered late
-    (its codes sent with the last batches) or first (its codes fetched before it is
-    expanded, past ``LATE_LIMIT``), switching from one to the other mid-walk."""
+    """Should give the same levels, codes, numbers and witnesses whether a level is
+    numbered late (its codes sent with the last batches) or first (its codes fetched
+    before it is expanded, past ``LATE_LIMIT``: one level a call), switching from one to
+    the other mid-walk, as one process gives them.  (A level that settles is numbered
+    without being stepped when a call ends before it, so the calls' last levels may
+    differ: the levels both walked must agree.)"""
     from sdg_automata.kernels import sharded_native
     from sdg_automata.search import shard
 
@@ -205,11 +218,17 @@ def test_levels_numbered_first_walk_as_levels_numbered_late(
     search = _search(g, monkeypatch)
     every_late = _levels(search, "packed", sharded_native, shards, seconds=1e9)
     letters = len(search.automaton.alphabet)
-    monkeypatch.setattr(shard, "LATE_LIMIT", late * letters ** 2)  # late up to ~late states
-    switched = _levels(search, "packed", sharded_native, shards, seconds=1e9)
-    assert switched[0] == every_late[0] and switched[3:] == every_late[3:]
+    with monkeypatch.context() as m:  # late up to ~late states (this example only)
+        m.setattr(shard, "LATE_LIMIT", late * letters ** 2)
+        switched = _levels(search, "packed", sharded_native, shards, seconds=1e9)
+    both = min(len(switched[0]), len(every_late[0]))
+    assert switched[0][:both] == every_late[0][:both] and switched[3:] == every_late[3:]
     for mine, theirs in zip(switched[1:3], every_late[1:3], strict=True):
         np.testing.assert_array_equal(mine, theirs)
+    one = max_grundy(g, g.start, strategy="bfs", engine="python")
+    assert switched[3] == one.states
+    assert {v: str(w) for v, w in switched[4].items()} == {
+        v: str(w) for v, w in one.witnesses.items()}
 
 
 @given(data=st.data(), runs=st.integers(1, 4), div=st.integers(1, 5))
@@ -238,3 +257,40 @@ def test_number_ranks_keys_among_runs_of_codes(data: st.DataObject, runs: int,
         kernel.number(keys, 0, len(keys), div, level, bounds, np.zeros(runs, np.int64), 7,
                       out)
         np.testing.assert_array_equal(out, want)
+
+
+@settings(max_examples=16, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), shards=st.sampled_from([1, 2, 3]),
+       seconds=st.sampled_from([0.0, 1e9]), cap=st.one_of(st.none(), st.integers(1, 400)),
+       walk_all=st.booleans())
+def test_the_walk_stops_where_one_process_stops_and_never_steps_past_the_cap(
+        monkeypatch: pytest.MonkeyPatch, seed: int, shards: int, seconds: float,
+        cap: int | None, walk_all: bool) -> None:
+    """Should give one process's verdict (states, witnesses) or its budget error (the same
+    count and message), walking one level a call or all in one; and a level whose states
+    could pass the cap is decided by the driver before any shard steps it (no call ends
+    at the cap inside the shards: a budget of states keeps its memory bound)."""
+    from sdg_automata.errors import BudgetExceeded
+    from sdg_automata.kernels import sharded_native
+
+    dfas = random_family(3, 6, seed=seed)
+    if walk_all:  # an empty intersection: no value settles, the cap decides
+        dfas.append(dfas[0].complement().intersection(even_length_dfa(dfas[0].input_symbols))
+                    .minify())
+    g = intersection_grammar(dfas)
+    search = _search(g, monkeypatch, required=False)
+    assume(search is not None)  # a question answered before any search
+    ends: list[str] = []
+    try:
+        one = max_grundy(g, g.start, strategy="bfs", engine="python", max_states=cap)
+    except BudgetExceeded as e:
+        with pytest.raises(BudgetExceeded) as two:
+            _levels(search, "packed", sharded_native, shards, seconds, cap, ends)
+        assert two.value.explored == e.explored and str(two.value) == str(e)
+    else:
+        walk = _levels(search, "packed", sharded_native, shards, seconds, cap, ends)
+        assert walk[3] == one.states
+        assert {v: str(w) for v, w in walk[4].items()} == {
+            v: str(w) for v, w in one.witnesses.items()}
+    assert "cap" not in ends
