@@ -428,6 +428,8 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
             total = sum(p["new"] for p in pending)
             if total and any(v >= settle for v in codes):
                 level += 1
+                peak = max(peak, sum(p["bytes"] for p in pending))
+                probe.level(level, offset + total, total)
                 offset, found = _settled(cluster, offset, found, settle, cap, meter)
                 complete = False
                 break

@@ -101,12 +101,12 @@ class _Cluster:
 
 def _levels(search: Any, store: str, kernel: Any, shards: int = 1, seconds: float = 0.0,
             max_states: int | None = None, ends: list[str] | None = None
-            ) -> tuple[list[Any], Any, Any, int, Any]:
+            ) -> tuple[list[Any], Any, Any, int, Any, int]:
     """The shards' whole walk, driven by the driver's own loop
     (:func:`sdg_automata.search.sharded._walk`, ``seconds`` of levels a call: 0 is one
     level a call): what the shards said of each level, the codes and numbers of every
-    shard's states (shard after shard), the states numbered and the witnesses; how each
-    call ended goes to ``ends``, also when the budget stops the walk."""
+    shard's states (shard after shard), the states numbered, the witnesses and the peak
+    bytes; how each call ended goes to ``ends``, also when the budget stops the walk."""
     import cloudpickle
 
     from sdg_automata.search import sharded
@@ -124,7 +124,7 @@ def _levels(search: Any, store: str, kernel: Any, shards: int = 1, seconds: floa
             m.setattr(sharded, "SLICE", seconds)
             cluster = _Cluster(made, pool, max_states)
             try:
-                witnesses, states, _, _ = sharded._walk(cluster, search, None)  # type: ignore[arg-type]
+                witnesses, states, _, peak = sharded._walk(cluster, search, None)  # type: ignore[arg-type]
             finally:
                 if ends is not None:
                     ends += [got[0]["end"] for got in cluster.answers]
@@ -134,7 +134,7 @@ def _levels(search: Any, store: str, kernel: Any, shards: int = 1, seconds: floa
     codes = np.concatenate([s.codes.array[:s.n] for s in made])
     gids = np.concatenate([s.gids.array[:s.n] for s in made])
     walked = [level for got in cluster.answers for level in got[0]["levels"]]
-    return walked, codes, gids, states, witnesses
+    return walked, codes, gids, states, witnesses, peak
 
 
 @settings(max_examples=10, deadline=None, derandomize=True,
