@@ -405,28 +405,22 @@ def _walk(cluster: _Cluster, search: Search, usage: Callable[[list[dict[str, flo
                     break
                 probe.level(level, offset + total, total)
                 firsts = {v: g for v, g in walked["firsts"].items() if v not in found}
-                settles = any(v >= settle for v in firsts)
-                if not settles and 0 <= cap < offset + total:
-                    raise meter.exceeded(cap, f"{budget.max_states} states")
-                if not settles:
-                    meter.check(offset + total)
-                if settles:
-                    last = min(g for v, g in firsts.items() if v >= settle)
-                    if 0 <= cap <= last:
-                        raise meter.exceeded(cap, f"{budget.max_states} states")
-                    found.update({v: g for v, g in firsts.items() if g <= last})
-                    offset = last + 1
+                if any(v >= settle for v in firsts):
+                    offset, found = _settle_at(firsts, found, settle, cap, meter)
                     complete = False
                     break
+                if 0 <= cap < offset + total:
+                    raise meter.exceeded(cap, f"{budget.max_states} states")
+                meter.check(offset + total)
                 found.update(firsts)
                 offset += total
             if answers[0]["end"] not in ("time", "near"):
                 break
             # the level merged and not stepped: settled, or past the cap, before it is
             pending = [a["pending"] for a in answers]
-            codes = {v for p in pending for v in p["first"] if v not in found}
+            values = {v for p in pending for v in p["first"] if v not in found}
             total = sum(p["new"] for p in pending)
-            if total and any(v >= settle for v in codes):
+            if total and any(v >= settle for v in values):
                 level += 1
                 peak = max(peak, sum(p["bytes"] for p in pending))
                 probe.level(level, offset + total, total)
@@ -454,6 +448,14 @@ def _settled(cluster: _Cluster, offset: int, found: dict[int, int], settle: int,
         for v, g in answer.items():
             if v not in found and g < firsts.get(v, g + 1):
                 firsts[v] = g
+    return _settle_at(firsts, found, settle, cap, meter)
+
+
+def _settle_at(firsts: dict[int, int], found: dict[int, int], settle: int, cap: int,
+               meter: Meter) -> tuple[int, dict[int, int]]:
+    """A level settles the question, its values' first states ``firsts`` (numbers, of the
+    values not in ``found``): the states counted, to its first settling state (the state
+    budget passed before it raises), and ``found`` with the first states before it."""
     last = min(g for v, g in firsts.items() if v >= settle)
     if 0 <= cap <= last:
         raise meter.exceeded(cap, f"{meter.budget.max_states} states")
