@@ -43,7 +43,7 @@ from .step import (
 __all__ = ["CONTINUATION", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1", "MUL2",
            "OCCUPIED", "REMAINDER_BITS", "REMAINDER_MASK", "SHIFTED", "SIZE", "SLOT_BITS",
            "SLOT_MASK", "admit", "admit_hash", "admit_keys", "climb", "compact_bfs", "double",
-           "drain", "key_of", "rekey", "scramble", "unscramble"]
+           "drain", "key_of", "pack_rows", "rekey", "scramble", "unpack_rows", "unscramble"]
 
 # ---------------------------------------------------------------------------
 # the compact store: an exact Cleary table of keys (sdg_automata.search.compiled.drive.CompactStore)
@@ -324,6 +324,24 @@ def key_of(rows: Array, row: int, fields: Array) -> Any:
     for i in range(rows.shape[1]):
         key |= np.uint64(rows[row, i]) << fields[i]
     return key
+
+
+@jit
+def pack_rows(rows: Array, count: int, fields: Array, keys: Array) -> None:
+    """``keys[i]`` ← the key of ``rows[i]`` (:func:`key_of`), for i below ``count``: the
+    frontier goes to its spool as keys, 8 bytes a state where its records take 4 an id."""
+    for i in range(count):
+        keys[i] = key_of(rows, i, fields)
+
+
+@jit
+def unpack_rows(keys: Array, count: int, fields: Array, widths: Array, rows: Array) -> None:
+    """``rows[i]`` ← the ids of ``keys[i]`` (fields of ``widths`` bits at the shifts
+    ``fields``: :func:`pack_rows`'s inverse), for i below ``count``."""
+    for i in range(count):
+        key = keys[i]
+        for f in range(fields.shape[0]):
+            rows[i, f] = np.int32((key >> fields[f]) & ((_ONE << widths[f]) - _ONE))
 
 
 @jit

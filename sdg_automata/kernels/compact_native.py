@@ -4,7 +4,9 @@ The ``compact`` engine's breadth-first walk calls
 :func:`~sdg_automata.kernels.compact.compact_bfs` (the walk),
 :func:`~sdg_automata.kernels.compact.admit_keys` (its first key, and the keys coming
 back after a re-encoding), :func:`~sdg_automata.kernels.compact.drain` and
-:func:`~sdg_automata.kernels.compact.double` (its table's moves) and
+:func:`~sdg_automata.kernels.compact.double` (its table's moves),
+:func:`~sdg_automata.kernels.compact.pack_rows` and
+:func:`~sdg_automata.kernels.compact.unpack_rows` (the frontier to and from its spool) and
 :func:`~sdg_automata.kernels.compact.climb` (the witnesses).  :data:`LIBRARY` makes
 them one native object (:mod:`sdg_automata.kernels.native`), linked in later processes
 without importing numba (about 0.8 CPU s and 100 MB a process, issue 36), as
@@ -38,6 +40,8 @@ LIBRARY = Library(
               result=True),
         Entry(name="double", function="double",
               args=(_U8, _I8, _U8, _I8, _U8, "i8", _U8, _I8, _U8, _U8), result=True),
+        Entry(name="pack_rows", function="pack_rows", args=(_ROWS, "i8", _U8, _U8)),
+        Entry(name="unpack_rows", function="unpack_rows", args=(_U8, "i8", _U8, _U8, _ROWS)),
         Entry(name="climb", function="climb", args=(_I8, "i8", "i8", "i8", "i8[:, :]", _I8),
               result=True),
     ))

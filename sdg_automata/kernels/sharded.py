@@ -38,7 +38,7 @@ from .protocol import (
     WORK,
     N,
 )
-from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, step
+from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, prefetch, step
 
 __all__ = ["absorb", "absorb_packed", "expand", "first_rows", "number", "owner"]
 
@@ -210,9 +210,9 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
     native entry point allocates nothing: :mod:`sdg_automata.kernels.sharded_native`).
 
     FULL when the store needs room (as :func:`~sdg_automata.kernels.automaton.bfs`),
-    else DONE.  By runs of :data:`BATCH` rows, hashes first, then lookups in order, as
-    :func:`~sdg_automata.kernels.automaton.bfs` does, so that the processor overlaps
-    the lookups' random accesses.
+    else DONE.  By runs of :data:`BATCH` rows, hashes first (their homes prefetched), then
+    lookups in order, as :func:`~sdg_automata.kernels.automaton.bfs` does, so that the
+    lookups' cache misses overlap.
     """
     width = records.shape[1]
     groups = width - wc
@@ -235,6 +235,9 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
             if wc:
                 block[j, groups] = raw[i, groups]
             hashes[j] = _hash(block, j)
+            slot = np.int64(hashes[j] & np.uint64(mask))  # its lines, for the lookups
+            prefetch(table, slot)
+            prefetch(tags, slot)
         for j in range(m):
             h = hashes[j]
             tag = np.int64(h >> np.uint64(56))
@@ -290,6 +293,7 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
                 key |= np.uint64(raw[i, groups]) << np.uint64(shifts[groups])
             bkeys[j] = key
             slots[j] = home(key_hash(key), form)
+            prefetch(table, slots[j])
         for j in range(m):
             key1 = bkeys[j] + np.uint64(1)
             found = _lookup(table, slots[j], key1)

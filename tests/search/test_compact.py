@@ -103,6 +103,48 @@ def _keys(t: stores._Cleary, fields: object = None) -> list[int]:
     return keys
 
 
+@settings(max_examples=60, deadline=None)
+@given(widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
+       steps=st.lists(st.tuples(st.integers(1, 40), st.lists(st.integers(0, 4), min_size=5,
+                                                            max_size=5)),
+                      min_size=1, max_size=5),
+       reads=st.lists(st.tuples(st.integers(0, 200), st.integers(1, 64)), max_size=8),
+       seed=st.integers(0, 2**32 - 1))
+def test_the_spooled_frontier_reads_back_across_re_encodings(
+        widths: list[int], steps: list[tuple[int, list[int]]],
+        reads: list[tuple[int, int]], seed: int) -> None:
+    """The frontier goes to its spool as keys in the table's layout of the moment
+    (:meth:`CompactStore.push`); the layout widens between pushes (:meth:`fit`), and
+    every range read back (:meth:`CompactStore.read`) is the records pushed, against a
+    plain list of them."""
+    import random
+
+    rng = random.Random(seed)
+    store = stores.CompactStore([(1 << w) - 1 for w in widths], 2, q=6)
+    pushed: list[tuple[int, ...]] = []
+    released = 0
+    try:
+        for count, widen in steps:
+            w = store.table.widths
+            rows = np.array([[rng.randrange(1 << b) for b in w] for _ in range(count)],
+                            dtype=np.int32)
+            store.push(rows, np.arange(count, dtype=np.int64))
+            pushed += [tuple(r) for r in rows.tolist()]
+            wider = [b + d for b, d in zip(w, widen, strict=False)]
+            if sum(wider) <= 64:  # (wider keys are refused: tested below)
+                store.fit([(1 << b) - 1 for b in wider], 0)
+            for first, size in reads:
+                first = released + first % (len(pushed) - released)
+                out = np.full((size, len(widths)), -1, dtype=np.int32)
+                got = store.read(first, out)
+                assert got == min(size, len(pushed) - first)
+                assert [tuple(r) for r in out[:got].tolist()] == pushed[first:first + got]
+            released = rng.randrange(released, len(pushed))
+            store.release(released)
+    finally:
+        store.close()
+
+
 @settings(max_examples=150, deadline=None)
 @given(q=st.integers(6, 8), widths=st.lists(st.integers(1, 7), min_size=1, max_size=4),
        grow=st.integers(0, 2), widen=st.lists(st.integers(0, 3), min_size=4, max_size=4),
@@ -339,6 +381,8 @@ def test_small_buffers_spill_to_the_spool(monkeypatch: pytest.MonkeyPatch) -> No
     stores_agree(intersection_grammar(random_family(2, 6, seed=3)), "A")
     stores_agree(modular_family([ModularSpec.parse(s) for s in "3:0 5:2 7:3 3:1".split()]),
                  "A")
+    # ids outgrow their fields while states wait in the spool: keys of several layouts
+    stores_agree(intersection_grammar(random_family(3, 7, seed=28)), "A")
 
 
 def test_long_witnesses_come_back_from_the_spool(monkeypatch: pytest.MonkeyPatch) -> None:

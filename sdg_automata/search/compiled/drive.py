@@ -390,8 +390,8 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
             cursor[protocol.OUT] = out = 0
         if sid - base >= cursor[protocol.IN] and sid < n - out:  # the next input
             base = sid
-            cursor[protocol.IN] = store.records.read(sid, inrec)
-            store.records.release(sid)
+            cursor[protocol.IN] = store.read(sid, inrec)
+            store.release(sid)
         store.make_room(n, letters)
 
     try:
