@@ -25,7 +25,10 @@ the same two cores, so 2 workers cannot be expected to halve anything here; the 
 columns say what the sharding costs in work (issue 36 item 6 asks for the 2-worker row's
 CPU total within 1.5× one process's), and the phase table where the shards' time goes
 (:data:`~sdg_automata.search.shard.PHASES`; wall seconds, so on a shared machine they
-include time spent waiting for a core).
+include time spent waiting for a core).  The row "one process, another beside it" runs
+two one-process searches at once and gives one's CPU: what two busy processes cost each
+other on this machine (shared caches, memory), with no sharding in it, the floor under
+the 2-worker row's ratio; its wall seconds are the later one's.
 """
 
 from __future__ import annotations
@@ -54,6 +57,30 @@ ROWS = ((1, True), (2, True), (2, False))
 def _one_process(path: Path) -> dict[str, Any]:
     _, peak, out = child_cpu(["-m", "benchmarks.bench_sharded", str(path)], timeout=3600)
     return {**json.loads(out), "cpu_workers": 0.0, "peak_driver": peak, "peak_worker": 0}
+
+
+def _two_at_once(path: Path) -> dict[str, Any]:
+    """Two one-process searches at the same time, each in a child of its own: the CPU of
+    one of them (the mean), which the machine's shared caches and memory raise over a
+    search alone; a sharded search's two workers pay it too, so its ratio is the floor
+    of the 2-worker row's on this machine (no sharding cost in it at all)."""
+    import re
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    children = [subprocess.Popen([sys.executable, "-m", "benchmarks.peak",
+                                  "benchmarks.bench_sharded", str(path)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 cwd=root)
+                for _ in range(2)]
+    done = [c.communicate(timeout=3600) for c in children]
+    if any(c.returncode for c in children):
+        raise RuntimeError(f"a one-process search beside another failed: {done[0][1][-800:]}")
+    outs = [json.loads(out) for out, _ in done]
+    peak = max(int(re.findall(r"PEAK_KB (\d+)", err)[-1]) * 1024 for _, err in done)
+    return {**outs[0], "cpu_driver": sum(o["cpu_driver"] for o in outs) / 2,
+            "seconds": max(o["seconds"] for o in outs), "cpu_workers": 0.0,
+            "peak_driver": peak, "peak_worker": 0}
 
 
 def _sharded(path: Path, warm: Path, workers: int, native: bool) -> dict[str, Any]:
@@ -105,7 +132,9 @@ def _on_cluster(g: Any, small: Any, workers: int) -> dict[str, Any]:
 
 def _round(path: Path, warm: Path, truth: int | None) -> list[dict[str, Any]]:
     """Every row once, in order; each with its CPU ratio to this round's one process."""
-    rows = [{"how": "one process", "workers": 0, "native": True, **_one_process(path)}]
+    rows = [{"how": "one process", "workers": 0, "native": True, **_one_process(path)},
+            {"how": "one process, another beside it", "workers": 0, "native": True,
+             **_two_at_once(path)}]
     rows += [{"how": f"sharded, {w} worker{'s' * (w > 1)}{'' if n else ', numba'}",
               "workers": w, "native": n, **_sharded(path, warm, w, n)} for w, n in ROWS]
     for r in rows:

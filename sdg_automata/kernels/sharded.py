@@ -13,10 +13,12 @@ store (:mod:`sdg_automata.kernels.step`).
 
 Issue 36 (item 6): a successor is written once, into its owner's buffer (the batch
 that goes on the wire), not into a block sorted by owner afterwards and copied out by
-slices; and a shard reads the batches it received as one stream per sender, merged by
-code on the fly, with each sender's part ids translated to its own as the row is read
-(a table lookup per id, in cache): its new states come out in code order, so no sort
-of the level, no translated copy of a batch and no pass that moves table entries.
+slices; a batch received is translated into the shard's part ids as it is copied into
+the level's streams (:func:`translate`: the copy that was made anyway, a table lookup per
+id, in cache); and the shard reads the streams, one per sender, merged by code on the
+fly: its new states come out in code order, so no sort of the level and no pass that
+moves table entries.  (The ids were translated inside :func:`absorb` until issue 36:
+there a branch per id on the row's sender, which the merge makes unpredictable.)
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from .protocol import (
 )
 from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, prefetch, step
 
-__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "number", "owner"]
+__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "number", "owner", "translate"]
 
 #: the seed of the owner hash: any constant other than the table hash's start, so that
 #: which shard owns a state and where the shard's table puts it are independent
@@ -170,43 +172,44 @@ def _take(rcodes: Array, heads: Array, ends: Array) -> tuple[int, int]:
 
 
 @jit
-def _batch(rcodes: Array, heads: Array, ends: Array, sources: Array, rows: Array) -> int:
-    """Up to :data:`BATCH` rows of the streams by code (:func:`_take`): their streams
-    (``sources``) and rows; how many (fewer: every stream is read)."""
+def _batch(rcodes: Array, heads: Array, ends: Array, rows: Array) -> int:
+    """Up to :data:`BATCH` rows of the streams by code (:func:`_take`) into ``rows``; how
+    many (fewer: every stream is read)."""
     m = 0
     while m < BATCH:
         s, i = _take(rcodes, heads, ends)
         if s < 0:
             break
-        sources[m], rows[m] = s, i
+        rows[m] = i
         m += 1
     return m
 
 
-@_inline
-def _ours(raw: Array, i: int, g: int, s: int, offsets: Array, trans: Array) -> int:
-    """Our id of group g's id in row i of stream s: ``trans[offsets[s, g] + id]``, or the
-    id itself where ``offsets[s, 0]`` is −1 (our own successors)."""
-    if offsets[s, 0] < 0:
-        return int(raw[i, g])
-    return int(trans[offsets[s, g] + raw[i, g]])
+@jit
+def translate(rows: Array, table: Array, offsets: Array, out: Array) -> None:
+    """``out[i, c]`` ← ``table[offsets[c] + rows[i, c]]`` where ``offsets[c]`` ≥ 0 (a
+    group's ids: the sender's, as ours), else ``rows[i, c]`` (the constraint's state, the
+    same on every shard): a batch received, in the shard's ids, as it is copied into the
+    level's streams (``out`` may be narrower than ``rows``: the caller knows ours fit)."""
+    for i in range(rows.shape[0]):
+        for c in range(rows.shape[1]):
+            o = offsets[c]
+            out[i, c] = table[o + rows[i, c]] if o >= 0 else rows[i, c]
 
 
 @jit
-def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw: Array,
-           rcodes: Array, heads: Array, ends: Array, offsets: Array, trans: Array,
-           block: Array, hashes: Array, sources: Array, rows: Array, cursor: Array) -> int:
+def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
+           rcodes: Array, heads: Array, ends: Array, block: Array, hashes: Array,
+           rows: Array, cursor: Array) -> int:
     """Add the states of the streams received not stored yet, as new states ``cursor[N]``,
     … with their codes, reading the streams merged in the order of their codes.
 
     Stream s is rows ``heads[s]`` … ``ends[s]`` − 1 of ``raw`` (codes ``rcodes``), sorted
-    by code, in a sender's part ids: group g's id i is ours ``trans[offsets[s, g] + i]``,
-    or i itself where ``offsets[s, 0]`` is −1 (our own successors); the constraint's
-    state (``wc``) is the same everywhere.  Codes are distinct (one per edge), so the
-    first time a state is read is by its least code, and the new states come out in
-    code order: the one-process walk's order within the level.  A state already stored
-    is left as it is.  ``block`` (:data:`BATCH` rows of the records' type), ``hashes``
-    (uint64), ``sources`` and ``rows`` (int64), of :data:`BATCH` each, are scratch (a
+    by code, in the shard's part ids (:func:`translate`).  Codes are distinct (one per
+    edge), so the first time a state is read is by its least code, and the new states
+    come out in code order: the one-process walk's order within the level.  A state
+    already stored is left as it is.  ``block`` (:data:`BATCH` rows of the records'
+    type), ``hashes`` (uint64) and ``rows`` (int64), of :data:`BATCH` each, are scratch (a
     native entry point allocates nothing: :mod:`sdg_automata.kernels.sharded_native`).
 
     FULL when the store needs room (as :func:`~sdg_automata.kernels.automaton.bfs`),
@@ -215,7 +218,6 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
     lookups' cache misses overlap.
     """
     width = records.shape[1]
-    groups = width - wc
     capacity = records.shape[0]
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
@@ -226,14 +228,12 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
         if n + BATCH >= capacity or n + BATCH >= load:
             status = FULL
             break
-        m = _batch(rcodes, heads, ends, sources, rows)
+        m = _batch(rcodes, heads, ends, rows)
         done = m < BATCH
         for j in range(m):
             i = rows[j]
-            for g in range(groups):
-                block[j, g] = _ours(raw, i, g, sources[j], offsets, trans)
-            if wc:
-                block[j, groups] = raw[i, groups]
+            for c in range(width):
+                block[j, c] = raw[i, c]
             hashes[j] = _hash(block, j)
             slot = np.int64(hashes[j] & np.uint64(mask))  # its lines, for the lookups
             prefetch(table, slot)
@@ -256,9 +256,8 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, wc: int, raw
 
 @jit
 def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Array,
-                  codes: Array, wc: int, raw: Array, rcodes: Array, heads: Array, ends: Array,
-                  offsets: Array, trans: Array, sources: Array, picked: Array, bkeys: Array,
-                  slots: Array, cursor: Array) -> int:
+                  codes: Array, raw: Array, rcodes: Array, heads: Array, ends: Array,
+                  picked: Array, bkeys: Array, slots: Array, cursor: Array) -> int:
     """:func:`absorb` over a packed store: a state is its key (its ids, ours, as bit fields
     at ``shifts``), looked up in the ordered table of :mod:`sdg_automata.kernels.packed`
     (one word compared a probe); a new state n's key goes to ``queue[n & (len − 1)]``.
@@ -266,9 +265,8 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
     FULL when the table would pass ``load`` keys, when ``queue`` or ``codes`` has no room
     for :data:`BATCH` more states past ``cursor[SID]`` (the first state still needed in the
     ring), or when a cluster runs past the tail (``cursor[OVERFLOW]`` = 1): the streams'
-    heads are then where the first row not stored is.  ``sources``, ``picked``,
-    ``bkeys`` and ``slots`` (:data:`BATCH` each) are scratch."""
-    groups = shifts.shape[0] - wc
+    heads are then where the first row not stored is.  ``picked``, ``bkeys`` and
+    ``slots`` (:data:`BATCH` each) are scratch."""
     qmask = queue.shape[0] - 1
     capacity = codes.shape[0]
     end = table.shape[0]
@@ -281,16 +279,13 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
             status = FULL
             break
         # picked: the rows (a row's stream is found again on an overflow)
-        m = _batch(rcodes, heads, ends, sources, picked)
+        m = _batch(rcodes, heads, ends, picked)
         done = m < BATCH
         for j in range(m):
             i = picked[j]
             key = np.uint64(0)
-            for g in range(groups):
-                key |= np.uint64(_ours(raw, i, g, sources[j], offsets, trans)) << np.uint64(
-                    shifts[g])
-            if wc:
-                key |= np.uint64(raw[i, groups]) << np.uint64(shifts[groups])
+            for c in range(shifts.shape[0]):
+                key |= np.uint64(raw[i, c]) << np.uint64(shifts[c])
             bkeys[j] = key
             slots[j] = home(key_hash(key), form)
             prefetch(table, slots[j])

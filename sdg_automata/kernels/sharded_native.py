@@ -2,7 +2,8 @@
 reference counts.
 
 A shard (:class:`~sdg_automata.search.shard.Shard`) steps its frontier with
-:func:`~sdg_automata.kernels.sharded.expand` and dedupes what it received with
+:func:`~sdg_automata.kernels.sharded.expand`, translates what it received into its ids
+with :func:`~sdg_automata.kernels.sharded.translate` and dedupes it with
 :func:`~sdg_automata.kernels.sharded.absorb_packed` (:func:`~sdg_automata.kernels.sharded.absorb`
 on records), and numbers a level with :func:`~sdg_automata.kernels.sharded.number` and
 :func:`~sdg_automata.kernels.sharded.first_rows`.  Through numba's dispatchers those
@@ -30,7 +31,7 @@ from .native import Entry, Library
 from .records_native import RECORDS
 
 __all__ = ["LIBRARY", "absorb", "absorb_packed", "expand", "first_rows", "functions",
-           "number", "owner"]
+           "number", "owner", "translate"]
 
 #: the types of a batch's ids on the wire (uint16 while every id fits, then int32)
 WIRE = {"uint16": "u2", "int32": "i4"}
@@ -51,14 +52,16 @@ def _entries() -> tuple[Entry, ...]:
                 result=True))
             out.append(Entry(
                 name=f"absorb_{rec}_{wire}", function="absorb",
-                args=(f"{rec}[:, :]", i4, u1, i8, "i8", raw, i8, i8, i8, "i8[:, :]", i4,
-                      f"{rec}[:, :]", u8, i8, i8, i8),
+                args=(f"{rec}[:, :]", i4, u1, i8, raw, i8, i8, i8, f"{rec}[:, :]", u8, i8,
+                      i8),
                 result=True))
         out.append(Entry(
             name=f"absorb_packed_{wire}", function="absorb_packed",
-            args=(u8, i8, "i8", i8, u8, i8, "i8", raw, i8, i8, i8, "i8[:, :]", i4, i8, i8,
-                  u8, i8, i8),
+            args=(u8, i8, "i8", i8, u8, i8, raw, i8, i8, i8, i8, u8, i8, i8),
             result=True))
+        # a sender's ids (its wire type) into ours (our wire type)
+        out.extend(Entry(name=f"translate_{wire}_{into}", function="translate",
+                         args=(raw, i4, i8, f"{into}[:, :]")) for into in WIRE.values())
     return (*out,
             Entry(name="owner", function="owner",
                   args=("u8[:, :]", rows, "i8", "i8", "i8", "i8"), result=True),
@@ -86,14 +89,19 @@ def expand(*args: Any) -> int:
 
 
 def absorb(*args: Any) -> int:
-    """:func:`~sdg_automata.kernels.sharded.absorb` (records ``args[0]``, batch ``args[5]``)."""
-    name = f"absorb_{RECORDS[args[0].dtype.name]}_{WIRE[args[5].dtype.name]}"
+    """:func:`~sdg_automata.kernels.sharded.absorb` (records ``args[0]``, batch ``args[4]``)."""
+    name = f"absorb_{RECORDS[args[0].dtype.name]}_{WIRE[args[4].dtype.name]}"
     return int(functions()[name](*args))
 
 
 def absorb_packed(*args: Any) -> int:
-    """:func:`~sdg_automata.kernels.sharded.absorb_packed` (batch ``args[7]``)."""
-    return int(functions()[f"absorb_packed_{WIRE[args[7].dtype.name]}"](*args))
+    """:func:`~sdg_automata.kernels.sharded.absorb_packed` (batch ``args[6]``)."""
+    return int(functions()[f"absorb_packed_{WIRE[args[6].dtype.name]}"](*args))
+
+
+def translate(*args: Any) -> None:
+    """:func:`~sdg_automata.kernels.sharded.translate` (batch ``args[0]``, out ``args[3]``)."""
+    functions()[f"translate_{WIRE[args[0].dtype.name]}_{WIRE[args[3].dtype.name]}"](*args)
 
 
 def owner(*args: Any) -> int:

@@ -58,7 +58,8 @@ SEND_TIMEOUT = 60.0
 #: the phases of a shard's work that :meth:`Shard.usage` times: stepping the frontier
 #: (the kernel, which also puts each successor in its owner's buffer), learning the steps
 #: it missed, handing the full buffers out as batches, waiting for batches to be taken,
-#: deduping received states (merged by code, their ids translated as they are read),
+#: deduping received states (their ids translated as they are copied in, then merged by
+#: code),
 #: finding the values' first new states, numbering them (with fetching the others' codes)
 PHASES = ("step", "learn", "route", "send", "absorb", "order", "number")
 #: the worker metric (sent to the scheduler with every heartbeat) that counts the kernel
@@ -696,11 +697,12 @@ class Shard:
                                     f"ended no level "
                                     f"for {SEND_TIMEOUT:g} s")
 
-    def _streams(self) -> tuple[Any, Any, Any, Any, Any, Any]:
+    def _streams(self) -> tuple[Any, Any, Any, Any]:
         """The batches received, as :func:`~sdg_automata.kernels.sharded.absorb` reads them:
         one stream per sender (rows, codes, heads, ends), each in arrival order, so sorted
-        by code; and the translation of each sender's part ids to ours (offsets, table),
-        after interning the parts they sent, in the order they sent them."""
+        by code, and in this shard's part ids: each sender's parts are interned in the
+        order they were sent, and its batches translated as they are copied in
+        (:func:`~sdg_automata.kernels.sharded.translate`)."""
         import numpy as np
 
         inbox: list[Any] = self.inbox.pop(self.depth, [])
@@ -714,38 +716,32 @@ class Shard:
                     known[g] = np.concatenate([known[g], ids])
         self._refresh_keys()
         own, self.own = self.own, 0
-        narrow = ((own == 0 or self.kept["raw"].dtype == np.uint16)
-                  and all(rows.dtype == np.uint16 for _, _, rows, _ in inbox))
         total = own + sum(len(codes) for _, _, _, codes in inbox)
-        # our own stream is rows 0 … own − 1 already (:meth:`_keep_own`); the others follow
-        raw = self._kept("raw", np.uint16 if narrow else np.int32, (self.width,), total,
-                         keep=own)
+        # our own stream is rows 0 … own − 1 already (:meth:`_keep_own`); the others follow,
+        # in our ids, which the wire type of our tables holds
+        raw = self._kept("raw", self._wire(), (self.width,), total, keep=own)
         rcodes = self._kept("rcodes", np.int64, (), total, keep=own)
         senders = ([self.index] if own else []) + sorted(batches)
         heads = np.zeros(len(senders), dtype=np.int64)
         ends = np.zeros(len(senders), dtype=np.int64)
-        offsets = np.full((len(senders), self.groups), -1, dtype=np.int64)
-        tables: list[Any] = []
-        at = used = 0
+        offsets = np.full(self.width, -1, dtype=np.int64)  # (the constraint's: as it is)
+        at = 0
         for s, who in enumerate(senders):
             heads[s] = at
             if who == self.index:  # in place already
                 at = own
             else:
+                tables = self.trans[who]
+                offsets[:self.groups] = np.cumsum([0, *(len(t) for t in tables[:-1])])
+                table = np.concatenate(tables)
                 for i in batches[who]:
                     _, _, rows, codes = inbox[i]
-                    raw[at:at + len(codes)] = rows
+                    self.kernel.translate(rows, table, offsets, raw[at:at + len(codes)])
                     rcodes[at:at + len(codes)] = codes
                     at += len(codes)
                     inbox[i] = None  # the received batch goes as soon as it is copied
             ends[s] = at
-            if who != self.index:
-                for g, trans in enumerate(self.trans[who]):
-                    offsets[s, g] = used
-                    tables.append(trans)
-                    used += len(trans)
-        table = np.concatenate(tables) if tables else np.zeros(1, dtype=np.int32)
-        return raw, rcodes, heads, ends, offsets, table
+        return raw, rcodes, heads, ends
 
     def _kept(self, name: str, dtype: Any, tail: tuple[int, ...], rows: int, *,
               keep: int = 0) -> Any:
@@ -813,13 +809,12 @@ class Shard:
         fresh = self.n
         cursor = np.zeros(8, dtype=np.int64)
         cursor[protocol.N] = fresh
-        raw, rcodes, heads, ends, offsets, trans = self._streams()
+        streams = raw, _, _, _ = self._streams()
         self.store.fit(self.tables, fresh)  # the ids interned may need wider fields
         cursor[protocol.SID] = fresh  # the first state the store must keep ids of
-        streams = (raw, rcodes, heads, ends, offsets, trans)
 
         def call() -> int:  # the store's arrays are read anew: a growth replaces them
-            return self.store.absorb(kernel, self.codes.array, self.wc, streams, cursor)
+            return self.store.absorb(kernel, self.codes.array, streams, cursor)
 
         dispatch(call, {protocol.FULL: lambda: self._room(int(cursor[protocol.N]), fresh,
                                                           cursor),

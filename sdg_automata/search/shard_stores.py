@@ -13,8 +13,8 @@ against, and the ids of its frontier to step them.  Two stores, with the kernels
   outgrow a key (:class:`~sdg_automata.search.compiled.stores.KeyTooWide`: the driver
   runs the search again on it, as the one-process walk does).
 
-Both take the batches received as streams merged by code, their ids translated as
-they are read (:meth:`absorb`), and number their new states from the shard's count on,
+Both take the batches received as streams in the shard's ids, merged by code
+(:meth:`absorb`), and number their new states from the shard's count on,
 in code order.
 """
 
@@ -46,8 +46,7 @@ class ShardStore(Protocol):
     def fit(self, tables: Any, n: int) -> None:
         """Make room in the states' encoding for every id interned so far."""
 
-    def absorb(self, kernel: Any, codes: Any, wc: int, streams: tuple[Any, ...],
-               cursor: Any) -> int:
+    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...], cursor: Any) -> int:
         """:func:`~sdg_automata.kernels.sharded.absorb` on this store: its status."""
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
@@ -94,19 +93,18 @@ class PackedShard:
         :class:`~sdg_automata.search.compiled.stores.KeyTooWide`)."""
         self.store.fit(tables.part_counts, self.fixed, n)
 
-    def absorb(self, kernel: Any, codes: Any, wc: int, streams: tuple[Any, ...],
-               cursor: Any) -> int:
+    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...], cursor: Any) -> int:
         import numpy as np
 
         from ..kernels.protocol import BATCH
 
         st = self.store
-        sources, picked = np.empty(BATCH, dtype=np.int64), np.empty(BATCH, dtype=np.int64)
+        picked = np.empty(BATCH, dtype=np.int64)
         keys = np.empty(BATCH, dtype=np.uint64)
         slots = np.empty(BATCH, dtype=np.int64)
         return int(kernel.absorb_packed(st.table.array, st.form, st.load, st.shifts,
-                                        st.queue.array, codes, wc, *streams, sources, picked,
-                                        keys, slots, cursor))
+                                        st.queue.array, codes, *streams, picked, keys, slots,
+                                        cursor))
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
         """Room for a block of states after n, the states from ``keep`` on kept in the
@@ -161,8 +159,7 @@ class RecordShard:
         """Widen the records to 32 bits once an id needs it."""
         self.store.fit(tables, n)
 
-    def absorb(self, kernel: Any, codes: Any, wc: int, streams: tuple[Any, ...],
-               cursor: Any) -> int:
+    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...], cursor: Any) -> int:
         import numpy as np
 
         from ..kernels.protocol import BATCH
@@ -170,9 +167,8 @@ class RecordShard:
         st = self.store
         records = st.records.array
         block = np.empty((BATCH, records.shape[1]), dtype=records.dtype)
-        return int(kernel.absorb(records, st.table.array, st.tags.array, codes, wc, *streams,
+        return int(kernel.absorb(records, st.table.array, st.tags.array, codes, *streams,
                                  block, np.empty(BATCH, dtype=np.uint64),
-                                 np.empty(BATCH, dtype=np.int64),
                                  np.empty(BATCH, dtype=np.int64), cursor))
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
