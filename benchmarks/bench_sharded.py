@@ -2,7 +2,8 @@
 against one process, on the ~10⁷-state binary instance of bench_search.
 
 One run, side by side: one process (``max_grundy(strategy="bfs", engine="compiled")``
-in a child process of its own), then the sharded search on a local cluster of 1 and of 2
+in a child process of its own), two such processes at once (see below), then the sharded
+search on a local cluster of 1 and of 2
 worker processes (``distributed.LocalCluster``, one thread each; this process is the
 driver and hosts the scheduler), and again on 2 workers with the shards' kernels run by
 numba's dispatchers (``SDG_AUTOMATA_NATIVE=0``) rather than the native library.  Seconds
@@ -74,8 +75,9 @@ def _two_at_once(path: Path) -> dict[str, Any]:
                                  cwd=root)
                 for _ in range(2)]
     done = [c.communicate(timeout=3600) for c in children]
-    if any(c.returncode for c in children):
-        raise RuntimeError(f"a one-process search beside another failed: {done[0][1][-800:]}")
+    for c, (_, err) in zip(children, done, strict=True):
+        if c.returncode:
+            raise RuntimeError(f"a one-process search beside another failed: {err[-800:]}")
     outs = [json.loads(out) for out, _ in done]
     peak = max(int(re.findall(r"PEAK_KB (\d+)", err)[-1]) * 1024 for _, err in done)
     return {**outs[0], "cpu_driver": sum(o["cpu_driver"] for o in outs) / 2,

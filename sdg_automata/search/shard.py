@@ -635,7 +635,8 @@ class Shard:
         return self.buffers
 
     def _wire(self) -> Any:
-        """The type of the ids in a batch: 16 bits while every id fits them (half the
+        """The type of this shard's ids in a batch it sends and in the level's streams it
+        merges (:meth:`_streams`): 16 bits while every id of its own fits them (half the
         bytes on the wire and in the inbox), else 32."""
         import numpy as np
 

@@ -643,8 +643,9 @@ class CompactStore:
                 np.array([b for _, b in done], dtype=np.int64))
 
     def nbytes(self) -> int:
-        """Bytes held in memory at the most (the table; the spools are files)."""
-        return max(self.peak, self.table.memory.capacity * 8)
+        """Bytes held in memory at the most (the table and the frontier's scratch; the
+        spools are files)."""
+        return max(self.peak, self.table.memory.capacity * 8) + self._keys.nbytes
 
     def close(self) -> None:
         self.frontier.close()
