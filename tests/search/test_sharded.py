@@ -333,6 +333,29 @@ def test_malformed_addresses_are_refused_before_any_connection(address: str) -> 
         pass
 
 
+def test_a_local_cluster_runs_without_dashboard_or_profiler() -> None:
+    """Should start ``--scheduler local``'s cluster without a dashboard (its port is never
+    told) and its worker processes without Dask's profiler (it samples every 10 ms for
+    the dashboard only), and leave this process's configuration as it was."""
+    import urllib.error
+    import urllib.request
+
+    import dask
+
+    from sdg_automata.runtime.cluster import dask_client
+
+    with dask_client("local", workers=1, timeout=60) as client:
+        profiling = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
+        port = client.cluster.scheduler.http_server.port
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=30) as page:
+            assert page.status == 200  # the scheduler's plain routes: this is its server
+        with pytest.raises(urllib.error.HTTPError) as page:  # bokeh's dashboard page
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=30)
+    assert page.value.code == 404
+    assert list(profiling.values()) == [False]
+    assert dask.config.get("distributed.worker.profile.enabled") is True
+
+
 def test_automata_the_kernels_refuse_are_searched_here(cluster: Cluster) -> None:
     """One group of nonterminals (Example 3): one note, and one process's verdict (the
     kernels' fallback, Python, since they cannot take it either)."""
