@@ -4,8 +4,9 @@ against one process, on the ~10⁷-state binary instance of bench_search.
 One run, side by side: one process (``max_grundy(strategy="bfs", engine="compiled")``
 in a child process of its own), two such processes at once (see below), then the sharded
 search on a local cluster of 1 and of 2
-worker processes (``distributed.LocalCluster``, one thread each; this process is the
-driver and hosts the scheduler), and again on 2 workers with the shards' kernels run by
+worker processes (the ``distributed.LocalCluster`` that ``--scheduler local`` starts: one
+thread each, no dashboard, no worker profiler; this process is the driver and hosts the
+scheduler), and again on 2 workers with the shards' kernels run by
 numba's dispatchers (``SDG_AUTOMATA_NATIVE=0``) rather than the native library.  Seconds
 and CPU are the search's (one process: the ``max_grundy`` call, its kernels loaded from
 the cache; sharded: the call, its connection to the cluster and the shards' start
@@ -105,14 +106,13 @@ def _sharded(path: Path, warm: Path, workers: int, native: bool) -> dict[str, An
 
 
 def _on_cluster(g: Any, small: Any, workers: int) -> dict[str, Any]:
-    import distributed
-
+    from sdg_automata.runtime.cluster import dask_client
     from sdg_automata.search.decide import max_grundy
     from sdg_automata.search.shard import PHASES
 
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        address = cluster.scheduler_address
+    # the cluster ``--scheduler local`` starts (no dashboard, no worker profiler)
+    with dask_client("local", workers=workers, timeout=60) as client:
+        address = client.scheduler.address
         before: list[dict[str, float]] = []
         after: list[dict[str, float]] = []
         max_grundy(small, small.start, engine="dask",
