@@ -471,11 +471,11 @@ def dask_client(address: str, *, workers: int | None = None,
         stack.enter_context(_quiet())
         if address in ("local", "local-threads"):
             n = workers or default_jobs()
-            # a cluster of this run only: no dashboard (nobody is told its port; it cost
-            # 0.3 CPU s and 11 MB a run, bokeh's import most of it) and so no worker
-            # profiler, which samples every 10 ms only for the dashboard (the workers take
-            # the configuration they are started under); the scheduler's plain HTTP routes
-            # stay, on a port of their own (8787 may be taken: a warning on stderr)
+            # a cluster of this run only: no dashboard (nobody is told its port) and so no
+            # worker profiler, which samples every 10 ms only for the dashboard (the workers
+            # take the configuration they are started under): 0.5 CPU s and 11 MB less a
+            # run, bokeh's import most of it; the scheduler's plain HTTP routes stay, on a
+            # port of their own (8787 may be taken: a warning on stderr)
             dask = importlib.import_module("dask")
             stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
             cluster = stack.enter_context(distributed.LocalCluster(

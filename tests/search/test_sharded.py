@@ -344,16 +344,17 @@ def test_a_local_cluster_runs_without_dashboard_or_profiler() -> None:
 
     from sdg_automata.runtime.cluster import dask_client
 
+    before = dask.config.get("distributed.worker.profile.enabled")
     with dask_client("local", workers=1, timeout=60) as client:
         profiling = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
         port = client.cluster.scheduler.http_server.port
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=30) as page:
             assert page.status == 200  # the scheduler's plain routes: this is its server
-        with pytest.raises(urllib.error.HTTPError) as page:  # bokeh's dashboard page
+        with pytest.raises(urllib.error.HTTPError) as missing:  # bokeh's dashboard page
             urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=30)
-    assert page.value.code == 404
+    assert missing.value.code == 404
     assert list(profiling.values()) == [False]
-    assert dask.config.get("distributed.worker.profile.enabled") is True
+    assert dask.config.get("distributed.worker.profile.enabled") == before
 
 
 def test_automata_the_kernels_refuse_are_searched_here(cluster: Cluster) -> None:
