@@ -865,10 +865,7 @@ class Shard:
         shards' asked for (:meth:`sorted_codes`)."""
         started, waited = time.perf_counter(), self.waited
         asked = [peer.sorted_codes() for w, peer in enumerate(self.peers) if w != self.index]
-        theirs = []
-        for future in asked:
-            self._wait(future)
-            theirs.append(future.result())
+        theirs = [self._wait(future) for future in asked]
         self.seconds["number"] += time.perf_counter() - started - (self.waited - waited)
         return self._runs(theirs)
 
