@@ -224,11 +224,20 @@ class _Cluster:
     def size(self) -> int:
         return len(self.addresses)
 
-    def lost(self) -> list[str]:
+    def lost(self, what: str = "searching") -> list[str]:
         """The shards' workers the scheduler no longer has, or that have been silent for
         :data:`SILENT_SECONDS` (a heartbeat's time is the scheduler's ``last_seen``, whose
-        changes are timed on our clock: the two clocks need not agree)."""
-        workers = self._workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        changes are timed on our clock: the two clocks need not agree).
+
+        Asked of the scheduler each time: ``Client.scheduler_info`` answers from a cache
+        when it cannot ask, and the cache lists no worker while the client reconnects
+        (every worker then looked lost).  A client that cannot ask any more ends the run
+        (:meth:`_disconnected`)."""
+        try:
+            info = self.client.sync(self.client.scheduler.identity, n_workers=-1)
+        except (OSError, RuntimeError) as e:  # RuntimeError: the client's pool is closed
+            raise self._disconnected(what, e) from None
+        workers = self._workers = info["workers"]
         now = time.monotonic()
         gone = []
         for a in self.addresses:
@@ -263,7 +272,7 @@ class _Cluster:
         too, whether or not a call in flight ever answers."""
         if any(f.status == "cancelled" for f in self.futures):
             raise self._released(what)
-        gone = self.lost()
+        gone = self.lost(what)
         if gone:
             raise self._lost(gone, what)
         meter = self.meter
@@ -286,17 +295,17 @@ class _Cluster:
         """The error for a call that failed with ``e``: a lost worker's, if one was lost."""
         if any(f.status == "cancelled" for f in self.futures):
             return self._released(what)
-        gone = self._settled_loss()
+        gone = self._settled_loss(what)
         if gone:
             return self._lost(gone, what)
         return ResourceError(f"{what} failed on the Dask cluster: {type(e).__name__}: {e}")
 
-    def _settled_loss(self) -> list[str]:
+    def _settled_loss(self, what: str) -> list[str]:
         """:meth:`lost`, after giving the scheduler :data:`LOSS_GRACE` seconds to notice: a
         shard that could not reach a dead one may fail before the scheduler knows."""
         deadline = time.monotonic() + LOSS_GRACE
         while True:
-            gone = self.lost()
+            gone = self.lost(what)
             if gone or time.monotonic() > deadline:
                 return gone
             time.sleep(0.1)
@@ -345,6 +354,20 @@ class _Cluster:
                 break
             time.sleep(0.05)
         return stopped
+
+    def _disconnected(self, what: str, e: Exception) -> ResourceError:
+        """The error when the client can no longer ask the scheduler (``e``): the
+        scheduler's release of the run (:meth:`_released`), if the client learns of it
+        within :data:`LOSS_GRACE` seconds (a scheduler that drops a client's connection
+        releases what it held), else the lost connection's."""
+        deadline = time.monotonic() + LOSS_GRACE
+        while time.monotonic() < deadline:
+            if any(f.status == "cancelled" for f in self.futures):
+                return self._released(what)
+            time.sleep(0.1)
+        return ResourceError(f"lost the connection to the Dask scheduler while {what} "
+                             f"({type(e).__name__}: {e}): nothing was concluded; run the "
+                             "search again")
 
     def _released(self, what: str) -> ResourceError:
         return ResourceError(f"the Dask scheduler released this search's shards while {what} "
