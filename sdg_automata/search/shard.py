@@ -6,11 +6,11 @@ hashing by part keys, the one-process order of numbers, levels walked a slice a 
 its states in a store of :mod:`sdg_automata.search.shard_stores`, its kernels those of
 :mod:`sdg_automata.kernels.sharded` from a native library
 (:mod:`sdg_automata.kernels.sharded_native`; numba's dispatchers where it is off).
-Shards send their successors to each other directly, actor to actor, in batches of up to
-:data:`BATCH_STATES` states, the last of a level to every other shard (one round trip a
-pair, :meth:`Shard.exchange`), which merges once it has them all; every wait is bounded
-(:data:`SEND_TIMEOUT`), so a lost peer ends the run with
-:class:`~sdg_automata.errors.ResourceError` instead of a hang.
+Shards send their successors to each other directly, each to each over a Dask comm of
+their own (:class:`_Channel`: one message a batch, no answer), in batches of up to
+:data:`BATCH_STATES` states, the last of a level to every other shard, which merges once
+it has them all; every wait is bounded (:data:`SEND_TIMEOUT`), so a lost peer ends the
+run with :class:`~sdg_automata.errors.ResourceError` instead of a hang.
 
 A shard's memory goes with its run (issue 34 §5).  Dask drops an actor once no client
 holds its future, so a driver that dies (killed, or its connection to the scheduler
@@ -39,21 +39,22 @@ from .compiled.loop import Misses, dispatch, stop
 from .compiled.stores import NARROW, Growing
 from .shard_stores import STORES, ShardStore
 
-__all__ = ["BATCH_STATES", "BUFFER_ROWS", "COMPILING", "PHASES", "SEND_TIMEOUT", "PeerStopped",
-           "Shard", "answered", "kernels_compiling", "shard_key"]
+__all__ = ["BATCH_STATES", "BUFFER_ROWS", "CHANNEL_OP", "COMPILING", "PHASES", "SEND_TIMEOUT",
+           "PeerStopped", "Shard", "answered", "kernels_compiling", "shard_key"]
 
 _T = TypeVar("_T")
 
 #: a shard sends the successors owned by another once it has this many (and the rest at
-#: the end of the level): big enough that the per-message cost (measured: 3.1 ms
-#: per round trip) is small next to moving them (15–20 M states/s per link)
+#: the end of the level): big enough that the per-message cost (measured on one machine,
+#: both ends' CPU: 0.3 ms a message on a :class:`_Channel`, 0.9 ms an actor call) is small
+#: next to moving them (about 0.7 ms a MB)
 BATCH_STATES = 100_000
 #: the rows of the owners' buffers together, at most (each holds up to
 #: :data:`BATCH_STATES`, at least 4,096): a shard of a large cluster keeps its buffers small
 BUFFER_ROWS = 1 << 22
-#: the longest a shard waits for another to take a batch (it is only appended to a list
-#: there), or to end the level (send its last batch, or answer an :meth:`Shard.exchange`
-#: with it), after this shard ended its own: longer means that shard is gone
+#: the longest a shard waits for a batch to be written to another's comm, or for another
+#: to end the level (send its last batch) after this shard ended its own: longer means
+#: that shard is gone
 SEND_TIMEOUT = 60.0
 #: the phases of a shard's work that :meth:`Shard.usage` times: stepping the frontier
 #: (the kernel, which also puts each successor in its owner's buffer), learning the steps
@@ -123,29 +124,49 @@ def kernels_compiling(worker: Any = None) -> int:
     return max(under_way, 0)
 
 
+#: glibc's ``mallopt`` parameter of the size from which ``malloc`` maps fresh pages
+_M_MMAP_THRESHOLD = -3
+#: the mmap threshold while a shard runs (:func:`_mmap_threshold`): above a batch of
+#: 10⁵ states of up to 160 bytes, under glibc's largest (32 MiB on 64 bits)
+RUN_MMAP_THRESHOLD = 16 << 20
+#: glibc's default, at which a Dask worker keeps it (its nanny sets
+#: ``MALLOC_TRIM_THRESHOLD_``, which stops glibc from moving it)
+DEFAULT_MMAP_THRESHOLD = 128 << 10
+
+
+def _glibc() -> Any:
+    """The C library, where it is glibc (``None`` elsewhere)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+def _mmap_threshold(size: int) -> None:
+    """Set glibc's mmap threshold of this process (nothing elsewhere).  A Dask worker
+    keeps it at 128 KiB, so every batch a comm receives (a buffer of a few MB) is mapped
+    anew, its pages faulted in and zeroed by the kernel as the socket is read, then
+    unmapped: some 0.1 CPU s of the two workers' event loops on 1.27·10⁷ states.  While
+    a shard runs, batches come from the heap, which reuses them; its close sets 128 KiB
+    again (:meth:`Shard.close`), and trims the heap (:func:`_trim_heap`)."""
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, size)
+
+
 def _trim_heap() -> None:
     """Give the C heap's free memory back to the system (glibc's ``malloc_trim``; nothing
     elsewhere).  A level's batches are numpy arrays on the heap, which glibc keeps once
     freed: without this a worker kept some 50 MB after a run (Dask's nanny sets
     ``MALLOC_TRIM_THRESHOLD_`` for the same reason; a worker started without one has it
     not)."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    libc = _glibc()
+    if libc is not None:
         libc.malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
-
-
-def _settle(future: Any, outcome: Any) -> None:
-    """Give an :meth:`Shard.exchange` call its answer (or error), on its event loop."""
-    if not future.done():
-        if isinstance(outcome, BaseException):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)
 
 
 def answered(future: Any, seconds: float) -> bool:
@@ -163,6 +184,85 @@ def answered(future: Any, seconds: float) -> bool:
 class PeerStopped(ResourceError):
     """A shard was asked for a batch or its codes after it stopped: the failure of another
     shard's call that follows from this one's (which the driver reports instead)."""
+
+
+#: the name of the worker's handler that takes the batches of a :class:`_Channel`
+CHANNEL_OP = "sdg_shard_batches"
+
+
+class _Channel:
+    """Batches to one other shard over a Dask comm of their own (``distributed.comm``),
+    opened once a run: each batch one message, no answer (an actor call is a round trip
+    through the actor's machinery: 0.9 ms of the two workers' CPU against 0.3 ms, on one
+    machine).  The comm keeps the batches in the order sent, and the sender writes one at
+    a time (:meth:`Shard._send` waits for the last write first), so the parts a batch
+    brings come before the batches that use them.  The receiving worker's handler
+    (:func:`_take_batches`) hands each batch to shard ``w``, under ``key`` there."""
+
+    def __init__(self, worker: Any, address: str, w: int, key: str) -> None:
+        import asyncio
+
+        from distributed.comm.core import connect
+
+        self.loop, self.w = worker.loop.asyncio_loop, w
+
+        async def open_comm() -> Any:
+            comm = await connect(address, timeout=SEND_TIMEOUT,  # type: ignore[no-untyped-call]
+                                 **worker.connection_args)
+            await comm.write({"op": CHANNEL_OP, "key": key, "reply": False})
+            return comm
+
+        self.comm = asyncio.run_coroutine_threadsafe(open_comm(), self.loop).result(
+            timeout=2 * SEND_TIMEOUT)
+
+    def send(self, *batch: Any) -> Any:
+        """Write ``batch`` (:meth:`Shard.receive`'s arguments): a future of the write."""
+        import asyncio
+
+        from distributed.comm.core import CommClosedError
+        from distributed.protocol.serialize import to_serialize
+
+        async def write() -> None:
+            try:
+                await self.comm.write(to_serialize(batch))  # type: ignore[no-untyped-call]
+            except (CommClosedError, OSError) as e:
+                raise PeerStopped(f"shard {self.w} closed its comm: it takes no batch "
+                                  f"({e})") from None
+
+        return asyncio.run_coroutine_threadsafe(write(), self.loop)
+
+    def close(self) -> None:
+        """Close the comm (the receiver's handler then ends)."""
+        import contextlib
+
+        with contextlib.suppress(RuntimeError):  # the worker's loop is closed: so is the comm
+            self.loop.call_soon_threadsafe(self.comm.abort)
+
+
+def _take_batches(worker: Any) -> Callable[..., Any]:
+    """The handler of :data:`CHANNEL_OP` on ``worker``: reads a :class:`_Channel`'s batches
+    and gives each to the shard whose key the channel named (looked up each time, so the
+    comm holds no shard that Dask dropped); ends when the comm closes, or when the shard
+    is gone or stopped (closing the comm: the sender's next write fails)."""
+    async def handle(comm: Any, key: str) -> Any:
+        from distributed.core import Status
+
+        try:
+            while True:
+                batch = await comm.read()
+                shard = worker.state.actors.get(key)
+                if shard is None:
+                    break
+                shard._take(*batch)
+                # the frame keeps no shard while it waits: Dask may drop it meanwhile
+                del shard, batch
+        except Exception:  # noqa: BLE001 -- the comm closed, or the shard stopped
+            pass
+        finally:
+            comm.abort()
+        return Status.dont_reply
+
+    return handle
 
 
 class _Stopped(Exception):
@@ -206,6 +306,8 @@ class Shard:
             pass
         else:  # before the first kernel is loaded: the driver shows what it compiles
             self.worker.metrics[COMPILING] = kernels_compiling
+            self.worker.handlers.setdefault(CHANNEL_OP, _take_batches(self.worker))
+            _mmap_threshold(RUN_MMAP_THRESHOLD)
         from .compiled.tables import StepTables
 
         automaton = pickle.loads(blob)  # noqa: S301 -- the driver's own automaton
@@ -236,10 +338,9 @@ class Shard:
         #: the depth of the level this shard expands next (q₀'s is 0); another shard may
         #: already send the next level's batches while this one merges (:meth:`levels`)
         self.depth = 0
-        #: per (depth, shard): our last batch for a lower shard whose :meth:`exchange`
-        #: call has not come yet, and the calls that wait for ours (their loop, future)
-        self.handed: dict[tuple[int, int], tuple[Any, ...]] = {}
-        self.waiting: dict[tuple[int, int], tuple[Any, Any]] = {}
+        #: per other shard: how a batch goes to it (:meth:`connect`), a future back
+        self.links: list[Callable[..., Any] | None] = []
+        self.channels: list[_Channel] = []
         #: what the last merge says of its level (:meth:`_merge`): q₀'s level first
         self.summary: dict[str, Any] = {"new": 0, "first": {}, "bytes": 0}
         #: our own successors of the level so far: rows 0 … own − 1 of the kept streams
@@ -348,11 +449,24 @@ class Shard:
 
     # -- the calls ---------------------------------------------------------------------
 
-    def connect(self, token: str, round_: int, peers: list[Any]) -> int | None:
-        """The other shards' actors (``peers[w]`` is shard w).  Returns this shard's index
-        (``None``: see :meth:`_run`)."""
+    def connect(self, token: str, round_: int, peers: list[Any],
+                addresses: list[str] | None = None) -> int | None:
+        """The other shards' actors (``peers[w]`` is shard w) and their workers'
+        ``addresses``: on a Dask worker, batches go to each over a comm of its own
+        (:class:`_Channel`); elsewhere (``None``, or not on a worker) as calls of its
+        :meth:`receive`.  Returns this shard's index (``None``: see :meth:`_run`)."""
         def body() -> int:
             self.peers = peers
+            self.links = [None] * self.shards
+            for w, peer in enumerate(peers):
+                if w == self.index:
+                    continue
+                if addresses is None or self.worker is None:
+                    self.links[w] = peer.receive
+                else:
+                    self.channels.append(_Channel(self.worker, addresses[w], w,
+                                                  shard_key(self.token, w)))
+                    self.links[w] = self.channels[-1].send
             return self.index
 
         return self._run(token, round_, body)
@@ -360,7 +474,6 @@ class Shard:
     async def abort(self) -> None:
         """Stop waiting for others (an async method: it runs while a call is busy)."""
         self.aborted = True
-        self._release_waiters()
 
     async def receive(self, sender: int, depth: int, parts: list[list[int]], rows: Any,
                       codes: Any, word: tuple[dict[str, Any], Any] | None = None) -> None:
@@ -370,30 +483,10 @@ class Shard:
         says of the level (:meth:`levels`)."""
         self._take(sender, depth, parts, rows, codes, word)
 
-    async def exchange(self, sender: int, depth: int, parts: list[list[int]], rows: Any,
-                       codes: Any, word: tuple[dict[str, Any], Any]) -> tuple[Any, ...]:
-        """The last batches of a level between two shards, in one call: shard ``sender``
-        (the lower index of the two) sends its last batch as :meth:`receive` takes it, and
-        the answer is this shard's last batch for it, once its expansion is over
-        (:meth:`_hand_over`): one round trip a level for the pair, where a call each way
-        took two (issue 36, item 6).  The answer: :meth:`receive`'s arguments."""
-        import asyncio
-
-        self._take(sender, depth, parts, rows, codes, word)
-        with self.ended:  # closed under the lock: close() fails every waiter it leaves
-            if self.closed:
-                raise PeerStopped(f"shard {self.index} was stopped: it sends no batch")
-            answer = self.handed.pop((depth, sender), None)
-            if answer is None:
-                loop = asyncio.get_running_loop()
-                waiter: asyncio.Future[tuple[Any, ...]] = loop.create_future()
-                self.waiting[(depth, sender)] = (loop, waiter)
-        return answer if answer is not None else await waiter
-
     def _take(self, sender: int, depth: int, parts: list[list[int]], rows: Any, codes: Any,
               word: tuple[dict[str, Any], Any] | None) -> None:
-        """A batch received (:meth:`receive`)."""
-        with self.ended:  # on the event loop, or the actor thread (an exchange's answer)
+        """A batch received (:meth:`receive`, or from a :class:`_Channel`)."""
+        with self.ended:  # on the event loop
             if self.closed:
                 raise PeerStopped(f"shard {self.index} was stopped: it takes no batch")
             # empty, it may still bring parts
@@ -402,25 +495,6 @@ class Shard:
             if word is not None:
                 self.told.setdefault(depth, {})[sender] = word
                 self.ended.notify_all()
-
-    def _hand_over(self, w: int, batch: tuple[Any, ...]) -> None:
-        """Our last batch of the level for shard ``w`` (a lower index), as the answer of its
-        :meth:`exchange` call: now if the call waits, else when it comes."""
-        with self.ended:
-            waiter = self.waiting.pop((self.depth, w), None)
-            if waiter is None:
-                self.handed[(self.depth, w)] = batch
-                return
-        loop, future = waiter
-        loop.call_soon_threadsafe(_settle, future, batch)
-
-    def _release_waiters(self) -> None:
-        """Fail the :meth:`exchange` calls still waiting: this shard stops."""
-        with self.ended:
-            waiting, self.waiting, self.handed = self.waiting, {}, {}
-        error = PeerStopped(f"shard {self.index} was stopped: it sends no batch")
-        for loop, future in waiting.values():
-            loop.call_soon_threadsafe(_settle, future, error)
 
     async def sorted_codes(self) -> Any:
         """The codes of the last merge's new states, sorted."""
@@ -617,10 +691,8 @@ class Shard:
 
         dispatch(call, {protocol.MISS: miss, protocol.PAUSE: pause,
                         protocol.FULL: lambda: route(False), protocol.DONE: lambda: route(True)})
-        for w in range(self.shards):
-            answer = self._wait(flying[w])
-            if w > self.index:  # the answer of our exchange call: its last batch for us
-                self._take(*answer)
+        for future in flying:
+            self._wait(future)
 
     def _buffers(self) -> tuple[Any, Any]:
         """The owners' buffers (rows, codes), made once and kept from level to level: a
@@ -667,14 +739,9 @@ class Shard:
             parts.append(have[self.shipped[w][g]:])
             self.shipped[w][g] = len(have)
         self._wait(flying[w])
-        batch = (self.index, self.depth, parts, rows, codes, word)
-        if word is None:
-            flying[w] = self.peers[w].receive(*batch)
-        elif self.index < w:  # the pair's last batches: ours the call, theirs its answer
-            flying[w] = self.peers[w].exchange(*batch)
-        else:
-            self._hand_over(w, batch)
-            flying[w] = None
+        link = self.links[w]
+        assert link is not None
+        flying[w] = link(self.index, self.depth, parts, rows, codes, word)
 
     def _wait(self, future: Any) -> Any:
         """The answer of another shard, waited for in slices (the driver may say stop)."""
@@ -939,15 +1006,19 @@ class Shard:
     def close(self) -> None:
         """Give the shard's memory back now: its stores, the batches received, the step
         tables; every later call is refused."""
-        with self.ended:  # an exchange call registers its waiter under it (see there)
+        with self.ended:  # a batch is taken under it (see :meth:`_take`)
             if self.closed:
                 return
             self.closed = True
+        for channel in self.channels:
+            channel.close()
         self.store.close()
         for growing in (self.codes, self.gids, *self.kept.values()):
             growing.close()
         self.kept = {}
-        self._release_waiters()
         self.inbox, self.told, self.peers, self.trans, self.buffers = {}, {}, [], [], None
+        self.links, self.channels = [], []
         del self.tables, self.keys
+        if self.worker is not None:
+            _mmap_threshold(DEFAULT_MMAP_THRESHOLD)
         _trim_heap()

@@ -57,13 +57,14 @@ Design
 * **The shards walk the levels; the driver calls them a slice at a time.**  A call
   (:meth:`Shard.levels`, :data:`SLICE` seconds of levels) runs level after level: each
   shard steps its part of the level in a kernel that writes each successor into its
-  owner's buffer, sends the full buffers straight to their owners, actor to actor, in
+  owner's buffer, sends the full buffers straight to their owners, each shard to each
+  over a Dask comm of their own (``distributed.comm``; a message a batch, no answer:
+  an actor call, a round trip through the actors' machinery, cost 3× the CPU), in
   batches of up to :data:`~sdg_automata.search.shard.BATCH_STATES` states, one batch in
   flight per receiver while it computes the next, and the last of the level to every
   other shard with what it says of the level (its count of states, each value's first
-  code, its bytes, whether its slice is up) and its codes of the level: one round trip
-  a pair of shards, the lower one's call answered with the other's last batch
-  (:meth:`Shard.exchange`).  Once all have come every shard knows the same of the level
+  code, its bytes, whether its slice is up) and its codes of the level: one message each
+  way between two shards.  Once all have come every shard knows the same of the level
   and decides the same: the walk ends at an empty level, at the level whose first state
   of a value settles the question, or at the level that would pass the state budget;
   else each numbers its states, dedupes what it received and goes on, until a shard's
@@ -215,7 +216,7 @@ class _Cluster:
                 for i, address in enumerate(self.addresses)]
             self.actors = [self._result(f, f"starting shard {i}")
                            for i, f in enumerate(self.futures)]
-            self.call("connect", self.actors)
+            self.call("connect", self.actors, self.addresses)
         except BaseException:
             self.close()
             raise

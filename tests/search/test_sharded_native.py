@@ -63,9 +63,6 @@ class _Peer:
     def receive(self, *args: Any) -> Future[Any]:
         return self._call(self.shard.receive(*args))
 
-    def exchange(self, *args: Any) -> Future[Any]:
-        return self._call(self.shard.exchange(*args))
-
     def sorted_codes(self) -> Future[Any]:
         return self._call(self.shard.sorted_codes())
 
