@@ -7,7 +7,7 @@ its states in a store of :mod:`sdg_automata.search.shard_stores`, its kernels th
 :mod:`sdg_automata.kernels.sharded` from a native library
 (:mod:`sdg_automata.kernels.sharded_native`; numba's dispatchers where it is off).
 Shards send their successors to each other directly, each to each over a Dask comm of
-their own (:class:`_Channel`: one message a batch, no answer), in batches of up to
+their own (:class:`_Channel`: one message a batch, acked), in batches of up to
 :data:`BATCH_STATES` states, the last of a level to every other shard, which merges once
 it has them all; every wait is bounded (:data:`SEND_TIMEOUT`), so a lost peer ends the
 run with :class:`~sdg_automata.errors.ResourceError` instead of a hang.
@@ -29,6 +29,7 @@ import hashlib
 import pickle
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -52,9 +53,9 @@ BATCH_STATES = 100_000
 #: the rows of the owners' buffers together, at most (each holds up to
 #: :data:`BATCH_STATES`, at least 4,096): a shard of a large cluster keeps its buffers small
 BUFFER_ROWS = 1 << 22
-#: the longest a shard waits for a batch to be written to another's comm, or for another
-#: to end the level (send its last batch) after this shard ended its own: longer means
-#: that shard is gone
+#: the longest a shard waits for another to take a batch (ack it: it is only appended to
+#: a list there), or to end the level (send its last batch) after this shard ended its
+#: own: longer means that shard is gone (a shard whose comm closed is known at once)
 SEND_TIMEOUT = 60.0
 #: the phases of a shard's work that :meth:`Shard.usage` times: stepping the frontier
 #: (the kernel, which also puts each successor in its owner's buffer), learning the steps
@@ -151,11 +152,39 @@ def _mmap_threshold(size: int) -> None:
     keeps it at 128 KiB, so every batch a comm receives (a buffer of a few MB) is mapped
     anew, its pages faulted in and zeroed by the kernel as the socket is read, then
     unmapped: some 0.1 CPU s of the two workers' event loops on 1.27·10⁷ states.  While
-    a shard runs, batches come from the heap, which reuses them; its close sets 128 KiB
-    again (:meth:`Shard.close`), and trims the heap (:func:`_trim_heap`)."""
+    a shard of this process runs (:func:`_hold_heap`), batches come from the heap, which
+    reuses them."""
     libc = _glibc()
     if libc is not None:
         libc.mallopt(_M_MMAP_THRESHOLD, size)
+
+
+#: the shards of this process that hold the heap (:func:`_hold_heap`), under its lock
+_HOLDING = [0]
+_HOLDING_LOCK = threading.Lock()
+
+
+def _hold_heap() -> None:
+    """One more shard of this process runs: the mmap threshold is
+    :data:`RUN_MMAP_THRESHOLD` while any does (:func:`_mmap_threshold`)."""
+    with _HOLDING_LOCK:
+        _HOLDING[0] += 1
+        if _HOLDING[0] == 1:
+            _mmap_threshold(RUN_MMAP_THRESHOLD)
+
+
+def _let_go(channels: list[_Channel]) -> None:
+    """A shard is over (closed, or dropped by Dask and collected: a weakref finalizer,
+    so it holds nothing of the shard but these): its channels close, and once no shard of
+    this process runs, the threshold is glibc's default again and the heap is trimmed
+    (:func:`_trim_heap`)."""
+    for channel in channels:
+        channel.close()
+    with _HOLDING_LOCK:
+        _HOLDING[0] -= 1
+        if _HOLDING[0] == 0:
+            _mmap_threshold(DEFAULT_MMAP_THRESHOLD)
+            _trim_heap()
 
 
 def _trim_heap() -> None:
@@ -172,9 +201,11 @@ def _trim_heap() -> None:
 def answered(future: Any, seconds: float) -> bool:
     """Whether an actor call has answered, waiting up to ``seconds`` for it (its error, if
     any, is raised by ``future.result()`` afterwards)."""
+    import concurrent.futures
+
     try:
         future.result(timeout=seconds)
-    except TimeoutError:
+    except (TimeoutError, concurrent.futures.TimeoutError):  # distinct before Python 3.11
         return False
     except Exception:  # noqa: BLE001 -- answered with an error: the caller reads it
         return True
@@ -192,15 +223,19 @@ CHANNEL_OP = "sdg_shard_batches"
 
 class _Channel:
     """Batches to one other shard over a Dask comm of their own (``distributed.comm``),
-    opened once a run: each batch one message, no answer (an actor call is a round trip
-    through the actor's machinery: 0.9 ms of the two workers' CPU against 0.3 ms, on one
-    machine).  The comm keeps the batches in the order sent, and the sender writes one at
-    a time (:meth:`Shard._send` waits for the last write first), so the parts a batch
-    brings come before the batches that use them.  The receiving worker's handler
-    (:func:`_take_batches`) hands each batch to shard ``w``, under ``key`` there."""
+    opened once a run: each batch one message, answered by a one-byte ack once the shard
+    has it (an actor call, a round trip through Dask's actor machinery, costs 0.9 ms of
+    the two workers' CPU against 0.3 ms, on one machine).  The comm keeps the batches in
+    the order sent, and the sender sends the next once the last is acked (:meth:`send`'s
+    future; :meth:`Shard._send` waits for it first): the parts a batch brings come before
+    the batches that use them, and a slow receiver holds the sender back (a comm's write
+    only queues the frames).  The receiving worker's handler (:func:`_take_batches`)
+    hands each batch to shard ``w``, under ``key`` there, and tells it when the comm of
+    shard ``me`` closed."""
 
-    def __init__(self, worker: Any, address: str, w: int, key: str) -> None:
+    def __init__(self, worker: Any, address: str, w: int, me: int, key: str) -> None:
         import asyncio
+        import concurrent.futures
 
         from distributed.comm.core import connect
 
@@ -209,14 +244,20 @@ class _Channel:
         async def open_comm() -> Any:
             comm = await connect(address, timeout=SEND_TIMEOUT,  # type: ignore[no-untyped-call]
                                  **worker.connection_args)
-            await comm.write({"op": CHANNEL_OP, "key": key, "reply": False})
+            await comm.write({"op": CHANNEL_OP, "key": key, "sender": me, "reply": False})
             return comm
 
-        self.comm = asyncio.run_coroutine_threadsafe(open_comm(), self.loop).result(
-            timeout=2 * SEND_TIMEOUT)
+        opening = asyncio.run_coroutine_threadsafe(open_comm(), self.loop)
+        try:
+            self.comm = opening.result(timeout=2 * SEND_TIMEOUT)
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            opening.cancel()  # a comm that connects later would stay open
+            raise ResourceError(f"shard {me}: no connection to shard {w} at {address} "
+                                f"within {2 * SEND_TIMEOUT:g} s") from None
 
     def send(self, *batch: Any) -> Any:
-        """Write ``batch`` (:meth:`Shard.receive`'s arguments): a future of the write."""
+        """Write ``batch`` (:meth:`Shard.receive`'s arguments): a future that is done once
+        the shard took it."""
         import asyncio
 
         from distributed.comm.core import CommClosedError
@@ -225,6 +266,7 @@ class _Channel:
         async def write() -> None:
             try:
                 await self.comm.write(to_serialize(batch))  # type: ignore[no-untyped-call]
+                await self.comm.read()  # the ack
             except (CommClosedError, OSError) as e:
                 raise PeerStopped(f"shard {self.w} closed its comm: it takes no batch "
                                   f"({e})") from None
@@ -240,11 +282,13 @@ class _Channel:
 
 
 def _take_batches(worker: Any) -> Callable[..., Any]:
-    """The handler of :data:`CHANNEL_OP` on ``worker``: reads a :class:`_Channel`'s batches
-    and gives each to the shard whose key the channel named (looked up each time, so the
-    comm holds no shard that Dask dropped); ends when the comm closes, or when the shard
-    is gone or stopped (closing the comm: the sender's next write fails)."""
-    async def handle(comm: Any, key: str) -> Any:
+    """The handler of :data:`CHANNEL_OP` on ``worker``: reads a :class:`_Channel`'s batches,
+    gives each to the shard whose key the channel named (looked up each time, so the comm
+    holds no shard that Dask dropped) and acks it; ends when the comm closes, or when the
+    shard is gone or stopped (closing the comm: the sender's wait fails).  A comm that
+    closes under a shard still there tells it (:meth:`Shard._peer_gone`): the sender
+    stopped, or its worker died, and no batch of it will come."""
+    async def handle(comm: Any, key: str, sender: int) -> Any:
         from distributed.core import Status
 
         try:
@@ -256,8 +300,12 @@ def _take_batches(worker: Any) -> Callable[..., Any]:
                 shard._take(*batch)
                 # the frame keeps no shard while it waits: Dask may drop it meanwhile
                 del shard, batch
+                await comm.write(b"")
         except Exception:  # noqa: BLE001 -- the comm closed, or the shard stopped
-            pass
+            shard = worker.state.actors.get(key)
+            if shard is not None:
+                shard._peer_gone(sender)
+            del shard
         finally:
             comm.abort()
         return Status.dont_reply
@@ -307,7 +355,6 @@ class Shard:
         else:  # before the first kernel is loaded: the driver shows what it compiles
             self.worker.metrics[COMPILING] = kernels_compiling
             self.worker.handlers.setdefault(CHANNEL_OP, _take_batches(self.worker))
-            _mmap_threshold(RUN_MMAP_THRESHOLD)
         from .compiled.tables import StepTables
 
         automaton = pickle.loads(blob)  # noqa: S301 -- the driver's own automaton
@@ -341,6 +388,8 @@ class Shard:
         #: per other shard: how a batch goes to it (:meth:`connect`), a future back
         self.links: list[Callable[..., Any] | None] = []
         self.channels: list[_Channel] = []
+        #: the other shards whose channel to this one closed (:meth:`_peer_gone`)
+        self.gone: set[int] = set()
         #: what the last merge says of its level (:meth:`_merge`): q₀'s level first
         self.summary: dict[str, Any] = {"new": 0, "first": {}, "bytes": 0}
         #: our own successors of the level so far: rows 0 … own − 1 of the kept streams
@@ -374,6 +423,12 @@ class Shard:
             self.n = self.hi = 1
             self.level = (0, 1)
             self.summary["new"] = 1
+        #: what the shard's end lets go (:func:`_let_go`): at its close, or once Dask
+        #: dropped it and it is collected (an idle shard whose driver died is not closed)
+        self.finalizer: weakref.finalize[Any, Any] | None = None
+        if self.worker is not None:
+            _hold_heap()
+            self.finalizer = weakref.finalize(self, _let_go, self.channels)
 
     # -- bookkeeping -------------------------------------------------------------------
 
@@ -464,7 +519,7 @@ class Shard:
                 if addresses is None or self.worker is None:
                     self.links[w] = peer.receive
                 else:
-                    self.channels.append(_Channel(self.worker, addresses[w], w,
+                    self.channels.append(_Channel(self.worker, addresses[w], w, self.index,
                                                   shard_key(self.token, w)))
                     self.links[w] = self.channels[-1].send
             return self.index
@@ -482,6 +537,14 @@ class Shard:
         next, so they come in order).  ``word``: its last batch of the level, with what it
         says of the level (:meth:`levels`)."""
         self._take(sender, depth, parts, rows, codes, word)
+
+    def _peer_gone(self, w: int) -> None:
+        """Shard ``w``'s channel to this one closed (:func:`_take_batches`): it stopped, or
+        its worker died, so a level waiting for its last batch fails now
+        (:meth:`_all_sent`), not after :data:`SEND_TIMEOUT`."""
+        with self.ended:
+            self.gone.add(w)
+            self.ended.notify_all()
 
     def _take(self, sender: int, depth: int, parts: list[list[int]], rows: Any, codes: Any,
               word: tuple[dict[str, Any], Any] | None) -> None:
@@ -849,6 +912,9 @@ class Shard:
         deadline = time.monotonic() + SEND_TIMEOUT
         with self.ended:
             while len(self.told.get(self.depth, ())) < self.shards - 1:
+                silent = self.gone - set(self.told.get(self.depth, ()))
+                if silent:
+                    raise PeerStopped(f"shard {min(silent)} stopped: it ends no level")
                 self.ended.wait(1.0)
                 if len(self.told.get(self.depth, ())) < self.shards - 1:
                     self._stop_if_unwanted()
@@ -1010,8 +1076,6 @@ class Shard:
             if self.closed:
                 return
             self.closed = True
-        for channel in self.channels:
-            channel.close()
         self.store.close()
         for growing in (self.codes, self.gids, *self.kept.values()):
             growing.close()
@@ -1019,6 +1083,7 @@ class Shard:
         self.inbox, self.told, self.peers, self.trans, self.buffers = {}, {}, [], [], None
         self.links, self.channels = [], []
         del self.tables, self.keys
-        if self.worker is not None:
-            _mmap_threshold(DEFAULT_MMAP_THRESHOLD)
-        _trim_heap()
+        if self.finalizer is not None:
+            self.finalizer()  # the channels closed, the heap let go
+        else:
+            _trim_heap()

@@ -58,8 +58,8 @@ Design
   (:meth:`Shard.levels`, :data:`SLICE` seconds of levels) runs level after level: each
   shard steps its part of the level in a kernel that writes each successor into its
   owner's buffer, sends the full buffers straight to their owners, each shard to each
-  over a Dask comm of their own (``distributed.comm``; a message a batch, no answer:
-  an actor call, a round trip through the actors' machinery, cost 3× the CPU), in
+  over a Dask comm of their own (``distributed.comm``; a message a batch, acked once
+  taken: an actor call, a round trip through the actors' machinery, cost 3× the CPU), in
   batches of up to :data:`~sdg_automata.search.shard.BATCH_STATES` states, one batch in
   flight per receiver while it computes the next, and the last of the level to every
   other shard with what it says of the level (its count of states, each value's first
@@ -141,9 +141,9 @@ SILENT_SECONDS = 60.0
 PROBE_SECONDS = 5.0
 #: the fewest states a level must hold, on average and the latest, to be worth its round
 #: trips: at 6–46 ms per level (measured on two workers, idle to loaded, with two driver
-#: round trips a level; since issue 36 none, and one between two shards: cheaper, not
-#: measured again) a level of 1,000 states runs at 20–170 k states/s, a tenth or less of
-#: one process's ~1.15 M/s
+#: round trips a level; since issue 36 none, and a message each way between two shards:
+#: cheaper, not measured again) a level of 1,000 states runs at 20–170 k states/s, a
+#: tenth or less of one process's ~1.15 M/s
 MIN_WIDTH = 1000
 
 
@@ -236,8 +236,8 @@ class _Cluster:
         (:meth:`_disconnected`)."""
         try:
             info = self.client.sync(self.client.scheduler.identity, n_workers=-1)
-        except (OSError, RuntimeError) as e:  # RuntimeError: the client's pool is closed
-            raise self._disconnected(what, e) from None
+        except (OSError, RuntimeError, AttributeError) as e:  # RuntimeError: its pool is
+            raise self._disconnected(what, e) from None  # closed; AttributeError: no scheduler
         workers = self._workers = info["workers"]
         now = time.monotonic()
         gone = []
@@ -337,7 +337,8 @@ class _Cluster:
     def _cause(self, futures: list[Any], stopped: PeerStopped, what: str) -> SdgError:
         """Why a shard stopped, which made another's call fail with ``stopped``: its own
         call's error, or the scheduler's release of it (it answers nothing), as far as
-        the calls tell within :data:`LOSS_GRACE` seconds; else ``stopped``."""
+        the calls tell within :data:`LOSS_GRACE` seconds; else a lost worker's (its shard
+        answers nothing either), or ``stopped``."""
         deadline = time.monotonic() + LOSS_GRACE
         while time.monotonic() < deadline:
             for future in futures:
@@ -354,7 +355,8 @@ class _Cluster:
             if all(f.done() for f in futures):
                 break
             time.sleep(0.05)
-        return stopped
+        gone = self._settled_loss(what)  # a dead worker answers nothing: its shard's comm
+        return self._lost(gone, what) if gone else stopped  # closed, and so stopped others
 
     def _disconnected(self, what: str, e: Exception) -> ResourceError:
         """The error when the client can no longer ask the scheduler (``e``): the

@@ -352,6 +352,71 @@ def test_a_shard_failing_because_another_stopped_reports_why_that_one_did(
     assert not isinstance(caught.value, PeerStopped)
 
 
+def test_a_shard_stopped_by_a_dead_worker_is_reported_as_the_lost_worker(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that dies answers nothing, and its shard's comm closes: the other shard
+    stops (PeerStopped) at once. The driver should say which worker was lost, not
+    repeat the stopped shard's complaint."""
+    from concurrent.futures import Future
+
+    from sdg_automata.search import sharded
+    from sdg_automata.search.shard import PeerStopped
+
+    stopped: Future[Any] = Future()
+    stopped.set_exception(PeerStopped("shard 1 stopped: it ends no level"))
+    silent: Future[Any] = Future()  # the dead worker's call: never answered
+
+    class Actor:
+        def __init__(self, future: Future[Any]) -> None:
+            self.future = future
+
+        def levels(self, *args: Any) -> Future[Any]:
+            return self.future
+
+    class Scheduler:
+        async def identity(self, n_workers: int = 0) -> dict[str, Any]:
+            return {"workers": {"tcp://a:1": {"last_seen": 1.0}}}  # b is gone
+
+    class Client:
+        scheduler = Scheduler()
+
+        def sync(self, f: Any, *args: Any, **kwargs: Any) -> Any:
+            return asyncio.run(f(*args, **kwargs))
+
+    cluster = sharded._Cluster.__new__(sharded._Cluster)
+    cluster.token, cluster.round, cluster.futures, cluster._beats = "t", 0, [], {}
+    cluster.client, cluster.addresses = Client(), ["tcp://a:1", "tcp://b:2"]
+    cluster.actors = [Actor(stopped), Actor(silent)]
+    monkeypatch.setattr(sharded, "LOSS_GRACE", 0.3)
+    with pytest.raises(ResourceError, match="Dask worker tcp://b:2 was lost while expanding "
+                                            "level 3") as caught:
+        cluster.call("levels", what="expanding level 3")
+    assert not isinstance(caught.value, PeerStopped)
+
+
+def test_a_level_waiting_for_a_stopped_shard_fails_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a peer's channel has closed (its shard stopped, or its worker died), a shard
+    waiting for that peer's last batch of the level should stop with PeerStopped at
+    once, not wait SEND_TIMEOUT and blame no one (the driver reads answers in shard
+    order, so shard 0's wait hid shard 1's own error for a minute)."""
+    from sdg_automata.search import shard as module
+    from sdg_automata.search.shard import PeerStopped, Shard
+
+    monkeypatch.setattr(module, "SEND_TIMEOUT", 30.0)  # else: a timeout, no PeerStopped
+    waiting = Shard.__new__(Shard)
+    waiting.ended, waiting.told, waiting.gone = threading.Condition(), {}, set()
+    waiting.depth, waiting.shards, waiting.index, waiting.worker = 0, 3, 0, None
+    waiting.aborted, waiting.seconds, waiting.waited = False, {"send": 0.0}, 0.0
+    waiting.told[0] = {2: ({}, None)}  # shard 2 has ended the level; shard 1 has not
+    threading.Timer(0.2, waiting._peer_gone, args=(1,)).start()
+    with pytest.raises(PeerStopped, match="shard 1 stopped: it ends no level"):
+        waiting._all_sent()
+    waiting.gone = {2}  # a channel that closed after its shard ended the level: no matter
+    waiting.told[0] = {1: ({}, None), 2: ({}, None)}
+    assert sorted(waiting._all_sent()) == [1, 2]
+
+
 def test_checking_the_workers_is_bounded() -> None:
     """Client.run waits for ever on a frozen worker; check_workers does not."""
 
