@@ -25,6 +25,7 @@ over (the driver never concludes from a partial run), whoever keeps the error.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
 import threading
@@ -135,8 +136,10 @@ RUN_MMAP_THRESHOLD = 16 << 20
 DEFAULT_MMAP_THRESHOLD = 128 << 10
 
 
+@functools.cache
 def _glibc() -> Any:
-    """The C library, where it is glibc (``None`` elsewhere)."""
+    """The C library, where it is glibc (``None`` elsewhere); found once (``find_library``
+    runs ``ldconfig``)."""
     import ctypes
     import ctypes.util
 
@@ -161,7 +164,7 @@ def _mmap_threshold(size: int) -> None:
 
 #: the shards of this process that hold the heap (:func:`_hold_heap`), under its lock
 _HOLDING = [0]
-_HOLDING_LOCK = threading.Lock()
+_HOLDING_LOCK = threading.RLock()  # reentrant: the finalizer may run in the GC, anywhere
 
 
 def _hold_heap() -> None:
@@ -244,14 +247,23 @@ class _Channel:
         async def open_comm() -> Any:
             comm = await connect(address, timeout=SEND_TIMEOUT,  # type: ignore[no-untyped-call]
                                  **worker.connection_args)
-            await comm.write({"op": CHANNEL_OP, "key": key, "sender": me, "reply": False})
+            try:
+                await comm.write({"op": CHANNEL_OP, "key": key, "sender": me, "reply": False})
+            except BaseException:  # cancelled too: the comm goes with it
+                comm.abort()
+                raise
             return comm
+
+        def abort_late(opened: Any) -> None:  # a comm that came after the timeout
+            if not opened.cancelled() and opened.exception() is None:
+                opened.result().abort()
 
         opening = asyncio.run_coroutine_threadsafe(open_comm(), self.loop)
         try:
             self.comm = opening.result(timeout=2 * SEND_TIMEOUT)
         except (TimeoutError, concurrent.futures.TimeoutError):
-            opening.cancel()  # a comm that connects later would stay open
+            opening.cancel()
+            opening.add_done_callback(abort_late)
             raise ResourceError(f"shard {me}: no connection to shard {w} at {address} "
                                 f"within {2 * SEND_TIMEOUT:g} s") from None
 
@@ -429,6 +441,7 @@ class Shard:
         if self.worker is not None:
             _hold_heap()
             self.finalizer = weakref.finalize(self, _let_go, self.channels)
+            self.finalizer.atexit = False  # a worker that exits frees it all anyway
 
     # -- bookkeeping -------------------------------------------------------------------
 

@@ -234,10 +234,13 @@ class _Cluster:
         when it cannot ask, and the cache lists no worker while the client reconnects
         (every worker then looked lost).  A client that cannot ask any more ends the run
         (:meth:`_disconnected`)."""
+        scheduler = self.client.scheduler  # None once the client gave up reconnecting
+        if scheduler is None:
+            raise self._disconnected(what, ConnectionError("the client closed its connection"))
         try:
-            info = self.client.sync(self.client.scheduler.identity, n_workers=-1)
-        except (OSError, RuntimeError, AttributeError) as e:  # RuntimeError: its pool is
-            raise self._disconnected(what, e) from None  # closed; AttributeError: no scheduler
+            info = self.client.sync(scheduler.identity, n_workers=-1)
+        except (OSError, RuntimeError) as e:  # RuntimeError: the client's pool is closed
+            raise self._disconnected(what, e) from None
         workers = self._workers = info["workers"]
         now = time.monotonic()
         gone = []
@@ -352,11 +355,13 @@ class _Cluster:
                     return e
                 if answer is None:
                     return self._released(what)
+            gone = self.lost(what)  # a dead worker's shard answers nothing: its comm
+            if gone:  # closed, which stopped the others
+                return self._lost(gone, what)
             if all(f.done() for f in futures):
                 break
             time.sleep(0.05)
-        gone = self._settled_loss(what)  # a dead worker answers nothing: its shard's comm
-        return self._lost(gone, what) if gone else stopped  # closed, and so stopped others
+        return stopped
 
     def _disconnected(self, what: str, e: Exception) -> ResourceError:
         """The error when the client can no longer ask the scheduler (``e``): the

@@ -273,12 +273,14 @@ def test_a_worker_silent_for_a_minute_is_lost(monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.mark.parametrize("released", [True, False])
+@pytest.mark.parametrize("closed", ["pool", "client"])
 def test_a_driver_that_cannot_ask_the_scheduler_ends_with_one_error(
-        monkeypatch: pytest.MonkeyPatch, released: bool) -> None:
+        monkeypatch: pytest.MonkeyPatch, released: bool, closed: str) -> None:
     """A client whose connection pool is closed (the scheduler cut it off) raises
-    RuntimeError on every call: the driver should end the run with the scheduler's
-    release once the client sees its futures cancelled, else with the lost connection,
-    never a RuntimeError's traceback (seen once in ten runs of the cut-off test)."""
+    RuntimeError on every call, and one that gave up reconnecting has no scheduler: the
+    driver should end the run with the scheduler's release once the client sees its
+    futures cancelled, else with the lost connection, never a traceback (the pool's
+    RuntimeError was seen once in ten runs of the cut-off test)."""
     from sdg_automata.search import sharded
 
     class Scheduler:
@@ -286,7 +288,7 @@ def test_a_driver_that_cannot_ask_the_scheduler_ends_with_one_error(
             raise AssertionError("not asked: the pool is closed")
 
     class Client:
-        scheduler = Scheduler()
+        scheduler = Scheduler() if closed == "pool" else None
 
         def sync(self, f: Any, *args: Any, **kwargs: Any) -> Any:
             raise RuntimeError("ConnectionPool is closed")
@@ -305,8 +307,10 @@ def test_a_driver_that_cannot_ask_the_scheduler_ends_with_one_error(
         assert said.startswith("the Dask scheduler released this search's shards while "
                                "expanding level 3"), said
     else:
+        why = {"pool": "RuntimeError: ConnectionPool is closed",
+               "client": "ConnectionError: the client closed its connection"}[closed]
         assert said.startswith("lost the connection to the Dask scheduler while expanding "
-                               "level 3 (RuntimeError: ConnectionPool is closed)"), said
+                               f"level 3 ({why})"), said
 
 
 @pytest.mark.parametrize("cause", ["error", "released", "key too wide"])
@@ -410,11 +414,65 @@ def test_a_level_waiting_for_a_stopped_shard_fails_at_once(
     waiting.aborted, waiting.seconds, waiting.waited = False, {"send": 0.0}, 0.0
     waiting.told[0] = {2: ({}, None)}  # shard 2 has ended the level; shard 1 has not
     threading.Timer(0.2, waiting._peer_gone, args=(1,)).start()
-    with pytest.raises(PeerStopped, match="shard 1 stopped: it ends no level"):
-        waiting._all_sent()
-    waiting.gone = {2}  # a channel that closed after its shard ended the level: no matter
-    waiting.told[0] = {1: ({}, None), 2: ({}, None)}
+    # a wait that ignored the closed channel would end only when the driver says stop
+    # (another error: _Stopped), long after the channel closed, not with PeerStopped
+    later = threading.Timer(10.0, setattr, args=(waiting, "aborted", True))
+    later.start()
+    try:
+        with pytest.raises(PeerStopped, match="shard 1 stopped: it ends no level"):
+            waiting._all_sent()
+    finally:
+        later.cancel()
+    # a channel that closed after its shard ended the level is no matter, and the word
+    # of another shard still on its way is waited for
+    waiting.gone, waiting.aborted = {2}, False
+    waiting.told[0] = {2: ({}, None)}
+
+    def word_of_1() -> None:
+        with waiting.ended:
+            waiting.told[0][1] = ({}, None)
+            waiting.ended.notify_all()
+
+    threading.Timer(0.2, word_of_1).start()
     assert sorted(waiting._all_sent()) == [1, 2]
+
+
+def test_the_heap_is_held_while_any_shard_runs_and_its_end_keeps_no_shard() -> None:
+    """Should count the shards of a process that hold the heap (glibc's mmap threshold),
+    set it back only when the last lets go, and let go through a finalizer that holds
+    nothing of the shard: Dask drops an idle shard without closing it."""
+    import gc
+    import weakref
+
+    from sdg_automata.search import shard as module
+
+    calls: list[int] = []
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(module, "_mmap_threshold", calls.append)
+        m.setattr(module, "_trim_heap", lambda: calls.append(0))
+        before = module._HOLDING[0]
+        assert before == 0  # no shard of this process holds it (none runs on a worker)
+        module._hold_heap()
+        module._hold_heap()
+
+        class Owner:  # a shard as far as its finalizer goes
+            pass
+
+        closed: list[int] = []
+
+        class Channel:
+            def close(self) -> None:
+                closed.append(1)
+
+        owner = Owner()
+        finalizer = weakref.finalize(owner, module._let_go, [Channel()])
+        alive = weakref.ref(owner)
+        del owner
+        gc.collect()
+        assert alive() is None and not finalizer.alive and closed == [1]
+        module._let_go([])
+        assert module._HOLDING[0] == 0
+    assert calls == [module.RUN_MMAP_THRESHOLD, module.DEFAULT_MMAP_THRESHOLD, 0]
 
 
 def test_checking_the_workers_is_bounded() -> None:
