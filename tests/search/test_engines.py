@@ -382,6 +382,32 @@ def test_a_growth_that_does_not_fit_is_refused_before_it_is_tried(
     g.close()
 
 
+def test_a_growth_while_another_holds_a_view_moves_the_rows() -> None:
+    """Should grow, keeping every row, while a view of the array lives on elsewhere (Dask's
+    profiler holds a sampled thread's frames, and their views, while it walks them): the
+    map cannot be resized then (BufferError), so the rows move to a new map, and the old
+    view still reads the old rows."""
+    import numpy as np
+
+    from sdg_automata.search.compiled import stores
+
+    g = stores.Growing("int64", (3,), 1 << 10, huge=False)
+    g.array[:] = np.arange(3 << 10).reshape(-1, 3)
+    held = g.array[5:9]  # another's view
+    g.grow(1 << 14)
+    assert g.capacity == 1 << 14 and g.array.shape == (1 << 14, 3)
+    np.testing.assert_array_equal(g.array[:1 << 10], np.arange(3 << 10).reshape(-1, 3))
+    assert not g.array[1 << 10:].any()  # new rows are zero
+    np.testing.assert_array_equal(held, np.arange(15, 27).reshape(-1, 3))
+    g.array[5] = -1  # the new rows are the array's own
+    assert held[0, 0] == 15
+    g.grow(1 << 15)  # and it grows in place again once nothing else holds a view
+    del held
+    g.grow(1 << 16)
+    assert g.array[5, 0] == -1 and g.array[6, 0] == 18
+    g.close()
+
+
 def test_without_numba_auto_is_python_and_compiled_says_why(tmp_path: Path) -> None:
     code = ("import sys; sys.modules['numba'] = None\n"
             "from sdg_automata.cli import main\n"

@@ -100,7 +100,10 @@ class Growing:
             if self._map is None:
                 self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
             else:
-                self._map.resize(size)
+                try:
+                    self._map.resize(size)
+                except BufferError:
+                    self._move(size)
         except OSError as e:  # ENOMEM (an address-space limit): as any allocation failing
             raise MemoryError(f"cannot map {size:,} bytes: {e.strerror or e}") from None
         if self.huge and size >= 1 << 22 and hasattr(mmap, "MADV_HUGEPAGE"):
@@ -111,6 +114,29 @@ class Growing:
             except OSError:
                 pass
         self.capacity = capacity
+
+    def _move(self, size: int) -> None:
+        """Grow into a new map of ``size`` bytes, the rows copied, where the old map cannot
+        be resized: a view of it lives on outside this array's users, who all read
+        :attr:`array` anew after a growth.  Dask's profiler does that: every 10 ms it
+        takes the frames of a worker's running threads, with the views in their locals
+        (a kernel's arguments), and walks them holding the GIL, which the sampled thread
+        takes back meanwhile to grow the array the kernel had filled (a shard failed
+        with ``BufferError`` in 1 of 12 runs of a test on a cluster with the profiler on;
+        it is the one holder we found).  The old map goes with its last view."""
+        import mmap
+
+        import numpy as np
+
+        _room_for(size)
+        fresh = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
+        old = self._map
+        np.frombuffer(fresh, dtype=np.uint8, count=len(old))[:] = np.frombuffer(old, np.uint8)
+        self._map = fresh
+        try:
+            old.close()
+        except BufferError:  # the view that stopped the resize: freed with it
+            pass
 
     @property
     def array(self) -> Any:
