@@ -118,12 +118,12 @@ class Growing:
     def _move(self, size: int) -> None:
         """Grow into a new map of ``size`` bytes, the rows copied, where the old map cannot
         be resized: a view of it lives on outside this array's users, who all read
-        :attr:`array` anew after a growth.  Dask's profiler does that: every 10 ms it
-        takes the frames of a worker's running threads, with the views in their locals
-        (a kernel's arguments), and walks them holding the GIL, which the sampled thread
-        takes back meanwhile to grow the array the kernel had filled (a shard failed
-        with ``BufferError`` in 1 of 12 runs of a test on a cluster with the profiler on;
-        it is the one holder we found).  The old map goes with its last view."""
+        :attr:`array` anew after a growth.  A shard failed with ``BufferError`` in 1 of
+        12 runs of a test on a Dask cluster, and no reading of our code found the view;
+        Dask's profiler can hold one (every 10 ms it takes the frames of a worker's
+        running threads, with the views in their locals, a kernel's arguments, and walks
+        them while the sampled thread may go on).  The old map goes with its last
+        view."""
         import mmap
 
         import numpy as np
