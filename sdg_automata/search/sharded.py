@@ -361,7 +361,10 @@ class _Cluster:
             if all(f.done() for f in futures):
                 break
             time.sleep(0.05)
-        return stopped
+        # the scheduler may take longer to see a worker die than its peer took to feel it
+        # (in one CI run a killed worker was still listed 10 s after its peer stopped)
+        gone = self._settled_loss(what)
+        return self._lost(gone, what) if gone else stopped
 
     def _disconnected(self, what: str, e: Exception) -> ResourceError:
         """The error when the client can no longer ask the scheduler (``e``): the
