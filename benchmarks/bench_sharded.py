@@ -65,25 +65,19 @@ def _two_at_once(path: Path) -> dict[str, Any]:
     """Two one-process searches at the same time, each in a child of its own: the CPU of
     one of them (the mean), which the machine's shared caches and memory raise over a
     search alone; a sharded search's two workers pay it too, so its ratio is the floor
-    of the 2-worker row's on this machine (no sharding cost in it at all)."""
-    import re
-    import subprocess
+    of the 2-worker row's on this machine (no sharding cost in it at all).  Each child's
+    CPU is its own report (``child_cpu``'s, of the children together, is not read)."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    root = Path(__file__).resolve().parent.parent
-    children = [subprocess.Popen([sys.executable, "-m", "benchmarks.peak",
-                                  "benchmarks.bench_sharded", str(path)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 cwd=root)
-                for _ in range(2)]
-    done = [c.communicate(timeout=3600) for c in children]
-    for c, (_, err) in zip(children, done, strict=True):
-        if c.returncode:
-            raise RuntimeError(f"a one-process search beside another failed: {err[-800:]}")
-    outs = [json.loads(out) for out, _ in done]
-    peak = max(int(re.findall(r"PEAK_KB (\d+)", err)[-1]) * 1024 for _, err in done)
+    def one(_: int) -> tuple[float, int, str]:
+        return child_cpu(["-m", "benchmarks.bench_sharded", str(path)], timeout=3600)
+
+    with ThreadPoolExecutor(2) as pool:
+        done = list(pool.map(one, range(2)))
+    outs = [json.loads(out) for _, _, out in done]
     return {**outs[0], "cpu_driver": sum(o["cpu_driver"] for o in outs) / 2,
             "seconds": max(o["seconds"] for o in outs), "cpu_workers": 0.0,
-            "peak_driver": peak, "peak_worker": 0}
+            "peak_driver": max(peak for _, peak, _ in done), "peak_worker": 0}
 
 
 def _sharded(path: Path, warm: Path, workers: int, native: bool) -> dict[str, Any]:

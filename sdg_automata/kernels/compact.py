@@ -35,6 +35,7 @@ from .protocol import (
 )
 from .step import (
     Array,
+    _inline,
     first_value,
     prefetch,
     step,
@@ -326,6 +327,12 @@ def key_of(rows: Array, row: int, fields: Array) -> Any:
     return key
 
 
+@_inline
+def _field(key: Any, fields: Array, widths: Array, f: int) -> Any:
+    """Field ``f`` of ``key``: ``widths[f]`` bits at the shift ``fields[f]``."""
+    return (key >> fields[f]) & ((_ONE << widths[f]) - _ONE)
+
+
 @jit
 def pack_rows(rows: Array, count: int, fields: Array, keys: Array) -> None:
     """``keys[i]`` ← the key of ``rows[i]`` (:func:`key_of`), for i below ``count``: the
@@ -341,7 +348,7 @@ def unpack_rows(keys: Array, count: int, fields: Array, widths: Array, rows: Arr
     for i in range(count):
         key = keys[i]
         for f in range(fields.shape[0]):
-            rows[i, f] = np.int32((key >> fields[f]) & ((_ONE << widths[f]) - _ONE))
+            rows[i, f] = np.int32(_field(key, fields, widths, f))
 
 
 @jit
@@ -350,7 +357,7 @@ def rekey(key: Any, fields: Array, widths: Array, nfields: Array) -> Any:
     ids at the shifts ``nfields``."""
     fresh = np.uint64(0)
     for i in range(fields.shape[0]):
-        fresh |= ((key >> fields[i]) & ((_ONE << widths[i]) - _ONE)) << nfields[i]
+        fresh |= _field(key, fields, widths, i) << nfields[i]
     return fresh
 
 

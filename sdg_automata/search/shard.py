@@ -62,8 +62,7 @@ SEND_TIMEOUT = 60.0
 #: (the kernel, which also puts each successor in its owner's buffer), learning the steps
 #: it missed, handing the full buffers out as batches, waiting for batches to be taken,
 #: deduping received states (their ids translated as they are copied in, then merged by
-#: code),
-#: finding the values' first new states, numbering them (with fetching the others' codes)
+#: code), finding the values' first new states, numbering them (with fetching the others' codes)
 PHASES = ("step", "learn", "route", "send", "absorb", "order", "number")
 #: the worker metric (sent to the scheduler with every heartbeat) that counts the kernel
 #: compilations under way in the worker: what the driver shows while a fresh cluster

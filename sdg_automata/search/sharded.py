@@ -274,7 +274,7 @@ class _Cluster:
         cluster; :func:`~sdg_automata.search.shard.kernels_compiling`).  A run the
         scheduler released (the client's futures cancelled when it reconnects) ends here
         too, whether or not a call in flight ever answers."""
-        if any(f.status == "cancelled" for f in self.futures):
+        if self._cancelled():
             raise self._released(what)
         gone = self.lost(what)
         if gone:
@@ -297,7 +297,7 @@ class _Cluster:
 
     def _failure(self, e: Exception, what: str) -> ResourceError:
         """The error for a call that failed with ``e``: a lost worker's, if one was lost."""
-        if any(f.status == "cancelled" for f in self.futures):
+        if self._cancelled():
             return self._released(what)
         gone = self._settled_loss(what)
         if gone:
@@ -373,12 +373,17 @@ class _Cluster:
         releases what it held), else the lost connection's."""
         deadline = time.monotonic() + LOSS_GRACE
         while time.monotonic() < deadline:
-            if any(f.status == "cancelled" for f in self.futures):
+            if self._cancelled():
                 return self._released(what)
             time.sleep(0.1)
         return ResourceError(f"lost the connection to the Dask scheduler while {what} "
                              f"({type(e).__name__}: {e}): nothing was concluded; run the "
                              "search again")
+
+    def _cancelled(self) -> bool:
+        """Whether the scheduler released the run: the client cancelled its shards'
+        futures (it does so when it reconnects)."""
+        return any(f.status == "cancelled" for f in self.futures)
 
     def _released(self, what: str) -> ResourceError:
         return ResourceError(f"the Dask scheduler released this search's shards while {what} "

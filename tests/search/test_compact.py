@@ -392,7 +392,6 @@ def test_small_buffers_spill_to_the_spool(monkeypatch: pytest.MonkeyPatch) -> No
                  "A")
 
 
-
 def test_spooled_keys_of_older_layouts_read_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """54,258 states through buffers of 8 rows: ids outgrow their fields while states wait
     in the spool, so hundreds of reads unpack keys of an older layout (some reads span
