@@ -23,6 +23,7 @@ page shows the checkout's path.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import re
 import subprocess
@@ -50,15 +51,29 @@ def _modules() -> list[str]:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built once per test session: docs/conf.py regenerates docs/api/ in the
+    checkout, so two xdist workers building at once removed each other's pages (a CI run
+    failed on "docs/api/sdg_automata.render.plots.rst does not exist").  The workers share
+    one build under a lock, in the directory above their own temporary ones."""
     require("sphinx", "numpydoc", "myst_nb", "furo", "sphinxarg", extra="docs")
-    out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going", "-q",
-                           "-b", "html", "-d", str(out / ".doctrees"), str(ROOT / "docs"),
-                           str(out / "html")], capture_output=True, text=True, env=env,
-                          timeout=600, check=False)
-    assert done.returncode == 0, f"sphinx-build -W failed:\n{done.stderr[-4000:]}"
+    base = tmp_path_factory.getbasetemp()
+    out = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "docs-site"
+    out.mkdir(exist_ok=True)
+    with open(out / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        failed = out / "failed.txt"
+        if not (out / "html" / "index.html").is_file() and not failed.is_file():
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+            done = subprocess.run([sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going",
+                                   "-q", "-b", "html", "-d", str(out / ".doctrees"),
+                                   str(ROOT / "docs"), str(out / "html")],
+                                  capture_output=True, text=True, env=env, timeout=600,
+                                  check=False)
+            if done.returncode != 0:
+                failed.write_text(done.stderr[-4000:], encoding="utf-8")
+        if failed.is_file():
+            pytest.fail(f"sphinx-build -W failed:\n{failed.read_text(encoding='utf-8')}")
     return out / "html"
 
 
