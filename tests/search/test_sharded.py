@@ -13,7 +13,10 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import re
+import subprocess
+import sys
 import threading
 import warnings
 from collections.abc import Iterator
@@ -57,6 +60,9 @@ def family(count: int, states: int, seed: int, empty: bool) -> tuple[Grammar, li
 def exhaustive(count: int, states: int, seed: int) -> Grammar:
     """:func:`family` with the search walking every reachable state."""
     return family(count, states, seed, True)[0]
+
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -446,9 +452,9 @@ def test_the_heap_is_held_while_any_shard_runs_and_its_end_keeps_no_shard() -> N
 
     from sdg_automata.search import shard as module
 
-    calls: list[int] = []
+    calls: list[object] = []
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(module, "_mmap_threshold", calls.append)
+        m.setattr(module, "_heap_thresholds", calls.append)
         m.setattr(module, "_trim_heap", lambda: calls.append(0))
         before = module._HOLDING[0]
         assert before == 0  # no shard of this process holds it (none runs on a worker)
@@ -472,7 +478,49 @@ def test_the_heap_is_held_while_any_shard_runs_and_its_end_keeps_no_shard() -> N
         assert alive() is None and not finalizer.alive and closed == [1]
         module._let_go([])
         assert module._HOLDING[0] == 0
-    assert calls == [module.RUN_MMAP_THRESHOLD, module.DEFAULT_MMAP_THRESHOLD, 0]
+    assert calls == [True, False, 0]
+
+
+_FAULTS = """
+import resource, sys
+import numpy as np
+from sdg_automata.search import shard
+
+def faults():  # of taking, filling and freeing a batch's buffer (2 MB) 20 times
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(20):  # (numpy asks for 2 MB pages from 4 MB on: 2 faults a buffer)
+        np.empty(1 << 18, dtype=np.int64).fill(1)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+if shard._glibc() is None:
+    sys.exit(3)
+faults()
+free = faults()
+shard._hold_heap()
+faults()
+held = faults()
+shard._let_go([])
+print(free, held, faults())
+"""
+
+
+def test_a_running_shard_keeps_the_heap_s_pages_and_gives_them_back_after() -> None:
+    """Should let a worker (started as Dask's nanny starts it: ``MALLOC_TRIM_THRESHOLD_``
+    of 64 KiB) reuse a batch's pages while a shard runs, where each buffer was faulted in
+    anew (glibc's thresholds, seen in the page faults), and give the process its own
+    thresholds back after."""
+    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
+                                         if p)}
+    done = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    if done.returncode == 3:
+        pytest.skip("not glibc: the heap's thresholds are glibc's")
+    assert done.returncode == 0, done.stderr
+    free, held, after = map(int, done.stdout.split())
+    assert free >= 20 * 500  # each buffer's 512 pages, faulted in anew
+    assert held < 200  # reused
+    assert after >= 20 * 500
 
 
 def test_checking_the_workers_is_bounded() -> None:
