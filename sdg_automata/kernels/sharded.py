@@ -149,21 +149,27 @@ def expand(heap: Array, plan: Array, starts: Array, records: Array, shifts: Arra
 
 
 @jit
-def _next(rcodes: Array, heads: Array, ends: Array) -> int:
-    """The stream whose next row has the least code, or −1 when all are done."""
-    best, least = -1, _NO_CODE
-    for s in range(heads.shape[0]):
-        h = heads[s]
-        if h < ends[s] and rcodes[h] < least:
-            best, least = s, rcodes[h]
-    return best
+def _next(rcodes: Array, heads: Array) -> int:
+    """The stream whose next row has the least code, or −1 when all are done (a stream
+    that is done reads its sentinel, the largest code).  The least is kept by selects,
+    not branches: the streams' heads interleave at random (owners are hashed), so a
+    branch on which is least was mispredicted one row in two."""
+    if heads.shape[0] == 0:
+        return -1
+    best, least = 0, rcodes[heads[0]]
+    for s in range(1, heads.shape[0]):
+        c = rcodes[heads[s]]
+        less = c < least
+        best = s if less else best
+        least = c if less else least
+    return best if least != _NO_CODE else -1
 
 
 @_inline
-def _take(rcodes: Array, heads: Array, ends: Array) -> tuple[int, int]:
+def _take(rcodes: Array, heads: Array) -> tuple[int, int]:
     """(stream, row) of the next row of the streams by code (:func:`absorb`), taken off
     its stream; (−1, −1) when all are read."""
-    s = _next(rcodes, heads, ends)
+    s = _next(rcodes, heads)
     if s < 0:
         return -1, -1
     i = int(heads[s])
@@ -172,12 +178,12 @@ def _take(rcodes: Array, heads: Array, ends: Array) -> tuple[int, int]:
 
 
 @jit
-def _batch(rcodes: Array, heads: Array, ends: Array, rows: Array) -> int:
+def _batch(rcodes: Array, heads: Array, rows: Array) -> int:
     """Up to :data:`BATCH` rows of the streams by code (:func:`_take`) into ``rows``; how
     many (fewer: every stream is read)."""
     m = 0
     while m < BATCH:
-        s, i = _take(rcodes, heads, ends)
+        s, i = _take(rcodes, heads)
         if s < 0:
             break
         rows[m] = i
@@ -205,7 +211,8 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
     … with their codes, reading the streams merged in the order of their codes.
 
     Stream s is rows ``heads[s]`` … ``ends[s]`` − 1 of ``raw`` (codes ``rcodes``), sorted
-    by code, in the shard's part ids (:func:`translate`).  Codes are distinct (one per
+    by code, in the shard's part ids (:func:`translate`), and ``rcodes[ends[s]]`` is the
+    largest code (a sentinel, so that a stream's end needs no test).  Codes are distinct (one per
     edge), so the first time a state is read is by its least code, and the new states
     come out in code order: the one-process walk's order within the level.  A state
     already stored is left as it is.  ``block`` (:data:`BATCH` rows of the records'
@@ -228,7 +235,7 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
         if n + BATCH >= capacity or n + BATCH >= load:
             status = FULL
             break
-        m = _batch(rcodes, heads, ends, rows)
+        m = _batch(rcodes, heads, rows)
         done = m < BATCH
         for j in range(m):
             i = rows[j]
@@ -279,7 +286,7 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
             status = FULL
             break
         # picked: the rows (a row's stream is found again on an overflow)
-        m = _batch(rcodes, heads, ends, picked)
+        m = _batch(rcodes, heads, picked)
         done = m < BATCH
         for j in range(m):
             i = picked[j]
@@ -311,9 +318,9 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
 
 @jit
 def _unread(picked: Array, j: int, m: int, heads: Array, ends: Array) -> None:
-    """Put rows ``picked[j:m]`` back at the heads of their streams: stream s is rows
-    ``ends[s − 1]`` … ``ends[s]`` − 1, and its rows were picked in order, so its head
-    goes back to the first of them."""
+    """Put rows ``picked[j:m]`` back at the heads of their streams: stream s ends before
+    row ``ends[s]`` (its sentinel), after the one before it, and its rows were picked in
+    order, so its head goes back to the first of them."""
     for t in range(m - 1, j - 1, -1):
         i = picked[t]
         for s in range(heads.shape[0]):

@@ -869,7 +869,8 @@ class Shard:
         one stream per sender (rows, codes, heads, ends), each in arrival order, so sorted
         by code, and in this shard's part ids: each sender's parts are interned in the
         order they were sent, and its batches translated as they are copied in
-        (:func:`~sdg_automata.kernels.sharded.translate`)."""
+        (:func:`~sdg_automata.kernels.sharded.translate`); each stream's sentinel after
+        it."""
         import numpy as np
 
         inbox: list[Any] = self.inbox.pop(self.depth, [])
@@ -883,12 +884,14 @@ class Shard:
                     known[g] = np.concatenate([known[g], ids])
         self._refresh_keys()
         own, self.own = self.own, 0
-        total = own + sum(len(codes) for _, _, _, codes in inbox)
+        senders = ([self.index] if own else []) + sorted(batches)
+        # a row after each stream: its sentinel, the largest code (absorb's merge then
+        # needs no test of a stream's end)
+        total = own + sum(len(codes) for _, _, _, codes in inbox) + len(senders)
         # our own stream is rows 0 … own − 1 already (:meth:`_keep_own`); the others follow,
         # in our ids, which the wire type of our tables holds
         raw = self._kept("raw", self._wire(), (self.width,), total, keep=own)
         rcodes = self._kept("rcodes", np.int64, (), total, keep=own)
-        senders = ([self.index] if own else []) + sorted(batches)
         heads = np.zeros(len(senders), dtype=np.int64)
         ends = np.zeros(len(senders), dtype=np.int64)
         offsets = np.full(self.width, -1, dtype=np.int64)  # (the constraint's: as it is)
@@ -908,6 +911,8 @@ class Shard:
                     at += len(codes)
                     inbox[i] = None  # the received batch goes as soon as it is copied
             ends[s] = at
+            rcodes[at] = _NO_CODE
+            at += 1
         return raw, rcodes, heads, ends
 
     def _kept(self, name: str, dtype: Any, tail: tuple[int, ...], rows: int, *,

@@ -33,11 +33,12 @@ def test_an_overflow_puts_the_rows_back_at_their_streams_heads() -> None:
     # stream 0: codes 0, 2, 4; stream 1: codes 1, 3, 5; by code: low ×4, high, low
     ids = [low[0], low[1], low[2], low[3], high[0], low[4]]
     codes = np.arange(6, dtype=np.int64)
-    order = [0, 2, 4, 1, 3, 5]
-    raw = np.array([[ids[c]] for c in order], dtype=np.uint16)
-    rcodes = codes[order]
-    heads = np.array([0, 3], dtype=np.int64)
-    ends = np.array([3, 6], dtype=np.int64)
+    order = [0, 2, 4, -1, 1, 3, 5, -1]  # each stream followed by its sentinel
+    raw = np.array([[ids[c] if c >= 0 else 0] for c in order], dtype=np.uint16)
+    rcodes = np.array([codes[c] if c >= 0 else np.iinfo(np.int64).max for c in order],
+                      dtype=np.int64)
+    heads = np.array([0, 4], dtype=np.int64)
+    ends = np.array([3, 7], dtype=np.int64)
     queue = np.zeros(256, dtype=np.uint64)
     out_codes = np.zeros(1 << 8, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
@@ -48,7 +49,7 @@ def test_an_overflow_puts_the_rows_back_at_their_streams_heads() -> None:
     assert list(out_codes[:4]) == [0, 1, 2, 3]
     assert list(queue[:4]) == ids[:4]
     # code 4 (stream 0's third row, 2) overflowed: it and code 5 (stream 1's third) wait
-    assert list(heads) == [2, 5]
+    assert list(heads) == [2, 6]
 
 
 @pytest.mark.parametrize("wire", ["uint16", "int32"])
