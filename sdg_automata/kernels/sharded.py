@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
+from .compact import _popcount
 from .packed import _lookup, home, key_hash, unpack
 from .protocol import (
     BATCH,
@@ -42,7 +43,8 @@ from .protocol import (
 )
 from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, prefetch, step
 
-__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "number", "owner", "translate"]
+__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "mark", "number", "owner",
+           "translate"]
 
 #: the seed of the owner hash: any constant other than the table hash's start, so that
 #: which shard owns a state and where the shard's table puts it are independent
@@ -330,37 +332,46 @@ def _unread(picked: Array, j: int, m: int, heads: Array, ends: Array) -> None:
 
 
 @jit
-def number(keys: Array, lo: int, hi: int, div: int, level: Array, bounds: Array,
-           heads: Array, base: int, out: Array) -> None:
+def mark(codes: Array, lo: int, hi: int, origin: int, bits: Array) -> None:
+    """Set bit ``codes[i]`` − ``origin`` of ``bits`` (uint64 words, bit j of word w is
+    bit 64w + j) for i in ``lo`` … ``hi`` − 1: a level's codes as the bitmap
+    :func:`number` ranks in."""
+    one = np.uint64(1)
+    for i in range(lo, hi):
+        c = codes[i] - origin
+        bits[c >> 6] |= one << np.uint64(c & 63)
+
+
+@jit
+def number(keys: Array, lo: int, hi: int, div: int, bits: Array, origin: int, base: int,
+           out: Array) -> None:
     """Number by rank among a level's codes: for i in ``lo`` … ``hi`` − 1, with p =
     ⌊``keys[i]`` / ``div``⌋, ``out[i]`` ← n·``div`` + (``keys[i]`` − p·``div``), where n
     is ``base`` plus how many of the level's codes are below p.
 
-    The level's codes are ``level``, one sorted run per shard, their codes distinct: run
-    s is ``bounds[s]`` … ``bounds[s + 1]`` − 2, followed by the largest int64 (a sentinel,
-    so that a run's end needs no test).  The keys' p are nondecreasing: one merge of
-    every run with the keys, where a binary search per key would read the runs at
-    random.  ``div`` = 1 numbers a shard's own states of the level (their codes are among
-    the runs: n is a code's rank, ``base`` the level's first number); ``div`` = letters
-    turns the codes of the next level's states, made from their parents' codes (parent's
-    code × letters + letter), into parent's number × letters + letter.  ``heads`` (one
-    per run) is scratch; ``out`` may be ``keys``."""
-    runs = heads.shape[0]
-    for s in range(runs):
-        heads[s] = bounds[s]
-    n = base
+    The level's codes, every shard's, are the set bits of ``bits`` (bit c − ``origin``
+    for code c: :func:`mark`), so the codes below p are the bits below p − ``origin``.
+    The keys' p are nondecreasing: one pass over the words, their set bits counted as
+    it goes.  ``div`` = 1 numbers a shard's own states of the level (their codes are
+    among the bits: n is a code's rank, ``base`` the level's first number); ``div`` =
+    letters turns the codes of the next level's states, made from their parents' codes
+    (parent's code × letters + letter), into parent's number × letters + letter.
+    ``out`` may be ``keys``."""
+    words = bits.shape[0]
+    w = 0
+    below = 0  # the set bits of words 0 … w − 1
+    one = np.uint64(1)
     for i in range(lo, hi):
         k = keys[i]
         p = k // div
-        for s in range(runs):
-            j = heads[s]
-            # a key passes 0–2 codes of a run, mostly: two steps without a branch first
-            j += level[j] < p
-            j += level[j] < p
-            while level[j] < p:
-                j += 1
-            n += j - heads[s]
-            heads[s] = j
+        c = p - origin
+        q = min(max(c, 0) >> 6, words)
+        while w < q:
+            below += _popcount(bits[w])
+            w += 1
+        n = base + below
+        if 0 <= c < words * 64:
+            n += _popcount(bits[q] & ((one << np.uint64(c & 63)) - one))
         out[i] = n * div + (k - p * div)
 
 

@@ -5,7 +5,8 @@ A shard (:class:`~sdg_automata.search.shard.Shard`) steps its frontier with
 :func:`~sdg_automata.kernels.sharded.expand`, translates what it received into its ids
 with :func:`~sdg_automata.kernels.sharded.translate` and dedupes it with
 :func:`~sdg_automata.kernels.sharded.absorb_packed` (:func:`~sdg_automata.kernels.sharded.absorb`
-on records), and numbers a level with :func:`~sdg_automata.kernels.sharded.number` and
+on records), and numbers a level with :func:`~sdg_automata.kernels.sharded.mark`,
+:func:`~sdg_automata.kernels.sharded.number` and
 :func:`~sdg_automata.kernels.sharded.first_rows`.  Through numba's dispatchers those
 kernels spent about half of a shard's CPU in ``NRT_incref``/``NRT_decref`` (profiled:
 47% of the samples of a one-shard search of 1.27·10⁷ states, issue 36 item 6): every
@@ -31,7 +32,7 @@ from .native import Entry, Library
 from .records_native import RECORDS
 
 __all__ = ["LIBRARY", "absorb", "absorb_packed", "expand", "first_rows", "functions",
-           "number", "owner", "translate"]
+           "mark", "number", "owner", "translate"]
 
 #: the types of a batch's ids on the wire (uint16 while every id fits, then int32)
 WIRE = {"uint16": "u2", "int32": "i4"}
@@ -65,8 +66,9 @@ def _entries() -> tuple[Entry, ...]:
     return (*out,
             Entry(name="owner", function="owner",
                   args=("u8[:, :]", rows, "i8", "i8", "i8", "i8"), result=True),
+            Entry(name="mark", function="mark", args=(i8, "i8", "i8", "i8", u8)),
             Entry(name="number", function="number",
-                  args=(i8, "i8", "i8", "i8", i8, i8, i8, "i8", i8)),
+                  args=(i8, "i8", "i8", "i8", u8, "i8", "i8", i8)),
             Entry(name="first_rows", function="first_rows", args=(i4, "b1[:]", i8)))
 
 
@@ -107,6 +109,11 @@ def translate(*args: Any) -> None:
 def owner(*args: Any) -> int:
     """:func:`~sdg_automata.kernels.sharded.owner`."""
     return int(functions()["owner"](*args))
+
+
+def mark(*args: Any) -> None:
+    """:func:`~sdg_automata.kernels.sharded.mark`."""
+    functions()["mark"](*args)
 
 
 def number(*args: Any) -> None:

@@ -80,7 +80,7 @@ _CHUNK = 1 << 13
 LATE_LIMIT = 1 << 62
 #: the key of the owner hash of parts (any constant; the same on every shard)
 _SALT = b"sdg-automata/sharded"
-#: the sentinel after each run of codes (:meth:`Shard._runs`): the largest int64
+#: the sentinel after each stream of a level (:meth:`Shard._streams`): the largest int64
 _NO_CODE = (1 << 63) - 1
 
 
@@ -595,12 +595,11 @@ class Shard:
                 self.told.setdefault(depth, {})[sender] = word
                 self.ended.notify_all()
 
-    async def sorted_codes(self) -> Any:
-        """The codes of the last merge's new states, sorted."""
+    async def level_codes(self) -> tuple[int, Any]:
+        """The codes of the last merge's new states, as they travel (:meth:`_wire_codes`)."""
         if self.closed:
             raise PeerStopped(f"shard {self.index} was stopped: it has no codes")
-        lo, hi = self.level
-        return self.codes.array[lo:hi].copy()
+        return self._wire_codes(*self.level)
 
     def levels(self, token: str, round_: int, offset: int | None, found: list[int],
                settle: int, cap: int, seconds: float) -> dict[str, Any] | None:
@@ -624,7 +623,7 @@ class Shard:
         are, for codes are numbered in their order), and the merge turns them into
         parent's number × letters + letter once every shard's codes of the level are in:
         numbering costs no message.  Past :data:`LATE_LIMIT` (int64 codes) a level is
-        numbered first, fetching the other shards' codes (:meth:`sorted_codes`), one
+        numbered first, fetching the other shards' codes (:meth:`level_codes`), one
         level a call, so that every shard has merged it.
 
         A call also ends before a level that could pass ``cap`` (``"near"``): the driver
@@ -639,12 +638,12 @@ class Shard:
     def number_level(self, token: str, round_: int, offset: int) -> dict[int, int] | None:
         """Number the last merge's new states from ``offset`` on without stepping them
         (the level settles the question), the other shards' codes fetched
-        (:meth:`sorted_codes`): the number of each value's first state here (``None``:
+        (:meth:`level_codes`): the number of each value's first state here (``None``:
         see :meth:`_run`)."""
         def body() -> dict[int, int]:
-            runs = self._fetch()
-            self._number(offset, runs)
-            return {v: offset + self._rank(runs, code)
+            ranks = self._fetch()
+            self._number(offset, ranks)
+            return {v: offset + self._rank(ranks, code)
                     for v, code in self.summary["first"].items()}
 
         return self._run(token, round_, body)
@@ -662,18 +661,18 @@ class Shard:
         while True:
             late = self._late(0 if base is None else base)
             self.lo, self.hi = self.level
-            runs = None
+            ranks = None
             if not late and base is not None:  # every shard merged it: the call's first
-                runs = self._fetch()
-                self._number(base, runs)
+                ranks = self._fetch()
+                self._number(base, ranks)
             # a level numbered first is the call's only one
             over = time.monotonic() >= until or not late
             self._expand(late, {**self.summary, "over": over})
             told = self._all_sent()
             if late:
-                runs = self._runs([codes for _, codes in told.values()])
-            if base is None or runs is None:  # q₀'s level: numbered, its value not asked
-                self._merge((0, runs) if runs is not None else None)
+                ranks = self._ranks([codes for _, codes in told.values()])
+            if base is None or ranks is None:  # q₀'s level: numbered, its value not asked
+                self._merge((0, ranks) if ranks is not None else None)
                 base = 1
                 end = self._pause(over, told, base, 1, cap)
                 if end is not None:
@@ -685,18 +684,18 @@ class Shard:
             for w in words:
                 for v, code in w["first"].items():
                     firsts[v] = min(code, firsts.get(v, code))
-            numbered = {v: base + self._rank(runs, code) for v, code in firsts.items()}
+            numbered = {v: base + self._rank(ranks, code) for v, code in firsts.items()}
             out.append({"new": total, "bytes": sum(w["bytes"] for w in words),
                         "firsts": numbered})
             if late:  # (a settling level's states too: the witnesses are read from them)
-                self._number(base, runs)
+                self._number(base, ranks)
             settles = any(v >= settle and v not in found for v in firsts)
             if total == 0 or settles or 0 <= cap < base + total:
                 self.inbox.pop(self.depth, None)  # the successors, not merged
                 end = "empty" if total == 0 else "settled" if settles else "cap"
                 return {"levels": out, "end": end}
             found.update(firsts)
-            self._merge((base, runs) if late else None)
+            self._merge((base, ranks) if late else None)
             base += total
             end = self._pause(over, told, base, total, cap)
             if end is not None:
@@ -716,13 +715,14 @@ class Shard:
             return "near"
         return None
 
-    def _rank(self, runs: tuple[Any, Any, Any], code: int) -> int:
-        """How many of a level's codes (:meth:`_runs`) are below ``code``."""
+    def _rank(self, ranks: tuple[Any, int], code: int) -> int:
+        """How many of a level's codes (:meth:`_ranks`) are below ``code``."""
         import numpy as np
 
-        level, bounds, _ = runs
-        return sum(int(np.searchsorted(level[bounds[s]:bounds[s + 1] - 1], code))
-                   for s in range(len(bounds) - 1))
+        bits, origin = ranks
+        out = np.zeros(1, dtype=np.int64)
+        self.kernel.number(np.array([code], dtype=np.int64), 0, 1, 1, bits, origin, 0, out)
+        return int(out[0])
 
     def _expand(self, late: bool, summary: dict[str, Any]) -> None:
         """Step every state of the frontier; send each successor to its owner: the kernel
@@ -745,7 +745,7 @@ class Shard:
         # a successor's code: the parent's key × letters + letter, its key its code (late)
         # or its number
         keys = self.codes.array if late else self.gids.array
-        mine = self.codes.array[self.lo:self.hi].copy() if late and self.shards > 1 else None
+        mine = self._wire_codes(self.lo, self.hi) if late and self.shards > 1 else None
         word = (summary, mine)
 
         def call() -> int:
@@ -968,10 +968,10 @@ class Shard:
         self.waited += waited
         return told
 
-    def _merge(self, late: tuple[int, tuple[Any, Any, Any]] | None) -> None:
+    def _merge(self, late: tuple[int, tuple[Any, int]] | None) -> None:
         """Dedupe the batches received against the shard: the new states become the next
         level, in code order.  ``late``: the frontier's first number and every shard's
-        codes of it (:meth:`_runs`), to turn the new states' codes, made from their
+        codes of it (:meth:`_ranks`), to turn the new states' codes, made from their
         parents' codes, into their parents' numbers × letters + letter
         (:meth:`levels`).  What this shard says of its new level (:attr:`summary`):
         their count, each value's first code among them (A's value, where the
@@ -998,9 +998,9 @@ class Shard:
         n = self.n = int(cursor[protocol.N])
         if late is not None:
             started = clock()
-            base, (level, bounds, heads) = late
+            base, (bits, origin) = late
             codes = self.codes.array
-            kernel.number(codes, fresh, n, self.letters, level, bounds, heads, base, codes)
+            kernel.number(codes, fresh, n, self.letters, bits, origin, base, codes)
             self.seconds["number"] += clock() - started
         self._trim_kept(len(raw), ("raw", "rcodes"))
         started = clock()
@@ -1034,42 +1034,74 @@ class Shard:
                     firsts[v] = start + r
         return firsts
 
-    def _fetch(self) -> tuple[Any, Any, Any]:
-        """Every shard's codes of the last merge's new states (:meth:`_runs`), the other
-        shards' asked for (:meth:`sorted_codes`)."""
+    def _fetch(self) -> tuple[Any, int]:
+        """Every shard's codes of the last merge's new states (:meth:`_ranks`), the other
+        shards' asked for (:meth:`level_codes`)."""
         started, waited = time.perf_counter(), self.waited
-        asked = [peer.sorted_codes() for w, peer in enumerate(self.peers) if w != self.index]
+        asked = [peer.level_codes() for w, peer in enumerate(self.peers) if w != self.index]
         theirs = [self._wait(future) for future in asked]
         self.seconds["number"] += time.perf_counter() - started - (self.waited - waited)
-        return self._runs(theirs)
+        return self._ranks(theirs)
 
-    def _runs(self, theirs: list[Any]) -> tuple[Any, Any, Any]:
-        """The runs :func:`~sdg_automata.kernels.sharded.number` reads (level, bounds,
-        heads): the codes of the last merge's new states, ours and ``theirs`` (the other
-        shards', each sorted)."""
+    def _wire_codes(self, lo: int, hi: int) -> tuple[int, Any]:
+        """Codes ``lo`` … ``hi`` − 1 (increasing) as they go to the other shards:
+        ``(w, bits)``, their bitmap from word w on (uint64:
+        :func:`~sdg_automata.kernels.sharded.mark`, from code 64w), or ``(0, codes)``
+        (int64) where the codes take fewer bytes: a word a code or more (many letters, or
+        a shard among many).  A level's codes lie within letters × the level before's
+        states (parent's number × letters + letter), so on the binary 1.27·10⁷-state
+        instance its bitmap takes under 2 bits a state, where the codes took 64."""
+        import numpy as np
+
+        codes = self.codes.array
+        if hi == lo:
+            return 0, np.zeros(0, dtype=np.int64)
+        first, end = int(codes[lo]) >> 6, (int(codes[hi - 1]) >> 6) + 1
+        if end - first >= hi - lo:
+            return 0, codes[lo:hi].copy()
+        bits = np.zeros(end - first, dtype=np.uint64)
+        self.kernel.mark(codes, lo, hi, first * 64, bits)
+        return first, bits
+
+    def _ranks(self, theirs: list[tuple[int, Any]]) -> tuple[Any, int]:
+        """Every shard's codes of the last merge's new states, ours and ``theirs`` (the
+        other shards', :meth:`_wire_codes`), as the bitmap
+        :func:`~sdg_automata.kernels.sharded.number` ranks in: (its words, the code of
+        its bit 0).  It spans letters × the level before's states: at most 8 bytes a
+        state of that level for 64 letters (its codes took 8), more for more letters."""
         import numpy as np
 
         started = time.perf_counter()
         lo, hi = self.level
-        runs = [self.codes.array[lo:hi], *theirs]
-        bounds = np.zeros(len(runs) + 1, dtype=np.int64)
-        bounds[1:] = np.cumsum([len(r) + 1 for r in runs])
-        self._trim_kept(int(bounds[-1]), ("runs",))
-        level = self._kept("runs", np.int64, (), int(bounds[-1]))
-        for s, run in enumerate(runs):
-            level[bounds[s]:bounds[s + 1] - 1] = run
-            level[bounds[s + 1] - 1] = _NO_CODE
+        codes = self.codes.array
+        spans = [(int(codes[lo]) >> 6, (int(codes[hi - 1]) >> 6) + 1)] if hi > lo else []
+        for at, got in theirs:
+            if len(got) and got.dtype == np.uint64:
+                spans.append((at, at + len(got)))
+            elif len(got):
+                spans.append((int(got[0]) >> 6, (int(got[-1]) >> 6) + 1))
+        first = min((a for a, _ in spans), default=0)
+        end = max((b for _, b in spans), default=first + 1)
+        self._trim_kept(end - first, ("ranks",))
+        bits = self._kept("ranks", np.uint64, (), end - first)
+        bits[:] = 0
+        self.kernel.mark(codes, lo, hi, 64 * first, bits)
+        for at, got in theirs:
+            if got.dtype == np.uint64:
+                bits[at - first:at - first + len(got)] |= got
+            else:
+                self.kernel.mark(got, 0, len(got), 64 * first, bits)
         self.seconds["number"] += time.perf_counter() - started
-        return level, bounds, np.zeros(len(runs), dtype=np.int64)
+        return bits, 64 * first
 
-    def _number(self, offset: int, runs: tuple[Any, Any, Any]) -> None:
+    def _number(self, offset: int, ranks: tuple[Any, int]) -> None:
         """Number the last merge's new states from ``offset`` on, as one process would
-        (their rank among every shard's codes: ``runs``, :meth:`_runs`)."""
+        (their rank among every shard's codes: ``ranks``, :meth:`_ranks`)."""
         started = time.perf_counter()
         lo, hi = self.level
-        level, bounds, heads = runs
-        gids = self.gids.array
-        self.kernel.number(self.codes.array, lo, hi, 1, level, bounds, heads, offset, gids)
+        bits, origin = ranks
+        self.kernel.number(self.codes.array, lo, hi, 1, bits, origin, offset,
+                           self.gids.array)
         self.seconds["number"] += time.perf_counter() - started
 
     def trace(self, token: str, round_: int, wanted: list[int]

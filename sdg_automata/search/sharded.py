@@ -44,11 +44,13 @@ Design
   as one stream per sender merged by code
   (:func:`~sdg_automata.kernels.sharded.absorb`): the first time it meets a state is by
   its least code, and its new states come out in code order, with no sort.  It numbers
-  them by their rank among all shards' codes (counted by one merge,
-  :func:`~sdg_automata.kernels.sharded.number`): the numbers one process would give. The
-  codes need not wait for the numbers: a level is expanded before it is numbered, its
-  successors' codes made from their parents' *codes* (ordered as the numbers are), each
-  shard's codes of the level sent along with its last batch to every other, and the
+  them by their rank among all shards' codes (the set bits below theirs in one bitmap
+  of the level's codes: :func:`~sdg_automata.kernels.sharded.number`): the numbers one
+  process would give.  The codes need not wait for the numbers: a level is expanded
+  before it is numbered, its successors' codes made from their parents' *codes*
+  (ordered as the numbers are), each shard's codes of the level sent along with its
+  last batch to every other (as a bitmap: they lie within letters × the level before's
+  states, :meth:`Shard._wire_codes`), and the
   merged successors' codes turned into parent's number × letters + letter once they are
   all in (:meth:`Shard.levels`), so numbering costs no message.  A state's code is
   also its tree edge, so witnesses are read back from the shards (:meth:`Shard.trace`),

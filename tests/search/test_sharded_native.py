@@ -63,8 +63,8 @@ class _Peer:
     def receive(self, *args: Any) -> Future[Any]:
         return self._call(self.shard.receive(*args))
 
-    def sorted_codes(self) -> Future[Any]:
-        return self._call(self.shard.sorted_codes())
+    def level_codes(self) -> Future[Any]:
+        return self._call(self.shard.level_codes())
 
     def stop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -228,31 +228,38 @@ def test_levels_numbered_first_walk_as_levels_numbered_late(
         v: str(w) for v, w in one.witnesses.items()}
 
 
-@given(data=st.data(), runs=st.integers(1, 4), div=st.integers(1, 5))
+@given(data=st.data(), shards=st.integers(1, 4), div=st.integers(1, 5),
+       lead=st.integers(0, 3), tail=st.integers(0, 2))
 @settings(max_examples=60, deadline=None)
-def test_number_ranks_keys_among_runs_of_codes(data: st.DataObject, runs: int,
-                                               div: int) -> None:
+def test_number_ranks_keys_among_the_bits_of_every_shard_s_codes(
+        data: st.DataObject, shards: int, div: int, lead: int, tail: int) -> None:
     """:func:`~sdg_automata.kernels.sharded.number` should give each key's ⌊key / div⌋
     the count of codes below it (plus base) in place of itself, the remainder kept, as
-    a binary search over all the codes does, negative keys included (q₀'s code is −1)."""
+    a binary search over all the codes does: the codes marked by
+    :func:`~sdg_automata.kernels.sharded.mark`, each shard's into one bitmap, negative
+    codes included (q₀'s code is −1), keys below and past the bitmap's words too."""
     from sdg_automata.kernels import sharded, sharded_native
 
     codes = data.draw(st.lists(st.integers(-1, 400), unique=True, max_size=60))
-    owner = data.draw(st.lists(st.integers(0, runs - 1), min_size=len(codes),
+    owner = data.draw(st.lists(st.integers(0, shards - 1), min_size=len(codes),
                                max_size=len(codes)))
-    parts = [sorted(c for c, o in zip(codes, owner, strict=True) if o == s)
-             for s in range(runs)]
-    level = np.array([c for p in parts for c in [*p, 2**63 - 1]], dtype=np.int64)
-    bounds = np.cumsum([0] + [len(p) + 1 for p in parts]).astype(np.int64)
-    keys = np.array(sorted(data.draw(st.lists(st.integers(-div, 401 * div), max_size=60))),
-                    dtype=np.int64)
+    keys = np.array(sorted(data.draw(st.lists(st.integers(-70 * div, 500 * div),
+                                              max_size=60))), dtype=np.int64)
     every = np.sort(np.array(codes, dtype=np.int64))
     p = keys // div
     want = (7 + np.searchsorted(every, p)) * div + (keys - p * div)
+    # the bitmap's words: from ``lead`` before the least code's to ``tail`` past the largest's
+    first = (min(codes, default=0) >> 6) - lead
+    words = (max(codes, default=0) >> 6) + 1 - first + tail
     for kernel in (sharded, sharded_native):
+        bits = np.zeros(words, dtype=np.uint64)
+        for s in range(shards):
+            mine = np.array(sorted(c for c, o in zip(codes, owner, strict=True) if o == s),
+                            dtype=np.int64)
+            kernel.mark(mine, 0, len(mine), 64 * first, bits)
+        assert sum(bin(int(w)).count("1") for w in bits) == len(codes)
         out = np.zeros_like(keys)
-        kernel.number(keys, 0, len(keys), div, level, bounds, np.zeros(runs, np.int64), 7,
-                      out)
+        kernel.number(keys, 0, len(keys), div, bits, 64 * first, 7, out)
         np.testing.assert_array_equal(out, want)
 
 
