@@ -255,9 +255,11 @@ class _Channel:
     the order sent, and the sender sends the next once the last is acked (:meth:`send`'s
     future; :meth:`Shard._send` waits for it first): the parts a batch brings come before
     the batches that use them, and a slow receiver holds the sender back (a comm's write
-    only queues the frames).  The receiving worker's handler (:func:`_take_batches`)
-    hands each batch to shard ``w``, under ``key`` there, and tells it when the comm of
-    shard ``me`` closed."""
+    only queues the frames).  A level's last batch (the one with the sender's word) is not
+    acked: the next batch's ack says it was taken, so at most two are in flight, and the
+    ack that cost a message each way per level and pair of shards goes.  The receiving
+    worker's handler (:func:`_take_batches`) hands each batch to shard ``w``, under
+    ``key`` there, and tells it when the comm of shard ``me`` closed."""
 
     def __init__(self, worker: Any, address: str, w: int, me: int, key: str) -> None:
         import asyncio
@@ -292,7 +294,8 @@ class _Channel:
 
     def send(self, *batch: Any) -> Any:
         """Write ``batch`` (:meth:`Shard.receive`'s arguments): a future that is done once
-        the shard took it."""
+        the shard took it, or, for a level's last batch (its word, the last argument, not
+        ``None``), once it is written."""
         import asyncio
 
         from distributed.comm.core import CommClosedError
@@ -301,7 +304,8 @@ class _Channel:
         async def write() -> None:
             try:
                 await self.comm.write(to_serialize(batch))  # type: ignore[no-untyped-call]
-                await self.comm.read()  # the ack
+                if batch[-1] is None:
+                    await self.comm.read()  # the ack
             except (CommClosedError, OSError) as e:
                 raise PeerStopped(f"shard {self.w} closed its comm: it takes no batch "
                                   f"({e})") from None
@@ -319,10 +323,11 @@ class _Channel:
 def _take_batches(worker: Any) -> Callable[..., Any]:
     """The handler of :data:`CHANNEL_OP` on ``worker``: reads a :class:`_Channel`'s batches,
     gives each to the shard whose key the channel named (looked up each time, so the comm
-    holds no shard that Dask dropped) and acks it; ends when the comm closes, or when the
-    shard is gone or stopped (closing the comm: the sender's wait fails).  A comm that
-    closes under a shard still there tells it (:meth:`Shard._peer_gone`): the sender
-    stopped, or its worker died, and no batch of it will come."""
+    holds no shard that Dask dropped) and acks it (not a level's last: :class:`_Channel`);
+    ends when the comm closes, or when the shard is gone or stopped (closing the comm: the
+    sender's wait fails).  A comm that closes under a shard still there tells it
+    (:meth:`Shard._peer_gone`): the sender stopped, or its worker died, and no batch of
+    it will come."""
     async def handle(comm: Any, key: str, sender: int) -> Any:
         from distributed.core import Status
 
@@ -333,9 +338,11 @@ def _take_batches(worker: Any) -> Callable[..., Any]:
                 if shard is None:
                     break
                 shard._take(*batch)
+                last = batch[-1] is not None  # a level's last batch: not acked (_Channel)
                 # the frame keeps no shard while it waits: Dask may drop it meanwhile
                 del shard, batch
-                await comm.write(b"")
+                if not last:
+                    await comm.write(b"")
         except Exception:  # noqa: BLE001 -- the comm closed, or the shard stopped
             shard = worker.state.actors.get(key)
             if shard is not None:

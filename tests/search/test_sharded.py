@@ -523,6 +523,44 @@ def test_a_running_shard_keeps_the_heap_s_pages_and_gives_them_back_after() -> N
     assert after >= 20 * 500
 
 
+def test_a_channel_acks_every_batch_but_a_level_s_last_once_taken() -> None:
+    """Should hand a channel's batches to the shard in the order sent, answer each batch's
+    send once the shard took it, and a level's last batch (its word) unacked: the next
+    batch's ack then answers for both (two workers of one process, a real comm)."""
+    import distributed
+
+    from sdg_automata.search import shard as module
+
+    taken: list[tuple[int, bool]] = []
+
+    class Taker:  # a shard as far as the handler goes
+        def _take(self, sender: int, depth: int, parts: Any, rows: Any, codes: Any,
+                  word: Any) -> None:
+            taken.append((depth, word is not None))
+
+        def _peer_gone(self, sender: int) -> None:
+            taken.append((-1, False))
+
+    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                  protocol="tcp://", host="127.0.0.1", dashboard_address=":0",
+                                  scheduler_kwargs={"dashboard": False}) as cluster:
+        sender, receiver = cluster.workers.values()
+        receiver.state.actors["k"] = Taker()
+        receiver.handlers[module.CHANNEL_OP] = module._take_batches(receiver)
+        channel = module._Channel(sender, receiver.address, 1, 0, "k")
+        try:
+            for depth, last in [(0, False), (0, True), (1, False), (1, False), (1, True),
+                                (2, True), (3, False)]:
+                channel.send(0, depth, [], None, [], ({}, None) if last else None
+                             ).result(timeout=30)
+                if not last:  # acked: taken, and every batch before it
+                    assert taken[-1] == (depth, False)
+            assert taken == [(0, False), (0, True), (1, False), (1, False), (1, True),
+                             (2, True), (3, False)]
+        finally:
+            channel.close()
+
+
 def test_checking_the_workers_is_bounded() -> None:
     """Client.run waits for ever on a frozen worker; check_workers does not."""
 
