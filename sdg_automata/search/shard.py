@@ -147,9 +147,10 @@ def default_trim_threshold() -> int:
     import os
 
     try:
-        return int(os.environ.get("MALLOC_TRIM_THRESHOLD_", ""))
+        given = int(os.environ.get("MALLOC_TRIM_THRESHOLD_", ""))
     except ValueError:
         return 128 << 10
+    return min(max(given, 0), (1 << 31) - 1)  # mallopt takes a C int
 
 
 @functools.cache
@@ -358,6 +359,42 @@ def _take_batches(worker: Any) -> Callable[..., Any]:
 class _Stopped(Exception):
     """Nobody waits for this shard's answer any more: the driver said stop (another shard
     failed, Ctrl-C), or its run was dropped (:meth:`Shard._abandoned`)."""
+
+
+class _Ranks:
+    """A level's codes, every shard's, as what ranks a code among them
+    (:meth:`Shard._ranks`): their bitmap (``bits``, uint64 words, bit 0 code ``origin``;
+    :func:`~sdg_automata.kernels.sharded.number` counts the set bits below a code) where
+    it takes no more words than there are codes, else the codes themselves, sorted (a
+    binary search): memory at most the codes' 8 bytes each either way."""
+
+    __slots__ = ("bits", "codes", "origin")
+
+    def __init__(self, *, bits: Any = None, origin: int = 0, codes: Any = None) -> None:
+        self.bits, self.origin, self.codes = bits, origin, codes
+
+    def number(self, kernel: Any, keys: Any, lo: int, hi: int, div: int, base: int,
+               out: Any) -> None:
+        """:func:`~sdg_automata.kernels.sharded.number` by these ranks: ``out[i]`` ←
+        (``base`` + the codes below p)·``div`` + (``keys[i]`` − p·``div``), p =
+        ⌊``keys[i]`` / ``div``⌋, for i in ``lo`` … ``hi`` − 1 (the keys' p nondecreasing)."""
+        import numpy as np
+
+        if self.bits is not None:
+            kernel.number(keys, lo, hi, div, self.bits, self.origin, base, out)
+            return
+        k = keys[lo:hi]
+        p = k // div
+        out[lo:hi] = (base + np.searchsorted(self.codes, p)) * div + (k - p * div)
+
+
+def _unmark(word: int, bits: Any) -> Any:
+    """The codes whose bits are set in ``bits``, its words from ``word`` on
+    (:func:`~sdg_automata.kernels.sharded.mark`), increasing."""
+    import numpy as np
+
+    flat = np.unpackbits(bits.astype("<u8").view(np.uint8), bitorder="little")
+    return np.flatnonzero(flat).astype(np.int64) + 64 * word
 
 
 class Shard:
@@ -650,8 +687,7 @@ class Shard:
         def body() -> dict[int, int]:
             ranks = self._fetch()
             self._number(offset, ranks)
-            return {v: offset + self._rank(ranks, code)
-                    for v, code in self.summary["first"].items()}
+            return self._numbered(ranks, self.summary["first"], offset)
 
         return self._run(token, round_, body)
 
@@ -691,7 +727,7 @@ class Shard:
             for w in words:
                 for v, code in w["first"].items():
                     firsts[v] = min(code, firsts.get(v, code))
-            numbered = {v: base + self._rank(ranks, code) for v, code in firsts.items()}
+            numbered = self._numbered(ranks, firsts, base)
             out.append({"new": total, "bytes": sum(w["bytes"] for w in words),
                         "firsts": numbered})
             if late:  # (a settling level's states too: the witnesses are read from them)
@@ -722,14 +758,17 @@ class Shard:
             return "near"
         return None
 
-    def _rank(self, ranks: tuple[Any, int], code: int) -> int:
-        """How many of a level's codes (:meth:`_ranks`) are below ``code``."""
+    def _numbered(self, ranks: _Ranks, firsts: dict[int, int], base: int) -> dict[int, int]:
+        """The number of each value's first state of a level (``firsts``: its code): its
+        rank among the level's codes (``ranks``, :meth:`_ranks`) from ``base``, the
+        level's first number; one pass for them all."""
         import numpy as np
 
-        bits, origin = ranks
-        out = np.zeros(1, dtype=np.int64)
-        self.kernel.number(np.array([code], dtype=np.int64), 0, 1, 1, bits, origin, 0, out)
-        return int(out[0])
+        values = sorted(firsts, key=firsts.__getitem__)
+        keys = np.array([firsts[v] for v in values], dtype=np.int64)
+        out = np.zeros(len(keys), dtype=np.int64)
+        ranks.number(self.kernel, keys, 0, len(keys), 1, base, out)
+        return {v: int(n) for v, n in zip(values, out.tolist(), strict=True)}
 
     def _expand(self, late: bool, summary: dict[str, Any]) -> None:
         """Step every state of the frontier; send each successor to its owner: the kernel
@@ -975,7 +1014,7 @@ class Shard:
         self.waited += waited
         return told
 
-    def _merge(self, late: tuple[int, tuple[Any, int]] | None) -> None:
+    def _merge(self, late: tuple[int, _Ranks] | None) -> None:
         """Dedupe the batches received against the shard: the new states become the next
         level, in code order.  ``late``: the frontier's first number and every shard's
         codes of it (:meth:`_ranks`), to turn the new states' codes, made from their
@@ -1005,9 +1044,9 @@ class Shard:
         n = self.n = int(cursor[protocol.N])
         if late is not None:
             started = clock()
-            base, (bits, origin) = late
+            base, ranks = late
             codes = self.codes.array
-            kernel.number(codes, fresh, n, self.letters, bits, origin, base, codes)
+            ranks.number(kernel, codes, fresh, n, self.letters, base, codes)
             self.seconds["number"] += clock() - started
         self._trim_kept(len(raw), ("raw", "rcodes"))
         started = clock()
@@ -1041,7 +1080,7 @@ class Shard:
                     firsts[v] = start + r
         return firsts
 
-    def _fetch(self) -> tuple[Any, int]:
+    def _fetch(self) -> _Ranks:
         """Every shard's codes of the last merge's new states (:meth:`_ranks`), the other
         shards' asked for (:meth:`level_codes`)."""
         started, waited = time.perf_counter(), self.waited
@@ -1054,10 +1093,11 @@ class Shard:
         """Codes ``lo`` … ``hi`` − 1 (increasing) as they go to the other shards:
         ``(w, bits)``, their bitmap from word w on (uint64:
         :func:`~sdg_automata.kernels.sharded.mark`, from code 64w), or ``(0, codes)``
-        (int64) where the codes take fewer bytes: a word a code or more (many letters, or
-        a shard among many).  A level's codes lie within letters × the level before's
-        states (parent's number × letters + letter), so on the binary 1.27·10⁷-state
-        instance its bitmap takes under 2 bits a state, where the codes took 64."""
+        (int64) where the codes take no more bytes: a word a code or more (many letters,
+        a shard among many, a level much smaller than the one before).  A level's codes
+        lie within letters × the level before's states (parent's number × letters +
+        letter), so on the binary 1.27·10⁷-state instance a bitmap takes under 2 bits a
+        state, where the codes took 64."""
         import numpy as np
 
         codes = self.codes.array
@@ -1070,45 +1110,52 @@ class Shard:
         self.kernel.mark(codes, lo, hi, first * 64, bits)
         return first, bits
 
-    def _ranks(self, theirs: list[tuple[int, Any]]) -> tuple[Any, int]:
+    def _ranks(self, theirs: list[tuple[int, Any]]) -> _Ranks:
         """Every shard's codes of the last merge's new states, ours and ``theirs`` (the
-        other shards', :meth:`_wire_codes`), as the bitmap
-        :func:`~sdg_automata.kernels.sharded.number` ranks in: (its words, the code of
-        its bit 0).  It spans letters × the level before's states: at most 8 bytes a
-        state of that level for 64 letters (its codes took 8), more for more letters."""
+        other shards', :meth:`_wire_codes`), as :class:`_Ranks`: one bitmap where its
+        words are no more than the codes (memory at most their 8 bytes each, as every
+        shard's codes sorted would take), else the codes sorted."""
         import numpy as np
 
         started = time.perf_counter()
         lo, hi = self.level
         codes = self.codes.array
+        count = hi - lo
         spans = [(int(codes[lo]) >> 6, (int(codes[hi - 1]) >> 6) + 1)] if hi > lo else []
         for at, got in theirs:
             if len(got) and got.dtype == np.uint64:
                 spans.append((at, at + len(got)))
+                count += int(np.bitwise_count(got).sum())
             elif len(got):
                 spans.append((int(got[0]) >> 6, (int(got[-1]) >> 6) + 1))
+                count += len(got)
         first = min((a for a, _ in spans), default=0)
         end = max((b for _, b in spans), default=first + 1)
-        self._trim_kept(end - first, ("ranks",))
-        bits = self._kept("ranks", np.uint64, (), end - first)
-        bits[:] = 0
-        self.kernel.mark(codes, lo, hi, 64 * first, bits)
-        for at, got in theirs:
-            if got.dtype == np.uint64:
-                bits[at - first:at - first + len(got)] |= got
-            else:
-                self.kernel.mark(got, 0, len(got), 64 * first, bits)
+        if end - first > max(count, 1):  # sparse: the codes take fewer bytes
+            self._trim_kept(0, ("ranks",))
+            every = [codes[lo:hi], *(got if got.dtype == np.int64 else _unmark(at, got)
+                                     for at, got in theirs)]
+            ranks = _Ranks(codes=np.sort(np.concatenate(every)))
+        else:
+            self._trim_kept(end - first, ("ranks",))
+            bits = self._kept("ranks", np.uint64, (), end - first)
+            bits[:] = 0
+            self.kernel.mark(codes, lo, hi, 64 * first, bits)
+            for at, got in theirs:
+                if got.dtype == np.uint64:
+                    bits[at - first:at - first + len(got)] |= got
+                else:
+                    self.kernel.mark(got, 0, len(got), 64 * first, bits)
+            ranks = _Ranks(bits=bits, origin=64 * first)
         self.seconds["number"] += time.perf_counter() - started
-        return bits, 64 * first
+        return ranks
 
-    def _number(self, offset: int, ranks: tuple[Any, int]) -> None:
+    def _number(self, offset: int, ranks: _Ranks) -> None:
         """Number the last merge's new states from ``offset`` on, as one process would
         (their rank among every shard's codes: ``ranks``, :meth:`_ranks`)."""
         started = time.perf_counter()
         lo, hi = self.level
-        bits, origin = ranks
-        self.kernel.number(self.codes.array, lo, hi, 1, bits, origin, offset,
-                           self.gids.array)
+        ranks.number(self.kernel, self.codes.array, lo, hi, 1, offset, self.gids.array)
         self.seconds["number"] += time.perf_counter() - started
 
     def trace(self, token: str, round_: int, wanted: list[int]

@@ -518,6 +518,8 @@ def test_a_running_shard_keeps_the_heap_s_pages_and_gives_them_back_after() -> N
         pytest.skip("not glibc: the heap's thresholds are glibc's")
     assert done.returncode == 0, done.stderr
     free, held, after = map(int, done.stdout.split())
+    if free < 20 * 100:  # a host that faults anonymous memory in larger pieces (mTHP)
+        pytest.skip(f"{free} page faults for 20 fresh 2 MB buffers: too few to tell")
     assert free >= 20 * 500  # each buffer's 512 pages, faulted in anew
     assert held < 200  # reused
     assert after >= 20 * 500

@@ -263,6 +263,61 @@ def test_number_ranks_keys_among_the_bits_of_every_shard_s_codes(
         np.testing.assert_array_equal(out, want)
 
 
+@given(data=st.data(), shards=st.integers(1, 4), spread=st.sampled_from([1, 3, 64, 5000]),
+       div=st.integers(1, 4))
+@settings(max_examples=80, deadline=None)
+def test_a_level_s_codes_rank_as_a_binary_search_over_every_shard_s(
+        data: st.DataObject, shards: int, spread: int, div: int) -> None:
+    """Should rank keys among every shard's codes of a level as a binary search over them
+    all does, each shard's codes sent as a bitmap or as codes (whichever is no bigger:
+    ``spread`` makes them dense or sparse), ranked in one bitmap or in the codes sorted
+    (a bitmap is never more words than there are codes), q₀'s code −1 and shards with no
+    code included; and each value's first state numbered by its rank."""
+    from types import SimpleNamespace
+
+    from sdg_automata.kernels import sharded, sharded_native
+    from sdg_automata.search.shard import Shard
+
+    # a dense run -1 … dense − 1 (shard 0's, where ``clustered``: it sends a bitmap while
+    # the others' codes may leave the level sparse) and codes spread far
+    dense = data.draw(st.integers(0, 200))
+    clustered = data.draw(st.booleans())
+    codes = sorted(set(range(-1, dense)) | data.draw(st.sets(st.integers(-1, 60 * spread),
+                                                             max_size=80)))
+    owner = data.draw(st.lists(st.integers(0, shards - 1), min_size=len(codes),
+                               max_size=len(codes)))
+    owner = [0 if clustered and c < dense else o for c, o in zip(codes, owner, strict=True)]
+    mine = [np.array([c for c, o in zip(codes, owner, strict=True) if o == s], np.int64)
+            for s in range(shards)]
+    every = np.array(codes, dtype=np.int64)
+    for kernel in (sharded, sharded_native):
+        made = []
+        for s in range(shards):
+            shard = object.__new__(Shard)  # what _wire_codes and _ranks read of a shard
+            shard.codes = SimpleNamespace(array=mine[s])
+            shard.level, shard.kernel, shard.kept = (0, len(mine[s])), kernel, {}
+            shard.seconds = {"number": 0.0}
+            made.append(shard)
+        wire = [shard._wire_codes(0, len(mine[s])) for s, shard in enumerate(made)]
+        for s, shard in enumerate(made):
+            ranks = shard._ranks([w for t, w in enumerate(wire) if t != s])
+            if ranks.bits is not None:
+                assert len(ranks.bits) <= max(len(codes), 1)
+            keys = np.array(sorted(data.draw(st.lists(
+                st.integers(-div, (60 * spread + 2) * div), max_size=30))), np.int64)
+            p = keys // div
+            out = np.zeros_like(keys)
+            ranks.number(kernel, keys, 0, len(keys), div, 3, out)
+            np.testing.assert_array_equal(out, (3 + np.searchsorted(every, p)) * div
+                                          + (keys - p * div))
+            firsts = {v: int(c) for v, c in enumerate(mine[s][:3])}
+            assert shard._numbered(ranks, firsts, 3) == {
+                v: 3 + int(np.searchsorted(every, c)) for v, c in firsts.items()}
+        for shard in made:
+            for kept in shard.kept.values():
+                kept.close()
+
+
 @settings(max_examples=16, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), shards=st.sampled_from([1, 2, 3]),
