@@ -841,8 +841,9 @@ class Shard:
 
     def _buffers(self) -> tuple[Any, Any]:
         """The owners' buffers (rows, codes), made once and kept from level to level: a
-        level's successors pass through the same pages (a worker's C heap gives freed
-        memory back at once, so new buffers would be faulted in again every level)."""
+        level's successors pass through the same pages (new buffers each level would be
+        faulted in again wherever the C heap had given their memory back or mapped it
+        anew)."""
         import numpy as np
 
         if self.buffers is None or self.buffers[0].dtype != self._wire():

@@ -49,8 +49,8 @@ Design
   process would give.  The codes need not wait for the numbers: a level is expanded
   before it is numbered, its successors' codes made from their parents' *codes*
   (ordered as the numbers are), each shard's codes of the level sent along with its
-  last batch to every other (as a bitmap: they lie within letters × the level before's
-  states, :meth:`Shard._wire_codes`), and the
+  last batch to every other (as a bitmap where that is smaller: they lie within letters ×
+  the level before's states, :meth:`Shard._wire_codes`), and the
   merged successors' codes turned into parent's number × letters + letter once they are
   all in (:meth:`Shard.levels`), so numbering costs no message.  A state's code is
   also its tree edge, so witnesses are read back from the shards (:meth:`Shard.trace`),
