@@ -140,7 +140,7 @@ DEFAULT_MMAP_THRESHOLD = 128 << 10
 RUN_TRIM_THRESHOLD = 64 << 20
 
 
-def default_trim_threshold() -> int:
+def _default_trim_threshold() -> int:
     """The trim threshold a process has when no shard runs: the ``MALLOC_TRIM_THRESHOLD_``
     it was started with (a Dask nanny starts its worker with 64 KiB), else glibc's
     default (128 KiB)."""
@@ -182,7 +182,7 @@ def _heap_thresholds(running: bool) -> None:
         libc.mallopt(_M_MMAP_THRESHOLD, RUN_MMAP_THRESHOLD if running
                      else DEFAULT_MMAP_THRESHOLD)
         libc.mallopt(_M_TRIM_THRESHOLD, RUN_TRIM_THRESHOLD if running
-                     else default_trim_threshold())
+                     else _default_trim_threshold())
 
 
 #: the shards of this process that hold the heap (:func:`_hold_heap`), under its lock
@@ -386,6 +386,12 @@ class _Ranks:
         k = keys[lo:hi]
         p = k // div
         out[lo:hi] = (base + np.searchsorted(self.codes, p)) * div + (k - p * div)
+
+
+def _words(codes: Any) -> tuple[int, int]:
+    """The bitmap words (first, past the last) that increasing ``codes`` (not empty) fall
+    in: code c in word ⌊c / 64⌋ (q₀'s code −1 in word −1)."""
+    return int(codes[0]) >> 6, (int(codes[-1]) >> 6) + 1
 
 
 def _unmark(word: int, bits: Any) -> Any:
@@ -1104,7 +1110,7 @@ class Shard:
         codes = self.codes.array
         if hi == lo:
             return 0, np.zeros(0, dtype=np.int64)
-        first, end = int(codes[lo]) >> 6, (int(codes[hi - 1]) >> 6) + 1
+        first, end = _words(codes[lo:hi])
         if end - first >= hi - lo:
             return 0, codes[lo:hi].copy()
         bits = np.zeros(end - first, dtype=np.uint64)
@@ -1122,13 +1128,13 @@ class Shard:
         lo, hi = self.level
         codes = self.codes.array
         count = hi - lo
-        spans = [(int(codes[lo]) >> 6, (int(codes[hi - 1]) >> 6) + 1)] if hi > lo else []
+        spans = [_words(codes[lo:hi])] if hi > lo else []
         for at, got in theirs:
             if len(got) and got.dtype == np.uint64:
                 spans.append((at, at + len(got)))
                 count += int(np.bitwise_count(got).sum())
             elif len(got):
-                spans.append((int(got[0]) >> 6, (int(got[-1]) >> 6) + 1))
+                spans.append(_words(got))
                 count += len(got)
         first = min((a for a, _ in spans), default=0)
         end = max((b for _, b in spans), default=first + 1)

@@ -61,9 +61,10 @@ Design
   shard steps its part of the level in a kernel that writes each successor into its
   owner's buffer, sends the full buffers straight to their owners, each shard to each
   over a Dask comm of their own (``distributed.comm``; a message a batch, acked once
-  taken: an actor call, a round trip through the actors' machinery, cost 3× the CPU), in
-  batches of up to :data:`~sdg_automata.search.shard.BATCH_STATES` states, one batch in
-  flight per receiver while it computes the next, and the last of the level to every
+  taken but for a level's last: an actor call, a round trip through the actors'
+  machinery, cost 3× the CPU), in batches of up to
+  :data:`~sdg_automata.search.shard.BATCH_STATES` states, at most two in flight per
+  receiver while it computes the next, and the last of the level to every
   other shard with what it says of the level (its count of states, each value's first
   code, its bytes, whether its slice is up) and its codes of the level: one message each
   way between two shards.  Once all have come every shard knows the same of the level
