@@ -23,8 +23,11 @@ binary DFAs).
 
 * *store B/state* — the bytes the store held at its largest (``peak_bytes``: the
   compact table, or the table store's arrays, and the walk's buffers) over the
-  states, at the load where this size falls (a doubling leaves the compact table
-  40 % full, 80 % before the next).
+  states, at the load where this size falls;
+* *worst B/state from 10⁷* — the compact table's bytes over the keys it held just after
+  each growth (where a search that stops there has the most bytes a state), the most of
+  those from 10⁷ keys on: the growth keeps it to 6 where the keys are not too wide
+  (issue 36 item 3; :func:`sdg_automata.search.compiled.stores._next_size`).
 
 ``SDG_STORE_GIGA=1`` adds a 9.7·10⁸-state unary instance on the compact store alone (about 25
 minutes; the table store would need ~17 GB there) and its growth from the 10⁸ row: the
@@ -50,7 +53,8 @@ from benchmarks.bench_search import _check, _instance
 from benchmarks.common import child_cpu, show
 
 #: (label, kind, instance): bench_search's binary rows and its unary 10⁷, then unary 10⁸
-SEARCH = [*BENCH_SEARCH[2:], BENCH_SEARCH[1],
+SEARCH = [*BENCH_SEARCH[2:], ("binary 2.9·10⁷", "random", "4 20 1"),  # 28,930,051 states
+          BENCH_SEARCH[1],
           ("unary 10⁸", "modular", "16:0 243:6 25:0 7:3 11:5 13:1 3:1")]  # 97,297,201 states
 #: pairs of SEARCH rows whose peak RSS growth per state is reported
 GROWTH = [("binary 2.6·10⁶", "binary 1.3·10⁷"), ("unary 10⁷", "unary 10⁸")]
@@ -111,10 +115,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
            _ratio(r, "search"), _get(r, "table", "peak", 2**20), r["compact"]["peak"] / 2**20]
           for r in searched])
     show("the store's bytes at their largest (with the walk's buffers), per state; the "
-         "compact table is 40-80 % full",
-         ["instance", "states", "table store B/state", "compact store B/state"],
+         "compact table's just after each growth from 10⁷ keys on",
+         ["instance", "states", "table store B/state", "compact store B/state",
+          "compact worst B/state from 10⁷"],
          [[r["instance"], r["states"], _get(r, "table", "bytes", r["states"]),
-           r["compact"]["bytes"] / r["states"]] for r in searched])
+           r["compact"]["bytes"] / r["states"], r["compact"]["worst"]] for r in searched])
     show("peak RSS growth per state between two sizes",
          ["pair", "states added", "table B/state", "compact B/state"],
          [[r["instance"], r["states"], r.get("table_bps"), r["compact_bps"]]
@@ -132,12 +137,39 @@ def _ratio(row: dict[str, Any], key: str) -> float | None:
     return row["compact"][key] / row["table"][key] if "table" in row else None
 
 
+def _log_growths() -> list[tuple[int, int]]:
+    """(keys held, table bytes) after each growth of this process's compact tables."""
+    from sdg_automata.search.compiled import stores
+
+    log: list[tuple[int, int]] = []
+    grow = stores._Cleary.grow
+
+    def logged(table: stores._Cleary, size: int) -> int | None:
+        held = grow(table, size)
+        if held is not None:
+            log.append((held, 8 * table.words))
+        return held
+
+    stores._Cleary.grow = logged  # type: ignore[method-assign, assignment]
+    return log
+
+
+def _worst(growths: list[tuple[int, int]], states: int, start: int) -> float | None:
+    """The most bytes a key of a table over any of its sizes from ``start`` keys to
+    ``states``: each growth's table, from the keys it took (or ``start``) until the next."""
+    ends = [n for n, _ in growths[1:]] + [states] if growths else []
+    spans = [(max(n, start), b) for (n, b), end in zip(growths, ends, strict=True)
+             if end > start]
+    return max((b / n for n, b in spans), default=None)
+
+
 def _child(path: str, store: str) -> None:
     """One search in this process: one JSON line."""
     from sdg_automata.grammar.parse import load_grammar
     from sdg_automata.search.decide import max_grundy
 
     g = load_grammar(path)
+    growths = _log_growths() if store == "compact" else []
     started = time.process_time()
     # the table store is the compiled engine's, the compact one the compact engine's
     v = max_grundy(g, g.start, strategy="bfs", engine="compiled" if store == "table" else store)
@@ -145,6 +177,7 @@ def _child(path: str, store: str) -> None:
     search = time.process_time() - started
     print(json.dumps({"search": search, "states": v.states, "max": v.maximum,
                       "bytes": v.peak_bytes,
+                      "worst": _worst(growths, v.states, 10**7),
                       "exact": v.exact, "length": None if v.witness is None else len(v.witness),
                       "engine": v.engine.name, "strategy": v.strategy,
                       "store": v.engine.store}))

@@ -1,7 +1,7 @@
 """The compiled walk over the compact store: an exact Cleary table of keys (numba).
 
 Beside its Python side, :class:`sdg_automata.search.compiled.drive.CompactStore` (the
-``--store compact`` of the breadth-first search): :func:`admit`, :func:`double`,
+``--store compact`` of the breadth-first search): :func:`admit`, :func:`grow`,
 :func:`drain`, :func:`key_of`, :func:`rekey` and :func:`climb` keep the table, and
 :func:`compact_bfs` is the breadth-first walk over it, whose reference is
 :func:`sdg_automata.kernels.automaton.bfs`: the same states, in the same numbers.
@@ -43,8 +43,8 @@ from .step import (
 
 __all__ = ["CONTINUATION", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1", "MUL2",
            "OCCUPIED", "REMAINDER_BITS", "REMAINDER_MASK", "SHIFTED", "SIZE", "SLOT_BITS",
-           "SLOT_MASK", "admit", "admit_hash", "admit_keys", "climb", "compact_bfs", "double",
-           "drain", "key_of", "pack_rows", "rekey", "scramble", "unpack_rows", "unscramble"]
+           "SLOT_MASK", "admit", "admit_hash", "admit_keys", "climb", "compact_bfs",
+           "drain", "grow", "key_of", "pack_rows", "rekey", "scramble", "unpack_rows", "unscramble"]
 
 # ---------------------------------------------------------------------------
 # the compact store: an exact Cleary table of keys (sdg_automata.search.compiled.drive.CompactStore)
@@ -52,15 +52,18 @@ __all__ = ["CONTINUATION", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1
 # A state's key is its record as bit fields (``fields[i]``: the shift of field i; the
 # widths are the Python side's), at most 64 bits.  The table (Cleary 1984, "Compact hash
 # tables using bidirectional linear probing"; laid out as the quotient filter of Bender
-# et al. 2012) is ``size`` = 2^q slots of r + 3 bits: a key is scrambled by a
-# bijection of its K bits (odd multiplications and xorshifts modulo 2^K), the top q
-# bits are its home slot (the quotient, never stored) and the low r = K − q bits its
-# remainder.  Linear probing keeps the remainders of one quotient in one sorted run,
-# runs in the order of their quotients; three bits per slot (occupied: some key has
-# this slot as home; continuation: not the first of its run; shifted: not in its home
-# slot) let the quotient of every slot be recovered, so the table is exact (no key is
-# lost or confused) and enumerable (keys are recovered for a growth or a re-encoding:
-# :func:`drain`), and the table doubles in place (:func:`double`).
+# et al. 2012) is ``size`` slots (any multiple of 64) of r + 3 bits: a key is scrambled
+# by a bijection of its K bits (odd multiplications and xorshifts modulo 2^K), its home
+# slot is ⌊t·size / 2^32⌋ for t its top 32 bits (:func:`_home`; Lemire's range
+# reduction: Cleary's quotient when the size is a power of two) and its remainder its low
+# r = K − ⌊log₂ size⌋ bits.  The keys of one home are an interval of at most 2^r scrambled
+# keys (:func:`_base`), so home and remainder give the key back; the home is never stored.
+# Linear probing keeps the remainders of one home in one run sorted by value, runs in
+# the order of their homes; three bits per slot (occupied: some key has this slot as
+# home; continuation: not the first of its run; shifted: not in its home slot) let the
+# home of every slot be recovered, so the table is exact (no key is lost or confused)
+# and enumerable (keys are recovered for a growth or a re-encoding: :func:`drain`), and
+# it grows in place by any factor (:func:`grow`).
 #
 # Layout (as the rank-and-select quotient filter of Pandey et al. 2017, without its
 # offsets): blocks of 64 slots, each 3 + r uint64 words — the 64 occupied bits, the 64
@@ -72,8 +75,9 @@ __all__ = ["CONTINUATION", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1
 
 #: the metadata bits of a slot (the remainder is above them)
 OCCUPIED, CONTINUATION, SHIFTED = 1, 2, 4
-#: geometry of a compact table (int64 array ``form``): slots, bits of a remainder field,
-#: remainder bits (the same two in this layout), key bits, the most keys it may hold
+#: geometry of a compact table (int64 array ``form``): slots (a multiple of 64, at most
+#: 2^32), bits of a remainder field, remainder bits (the same two in this layout), key
+#: bits, the most keys it may hold
 SIZE, SLOT_BITS, REMAINDER_BITS, KEY_BITS, LOAD = range(5)
 #: its masks and multipliers (uint64 array ``mix``): field, remainder and key masks, the
 #: two odd multipliers of the scrambling and their inverses modulo 2^K
@@ -104,6 +108,51 @@ def unscramble(h: Any, kbits: int, mix: Array) -> Any:
     h = (h * mix[INV2]) & kmask
     h ^= h >> s
     return (h * mix[INV1]) & kmask
+
+
+@jit
+def _home(h: Any, size: int, kbits: int) -> Any:  # an int64
+    """The home slot of the scrambled key ``h``: ⌊t·size / 2^32⌋ for t its top 32 bits
+    (⌊h·size / 2^K⌋ for keys of K ≤ 32 bits), one multiplication (size ≤ 2^32)."""
+    if kbits > 32:
+        return np.int64(((h >> np.uint64(kbits - 32)) * np.uint64(size)) >> np.uint64(32))
+    return np.int64((h * np.uint64(size)) >> np.uint64(kbits))
+
+
+@jit
+def _base(home: int, size: int, kbits: int) -> Any:
+    """The least scrambled key whose home is ``home``: the keys of a home are an interval
+    of at most 2^r keys from there (r = K − ⌊log₂ size⌋), so a key is its home's base
+    plus its remainder minus the base's, modulo 2^r."""
+    return _base_parts(home, size, kbits)[0] << np.uint64(kbits - min(kbits, 32))
+
+
+@jit
+def _key(base: Any, rem: Any, rmask: Any) -> Any:
+    """The scrambled key of remainder ``rem`` at the home whose base is ``base``."""
+    return base + ((rem - base) & rmask)
+
+
+@jit
+def _base_parts(home: int, size: int, kbits: int) -> Any:
+    """:func:`_base` of ``home`` before its shift, as ⌈home·2^t / size⌉ = top + rest/size,
+    and 2^t / size as (step, step_rest): the next home's base is a step further, without
+    a division per run (:func:`_next_base`)."""
+    t = np.uint64(min(kbits, 32))
+    usize = np.uint64(size)
+    num = (np.uint64(home) << t) + usize - _ONE
+    return num // usize, num % usize, (_ONE << t) // usize, (_ONE << t) % usize
+
+
+@jit
+def _next_base(top: Any, rest: Any, step: Any, step_rest: Any, usize: Any) -> Any:
+    """(top, rest) of :func:`_base_parts` for the next home."""
+    top += step
+    rest += step_rest
+    if rest >= usize:
+        rest -= usize
+        top += _ONE
+    return top, rest
 
 
 @jit
@@ -185,7 +234,7 @@ def _first_empty(slots: Array, blk: int, blocks: int, i: int) -> int:
     wi = i >> 6
     x = ~_filled(slots, blk, wi) & (np.uint64(0xFFFFFFFFFFFFFFFF) << np.uint64(i & 63))
     while x == np.uint64(0):
-        wi = (wi + 1) & (blocks - 1)
+        wi = wi + 1 if wi + 1 < blocks else 0
         x = ~_filled(slots, blk, wi)
     return wi * 64 + _lowest(x)
 
@@ -200,11 +249,11 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
     that is not shifted), count the occupied quotients in [b, fq), m; fq's run is
     the (m + 1)-th run from b (a run starts at a filled slot that is no
     continuation), or, when the cluster has only m runs, the empty slot ending it."""
-    ring = blocks * 64 - 1
+    size = blocks * 64
     wi = fq >> 6
     x = ~slots[wi * blk + 2] & (np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(63 - (fq & 63)))
     while x == np.uint64(0):
-        wi = (wi - 1) & (blocks - 1)
+        wi = wi - 1 if wi > 0 else blocks - 1
         x = ~slots[wi * blk + 2]
     b = wi * 64 + _highest(x)
     if b == fq:
@@ -219,7 +268,7 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
         if span < 64:
             x &= (np.uint64(1) << np.uint64(span)) - np.uint64(1)
         m += _popcount(x)
-        i = end & ring
+        i = end if end < size else 0
     need = m + 1  # then the (m + 1)-th run start from b, unless the cluster ends first
     i = b
     while True:
@@ -239,11 +288,11 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
         if c >= need:
             for _ in range(need - 1):
                 starts &= starts - np.uint64(1)
-            return (i + _lowest(starts)) & ring
+            return i + _lowest(starts)  # (within block wi: no wrap)
         if e < 64:
-            return (i + e) & ring
+            return i + e
         need -= c
-        i = ((wi + 1) * 64) & ring
+        i = (wi + 1) * 64 if wi + 1 < blocks else 0
 
 
 @jit
@@ -266,11 +315,10 @@ def admit_hash(slots: Array, form: Array, mix: Array, h: Any) -> bool:
     ``w`` bits (a lookup reads one block, or the few of its cluster).  The
     table must have an empty slot (the drivers keep it below ``form[LOAD]``).
     """
-    size, w, rbits = form[SIZE], form[SLOT_BITS], form[REMAINDER_BITS]
+    size, w = form[SIZE], form[SLOT_BITS]
     wmask = mix[SLOT_MASK]
     blocks, blk = size >> 6, 3 + w
-    smask = size - 1
-    fq = np.int64(h >> np.uint64(rbits))
+    fq = _home(h, size, form[KEY_BITS])
     fr = h & mix[REMAINDER_MASK]
     had_run = _bit(slots, blk, 0, fq)
     if not had_run and not _bit(slots, blk, 2, fq):  # an empty home: alone in its cluster
@@ -285,7 +333,7 @@ def admit_hash(slots: Array, form: Array, mix: Array, h: Any) -> bool:
                 return False
             if rem > fr:
                 break
-            s = (s + 1) & smask
+            s = s + 1 if s + 1 < size else 0
             if not _bit(slots, blk, 1, s):
                 break
     else:
@@ -293,7 +341,7 @@ def admit_hash(slots: Array, form: Array, mix: Array, h: Any) -> bool:
     e = _first_empty(slots, blk, blocks, s)
     j = e
     while j != s:  # the keys in [s, e) one slot right, continuation bits with them
-        i = (j - 1) & smask
+        i = j - 1 if j > 0 else size - 1
         _set_rem(slots, blk, w, wmask, j, _rem(slots, blk, w, wmask, i))
         _put_bit(slots, blk, 1, j, _bit(slots, blk, 1, i))
         _put_bit(slots, blk, 2, j, True)
@@ -302,7 +350,7 @@ def admit_hash(slots: Array, form: Array, mix: Array, h: Any) -> bool:
     _put_bit(slots, blk, 2, s, s != fq)
     if had_run and s == start:  # the new first of the run: the old first continues it
         _put_bit(slots, blk, 1, s, False)
-        _put_bit(slots, blk, 1, (s + 1) & smask, True)
+        _put_bit(slots, blk, 1, s + 1 if s + 1 < size else 0, True)
     else:
         _put_bit(slots, blk, 1, s, had_run)
     return True
@@ -395,36 +443,45 @@ def _prev_start(slots: Array, blk: int, i: int) -> int:
 
 
 @jit
-def _group(slots: Array, form: Array, mix: Array, c: int, out: Array, m: int) -> int:
-    """Append the scrambled keys of the group that starts at slot ``c`` to ``out[m:]``, in
-    their order (which is theirs as numbers); the new ``m``, or -1 when ``out`` is full.
+def _group(slots: Array, form: Array, mix: Array, c: int, out: Array, m: int,
+           cluster: bool) -> int:
+    """Append the scrambled keys of the group (or with ``cluster``, the cluster) that
+    starts at slot ``c`` to ``out[m:]``, in their order (by home, then remainder); the
+    new ``m``, or -1 when ``out`` is full.
 
     A group is a key at its home and the shifted keys after it (around the table) up to
-    an empty slot or the next key at its home.  Its keys' quotients are recovered as the
-    quotient filter's iterator does: the first is ``c``, and each next run belongs to
-    the next occupied slot.  The keys of slots ``c`` … have homes ``c`` … and the keys
-    before ``c`` homes before it, so a group's keys are exactly those whose homes lie
-    between its first and last slots."""
-    size, w, rbits = form[SIZE], form[SLOT_BITS], form[REMAINDER_BITS]
-    wmask = mix[SLOT_MASK]
+    an empty slot or the next key at its home; a cluster, the keys up to an empty slot
+    from one after an empty slot.  Their homes are recovered as the quotient filter's
+    iterator does: the first is ``c``, and each next run belongs to the next occupied
+    slot.  The keys of slots ``c`` … have homes ``c`` … and the keys before ``c`` homes
+    before it, so a group's keys are exactly those whose homes lie between its first
+    and last slots."""
+    size, w, kbits = form[SIZE], form[SLOT_BITS], form[KEY_BITS]
+    wmask, rmask = mix[SLOT_MASK], mix[REMAINDER_MASK]
     blk = 3 + w
-    smask = size - 1
-    quotient = c
+    shift, usize = np.uint64(kbits - min(kbits, 32)), np.uint64(size)
+    home = c
+    top, rest, step, step_rest = _base_parts(c, size, kbits)
     i = c
     while True:
         shifted = _bit(slots, blk, 2, i)
         if i != c:
-            if not shifted:  # empty, or the next group's first key
-                break
+            if not shifted and (not cluster or not _bit(slots, blk, 0, i)):
+                break  # empty (or for a group, the next group's first key)
             if not _bit(slots, blk, 1, i):  # the next run: the next occupied slot
-                quotient = (quotient + 1) & smask
-                while not _bit(slots, blk, 0, quotient):
-                    quotient = (quotient + 1) & smask
+                while True:
+                    if home + 1 < size:
+                        home += 1
+                        top, rest = _next_base(top, rest, step, step_rest, usize)
+                    else:  # around the table: base 0
+                        home, top, rest = 0, np.uint64(0), usize - _ONE
+                    if _bit(slots, blk, 0, home):
+                        break
         if m == out.shape[0]:
             return -1
-        out[m] = (np.uint64(quotient) << np.uint64(rbits)) | _rem(slots, blk, w, wmask, i)
+        out[m] = _key(top << shift, _rem(slots, blk, w, wmask, i), rmask)
         m += 1
-        i = (i + 1) & smask
+        i = i + 1 if i + 1 < size else 0
     return m
 
 
@@ -440,7 +497,7 @@ def drain(slots: Array, form: Array, mix: Array, fields: Array, widths: Array,
     c = _next_start(slots, blk, blocks, cursor[0])
     m = 0
     while c < form[SIZE]:
-        got = _group(slots, form, mix, c, out, m)
+        got = _group(slots, form, mix, c, out, m, False)
         if got < 0:
             cursor[0] = c
             return -1 if m == 0 else m
@@ -453,93 +510,199 @@ def drain(slots: Array, form: Array, mix: Array, fields: Array, widths: Array,
 
 
 @jit
-def double(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: int,
-           keys: Array, pos: Array, stash: Array, block: Array) -> int:
-    """The table doubled in place: 2·size slots, one more quotient bit and one remainder
-    bit less, the same scrambled keys (``nform``, ``nmix``: the new geometry; ``slots``
-    already has room for it, zero past the old table); how many keys it holds, or a
-    failure (:data:`STASH_SHORT`, :data:`KEYS_SHORT`: a buffer to enlarge, nothing
-    written yet; :data:`OVERRUN`: a bug).
+def _cluster_starts(slots: Array, blk: int, blocks: int, wi: int) -> Any:
+    """The slots of block ``wi`` where a cluster starts: filled, the slot before empty
+    (around the table)."""
+    filled = _filled(slots, blk, wi)
+    before = _filled(slots, blk, wi - 1 if wi > 0 else blocks - 1) >> np.uint64(63)
+    return filled & ~((filled << np.uint64(1)) | before)
 
-    Keys are laid in the order of their scrambled values, each at its new home or right
-    after the key before, which is the table's layout (sorted runs in quotient order).
-    A group starting at slot c (:func:`_group`) lands in the new slots [2c, 2e), e the
-    slot after it: its keys with homes ≥ a are at most e − a, so they fit below 2e, and
-    the next group starts at 2e or later.  So the groups are laid one by one from the
-    last, each new block written whole (``block``) once every key in it is placed: a
-    block lies at or past the old words still to be read as long as the groups still
-    to be laid start past the first block, which ``low`` (≥ 64 slots) ensures.  The
-    groups starting below ``low`` and the one around the end are read first into
-    ``stash`` and inserted (:func:`admit_hash`) once the rest is laid.  ``keys`` and
-    ``pos`` hold one group (its keys and their new slots)."""
+
+@jit
+def _next_cluster(slots: Array, blk: int, blocks: int, i: int) -> int:
+    """The first slot at or after ``i`` (not around the table) where a cluster starts, or
+    the table's size if none."""
+    size = blocks * 64
+    if i >= size:
+        return size
+    wi = i >> 6
+    x = _cluster_starts(slots, blk, blocks, wi) & (_ALL << np.uint64(i & 63))
+    while x == np.uint64(0):
+        wi += 1
+        if wi == blocks:
+            return size
+        x = _cluster_starts(slots, blk, blocks, wi)
+    return wi * 64 + _lowest(x)
+
+
+@jit
+def _prev_cluster(slots: Array, blk: int, blocks: int, i: int) -> int:
+    """The last slot before ``i`` (not around the table) where a cluster starts, or -1."""
+    if i <= 0:
+        return -1
+    j = i - 1
+    wi = j >> 6
+    x = _cluster_starts(slots, blk, blocks, wi) & (_ALL >> np.uint64(63 - (j & 63)))
+    while x == np.uint64(0):
+        wi -= 1
+        if wi < 0:
+            return -1
+        x = _cluster_starts(slots, blk, blocks, wi)
+    return wi * 64 + _highest(x)
+
+
+@jit
+def _scan(slots: Array, form: Array, c: int, hi: int, rmask: Any, nsize: int, out: Array,
+          homes: Array) -> int:
+    """The scrambled keys of the slots [c, hi) into ``out`` (as :func:`_group` reads them;
+    ``c`` starts a cluster, and no cluster from ``c`` on goes past ``hi`` or around the
+    table) and their homes in a table of ``nsize`` slots into ``homes``; how many.  A
+    block's bit words are read once, and each home's base is moved on from the last (no
+    division per run)."""
+    size, w, kbits = form[SIZE], form[SLOT_BITS], form[KEY_BITS]
+    blk = 3 + w
+    wmask = (_ONE << np.uint64(w)) - _ONE  # (w < 64: the table has 64 slots or more)
+    shift, usize = np.uint64(kbits - min(kbits, 32)), np.uint64(size)
+    home = c
+    top, rest, step, step_rest = _base_parts(c, size, kbits)
+    m = 0
+    i = c
+    while i < hi:
+        wi = i >> 6
+        occupied, continued, shifted = slots[wi * blk], slots[wi * blk + 1], slots[wi * blk + 2]
+        end = min(hi, (wi + 1) * 64)
+        while i < end:
+            b = np.uint64(i & 63)
+            if not (shifted >> b) & _ONE:
+                if not (occupied >> b) & _ONE:
+                    i += 1  # empty
+                    continue
+                target = i  # a key at its home
+            elif not (continued >> b) & _ONE:
+                target = -1  # a run's first key, shifted: the next occupied slot's
+            else:
+                target = home
+            while home != target:
+                home += 1
+                top, rest = _next_base(top, rest, step, step_rest, usize)
+                if target < 0 and _bit(slots, blk, 0, home):
+                    break
+            bit = (i & 63) * w  # (_rem, with the block's words at hand)
+            word = wi * blk + 3 + (bit >> 6)
+            off = bit & 63
+            rem = slots[word] >> np.uint64(off)
+            if off + w > 64:
+                rem |= slots[word + 1] << np.uint64(64 - off)
+            key = _key(top << shift, rem & wmask, rmask)
+            out[m] = key
+            homes[m] = _home(key, nsize, kbits)
+            m += 1
+            i += 1
+    return m
+
+
+@jit
+def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: int,
+         keys: Array, homes: Array, stash: Array) -> int:
+    """The table grown in place to ``nform[SIZE]`` slots (any larger multiple of 64; the
+    remainders as wide, or one bit narrower), the same scrambled keys (``nform``,
+    ``nmix``: the new geometry; ``slots`` already has room for it); how many keys it
+    holds, or a failure (:data:`STASH_SHORT`, :data:`KEYS_SHORT`: a buffer to enlarge,
+    nothing written yet; :data:`OVERRUN`: a bug).
+
+    Keys are laid in the order of their new homes and remainders, each at its new home
+    or right after the key before, which is the table's layout (sorted runs in home
+    order), so the table is the one a fresh table of the new size would be.  With
+    g = new size / size, a key's new home is at least its home and less than g·(home +
+    1), so the keys of a cluster [c, e) (e is empty) land in [⌊g·c⌋, g·e) — the keys
+    with new homes ≥ ⌊g·a⌋ have homes ≥ a and are at most e − a — and the next cluster
+    starts at ⌊g·(e + 1)⌋ ≥ g·e or later: no key lands at a slot below its old one, and
+    every cluster's first key at its new home.  So the keys are laid from the last, a
+    chunk of whole clusters at a time (read by :func:`_scan`, as many as ``keys`` takes
+    besides the longest cluster), into new blocks zeroed from the last down to the
+    chunk's first: a block lies at or past the old words still to be read as long as
+    the clusters still to be laid start past ``low``, which the caller sizes from g and
+    the two block widths.  The clusters starting below ``low`` and the one around the
+    end are read first into ``stash`` and inserted (:func:`admit_hash`) once the rest is
+    laid.  ``homes`` holds a chunk's new homes."""
     size, w = form[SIZE], form[SLOT_BITS]
     blocks, blk = size >> 6, 3 + w
-    nw, nrbits = nform[SLOT_BITS], np.uint64(nform[REMAINDER_BITS])
-    nwmask, nrmask = nmix[SLOT_MASK], nmix[REMAINDER_MASK]
-    nblocks, nblk = nform[SIZE] >> 6, 3 + nw
-    # read first, writing nothing: the group around the end, the groups below low, and
-    # whether the buffers take the longest group left
+    nsize, nw = nform[SIZE], nform[SLOT_BITS]
+    nrmask = nmix[REMAINDER_MASK]
+    nblocks, nblk = nsize >> 6, 3 + nw
+    # read first, writing nothing: the cluster around the end, the clusters below low,
+    # and whether the buffers take the longest cluster left and more
     top, stashed = size, 0
-    if _bit(slots, blk, 2, 0):  # slot 0's key is shifted: its group started before the end
-        top = _prev_start(slots, blk, size)
-        stashed = _group(slots, form, mix, top, stash, 0)
+    if _filled(slots, blk, 0) & _ONE and _filled(slots, blk, blocks - 1) >> np.uint64(63):
+        top = _prev_cluster(slots, blk, blocks, size)  # the last cluster goes on at slot 0
+        stashed = _group(slots, form, mix, top, stash, 0, True)
         if stashed < 0:
             return STASH_SHORT
-    c = _next_start(slots, blk, blocks, 0)
+    c = _next_cluster(slots, blk, blocks, 0)
     while c < top and c < low:
-        stashed = _group(slots, form, mix, c, stash, stashed)
+        stashed = _group(slots, form, mix, c, stash, stashed, True)
         if stashed < 0:
             return STASH_SHORT
-        c = _next_start(slots, blk, blocks, c + 1)
+        c = _next_cluster(slots, blk, blocks, c + 1)
+    first = c
     longest = 0
     while c < top:
-        e = _next_start(slots, blk, blocks, c + 1)
         f = _first_empty(slots, blk, blocks, c)
-        longest = max(longest, min(e, f if f > c else size) - c)  # (c < top: no wrap)
-        c = e
-    if longest > keys.shape[0] or longest > pos.shape[0]:
+        e = f if f > c else size  # (c < top: no wrap)
+        longest = max(longest, e - c)
+        c = _next_cluster(slots, blk, blocks, e)
+    chunk = min(keys.shape[0], homes.shape[0]) - longest
+    if chunk < 64:
         return KEYS_SHORT
-    # then the groups from the last, into new blocks from the last
+    # then the chunks from the last, into new blocks zeroed from the last
     laid = 0
-    cur = nblocks - 1
-    block[:] = 0
+    zeroed = nblocks  # the new blocks from here up are zero or laid
     hi = top
-    while True:
-        c = _prev_start(slots, blk, hi)
-        if c < low:
-            break
-        m = _group(slots, form, mix, c, keys, 0)
-        hi = c
+    while hi > first:
+        c = _prev_cluster(slots, blk, blocks, hi - chunk + 1) if hi - chunk + 1 > first else first
+        c = max(c, first)
+        m = _scan(slots, form, c, hi, mix[REMAINDER_MASK], nsize, keys, homes)
         unread = (((c - 1) >> 6) + 1) * blk  # old words of the slots before c
+        for k in range(1, m):  # by new home and remainder (mostly in that order already)
+            x, hx = keys[k], homes[k]
+            if homes[k - 1] < hx:
+                continue
+            rx = x & nrmask
+            i = k
+            while i > 0 and (homes[i - 1] > hx
+                             or (homes[i - 1] == hx and (keys[i - 1] & nrmask) > rx)):
+                keys[i], homes[i] = keys[i - 1], homes[i - 1]
+                i -= 1
+            keys[i], homes[i] = x, hx
+        if m:
+            lowest = homes[0] >> 6
+            if lowest < zeroed:
+                if lowest * nblk < unread:
+                    return OVERRUN
+                slots[lowest * nblk:zeroed * nblk] = 0
+                zeroed = lowest
         p = -1
         for k in range(m):
-            p = max(np.int64(keys[k] >> nrbits), p + 1)
-            pos[k] = p
-        kp = hp = m - 1  # the keys by slot, and their homes (occupied bits), last first
-        while hp >= 0:
-            sk = pos[kp] if kp >= 0 else -1
-            sh = np.int64(keys[hp] >> nrbits)
-            j = max(sk, sh)
-            while cur > (j >> 6):
-                if cur * nblk < unread:
-                    return OVERRUN
-                slots[cur * nblk:(cur + 1) * nblk] = block
-                cur -= 1
-                block[:] = 0
-            if j == sk:
-                home = np.int64(keys[kp] >> nrbits)
-                _set_rem(block, nblk, nw, nwmask, j & 63, keys[kp] & nrmask)
-                if kp > 0 and np.int64(keys[kp - 1] >> nrbits) == home:
-                    _put_bit(block, nblk, 1, j & 63, True)
-                if j != home:
-                    _put_bit(block, nblk, 2, j & 63, True)
-                kp -= 1
-            else:
-                _put_bit(block, nblk, 0, j & 63, True)
-                hp -= 1
+            hk = homes[k]
+            p = max(hk, p + 1)
+            if p >= nsize:
+                return OVERRUN
+            bit = (p & 63) * nw  # the remainder into zeroed bits (_set_rem's)
+            word = (p >> 6) * nblk + 3 + (bit >> 6)
+            off = bit & 63
+            v = keys[k] & nrmask
+            slots[word] |= v << np.uint64(off)
+            if off + nw > 64:
+                slots[word + 1] |= v >> np.uint64(64 - off)
+            flags = p >> 6
+            slots[(hk >> 6) * nblk] |= _ONE << np.uint64(hk & 63)  # occupied
+            if k and homes[k - 1] == hk:  # continuation
+                slots[flags * nblk + 1] |= _ONE << np.uint64(p & 63)
+            if p != hk:  # shifted
+                slots[flags * nblk + 2] |= _ONE << np.uint64(p & 63)
         laid += m
-    slots[cur * nblk:(cur + 1) * nblk] = block  # everything is read by now
-    slots[:cur * nblk] = 0
+        hi = c
+    slots[:zeroed * nblk] = 0  # everything is read by now
     for k in range(stashed):
         admit_hash(slots, nform, nmix, stash[k])
     return laid + stashed
@@ -576,7 +739,7 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
     per = block.shape[0] // letters  # states in a batch
     load = form[LOAD]
     room = outrec.shape[0]
-    rbits, w, kbits = np.uint64(form[REMAINDER_BITS]), form[SLOT_BITS], form[KEY_BITS]
+    size, w, kbits = form[SIZE], form[SLOT_BITS], form[KEY_BITS]
     blk = 3 + w
     n, sid, k = cursor[N], cursor[SID], cursor[LETTER]
     out, avail = cursor[OUT], cursor[IN]
@@ -614,7 +777,7 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
                     break
                 h = scramble(key_of(block, r, fields), kbits, mix)
                 hashes[r] = h
-                home = np.int64(h >> rbits)  # the lines of its home's bits and remainder
+                home = _home(h, size, kbits)  # the lines of its home's bits and remainder
                 prefetch(slots, (home >> 6) * blk)
                 prefetch(slots, (home >> 6) * blk + 3 + (((home & 63) * w) >> 6))
                 end = r + 1

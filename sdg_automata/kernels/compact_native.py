@@ -4,7 +4,7 @@ The ``compact`` engine's breadth-first walk calls
 :func:`~sdg_automata.kernels.compact.compact_bfs` (the walk),
 :func:`~sdg_automata.kernels.compact.admit_keys` (its first key, and the keys coming
 back after a re-encoding), :func:`~sdg_automata.kernels.compact.drain` and
-:func:`~sdg_automata.kernels.compact.double` (its table's moves),
+:func:`~sdg_automata.kernels.compact.grow` (its table's moves),
 :func:`~sdg_automata.kernels.compact.pack_rows` and
 :func:`~sdg_automata.kernels.compact.unpack_rows` (the frontier to and from its spool) and
 :func:`~sdg_automata.kernels.compact.climb` (the witnesses).  :data:`LIBRARY` makes
@@ -38,8 +38,8 @@ LIBRARY = Library(
         Entry(name="admit_keys", function="admit_keys", args=(_U8, _I8, _U8, _U8), result=True),
         Entry(name="drain", function="drain", args=(_U8, _I8, _U8, _U8, _U8, _U8, _I8, _U8),
               result=True),
-        Entry(name="double", function="double",
-              args=(_U8, _I8, _U8, _I8, _U8, "i8", _U8, _I8, _U8, _U8), result=True),
+        Entry(name="grow", function="grow",
+              args=(_U8, _I8, _U8, _I8, _U8, "i8", _U8, _I8, _U8), result=True),
         Entry(name="pack_rows", function="pack_rows", args=(_ROWS, "i8", _U8, _U8)),
         Entry(name="unpack_rows", function="unpack_rows", args=(_U8, "i8", _U8, _U8, _ROWS)),
         Entry(name="climb", function="climb", args=(_I8, "i8", "i8", "i8", "i8[:, :]", _I8),

@@ -55,7 +55,7 @@ OVERFLOW = 4
 #: cursor fields of :func:`~sdg_automata.kernels.compact.compact_bfs`: rows written to its
 #: output, rows in its input
 OUT, IN = 6, 7
-#: :func:`~sdg_automata.kernels.compact.double`'s failures: a buffer too short for the keys
-#: set aside or for the longest group (nothing written yet), the keys still to read
+#: :func:`~sdg_automata.kernels.compact.grow`'s failures: a buffer too short for the keys
+#: set aside or for the longest cluster (nothing written yet), the keys still to read
 #: overwritten (a bug)
 STASH_SHORT, KEYS_SHORT, OVERRUN = -1, -2, -3

@@ -5,9 +5,13 @@ Truths used here, none of them the code under test:
 
 * a Python ``set`` of the same keys: :func:`~sdg_automata.kernels.compact.admit` says
   "new" exactly when the key is not in it, and every key survives a growth or a
-  re-encoding (:func:`~sdg_automata.kernels.compact.double`, ``drain``);
-* a table filled afresh with the same keys: a table doubled in place is laid out the same,
+  re-encoding (:func:`~sdg_automata.kernels.compact.grow`, ``drain``);
+* a table filled afresh with the same keys: a table grown in place is laid out the same,
   word for word (the layout is a function of the set of keys);
+* the home of every key near a home's bounds, computed in Python's integers: the keys of
+  a home are the interval from its base, at most 2^r of them;
+* the table's bytes counted from its definition (blocks of 64 slots, 3 + r words each):
+  the growth keeps to 6 bytes a key from 10⁷ keys on, where the keys are not too wide;
 * the table store (``engine="compiled"``) and the Python reference (``engine="python"``):
   the same maximum, witnesses, states and early stops;
 * the Chinese remainder theorem (``families.modular_truth``) and automata-lib's
@@ -42,8 +46,8 @@ import numpy as np  # noqa: E402  (after the skip: numpy comes with numba here)
 from sdg_automata.kernels.compact import (  # noqa: E402
     admit,
     admit_hash,
-    double,
     drain,
+    grow,
     key_of,
     rekey,
     scramble,
@@ -73,13 +77,17 @@ def _records(widths: list[int], count: int, seed: int) -> list[tuple[int, ...]]:
     return extremes + drawn + drawn[: count // 3]  # a third met again
 
 
+#: table sizes: whole blocks of 64 slots, powers of two or not
+SIZES = st.integers(1, 12).map(lambda blocks: 64 * blocks) | st.sampled_from([256, 512])
+
+
 @settings(max_examples=150, deadline=None)
-@given(q=st.integers(6, 9), widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
+@given(size=SIZES, widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
        fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
-def test_the_table_is_a_set(q: int, widths: list[int], fill: float, seed: int) -> None:
+def test_the_table_is_a_set(size: int, widths: list[int], fill: float, seed: int) -> None:
     """New exactly when not seen, up to the load the drivers allow (80 %), for keys
-    narrower than the quotient (one remainder bit) as for wider ones."""
-    t = stores._Cleary(q, widths)
+    narrower than the table (one remainder bit) as for wider ones."""
+    t = stores._Cleary(size, widths)
     seen: set[tuple[int, ...]] = set()
     for r in _records(widths, int(t.load * fill) * 2 + 2, seed):
         if len(seen) >= t.load:
@@ -177,7 +185,7 @@ def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int
     wider = [w + d for w, d in zip(widths, widen, strict=False)]
     store.fit([(1 << w) - 1 for w in wider], len(seen))
     u = store.table
-    assert u.q == q + grow and u.widths == wider
+    assert u.size == 1 << (q + grow) and u.widths == wider  # (small tables double)
     for r in seen:
         assert not _admit(u, r)
     fresh = tuple((1 << w) - 1 for w in wider)  # a key only the wider fields can hold
@@ -186,13 +194,13 @@ def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int
     store.close()
 
 
-def _crowded(q: int, kbits: int, count: int, ends: float, seed: int) -> set[int]:
-    """``count`` distinct scrambled keys for 2^q slots, a share ``ends`` of them homed in
-    the first and last eighth of the table (groups around the end and in the first
-    blocks, which the doubling sets aside)."""
+def _crowded(size: int, kbits: int, count: int, ends: float, seed: int) -> set[int]:
+    """``count`` distinct scrambled keys for ``size`` slots, a share ``ends`` of them homed
+    in the first and last eighth of the table (clusters around the end and in the first
+    blocks, which the growth sets aside)."""
     rng = np.random.default_rng(seed)
     out: set[int] = set()
-    while len(out) < count:
+    while len(out) < min(count, 1 << (kbits - 2)):
         h = int(rng.integers(0, 1 << kbits, dtype=np.uint64))
         if rng.random() < ends:
             h = h >> 3 if rng.random() < 0.5 else (1 << kbits) - 1 - (h >> 3)
@@ -200,19 +208,32 @@ def _crowded(q: int, kbits: int, count: int, ends: float, seed: int) -> set[int]
     return out
 
 
-@settings(max_examples=120, deadline=None)
-@given(q=st.integers(6, 12), extra=st.integers(2, 30), fill=st.floats(0, 1),
-       ends=st.sampled_from([0.0, 0.3, 1.0]), seed=st.integers(0, 2**32 - 1))
-def test_doubling_in_place_lays_the_keys_as_a_fresh_table(q: int, extra: int, fill: float,
-                                                         ends: float, seed: int) -> None:
-    """Doubled in place, the table holds the same keys, word for word as a table of twice
-    the slots filled with them afresh (in another order)."""
-    t = stores._Cleary(q, [q + extra])
-    hs = _crowded(q, t.kbits, int(t.load * fill), ends, seed)
+def _in_place(size: int, new: int, kbits: int) -> bool:
+    """Whether a table of ``size`` slots can grow to ``new`` in place: its new blocks end
+    past the old ones (what :func:`stores._next_size` keeps to)."""
+    old_block, new_block = (3 + stores._remainder_bits(s, kbits) for s in (size, new))
+    return new * new_block > 1.05 * size * old_block
+
+
+@settings(max_examples=150, deadline=None)
+@given(blocks=st.integers(1, 40), g=st.floats(1.0, 2.0), extra=st.integers(2, 40),
+       fill=st.floats(0, 1), ends=st.sampled_from([0.0, 0.3, 1.0]),
+       seed=st.integers(0, 2**32 - 1))
+def test_growing_in_place_lays_the_keys_as_a_fresh_table(blocks: int, g: float, extra: int,
+                                                        fill: float, ends: float,
+                                                        seed: int) -> None:
+    """Grown in place by any factor, the table holds the same keys, word for word as a
+    table of the new size filled with them afresh (in another order)."""
+    size = 64 * blocks
+    new = max(size + 64, stores._round64(size * g))
+    kbits = size.bit_length() + extra
+    assume(kbits <= 64 and new.bit_length() <= kbits and _in_place(size, new, kbits))
+    t = stores._Cleary(size, [kbits])
+    hs = _crowded(size, t.kbits, int(t.load * fill), ends, seed)
     for h in hs:
         assert admit_hash(t.slots, t.form, t.mix, np.uint64(h))
-    assert t.double() == len(hs)
-    fresh = stores._Cleary(q + 1, [q + extra])
+    assert t.grow(new) == len(hs)
+    fresh = stores._Cleary(new, [kbits])
     for h in sorted(hs, reverse=True):
         admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
     assert np.array_equal(t.slots[:fresh.words], fresh.slots)
@@ -220,29 +241,128 @@ def test_doubling_in_place_lays_the_keys_as_a_fresh_table(q: int, extra: int, fi
         assert not admit_hash(t.slots, t.form, t.mix, np.uint64(h))
 
 
-def test_doubling_asks_for_room_before_writing() -> None:
-    """Buffers too short for the set-aside keys or the longest group: refused before a
-    word of the table is written (the store then retries with more room)."""
-    t = stores._Cleary(10, [20])
-    for h in sorted(_crowded(10, t.kbits, t.load, 0.3, 7)):
+def _grow_raw(t: stores._Cleary, new: int, room: int, stash: int) -> tuple[int, object]:
+    """:func:`grow` on ``t`` with buffers of ``room`` keys and ``stash`` set-aside keys:
+    its result and the new geometry."""
+    form, mix = t._shape(new)
+    old_block, new_block = 3 + int(t.form[1]), 3 + int(form[1])
+    g = new / t.size
+    low = 64 * (int(np.ceil((new_block + old_block) / (g * new_block - old_block))) + 2)
+    t.memory.grow((new >> 6) * new_block)
+    return grow(t.slots, t.form, t.mix, form, mix, low, np.empty(room, np.uint64),
+                np.empty(room, np.int64), np.empty(stash, np.uint64)), (form, mix)
+
+
+@settings(max_examples=60, deadline=None)
+@given(blocks=st.integers(8, 60), g=st.floats(1.1, 2.0), room=st.integers(65, 400),
+       ends=st.sampled_from([0.0, 0.3]), seed=st.integers(0, 2**32 - 1))
+def test_growing_a_chunk_at_a_time(blocks: int, g: float, room: int, ends: float,
+                                   seed: int) -> None:
+    """Buffers of a few hundred keys: the keys are laid a chunk of clusters at a time,
+    from the last, and the table is still a fresh one's, word for word; a buffer too
+    short is refused before a word is written."""
+    size, kbits = 64 * blocks, 40
+    new = stores._round64(size * g)
+    assume(_in_place(size, new, kbits))
+    t = stores._Cleary(size, [kbits])
+    hs = _crowded(size, kbits, t.load, ends, seed)
+    for h in hs:
         admit_hash(t.slots, t.form, t.mix, np.uint64(h))
-    before = t.slots.copy()
-    big = stores._Cleary(11, [20])
-    slots = np.zeros(big.words, np.uint64)
-    slots[:t.words] = t.slots[:t.words]
-    block = np.zeros(3 + int(big.form[1]), np.uint64)
-    for keys, stash, code in [(1, 1 << 12, KEYS_SHORT), (1 << 12, 1, STASH_SHORT)]:
-        got = double(slots, t.form, t.mix, big.form, big.mix, 128, np.empty(keys, np.uint64),
-                     np.empty(keys, np.int64), np.empty(stash, np.uint64), block)
-        assert got == code
-        assert np.array_equal(slots[:t.words], before[:t.words])
+    while True:
+        before = t.slots.copy()
+        held, (form, mix) = _grow_raw(t, new, room, 4 * room)
+        if held not in (KEYS_SHORT, STASH_SHORT):
+            break
+        assert np.array_equal(t.slots[:len(before)], before)
+        room *= 2
+    assert held == len(hs)
+    t.form, t.mix = form, mix
+    fresh = stores._Cleary(new, [kbits])
+    for h in hs:
+        admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
+    assert np.array_equal(t.slots[:fresh.words], fresh.slots)
+
+
+def test_growing_asks_for_room_before_writing() -> None:
+    """Buffers too short for the set-aside keys or the longest cluster: refused before a
+    word of the table is written (the store then retries with more room)."""
+    t = stores._Cleary(1 << 10, [20])
+    for h in sorted(_crowded(1 << 10, t.kbits, t.load, 0.3, 7)):
+        admit_hash(t.slots, t.form, t.mix, np.uint64(h))
+    for new in (1 << 11, 1216):
+        for room, stash, code in [(64, 1 << 12, KEYS_SHORT), (1 << 12, 1, STASH_SHORT)]:
+            u = stores._Cleary(1 << 10, [20])
+            u.slots[:] = t.slots
+            got, _ = _grow_raw(u, new, room, stash)
+            assert got == code
+            assert np.array_equal(u.slots[:t.words], t.slots[:t.words])
+
+
+@given(size=st.integers(1, 1 << 26).map(lambda b: 64 * b), kbits=st.integers(7, 64),
+       data=st.data())
+def test_a_homes_keys_are_an_interval_from_its_base(size: int, kbits: int,
+                                                    data: st.DataObject) -> None:
+    """Home ⌊t·size / 2³²⌋ of the top 32 bits, in Python's integers: the base of a home
+    is its least key (the key before it is the home before's), and the next home's base
+    is at most 2^r further."""
+    from sdg_automata.kernels.compact import _base, _home
+
+    assume(size.bit_length() <= kbits)
+    t = min(kbits, 32)
+
+    def home(h: int) -> int:
+        return ((h >> (kbits - t)) * size) >> t
+
+    c = data.draw(st.integers(0, size - 1))
+    base = int(_base(c, size, kbits))
+    assert home(base) == c == int(_home(np.uint64(base), size, kbits))
+    if c:
+        assert home(base - 1) == c - 1
+    upper = int(_base(c + 1, size, kbits)) if c + 1 < size else 1 << kbits
+    assert upper - base <= 1 << stores._remainder_bits(size, kbits)
+    assert home(upper - 1) == c
+
+
+def _table_bytes(size: int, kbits: int) -> int:
+    """Blocks of 64 slots, each 3 words of bits and r = K − ⌊log₂ size⌋ of remainders."""
+    return size // 64 * (3 + kbits - (size.bit_length() - 1)) * 8
+
+
+@pytest.mark.parametrize("kbits", [40, 43, 46, 52])
+def test_the_growth_keeps_to_six_bytes_a_key_from_ten_million(kbits: int) -> None:
+    """The keys of the benchmarks' instances (40 to 52 bits): grown at 80 % full from 2¹²
+    slots to 10⁹ keys, the table never takes more than 6 bytes a key once it holds 10⁷
+    (nor more than 6·10⁷ bytes before), and it doubles while that allows."""
+    size, worst = 1 << 12, 0.0
+    while size * 0.8 < 1e9:
+        n = size * stores.COMPACT_LOAD_PERCENT // 100
+        new = stores._next_size(size, kbits, n)
+        assert size < new <= 2 * size and new % 64 == 0
+        assert _in_place(size, new, kbits)
+        taken = _table_bytes(new, kbits)
+        assert taken <= 6 * max(n, 10**7), (size, new, n)
+        if new < 2 * size:  # the largest within the budget
+            assert _table_bytes(2 * size, kbits) > 6 * max(n, 10**7)
+            assert _table_bytes(new + 64, kbits) > 6 * max(n, 10**7) or new + 64 > 2 * size
+        if n >= 10**7:
+            worst = max(worst, taken / n)
+        size = new
+    assert 4 < worst <= 6
+
+
+def test_keys_too_wide_for_the_target_grow_by_an_eighth() -> None:
+    """64-bit keys take more than 6 bytes a key at any load: the table grows by 9/8 (each
+    growth moves every key), not by less."""
+    size = 1 << 24
+    new = stores._next_size(size, 64, size * 8 // 10)
+    assert new == stores._round64(size * 1.125)
 
 
 @pytest.mark.parametrize("widths", [[64], [32, 32], [1, 63], [2]])
 def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
     """64-bit keys (a remainder of 64 − q bits, the slot spanning words) and keys as
     narrow as the table (padded to one remainder bit)."""
-    t = stores._Cleary(10, widths)
+    t = stores._Cleary(1 << 10, widths)
     assert t.kbits == max(sum(widths), 11)
     top = [(1 << min(w, 31)) - 1 for w in widths]  # records are int32
     keys = {tuple(x % (v + 1) for x, v in zip((i * 2654435761, i * 40503), top, strict=False))
@@ -256,7 +376,7 @@ def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
 
 @given(kbits=st.integers(2, 64), key=st.integers(0, 2**64 - 1))
 def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
-    t = stores._Cleary(8, [kbits])
+    t = stores._Cleary(1 << 8, [kbits])
     field = kbits
     kbits = t.kbits  # at least q + 1
     h = scramble(np.uint64(key % (1 << kbits)), kbits, t.mix)
@@ -273,7 +393,7 @@ def test_rekeying_moves_each_id_to_its_new_field(widths: list[int], data: st.Dat
     wider = [w + data.draw(st.integers(0, 3)) for w in widths]
     record = [data.draw(st.integers(0, (1 << w) - 1)) for w in widths]
     row = np.array([record], np.int32)
-    old, new = stores._Cleary(8, widths), stores._Cleary(8, wider)
+    old, new = stores._Cleary(1 << 8, widths), stores._Cleary(1 << 8, wider)
     key = np.uint64(key_of(row, 0, old.fields))  # (numba gives a Python int back)
     assert int(rekey(key, old.fields, old.field_widths, new.fields)) == int(
         key_of(row, 0, new.fields))
@@ -293,9 +413,10 @@ def test_a_re_encoding_past_64_bits_leaves_the_table_as_it_was() -> None:
 
 def test_keys_wider_than_64_bits_are_refused() -> None:
     with pytest.raises(stores.KeyTooWide, match="65 bits"):
-        stores._Cleary(12, [33, 32])
-    with pytest.raises(SdgBug, match="fewer than 64"):  # the blocks are of 64 slots
-        stores._Cleary(5, [8])
+        stores._Cleary(1 << 12, [33, 32])
+    for size in (32, 100):  # the blocks are of 64 slots
+        with pytest.raises(SdgBug, match="not a multiple of 64"):
+            stores._Cleary(size, [8])
 
 
 # ---------------------------------------------------------------------------
@@ -366,7 +487,7 @@ def test_stores_agree_on_the_hardness_family(specs: str) -> None:
 
 
 def test_ids_outgrowing_their_fields_and_the_table_growing() -> None:
-    """54,258 states: the keys are re-encoded as ids appear and the table doubles from
+    """54,258 states: the keys are re-encoded as ids appear and the table grows from
     4,096 slots; the compact walk's buffers (16,384 rows) fill and spill many times."""
     dfas = random_family(3, 12, seed=28)
     g = intersection_grammar(dfas)

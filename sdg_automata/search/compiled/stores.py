@@ -262,27 +262,29 @@ class KeyTooWide(Unfit):
 
 
 class _Cleary:
-    """One compact table (:func:`~sdg_automata.kernels.compact.admit`): 2^q slots for
-    keys of the given field widths, in a :class:`Growing` map, and the arrays the
-    kernels take.  :meth:`double` doubles it in place."""
+    """One compact table (:func:`~sdg_automata.kernels.compact.admit`): ``size`` slots (a
+    multiple of 64) for keys of the given field widths, in a :class:`Growing` map, and
+    the arrays the kernels take.  :meth:`grow` enlarges it in place."""
 
-    def __init__(self, q: int, widths: list[int]) -> None:
+    def __init__(self, size: int, widths: list[int]) -> None:
         import numpy as np
 
-        if q < 6:  # the bit vectors are read by words of 64 slots
-            raise SdgBug(f"compact table: 2^{q} slots, fewer than 64")
-        self.widths, self.kbits = widths, _key_bits(q, widths)
+        if size < 64 or size % 64:  # the bit vectors are read by words of 64 slots
+            raise SdgBug(f"compact table: {size} slots, not a multiple of 64")
+        if size > MAX_SLOTS:
+            raise ResourceError(f"the compact table would need {size:,} slots, over its "
+                                f"{MAX_SLOTS:,}")
+        self.widths, self.kbits = widths, _key_bits(size, widths)
         self.fields = _shifts(widths)
         self.field_widths = np.array(widths, dtype=np.uint64)
-        self.form, self.mix = self._shape(q)
+        self.form, self.mix = self._shape(size)
         self.memory = Growing(np.uint64, (), self.words)
 
-    def _shape(self, q: int) -> tuple[Any, Any]:
-        """``form`` and ``mix`` of 2^q slots for this table's keys."""
+    def _shape(self, size: int) -> tuple[Any, Any]:
+        """``form`` and ``mix`` of ``size`` slots for this table's keys."""
         import numpy as np
 
-        rbits = w = self.kbits - q  # the remainder: the key bits the quotient leaves
-        size = 1 << q
+        rbits = w = _remainder_bits(size, self.kbits)
         form = np.array([size, w, rbits, self.kbits, size * COMPACT_LOAD_PERCENT // 100],
                         dtype=np.int64)
         modulus = 1 << self.kbits
@@ -292,14 +294,14 @@ class _Cleary:
         return form, mix
 
     @property
-    def q(self) -> int:
-        return int(self.form[0]).bit_length() - 1
+    def size(self) -> int:
+        return int(self.form[0])
 
     @property
     def words(self) -> int:
         """uint64 words of the table: blocks of 64 slots, each 3 words of their bits and
         w of their remainders."""
-        return (int(self.form[0]) >> 6) * (3 + int(self.form[1]))
+        return _table_words(self.size, self.kbits)
 
     @property
     def slots(self) -> Any:
@@ -309,34 +311,42 @@ class _Cleary:
     def load(self) -> int:
         return int(self.form[4])
 
-    def double(self) -> int | None:
-        """Twice the slots, in place (:func:`~sdg_automata.kernels.compact.double`): the
-        keys it holds; None, with nothing changed, when a key has no bit left for a
-        smaller remainder."""
+    def next_size(self, n: int) -> int:
+        """The size to grow to, holding n keys (:func:`_next_size`)."""
+        return _next_size(self.size, self.kbits, n)
+
+    def grow(self, size: int) -> int | None:
+        """``size`` slots, in place (:func:`~sdg_automata.kernels.compact.grow`): the keys
+        it holds; None, with nothing changed, when the keys are too narrow for a
+        remainder bit at that size (the caller re-encodes them into a new table)."""
         import numpy as np
 
         from ...kernels.compact_native import functions
         from ...kernels.protocol import KEYS_SHORT, STASH_SHORT
 
-        q = self.q
-        if self.kbits < q + 2:
+        old = self.size
+        if self.kbits < size.bit_length():  # ⌊log₂ size⌋ + 1 key bits at least
             return None
-        form, mix = self._shape(q + 1)
-        self.memory.grow((int(form[0]) >> 6) * (3 + int(form[1])))  # zero past the old words
-        block = np.zeros(3 + int(form[1]), dtype=np.uint64)
-        double = functions()["double"]
-        room = 1 << 10
+        form, mix = self._shape(size)
+        blk, nblk = 3 + int(self.form[1]), 3 + int(form[1])
+        g = size / old
+        if g * nblk <= blk:
+            raise SdgBug(f"compact table: growth from {old} to {size} slots cannot be in place")
+        low = 64 * (math.ceil((nblk + blk) / (g * nblk - blk)) + 2)
+        self.memory.grow((size >> 6) * nblk)
+        grow = functions()["grow"]
+        room = 1 << 16  # a chunk of keys laid at a time, and the longest cluster
         while True:
-            keys, pos = np.empty(room, np.uint64), np.empty(room, np.int64)
-            stash = np.empty(4 * room, np.uint64)
+            keys, homes = np.empty(room, np.uint64), np.empty(room, np.int64)
+            stash = np.empty(room // 4 + 2 * low, np.uint64)
             with _wrapping():
-                held = int(double(self.slots, self.form, self.mix, form, mix, _DOUBLING_LOW,
-                                  keys, pos, stash, block))
+                held = int(grow(self.slots, self.form, self.mix, form, mix, low, keys, homes,
+                                stash))
             if held not in (KEYS_SHORT, STASH_SHORT):
                 break
             room *= 4  # nothing was written: again with more room
         if held < 0:
-            raise SdgBug(f"compact table: doubling 2^{q} slots overran the keys still to read")
+            raise SdgBug(f"compact table: growing {old} slots overran the keys still to read")
         self.form, self.mix = form, mix
         return held
 
@@ -344,20 +354,80 @@ class _Cleary:
         self.memory.close()
 
 
-#: the groups that start in the first slots are set aside while the table doubles in place
-#: (:func:`~sdg_automata.kernels.compact.double`; 64 are enough, twice that for room)
-_DOUBLING_LOW = 128
+#: the most slots of a compact table: a home is ⌊t·size / 2³²⌋ in 64-bit arithmetic
+MAX_SLOTS = 1 << 32
+#: the least growth of the compact table (where its keys are too wide for the memory
+#: target: a growth moves every key)
+MIN_GROWTH = 1.125
+#: the compact table's memory target (issue 36 item 3): at most this many bytes a key
+#: once it holds :data:`COMPACT_FREE_KEYS`, and as many as that many keys would take
+#: before; a growth takes the largest size within it (down to :data:`MIN_GROWTH`)
+COMPACT_STATE_BYTES = 6
+COMPACT_FREE_KEYS = 10**7
 
 
-def _key_bits(q: int, widths: list[int]) -> int:
-    """The key bits K of a table of 2^q slots for ids of ``widths`` bits: their sum, padded
-    to more than the quotient so that a remainder has a bit; :class:`KeyTooWide` past
-    :data:`MAX_KEY_BITS`."""
+def _memory_target(n: int) -> int:
+    """The bytes a compact table holding n keys may take (:data:`COMPACT_STATE_BYTES`)."""
+    return COMPACT_STATE_BYTES * max(n, COMPACT_FREE_KEYS)
+
+
+def _next_size(size: int, kbits: int, n: int) -> int:
+    """The size a table of ``size`` slots for K-bit keys grows to, holding n keys: twice
+    this one while that keeps within :func:`_memory_target`; else the largest that does,
+    but at least :data:`MIN_GROWTH` times this one (wider keys cannot keep to the target:
+    each growth moves every key) and, where the remainders lose a bit, enough for
+    :meth:`_Cleary.grow` to lay the keys in place (a block of the new table ending past
+    the old one it replaces)."""
+    budget = _memory_target(n)
+    if 8 * _table_words(2 * size, kbits) <= budget:
+        return 2 * size
+    fits = [s for s in _sizes_below(2 * size, budget, kbits) if s > size]
+    pick = min(2 * size, max([_round64(size * MIN_GROWTH), *fits]))
+    w = _remainder_bits(size, kbits)
+    if _remainder_bits(pick, kbits) < w:  # narrower blocks: they must still end further
+        pick = min(2 * size, max(pick, _round64(size * (3 + w) / (2 + w) * 1.0625)))
+    return pick
+
+
+def _remainder_bits(size: int, kbits: int) -> int:
+    """r = K − ⌊log₂ size⌋: a home's keys are an interval of at most 2^r keys."""
+    return kbits - (size.bit_length() - 1)
+
+
+def _table_words(size: int, kbits: int) -> int:
+    """uint64 words of a table of ``size`` slots for K-bit keys (padded as
+    :func:`_key_bits` pads them): blocks of 64 slots, each 3 words of their bits and r
+    of their remainders."""
+    return (size >> 6) * (3 + _remainder_bits(size, max(kbits, size.bit_length())))
+
+
+def _round64(slots: float) -> int:
+    """``slots`` rounded up to whole blocks of 64."""
+    return 64 * math.ceil(slots / 64)
+
+
+def _sizes_below(limit: int, budget: int, kbits: int) -> list[int]:
+    """For each power of two below ``limit``, the largest size from it to the next (and
+    to ``limit``) whose table takes at most ``budget`` bytes."""
+    out = []
+    for j in range(6, limit.bit_length()):
+        lo, hi = 1 << j, min(1 << (j + 1), limit + 64)
+        per_block = 8 * (3 + _remainder_bits(lo, max(kbits, j + 1)))
+        size = min(hi - 64, (budget // per_block) * 64)
+        if size >= lo:
+            out.append(size)
+    return out
+
+
+def _key_bits(size: int, widths: list[int]) -> int:
+    """The key bits K of a table of ``size`` slots for ids of ``widths`` bits: their sum,
+    padded to more than ⌊log₂ size⌋ so that a remainder has a bit; :class:`KeyTooWide`
+    past :data:`MAX_KEY_BITS`."""
     fields = sum(widths)
     if fields > MAX_KEY_BITS:
         raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
                          f"{MAX_KEY_BITS}")
-    return max(fields, q + 1, 2)
+    return max(fields, size.bit_length(), 2)
 
 
 def _shifts(widths: list[int], dtype: Any = "uint64") -> Any:
@@ -485,15 +555,18 @@ class CompactStore:
     code parent·letters + letter per state) go to :class:`_Spool` files, read back as
     the frontier moves on and, for the witnesses, when the walk ends.
 
-    Growth doubles the table in place (:meth:`make_room`,
-    :func:`~sdg_automata.kernels.compact.double`: its map grows by ``mremap`` and
-    the keys are laid out again from the last, one quotient bit more and one
-    remainder bit less each), so the memory is never more than the new table
-    (issue 36 item 3; it was the two tables, 1.5 × the new one).  An id that
+    The table grows in place (:meth:`make_room`,
+    :func:`~sdg_automata.kernels.compact.grow`: its map grows by ``mremap`` and the
+    keys are laid out again from the last), so the memory is never more than the new
+    table (issue 36 item 3; it was the two tables, 1.5 × the new one).  It doubles
+    until it takes 6·10⁷ bytes, and from there grows to the largest size that keeps
+    it within 6 bytes a key (:func:`_next_size`, :data:`COMPACT_STATE_BYTES`): from
+    10⁷ keys on, a search that stops anywhere has had at most 6 bytes a state, where
+    its keys allow it at 9/8 growths (about K − log₂(slots) ≤ 33 bits).  An id that
     outgrows its field re-encodes every key (:meth:`fit`): the keys go out to a
     :class:`_Spool` (:func:`~sdg_automata.kernels.compact.drain`), the old table is
-    let go, and they come back into the new one; so does a doubling that would leave
-    a remainder no bit (keys as narrow as the quotient, a small table).
+    let go, and they come back into the new one; so does a growth that would leave a
+    remainder no bit (keys as narrow as the table's size, a small table).
     :class:`KeyTooWide` when the ids would need more than :data:`MAX_KEY_BITS` bits.
 
     Decisions (issue 27 item 2):
@@ -503,8 +576,9 @@ class CompactStore:
       probabilistic); the table never drops a key (a full table is grown first);
     * bit fields, not tree compression: the records are already LTSmin-style
       vectors of interned part ids (:mod:`sdg_automata.search.compiled.tables`), and their ids
-      fit 35–48 bits on the benchmarks, so the key is the vector and Cleary's
-      quotient saves another log₂(slots) bits: about r + 3 = K − q + 3 bits a slot;
+      fit 35–56 bits on the benchmarks, so the key is the vector and Cleary's
+      quotient (here the home) saves another log₂(slots) bits: r + 3 =
+      K − ⌊log₂ slots⌋ + 3 bits a slot;
     * the same walk: :func:`~sdg_automata.kernels.compact.compact_bfs` numbers
       the states in the order of :func:`~sdg_automata.kernels.automaton.bfs`
       (FIFO in discovery order, letters in order), so the states, the values'
@@ -517,16 +591,18 @@ class CompactStore:
       frontier's files are dropped as it moves on, the tree's (8 bytes a state)
       when the store closes;
     * the cost is CPU: every lookup walks its cluster, the walk's prefetches hiding
-      most of its cache misses (0.97–1.12 × the table store's CPU time in ``python -m
-      benchmarks bench_store``), and a growth or a re-encoding is one pass that
+      most of its cache misses, and a growth moves every key (about 25 ns a key; the
+      growths of 9/8 to 1.4 × that keep wide keys within 6 bytes a state move each
+      key three to eight times); see ``python -m benchmarks bench_store`` for the
+      ratios to the table store's CPU.  A growth or a re-encoding is one pass that
       Ctrl-C does not interrupt (as the table store's growth).
     """
 
-    def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:
+    def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:  # 2^q slots
         import numpy as np
 
         self.letters = letters
-        self.table = _Cleary(q, _widths(counts))
+        self.table = _Cleary(1 << q, _widths(counts))
         #: the frontier: each new state's key (:meth:`push`), and from which row on each
         #: layout of the keys (the table's fields then: they only widen) was written
         self.frontier = _Spool(np.uint64, ())
@@ -591,14 +667,14 @@ class CompactStore:
         while len(self.layouts) > 1 and self.layouts[1][0] <= first:
             del self.layouts[0]
 
-    def _rehash(self, q: int, widths: list[int], n: int) -> None:
-        """The n keys into a new table of 2^q slots for fields of ``widths``, through a
-        spool: the old table is let go before the new one is made."""
+    def _rehash(self, size: int, widths: list[int], n: int) -> None:
+        """The n keys into a new table of ``size`` slots for fields of ``widths``, through
+        a spool: the old table is let go before the new one is made."""
         import numpy as np
 
         from ...kernels.compact_native import functions
 
-        _key_bits(q, widths)  # KeyTooWide before anything moves
+        _key_bits(size, widths)  # KeyTooWide before anything moves
         old, fields = self.table, _shifts(widths)
         drain, admit_keys = functions()["drain"], functions()["admit_keys"]
         spool = _Spool(np.uint64, ())
@@ -613,7 +689,7 @@ class CompactStore:
                     continue
                 spool.append(out[:got])
             old.close()
-            self.table = new = _Cleary(q, widths)
+            self.table = new = _Cleary(size, widths)
             held = 0
             for first in range(0, spool.rows, len(out)):
                 got = spool.read(first, out)
@@ -628,17 +704,20 @@ class CompactStore:
     def fit(self, counts: list[int], n: int) -> None:
         """Re-encode the n keys if an id (below ``counts``) no longer fits its field."""
         if any(c >= 1 << w for c, w in zip(counts, self.table.widths, strict=True)):
-            self._rehash(self.table.q, [max(w, v) for w, v in
-                                        zip(self.table.widths, _widths(counts), strict=True)], n)
+            self._rehash(self.table.size, [max(w, v) for w, v in
+                                           zip(self.table.widths, _widths(counts), strict=True)],
+                         n)
 
     def make_room(self, n: int, letters: int) -> None:
-        """A table that takes ``letters`` more keys after n (doubled as needed)."""
+        """A table that takes ``letters`` more keys after n (grown as needed, to
+        :meth:`_Cleary.next_size`)."""
         while n + letters > self.table.load:
-            held = self.table.double()
+            size = self.table.next_size(n)
+            held = self.table.grow(size)
             if held is None:
-                self._rehash(self.table.q + 1, self.table.widths, n)
+                self._rehash(size, self.table.widths, n)
             elif held != n:
-                raise SdgBug(f"compact store: {held} keys after doubling, {n} stored")
+                raise SdgBug(f"compact store: {held} keys after growing, {n} stored")
             self.peak = max(self.peak, self.table.memory.capacity * 8)
 
     def runs(self, t: int) -> tuple[Any, Any]:
