@@ -138,19 +138,20 @@ def _ratio(row: dict[str, Any], key: str) -> float | None:
 
 
 def _log_growths() -> list[tuple[int, int]]:
-    """(keys held, table bytes) after each growth of this process's compact tables."""
+    """(keys held, table bytes) after each growth of this process's compact stores (in
+    place or through a re-encoding)."""
     from sdg_automata.search.compiled import stores
 
     log: list[tuple[int, int]] = []
-    grow = stores._Cleary.grow
+    make_room = stores.CompactStore.make_room
 
-    def logged(table: stores._Cleary, size: int) -> int | None:
-        held = grow(table, size)
-        if held is not None:
-            log.append((held, 8 * table.words))
-        return held
+    def logged(store: stores.CompactStore, n: int, letters: int) -> None:
+        size = store.table.size
+        make_room(store, n, letters)
+        if store.table.size != size:
+            log.append((n, 8 * store.table.words))
 
-    stores._Cleary.grow = logged  # type: ignore[method-assign, assignment]
+    stores.CompactStore.make_room = logged  # type: ignore[method-assign]
     return log
 
 

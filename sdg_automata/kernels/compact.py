@@ -614,10 +614,10 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
     or right after the key before, which is the table's layout (sorted runs in home
     order), so the table is the one a fresh table of the new size would be.  With
     g = new size / size, a key's new home is at least its home and less than g·(home +
-    1), so the keys of a cluster [c, e) (e is empty) land in [⌊g·c⌋, g·e) — the keys
-    with new homes ≥ ⌊g·a⌋ have homes ≥ a and are at most e − a — and the next cluster
-    starts at ⌊g·(e + 1)⌋ ≥ g·e or later: no key lands at a slot below its old one, and
-    every cluster's first key at its new home.  So the keys are laid from the last, a
+    1), so the keys of a cluster [c, e) (e is empty) land in [⌊g·c⌋, ⌈g·e⌉) — the keys
+    with new homes ≥ ⌈g·a⌉ have homes ≥ a and are at most e − a — and the next cluster
+    starts at ⌊g·(e + 1)⌋ ≥ ⌈g·e⌉ or later: no key lands at a slot below its old one,
+    and every cluster's first key at its new home.  So the keys are laid from the last, a
     chunk of whole clusters at a time (read by :func:`_scan`, as many as ``keys`` takes
     besides the longest cluster), into new blocks zeroed from the last down to the
     chunk's first: a block lies at or past the old words still to be read as long as

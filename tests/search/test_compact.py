@@ -27,7 +27,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import Definition, right_linear_grammars
 
-from sdg_automata.errors import BudgetExceeded, EngineNotice, InputError, Interrupted, SdgBug
+from sdg_automata.errors import (
+    BudgetExceeded,
+    EngineNotice,
+    InputError,
+    Interrupted,
+    ResourceError,
+    SdgBug,
+)
 from sdg_automata.generators.families import (
     ModularSpec,
     intersection_grammar,
@@ -350,6 +357,28 @@ def test_the_growth_keeps_to_six_bytes_a_key_from_ten_million(kbits: int) -> Non
     assert 4 < worst <= 6
 
 
+@pytest.mark.parametrize("kbits", [36, 40, 46, 64])
+def test_the_table_grows_no_further_than_its_homes_tell_apart(kbits: int) -> None:
+    """2³² slots at most (a home is ⌊t·size / 2³²⌋ in 64 bits): the policy stops there,
+    or short of it where the keys could not be laid in place, and a table at its most
+    refuses to grow with a ResourceError (a reviewer found keys confused past it)."""
+    for size in (1 << 31, (1 << 32) - (1 << 26), (1 << 32) - 64, 1 << 32):
+        new = stores._next_size(size, kbits, size * 8 // 10)
+        assert new <= stores.MAX_SLOTS
+        assert new == size or _in_place(size, new, kbits)
+
+
+def test_a_full_grown_table_refuses_to_grow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stores, "MAX_SLOTS", 1 << 12)
+    store = stores.CompactStore([(1 << 20) - 1], 2, q=12)
+    try:
+        assert stores._next_size(1 << 12, store.table.kbits, 3000) == 1 << 12
+        with pytest.raises(ResourceError, match="at most 4,096 slots"):
+            store.make_room(int(store.table.load), 2)
+    finally:
+        store.close()
+
+
 def test_keys_too_wide_for_the_target_grow_by_an_eighth() -> None:
     """64-bit keys take more than 6 bytes a key at any load: the table grows by 9/8 (each
     growth moves every key), not by less."""
@@ -391,6 +420,7 @@ def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
 def test_rekeying_moves_each_id_to_its_new_field(widths: list[int], data: st.DataObject) -> None:
     """A key re-encoded to wider fields is the key of the same record at those fields."""
     wider = [w + data.draw(st.integers(0, 3)) for w in widths]
+    assume(sum(wider) <= stores.MAX_KEY_BITS)  # (wider keys are refused: tested below)
     record = [data.draw(st.integers(0, (1 << w) - 1)) for w in widths]
     row = np.array([record], np.int32)
     old, new = stores._Cleary(1 << 8, widths), stores._Cleary(1 << 8, wider)

@@ -325,6 +325,10 @@ class _Cleary:
         from ...kernels.protocol import KEYS_SHORT, STASH_SHORT
 
         old = self.size
+        if size > MAX_SLOTS or size <= old:
+            raise ResourceError(f"the compact table holds at most {MAX_SLOTS:,} slots (about "
+                                f"{MAX_SLOTS * COMPACT_LOAD_PERCENT // 100:,} states): a home "
+                                "is computed in 64 bits")
         if self.kbits < size.bit_length():  # ⌊log₂ size⌋ + 1 key bits at least
             return None
         form, mix = self._shape(size)
@@ -354,7 +358,8 @@ class _Cleary:
         self.memory.close()
 
 
-#: the most slots of a compact table: a home is ⌊t·size / 2³²⌋ in 64-bit arithmetic
+#: the most slots of a compact table (about 3.4·10⁹ states at 80 %): a home is ⌊t·size / 2³²⌋
+#: in 64-bit arithmetic, and past 2³² slots the top 32 bits no longer tell homes apart
 MAX_SLOTS = 1 << 32
 #: the least growth of the compact table (where its keys are too wide for the memory
 #: target: a growth moves every key)
@@ -377,16 +382,22 @@ def _next_size(size: int, kbits: int, n: int) -> int:
     but at least :data:`MIN_GROWTH` times this one (wider keys cannot keep to the target:
     each growth moves every key) and, where the remainders lose a bit, enough for
     :meth:`_Cleary.grow` to lay the keys in place (a block of the new table ending past
-    the old one it replaces)."""
+    the old one it replaces); never past :data:`MAX_SLOTS`."""
     budget = _memory_target(n)
     if 8 * _table_words(2 * size, kbits) <= budget:
-        return 2 * size
-    fits = [s for s in _sizes_below(2 * size, budget, kbits) if s > size]
-    pick = min(2 * size, max([_round64(size * MIN_GROWTH), *fits]))
+        pick = 2 * size
+    else:
+        fits = [s for s in _sizes_below(2 * size, budget, kbits) if s > size]
+        pick = min(2 * size, max([_round64(size * MIN_GROWTH), *fits]))
     w = _remainder_bits(size, kbits)
     if _remainder_bits(pick, kbits) < w:  # narrower blocks: they must still end further
         pick = min(2 * size, max(pick, _round64(size * (3 + w) / (2 + w) * 1.0625)))
-    return pick
+    if pick > MAX_SLOTS:  # as far as it goes, if the keys can still be laid in place
+        pick = MAX_SLOTS
+        narrower = _remainder_bits(pick, kbits) < w
+        if narrower and pick * (2 + w) <= size * (3 + w) * 1.0625:
+            pick = size
+    return pick  # (size itself when the table cannot grow: grow refuses)
 
 
 def _remainder_bits(size: int, kbits: int) -> int:
