@@ -552,7 +552,7 @@ def _prev_cluster(slots: Array, blk: int, blocks: int, i: int) -> int:
 
 
 @jit
-def _scan(slots: Array, form: Array, c: int, hi: int, rmask: Any, nsize: int, out: Array,
+def _scan(slots: Array, form: Array, mix: Array, c: int, hi: int, nsize: int, out: Array,
           homes: Array) -> int:
     """The scrambled keys of the slots [c, hi) into ``out`` (as :func:`_group` reads them;
     ``c`` starts a cluster, and no cluster from ``c`` on goes past ``hi`` or around the
@@ -560,8 +560,8 @@ def _scan(slots: Array, form: Array, c: int, hi: int, rmask: Any, nsize: int, ou
     block's bit words are read once, and each home's base is moved on from the last (no
     division per run)."""
     size, w, kbits = form[SIZE], form[SLOT_BITS], form[KEY_BITS]
+    wmask, rmask = mix[SLOT_MASK], mix[REMAINDER_MASK]
     blk = 3 + w
-    wmask = (_ONE << np.uint64(w)) - _ONE  # (w < 64: the table has 64 slots or more)
     shift, usize = np.uint64(kbits - min(kbits, 32)), np.uint64(size)
     home = c
     top, rest, step, step_rest = _base_parts(c, size, kbits)
@@ -587,13 +587,7 @@ def _scan(slots: Array, form: Array, c: int, hi: int, rmask: Any, nsize: int, ou
                 top, rest = _next_base(top, rest, step, step_rest, usize)
                 if target < 0 and _bit(slots, blk, 0, home):
                     break
-            bit = (i & 63) * w  # (_rem, with the block's words at hand)
-            word = wi * blk + 3 + (bit >> 6)
-            off = bit & 63
-            rem = slots[word] >> np.uint64(off)
-            if off + w > 64:
-                rem |= slots[word + 1] << np.uint64(64 - off)
-            key = _key(top << shift, rem & wmask, rmask)
+            key = _key(top << shift, _rem(slots, blk, w, wmask, i), rmask)
             out[m] = key
             homes[m] = _home(key, nsize, kbits)
             m += 1
@@ -628,7 +622,7 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
     size, w = form[SIZE], form[SLOT_BITS]
     blocks, blk = size >> 6, 3 + w
     nsize, nw = nform[SIZE], nform[SLOT_BITS]
-    nrmask = nmix[REMAINDER_MASK]
+    nwmask, nrmask = nmix[SLOT_MASK], nmix[REMAINDER_MASK]
     nblocks, nblk = nsize >> 6, 3 + nw
     # read first, writing nothing: the cluster around the end, the clusters below low,
     # and whether the buffers take the longest cluster left and more
@@ -659,9 +653,8 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
     zeroed = nblocks  # the new blocks from here up are zero or laid
     hi = top
     while hi > first:
-        c = _prev_cluster(slots, blk, blocks, hi - chunk + 1) if hi - chunk + 1 > first else first
-        c = max(c, first)
-        m = _scan(slots, form, c, hi, mix[REMAINDER_MASK], nsize, keys, homes)
+        c = max(_prev_cluster(slots, blk, blocks, hi - chunk + 1), first)
+        m = _scan(slots, form, mix, c, hi, nsize, keys, homes)  # (c starts a cluster: m > 0)
         unread = (((c - 1) >> 6) + 1) * blk  # old words of the slots before c
         for k in range(1, m):  # by new home and remainder (mostly in that order already)
             x, hx = keys[k], homes[k]
@@ -674,32 +667,24 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
                 keys[i], homes[i] = keys[i - 1], homes[i - 1]
                 i -= 1
             keys[i], homes[i] = x, hx
-        if m:
-            lowest = homes[0] >> 6
-            if lowest < zeroed:
-                if lowest * nblk < unread:
-                    return OVERRUN
-                slots[lowest * nblk:zeroed * nblk] = 0
-                zeroed = lowest
+        lowest = homes[0] >> 6
+        if lowest < zeroed:
+            if lowest * nblk < unread:
+                return OVERRUN
+            slots[lowest * nblk:zeroed * nblk] = 0
+            zeroed = lowest
         p = -1
         for k in range(m):
             hk = homes[k]
             p = max(hk, p + 1)
             if p >= nsize:
                 return OVERRUN
-            bit = (p & 63) * nw  # the remainder into zeroed bits (_set_rem's)
-            word = (p >> 6) * nblk + 3 + (bit >> 6)
-            off = bit & 63
-            v = keys[k] & nrmask
-            slots[word] |= v << np.uint64(off)
-            if off + nw > 64:
-                slots[word + 1] |= v >> np.uint64(64 - off)
-            flags = p >> 6
-            slots[(hk >> 6) * nblk] |= _ONE << np.uint64(hk & 63)  # occupied
-            if k and homes[k - 1] == hk:  # continuation
-                slots[flags * nblk + 1] |= _ONE << np.uint64(p & 63)
-            if p != hk:  # shifted
-                slots[flags * nblk + 2] |= _ONE << np.uint64(p & 63)
+            _set_rem(slots, nblk, nw, nwmask, p, keys[k] & nrmask)
+            _put_bit(slots, nblk, 0, hk, True)  # occupied
+            if k and homes[k - 1] == hk:
+                _put_bit(slots, nblk, 1, p, True)  # continuation
+            if p != hk:
+                _put_bit(slots, nblk, 2, p, True)  # shifted
         laid += m
         hi = c
     slots[:zeroed * nblk] = 0  # everything is read by now

@@ -334,7 +334,7 @@ class _Cleary:
         form, mix = self._shape(size)
         blk, nblk = 3 + int(self.form[1]), 3 + int(form[1])
         g = size / old
-        if g * nblk <= blk:
+        if not _laid_in_place(old, size, self.kbits, margin=1):
             raise SdgBug(f"compact table: growth from {old} to {size} slots cannot be in place")
         low = 64 * (math.ceil((nblk + blk) / (g * nblk - blk)) + 2)
         self.memory.grow((size >> 6) * nblk)
@@ -389,15 +389,25 @@ def _next_size(size: int, kbits: int, n: int) -> int:
     else:
         fits = [s for s in _sizes_below(2 * size, budget, kbits) if s > size]
         pick = min(2 * size, max([_round64(size * MIN_GROWTH), *fits]))
-    w = _remainder_bits(size, kbits)
-    if _remainder_bits(pick, kbits) < w:  # narrower blocks: they must still end further
-        pick = min(2 * size, max(pick, _round64(size * (3 + w) / (2 + w) * 1.0625)))
+    if not _laid_in_place(size, pick, kbits):  # narrower blocks: they must end further
+        w = _remainder_bits(size, kbits)
+        pick = min(2 * size, _round64(size * (3 + w) / (2 + w) * IN_PLACE_MARGIN))
     if pick > MAX_SLOTS:  # as far as it goes, if the keys can still be laid in place
-        pick = MAX_SLOTS
-        narrower = _remainder_bits(pick, kbits) < w
-        if narrower and pick * (2 + w) <= size * (3 + w) * 1.0625:
-            pick = size
+        pick = MAX_SLOTS if _laid_in_place(size, MAX_SLOTS, kbits) else size
     return pick  # (size itself when the table cannot grow: grow refuses)
+
+
+#: how much further the new blocks must end than the old ones (:func:`_laid_in_place`)
+#: for the growth the policy picks: the clusters set aside below ``low`` stay few
+IN_PLACE_MARGIN = 1.0625
+
+
+def _laid_in_place(size: int, new: int, kbits: int, margin: float = IN_PLACE_MARGIN) -> bool:
+    """Whether :meth:`_Cleary.grow` can lay a table of ``size`` slots out again in ``new``
+    in place: its words end ``margin`` times further than the old ones (the remainders
+    lose a bit where the size passes a power of two, so a block narrows)."""
+    return (new * (3 + _remainder_bits(new, kbits))
+            > margin * size * (3 + _remainder_bits(size, kbits)))
 
 
 def _remainder_bits(size: int, kbits: int) -> int:
