@@ -37,6 +37,9 @@ from .step import (
     Array,
     _inline,
     first_value,
+    highest,
+    lowest,
+    popcount,
     prefetch,
     step,
 )
@@ -44,13 +47,16 @@ from .step import (
 __all__ = ["CONTINUATION", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1", "MUL2",
            "OCCUPIED", "REMAINDER_BITS", "REMAINDER_MASK", "SHIFTED", "SIZE", "SLOT_BITS",
            "SLOT_MASK", "admit", "admit_hash", "admit_keys", "climb", "compact_bfs",
-           "drain", "grow", "key_of", "pack_rows", "rekey", "scramble", "unpack_rows", "unscramble"]
+           "drain", "grow", "key_of", "pack_rows", "radix_key", "rekey", "scramble",
+           "unpack_rows", "unscramble"]
 
 # ---------------------------------------------------------------------------
 # the compact store: an exact Cleary table of keys (sdg_automata.search.compiled.drive.CompactStore)
 #
-# A state's key is its record as bit fields (``fields[i]``: the shift of field i; the
-# widths are the Python side's), at most 64 bits.  The table (Cleary 1984, "Compact hash
+# A state's key is its record's ids in mixed radix (:func:`radix_key`: each field has
+# room for the ids interned so far and a quarter more, the Python side's), below 2⁶⁴;
+# the frontier's spool takes the same ids as bit fields (:func:`key_of`), which a shift
+# reads back.  The table (Cleary 1984, "Compact hash
 # tables using bidirectional linear probing"; laid out as the quotient filter of Bender
 # et al. 2012) is ``size`` slots (any multiple of 64) of r + 3 bits: a key is scrambled
 # by a bijection of its K bits (odd multiplications and xorshifts modulo 2^K), its home
@@ -156,33 +162,6 @@ def _next_base(top: Any, rest: Any, step: Any, step_rest: Any, usize: Any) -> An
 
 
 @jit
-def _popcount(x: Any) -> Any:  # an int64
-    """The set bits of a uint64 (SWAR: numba has no portable intrinsic)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2))
-                                                & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@jit
-def _highest(x: Any) -> int:
-    """The index of the highest set bit of a nonzero uint64."""
-    i = 0
-    for s in (32, 16, 8, 4, 2, 1):
-        if x >> np.uint64(s):
-            x >>= np.uint64(s)
-            i += s
-    return i
-
-
-@jit
-def _lowest(x: Any) -> int:
-    """The index of the lowest set bit of a nonzero uint64."""
-    return _highest(x & (~x + np.uint64(1)))
-
-
-@jit
 def _bit(slots: Array, blk: int, kind: int, i: int) -> Any:  # a bool
     """Slot ``i``'s bit ``kind`` (0 occupied, 1 continuation, 2 shifted)."""
     return ((slots[(i >> 6) * blk + kind] >> np.uint64(i & 63)) & np.uint64(1)
@@ -200,25 +179,27 @@ def _put_bit(slots: Array, blk: int, kind: int, i: int, on: bool) -> None:
 
 @jit
 def _rem(slots: Array, blk: int, w: int, wmask: Any, i: int) -> Any:
-    """Slot ``i``'s remainder (``w`` bits)."""
+    """Slot ``i``'s remainder (``w`` bits): the two words it may span, read without a
+    branch (whether it spans them follows the slot, which is random in a walk: the
+    branch was mispredicted, and was most of a growth's reading)."""
     bit = (i & 63) * w
     word = (i >> 6) * blk + 3 + (bit >> 6)
-    off = bit & 63
-    v = slots[word] >> np.uint64(off)
-    if off + w > 64:
-        v |= slots[word + 1] << np.uint64(64 - off)
-    return v & wmask
+    off = np.uint64(bit & 63)
+    after = min(word + 1, slots.shape[0] - 1)  # (the word after: the last word has none)
+    return ((slots[word] >> off) | ((slots[after] << _ONE) << (np.uint64(63) - off))) & wmask
 
 
 @jit
 def _set_rem(slots: Array, blk: int, w: int, wmask: Any, i: int, v: Any) -> None:
+    """Slot ``i``'s remainder ← ``v``: :func:`_rem`'s two words, without a branch (the
+    second unchanged where the remainder does not reach it)."""
     bit = (i & 63) * w
     word = (i >> 6) * blk + 3 + (bit >> 6)
-    off = bit & 63
-    slots[word] = (slots[word] & ~(wmask << np.uint64(off))) | (v << np.uint64(off))
-    if off + w > 64:
-        hi = np.uint64(64 - off)
-        slots[word + 1] = (slots[word + 1] & ~(wmask >> hi)) | (v >> hi)
+    off = np.uint64(bit & 63)
+    slots[word] = (slots[word] & ~(wmask << off)) | (v << off)
+    after = min(word + 1, slots.shape[0] - 1)  # (the last word has none: nothing moves)
+    hi = np.uint64(63) - off  # (shifts of 64 − off in two steps: off may be 0)
+    slots[after] = (slots[after] & ~((wmask >> _ONE) >> hi)) | ((v >> _ONE) >> hi)
 
 
 @jit
@@ -236,7 +217,7 @@ def _first_empty(slots: Array, blk: int, blocks: int, i: int) -> int:
     while x == np.uint64(0):
         wi = wi + 1 if wi + 1 < blocks else 0
         x = ~_filled(slots, blk, wi)
-    return wi * 64 + _lowest(x)
+    return wi * 64 + lowest(x)
 
 
 @jit
@@ -255,7 +236,7 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
     while x == np.uint64(0):
         wi = wi - 1 if wi > 0 else blocks - 1
         x = ~slots[wi * blk + 2]
-    b = wi * 64 + _highest(x)
+    b = wi * 64 + highest(x)
     if b == fq:
         return fq
     m = 0  # occupied quotients in [b, fq), a block at a time around the table
@@ -267,7 +248,7 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
         x = slots[wi * blk] >> np.uint64(i & 63)
         if span < 64:
             x &= (np.uint64(1) << np.uint64(span)) - np.uint64(1)
-        m += _popcount(x)
+        m += popcount(x)
         i = end if end < size else 0
     need = m + 1  # then the (m + 1)-th run start from b, unless the cluster ends first
     i = b
@@ -281,18 +262,68 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
             empty &= np.uint64(0xFFFFFFFFFFFFFFFF) >> lo
         e = 64
         if empty != np.uint64(0):
-            e = _lowest(empty)
+            e = lowest(empty)
             if e < 63:
                 starts &= (np.uint64(1) << np.uint64(e + 1)) - np.uint64(1)
-        c = _popcount(starts)
+        c = popcount(starts)
         if c >= need:
             for _ in range(need - 1):
                 starts &= starts - np.uint64(1)
-            return i + _lowest(starts)  # (within block wi: no wrap)
+            return i + lowest(starts)  # (within block wi: no wrap)
         if e < 64:
             return i + e
         need -= c
         i = (wi + 1) * 64 if wi + 1 < blocks else 0
+
+
+@jit
+def _shift_right(slots: Array, blk: int, w: int, wmask: Any, blocks: int, s: int,
+                 e: int) -> None:
+    """The keys of the slots [s, e) (around the table; e empty) one slot right, their
+    remainders and continuation bits with them, all shifted; the occupied bits stay.
+
+    A block at a time from the last: its range's bit words move by a shift under a
+    mask, and its remainders by a funnel shift of w bits a word, where moving slot by
+    slot read and wrote each remainder and bit (an insertion moves half a cluster, a
+    dozen slots at 80 % load).  The slot leaving a block at its end goes to the next
+    block's first, which has moved already."""
+    size = blocks * 64
+    j = e if e > 0 else size  # the end of the slots still to move
+    while True:
+        b = (j - 1) >> 6
+        first = b * 64
+        a = s if first <= s < j else first
+        z = j - first  # the block's slots a − first … z − 1 move
+        base = b * blk
+        if z == 64:  # its last slot to the next block's first
+            nxt = (b + 1) * blk if b + 1 < blocks else 0
+            _set_rem(slots, blk, w, wmask, (b + 1) * 64 if b + 1 < blocks else 0,
+                     _rem(slots, blk, w, wmask, first + 63))
+            top = slots[base + 1] >> np.uint64(63)
+            slots[nxt + 1] = (slots[nxt + 1] & ~_ONE) | top
+            slots[nxt + 2] |= _ONE
+            z = 63
+        lo = a - first
+        if lo < z:
+            span = ((_ONE << np.uint64(z - lo)) - _ONE) << np.uint64(lo)  # sources
+            cont = slots[base + 1]
+            slots[base + 1] = (cont & ~(span << _ONE)) | ((cont & span) << _ONE)
+            slots[base + 2] |= span << _ONE
+            # remainders: bits [(lo + 1)·w, (z + 1)·w) take those w bits below
+            d0, d1 = (lo + 1) * w, (z + 1) * w
+            uw = np.uint64(w)
+            for k in range((d1 - 1) >> 6, (d0 >> 6) - 1, -1):
+                word = base + 3 + k
+                v = slots[word] << uw
+                if k:
+                    v |= slots[word - 1] >> np.uint64(64 - w)
+                low = max(d0 - 64 * k, 0)
+                high = min(d1 - 64 * k, 64)
+                mask = (_ALL >> np.uint64(64 - (high - low))) << np.uint64(low)
+                slots[word] = (slots[word] & ~mask) | (v & mask)
+        if a == s:
+            return
+        j = first if first > 0 else size
 
 
 @jit
@@ -339,13 +370,8 @@ def admit_hash(slots: Array, form: Array, mix: Array, h: Any) -> bool:
     else:
         _put_bit(slots, blk, 0, fq, True)
     e = _first_empty(slots, blk, blocks, s)
-    j = e
-    while j != s:  # the keys in [s, e) one slot right, continuation bits with them
-        i = j - 1 if j > 0 else size - 1
-        _set_rem(slots, blk, w, wmask, j, _rem(slots, blk, w, wmask, i))
-        _put_bit(slots, blk, 1, j, _bit(slots, blk, 1, i))
-        _put_bit(slots, blk, 2, j, True)
-        j = i
+    if e != s:
+        _shift_right(slots, blk, w, wmask, blocks, s, e)
     _set_rem(slots, blk, w, wmask, s, fr)
     _put_bit(slots, blk, 2, s, s != fq)
     if had_run and s == start:  # the new first of the run: the old first continues it
@@ -400,12 +426,26 @@ def unpack_rows(keys: Array, count: int, fields: Array, widths: Array, rows: Arr
 
 
 @jit
-def rekey(key: Any, fields: Array, widths: Array, nfields: Array) -> Any:
-    """``key`` (ids of ``widths`` bits at the shifts ``fields``, :func:`key_of`'s) with its
-    ids at the shifts ``nfields``."""
+def radix_key(rows: Array, row: int, radix: Array) -> Any:
+    """The table's key of ``rows[row]``: its ids in mixed radix, Σ id_i · ``radix[i]``
+    (``radix[i]`` the product of the fields' room below i: a field's ids are below its
+    room, so the key is below the product of all, and the bits it takes are what the
+    ids need, not the sum of their fields' widths)."""
+    key = np.uint64(0)
+    for i in range(rows.shape[1]):
+        key += np.uint64(rows[row, i]) * radix[i]
+    return key
+
+
+@jit
+def rekey(key: Any, radix: Array, nradix: Array) -> Any:
+    """``key`` (:func:`radix_key`'s at the place values ``radix``) with its ids at the
+    place values ``nradix``: read from the highest field down, a division each (a re-
+    encoding's, never a lookup's)."""
     fresh = np.uint64(0)
-    for i in range(fields.shape[0]):
-        fresh |= _field(key, fields, widths, i) << nfields[i]
+    for i in range(radix.shape[0] - 1, -1, -1):
+        fresh += (key // radix[i]) * nradix[i]
+        key %= radix[i]
     return fresh
 
 
@@ -423,7 +463,7 @@ def _next_start(slots: Array, blk: int, blocks: int, i: int) -> int:
         if wi == blocks:
             return size
         x = slots[wi * blk] & ~slots[wi * blk + 2]
-    return wi * 64 + _lowest(x)
+    return wi * 64 + lowest(x)
 
 
 @jit
@@ -439,7 +479,7 @@ def _prev_start(slots: Array, blk: int, i: int) -> int:
         if wi < 0:
             return -1
         x = slots[wi * blk] & ~slots[wi * blk + 2]
-    return wi * 64 + _highest(x)
+    return wi * 64 + highest(x)
 
 
 @jit
@@ -486,12 +526,13 @@ def _group(slots: Array, form: Array, mix: Array, c: int, out: Array, m: int,
 
 
 @jit
-def drain(slots: Array, form: Array, mix: Array, fields: Array, widths: Array,
-          nfields: Array, cursor: Array, out: Array) -> int:
-    """The table's keys, re-encoded with the field shifts ``nfields``, into ``out``, a
-    group at a time from slot ``cursor[0]`` on (the table's size when all are out); how
-    many, or -1 when ``out`` cannot take the next group.  Groups go out in the order of
-    their first slots; the group around the table's end last."""
+def drain(slots: Array, form: Array, mix: Array, radix: Array, nradix: Array,
+          cursor: Array, out: Array) -> int:
+    """The table's keys (at the place values ``radix``), re-encoded to ``nradix``
+    (:func:`rekey`), into ``out``, a group at a time from slot ``cursor[0]`` on (the
+    table's size when all are out); how many, or -1 when ``out`` cannot take the next
+    group.  Groups go out in the order of their first slots; the group around the
+    table's end last."""
     kbits = form[KEY_BITS]
     blocks, blk = form[SIZE] >> 6, 3 + form[SLOT_BITS]
     c = _next_start(slots, blk, blocks, cursor[0])
@@ -502,7 +543,7 @@ def drain(slots: Array, form: Array, mix: Array, fields: Array, widths: Array,
             cursor[0] = c
             return -1 if m == 0 else m
         for k in range(m, got):
-            out[k] = rekey(unscramble(out[k], kbits, mix), fields, widths, nfields)
+            out[k] = rekey(unscramble(out[k], kbits, mix), radix, nradix)
         m = got
         c = _next_start(slots, blk, blocks, c + 1)
     cursor[0] = c
@@ -532,7 +573,7 @@ def _next_cluster(slots: Array, blk: int, blocks: int, i: int) -> int:
         if wi == blocks:
             return size
         x = _cluster_starts(slots, blk, blocks, wi)
-    return wi * 64 + _lowest(x)
+    return wi * 64 + lowest(x)
 
 
 @jit
@@ -548,56 +589,71 @@ def _prev_cluster(slots: Array, blk: int, blocks: int, i: int) -> int:
         if wi < 0:
             return -1
         x = _cluster_starts(slots, blk, blocks, wi)
-    return wi * 64 + _highest(x)
+    return wi * 64 + highest(x)
 
 
 @jit
 def _scan(slots: Array, form: Array, mix: Array, c: int, hi: int, nsize: int, out: Array,
-          homes: Array) -> int:
+          homes: Array, bases: Array) -> int:
     """The scrambled keys of the slots [c, hi) into ``out`` (as :func:`_group` reads them;
     ``c`` starts a cluster, and no cluster from ``c`` on goes past ``hi`` or around the
-    table) and their homes in a table of ``nsize`` slots into ``homes``; how many.  A
-    block's bit words are read once, and each home's base is moved on from the last (no
-    division per run)."""
+    table) and their homes in a table of ``nsize`` slots into ``homes``; how many.
+
+    The k-th run from a cluster's start is the k-th occupied slot's (the quotient
+    filter's invariant), and a cluster's first run is at its home, so the home of every
+    run is the next occupied slot after the run before's: the keys are read in slot
+    order (by their blocks' filled bits), a home taken from the occupied bits at each
+    run's first key without a branch, and the bases of the homes of each block and the
+    one before read from ``bases`` (128 words, filled a block at a time by
+    :func:`_next_base`).  Moving slot by slot, testing each slot's bits, took twice as
+    long: those branches follow the table's random bits."""
     size, w, kbits = form[SIZE], form[SLOT_BITS], form[KEY_BITS]
     wmask, rmask = mix[SLOT_MASK], mix[REMAINDER_MASK]
     blk = 3 + w
     shift, usize = np.uint64(kbits - min(kbits, 32)), np.uint64(size)
+    last = (hi - 1) >> 6  # the last block read
+    top, rest, step, step_rest = _base_parts(c & ~63, size, kbits)
+    hw = c >> 6  # the occupied bits still to take, from c on: the homes of runs to come
+    hmask = slots[hw * blk] & (_ALL << np.uint64(c & 63))
     home = c
-    top, rest, step, step_rest = _base_parts(c, size, kbits)
     m = 0
-    i = c
-    while i < hi:
-        wi = i >> 6
-        occupied, continued, shifted = slots[wi * blk], slots[wi * blk + 1], slots[wi * blk + 2]
-        end = min(hi, (wi + 1) * 64)
-        while i < end:
-            b = np.uint64(i & 63)
-            if not (shifted >> b) & _ONE:
-                if not (occupied >> b) & _ONE:
-                    i += 1  # empty
-                    continue
-                target = i  # a key at its home
-            elif not (continued >> b) & _ONE:
-                target = -1  # a run's first key, shifted: the next occupied slot's
-            else:
-                target = home
-            while home != target:
-                home += 1
-                top, rest = _next_base(top, rest, step, step_rest, usize)
-                if target < 0 and _bit(slots, blk, 0, home):
+    for wi in range(c >> 6, last + 1):
+        first = wi * 64
+        for j in range(64):  # the bases of this block's slots (over the one before last)
+            bases[(first + j) & 127] = top
+            top, rest = _next_base(top, rest, step, step_rest, usize)
+        filled = _filled(slots, blk, wi)
+        if wi == c >> 6:
+            filled &= _ALL << np.uint64(c & 63)
+        if wi == last and hi - first < 64:
+            filled &= (_ONE << np.uint64(hi - first)) - _ONE
+        cont = slots[wi * blk + 1]
+        while filled != np.uint64(0):
+            b = lowest(filled)
+            filled &= filled - _ONE
+            start = ((cont >> np.uint64(b)) & _ONE) ^ _ONE  # a run's first key: 1
+            home += (hw * 64 + lowest(hmask) - home) * np.int64(start)
+            hmask &= hmask - start
+            while hmask == np.uint64(0):  # (the next home's word: once a word of homes)
+                if hw == last:
+                    hmask = _ONE << np.uint64(63)  # (no home is taken past the last)
                     break
-            key = _key(top << shift, _rem(slots, blk, w, wmask, i), rmask)
+                hw += 1
+                hmask = slots[hw * blk]
+            if home >= first - 64:
+                htop = bases[home & 127]
+            else:  # a home more than a block behind (a long cluster)
+                htop = _base_parts(home, size, kbits)[0]
+            key = _key(htop << shift, _rem(slots, blk, w, wmask, first + b), rmask)
             out[m] = key
             homes[m] = _home(key, nsize, kbits)
             m += 1
-            i += 1
     return m
 
 
 @jit
 def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: int,
-         keys: Array, homes: Array, stash: Array) -> int:
+         keys: Array, homes: Array, stash: Array, bases: Array) -> int:
     """The table grown in place to ``nform[SIZE]`` slots (any larger multiple of 64; the
     remainders as wide, or one bit narrower), the same scrambled keys (``nform``,
     ``nmix``: the new geometry; ``slots`` already has room for it); how many keys it
@@ -618,7 +674,8 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
     the clusters still to be laid start past ``low``, which the caller sizes from g and
     the two block widths.  The clusters starting below ``low`` and the one around the
     end are read first into ``stash`` and inserted (:func:`admit_hash`) once the rest is
-    laid.  ``homes`` holds a chunk's new homes."""
+    laid.  ``homes`` holds a chunk's new homes, ``bases`` (128 words) :func:`_scan`'s
+    bases."""
     size, w = form[SIZE], form[SLOT_BITS]
     blocks, blk = size >> 6, 3 + w
     nsize, nw = nform[SIZE], nform[SLOT_BITS]
@@ -654,13 +711,14 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
     hi = top
     while hi > first:
         c = max(_prev_cluster(slots, blk, blocks, hi - chunk + 1), first)
-        m = _scan(slots, form, mix, c, hi, nsize, keys, homes)  # (c starts a cluster: m > 0)
+        m = _scan(slots, form, mix, c, hi, nsize, keys, homes, bases)  # (c starts a cluster)
         unread = (((c - 1) >> 6) + 1) * blk  # old words of the slots before c
         for k in range(1, m):  # by new home and remainder (mostly in that order already)
             x, hx = keys[k], homes[k]
-            if homes[k - 1] < hx:
-                continue
             rx = x & nrmask
+            hp = homes[k - 1]
+            if (hp < hx) | ((hp == hx) & ((keys[k - 1] & nrmask) < rx)):  # (no branch)
+                continue
             i = k
             while i > 0 and (homes[i - 1] > hx
                              or (homes[i - 1] == hx and (keys[i - 1] & nrmask) > rx)):
@@ -673,18 +731,34 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
                 return OVERRUN
             slots[lowest * nblk:zeroed * nblk] = 0
             zeroed = lowest
-        p = -1
+        # each key at its home or right after the key before; the bits of a block are
+        # gathered in words and or-ed in once the keys move on (the homes and the slots
+        # only go up)
+        p = hb = pb = prev = -1
+        occupied = continued = shifted = np.uint64(0)
         for k in range(m):
             hk = homes[k]
             p = max(hk, p + 1)
             if p >= nsize:
                 return OVERRUN
+            if hk >> 6 != hb:
+                if hb >= 0:
+                    slots[hb * nblk] |= occupied
+                hb, occupied = hk >> 6, np.uint64(0)
+            if p >> 6 != pb:
+                if pb >= 0:
+                    slots[pb * nblk + 1] |= continued
+                    slots[pb * nblk + 2] |= shifted
+                pb, continued, shifted = p >> 6, np.uint64(0), np.uint64(0)
+            at = _ONE << np.uint64(p & 63)
+            occupied |= _ONE << np.uint64(hk & 63)
+            continued |= at * np.uint64(hk == prev)
+            shifted |= at * np.uint64(p != hk)
+            prev = hk
             _set_rem(slots, nblk, nw, nwmask, p, keys[k] & nrmask)
-            _put_bit(slots, nblk, 0, hk, True)  # occupied
-            if k and homes[k - 1] == hk:
-                _put_bit(slots, nblk, 1, p, True)  # continuation
-            if p != hk:
-                _put_bit(slots, nblk, 2, p, True)  # shifted
+        slots[hb * nblk] |= occupied
+        slots[pb * nblk + 1] |= continued
+        slots[pb * nblk + 2] |= shifted
         laid += m
         hi = c
     slots[:zeroed * nblk] = 0  # everything is read by now
@@ -695,7 +769,7 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
 
 @jit
 def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Array,
-                mix: Array, fields: Array, inrec: Array, base: int, outrec: Array,
+                mix: Array, radix: Array, inrec: Array, base: int, outrec: Array,
                 outcode: Array, block: Array, hashes: Array, crows: Array, cfinal: Array,
                 wc: int, values: Array, head: int, settle: int, found_at: Array,
                 cursor: Array, cap: int, quantum: int) -> int:
@@ -760,7 +834,7 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
                 if step(heap, plan, starts[c], rows, src, block, r):
                     missed = True
                     break
-                h = scramble(key_of(block, r, fields), kbits, mix)
+                h = scramble(radix_key(block, r, radix), kbits, mix)
                 hashes[r] = h
                 home = _home(h, size, kbits)  # the lines of its home's bits and remainder
                 prefetch(slots, (home >> 6) * blk)

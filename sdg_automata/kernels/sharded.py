@@ -26,7 +26,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit
-from .compact import _popcount
 from .packed import _lookup, home, key_hash, unpack
 from .protocol import (
     BATCH,
@@ -41,7 +40,7 @@ from .protocol import (
     WORK,
     N,
 )
-from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, prefetch, step
+from .step import _GOLDEN, _MIX, Array, _hash, _inline, _probe, popcount, prefetch, step
 
 __all__ = ["absorb", "absorb_packed", "expand", "first_rows", "mark", "number", "owner",
            "translate"]
@@ -367,11 +366,11 @@ def number(keys: Array, lo: int, hi: int, div: int, bits: Array, origin: int, ba
         c = p - origin
         q = min(max(c, 0) >> 6, words)
         while w < q:
-            below += _popcount(bits[w])
+            below += popcount(bits[w])
             w += 1
         n = base + below
         if 0 <= c < words * 64:
-            n += _popcount(bits[q] & ((one << np.uint64(c & 63)) - one))
+            n += popcount(bits[q] & ((one << np.uint64(c & 63)) - one))
         out[i] = n * div + (k - p * div)
 
 

@@ -14,6 +14,7 @@ kernels' protocol, which :mod:`sdg_automata.kernels.automaton` describes.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from . import jit
 #: a numpy array (numba types it at the call)
 Array = Any
 
-__all__ = ["Array", "first_value", "prefetch", "rehash", "step"]
+__all__ = ["Array", "first_value", "highest", "lowest", "popcount", "prefetch", "rehash", "step"]
 
 #: a helper inlined into its callers (a kernel's hot loop)
 _inline = functools.partial(jit, inline=True)
@@ -74,6 +75,76 @@ def _prefetch() -> Any:
 
 #: the prefetch hint (see :func:`_prefetch`)
 prefetch = _prefetch()
+
+
+def popcount_reference(x: Any) -> int:
+    """The set bits of a uint64 (SWAR), :data:`popcount`'s reference."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2))
+                                                & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+def highest_reference(x: Any) -> int:
+    """The index of the highest set bit of a nonzero uint64 (a binary search),
+    :data:`highest`'s reference."""
+    i = 0
+    for s in (32, 16, 8, 4, 2, 1):
+        if x >> np.uint64(s):
+            x >>= np.uint64(s)
+            i += s
+    return i
+
+
+def lowest_reference(x: Any) -> int:
+    """The index of the lowest set bit of a nonzero uint64, :data:`lowest`'s reference."""
+    return highest_reference(x & (~x + np.uint64(1)))
+
+
+def _bit_scans() -> tuple[Callable[[Any], int], Callable[[Any], int], Callable[[Any], int]]:
+    """``popcount(x)``, ``highest(x)`` and ``lowest(x)`` of a uint64 (the last two of a
+    nonzero one), as int64: LLVM's ``ctpop``, ``ctlz`` and ``cttz`` where numba
+    compiles (one instruction each on x86-64 with POPCNT and BMI; LLVM expands them
+    where the processor lacks them), the references otherwise.  The references are
+    branchy, and a Cleary table's walks take a highest or lowest bit and a popcount a
+    block: their branches were mispredicted on random bit words."""
+    from numba.core import config
+
+    if getattr(config, "DISABLE_JIT", False):
+        return popcount_reference, highest_reference, lowest_reference
+    from llvmlite import ir
+    from numba.core import cgutils as untyped
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    cgutils: Any = untyped  # (numba's helpers carry no annotations)
+    word, flag = ir.IntType(64), ir.IntType(1)
+
+    def scan(name: str, flip: bool) -> Any:
+        def typer(typingctx: Any, x: Any) -> Any:
+            if not isinstance(x, types.Integer) or getattr(x, "bitwidth", 0) != 64:
+                return None
+
+            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+                if name == "ctpop":
+                    fn = cgutils.get_or_insert_function(
+                        builder.module, ir.FunctionType(word, [word]), "llvm.ctpop.i64")
+                    return builder.call(fn, [args[0]])
+                fn = cgutils.get_or_insert_function(  # (zero is poison: never asked)
+                    builder.module, ir.FunctionType(word, [word, flag]), f"llvm.{name}.i64")
+                n = builder.call(fn, [args[0], ir.Constant(flag, 1)])
+                return builder.sub(ir.Constant(word, 63), n) if flip else n
+
+            return types.int64(x), codegen
+
+        return intrinsic(typer)
+
+    return scan("ctpop", False), scan("ctlz", True), scan("cttz", False)
+
+
+#: bit counts and scans of a uint64 word (see :func:`_bit_scans`)
+popcount, highest, lowest = _bit_scans()
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xFF51AFD7ED558CCD)

@@ -20,6 +20,7 @@ Truths used here, none of them the code under test:
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import pytest
@@ -48,19 +49,35 @@ from sdg_automata.search.decide import max_grundy
 
 pytest.importorskip("numba")
 
+import numba  # noqa: E402  (after the skip)
 import numpy as np  # noqa: E402  (after the skip: numpy comes with numba here)
 
 from sdg_automata.kernels.compact import (  # noqa: E402
+    _base,
+    _bit,
+    _put_bit,
+    _rem,
+    _set_rem,
+    _shift_right,
     admit,
     admit_hash,
     drain,
     grow,
     key_of,
+    radix_key,
     rekey,
     scramble,
     unscramble,
 )
 from sdg_automata.kernels.protocol import KEYS_SHORT, STASH_SHORT  # noqa: E402
+from sdg_automata.kernels.step import (  # noqa: E402
+    highest,
+    highest_reference,
+    lowest,
+    lowest_reference,
+    popcount,
+    popcount_reference,
+)
 from sdg_automata.search.compiled import drive, stores  # noqa: E402
 
 FAST = settings(max_examples=40, deadline=None,
@@ -71,16 +88,20 @@ FAST = settings(max_examples=40, deadline=None,
 # the table
 
 
+def _key(t: stores._Cleary, record: tuple[int, ...]) -> int:
+    return int(radix_key(np.array([record], np.int32), 0, t.radix))
+
+
 def _admit(t: stores._Cleary, record: tuple[int, ...]) -> bool:
-    return bool(admit(t.slots, t.form, t.mix, np.uint64(key_of(np.array([record], np.int32), 0,
-                                                               t.fields))))
+    return bool(admit(t.slots, t.form, t.mix, np.uint64(_key(t, record))))
 
 
-def _records(widths: list[int], count: int, seed: int) -> list[tuple[int, ...]]:
-    """``count`` records (repeats included) whose ids fill their fields, extremes first."""
+def _records(rooms: list[int], count: int, seed: int) -> list[tuple[int, ...]]:
+    """``count`` records (repeats included) whose ids fill their fields' rooms, extremes
+    first."""
     rng = np.random.default_rng(seed)
-    extremes = [tuple(0 for _ in widths), tuple((1 << w) - 1 for w in widths)]
-    drawn = [tuple(int(rng.integers(0, 1 << w)) for w in widths) for _ in range(count)]
+    extremes = [tuple(0 for _ in rooms), tuple(r - 1 for r in rooms)]
+    drawn = [tuple(int(rng.integers(0, r)) for r in rooms) for _ in range(count)]
     return extremes + drawn + drawn[: count // 3]  # a third met again
 
 
@@ -89,14 +110,14 @@ SIZES = st.integers(1, 12).map(lambda blocks: 64 * blocks) | st.sampled_from([25
 
 
 @settings(max_examples=150, deadline=None)
-@given(size=SIZES, widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
+@given(size=SIZES, rooms=st.lists(st.integers(1, 512), min_size=1, max_size=5),
        fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
-def test_the_table_is_a_set(size: int, widths: list[int], fill: float, seed: int) -> None:
+def test_the_table_is_a_set(size: int, rooms: list[int], fill: float, seed: int) -> None:
     """New exactly when not seen, up to the load the drivers allow (80 %), for keys
-    narrower than the table (one remainder bit) as for wider ones."""
-    t = stores._Cleary(size, widths)
+    narrower than the table (one remainder bit) as for wider ones, in any radix."""
+    t = stores._Cleary(size, rooms)
     seen: set[tuple[int, ...]] = set()
-    for r in _records(widths, int(t.load * fill) * 2 + 2, seed):
+    for r in _records(rooms, int(t.load * fill) * 2 + 2, seed):
         if len(seen) >= t.load:
             break
         assert _admit(t, r) == (r not in seen), (r, len(seen))
@@ -105,12 +126,13 @@ def test_the_table_is_a_set(size: int, widths: list[int], fill: float, seed: int
         assert not _admit(t, r)
 
 
-def _keys(t: stores._Cleary, fields: object = None) -> list[int]:
-    """The table's keys (re-encoded to the shifts ``fields``), by ``drain``, a few at a time."""
+def _keys(t: stores._Cleary, radix: object = None) -> list[int]:
+    """The table's keys (re-encoded to the place values ``radix``), by ``drain``, a few at
+    a time."""
     out, cursor, keys = np.empty(64, np.uint64), np.zeros(1, np.int64), []
     while cursor[0] < t.form[0]:
-        got = drain(t.slots, t.form, t.mix, t.fields, t.field_widths,
-                    t.fields if fields is None else fields, cursor, out)
+        got = drain(t.slots, t.form, t.mix, t.radix, t.radix if radix is None else radix,
+                    cursor, out)
         if got < 0:
             out = np.empty(2 * len(out), np.uint64)
             continue
@@ -135,19 +157,19 @@ def test_the_spooled_frontier_reads_back_across_re_encodings(
     import random
 
     rng = random.Random(seed)
-    store = stores.CompactStore([(1 << w) - 1 for w in widths], 2, q=6)
+    store = stores.CompactStore([(1 << w) - 1 for w in widths], [], 2, q=6)
     pushed: list[tuple[int, ...]] = []
     released = 0
     try:
         for count, widen in steps:
-            w = store.table.widths
-            rows = np.array([[rng.randrange(1 << b) for b in w] for _ in range(count)],
+            rooms = store.table.rooms
+            rows = np.array([[rng.randrange(r) for r in rooms] for _ in range(count)],
                             dtype=np.int32)
             store.push(rows, np.arange(count, dtype=np.int64))
             pushed += [tuple(r) for r in rows.tolist()]
-            wider = [b + d for b, d in zip(w, widen, strict=False)]
-            if sum(wider) <= 64:  # (wider keys are refused: tested below)
-                store.fit([(1 << b) - 1 for b in wider], 0)
+            counts = [r << d for r, d in zip(rooms, widen, strict=False)]
+            if sum(stores._room_widths(stores._rooms(counts, []))) <= 64:
+                store.fit(counts, 0)  # (wider keys are refused: tested below)
             for first, size in reads:
                 first = released + first % (len(pushed) - released)
                 out = np.full((size, len(widths)), -1, dtype=np.int32)
@@ -177,25 +199,25 @@ def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int
                                             widen: list[int], fill: float, seed: int) -> None:
     """The store's two moves: doubling (in place, or through the spool when the keys are
     as narrow as the quotient) and re-encoding to wider fields."""
-    store = stores.CompactStore([(1 << w) - 1 for w in widths], 2, q=q)
+    store = stores.CompactStore([(1 << w) - 1 for w in widths], [], 2, q=q)
     t = store.table
     seen: set[tuple[int, ...]] = set()
-    for r in _records(widths, int(t.load * fill), seed):
+    for r in _records(t.rooms, int(t.load * fill), seed):
         if len(seen) < t.load:
             _admit(t, r)
             seen.add(r)
-    assert sorted(_keys(t)) == sorted(int(key_of(np.array([r], np.int32), 0, t.fields))
-                                      for r in seen)
+    assert sorted(_keys(t)) == sorted(_key(t, r) for r in seen)
     if grow:  # one key more than 2^(q + grow - 1) slots take
         store.make_room(len(seen), (1 << (q + grow - 1)) * stores.COMPACT_LOAD_PERCENT // 100
                         + 1 - len(seen))
-    wider = [w + d for w, d in zip(widths, widen, strict=False)]
-    store.fit([(1 << w) - 1 for w in wider], len(seen))
+    counts = [r << d for r, d in zip(t.rooms, widen, strict=False)]
+    store.fit(counts, len(seen))
     u = store.table
-    assert u.size == 1 << (q + grow) and u.widths == wider  # (small tables double)
+    assert u.size == 1 << (q + grow)  # (small tables double)
+    assert u.rooms == stores._rooms(counts, [])
     for r in seen:
         assert not _admit(u, r)
-    fresh = tuple((1 << w) - 1 for w in wider)  # a key only the wider fields can hold
+    fresh = tuple(r - 1 for r in u.rooms)  # a key only the wider fields can hold
     if fresh not in seen and len(seen) < u.load:
         assert _admit(u, fresh)
     store.close()
@@ -235,17 +257,107 @@ def test_growing_in_place_lays_the_keys_as_a_fresh_table(blocks: int, g: float, 
     new = max(size + 64, stores._round64(size * g))
     kbits = size.bit_length() + extra
     assume(kbits <= 64 and new.bit_length() <= kbits and _in_place(size, new, kbits))
-    t = stores._Cleary(size, [kbits])
+    t = stores._Cleary(size, [1 << kbits])
     hs = _crowded(size, t.kbits, int(t.load * fill), ends, seed)
     for h in hs:
         assert admit_hash(t.slots, t.form, t.mix, np.uint64(h))
     assert t.grow(new) == len(hs)
-    fresh = stores._Cleary(new, [kbits])
+    fresh = stores._Cleary(new, [1 << kbits])
     for h in sorted(hs, reverse=True):
         admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
     assert np.array_equal(t.slots[:fresh.words], fresh.slots)
     for h in hs:
         assert not admit_hash(t.slots, t.form, t.mix, np.uint64(h))
+
+
+@settings(max_examples=40, deadline=None)
+@given(blocks=st.integers(16, 40), g=st.floats(1.1, 2.0), at=st.floats(0.3, 0.6),
+       homes=st.integers(1, 40), pile=st.integers(130, 400), seed=st.integers(0, 2**32 - 1))
+def test_growing_lays_clusters_many_blocks_long(blocks: int, g: float, at: float, homes: int,
+                                                pile: int, seed: int) -> None:
+    """A pile of keys on a few homes in the middle of a sparse table: a cluster two to
+    six blocks long, whose last runs' homes are blocks behind their keys (the growth
+    computes their bases apart); laid as a fresh table would be, word for word."""
+    size, kbits = 64 * blocks, 40
+    new = stores._round64(size * g)
+    assume(_in_place(size, new, kbits))
+    t = stores._Cleary(size, [1 << kbits])
+    rng = np.random.default_rng(seed)
+    first = int(size * at)
+    hs = set()
+    for _ in range(pile):  # keys whose homes are first … first + homes − 1
+        home = first + int(rng.integers(0, homes))
+        base = int(_base(home, size, kbits))
+        upper = int(_base(home + 1, size, kbits))
+        hs.add(base + int(rng.integers(0, upper - base)))
+    hs |= _crowded(size, kbits, size // 8, 0.0, seed)  # and a few elsewhere
+    hs = set(list(hs)[:t.load])
+    for h in hs:
+        assert admit_hash(t.slots, t.form, t.mix, np.uint64(h))
+    assert t.grow(new) == len(hs)
+    fresh = stores._Cleary(new, [1 << kbits])
+    for h in hs:
+        admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
+    assert np.array_equal(t.slots[:fresh.words], fresh.slots)
+
+
+@numba.njit
+def _scans(x: np.uint64) -> tuple[int, int, int]:
+    return popcount(x), highest(x), lowest(x)
+
+
+@given(x=st.integers(1, 2**64 - 1))
+def test_the_bit_scans_are_their_references_and_pythons(x: int) -> None:
+    """LLVM's ctpop, ctlz and cttz, compiled, against the branchy references and Python's
+    integers."""
+    word = np.uint64(x)
+    truth = (x.bit_count(), x.bit_length() - 1, (x & -x).bit_length() - 1)
+    assert _scans(word) == truth
+    with warnings.catch_warnings(), np.errstate(over="ignore"):
+        warnings.simplefilter("ignore")
+        assert (popcount_reference(word), highest_reference(word),
+                lowest_reference(word)) == truth
+
+
+@numba.njit
+def _shift_slot_by_slot(slots: np.ndarray, blk: int, w: int, wmask: np.uint64, blocks: int,
+                        s: int, e: int) -> None:
+    """The shift the insertion did before it moved words: slot by slot, from the last."""
+    size = blocks * 64
+    j = e
+    while j != s:
+        i = j - 1 if j > 0 else size - 1
+        _set_rem(slots, blk, w, wmask, j, _rem(slots, blk, w, wmask, i))
+        _put_bit(slots, blk, 1, j, _bit(slots, blk, 1, i))
+        _put_bit(slots, blk, 2, j, True)
+        j = i
+
+
+@settings(max_examples=300, deadline=None)
+@given(blocks=st.integers(1, 6), w=st.integers(1, 58), data=st.data())
+def test_an_insertion_moves_a_clusters_words_as_slot_by_slot(blocks: int, w: int,
+                                                             data: st.DataObject) -> None:
+    """Random words, a range [s, e) of slots (around the table, within a block or over
+    several): the word-wise shift leaves the table as the slot-by-slot one does."""
+    size, blk = 64 * blocks, 3 + w
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    words = rng.integers(0, 2**64, size=blocks * blk, dtype=np.uint64)
+    s = data.draw(st.integers(0, size - 1))
+    e = (s + data.draw(st.integers(1, size - 1))) % size
+    wmask = np.uint64((1 << w) - 1)
+    ours, theirs = words.copy(), words.copy()
+    _shift_right(ours, blk, w, wmask, blocks, s, e)
+    _shift_slot_by_slot(theirs, blk, w, wmask, blocks, s, e)
+    for i in range(size):  # slot s is the caller's to write
+        if i != s:
+            assert int(_rem(ours, blk, w, wmask, i)) == int(_rem(theirs, blk, w, wmask, i))
+    keep = ~np.uint64(0) ^ (np.uint64(1) << np.uint64(s & 63))
+    for b in range(blocks):
+        at = b * blk
+        mask = keep if b == s >> 6 else ~np.uint64(0)
+        assert ours[at] == theirs[at]  # the occupied bits stay
+        assert ours[at + 1] & mask == theirs[at + 1] & mask
+        assert ours[at + 2] & mask == theirs[at + 2] & mask
 
 
 def _grow_raw(t: stores._Cleary, new: int, room: int, stash: int) -> tuple[int, object]:
@@ -257,7 +369,8 @@ def _grow_raw(t: stores._Cleary, new: int, room: int, stash: int) -> tuple[int, 
     low = 64 * (int(np.ceil((new_block + old_block) / (g * new_block - old_block))) + 2)
     t.memory.grow((new >> 6) * new_block)
     return grow(t.slots, t.form, t.mix, form, mix, low, np.empty(room, np.uint64),
-                np.empty(room, np.int64), np.empty(stash, np.uint64)), (form, mix)
+                np.empty(room, np.int64), np.empty(stash, np.uint64),
+                np.empty(128, np.uint64)), (form, mix)
 
 
 @settings(max_examples=60, deadline=None)
@@ -271,7 +384,7 @@ def test_growing_a_chunk_at_a_time(blocks: int, g: float, room: int, ends: float
     size, kbits = 64 * blocks, 40
     new = stores._round64(size * g)
     assume(_in_place(size, new, kbits))
-    t = stores._Cleary(size, [kbits])
+    t = stores._Cleary(size, [1 << kbits])
     hs = _crowded(size, kbits, t.load, ends, seed)
     for h in hs:
         admit_hash(t.slots, t.form, t.mix, np.uint64(h))
@@ -284,7 +397,7 @@ def test_growing_a_chunk_at_a_time(blocks: int, g: float, room: int, ends: float
         room *= 2
     assert held == len(hs)
     t.form, t.mix = form, mix
-    fresh = stores._Cleary(new, [kbits])
+    fresh = stores._Cleary(new, [1 << kbits])
     for h in hs:
         admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
     assert np.array_equal(t.slots[:fresh.words], fresh.slots)
@@ -293,12 +406,12 @@ def test_growing_a_chunk_at_a_time(blocks: int, g: float, room: int, ends: float
 def test_growing_asks_for_room_before_writing() -> None:
     """Buffers too short for the set-aside keys or the longest cluster: refused before a
     word of the table is written (the store then retries with more room)."""
-    t = stores._Cleary(1 << 10, [20])
+    t = stores._Cleary(1 << 10, [1 << 20])
     for h in sorted(_crowded(1 << 10, t.kbits, t.load, 0.3, 7)):
         admit_hash(t.slots, t.form, t.mix, np.uint64(h))
     for new in (1 << 11, 1216):
         for room, stash, code in [(64, 1 << 12, KEYS_SHORT), (1 << 12, 1, STASH_SHORT)]:
-            u = stores._Cleary(1 << 10, [20])
+            u = stores._Cleary(1 << 10, [1 << 20])
             u.slots[:] = t.slots
             got, _ = _grow_raw(u, new, room, stash)
             assert got == code
@@ -370,7 +483,7 @@ def test_the_table_grows_no_further_than_its_homes_tell_apart(kbits: int) -> Non
 
 def test_a_full_grown_table_refuses_to_grow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stores, "MAX_SLOTS", 1 << 12)
-    store = stores.CompactStore([(1 << 20) - 1], 2, q=12)
+    store = stores.CompactStore([(1 << 20) - 1], [], 2, q=12)
     try:
         assert stores._next_size(1 << 12, store.table.kbits, 3000) == 1 << 12
         with pytest.raises(ResourceError, match="at most 4,096 slots"):
@@ -391,7 +504,7 @@ def test_keys_too_wide_for_the_target_grow_by_an_eighth() -> None:
 def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
     """64-bit keys (a remainder of 64 − q bits, the slot spanning words) and keys as
     narrow as the table (padded to one remainder bit)."""
-    t = stores._Cleary(1 << 10, widths)
+    t = stores._Cleary(1 << 10, [1 << w for w in widths])
     assert t.kbits == max(sum(widths), 11)
     top = [(1 << min(w, 31)) - 1 for w in widths]  # records are int32
     keys = {tuple(x % (v + 1) for x, v in zip((i * 2654435761, i * 40503), top, strict=False))
@@ -405,7 +518,7 @@ def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
 
 @given(kbits=st.integers(2, 64), key=st.integers(0, 2**64 - 1))
 def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
-    t = stores._Cleary(1 << 8, [kbits])
+    t = stores._Cleary(1 << 8, [1 << kbits])
     field = kbits
     kbits = t.kbits  # at least q + 1
     h = scramble(np.uint64(key % (1 << kbits)), kbits, t.mix)
@@ -413,25 +526,44 @@ def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
     assert int(unscramble(np.uint64(h), kbits, t.mix)) == key % (1 << kbits)
     if field <= 31:  # records are int32
         row = np.array([[key % (1 << field)]], np.int32)
-        assert int(key_of(row, 0, t.fields)) == key % (1 << field)
+        assert _key(t, (key % (1 << field),)) == key % (1 << field)
+        assert int(key_of(row, 0, t.fields)) == key % (1 << field)  # (the spool's)
 
 
-@given(widths=st.lists(st.integers(1, 12), min_size=1, max_size=5), data=st.data())
-def test_rekeying_moves_each_id_to_its_new_field(widths: list[int], data: st.DataObject) -> None:
-    """A key re-encoded to wider fields is the key of the same record at those fields."""
-    wider = [w + data.draw(st.integers(0, 3)) for w in widths]
-    assume(sum(wider) <= stores.MAX_KEY_BITS)  # (wider keys are refused: tested below)
-    record = [data.draw(st.integers(0, (1 << w) - 1)) for w in widths]
-    row = np.array([record], np.int32)
-    old, new = stores._Cleary(1 << 8, widths), stores._Cleary(1 << 8, wider)
-    key = np.uint64(key_of(row, 0, old.fields))  # (numba gives a Python int back)
-    assert int(rekey(key, old.fields, old.field_widths, new.fields)) == int(
-        key_of(row, 0, new.fields))
+@given(rooms=st.lists(st.integers(1, 3000), min_size=1, max_size=5), data=st.data())
+def test_rekeying_moves_each_id_to_its_new_field(rooms: list[int], data: st.DataObject) -> None:
+    """A key is the record's ids in mixed radix, Σ id_i·∏_{j<i} room_j, below the
+    product of the rooms (Python's integers); re-encoded to larger rooms, it is the key
+    of the same record in them."""
+    larger = [r + data.draw(st.integers(0, 1000)) for r in rooms]
+    record = [data.draw(st.integers(0, r - 1)) for r in rooms]
+    old, new = stores._Cleary(1 << 8, rooms), stores._Cleary(1 << 8, larger)
+    key = _key(old, tuple(record))
+    assert key == sum(v * math.prod(rooms[:i]) for i, v in enumerate(record))
+    assert key < math.prod(rooms) and old.kbits == max((math.prod(rooms) - 1).bit_length(), 9)
+    assert int(rekey(np.uint64(key), old.radix, new.radix)) == _key(new, tuple(record))
+
+
+@given(counts=st.lists(st.integers(0, 1 << 20), min_size=1, max_size=6),
+       fixed=st.lists(st.integers(1, 1000), max_size=2))
+def test_a_fields_room_is_its_ids_and_a_quarter_more_then_the_keys_spare_room(
+        counts: list[int], fixed: list[int]) -> None:
+    """Room for one new id at least; the key's bits those of the ids and a quarter more,
+    and no more: the spare room below 2^K shared among the groups' fields; never more
+    than the bit field (so a key is never wider than the spool's bit fields); the
+    constraint's states exactly."""
+    rooms = stores._rooms(counts, fixed)
+    plain = [min(math.ceil(1.25 * (c + 1)), 1 << max(1, c.bit_length())) for c in counts]
+    assert rooms[len(counts):] == fixed
+    for c, r, p in zip(counts, rooms, plain, strict=False):
+        assert c < p <= r <= 1 << max(1, c.bit_length())
+    assert (math.prod(rooms) - 1).bit_length() == (math.prod(plain + fixed) - 1).bit_length()
+    assert sum(stores._room_widths(rooms[:len(counts)])) <= sum(stores._widths(counts))
 
 
 def test_a_re_encoding_past_64_bits_leaves_the_table_as_it_was() -> None:
     """KeyTooWide before a key moves (the engine then falls back): the table holds its keys."""
-    store = stores.CompactStore([(1 << 30) - 1, (1 << 30) - 1], 2)
+    store = stores.CompactStore([(1 << 30) - 1, (1 << 30) - 1], [], 2)
     records = [(i, 3 * i) for i in range(100)]
     for r in records:
         _admit(store.table, r)
@@ -443,10 +575,10 @@ def test_a_re_encoding_past_64_bits_leaves_the_table_as_it_was() -> None:
 
 def test_keys_wider_than_64_bits_are_refused() -> None:
     with pytest.raises(stores.KeyTooWide, match="65 bits"):
-        stores._Cleary(1 << 12, [33, 32])
+        stores._Cleary(1 << 12, [1 << 33, 1 << 32])
     for size in (32, 100):  # the blocks are of 64 slots
         with pytest.raises(SdgBug, match="not a multiple of 64"):
-            stores._Cleary(size, [8])
+            stores._Cleary(size, [256])
 
 
 # ---------------------------------------------------------------------------
