@@ -109,12 +109,14 @@ def _groups(grammar: Grammar, letter_rules: list[tuple[str, str, str]], end: str
             b = root[b]
         return b
 
-    def waits() -> dict[str, set[str]]:
-        graph: dict[str, set[str]] = {find(b): set() for b in nts}
+    def waits() -> dict[str, list[str]]:
+        # (lists in the grammar's order, not sets: a set's order, and so the groups' and
+        # the state vectors' layout, followed the process's string hashing)
+        graph: dict[str, dict[str, None]] = {find(b): {} for b in nts}
         for r in grammar.rules:
             if grammar.is_unit(r) and find(r.head) != find(r.body[0]):
-                graph[find(r.head)].add(find(r.body[0]))
-        return graph
+                graph[find(r.head)][find(r.body[0])] = None
+        return {g: list(ds) for g, ds in graph.items()}
 
     for head, _, tail in letter_rules:
         if tail != end:

@@ -585,6 +585,24 @@ def test_memo_unit_waits_on_a_cycle_merge_groups():
     assert sum(map(len, m.memo_sizes().values())) > 0
 
 
+def test_the_groups_do_not_follow_the_string_hashing():
+    """The groups' order (the state vectors' layout, and so a store's key widths and
+    bytes) is the same in processes with different hash seeds: it followed the order of
+    a set of nonterminals."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from sdg_automata.generators.families import intersection_grammar, random_family\n"
+            "from sdg_automata.automaton.construction import GrundyAutomaton\n"
+            "g = intersection_grammar(random_family(4, 6, seed=3))\n"
+            "print(GrundyAutomaton(g).layout.owned)")
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in range(6)}
+    assert len(seen) == 1, seen
+
+
 def test_memo_limit():
     """Should drop the memo past its limit (and keep answering), refuse a negative limit."""
     from sdg_automata.generators.families import ModularSpec, modular_family
