@@ -448,9 +448,9 @@ def _table_bytes(size: int, kbits: int) -> int:
     return size // 64 * (3 + kbits - (size.bit_length() - 1)) * 8
 
 
-@pytest.mark.parametrize("kbits", [40, 43, 46, 52])
+@pytest.mark.parametrize("kbits", [40, 43, 46, 52, 55, 56])
 def test_the_growth_keeps_to_six_bytes_a_key_from_ten_million(kbits: int) -> None:
-    """The keys of the benchmarks' instances (40 to 52 bits): grown at 80 % full from 2¹²
+    """The keys of the benchmarks' instances (40 to 56 bits): grown at 80 % full from 2¹²
     slots to 10⁹ keys, the table never takes more than 6 bytes a key once it holds 10⁷
     (nor more than 6·10⁷ bytes before), and it doubles while that allows."""
     size, worst = 1 << 12, 0.0
@@ -492,12 +492,13 @@ def test_a_full_grown_table_refuses_to_grow(monkeypatch: pytest.MonkeyPatch) -> 
         store.close()
 
 
-def test_keys_too_wide_for_the_target_grow_by_an_eighth() -> None:
-    """64-bit keys take more than 6 bytes a key at any load: the table grows by 9/8 (each
-    growth moves every key), not by less."""
-    size = 1 << 24
+@pytest.mark.parametrize("size", [1 << 24, 3 << 23, 50_000_000 // 64 * 64])
+def test_keys_too_wide_for_the_target_grow_by_a_sixteenth(size: int) -> None:
+    """64-bit keys take more than 6 bytes a key at any load: the table grows by a block
+    more than 1/16 (each growth moves every key), not by less, and in place."""
     new = stores._next_size(size, 64, size * 8 // 10)
-    assert new == stores._round64(size * 1.125)
+    assert new == stores._round64(size * 1.0625 + 1)
+    assert _in_place(size, new, 64)
 
 
 @pytest.mark.parametrize("widths", [[64], [32, 32], [1, 63], [2]])

@@ -369,8 +369,9 @@ class _Cleary:
 #: in 64-bit arithmetic, and past 2³² slots the top 32 bits no longer tell homes apart
 MAX_SLOTS = 1 << 32
 #: the least growth of the compact table (where its keys are too wide for the memory
-#: target: a growth moves every key)
-MIN_GROWTH = 1.125
+#: target): a growth moves every key (13–16 ns a key), and growths of 1/16 keep keys of up
+#: to about log₂(slots) + 33 bits within it
+MIN_GROWTH = 1.0625
 #: the compact table's memory target (issue 36 item 3): at most this many bytes a key
 #: once it holds :data:`COMPACT_FREE_KEYS`, and as many as that many keys would take
 #: before; a growth takes the largest size within it (down to :data:`MIN_GROWTH`)
@@ -395,7 +396,8 @@ def _next_size(size: int, kbits: int, n: int) -> int:
         pick = 2 * size
     else:
         fits = [s for s in _sizes_below(2 * size, budget, kbits) if s > size]
-        pick = min(2 * size, max([_round64(size * MIN_GROWTH), *fits]))
+        least = _round64(size * MIN_GROWTH + 1)  # (past it: laid in place, :func:`_laid_in_place`)
+        pick = min(2 * size, max([least, *fits]))
     if not _laid_in_place(size, pick, kbits):  # narrower blocks: they must end further
         w = _remainder_bits(size, kbits)
         pick = min(2 * size, _round64(size * (3 + w) / (2 + w) * IN_PLACE_MARGIN))
@@ -638,7 +640,7 @@ class CompactStore:
     until it takes 6·10⁷ bytes, and from there grows to the largest size that keeps
     it within 6 bytes a key (:func:`_next_size`, :data:`COMPACT_STATE_BYTES`): from
     10⁷ keys on, a search that stops anywhere has had at most 6 bytes a state, where
-    its keys allow it at 9/8 growths (about K − log₂(slots) ≤ 33 bits).  An id that
+    its keys allow it at growths of 1/16 (about K − log₂(slots) ≤ 33 bits).  An id that
     outgrows its field re-encodes every key (:meth:`fit`): the keys go out to a
     :class:`_Spool` (:func:`~sdg_automata.kernels.compact.drain`), the old table is
     let go, and they come back into the new one; so does a growth that would leave a
@@ -673,8 +675,8 @@ class CompactStore:
       when the store closes;
     * the cost is CPU: every lookup walks its cluster, the walk's prefetches hiding
       most of its cache misses, and a growth moves every key (about 13–16 ns a key; the
-      growths of 9/8 to 1.4 × that keep wide keys within 6 bytes a state move each
-      key three to eight times); see ``python -m benchmarks bench_store`` for the
+      growths of 1/16 to 1.4 × that keep wide keys within 6 bytes a state move each
+      key three to ten times); see ``python -m benchmarks bench_store`` for the
       ratios to the table store's CPU.  A growth or a re-encoding is one pass that
       Ctrl-C does not interrupt (as the table store's growth).
     """
