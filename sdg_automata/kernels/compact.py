@@ -47,16 +47,14 @@ from .step import (
 __all__ = ["CONTINUATION", "INV1", "INV2", "KEY_BITS", "KEY_MASK", "LOAD", "MUL1", "MUL2",
            "OCCUPIED", "REMAINDER_BITS", "REMAINDER_MASK", "SHIFTED", "SIZE", "SLOT_BITS",
            "SLOT_MASK", "admit", "admit_hash", "admit_keys", "climb", "compact_bfs",
-           "drain", "grow", "key_of", "pack_rows", "radix_key", "rekey", "scramble",
-           "unpack_rows", "unscramble"]
+           "drain", "grow", "key_of", "pack_rows", "rekey", "scramble", "unpack_rows",
+           "unscramble"]
 
 # ---------------------------------------------------------------------------
 # the compact store: an exact Cleary table of keys (sdg_automata.search.compiled.drive.CompactStore)
 #
-# A state's key is its record's ids in mixed radix (:func:`radix_key`: each field has
-# room for the ids interned so far and a quarter more, the Python side's), below 2⁶⁴;
-# the frontier's spool takes the same ids as bit fields (:func:`key_of`), which a shift
-# reads back.  The table (Cleary 1984, "Compact hash
+# A state's key is its record as bit fields (``fields[i]``: the shift of field i; the
+# widths are the Python side's), at most 64 bits.  The table (Cleary 1984, "Compact hash
 # tables using bidirectional linear probing"; laid out as the quotient filter of Bender
 # et al. 2012) is ``size`` slots (any multiple of 64) of r + 3 bits: a key is scrambled
 # by a bijection of its K bits (odd multiplications and xorshifts modulo 2^K), its home
@@ -426,26 +424,12 @@ def unpack_rows(keys: Array, count: int, fields: Array, widths: Array, rows: Arr
 
 
 @jit
-def radix_key(rows: Array, row: int, radix: Array) -> Any:
-    """The table's key of ``rows[row]``: its ids in mixed radix, Σ id_i · ``radix[i]``
-    (``radix[i]`` the product of the fields' room below i: a field's ids are below its
-    room, so the key is below the product of all, and the bits it takes are what the
-    ids need, not the sum of their fields' widths)."""
-    key = np.uint64(0)
-    for i in range(rows.shape[1]):
-        key += np.uint64(rows[row, i]) * radix[i]
-    return key
-
-
-@jit
-def rekey(key: Any, radix: Array, nradix: Array) -> Any:
-    """``key`` (:func:`radix_key`'s at the place values ``radix``) with its ids at the
-    place values ``nradix``: read from the highest field down, a division each (a re-
-    encoding's, never a lookup's)."""
+def rekey(key: Any, fields: Array, widths: Array, nfields: Array) -> Any:
+    """``key`` (ids of ``widths`` bits at the shifts ``fields``, :func:`key_of`'s) with its
+    ids at the shifts ``nfields``."""
     fresh = np.uint64(0)
-    for i in range(radix.shape[0] - 1, -1, -1):
-        fresh += (key // radix[i]) * nradix[i]
-        key %= radix[i]
+    for i in range(fields.shape[0]):
+        fresh |= _field(key, fields, widths, i) << nfields[i]
     return fresh
 
 
@@ -526,13 +510,12 @@ def _group(slots: Array, form: Array, mix: Array, c: int, out: Array, m: int,
 
 
 @jit
-def drain(slots: Array, form: Array, mix: Array, radix: Array, nradix: Array,
-          cursor: Array, out: Array) -> int:
-    """The table's keys (at the place values ``radix``), re-encoded to ``nradix``
-    (:func:`rekey`), into ``out``, a group at a time from slot ``cursor[0]`` on (the
-    table's size when all are out); how many, or -1 when ``out`` cannot take the next
-    group.  Groups go out in the order of their first slots; the group around the
-    table's end last."""
+def drain(slots: Array, form: Array, mix: Array, fields: Array, widths: Array,
+          nfields: Array, cursor: Array, out: Array) -> int:
+    """The table's keys, re-encoded with the field shifts ``nfields``, into ``out``, a
+    group at a time from slot ``cursor[0]`` on (the table's size when all are out); how
+    many, or -1 when ``out`` cannot take the next group.  Groups go out in the order of
+    their first slots; the group around the table's end last."""
     kbits = form[KEY_BITS]
     blocks, blk = form[SIZE] >> 6, 3 + form[SLOT_BITS]
     c = _next_start(slots, blk, blocks, cursor[0])
@@ -543,7 +526,7 @@ def drain(slots: Array, form: Array, mix: Array, radix: Array, nradix: Array,
             cursor[0] = c
             return -1 if m == 0 else m
         for k in range(m, got):
-            out[k] = rekey(unscramble(out[k], kbits, mix), radix, nradix)
+            out[k] = rekey(unscramble(out[k], kbits, mix), fields, widths, nfields)
         m = got
         c = _next_start(slots, blk, blocks, c + 1)
     cursor[0] = c
@@ -769,7 +752,7 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
 
 @jit
 def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Array,
-                mix: Array, radix: Array, inrec: Array, base: int, outrec: Array,
+                mix: Array, fields: Array, inrec: Array, base: int, outrec: Array,
                 outcode: Array, block: Array, hashes: Array, crows: Array, cfinal: Array,
                 wc: int, values: Array, head: int, settle: int, found_at: Array,
                 cursor: Array, cap: int, quantum: int) -> int:
@@ -834,7 +817,7 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
                 if step(heap, plan, starts[c], rows, src, block, r):
                     missed = True
                     break
-                h = scramble(radix_key(block, r, radix), kbits, mix)
+                h = scramble(key_of(block, r, fields), kbits, mix)
                 hashes[r] = h
                 home = _home(h, size, kbits)  # the lines of its home's bits and remainder
                 prefetch(slots, (home >> 6) * blk)

@@ -36,7 +36,7 @@ LIBRARY = Library(
                     _ROWS, "u1[:]", "i8", _I4, "i8", "i8", _I8, _I8, "i8", "i8"),
               result=True),
         Entry(name="admit_keys", function="admit_keys", args=(_U8, _I8, _U8, _U8), result=True),
-        Entry(name="drain", function="drain", args=(_U8, _I8, _U8, _U8, _U8, _I8, _U8),
+        Entry(name="drain", function="drain", args=(_U8, _I8, _U8, _U8, _U8, _U8, _I8, _U8),
               result=True),
         Entry(name="grow", function="grow",
               args=(_U8, _I8, _U8, _I8, _U8, "i8", _U8, _I8, _U8, _U8), result=True),

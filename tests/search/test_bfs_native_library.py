@@ -234,7 +234,7 @@ def test_the_compact_walk_is_the_same_natively(tmp_path: Path) -> None:
             assert store.tree.read(0, codes) == w.states
             t = store.table
             last = max(w.found.values())
-            return (w.states, w.found, t.size, t.rooms, t.slots[:t.words].tobytes(),
+            return (w.states, w.found, t.size, t.widths, t.slots[:t.words].tobytes(),
                     codes.tobytes(), [a.tolist() for a in store.runs(last)])
         finally:
             store.close()

@@ -20,7 +20,6 @@ Truths used here, none of them the code under test:
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import pytest
@@ -64,7 +63,6 @@ from sdg_automata.kernels.compact import (  # noqa: E402
     drain,
     grow,
     key_of,
-    radix_key,
     rekey,
     scramble,
     unscramble,
@@ -88,20 +86,16 @@ FAST = settings(max_examples=40, deadline=None,
 # the table
 
 
-def _key(t: stores._Cleary, record: tuple[int, ...]) -> int:
-    return int(radix_key(np.array([record], np.int32), 0, t.radix))
-
-
 def _admit(t: stores._Cleary, record: tuple[int, ...]) -> bool:
-    return bool(admit(t.slots, t.form, t.mix, np.uint64(_key(t, record))))
+    return bool(admit(t.slots, t.form, t.mix, np.uint64(key_of(np.array([record], np.int32), 0,
+                                                               t.fields))))
 
 
-def _records(rooms: list[int], count: int, seed: int) -> list[tuple[int, ...]]:
-    """``count`` records (repeats included) whose ids fill their fields' rooms, extremes
-    first."""
+def _records(widths: list[int], count: int, seed: int) -> list[tuple[int, ...]]:
+    """``count`` records (repeats included) whose ids fill their fields, extremes first."""
     rng = np.random.default_rng(seed)
-    extremes = [tuple(0 for _ in rooms), tuple(r - 1 for r in rooms)]
-    drawn = [tuple(int(rng.integers(0, r)) for r in rooms) for _ in range(count)]
+    extremes = [tuple(0 for _ in widths), tuple((1 << w) - 1 for w in widths)]
+    drawn = [tuple(int(rng.integers(0, 1 << w)) for w in widths) for _ in range(count)]
     return extremes + drawn + drawn[: count // 3]  # a third met again
 
 
@@ -110,14 +104,14 @@ SIZES = st.integers(1, 12).map(lambda blocks: 64 * blocks) | st.sampled_from([25
 
 
 @settings(max_examples=150, deadline=None)
-@given(size=SIZES, rooms=st.lists(st.integers(1, 512), min_size=1, max_size=5),
+@given(size=SIZES, widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
        fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
-def test_the_table_is_a_set(size: int, rooms: list[int], fill: float, seed: int) -> None:
+def test_the_table_is_a_set(size: int, widths: list[int], fill: float, seed: int) -> None:
     """New exactly when not seen, up to the load the drivers allow (80 %), for keys
-    narrower than the table (one remainder bit) as for wider ones, in any radix."""
-    t = stores._Cleary(size, rooms)
+    narrower than the table (one remainder bit) as for wider ones."""
+    t = stores._Cleary(size, widths)
     seen: set[tuple[int, ...]] = set()
-    for r in _records(rooms, int(t.load * fill) * 2 + 2, seed):
+    for r in _records(widths, int(t.load * fill) * 2 + 2, seed):
         if len(seen) >= t.load:
             break
         assert _admit(t, r) == (r not in seen), (r, len(seen))
@@ -126,13 +120,12 @@ def test_the_table_is_a_set(size: int, rooms: list[int], fill: float, seed: int)
         assert not _admit(t, r)
 
 
-def _keys(t: stores._Cleary, radix: object = None) -> list[int]:
-    """The table's keys (re-encoded to the place values ``radix``), by ``drain``, a few at
-    a time."""
+def _keys(t: stores._Cleary, fields: object = None) -> list[int]:
+    """The table's keys (re-encoded to the shifts ``fields``), by ``drain``, a few at a time."""
     out, cursor, keys = np.empty(64, np.uint64), np.zeros(1, np.int64), []
     while cursor[0] < t.form[0]:
-        got = drain(t.slots, t.form, t.mix, t.radix, t.radix if radix is None else radix,
-                    cursor, out)
+        got = drain(t.slots, t.form, t.mix, t.fields, t.field_widths,
+                    t.fields if fields is None else fields, cursor, out)
         if got < 0:
             out = np.empty(2 * len(out), np.uint64)
             continue
@@ -157,19 +150,19 @@ def test_the_spooled_frontier_reads_back_across_re_encodings(
     import random
 
     rng = random.Random(seed)
-    store = stores.CompactStore([(1 << w) - 1 for w in widths], [], 2, q=6)
+    store = stores.CompactStore([(1 << w) - 1 for w in widths], 2, q=6)
     pushed: list[tuple[int, ...]] = []
     released = 0
     try:
         for count, widen in steps:
-            rooms = store.table.rooms
-            rows = np.array([[rng.randrange(r) for r in rooms] for _ in range(count)],
+            w = store.table.widths
+            rows = np.array([[rng.randrange(1 << b) for b in w] for _ in range(count)],
                             dtype=np.int32)
             store.push(rows, np.arange(count, dtype=np.int64))
             pushed += [tuple(r) for r in rows.tolist()]
-            counts = [r << d for r, d in zip(rooms, widen, strict=False)]
-            if sum(stores._room_widths(stores._rooms(counts, []))) <= 64:
-                store.fit(counts, 0)  # (wider keys are refused: tested below)
+            wider = [b + d for b, d in zip(w, widen, strict=False)]
+            if sum(wider) <= 64:  # (wider keys are refused: tested below)
+                store.fit([(1 << b) - 1 for b in wider], 0)
             for first, size in reads:
                 first = released + first % (len(pushed) - released)
                 out = np.full((size, len(widths)), -1, dtype=np.int32)
@@ -199,25 +192,25 @@ def test_growth_and_re_encoding_lose_no_key(q: int, widths: list[int], grow: int
                                             widen: list[int], fill: float, seed: int) -> None:
     """The store's two moves: doubling (in place, or through the spool when the keys are
     as narrow as the quotient) and re-encoding to wider fields."""
-    store = stores.CompactStore([(1 << w) - 1 for w in widths], [], 2, q=q)
+    store = stores.CompactStore([(1 << w) - 1 for w in widths], 2, q=q)
     t = store.table
     seen: set[tuple[int, ...]] = set()
-    for r in _records(t.rooms, int(t.load * fill), seed):
+    for r in _records(widths, int(t.load * fill), seed):
         if len(seen) < t.load:
             _admit(t, r)
             seen.add(r)
-    assert sorted(_keys(t)) == sorted(_key(t, r) for r in seen)
+    assert sorted(_keys(t)) == sorted(int(key_of(np.array([r], np.int32), 0, t.fields))
+                                      for r in seen)
     if grow:  # one key more than 2^(q + grow - 1) slots take
         store.make_room(len(seen), (1 << (q + grow - 1)) * stores.COMPACT_LOAD_PERCENT // 100
                         + 1 - len(seen))
-    counts = [r << d for r, d in zip(t.rooms, widen, strict=False)]
-    store.fit(counts, len(seen))
+    wider = [w + d for w, d in zip(widths, widen, strict=False)]
+    store.fit([(1 << w) - 1 for w in wider], len(seen))
     u = store.table
-    assert u.size == 1 << (q + grow)  # (small tables double)
-    assert u.rooms == stores._rooms(counts, [])
+    assert u.size == 1 << (q + grow) and u.widths == wider  # (small tables double)
     for r in seen:
         assert not _admit(u, r)
-    fresh = tuple(r - 1 for r in u.rooms)  # a key only the wider fields can hold
+    fresh = tuple((1 << w) - 1 for w in wider)  # a key only the wider fields can hold
     if fresh not in seen and len(seen) < u.load:
         assert _admit(u, fresh)
     store.close()
@@ -257,12 +250,12 @@ def test_growing_in_place_lays_the_keys_as_a_fresh_table(blocks: int, g: float, 
     new = max(size + 64, stores._round64(size * g))
     kbits = size.bit_length() + extra
     assume(kbits <= 64 and new.bit_length() <= kbits and _in_place(size, new, kbits))
-    t = stores._Cleary(size, [1 << kbits])
+    t = stores._Cleary(size, [kbits])
     hs = _crowded(size, t.kbits, int(t.load * fill), ends, seed)
     for h in hs:
         assert admit_hash(t.slots, t.form, t.mix, np.uint64(h))
     assert t.grow(new) == len(hs)
-    fresh = stores._Cleary(new, [1 << kbits])
+    fresh = stores._Cleary(new, [kbits])
     for h in sorted(hs, reverse=True):
         admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
     assert np.array_equal(t.slots[:fresh.words], fresh.slots)
@@ -281,7 +274,7 @@ def test_growing_lays_clusters_many_blocks_long(blocks: int, g: float, at: float
     size, kbits = 64 * blocks, 40
     new = stores._round64(size * g)
     assume(_in_place(size, new, kbits))
-    t = stores._Cleary(size, [1 << kbits])
+    t = stores._Cleary(size, [kbits])
     rng = np.random.default_rng(seed)
     first = int(size * at)
     hs = set()
@@ -295,7 +288,7 @@ def test_growing_lays_clusters_many_blocks_long(blocks: int, g: float, at: float
     for h in hs:
         assert admit_hash(t.slots, t.form, t.mix, np.uint64(h))
     assert t.grow(new) == len(hs)
-    fresh = stores._Cleary(new, [1 << kbits])
+    fresh = stores._Cleary(new, [kbits])
     for h in hs:
         admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
     assert np.array_equal(t.slots[:fresh.words], fresh.slots)
@@ -384,7 +377,7 @@ def test_growing_a_chunk_at_a_time(blocks: int, g: float, room: int, ends: float
     size, kbits = 64 * blocks, 40
     new = stores._round64(size * g)
     assume(_in_place(size, new, kbits))
-    t = stores._Cleary(size, [1 << kbits])
+    t = stores._Cleary(size, [kbits])
     hs = _crowded(size, kbits, t.load, ends, seed)
     for h in hs:
         admit_hash(t.slots, t.form, t.mix, np.uint64(h))
@@ -397,7 +390,7 @@ def test_growing_a_chunk_at_a_time(blocks: int, g: float, room: int, ends: float
         room *= 2
     assert held == len(hs)
     t.form, t.mix = form, mix
-    fresh = stores._Cleary(new, [1 << kbits])
+    fresh = stores._Cleary(new, [kbits])
     for h in hs:
         admit_hash(fresh.slots, fresh.form, fresh.mix, np.uint64(h))
     assert np.array_equal(t.slots[:fresh.words], fresh.slots)
@@ -406,12 +399,12 @@ def test_growing_a_chunk_at_a_time(blocks: int, g: float, room: int, ends: float
 def test_growing_asks_for_room_before_writing() -> None:
     """Buffers too short for the set-aside keys or the longest cluster: refused before a
     word of the table is written (the store then retries with more room)."""
-    t = stores._Cleary(1 << 10, [1 << 20])
+    t = stores._Cleary(1 << 10, [20])
     for h in sorted(_crowded(1 << 10, t.kbits, t.load, 0.3, 7)):
         admit_hash(t.slots, t.form, t.mix, np.uint64(h))
     for new in (1 << 11, 1216):
         for room, stash, code in [(64, 1 << 12, KEYS_SHORT), (1 << 12, 1, STASH_SHORT)]:
-            u = stores._Cleary(1 << 10, [1 << 20])
+            u = stores._Cleary(1 << 10, [20])
             u.slots[:] = t.slots
             got, _ = _grow_raw(u, new, room, stash)
             assert got == code
@@ -483,7 +476,7 @@ def test_the_table_grows_no_further_than_its_homes_tell_apart(kbits: int) -> Non
 
 def test_a_full_grown_table_refuses_to_grow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stores, "MAX_SLOTS", 1 << 12)
-    store = stores.CompactStore([(1 << 20) - 1], [], 2, q=12)
+    store = stores.CompactStore([(1 << 20) - 1], 2, q=12)
     try:
         assert stores._next_size(1 << 12, store.table.kbits, 3000) == 1 << 12
         with pytest.raises(ResourceError, match="at most 4,096 slots"):
@@ -505,7 +498,7 @@ def test_keys_too_wide_for_the_target_grow_by_a_sixteenth(size: int) -> None:
 def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
     """64-bit keys (a remainder of 64 − q bits, the slot spanning words) and keys as
     narrow as the table (padded to one remainder bit)."""
-    t = stores._Cleary(1 << 10, [1 << w for w in widths])
+    t = stores._Cleary(1 << 10, widths)
     assert t.kbits == max(sum(widths), 11)
     top = [(1 << min(w, 31)) - 1 for w in widths]  # records are int32
     keys = {tuple(x % (v + 1) for x, v in zip((i * 2654435761, i * 40503), top, strict=False))
@@ -519,7 +512,7 @@ def test_remainders_from_one_bit_to_the_widest_key(widths: list[int]) -> None:
 
 @given(kbits=st.integers(2, 64), key=st.integers(0, 2**64 - 1))
 def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
-    t = stores._Cleary(1 << 8, [1 << kbits])
+    t = stores._Cleary(1 << 8, [kbits])
     field = kbits
     kbits = t.kbits  # at least q + 1
     h = scramble(np.uint64(key % (1 << kbits)), kbits, t.mix)
@@ -527,44 +520,25 @@ def test_the_scrambling_is_a_bijection(kbits: int, key: int) -> None:
     assert int(unscramble(np.uint64(h), kbits, t.mix)) == key % (1 << kbits)
     if field <= 31:  # records are int32
         row = np.array([[key % (1 << field)]], np.int32)
-        assert _key(t, (key % (1 << field),)) == key % (1 << field)
-        assert int(key_of(row, 0, t.fields)) == key % (1 << field)  # (the spool's)
+        assert int(key_of(row, 0, t.fields)) == key % (1 << field)
 
 
-@given(rooms=st.lists(st.integers(1, 3000), min_size=1, max_size=5), data=st.data())
-def test_rekeying_moves_each_id_to_its_new_field(rooms: list[int], data: st.DataObject) -> None:
-    """A key is the record's ids in mixed radix, Σ id_i·∏_{j<i} room_j, below the
-    product of the rooms (Python's integers); re-encoded to larger rooms, it is the key
-    of the same record in them."""
-    larger = [r + data.draw(st.integers(0, 1000)) for r in rooms]
-    record = [data.draw(st.integers(0, r - 1)) for r in rooms]
-    old, new = stores._Cleary(1 << 8, rooms), stores._Cleary(1 << 8, larger)
-    key = _key(old, tuple(record))
-    assert key == sum(v * math.prod(rooms[:i]) for i, v in enumerate(record))
-    assert key < math.prod(rooms) and old.kbits == max((math.prod(rooms) - 1).bit_length(), 9)
-    assert int(rekey(np.uint64(key), old.radix, new.radix)) == _key(new, tuple(record))
-
-
-@given(counts=st.lists(st.integers(0, 1 << 20), min_size=1, max_size=6),
-       fixed=st.lists(st.integers(1, 1000), max_size=2))
-def test_a_fields_room_is_its_ids_and_a_quarter_more_then_the_keys_spare_room(
-        counts: list[int], fixed: list[int]) -> None:
-    """Room for one new id at least; the key's bits those of the ids and a quarter more,
-    and no more: the spare room below 2^K shared among the groups' fields; never more
-    than the bit field (so a key is never wider than the spool's bit fields); the
-    constraint's states exactly."""
-    rooms = stores._rooms(counts, fixed)
-    plain = [min(math.ceil(1.25 * (c + 1)), 1 << max(1, c.bit_length())) for c in counts]
-    assert rooms[len(counts):] == fixed
-    for c, r, p in zip(counts, rooms, plain, strict=False):
-        assert c < p <= r <= 1 << max(1, c.bit_length())
-    assert (math.prod(rooms) - 1).bit_length() == (math.prod(plain + fixed) - 1).bit_length()
-    assert sum(stores._room_widths(rooms[:len(counts)])) <= sum(stores._widths(counts))
+@given(widths=st.lists(st.integers(1, 12), min_size=1, max_size=5), data=st.data())
+def test_rekeying_moves_each_id_to_its_new_field(widths: list[int], data: st.DataObject) -> None:
+    """A key re-encoded to wider fields is the key of the same record at those fields."""
+    wider = [w + data.draw(st.integers(0, 3)) for w in widths]
+    assume(sum(wider) <= stores.MAX_KEY_BITS)  # (wider keys are refused: tested below)
+    record = [data.draw(st.integers(0, (1 << w) - 1)) for w in widths]
+    row = np.array([record], np.int32)
+    old, new = stores._Cleary(1 << 8, widths), stores._Cleary(1 << 8, wider)
+    key = np.uint64(key_of(row, 0, old.fields))  # (numba gives a Python int back)
+    assert int(rekey(key, old.fields, old.field_widths, new.fields)) == int(
+        key_of(row, 0, new.fields))
 
 
 def test_a_re_encoding_past_64_bits_leaves_the_table_as_it_was() -> None:
     """KeyTooWide before a key moves (the engine then falls back): the table holds its keys."""
-    store = stores.CompactStore([(1 << 30) - 1, (1 << 30) - 1], [], 2)
+    store = stores.CompactStore([(1 << 30) - 1, (1 << 30) - 1], 2)
     records = [(i, 3 * i) for i in range(100)]
     for r in records:
         _admit(store.table, r)
@@ -576,10 +550,10 @@ def test_a_re_encoding_past_64_bits_leaves_the_table_as_it_was() -> None:
 
 def test_keys_wider_than_64_bits_are_refused() -> None:
     with pytest.raises(stores.KeyTooWide, match="65 bits"):
-        stores._Cleary(1 << 12, [1 << 33, 1 << 32])
+        stores._Cleary(1 << 12, [33, 32])
     for size in (32, 100):  # the blocks are of 64 slots
         with pytest.raises(SdgBug, match="not a multiple of 64"):
-            stores._Cleary(size, [256])
+            stores._Cleary(size, [8])
 
 
 # ---------------------------------------------------------------------------

@@ -343,10 +343,12 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
     from ...kernels.native import prepare
 
     letters, width = len(tables.alphabet), len(start)
+    def counts() -> list[int]:  # ids per field: the groups' parts, the constraint's states
+        return [*tables.part_counts, *([crows.shape[1]] if wc else [])]
 
     drive = _Driver(tables, budget, what)
     walk = prepare(functions, drive.meter)["compact_bfs"]  # a first run's build: budgeted
-    store = CompactStore(tables.part_counts, [crows.shape[1]] if wc else [], letters)
+    store = CompactStore(counts(), letters)
     store.add_first(start)
     inrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
     outrec = np.zeros((COMPACT_BUFFER, width), dtype=np.int32)
@@ -367,7 +369,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
         t = store.table
         return drive.timed(
             walk, cursor, tables.heap, tables.plan, tables.starts, t.slots, t.form, t.mix,
-            t.radix, inrec, base, outrec, outcode, block, hashes, crows, cfinal, wc, values,
+            t.fields, inrec, base, outrec, outcode, block, hashes, crows, cfinal, wc, values,
             head_group, settle if head is not None else -1, found_at, cursor,
             drive.cap)
 
@@ -377,7 +379,7 @@ def _compact_breadth_first(tables: StepTables, budget: Budget, *, what: str, cro
         source = inrec[sid - base] if sid - base < cursor[protocol.IN] else outrec[
             sid - (n - out)]
         drive.learn(source[:tables.groups].tolist(), k, (n, sid, k), n)
-        store.fit(tables.part_counts, n)
+        store.fit(counts(), n)
 
     def full() -> None:
         nonlocal base

@@ -263,15 +263,10 @@ class KeyTooWide(Unfit):
 
 class _Cleary:
     """One compact table (:func:`~sdg_automata.kernels.compact.admit`): ``size`` slots (a
-    multiple of 64) for keys of ids below ``rooms`` (one per field), in a :class:`Growing`
-    map, and the arrays the kernels take.  :meth:`grow` enlarges it in place.
+    multiple of 64) for keys of the given field widths, in a :class:`Growing` map, and
+    the arrays the kernels take.  :meth:`grow` enlarges it in place."""
 
-    A key is the ids in mixed radix (``radix``, the place values:
-    :func:`~sdg_automata.kernels.compact.radix_key`), so it takes ⌈log₂ ∏ rooms⌉ bits;
-    the frontier's spool lays the same ids out as bit fields (``fields``, the shifts,
-    and ``field_widths``)."""
-
-    def __init__(self, size: int, rooms: list[int]) -> None:
+    def __init__(self, size: int, widths: list[int]) -> None:
         import numpy as np
 
         if size < 64 or size % 64:  # the bit vectors are read by words of 64 slots
@@ -279,11 +274,9 @@ class _Cleary:
         if size > MAX_SLOTS:
             raise ResourceError(f"the compact table would need {size:,} slots, over its "
                                 f"{MAX_SLOTS:,}")
-        self.rooms, self.kbits = rooms, _key_bits(size, rooms)
-        widths = _room_widths(rooms)
+        self.widths, self.kbits = widths, _key_bits(size, widths)
         self.fields = _shifts(widths)
         self.field_widths = np.array(widths, dtype=np.uint64)
-        self.radix = _place_values(rooms)
         self.form, self.mix = self._shape(size)
         self.memory = Growing(np.uint64, (), self.words)
 
@@ -449,16 +442,15 @@ def _sizes_below(limit: int, budget: int, kbits: int) -> list[int]:
     return out
 
 
-def _key_bits(size: int, rooms: list[int]) -> int:
-    """The key bits K of a table of ``size`` slots for ids below ``rooms``: those of the
-    largest key, padded to more than ⌊log₂ size⌋ so that a remainder has a bit;
-    :class:`KeyTooWide` when the ids' bit fields (the spool's) take more than
-    :data:`MAX_KEY_BITS`."""
-    fields = sum(_room_widths(rooms))
+def _key_bits(size: int, widths: list[int]) -> int:
+    """The key bits K of a table of ``size`` slots for ids of ``widths`` bits: their sum,
+    padded to more than ⌊log₂ size⌋ so that a remainder has a bit; :class:`KeyTooWide`
+    past :data:`MAX_KEY_BITS`."""
+    fields = sum(widths)
     if fields > MAX_KEY_BITS:
         raise KeyTooWide(f"a state's ids take {fields} bits, over the compact store's "
                          f"{MAX_KEY_BITS}")
-    return max((math.prod(rooms) - 1).bit_length(), size.bit_length(), 2)
+    return max(fields, size.bit_length(), 2)
 
 
 def _shifts(widths: list[int], dtype: Any = "uint64") -> Any:
@@ -469,55 +461,9 @@ def _shifts(widths: list[int], dtype: Any = "uint64") -> Any:
     return np.array([sum(widths[:i]) for i in range(len(widths))], dtype=dtype)
 
 
-def _room_widths(rooms: list[int]) -> list[int]:
-    """The bit fields' widths (the spool's) for ids below ``rooms``."""
-    return [max(1, (r - 1).bit_length()) for r in rooms]
-
-
-def _place_values(rooms: list[int]) -> Any:
-    """The place values of a mixed-radix key for ids below ``rooms`` (uint64): the
-    product of the rooms below each field."""
-    import numpy as np
-
-    return np.array([math.prod(rooms[:i]) for i in range(len(rooms))], dtype=np.uint64)
-
-
 def _widths(counts: list[int]) -> list[int]:
     """Field widths for ids below ``counts`` (and one more bit of room for new ids)."""
     return [max(1, c.bit_length()) for c in counts]
-
-
-#: the room a compact key's field is given (:func:`_rooms`): the ids so far and this
-#: fraction more, so that ids outgrow it (a re-encoding of every key) at most once each
-#: time their number grows by a quarter, and the key loses at most log₂ 1.25 ≈ 0.32 bits a
-#: field (bit fields, rounding each field up to a power of two, lost 0.5 on average and
-#: up to 1)
-FIELD_ROOM = 0.25
-
-
-def _rooms(counts: list[int], fixed: list[int]) -> list[int]:
-    """The room of each field of a compact key, for ids below ``counts`` (the groups',
-    which may grow) and ``fixed`` (the constraint's states, which may not: their
-    count).  A group's field gets the count and one, and :data:`FIELD_ROOM` more; then
-    the groups' rooms grow together (by one factor, rounded down) to fill the key's
-    whole bits: 2^K over their product is spare room that costs no bit, and every id
-    learned within it is a re-encoding saved (a re-encoding moves every key through the
-    spool, about 200 ns a key).  Never more than the bit field of :func:`_widths`, so a
-    key is never wider than its bit fields, which the spool takes.  (Every re-encoding
-    starts again from the counts: the spare room of the last one would otherwise be
-    counted as needed, and the key would widen.)"""
-    caps = [1 << w for w in _widths(counts)]
-    need = [min(math.ceil((c + 1) * (1 + FIELD_ROOM)), cap) for c, cap in zip(counts, caps,
-                                                                             strict=True)]
-    if not need:
-        return fixed
-    limit = 1 << (math.prod(need + fixed) - 1).bit_length()
-    share = (limit / math.prod(need + fixed)) ** (1 / len(need))
-    rooms = [min(cap, max(r, int(r * share))) for r, cap in zip(need, caps, strict=True)]
-    while math.prod(rooms + fixed) > limit:  # (the share's rounding)
-        i = max(range(len(rooms)), key=lambda i: rooms[i] / need[i])
-        rooms[i] -= 1
-    return rooms + fixed
 
 
 #: the largest id a narrow (uint16) record holds
@@ -625,10 +571,9 @@ class _Store:
 class CompactStore:
     """The states of a breadth-first walk in an exact compact table (issue 27).
 
-    A state is kept as its key only: its record's ids in mixed radix (each field with
-    room for the ids interned so far and a quarter more, :func:`_rooms`), below
-    2^:data:`MAX_KEY_BITS`, in a Cleary table that stores each key's remainder and
-    three bits.  Nothing else
+    A state is kept as its key only: its record's ids as bit fields (widths from
+    the ids interned so far, :func:`_widths`), at most :data:`MAX_KEY_BITS` bits, in
+    a Cleary table that stores each key's remainder and three bits.  Nothing else
     per state stays in memory: the frontier (as keys: :meth:`push`) and the tree (a
     code parent·letters + letter per state) go to :class:`_Spool` files, read back as
     the frontier moves on and, for the witnesses, when the walk ends.
@@ -652,16 +597,11 @@ class CompactStore:
     * exact, not a fingerprint: the key is the record itself, so no two states
       are ever confused (TLC's 64-bit fingerprints and SPIN's bitstate hashing are
       probabilistic); the table never drops a key (a full table is grown first);
-    * mixed radix, not tree compression: the records are already LTSmin-style
+    * bit fields, not tree compression: the records are already LTSmin-style
       vectors of interned part ids (:mod:`sdg_automata.search.compiled.tables`), and their ids
-      fit 35–56 bits on the benchmarks as bit fields, so the key is the vector and Cleary's
+      fit 35–56 bits on the benchmarks, so the key is the vector and Cleary's
       quotient (here the home) saves another log₂(slots) bits: r + 3 =
-      K − ⌊log₂ slots⌋ + 3 bits a slot.  In mixed radix the key is a multiplication a
-      field, as the shifts were, and no field is rounded up to a power of two: one bit
-      narrower on the binary benchmarks (52 → 51 and 56 → 55 bits), none on the unary
-      ones, whose fields are small and need their room for a new id; the division that
-      reads a key back is needed only by a re-encoding, which is why the spool keeps bit
-      fields;
+      K − ⌊log₂ slots⌋ + 3 bits a slot;
     * the same walk: :func:`~sdg_automata.kernels.compact.compact_bfs` numbers
       the states in the order of :func:`~sdg_automata.kernels.automaton.bfs`
       (FIFO in discovery order, letters in order), so the states, the values'
@@ -681,12 +621,11 @@ class CompactStore:
       Ctrl-C does not interrupt (as the table store's growth).
     """
 
-    def __init__(self, counts: list[int], fixed: list[int], letters: int,
-                 q: int = 12) -> None:  # 2^q slots
+    def __init__(self, counts: list[int], letters: int, q: int = 12) -> None:  # 2^q slots
         import numpy as np
 
-        self.letters, self.fixed = letters, fixed
-        self.table = _Cleary(1 << q, _rooms(counts, fixed))
+        self.letters = letters
+        self.table = _Cleary(1 << q, _widths(counts))
         #: the frontier: each new state's key (:meth:`push`), and from which row on each
         #: layout of the keys (the table's fields then: they only widen) was written
         self.frontier = _Spool(np.uint64, ())
@@ -702,7 +641,7 @@ class CompactStore:
 
         row = np.asarray(record, dtype=np.int32).reshape(1, -1)
         t = self.table
-        key = sum(int(v) * int(p) for v, p in zip(row[0], t.radix, strict=True))  # radix_key's
+        key = sum(int(v) << int(f) for v, f in zip(row[0], t.fields, strict=True))  # key_of's
         with _wrapping():
             functions()["admit_keys"](t.slots, t.form, t.mix, np.array([key], dtype=np.uint64))
         self.push(row, np.array([-1], dtype=np.int64))
@@ -751,29 +690,29 @@ class CompactStore:
         while len(self.layouts) > 1 and self.layouts[1][0] <= first:
             del self.layouts[0]
 
-    def _rehash(self, size: int, rooms: list[int], n: int) -> None:
-        """The n keys into a new table of ``size`` slots for ids below ``rooms``, through
+    def _rehash(self, size: int, widths: list[int], n: int) -> None:
+        """The n keys into a new table of ``size`` slots for fields of ``widths``, through
         a spool: the old table is let go before the new one is made."""
         import numpy as np
 
         from ...kernels.compact_native import functions
 
-        _key_bits(size, rooms)  # KeyTooWide before anything moves
-        old, radix = self.table, _place_values(rooms)
+        _key_bits(size, widths)  # KeyTooWide before anything moves
+        old, fields = self.table, _shifts(widths)
         drain, admit_keys = functions()["drain"], functions()["admit_keys"]
         spool = _Spool(np.uint64, ())
         try:
             out, cursor = np.empty(1 << 16, np.uint64), np.zeros(1, np.int64)
             while cursor[0] < old.form[0]:
                 with _wrapping():
-                    got = int(drain(old.slots, old.form, old.mix, old.radix, radix,
-                                    cursor, out))
+                    got = int(drain(old.slots, old.form, old.mix, old.fields, old.field_widths,
+                                    fields, cursor, out))
                 if got < 0:  # one group is longer than out
                     out = np.empty(2 * len(out), np.uint64)
                     continue
                 spool.append(out[:got])
             old.close()
-            self.table = new = _Cleary(size, rooms)
+            self.table = new = _Cleary(size, widths)
             held = 0
             for first in range(0, spool.rows, len(out)):
                 got = spool.read(first, out)
@@ -786,10 +725,11 @@ class CompactStore:
         self.peak = max(self.peak, self.table.memory.capacity * 8)
 
     def fit(self, counts: list[int], n: int) -> None:
-        """Re-encode the n keys if a group's field (ids below ``counts``) has no room for
-        a new id (:func:`_rooms`)."""
-        if any(c >= r for c, r in zip(counts, self.table.rooms, strict=False)):
-            self._rehash(self.table.size, _rooms(counts, self.fixed), n)
+        """Re-encode the n keys if an id (below ``counts``) no longer fits its field."""
+        if any(c >= 1 << w for c, w in zip(counts, self.table.widths, strict=True)):
+            self._rehash(self.table.size, [max(w, v) for w, v in
+                                           zip(self.table.widths, _widths(counts), strict=True)],
+                         n)
 
     def make_room(self, n: int, letters: int) -> None:
         """A table that takes ``letters`` more keys after n (grown as needed, to
@@ -798,7 +738,7 @@ class CompactStore:
             size = self.table.next_size(n)
             held = self.table.grow(size)
             if held is None:
-                self._rehash(size, self.table.rooms, n)
+                self._rehash(size, self.table.widths, n)
             elif held != n:
                 raise SdgBug(f"compact store: {held} keys after growing, {n} stored")
             self.peak = max(self.peak, self.table.memory.capacity * 8)
