@@ -694,7 +694,7 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
     hi = top
     while hi > first:
         c = max(_prev_cluster(slots, blk, blocks, hi - chunk + 1), first)
-        m = _scan(slots, form, mix, c, hi, nsize, keys, homes, bases)  # (c starts a cluster)
+        m = _scan(slots, form, mix, c, hi, nsize, keys, homes, bases)  # (c starts a cluster: m > 0)
         unread = (((c - 1) >> 6) + 1) * blk  # old words of the slots before c
         for k in range(1, m):  # by new home and remainder (mostly in that order already)
             x, hx = keys[k], homes[k]
@@ -708,12 +708,12 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
                 keys[i], homes[i] = keys[i - 1], homes[i - 1]
                 i -= 1
             keys[i], homes[i] = x, hx
-        lowest = homes[0] >> 6
-        if lowest < zeroed:
-            if lowest * nblk < unread:
+        first_block = homes[0] >> 6
+        if first_block < zeroed:
+            if first_block * nblk < unread:
                 return OVERRUN
-            slots[lowest * nblk:zeroed * nblk] = 0
-            zeroed = lowest
+            slots[first_block * nblk:zeroed * nblk] = 0
+            zeroed = first_block
         # each key at its home or right after the key before; the bits of a block are
         # gathered in words and or-ed in once the keys move on (the homes and the slots
         # only go up)

@@ -586,9 +586,9 @@ def test_memo_unit_waits_on_a_cycle_merge_groups():
 
 
 def test_the_groups_do_not_follow_the_string_hashing():
-    """The groups' order (the state vectors' layout, and so a store's key widths and
-    bytes) is the same in processes with different hash seeds: it followed the order of
-    a set of nonterminals."""
+    """The groups' order (the state vectors' layout, and so a store's keys and table)
+    is the same in processes with different hash seeds: it followed the order of a set
+    of nonterminals."""
     import os
     import subprocess
     import sys
