@@ -34,14 +34,19 @@ minutes; the table store would need ~17 GB there) and its growth from the 10⁸ 
 compact store grows in place, so its peak RSS is one table (issue 36 item 3: 10⁹ states
 within 8 GiB).  The tree goes to the temporary directory (8 bytes a state: ~8 GB).
 
-``[SDG_STORE_GIGA=1] python -m benchmarks bench_store [--quick]``; the full run takes
-about 8 minutes (the 10⁸-state rows most of it).
+``SDG_STORE_REPEAT=N`` (default 1) runs every row's two stores N rounds, in turn: the
+CPU columns are then medians, and a column gives the range of the rounds' search CPU
+ratios (a round's load moves both stores alike on a shared machine).
+
+``[SDG_STORE_GIGA=1] [SDG_STORE_REPEAT=N] python -m benchmarks bench_store [--quick]``;
+the full run takes about 8 minutes a round (the 10⁸-state rows most of it).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -77,6 +82,7 @@ def _measure(path: Path, store: str) -> dict[str, Any]:
 def run(quick: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     giga = os.environ.get("SDG_STORE_GIGA", "") not in ("", "0")
+    repeat = max(1, int(os.environ.get("SDG_STORE_REPEAT", "1")))
     search, growth = (QUICK_SEARCH, QUICK_GROWTH) if quick else (SEARCH, GROWTH)
     runs = [(row, STORES) for row in search] + ([(GIGA, ("compact",))] if giga else [])
     growth = growth + ([GIGA_GROWTH] if giga and not quick else [])
@@ -88,15 +94,20 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         by_label: dict[str, dict[str, Any]] = {}
         for (label, kind, spec), stores in runs:
             path, truth, length = _instance(kind, spec, folder)
-            measured = {store: _measure(path, store) for store in stores}
-            for store, r in measured.items():
-                _check(label, r, truth, length)
-                assert r["store"] == store, (label, r)
+            rounds = [{store: _measure(path, store) for store in stores}
+                      for _ in range(repeat)]  # (the stores in turn, round after round)
+            for measured in rounds:
+                for store, r in measured.items():
+                    _check(label, r, truth, length)
+                    assert r["store"] == store, (label, r)
+            measured = _median(rounds)
             first = next(iter(measured.values()))
             assert all(r["states"] == first["states"] and r["length"] == first["length"]
-                       for r in measured.values()), (label, measured)
+                       for m in rounds for r in m.values()), (label, rounds)
             row = {"task": "search", "instance": f"{label}: {kind} {spec}",
-                   "states": first["states"], **measured}
+                   "states": first["states"], **measured,
+                   "rounds": [m["compact"]["search"] / m["table"]["search"] for m in rounds
+                              if "table" in m]}
             by_label[label] = row
             rows.append(row)
         for small_label, large_label in growth:
@@ -108,12 +119,17 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                             for s in STORES if s in a and s in b}})
     searched = [r for r in rows if r["task"] == "search"]
     show("the table store vs the compact store, compiled bfs: CPU s (user + sys) of whole "
-         "child processes and of the search call; peak RSS",
+         "child processes and of the search call; peak RSS"
+         + (f" (medians of {repeat} interleaved rounds; peaks, the least)" if repeat > 1
+            else ""),
          ["instance", "states", "table process", "compact process", "ratio", "table search",
-          "compact search", "ratio", "table MB", "compact MB"],
+          "compact search", "ratio", "rounds' search ratios", "table MB", "compact MB"],
          [[r["instance"], r["states"], _get(r, "table", "cpu"), r["compact"]["cpu"],
            _ratio(r, "cpu"), _get(r, "table", "search"), r["compact"]["search"],
-           _ratio(r, "search"), _get(r, "table", "peak", 2**20), r["compact"]["peak"] / 2**20]
+           _ratio(r, "search"),
+           "–".join(f"{x:.2f}" for x in sorted({min(r["rounds"]), max(r["rounds"])}))
+           if r["rounds"] else None,
+           _get(r, "table", "peak", 2**20), r["compact"]["peak"] / 2**20]
           for r in searched])
     show("the store's bytes at their largest (with the walk's buffers), per state; the "
          "compact table's just after each growth from 10⁷ keys on",
@@ -126,6 +142,18 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
          [[r["instance"], r["states"], r.get("table_bps"), r["compact_bps"]]
           for r in rows if r["task"] == "bytes/state"])
     return rows
+
+
+def _median(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per store, the first round's figures with the CPU the median over the rounds (the
+    lower of the middle two for an even count) and the peak the least."""
+    out = {}
+    for store, first in rounds[0].items():
+        runs = [m[store] for m in rounds]
+        out[store] = {**first, **{k: statistics.median_low(r[k] for r in runs)
+                                  for k in ("cpu", "search")},
+                      "peak": min(r["peak"] for r in runs)}
+    return out
 
 
 def _get(row: dict[str, Any], store: str, key: str, per: float = 1) -> float | None:
