@@ -701,7 +701,7 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
             x, hx = keys[k], homes[k]
             rx = x & nrmask
             hp = homes[k - 1]
-            if (hp < hx) | ((hp == hx) & ((keys[k - 1] & nrmask) < rx)):  # (no branch)
+            if (hp < hx) | ((hp == hx) & ((keys[k - 1] & nrmask) < rx)):  # (& |: one test)
                 continue
             i = k
             while i > 0 and (homes[i - 1] > hx

@@ -121,7 +121,7 @@ def _bit_scans() -> tuple[Callable[[Any], int], Callable[[Any], int], Callable[[
     cgutils: Any = untyped  # (numba's helpers carry no annotations)
     word, flag = ir.IntType(64), ir.IntType(1)
 
-    def scan(name: str, flip: bool) -> Any:
+    def scan(name: str) -> Any:
         def typer(typingctx: Any, x: Any) -> Any:
             if not isinstance(x, types.Integer) or getattr(x, "bitwidth", 0) != 64:
                 return None
@@ -134,13 +134,13 @@ def _bit_scans() -> tuple[Callable[[Any], int], Callable[[Any], int], Callable[[
                 fn = cgutils.get_or_insert_function(  # (zero is poison: never asked)
                     builder.module, ir.FunctionType(word, [word, flag]), f"llvm.{name}.i64")
                 n = builder.call(fn, [args[0], ir.Constant(flag, 1)])
-                return builder.sub(ir.Constant(word, 63), n) if flip else n
+                return builder.sub(ir.Constant(word, 63), n) if name == "ctlz" else n
 
             return types.int64(x), codegen
 
         return intrinsic(typer)
 
-    return scan("ctpop", False), scan("ctlz", True), scan("cttz", False)
+    return scan("ctpop"), scan("ctlz"), scan("cttz")
 
 
 #: bit counts and scans of a uint64 word (see :func:`_bit_scans`)
