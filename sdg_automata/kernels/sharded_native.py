@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .native import Entry, Library
+from .native import Entry, Library, dtype_name
 from .records_native import RECORDS
 
 __all__ = ["LIBRARY", "absorb", "absorb_packed", "expand", "first_rows", "functions",
@@ -86,24 +86,25 @@ def functions() -> dict[str, Any]:
 
 def expand(*args: Any) -> int:
     """:func:`~sdg_automata.kernels.sharded.expand` (records ``args[3]``, buffers ``args[15]``)."""
-    name = f"expand_{RECORDS[args[3].dtype.name]}_{WIRE[args[15].dtype.name]}"
+    name = f"expand_{RECORDS[dtype_name(args[3].dtype)]}_{WIRE[dtype_name(args[15].dtype)]}"
     return int(functions()[name](*args))
 
 
 def absorb(*args: Any) -> int:
     """:func:`~sdg_automata.kernels.sharded.absorb` (records ``args[0]``, batch ``args[4]``)."""
-    name = f"absorb_{RECORDS[args[0].dtype.name]}_{WIRE[args[4].dtype.name]}"
+    name = f"absorb_{RECORDS[dtype_name(args[0].dtype)]}_{WIRE[dtype_name(args[4].dtype)]}"
     return int(functions()[name](*args))
 
 
 def absorb_packed(*args: Any) -> int:
     """:func:`~sdg_automata.kernels.sharded.absorb_packed` (batch ``args[6]``)."""
-    return int(functions()[f"absorb_packed_{WIRE[args[6].dtype.name]}"](*args))
+    return int(functions()[f"absorb_packed_{WIRE[dtype_name(args[6].dtype)]}"](*args))
 
 
 def translate(*args: Any) -> None:
     """:func:`~sdg_automata.kernels.sharded.translate` (batch ``args[0]``, out ``args[3]``)."""
-    functions()[f"translate_{WIRE[args[0].dtype.name]}_{WIRE[args[3].dtype.name]}"](*args)
+    functions()[f"translate_{WIRE[dtype_name(args[0].dtype)]}_"
+                f"{WIRE[dtype_name(args[3].dtype)]}"](*args)
 
 
 def owner(*args: Any) -> int:

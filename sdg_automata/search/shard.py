@@ -716,10 +716,12 @@ class Shard:
                 self._number(base, ranks)
             # a level numbered first is the call's only one
             over = time.monotonic() >= until or not late
-            self._expand(late, {**self.summary, "over": over})
+            # our codes of the level, as they go with our last batches (late): ranked too
+            mine = self._wire_codes(self.lo, self.hi) if late and self.shards > 1 else None
+            self._expand(late, {**self.summary, "over": over}, mine)
             told = self._all_sent()
             if late:
-                ranks = self._ranks([codes for _, codes in told.values()])
+                ranks = self._ranks([codes for _, codes in told.values()], mine)
             if base is None or ranks is None:  # q₀'s level: numbered, its value not asked
                 self._merge((0, ranks) if ranks is not None else None)
                 base = 1
@@ -776,12 +778,14 @@ class Shard:
         ranks.number(self.kernel, keys, 0, len(keys), 1, base, out)
         return {v: int(n) for v, n in zip(values, out.tolist(), strict=True)}
 
-    def _expand(self, late: bool, summary: dict[str, Any]) -> None:
+    def _expand(self, late: bool, summary: dict[str, Any], mine: tuple[int, Any] | None
+                ) -> None:
         """Step every state of the frontier; send each successor to its owner: the kernel
         writes it into its owner's buffer (:func:`~sdg_automata.kernels.sharded.expand`),
         and a full buffer goes out as one batch; the last to every other shard, with
-        ``summary`` and, ``late`` (the frontier not numbered yet, so a successor's code is
-        made from its parent's code), the frontier's codes (:meth:`levels`)."""
+        ``summary`` and ``mine``: where ``late`` (the frontier not numbered yet, so a
+        successor's code is made from its parent's code), the frontier's codes as they
+        travel (:meth:`_wire_codes`, :meth:`levels`), else ``None``."""
         import numpy as np
 
         kernel, protocol = self.kernel, self.protocol
@@ -797,7 +801,6 @@ class Shard:
         # a successor's code: the parent's key × letters + letter, its key its code (late)
         # or its number
         keys = self.codes.array if late else self.gids.array
-        mine = self._wire_codes(self.lo, self.hi) if late and self.shards > 1 else None
         word = (summary, mine)
 
         def call() -> int:
@@ -1117,11 +1120,13 @@ class Shard:
         self.kernel.mark(codes, lo, hi, first * 64, bits)
         return first, bits
 
-    def _ranks(self, theirs: list[tuple[int, Any]]) -> _Ranks:
+    def _ranks(self, theirs: list[tuple[int, Any]], mine: tuple[int, Any] | None = None
+               ) -> _Ranks:
         """Every shard's codes of the last merge's new states, ours and ``theirs`` (the
         other shards', :meth:`_wire_codes`), as :class:`_Ranks`: one bitmap where its
         words are no more than the codes (memory at most their 8 bytes each, as every
-        shard's codes sorted would take), else the codes sorted."""
+        shard's codes sorted would take), else the codes sorted.  ``mine``: ours as they
+        went to the others, if they did: a bitmap of them is or-ed in, not made again."""
         import numpy as np
 
         started = time.perf_counter()
@@ -1147,7 +1152,10 @@ class Shard:
             self._trim_kept(end - first, ("ranks",))
             bits = self._kept("ranks", np.uint64, (), end - first)
             bits[:] = 0
-            self.kernel.mark(codes, lo, hi, 64 * first, bits)
+            if mine is not None and mine[1].dtype == np.uint64:
+                theirs = [*theirs, mine]
+            else:
+                self.kernel.mark(codes, lo, hi, 64 * first, bits)
             for at, got in theirs:
                 if got.dtype == np.uint64:
                     bits[at - first:at - first + len(got)] |= got

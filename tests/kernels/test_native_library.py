@@ -233,6 +233,21 @@ def test_the_entry_points_check_their_arrays() -> None:
         last(g, 4)
 
 
+def test_an_entry_point_gets_the_address_of_its_arrays_data() -> None:
+    """Should pass the address of an array's first element, whatever the array: writable
+    (read through the buffer protocol), read-only, empty, a view from an offset, two
+    dimensions; and an entry point then reads a view from where it starts."""
+    base = np.arange(24, dtype=np.int64)
+    frozen = base.copy()
+    frozen.flags.writeable = False
+    for x in (base, base[5:], base.reshape(4, 6), base.reshape(4, 6)[1:], frozen, base[:0],
+              np.zeros((0, 3), np.uint16), np.frombuffer(b"abc", np.uint8)):
+        assert native._address(x) == x.ctypes.data
+    last = _native(octal.LIBRARY)["last_exception_u1"]
+    g = np.array([9, 9, 1, 2, 1, 2, 1, 2], dtype=np.uint8)
+    assert last(g[2:], 4, 2) == last(g[2:].copy(), 4, 2) == -1
+
+
 @pytest.mark.parametrize("variable", ["SDG_AUTOMATA_NATIVE", "SDG_AUTOMATA_NUMBA_CACHE",
                                       "NUMBA_DISABLE_JIT"])
 def test_native_code_can_be_turned_off(variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
