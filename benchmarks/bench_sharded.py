@@ -123,6 +123,7 @@ def _on_cluster(g: Any, small: Any, workers: int) -> dict[str, Any]:
             "cpu_workers": sum(a["cpu"] - b["cpu"] for a, b in zip(after, before, strict=True)),
             "peak_driver": me.ru_maxrss * 1024, "peak_worker": max(a["peak"] for a in after),
             "received": sum(a["received"] for a in after),
+            "lessons": sum(a["lessons"] for a in after),
             **{p: sum(a[p] for a in after) for p in PHASES}, "witness": str(v.witness)}
 
 
@@ -184,9 +185,9 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     sharded = [r for r in rows if r["workers"]]
     show("where the shards' time goes (wall s summed over the shards; send: waiting for "
          "other shards to take batches, end the level or give codes; states received from "
-         "other shards)",
-         ["", *PHASES, "received"],
-         [[r["how"], *(r[p] for p in PHASES), r["received"]] for r in sharded])
+         "other shards; steps the shards learned, past those the driver learned first)",
+         ["", *PHASES, "received", "lessons"],
+         [[r["how"], *(r[p] for p in PHASES), r["received"], r["lessons"]] for r in sharded])
     rounds = f"median of {repeat} interleaved rounds; " if repeat > 1 else ""
     show(f"sharded breadth-first search, {label} ({rows[0]['states']:,} states; {rounds}wall "
          "s, CPU s user+sys and against one process's (its range over the rounds), peak RSS "

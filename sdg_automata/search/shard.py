@@ -409,7 +409,10 @@ class Shard:
     Parameters
     ----------
     blob:
-        The automaton, cloudpickled by the driver (the same bits on every shard).
+        The step tables (:class:`~sdg_automata.search.compiled.tables.StepTables`, with
+        their automaton), cloudpickled by the driver (the same bits on every shard): what
+        the driver learned walking the first states alone, so that every shard knows those
+        steps, and their parts by the same ids, from the start.
     index, shards:
         This shard's number and how many there are.
     head:
@@ -442,8 +445,9 @@ class Shard:
             self.worker.handlers.setdefault(CHANNEL_OP, _take_batches(self.worker))
         from .compiled.tables import StepTables
 
-        automaton = pickle.loads(blob)  # noqa: S301 -- the driver's own automaton
-        self.tables = StepTables(automaton)
+        self.tables = pickle.loads(blob)  # noqa: S301 -- the driver's own tables
+        if not isinstance(self.tables, StepTables):
+            raise TypeError(f"a shard takes step tables, not {type(self.tables).__name__}")
         self.index, self.shards, self.head, self.token = index, shards, head, token
         self.crows, self.cfinal, self.wc, start = _start(self.tables, constraint)
         self.groups = self.tables.groups
@@ -457,11 +461,15 @@ class Shard:
         self.keyed = [0] * self.groups
         self._refresh_keys()
         self.peers: list[Any] = []
+        # the parts of the tables as the driver sent them have the same ids on every shard:
+        # never sent, read as they are
+        known = self.tables.part_counts
         #: parts of each group sent to each shard so far
-        self.shipped = [[0] * self.groups for _ in range(shards)]
+        self.shipped = [list(known) for _ in range(shards)]
         #: per sender and group: the sender's part id -> ours
-        self.trans = [[np.zeros(0, dtype=np.int32) for _ in range(self.groups)]
-                      for _ in range(shards)]
+        self.trans = [[np.arange(c, dtype=np.int32) for c in known] for _ in range(shards)]
+        #: the steps this shard learned (its kernel's misses)
+        self.lessons = 0
         #: per level expanded (its depth): the batches received, in arrival order
         self.inbox: dict[int, list[tuple[int, Any, Any, Any]]] = {}
         #: per depth: each other shard's word on the level, sent with its last batch (its
@@ -817,6 +825,7 @@ class Shard:
             sid, k = int(cursor[protocol.SID]), int(cursor[protocol.LETTER])
             misses.seen((sid, k, int(fill.sum())))
             self.tables.learn(self.store.ids(sid)[:self.groups], k)
+            self.lessons += 1
             self._refresh_keys()
             if out.dtype != self._wire():  # an id outgrew 16 bits: so do the buffers
                 out = out.astype(self._wire())
@@ -1200,15 +1209,16 @@ class Shard:
 
     def usage(self, token: str, round_: int) -> dict[str, float]:
         """This worker process's CPU seconds (user + system) and peak RSS bytes so far, the
-        successors this shard generated, sent (to itself too) and received, and the wall
-        seconds of its work by phase (:data:`PHASES`; waits for other shards are
-        ``"send"``)."""
+        successors this shard generated, sent (to itself too) and received, the steps it
+        learned (``"lessons"``), and the wall seconds of its work by phase
+        (:data:`PHASES`; waits for other shards are ``"send"``)."""
         import resource
 
         self._check(token, round_)  # reads only: nothing to free if it failed
         r = resource.getrusage(resource.RUSAGE_SELF)
         return {"cpu": r.ru_utime + r.ru_stime, "peak": float(r.ru_maxrss * 1024),
                 "generated": self.generated, "sent": self.sent, "received": self.received,
+                "lessons": self.lessons,
                 **self.seconds}
 
     def close(self) -> None:

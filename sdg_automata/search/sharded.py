@@ -18,9 +18,10 @@ Design
   keys that all share a residue.
 * **Encodings agree across workers.**  Each shard learns its compiled step
   (:class:`~sdg_automata.search.compiled.tables.StepTables`) lazily, as one process does, so
-  the part ids of two shards differ.  What is canonical is the part itself (a bitset of
-  items of the automaton the driver built and shipped whole, by cloudpickle: the
-  automaton's item order depends on the string hash seed, so no worker rebuilds it).  So
+  the part ids of two shards differ past those of the tables the driver sent.  What is
+  canonical is the part itself (a bitset of items of the automaton the driver built and
+  shipped whole with its tables, by cloudpickle: the automaton's item order depends on
+  the string hash seed, so no worker rebuilds it).  So
   (i) the owner hash adds up, per part, a key computed from its group and bitset
   (:func:`~sdg_automata.search.shard._part_key`), the same on every shard; (ii) a batch
   of states goes out in the sender's ids (16 bits while they fit) with the parts the
@@ -30,6 +31,12 @@ Design
   (:func:`~sdg_automata.kernels.sharded.translate`: a lookup in a table of thousands, in
   cache; inside the merge, a branch per id on the row's sender cost 0.1–0.5 s more of the
   shards' CPU on 1.27·10⁷ states).
+* **The first levels' steps are learned once, by the driver.**  Before the shards
+  start, the driver walks the first :data:`LESSON_STATES` states alone, as one process
+  would (:func:`_lessons`), and ships the step tables it learned (with their automaton):
+  the shards' states are random halves of the same levels, so each shard learned nearly
+  every step one process learns, and paid for it in Python; now those parts also have the
+  same ids on every shard, and are never sent.
 * **A shard keeps packed keys.**  Its states are keys of one word in the ordered table of
   the one-process walk's table store
   (:class:`~sdg_automata.search.compiled.packed.PackedStore`): a lookup compares one
@@ -110,7 +117,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, ResourceError, SdgBug, SdgError
+from ..errors import BudgetExceeded, InputError, Interrupted, ResourceError, SdgBug, SdgError
 from ..kernels import sharded_native
 from ..kernels.native import prepare
 from ..runtime.budget import Budget, Meter
@@ -123,6 +130,7 @@ from .shard_stores import STORES
 
 if TYPE_CHECKING:
     from ..grammar.words import Word
+    from .compiled.tables import StepTables
     from .request import Search
 
 __all__ = ["sharded_bfs"]
@@ -148,6 +156,11 @@ PROBE_SECONDS = 5.0
 #: cheaper, not measured again) a level of 1,000 states runs at 20–170 k states/s, a
 #: tenth or less of one process's ~1.15 M/s
 MIN_WIDTH = 1000
+#: the states the driver walks alone first, to learn the steps of the first levels once
+#: (:func:`_lessons`): on the binary 1.27·10⁷-state instance each of two shards learned
+#: about 3,870 steps, nearly all of one process's 3,882, 89% of them within the first
+#: 2.5·10⁵ states (the walk past them costs the driver about 0.03 s)
+LESSON_STATES = 1 << 18
 
 
 class _Narrow(Exception):
@@ -189,7 +202,7 @@ class _Cluster:
     """The driver's side: the shards' actors, and bounded waits on their calls."""
 
     def __init__(self, client: Any, search: Search, token: str, meter: Meter,
-                 store: str) -> None:
+                 store: str, tables: StepTables) -> None:
         #: per worker: the scheduler's last_seen when it last changed, and our clock then
         self._beats: dict[str, tuple[Any, float]] = {}
         #: the workers as the scheduler last described them (:meth:`lost`)
@@ -209,7 +222,7 @@ class _Cluster:
         self.futures: list[Any] = []
         self.actors: list[Any] = []
         try:  # the shards started so far go if any fails to start
-            blob = cloudpickle.dumps(search.automaton)
+            blob = cloudpickle.dumps(tables)
             constraint = search.constraint_arrays()
             self.futures = [
                 client.submit(Shard, blob, i, len(self.addresses), search.head, constraint,
@@ -410,8 +423,9 @@ class _Cluster:
 
 
 @contextlib.contextmanager
-def _shards(client: Any, search: Search, meter: Meter, store: str) -> Iterator[_Cluster]:
-    cluster = _Cluster(client, search, uuid.uuid4().hex, meter, store)
+def _shards(client: Any, search: Search, meter: Meter, store: str, tables: StepTables
+            ) -> Iterator[_Cluster]:
+    cluster = _Cluster(client, search, uuid.uuid4().hex, meter, store, tables)
     try:
         yield cluster
     finally:
@@ -504,6 +518,38 @@ def _settle_at(firsts: dict[int, int], found: dict[int, int], settle: int, cap: 
     if 0 <= cap <= last:
         raise meter.exceeded(cap, f"{meter.budget.max_states} states")
     return last + 1, found | {v: g for v, g in firsts.items() if g <= last}
+
+
+def _lessons(search: Search, meter: Meter) -> StepTables:
+    """The step tables the shards start with: those the driver learned walking the first
+    :data:`LESSON_STATES` states alone, the one-process walk's
+    (:func:`~sdg_automata.search.compiled.drive.breadth_first`, under the search's
+    deadline; what it found is dropped).
+
+    Every shard learns the steps its states take, and the shards' states are random halves
+    (thirds, …) of the same levels: each learned nearly every step one process learns
+    (a lesson: the step by the Steps 3–4 computation in Python, and the kernel called
+    again), so shards paid the lessons as many times as there are shards.  Learned here,
+    they are paid once; their parts then have the same ids on every shard, so they are
+    never sent (:class:`~sdg_automata.search.shard.Shard`).  Tables that cannot be learned
+    here (a table over the kernels' limit) are left to the shards, as before."""
+    from dataclasses import replace
+
+    from .compiled.drive import breadth_first
+
+    tables = search.tables()
+    budget = replace(meter.shared(), max_states=LESSON_STATES, progress=None)
+    try:  # (a quarter of a second or so: the progress display is not told of it)
+        breadth_first(tables, budget, what="the first levels",
+                      constraint=search.constraint_arrays())
+    except BudgetExceeded:  # the states this walk may take, or the search's deadline
+        if time.perf_counter() > meter.deadline:  # (the progress is told of no state yet)
+            raise meter.exceeded(0, f"{meter.budget.max_seconds:g} s") from None
+    except Interrupted:
+        raise meter.interrupted(0) from None
+    except OverflowError:  # a table over the kernels' limit: the shards will say so
+        return search.tables()
+    return tables
 
 
 def _witnesses(cluster: _Cluster, search: Search, found: dict[int, int]
@@ -607,9 +653,10 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
             # a first run's build of the shards' kernels, here under the budget (not linked:
             # the driver runs none); workers on this machine link it, others build their own
             prepare(sharded_native.LIBRARY.build, meter, "the sharded search's kernels")
+            tables = _lessons(search, meter)
             for store in STORES:  # packed keys; records once the ids outgrow a key
                 try:
-                    with _shards(client, search, meter, store) as cluster:
+                    with _shards(client, search, meter, store, tables) as cluster:
                         found, states, complete, peak = _walk(cluster, search, usage)
                         workers = cluster.size
                     break

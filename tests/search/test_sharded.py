@@ -76,14 +76,44 @@ def wide_enough(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests hold the sharded walk itself to one process: its narrow-level rule (a
     search whose levels stay under MIN_WIDTH states after PROBE_SECONDS runs here, issue 34
     §5) is off, since their instances are narrow and a loaded machine reaches the probe
-    (test_sharded_lifecycle tests the rule)."""
+    (test_sharded_lifecycle tests the rule).  And the driver learns the steps of the first
+    64 states only (LESSON_STATES), so that on these small instances the shards still
+    learn steps of their own and send each other the parts they make."""
     from sdg_automata.search import sharded as module
 
     monkeypatch.setattr(module, "PROBE_SECONDS", math.inf)
+    monkeypatch.setattr(module, "LESSON_STATES", 64)
 
 
-def sharded(g: Grammar, address: str, k: int | None = None, **kw: Any) -> Any:
-    v = max_grundy(g, g.start, k, engine="dask", options={"scheduler": address}, **kw)
+@pytest.mark.parametrize("first", [1, 64, 10**6])
+def test_the_shards_learn_only_the_steps_the_driver_did_not(
+        cluster: Cluster, monkeypatch: pytest.MonkeyPatch, first: int) -> None:
+    """Should give one process's verdict whatever the driver learned before the shards
+    started (q₀'s steps, the first 64 states', every state's), and leave the shards no step
+    to learn once the driver walked every state, but some otherwise (each shard learns the
+    steps its own states take)."""
+    from sdg_automata.search import sharded as module
+
+    monkeypatch.setattr(module, "LESSON_STATES", first)
+    g = exhaustive(3, 8, 1)
+    one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
+    usage: list[dict[str, float]] = []
+    two = sharded(g, cluster.address, options_usage=usage)
+    same(one, two)
+    lessons = [u["lessons"] for u in usage]
+    assert len(lessons) == 2
+    if first >= one.states:
+        assert lessons == [0, 0]
+    else:
+        assert all(n > 0 for n in lessons), lessons
+
+
+def sharded(g: Grammar, address: str, k: int | None = None, *,
+            options_usage: list[dict[str, float]] | None = None, **kw: Any) -> Any:
+    options: dict[str, Any] = {"scheduler": address}
+    if options_usage is not None:  # each shard's usage (CPU, lessons, …) once it ends
+        options["usage"] = options_usage.extend
+    v = max_grundy(g, g.start, k, engine="dask", options=options, **kw)
     assert (v.engine.name, v.engine.store) == ("dask", "table") and v.engine.workers >= 1
     return v
 
@@ -701,14 +731,20 @@ def _narrow_keys(bits: int | None) -> list[tuple[str, int]]:
     return log
 
 
-def test_ids_that_outgrow_a_key_walk_again_on_records(cluster: Cluster) -> None:
+def test_ids_that_outgrow_a_key_walk_again_on_records(cluster: Cluster,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Should, when the part ids outgrow a packed key in the middle of the walk (keys of
-    22 bits on the workers here), search again on the record store and give one
-    process's verdict."""
+    22 bits on the workers here; the driver learns q₀'s steps only, so that the shards'
+    keys start narrow), search again on the record store and give one process's
+    verdict."""
     import sys
 
     import cloudpickle
     import distributed
+
+    from sdg_automata.search import sharded as module
+
+    monkeypatch.setattr(module, "LESSON_STATES", 1)
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import it
     g, _ = family(3, 8, 1, True)
