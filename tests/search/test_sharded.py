@@ -85,29 +85,6 @@ def wide_enough(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(module, "LESSON_STATES", 64)
 
 
-@pytest.mark.parametrize("first", [1, 64, 10**6])
-def test_the_shards_learn_only_the_steps_the_driver_did_not(
-        cluster: Cluster, monkeypatch: pytest.MonkeyPatch, first: int) -> None:
-    """Should give one process's verdict whatever the driver learned before the shards
-    started (q₀'s steps, the first 64 states', every state's), and leave the shards no step
-    to learn once the driver walked every state, but some otherwise (each shard learns the
-    steps its own states take)."""
-    from sdg_automata.search import sharded as module
-
-    monkeypatch.setattr(module, "LESSON_STATES", first)
-    g = exhaustive(3, 8, 1)
-    one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
-    usage: list[dict[str, float]] = []
-    two = sharded(g, cluster.address, options_usage=usage)
-    same(one, two)
-    lessons = [u["lessons"] for u in usage]
-    assert len(lessons) == 2
-    if first >= one.states:
-        assert lessons == [0, 0]
-    else:
-        assert all(n > 0 for n in lessons), lessons
-
-
 def sharded(g: Grammar, address: str, k: int | None = None, *,
             options_usage: list[dict[str, float]] | None = None, **kw: Any) -> Any:
     options: dict[str, Any] = {"scheduler": address}
@@ -143,6 +120,29 @@ def test_the_same_verdict_as_one_process(cluster: Cluster, g: Grammar, k: int | 
     ones the one-process walk finds) and state count, stopping where it stops."""
     one = max_grundy(g, g.start, k, strategy="bfs", engine="compiled", within=within)
     same(one, sharded(g, cluster.address, k, within=within))
+
+
+@pytest.mark.parametrize("first", [1, 64, 10**6])
+def test_the_shards_learn_only_the_steps_the_driver_did_not(
+        cluster: Cluster, monkeypatch: pytest.MonkeyPatch, first: int) -> None:
+    """Should give one process's verdict whatever the driver learned before the shards
+    started (q₀'s steps, the first 64 states', every state's), and leave the shards no step
+    to learn once the driver walked every state, but some otherwise (each shard learns the
+    steps its own states take)."""
+    from sdg_automata.search import sharded as module
+
+    monkeypatch.setattr(module, "LESSON_STATES", first)
+    g = exhaustive(3, 8, 1)
+    one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
+    usage: list[dict[str, float]] = []
+    two = sharded(g, cluster.address, options_usage=usage)
+    same(one, two)
+    lessons = [u["lessons"] for u in usage]
+    assert len(lessons) == 2
+    if first >= one.states:
+        assert lessons == [0, 0]
+    else:
+        assert all(n > 0 for n in lessons), lessons
 
 
 def test_unary_modular_families(cluster: Cluster) -> None:
