@@ -75,7 +75,8 @@ from ..errors import BudgetExceeded, Interrupted, SdgBug
 if TYPE_CHECKING:
     from ..runtime.budget import Meter
 
-__all__ = ["ENV", "Entry", "Library", "building", "cache_dir", "cached", "enabled", "prepare"]
+__all__ = ["ENV", "Entry", "Library", "building", "cache_dir", "cached", "dtype_name", "enabled",
+           "prepare"]
 
 _T = TypeVar("_T")
 

@@ -45,8 +45,8 @@ from .step import _GOLDEN, Array, _hash, _inline, _probe, popcount, prefetch, st
 __all__ = ["absorb", "absorb_packed", "expand", "first_rows", "mark", "number", "owner",
            "translate"]
 
-#: the seed of the owner hash: any constant other than the table hash's start, so that
-#: which shard owns a state and where the shard's table puts it are independent
+#: the owner hash's first term (any constant: what makes a state's owner independent of its
+#: slot in the shard's table, a hash of the shard's own ids, is the parts' random keys)
 _OWNER_SEED = np.uint64(0xD1B54A32D192ED03)
 #: the largest code (a stream that is done reads as this)
 _NO_CODE = np.int64(0x7FFFFFFFFFFFFFFF)

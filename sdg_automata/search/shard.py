@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..errors import ResourceError
+from ..errors import ResourceError, SdgBug
 from ..kernels.protocol import BATCH
 from .compiled.drive import _start
 from .compiled.loop import Misses, dispatch, stop
@@ -447,7 +447,10 @@ class Shard:
 
         self.tables = pickle.loads(blob)  # noqa: S301 -- the driver's own tables
         if not isinstance(self.tables, StepTables):
-            raise TypeError(f"a shard takes step tables, not {type(self.tables).__name__}")
+            raise SdgBug(f"a shard takes step tables, not {type(self.tables).__name__}")
+        # the parts of the tables as the driver sent them have the same ids on every shard:
+        # never sent, read as they are
+        known = self.tables.part_counts
         self.index, self.shards, self.head, self.token = index, shards, head, token
         self.crows, self.cfinal, self.wc, start = _start(self.tables, constraint)
         self.groups = self.tables.groups
@@ -461,9 +464,6 @@ class Shard:
         self.keyed = [0] * self.groups
         self._refresh_keys()
         self.peers: list[Any] = []
-        # the parts of the tables as the driver sent them have the same ids on every shard:
-        # never sent, read as they are
-        known = self.tables.part_counts
         #: parts of each group sent to each shard so far
         self.shipped = [list(known) for _ in range(shards)]
         #: per sender and group: the sender's part id -> ours

@@ -522,33 +522,42 @@ def _settle_at(firsts: dict[int, int], found: dict[int, int], settle: int, cap: 
 
 def _lessons(search: Search, meter: Meter) -> StepTables:
     """The step tables the shards start with: those the driver learned walking the first
-    :data:`LESSON_STATES` states alone, the one-process walk's
-    (:func:`~sdg_automata.search.compiled.drive.breadth_first`, under the search's
-    deadline; what it found is dropped).
+    :data:`LESSON_STATES` states alone (at most the budget's ``max_states``), the
+    one-process walk's (:func:`~sdg_automata.search.compiled.drive.breadth_first`, under
+    the search's deadline; what it found is dropped).
 
     Every shard learns the steps its states take, and the shards' states are random halves
     (thirds, …) of the same levels: each learned nearly every step one process learns
     (a lesson: the step by the Steps 3–4 computation in Python, and the kernel called
     again), so shards paid the lessons as many times as there are shards.  Learned here,
     they are paid once; their parts then have the same ids on every shard, so they are
-    never sent (:class:`~sdg_automata.search.shard.Shard`).  Tables that cannot be learned
-    here (a table over the kernels' limit) are left to the shards, as before."""
+    never sent (:class:`~sdg_automata.search.shard.Shard`).
+
+    The progress display says what the driver does meanwhile (its count stands still; on
+    a first run the walk's kernels are also built here).  The search's deadline, memory
+    running out and Ctrl-C end the search as they would later, with 0 states numbered; a
+    table over the kernels' limit (``OverflowError``) is known here, before any shard
+    starts, and sends the search to the engine's fallback, as one process's would."""
     from dataclasses import replace
 
     from .compiled.drive import breadth_first
 
     tables = search.tables()
-    budget = replace(meter.shared(), max_states=LESSON_STATES, progress=None)
-    try:  # (a quarter of a second or so: the progress display is not told of it)
+    limit = meter.budget.max_states
+    cap = LESSON_STATES if limit is None else min(LESSON_STATES, limit)
+    budget = replace(meter.shared(), max_states=cap, progress=None)
+    meter.describe("learning the first levels' steps")
+    try:
         breadth_first(tables, budget, what="the first levels",
                       constraint=search.constraint_arrays())
-    except BudgetExceeded:  # the states this walk may take, or the search's deadline
+    except BudgetExceeded:  # the walk's cap; or the search's deadline, or memory, ran out
         if time.perf_counter() > meter.deadline:  # (the progress is told of no state yet)
             raise meter.exceeded(0, f"{meter.budget.max_seconds:g} s") from None
+        meter.check_memory(0)
     except Interrupted:
         raise meter.interrupted(0) from None
-    except OverflowError:  # a table over the kernels' limit: the shards will say so
-        return search.tables()
+    finally:
+        meter.describe(None)
     return tables
 
 
@@ -586,8 +595,10 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
     budget:
         As :func:`~sdg_automata.search.decide.max_grundy` takes it: states between
         levels (exactly), seconds also while the driver waits for the shards (every
-        :data:`POLL` s).  A progress callable with a ``describe(text)`` method (the
-        command line's bar) is also told while the workers compile the kernels
+        :data:`POLL` s) and while it learns the first levels' steps alone
+        (:func:`_lessons`, at most ``max_states`` states of its own).  A progress
+        callable with a ``describe(text)`` method (the command line's bar) is also told
+        while the driver learns them and while the workers compile the kernels
         (:meth:`~sdg_automata.runtime.budget.Meter.describe`).
     scheduler:
         ``tcp://HOST:PORT`` of a running ``dask scheduler`` (every worker then holds
@@ -595,8 +606,10 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
     timeout:
         Seconds to wait for the scheduler and a first worker.
     usage:
-        Called, when the walk ends, with each shard's worker process's CPU seconds
-        and peak RSS (``{"cpu": s, "peak": bytes}``; for benchmarks).
+        Called, when the walk ends, with each shard's :meth:`Shard.usage
+        <sdg_automata.search.shard.Shard.usage>`: its worker process's CPU seconds and
+        peak RSS (``"cpu"``, ``"peak"``), the steps it learned (``"lessons"``), its
+        successors and phases (for benchmarks).
 
     Returns
     -------
@@ -613,6 +626,10 @@ def sharded_bfs(search: Search, budget: Budget, *, scheduler: str, timeout: floa
         reads one letter (each level holds one state), or the levels measured are too
         narrow (:data:`MIN_WIDTH`); the engine registry then runs it on the ``compiled``
         engine with a notice saying why, under the rest of the budget.
+    OverflowError
+        When a step table outgrows the kernels' limit during the driver's first walk
+        (:func:`_lessons`): the engine registry then runs the search on the fallback,
+        with a notice.
     ResourceError
         When the scheduler cannot be reached, or a worker is lost during the search, or
         the scheduler releases the shards (nothing is concluded; run it again).

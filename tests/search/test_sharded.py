@@ -145,6 +145,70 @@ def test_the_shards_learn_only_the_steps_the_driver_did_not(
         assert all(n > 0 for n in lessons), lessons
 
 
+def test_the_drivers_first_walk_ends_the_search_as_the_search_would(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should learn the first levels' steps under the search's budget (no more states
+    than max_states, the display told what the driver does and of no count), and end the
+    search as it would end later, with 0 states numbered: at its deadline, at Ctrl-C, as
+    memory runs out; a table over the kernels' limit goes to the engine's fallback
+    (OverflowError)."""
+    from sdg_automata.runtime import budget as budgets
+    from sdg_automata.runtime.budget import Budget
+    from sdg_automata.search import sharded as module
+    from sdg_automata.search.compiled import drive
+    from sdg_automata.search.decide import question
+
+    g = exhaustive(3, 8, 1)
+    search = question(g, g.start)
+    said: list[str | None] = []
+
+    class Display:
+        def __call__(self, n: int) -> None:
+            raise AssertionError(f"told of {n} states")
+
+        def describe(self, text: str | None) -> None:
+            said.append(text)
+
+    monkeypatch.setattr(module, "LESSON_STATES", 1000)
+    fresh = sum(search.tables().part_counts)
+    learned = module._lessons(search, Budget(progress=Display()).start())
+    assert sum(learned.part_counts) > fresh
+    assert said == ["learning the first levels' steps", None]
+    caps: list[int | None] = []
+    walk = drive.breadth_first
+
+    def spied(tables: Any, budget: Any, **kw: Any) -> Any:
+        caps.append(budget.max_states)
+        return walk(tables, budget, **kw)
+
+    monkeypatch.setattr(drive, "breadth_first", spied)
+    module._lessons(search, Budget(max_states=10).start())
+    module._lessons(search, Budget(max_states=10**9).start())
+    assert caps == [10, 1000]
+    with pytest.raises(BudgetExceeded, match=r"budget of 1e-09 s .*\(0 states reached\)"):
+        module._lessons(search, Budget(max_seconds=1e-9).start())
+
+    def failing(error: BaseException) -> Any:
+        def walk(*_: Any, **__: Any) -> Any:
+            raise error
+        return walk
+
+    monkeypatch.setattr(drive, "breadth_first", failing(Interrupted("interrupted after 9 "
+                                                                    "states", explored=9)))
+    with pytest.raises(Interrupted, match=r"^interrupted after 0 states") as stopped:
+        module._lessons(search, Budget().start())
+    assert stopped.value.explored == 0
+    monkeypatch.setattr(drive, "breadth_first", failing(OverflowError("a table too large")))
+    with pytest.raises(OverflowError, match="a table too large"):
+        module._lessons(search, Budget().start())
+    monkeypatch.setattr(drive, "breadth_first", failing(BudgetExceeded("memory", explored=9)))
+    monkeypatch.setattr(budgets, "memory_pressure", lambda: "1 MB left")
+    with pytest.raises(BudgetExceeded, match=r"before memory ran out \(1 MB left\) after 0"):
+        module._lessons(search, Budget().start())
+    monkeypatch.setattr(budgets, "memory_pressure", lambda: None)  # the walk's own cap
+    assert module._lessons(search, Budget().start()).part_counts == search.tables().part_counts
+
+
 def test_unary_modular_families(cluster: Cluster) -> None:
     """Should agree with one process and with number theory (modular_truth) on a
     one-letter family: one state per level, which the cluster would pay two round trips
@@ -731,12 +795,15 @@ def _narrow_keys(bits: int | None) -> list[tuple[str, int]]:
     return log
 
 
+@pytest.mark.parametrize("first", [1, 10**6])
 def test_ids_that_outgrow_a_key_walk_again_on_records(cluster: Cluster,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Should, when the part ids outgrow a packed key in the middle of the walk (keys of
-    22 bits on the workers here; the driver learns q₀'s steps only, so that the shards'
-    keys start narrow), search again on the record store and give one process's
-    verdict."""
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      first: int) -> None:
+    """Should, when the part ids outgrow a packed key (keys of 22 bits on the workers
+    here), search again on the record store and give one process's verdict: in the middle
+    of the walk where the driver learned q₀'s steps only (the shards' keys start narrow),
+    or as the shards are made where it learned every step (their keys are too wide from
+    the start)."""
     import sys
 
     import cloudpickle
@@ -744,19 +811,22 @@ def test_ids_that_outgrow_a_key_walk_again_on_records(cluster: Cluster,
 
     from sdg_automata.search import sharded as module
 
-    monkeypatch.setattr(module, "LESSON_STATES", 1)
+    monkeypatch.setattr(module, "LESSON_STATES", first)
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import it
     g, _ = family(3, 8, 1, True)
     one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
     with distributed.Client(cluster.address, timeout=30) as client:
-        client.run(_narrow_keys, 22)
+        # (a worker's log keeps the runs before this one)
+        before = {w: len(log) for w, log in client.run(_narrow_keys, 22).items()}
         try:
             two = max_grundy(g, g.start, engine="dask", options={"scheduler": cluster.address})
         finally:
-            logs = client.run(_narrow_keys, None)
+            logs = {w: log[before[w]:] for w, log in client.run(_narrow_keys, None).items()}
     assert verdict(two) == verdict(one)
     for log in logs.values():  # per worker: a packed shard that failed to fit, then records
         assert log[0] == ("packed", 0) and log[-1] == ("records", 0), log
         assert all(n > 1 for what, n in log if what == "too wide"), log  # mid-walk
-    assert any(what == "too wide" for log in logs.values() for what, _ in log), logs
+    # where the shards start from every part, no key fits from the start: no walk to fit
+    assert any(what == "too wide" for log in logs.values() for what, _ in log) == (
+        first == 1), logs

@@ -109,7 +109,7 @@ def _levels(search: Any, store: str, kernel: Any, shards: int = 1, seconds: floa
     from sdg_automata.search import sharded
     from sdg_automata.search.shard import Shard
 
-    blob = cloudpickle.dumps(search.tables())  # nothing learned: every step the shards'
+    blob = cloudpickle.dumps(search.tables())  # nothing learned: the shards learn every step
     made = [Shard(blob, i, shards, search.head, search.constraint_arrays(), "t", store)
             for i in range(shards)]
     peers = [_Peer(s) for s in made]
