@@ -705,14 +705,11 @@ def _caller(entry: Entry, address: int) -> Callable[..., Any]:
     function = ctypes.CFUNCTYPE(ctypes.c_int64 if entry.result else None, *argtypes)(address)
     dtypes = [np.dtype(dtype) for dtype, _ in kinds]
 
-    dims_of = [dims for _, dims in kinds]
-
     def call(*args: Any) -> Any:
         if len(args) != len(kinds):
             raise SdgBug(f"{entry.name} takes {len(kinds)} arguments, not {len(args)}")
         flat: list[Any] = []
-        for i, x in enumerate(args):
-            dims = dims_of[i]
+        for i, (x, (_, dims)) in enumerate(zip(args, kinds, strict=True)):
             if dims == 0:
                 flat.append(int(x))
                 continue
