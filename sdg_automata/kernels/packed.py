@@ -56,6 +56,7 @@ from .step import (
     _GOLDEN,
     _MIX,
     Array,
+    _inline,
     first_value,
     prefetch,
     step,
@@ -65,7 +66,7 @@ __all__ = ["home", "insert_keys", "key_hash", "pack", "packed_bfs", "spread", "u
 
 
 
-@jit
+@_inline
 def key_hash(key: Any) -> Any:  # a numpy uint64
     """64 bits of hash of a key (multiply–xorshift, the final mix of ``step._hash``)."""
     h = key * _GOLDEN
@@ -75,14 +76,14 @@ def key_hash(key: Any) -> Any:  # a numpy uint64
     return h
 
 
-@jit
+@_inline
 def home(h: Any, form: Array) -> Any:  # a numpy int64
     """The home slot of hash ``h`` in a table of ``form[SCALE] · 2^form[Q]`` homes: its top
     q + 3 bits times m, over 8 (monotone in ``h`` for every size)."""
     return np.int64(((h >> np.uint64(61 - form[Q])) * np.uint64(form[SCALE])) >> np.uint64(3))
 
 
-@jit
+@_inline
 def pack(block: Array, row: int, shifts: Array) -> Any:  # a numpy uint64
     """The key of ``block[row]``: its ids as bit fields."""
     key = np.uint64(0)
@@ -91,7 +92,7 @@ def pack(block: Array, row: int, shifts: Array) -> Any:  # a numpy uint64
     return key
 
 
-@jit
+@_inline
 def unpack(key: Any, shifts: Array, masks: Array, out: Array, row: int) -> None:
     """``out[row]`` ← the ids of ``key``."""
     for i in range(shifts.shape[0]):
@@ -157,7 +158,7 @@ def spread(table: Array, old_end: int, form: Array, stash: Array) -> int:
     return 0
 
 
-@jit
+@_inline
 def _lookup(table: Array, slot: int, key1: Any) -> int:
     """The slot holding ``key1`` from ``slot`` on (≥ 0), or −1 − the free slot ending the
     cluster, or ``−1 − len(table)`` when the cluster runs past the tail."""

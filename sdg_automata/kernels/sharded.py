@@ -52,7 +52,7 @@ _OWNER_SEED = np.uint64(0xD1B54A32D192ED03)
 _NO_CODE = np.int64(0x7FFFFFFFFFFFFFFF)
 
 
-@jit
+@_inline
 def owner(keys: Array, block: Array, row: int, groups: int, wc: int, shards: int) -> int:
     """The shard owning the state ``block[row]``: a hash of its parts' canonical keys
     (``keys[g, id]``: the same for the same part of the same group on every shard,

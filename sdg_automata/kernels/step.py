@@ -201,7 +201,7 @@ def _chain_any(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Ar
     return c, lv
 
 
-@jit
+@_inline
 def step(heap: Array, plan: Array, at: int, src: Array, srow: int, dst: Array,
          drow: int) -> int:
     """dst[drow] ← δ(src[srow], a), a the letter whose plan starts at ``plan[at]``: one

@@ -299,3 +299,35 @@ def test_a_second_process_loads_the_search_kernels_without_compiling(tmp_path: P
     second = runs[1]
     assert second.count("[cache] data loaded") >= 2, second[-2000:]  # bfs, rehash, ...
     assert "[cache] data saved" not in second, second[-2000:]
+
+
+def test_kernels_run_without_the_reference_counting_runtime(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should compile every kernel without numba's NRT (:func:`sdg_automata.kernels._options`):
+    a kernel reads and writes the arrays it is given, as the reference does, and one that
+    allocated is refused when it compiles, not run another way."""
+    pytest.importorskip("numba")
+    import numpy as np
+    from numba.core.errors import TypingError
+
+    from sdg_automata.kernels.packed import key_hash
+
+    monkeypatch.setenv("SDG_AUTOMATA_NUMBA_CACHE", "0")  # nothing cached beside the tests
+    assert kernels._options(False)["_nrt"] is False
+    assert key_hash.targetoptions["_nrt"] is False
+
+    def fill(out: Any) -> int:  # writes what it is given: compiles, and equals Python
+        for i in range(out.shape[0]):
+            out[i] = i * i % 7
+        return int(out.sum())
+
+    compiled = kernels.jit(fill)
+    got, want = np.zeros(70, dtype=np.int64), np.zeros(70, dtype=np.int64)
+    assert compiled(got) == fill(want) == sum(i * i % 7 for i in range(70))
+    assert got.tolist() == want.tolist() == [i * i % 7 for i in range(70)]
+
+    def allocate(n: int) -> float:
+        return float(np.zeros(n).sum())
+
+    with pytest.raises(TypingError):
+        kernels.jit(allocate)(3)
