@@ -2,7 +2,8 @@
 tests/project/test_architecture.py.
 
 A hot loop (the values of a subtraction game) written twice: the Python reference and a
-kernel for ``kernels.jit`` (numba arrays and ints, no exception, a status code), run by
+kernel for ``kernels.jit`` (numba arrays and ints, its scratch given by the caller, no
+exception, a status code), run by
 the one policy of :mod:`sdg_automata.runtime.engines` from its entry in ``THRESHOLDS``,
 each kernel call inside :func:`~sdg_automata.runtime.stopping.held_signals`.
 """
@@ -32,9 +33,10 @@ def values_python(moves: Iterable[int], n: int) -> list[int]:
     return out
 
 
-def _values_kernel(moves: Any, out: Any) -> int:
-    """The kernel :func:`values_python` must equal; returns 0 (its status: done)."""
-    seen = np.zeros(moves.shape[0] + 2, dtype=np.uint8)
+def _values_kernel(moves: Any, seen: Any, out: Any) -> int:
+    """The kernel :func:`values_python` must equal; returns 0 (its status: done).
+    ``seen`` (uint8, one more than the moves and one spare) is scratch: a kernel
+    allocates nothing."""
     for heap in range(out.shape[0]):
         seen[:] = 0
         for s in moves:
@@ -62,5 +64,6 @@ def values(moves: Iterable[int], n: int, engine: Engine = "auto") -> tuple[list[
     out = np.zeros(n + 1, dtype=np.int64)
     kernel = _compiled()
     with held_signals():  # the first call compiles or loads: never broken by a Ctrl-C
-        kernel(np.array(ordered, dtype=np.int64), out)
+        kernel(np.array(ordered, dtype=np.int64), np.zeros(len(ordered) + 2, dtype=np.uint8),
+               out)
     return [int(v) for v in out], "compiled"
