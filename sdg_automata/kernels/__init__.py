@@ -142,7 +142,9 @@ def jit(kernel: F, *, inline: bool = False) -> F:
     a native entry point requires, :mod:`~sdg_automata.kernels.native`), and with NRT
     each array passed or aliased in a hot loop was an ``NRT_incref``/``NRT_decref``
     pair of calls that LLVM can neither remove nor see through (issue 36 item 6).  A
-    kernel that allocated would fail to compile, not run differently.
+    kernel that allocated fails to compile.  A kernel also returns no array (ints and
+    tuples of ints only): without NRT, numba would hand back a view in a tuple as its
+    parent array.
     """
     import numba
 

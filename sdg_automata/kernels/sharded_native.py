@@ -9,13 +9,14 @@ on records), and numbers a level with :func:`~sdg_automata.kernels.sharded.mark`
 :func:`~sdg_automata.kernels.sharded.first_rows`.  Through numba's dispatchers those
 kernels spent about half of a shard's CPU in ``NRT_incref``/``NRT_decref`` (profiled:
 47% of the samples of a one-shard search of 1.27·10⁷ states, issue 36 item 6): every
-call of a compiled helper that takes arrays (the step, the owner hash, a lookup) counts
+call of a compiled helper that took arrays (the step, the owner hash, a lookup) counted
 references to them with atomic instructions.  The arrays of a native entry point are
 rebuilt from pointer and shape (``numba.carray``) and carry no reference count, so those
 calls cost a test and a return; yet each stayed a call LLVM could not see through (0.40
 CPU s of a one-worker search, the step 30% slower than in one process's walk), until the
 kernels were compiled without numba's runtime at all (:func:`sdg_automata.kernels.jit`),
-after which the dispatchers run the shards as fast.  :data:`LIBRARY` makes them one native object
+after which the dispatchers run the shards nearly as fast (what is left to the library
+is a process that never loads numba).  :data:`LIBRARY` makes them one native object
 (:mod:`sdg_automata.kernels.native`), as :mod:`~sdg_automata.kernels.bfs_native` does for
 the walk of one process: the same kernels, the same answers; numba's dispatchers are the
 fallback.
