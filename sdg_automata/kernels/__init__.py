@@ -114,10 +114,10 @@ def _caching() -> bool:
 def _options(inline: bool) -> dict[str, Any]:
     """numba's options for a kernel (:func:`jit`): ``nogil``; inlined or never; and no
     NRT where this numba has the option (it has had it since long before 0.60: its own
-    tests compile with it).  Measured on bench_sharded's 1.27·10⁷-state instance: the
-    shards' kernels 5.0–5.7 → 3.8–4.3 CPU s for two workers; one process's search 3.73
-    → 3.29 s (with the helpers of its loop inlined: :mod:`~sdg_automata.kernels.step`,
-    :mod:`~sdg_automata.kernels.packed`)."""
+    tests compile with it).  Measured on bench_sharded's 1.27·10⁷-state instance, with
+    the helpers of the walks' loops inlined (:mod:`~sdg_automata.kernels.step`,
+    :mod:`~sdg_automata.kernels.packed`): two workers' CPU 5.0–5.7 → 3.8–4.3 s, one
+    process's search 3.73 → 3.29 s."""
     from numba.core.options import DefaultOptions
 
     options: dict[str, Any] = {"nogil": True, "inline": "always" if inline else "never"}
