@@ -27,7 +27,6 @@ twice.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -53,10 +52,8 @@ from .step import (
     Array,
     _chain_any,
     _chain_new,
+    _inline,
 )
-
-#: a helper inlined into its callers (the walk's hot loop)
-_inline = functools.partial(jit, inline=True)
 
 __all__ = ["COLUMNS", "decode", "move", "walk"]
 
