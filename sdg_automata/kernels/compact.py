@@ -207,7 +207,7 @@ def _filled(slots: Array, blk: int, wi: int) -> Any:
     return slots[wi * blk] | slots[wi * blk + 2]
 
 
-@jit
+@_inline
 def _first_empty(slots: Array, blk: int, blocks: int, i: int) -> int:
     """The first slot at or after ``i`` (around the table) that holds no key."""
     wi = i >> 6
@@ -218,7 +218,7 @@ def _first_empty(slots: Array, blk: int, blocks: int, i: int) -> int:
     return wi * 64 + lowest(x)
 
 
-@jit
+@_inline
 def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
     """Where the run of quotient ``fq`` starts (or would start: the slot where its first
     key goes), ``fq``'s home holding a key.
@@ -274,7 +274,7 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
         i = (wi + 1) * 64 if wi + 1 < blocks else 0
 
 
-@jit
+@_inline
 def _shift_right(slots: Array, blk: int, w: int, wmask: Any, blocks: int, s: int,
                  e: int) -> None:
     """The keys of the slots [s, e) (around the table; e empty) one slot right, their
@@ -332,7 +332,7 @@ def admit(slots: Array, form: Array, mix: Array, key: Any) -> bool:
     return admit_hash(slots, form, mix, scramble(key, form[KEY_BITS], mix))
 
 
-@jit
+@_inline
 def admit_hash(slots: Array, form: Array, mix: Array, h: Any) -> bool:
     """Put the scrambled key ``h`` in the table unless it is there; whether it was new.
 
@@ -680,12 +680,15 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
             return STASH_SHORT
         c = _next_cluster(slots, blk, blocks, c + 1)
     first = c
-    longest = 0
-    while c < top:
-        f = _first_empty(slots, blk, blocks, c)
-        e = f if f > c else size  # (c < top: no wrap)
-        longest = max(longest, e - c)
-        c = _next_cluster(slots, blk, blocks, e)
+    # a bound on the longest cluster from ``first`` on: one of L slots covers at least
+    # (L − 126) / 64 whole blocks in a row, all filled, so L < 64·(full + 2) for the most
+    # filled blocks in a row (one word a block: walking every cluster to its end for its
+    # length took a sixth of a growth)
+    full = run = 0
+    for wi in range(first >> 6, blocks):
+        run = run + 1 if _filled(slots, blk, wi) == _ALL else 0
+        full = max(full, run)
+    longest = 64 * (full + 2)
     chunk = min(keys.shape[0], homes.shape[0]) - longest
     if chunk < 64:
         return KEYS_SHORT
