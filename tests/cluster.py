@@ -80,9 +80,13 @@ def dask_cluster(tmp: Path, workers: int = 2) -> Iterator[Cluster]:
         # the workers first, the scheduler once they are gone: a worker told to stop while
         # its scheduler goes away can wait for it until killed (Dask's own close, with any
         # workload: the teardown waited 20 s for reap's kill after one test in three)
-        for group in (cluster.workers, [scheduler]):
-            for p in group:
-                if p.poll() is None:
-                    p.terminate()
-            for p in group:
+        for p in cluster.workers:
+            if p.poll() is None:
+                p.terminate()
+        try:
+            for p in cluster.workers:
                 reap(p)
+        finally:  # (the scheduler stopped too when the wait is cut short: Ctrl-C)
+            if scheduler.poll() is None:
+                scheduler.terminate()
+            reap(scheduler)
