@@ -614,10 +614,10 @@ class CompactStore:
       frontier's files are dropped as it moves on, the tree's (8 bytes a state)
       when the store closes;
     * the cost is CPU: every lookup walks its cluster, the walk's prefetches hiding
-      most of its cache misses, and a growth moves every key (17–24 ns a key on a 2²⁵-slot
-      table at 79 % load, in three runs on a shared machine; the
-      growths of 1/16 to 1.4 × that keep wide keys within 6 bytes a state move each
-      key three to ten times); see ``python -m benchmarks bench_store`` for the
+      most of its cache misses, and a growth moves every key (17–24 ns a key on a
+      2²⁵-slot table at 79 % load, in three runs on a shared machine; the growths of
+      1/16 to 1.4 × that keep wide keys within 6 bytes a state move each key three to
+      ten times); see ``python -m benchmarks bench_store`` for the
       ratios to the table store's CPU.  Those growths are the price of the 6 bytes: on
       the binary 2.9·10⁷-state benchmark (56-bit keys, 35-bit slots: growths of 1/16 to
       1/8, 24 of them), two interleaved rounds on a busy machine, the search took
