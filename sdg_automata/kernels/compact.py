@@ -828,8 +828,12 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
                     break
                 h = scramble(key_of(block, r, fields), kbits, mix)
                 hashes[r] = h
-                home = _home(h, size, kbits)  # the lines of its home's bits and remainder
+                # the lines of its home's bits (a block of 3 + w words starts anywhere in a
+                # line: its third word is on the next one in one block of four, the lookup's
+                # worst miss in perf) and of its remainder
+                home = _home(h, size, kbits)
                 prefetch(slots, (home >> 6) * blk)
+                prefetch(slots, (home >> 6) * blk + 2)
                 prefetch(slots, (home >> 6) * blk + 3 + (((home & 63) * w) >> 6))
                 end = r + 1
             if missed:
