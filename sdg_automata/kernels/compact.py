@@ -792,6 +792,7 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
     room = outrec.shape[0]
     size, w, kbits = form[SIZE], form[SLOT_BITS], form[KEY_BITS]
     blk = 3 + w
+    last = slots.shape[0] - 1
     n, sid, k = cursor[N], cursor[SID], cursor[LETTER]
     out, avail = cursor[OUT], cursor[IN]
     work = 0
@@ -830,11 +831,15 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
                 hashes[r] = h
                 # the lines of its home's bits (a block of 3 + w words starts anywhere in a
                 # line: its third word is on the next one in one block of four, the lookup's
-                # worst miss in perf) and of its remainder
+                # worst miss in perf) and of its remainder and the next one (a run and the
+                # slots an insertion shifts go on past the home: a line holds 512 / (w + 3)
+                # slots, and a shift's first read was the walk's worst miss after those)
                 home = _home(h, size, kbits)
                 prefetch(slots, (home >> 6) * blk)
                 prefetch(slots, (home >> 6) * blk + 2)
-                prefetch(slots, (home >> 6) * blk + 3 + (((home & 63) * w) >> 6))
+                word = (home >> 6) * blk + 3 + (((home & 63) * w) >> 6)
+                prefetch(slots, word)
+                prefetch(slots, min(word + 8, last))
                 end = r + 1
             if missed:
                 break
