@@ -829,11 +829,12 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
                     break
                 h = scramble(key_of(block, r, fields), kbits, mix)
                 hashes[r] = h
-                # the lines of its home's bits (a block of 3 + w words starts anywhere in a
-                # line: its third word is on the next one in one block of four, the lookup's
-                # worst miss in perf) and of its remainder and the next one (a run and the
-                # slots an insertion shifts go on past the home: a line holds 512 / (w + 3)
-                # slots, and a shift's first read was the walk's worst miss after those)
+                # the lines of its home's bits (blocks of 3 + w words: in one block of four
+                # the third word is on the next line, in none where 3 + w is a multiple of
+                # 4; that was the lookup's worst miss in perf) and of its remainder and the
+                # next one (a run and the slots an insertion shifts go on past the home: a
+                # line holds 512 / w remainders, and a shift's first read was the walk's
+                # worst miss after those)
                 home = _home(h, size, kbits)
                 prefetch(slots, (home >> 6) * blk)
                 prefetch(slots, (home >> 6) * blk + 2)

@@ -362,7 +362,7 @@ class _Cleary:
 #: in 64-bit arithmetic, and past 2³² slots the top 32 bits no longer tell homes apart
 MAX_SLOTS = 1 << 32
 #: the least growth of the compact table (where its keys are too wide for the memory
-#: target): a growth moves every key (17–24 ns a key), and growths of 1/16 keep keys of up
+#: target): a growth moves every key (13–24 ns a key), and growths of 1/16 keep keys of up
 #: to about log₂(slots) + 33 bits within it
 MIN_GROWTH = 1.0625
 #: the compact table's memory target (issue 36 item 3): at most this many bytes a key
@@ -614,12 +614,12 @@ class CompactStore:
       frontier's files are dropped as it moves on, the tree's (8 bytes a state)
       when the store closes;
     * the cost is CPU: every lookup walks its cluster, the walk's prefetches hiding
-      most of its cache misses, and a growth moves every key (17–24 ns a key on a
-      2²⁵-slot table at 79 % load, in three runs on a shared machine; the growths of
+      most of its cache misses, and a growth moves every key (13–24 ns a key on a
+      2²⁵-slot table at 79 % load, over runs on a shared machine; the growths of
       1/16 to 1.4 × that keep wide keys within 6 bytes a state move each key three to
       ten times); see ``python -m benchmarks bench_store`` for the
       ratios to the table store's CPU.  Those growths are the price of the 6 bytes: on
-      the binary 2.9·10⁷-state benchmark (56-bit keys, 35-bit slots: growths of 1/16 to
+      the binary 2.9·10⁷-state benchmark (56-bit keys, 34–36-bit slots: growths of 1/16 to
       1/8, 24 of them), two interleaved rounds on a busy machine, the search took
       24.1–25.0 CPU s, 17.4–21.3 s with 7 bytes a state and 14.0–14.9 s with 8
       (growths by doubling), against 14.9–16.5 s on the table store (on a quiet one,
