@@ -107,7 +107,7 @@ SIZES = st.integers(1, 12).map(lambda blocks: 64 * blocks) | st.sampled_from([25
 @given(size=SIZES, widths=st.lists(st.integers(1, 9), min_size=1, max_size=5),
        fill=st.floats(0, 1), seed=st.integers(0, 2**32 - 1))
 def test_the_table_is_a_set(size: int, widths: list[int], fill: float, seed: int) -> None:
-    """New exactly when not seen, up to the load the drivers allow (80 %), for keys
+    """New exactly when not seen, up to the load the drivers allow (``form[LOAD]``), for keys
     narrower than the table (one remainder bit) as for wider ones."""
     t = stores._Cleary(size, widths)
     seen: set[tuple[int, ...]] = set()
@@ -443,14 +443,21 @@ def _table_bytes(size: int, kbits: int) -> int:
 
 @pytest.mark.parametrize("kbits", [40, 43, 46, 52, 55, 56])
 def test_the_growth_keeps_to_six_bytes_a_key_from_ten_million(kbits: int) -> None:
-    """The keys of the benchmarks' instances (40 to 56 bits): grown at 80 % full from 2¹²
-    slots to 10⁹ keys, the table never takes more than 6 bytes a key once it holds 10⁷
-    (nor more than 6·10⁷ bytes before), and it doubles while that allows."""
+    """The keys of the benchmarks' instances (40 to 56 bits): grown when full (80 %, or 86 %
+    where the target sets the growth) from 2¹² slots to 10⁹ keys, the table never takes
+    more than 6 bytes a key once it holds 10⁷ (nor more than 6·10⁷ bytes before), and it
+    doubles while that allows."""
     size, worst = 1 << 12, 0.0
     while size * 0.8 < 1e9:
-        n = size * stores.COMPACT_LOAD_PERCENT // 100
+        percent = stores._load_percent(size, kbits)
+        n = size * percent // 100
         new = stores._next_size(size, kbits, n)
         assert size < new <= 2 * size and new % 64 == 0
+        if percent == stores.COMPACT_LOAD_PERCENT:  # filled to 80 % only where it then doubles
+            assert new == 2 * size
+        else:
+            assert percent == stores.COMPACT_FULL_PERCENT
+            assert _table_bytes(2 * size, kbits) > 6 * max(size * 8 // 10, 10**7)
         assert _in_place(size, new, kbits)
         taken = _table_bytes(new, kbits)
         assert taken <= 6 * max(n, 10**7), (size, new, n)
@@ -461,6 +468,24 @@ def test_the_growth_keeps_to_six_bytes_a_key_from_ten_million(kbits: int) -> Non
             worst = max(worst, taken / n)
         size = new
     assert 4 < worst <= 6
+
+
+def test_a_table_fills_further_where_the_memory_target_sets_its_growth() -> None:
+    """80 % full while the table doubles; 86 % where its keys are too wide to double within
+    6 bytes a key (2²³ slots of 56-bit keys: 2²⁴ slots of 35 bits take 73 MB, over 6·10⁷),
+    so that it grows by more within the same bytes (each growth moves every key)."""
+    assert stores._load_percent(1 << 22, 56) == stores.COMPACT_LOAD_PERCENT
+    assert stores._next_size(1 << 22, 56, (1 << 22) * 80 // 100) == 1 << 23
+    size = 1 << 23
+    assert stores._load_percent(size, 56) == stores.COMPACT_FULL_PERCENT
+    t = stores._Cleary(size, [56])
+    try:
+        assert t.load == size * 86 // 100
+    finally:
+        t.close()
+    size = 1 << 24  # (past 10⁷ keys: the target grows with them)
+    at_80, at_86 = (stores._next_size(size, 56, size * p // 100) for p in (80, 86))
+    assert size < at_80 < at_86 < 2 * size
 
 
 @pytest.mark.parametrize("kbits", [36, 40, 46, 64])

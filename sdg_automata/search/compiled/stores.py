@@ -31,8 +31,9 @@ from ...errors import ResourceError, SdgBug
 from ...runtime.engines import Unfit
 from .tables import StepTables
 
-__all__ = ["COMPACT_LOAD_PERCENT", "LARGE_GROWTH", "MAX_KEY_BITS", "NARROW", "QUANTUM_SECONDS",
-           "SPOOL_SEGMENT", "CompactStore", "Growing", "KeyTooWide", "NoRoom"]
+__all__ = ["COMPACT_FULL_PERCENT", "COMPACT_LOAD_PERCENT", "LARGE_GROWTH", "MAX_KEY_BITS",
+           "NARROW", "QUANTUM_SECONDS", "SPOOL_SEGMENT", "CompactStore", "Growing", "KeyTooWide",
+           "NoRoom"]
 
 #: a growth of at least this many bytes first asks whether they are left
 #: (:func:`~sdg_automata.runtime.budget.available_bytes`); smaller ones are what the
@@ -247,9 +248,15 @@ class _Spool:
 
 #: rows of one spool file
 SPOOL_SEGMENT = 1 << 22
-#: the compact table is kept at most this full (percent; Cleary's linear probing stays
-#: short up to about 80 %)
+#: the compact table is kept at most this full (percent) while it doubles (Cleary's linear
+#: probing stays short up to about 80 %) ...
 COMPACT_LOAD_PERCENT = 80
+#: ... and this full where the memory target sets its growth (:func:`_load_percent`): a
+#: fuller table grows by more within the same bytes, so its keys move fewer times (growths
+#: of 1.13 become 1.21 for slots of 34 bits), which saves more than its longer clusters
+#: cost: on the binary 2.9·10⁷-state benchmark, five interleaved rounds, median 17.7 CPU s
+#: at 80 %, 15.6 at 86 % and 17.2 at 90 %; binary 1.3·10⁷, four rounds: 6.9 → 6.2
+COMPACT_FULL_PERCENT = 86
 #: the widest key the compact table takes (bits): keys are uint64
 MAX_KEY_BITS = 64
 #: odd multipliers of the key scrambling (Weyl's golden ratio, splitmix64's first)
@@ -285,7 +292,8 @@ class _Cleary:
         import numpy as np
 
         rbits = w = _remainder_bits(size, self.kbits)
-        form = np.array([size, w, rbits, self.kbits, size * COMPACT_LOAD_PERCENT // 100],
+        load = size * _load_percent(size, self.kbits) // 100
+        form = np.array([size, w, rbits, self.kbits, load],
                         dtype=np.int64)
         modulus = 1 << self.kbits
         m1, m2 = (m % modulus for m in _MULTIPLIERS)
@@ -326,9 +334,9 @@ class _Cleary:
 
         old = self.size
         if size > MAX_SLOTS or size <= old:
+            most = MAX_SLOTS * _load_percent(MAX_SLOTS, self.kbits) // 100
             raise ResourceError(f"the compact table holds at most {MAX_SLOTS:,} slots (about "
-                                f"{MAX_SLOTS * COMPACT_LOAD_PERCENT // 100:,} states): a home "
-                                "is computed in 64 bits")
+                                f"{most:,} states): a home is computed in 64 bits")
         if self.kbits < size.bit_length():  # ⌊log₂ size⌋ + 1 key bits at least
             return None
         form, mix = self._shape(size)
@@ -358,7 +366,7 @@ class _Cleary:
         self.memory.close()
 
 
-#: the most slots of a compact table (about 3.4·10⁹ states at 80 %): a home is ⌊t·size / 2³²⌋
+#: the most slots of a compact table (about 3.7·10⁹ states at 86 %): a home is ⌊t·size / 2³²⌋
 #: in 64-bit arithmetic, and past 2³² slots the top 32 bits no longer tell homes apart
 MAX_SLOTS = 1 << 32
 #: the least growth of the compact table (where its keys are too wide for the memory
@@ -377,6 +385,21 @@ def _memory_target(n: int) -> int:
     return COMPACT_STATE_BYTES * max(n, COMPACT_FREE_KEYS)
 
 
+def _doubles(size: int, kbits: int, n: int) -> bool:
+    """Whether a table of ``size`` slots for K-bit keys holding n keys may double within
+    :func:`_memory_target`."""
+    return 8 * _table_words(2 * size, kbits) <= _memory_target(n)
+
+
+def _load_percent(size: int, kbits: int) -> int:
+    """How full a table of ``size`` slots for K-bit keys gets before it grows:
+    :data:`COMPACT_LOAD_PERCENT` where it would then double (:func:`_next_size`),
+    :data:`COMPACT_FULL_PERCENT` where the memory target sets its growth."""
+    if _doubles(size, kbits, size * COMPACT_LOAD_PERCENT // 100):
+        return COMPACT_LOAD_PERCENT
+    return COMPACT_FULL_PERCENT
+
+
 def _next_size(size: int, kbits: int, n: int) -> int:
     """The size a table of ``size`` slots for K-bit keys grows to, holding n keys: twice
     this one while that keeps within :func:`_memory_target`; else the largest that does,
@@ -385,7 +408,7 @@ def _next_size(size: int, kbits: int, n: int) -> int:
     :meth:`_Cleary.grow` to lay the keys in place (a block of the new table ending past
     the old one it replaces); never past :data:`MAX_SLOTS`."""
     budget = _memory_target(n)
-    if 8 * _table_words(2 * size, kbits) <= budget:
+    if _doubles(size, kbits, n):
         pick = 2 * size
     else:
         fits = [s for s in _sizes_below(2 * size, budget, kbits) if s > size]
@@ -583,7 +606,8 @@ class CompactStore:
     keys are laid out again from the last), so the memory is never more than the new
     table (issue 36 item 3; it was the two tables, 1.5 × the new one).  It doubles
     until it takes 6·10⁷ bytes, and from there grows to the largest size that keeps
-    it within 6 bytes a key (:func:`_next_size`, :data:`COMPACT_STATE_BYTES`): from
+    it within 6 bytes a key (:func:`_next_size`, :data:`COMPACT_STATE_BYTES`; filled to
+    86 % first rather than 80 %, :func:`_load_percent`): from
     10⁷ keys on, a search that stops anywhere has had at most 6 bytes a state, where
     its keys allow it at growths of 1/16 (about K − log₂(slots) ≤ 33 bits).  An id that
     outgrows its field re-encodes every key (:meth:`fit`): the keys go out to a
@@ -616,11 +640,12 @@ class CompactStore:
     * the cost is CPU: every lookup walks its cluster, the walk's prefetches hiding
       most of its cache misses, and a growth moves every key (13–24 ns a key on a
       2²⁵-slot table at 79 % load, over runs on a shared machine; the growths of
-      1/16 to 1.4 × that keep wide keys within 6 bytes a state move each key three to
-      ten times); see ``python -m benchmarks bench_store`` for the
+      1.15 to 1.5 that keep wide keys within 6 bytes a state move each key three to
+      eight times); see ``python -m benchmarks bench_store`` for the
       ratios to the table store's CPU.  Those growths are the price of the 6 bytes: on
-      the binary 2.9·10⁷-state benchmark (56-bit keys, 34–36-bit slots: growths of 1/16 to
-      1/8, 24 of them), two interleaved rounds on a busy machine, the search took
+      the binary 2.9·10⁷-state benchmark (56-bit keys, 34–36-bit slots: 18 growths, of
+      1.15–1.18 from 10⁷ keys on; filled to 80 %, 24, of 1/16), when the table was filled
+      to 80 %, two interleaved rounds on a busy machine, the search took
       24.1–25.0 CPU s, 17.4–21.3 s with 7 bytes a state and 14.0–14.9 s with 8
       (growths by doubling), against 14.9–16.5 s on the table store (on a quiet one,
       before the growth's cluster bound: 19.1, 17.9 and 13.2 s against 10.8).  A growth
