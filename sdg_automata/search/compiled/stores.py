@@ -393,9 +393,10 @@ def _doubles(size: int, kbits: int, n: int) -> bool:
 
 def _load_percent(size: int, kbits: int) -> int:
     """How full a table of ``size`` slots for K-bit keys gets before it grows:
-    :data:`COMPACT_LOAD_PERCENT` where it would then double (:func:`_next_size`),
-    :data:`COMPACT_FULL_PERCENT` where the memory target sets its growth."""
-    if _doubles(size, kbits, size * COMPACT_LOAD_PERCENT // 100):
+    :data:`COMPACT_LOAD_PERCENT` where it would double from there (:func:`_next_size`),
+    :data:`COMPACT_FULL_PERCENT` where the memory target or :data:`MAX_SLOTS` sets its
+    growth."""
+    if 2 * size <= MAX_SLOTS and _doubles(size, kbits, size * COMPACT_LOAD_PERCENT // 100):
         return COMPACT_LOAD_PERCENT
     return COMPACT_FULL_PERCENT
 
@@ -640,12 +641,13 @@ class CompactStore:
     * the cost is CPU: every lookup walks its cluster, the walk's prefetches hiding
       most of its cache misses, and a growth moves every key (13–24 ns a key on a
       2²⁵-slot table at 79 % load, over runs on a shared machine; the growths of
-      1.15 to 1.5 that keep wide keys within 6 bytes a state move each key three to
-      eight times); see ``python -m benchmarks bench_store`` for the
+      1.15 to 1.5 that keep wide keys within 6 bytes a state move each key two to
+      seven times); see ``python -m benchmarks bench_store`` for the
       ratios to the table store's CPU.  Those growths are the price of the 6 bytes: on
       the binary 2.9·10⁷-state benchmark (56-bit keys, 34–36-bit slots: 18 growths, of
-      1.15–1.18 from 10⁷ keys on; filled to 80 %, 24, of 1/16), when the table was filled
-      to 80 %, two interleaved rounds on a busy machine, the search took
+      1.15–1.21 from 10⁷ keys on; 24, of 1/16 to 1/8, while the table was filled to
+      80 % only), with the table filled to 80 %, two interleaved rounds on a busy
+      machine, the search took
       24.1–25.0 CPU s, 17.4–21.3 s with 7 bytes a state and 14.0–14.9 s with 8
       (growths by doubling), against 14.9–16.5 s on the table store (on a quiet one,
       before the growth's cluster bound: 19.1, 17.9 and 13.2 s against 10.8).  A growth
