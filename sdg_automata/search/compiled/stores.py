@@ -643,12 +643,11 @@ class CompactStore:
       2²⁵-slot table at 79 % load, over runs on a shared machine; the growths of
       1.15 to 1.5 that keep wide keys within 6 bytes a state move each key two to
       seven times); see ``python -m benchmarks bench_store`` for the
-      ratios to the table store's CPU.  Those growths are the price of the 6 bytes: on
-      the binary 2.9·10⁷-state benchmark (56-bit keys, 34–36-bit slots: 18 growths, of
-      1.15–1.21 from 10⁷ keys on; 24, of 1/16 to 1/8, while the table was filled to
-      80 % only), with the table filled to 80 %, two interleaved rounds on a busy
-      machine, the search took
-      24.1–25.0 CPU s, 17.4–21.3 s with 7 bytes a state and 14.0–14.9 s with 8
+      ratios to the table store's CPU.  Those growths are the price of the 6 bytes.  On
+      the binary 2.9·10⁷-state benchmark (56-bit keys, 34–36-bit slots) the table grows
+      18 times (by 1.15–1.21 from 10⁷ keys on); filled to 80 % only, it grew 24 times
+      (by 1/16 to 1/8), and there, two interleaved rounds on a busy machine, the search
+      took 24.1–25.0 CPU s, 17.4–21.3 s with 7 bytes a state and 14.0–14.9 s with 8
       (growths by doubling), against 14.9–16.5 s on the table store (on a quiet one,
       before the growth's cluster bound: 19.1, 17.9 and 13.2 s against 10.8).  A growth
       or a re-encoding is one pass that Ctrl-C does not interrupt (as the table store's
