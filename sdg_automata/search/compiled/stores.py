@@ -293,8 +293,7 @@ class _Cleary:
 
         rbits = w = _remainder_bits(size, self.kbits)
         load = size * _load_percent(size, self.kbits) // 100
-        form = np.array([size, w, rbits, self.kbits, load],
-                        dtype=np.int64)
+        form = np.array([size, w, rbits, self.kbits, load], dtype=np.int64)
         modulus = 1 << self.kbits
         m1, m2 = (m % modulus for m in _MULTIPLIERS)
         mix = np.array([(1 << w) - 1, (1 << rbits) - 1, modulus - 1, m1, m2,
@@ -334,9 +333,9 @@ class _Cleary:
 
         old = self.size
         if size > MAX_SLOTS or size <= old:
-            most = MAX_SLOTS * _load_percent(MAX_SLOTS, self.kbits) // 100
             raise ResourceError(f"the compact table holds at most {MAX_SLOTS:,} slots (about "
-                                f"{most:,} states): a home is computed in 64 bits")
+                                f"{MAX_SLOTS * COMPACT_FULL_PERCENT // 100:,} states): a home "
+                                "is computed in 64 bits")
         if self.kbits < size.bit_length():  # ⌊log₂ size⌋ + 1 key bits at least
             return None
         form, mix = self._shape(size)
