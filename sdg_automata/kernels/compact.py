@@ -309,17 +309,24 @@ def _shift_right(slots: Array, blk: int, w: int, wmask: Any, blocks: int, s: int
             slots[base + 1] = (cont & ~(span << _ONE)) | ((cont & span) << _ONE)
             slots[base + 2] |= span << _ONE
             # remainders: bits [(lo + 1)·w, (z + 1)·w) take those w bits below
+            # (a funnel shift a word, from the last; only the first and last words are
+            # masked: a mask for every word was a quarter of an insertion at 85 % load.
+            # Word 0's low bits come from the bit word before it and are masked off, as
+            # d0 ≥ w)
             d0, d1 = (lo + 1) * w, (z + 1) * w
-            uw = np.uint64(w)
-            for k in range((d1 - 1) >> 6, (d0 >> 6) - 1, -1):
-                word = base + 3 + k
-                v = slots[word] << uw
-                if k:
-                    v |= slots[word - 1] >> np.uint64(64 - w)
-                low = max(d0 - 64 * k, 0)
-                high = min(d1 - 64 * k, 64)
-                mask = (_ALL >> np.uint64(64 - (high - low))) << np.uint64(low)
-                slots[word] = (slots[word] & ~mask) | (v & mask)
+            uw, rw = np.uint64(w), np.uint64(64 - w)
+            first_word, last_word = base + 3 + (d0 >> 6), base + 3 + ((d1 - 1) >> 6)
+            low = max(d0 - 64 * (last_word - base - 3), 0)
+            high = d1 - 64 * (last_word - base - 3)
+            mask = (_ALL >> np.uint64(64 - (high - low))) << np.uint64(low)
+            v = (slots[last_word] << uw) | (slots[last_word - 1] >> rw)
+            slots[last_word] = (slots[last_word] & ~mask) | (v & mask)
+            if first_word < last_word:
+                for word in range(last_word - 1, first_word, -1):
+                    slots[word] = (slots[word] << uw) | (slots[word - 1] >> rw)
+                mask = _ALL << np.uint64(d0 & 63)
+                v = (slots[first_word] << uw) | (slots[first_word - 1] >> rw)
+                slots[first_word] = (slots[first_word] & ~mask) | (v & mask)
         if a == s:
             return
         j = first if first > 0 else size
