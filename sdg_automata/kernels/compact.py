@@ -159,10 +159,20 @@ def _next_base(top: Any, rest: Any, step: Any, step_rest: Any, usize: Any) -> An
     return top, rest
 
 
+@_inline
+def _ix(i: int) -> Any:
+    """An index as uint64, for the table's words and the growth's and the walk's buffers:
+    numba wraps a signed index around (a sign test and a conditional move at every
+    access), and these indices are never negative.  Measured in one process, identical
+    tables, interleaved: new keys at 85 % load 150 → 124 ns; the walk's lookups (half new,
+    prefetched, 2²⁵ slots at 80 %) 122 → 104 ns; a growth 15 → 13 ns a key."""
+    return np.uint64(i)
+
+
 @jit
 def _bit(slots: Array, blk: int, kind: int, i: int) -> Any:  # a bool
     """Slot ``i``'s bit ``kind`` (0 occupied, 1 continuation, 2 shifted)."""
-    return ((slots[(i >> 6) * blk + kind] >> np.uint64(i & 63)) & np.uint64(1)
+    return ((slots[_ix((i >> 6) * blk + kind)] >> np.uint64(i & 63)) & np.uint64(1)
             != np.uint64(0))
 
 
@@ -170,9 +180,9 @@ def _bit(slots: Array, blk: int, kind: int, i: int) -> Any:  # a bool
 def _put_bit(slots: Array, blk: int, kind: int, i: int, on: bool) -> None:
     b = np.uint64(1) << np.uint64(i & 63)
     if on:
-        slots[(i >> 6) * blk + kind] |= b
+        slots[_ix((i >> 6) * blk + kind)] |= b
     else:
-        slots[(i >> 6) * blk + kind] &= ~b
+        slots[_ix((i >> 6) * blk + kind)] &= ~b
 
 
 @jit
@@ -184,7 +194,8 @@ def _rem(slots: Array, blk: int, w: int, wmask: Any, i: int) -> Any:
     word = (i >> 6) * blk + 3 + (bit >> 6)
     off = np.uint64(bit & 63)
     after = min(word + 1, slots.shape[0] - 1)  # (the word after: the last word has none)
-    return ((slots[word] >> off) | ((slots[after] << _ONE) << (np.uint64(63) - off))) & wmask
+    return (((slots[_ix(word)] >> off) | ((slots[_ix(after)] << _ONE) << (np.uint64(63) - off)))
+            & wmask)
 
 
 @jit
@@ -194,17 +205,17 @@ def _set_rem(slots: Array, blk: int, w: int, wmask: Any, i: int, v: Any) -> None
     bit = (i & 63) * w
     word = (i >> 6) * blk + 3 + (bit >> 6)
     off = np.uint64(bit & 63)
-    slots[word] = (slots[word] & ~(wmask << off)) | (v << off)
+    slots[_ix(word)] = (slots[_ix(word)] & ~(wmask << off)) | (v << off)
     after = min(word + 1, slots.shape[0] - 1)  # (the last word has none: nothing moves)
     hi = np.uint64(63) - off  # (shifts of 64 − off in two steps: off may be 0)
-    slots[after] = (slots[after] & ~((wmask >> _ONE) >> hi)) | ((v >> _ONE) >> hi)
+    slots[_ix(after)] = (slots[_ix(after)] & ~((wmask >> _ONE) >> hi)) | ((v >> _ONE) >> hi)
 
 
 @jit
 def _filled(slots: Array, blk: int, wi: int) -> Any:
     """The slots of block ``wi`` that hold a key: occupied or shifted (a key at its home
     sets the home's occupied bit; a key elsewhere is shifted)."""
-    return slots[wi * blk] | slots[wi * blk + 2]
+    return slots[_ix(wi * blk)] | slots[_ix(wi * blk + 2)]
 
 
 @_inline
@@ -230,10 +241,10 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
     continuation), or, when the cluster has only m runs, the empty slot ending it."""
     size = blocks * 64
     wi = fq >> 6
-    x = ~slots[wi * blk + 2] & (np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(63 - (fq & 63)))
+    x = ~slots[_ix(wi * blk + 2)] & (np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(63 - (fq & 63)))
     while x == np.uint64(0):
         wi = wi - 1 if wi > 0 else blocks - 1
-        x = ~slots[wi * blk + 2]
+        x = ~slots[_ix(wi * blk + 2)]
     b = wi * 64 + highest(x)
     if b == fq:
         return fq
@@ -243,7 +254,7 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
         wi = i >> 6
         end = fq if (fq >> 6) == wi and fq > i else (wi + 1) * 64
         span = end - i
-        x = slots[wi * blk] >> np.uint64(i & 63)
+        x = slots[_ix(wi * blk)] >> np.uint64(i & 63)
         if span < 64:
             x &= (np.uint64(1) << np.uint64(span)) - np.uint64(1)
         m += popcount(x)
@@ -254,7 +265,7 @@ def _run_start(slots: Array, blk: int, blocks: int, fq: int) -> int:
         wi = i >> 6
         lo = np.uint64(i & 63)
         filled = _filled(slots, blk, wi)
-        starts = (filled & ~slots[wi * blk + 1]) >> lo
+        starts = (filled & ~slots[_ix(wi * blk + 1)]) >> lo
         empty = ~filled >> lo
         if lo:
             empty &= np.uint64(0xFFFFFFFFFFFFFFFF) >> lo
@@ -298,16 +309,16 @@ def _shift_right(slots: Array, blk: int, w: int, wmask: Any, blocks: int, s: int
             nxt = (b + 1) * blk if b + 1 < blocks else 0
             _set_rem(slots, blk, w, wmask, (b + 1) * 64 if b + 1 < blocks else 0,
                      _rem(slots, blk, w, wmask, first + 63))
-            top = slots[base + 1] >> np.uint64(63)
-            slots[nxt + 1] = (slots[nxt + 1] & ~_ONE) | top
-            slots[nxt + 2] |= _ONE
+            top = slots[_ix(base + 1)] >> np.uint64(63)
+            slots[_ix(nxt + 1)] = (slots[_ix(nxt + 1)] & ~_ONE) | top
+            slots[_ix(nxt + 2)] |= _ONE
             z = 63
         lo = a - first
         if lo < z:
             span = ((_ONE << np.uint64(z - lo)) - _ONE) << np.uint64(lo)  # sources
-            cont = slots[base + 1]
-            slots[base + 1] = (cont & ~(span << _ONE)) | ((cont & span) << _ONE)
-            slots[base + 2] |= span << _ONE
+            cont = slots[_ix(base + 1)]
+            slots[_ix(base + 1)] = (cont & ~(span << _ONE)) | ((cont & span) << _ONE)
+            slots[_ix(base + 2)] |= span << _ONE
             # remainders: bits [(lo + 1)·w, (z + 1)·w) take those w bits below
             # (a funnel shift a word, from the last; only the first and last words are
             # masked: a mask for every word was a quarter of an insertion at 85 % load.
@@ -319,14 +330,14 @@ def _shift_right(slots: Array, blk: int, w: int, wmask: Any, blocks: int, s: int
             low = max(d0 - 64 * (last_word - base - 3), 0)
             high = d1 - 64 * (last_word - base - 3)
             mask = (_ALL >> np.uint64(64 - (high - low))) << np.uint64(low)
-            v = (slots[last_word] << uw) | (slots[last_word - 1] >> rw)
-            slots[last_word] = (slots[last_word] & ~mask) | (v & mask)
+            v = (slots[_ix(last_word)] << uw) | (slots[_ix(last_word - 1)] >> rw)
+            slots[_ix(last_word)] = (slots[_ix(last_word)] & ~mask) | (v & mask)
             if first_word < last_word:
                 for word in range(last_word - 1, first_word, -1):
-                    slots[word] = (slots[word] << uw) | (slots[word - 1] >> rw)
+                    slots[_ix(word)] = (slots[_ix(word)] << uw) | (slots[_ix(word - 1)] >> rw)
                 mask = _ALL << np.uint64(d0 & 63)
-                v = (slots[first_word] << uw) | (slots[first_word - 1] >> rw)
-                slots[first_word] = (slots[first_word] & ~mask) | (v & mask)
+                v = (slots[_ix(first_word)] << uw) | (slots[_ix(first_word - 1)] >> rw)
+                slots[_ix(first_word)] = (slots[_ix(first_word)] & ~mask) | (v & mask)
         if a == s:
             return
         j = first if first > 0 else size
@@ -449,12 +460,12 @@ def _next_start(slots: Array, blk: int, blocks: int, i: int) -> int:
     if i >= size:
         return size
     wi = i >> 6
-    x = (slots[wi * blk] & ~slots[wi * blk + 2]) & (_ALL << np.uint64(i & 63))
+    x = (slots[_ix(wi * blk)] & ~slots[_ix(wi * blk + 2)]) & (_ALL << np.uint64(i & 63))
     while x == np.uint64(0):
         wi += 1
         if wi == blocks:
             return size
-        x = slots[wi * blk] & ~slots[wi * blk + 2]
+        x = slots[_ix(wi * blk)] & ~slots[_ix(wi * blk + 2)]
     return wi * 64 + lowest(x)
 
 
@@ -465,12 +476,12 @@ def _prev_start(slots: Array, blk: int, i: int) -> int:
         return -1
     j = i - 1
     wi = j >> 6
-    x = (slots[wi * blk] & ~slots[wi * blk + 2]) & (_ALL >> np.uint64(63 - (j & 63)))
+    x = (slots[_ix(wi * blk)] & ~slots[_ix(wi * blk + 2)]) & (_ALL >> np.uint64(63 - (j & 63)))
     while x == np.uint64(0):
         wi -= 1
         if wi < 0:
             return -1
-        x = slots[wi * blk] & ~slots[wi * blk + 2]
+        x = slots[_ix(wi * blk)] & ~slots[_ix(wi * blk + 2)]
     return wi * 64 + highest(x)
 
 
@@ -605,20 +616,20 @@ def _scan(slots: Array, form: Array, mix: Array, c: int, hi: int, nsize: int, ou
     last = (hi - 1) >> 6  # the last block read
     top, rest, step, step_rest = _base_parts(c & ~63, size, kbits)
     hw = c >> 6  # the occupied bits still to take, from c on: the homes of runs to come
-    hmask = slots[hw * blk] & (_ALL << np.uint64(c & 63))
+    hmask = slots[_ix(hw * blk)] & (_ALL << np.uint64(c & 63))
     home = c
     m = 0
     for wi in range(c >> 6, last + 1):
         first = wi * 64
         for j in range(64):  # the bases of this block's slots (over the one before last)
-            bases[(first + j) & 127] = top
+            bases[_ix((first + j) & 127)] = top
             top, rest = _next_base(top, rest, step, step_rest, usize)
         filled = _filled(slots, blk, wi)
         if wi == c >> 6:
             filled &= _ALL << np.uint64(c & 63)
         if wi == last and hi - first < 64:
             filled &= (_ONE << np.uint64(hi - first)) - _ONE
-        cont = slots[wi * blk + 1]
+        cont = slots[_ix(wi * blk + 1)]
         while filled != np.uint64(0):
             b = lowest(filled)
             filled &= filled - _ONE
@@ -630,14 +641,14 @@ def _scan(slots: Array, form: Array, mix: Array, c: int, hi: int, nsize: int, ou
                     hmask = _ONE << np.uint64(63)  # (no home is taken past the last)
                     break
                 hw += 1
-                hmask = slots[hw * blk]
+                hmask = slots[_ix(hw * blk)]
             if home >= first - 64:
-                htop = bases[home & 127]
+                htop = bases[_ix(home & 127)]
             else:  # a home more than a block behind (a long cluster)
                 htop = _base_parts(home, size, kbits)[0]
             key = _key(htop << shift, _rem(slots, blk, w, wmask, first + b), rmask)
-            out[m] = key
-            homes[m] = _home(key, nsize, kbits)
+            out[_ix(m)] = key
+            homes[_ix(m)] = _home(key, nsize, kbits)
             m += 1
     return m
 
@@ -708,22 +719,22 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
         m = _scan(slots, form, mix, c, hi, nsize, keys, homes, bases)  # (c starts a cluster: m > 0)
         unread = (((c - 1) >> 6) + 1) * blk  # old words of the slots before c
         for k in range(1, m):  # by new home and remainder (mostly in that order already)
-            x, hx = keys[k], homes[k]
+            x, hx = keys[_ix(k)], homes[_ix(k)]
             rx = x & nrmask
-            hp = homes[k - 1]
+            hp = homes[_ix(k - 1)]
             # out of order, as an integer: the compiler made the tests of bools two branches,
             # and whether a key shares the home before it is a coin toss, mispredicted
             # (half of a growth's laying, measured by perf)
             late = np.uint64(hp > hx) | (np.uint64(hp == hx)
-                                         & np.uint64((keys[k - 1] & nrmask) > rx))
+                                         & np.uint64((keys[_ix(k - 1)] & nrmask) > rx))
             if late == np.uint64(0):
                 continue
             i = k
-            while i > 0 and (homes[i - 1] > hx
-                             or (homes[i - 1] == hx and (keys[i - 1] & nrmask) > rx)):
-                keys[i], homes[i] = keys[i - 1], homes[i - 1]
+            while i > 0 and (homes[_ix(i - 1)] > hx
+                             or (homes[_ix(i - 1)] == hx and (keys[_ix(i - 1)] & nrmask) > rx)):
+                keys[_ix(i)], homes[_ix(i)] = keys[_ix(i - 1)], homes[_ix(i - 1)]
                 i -= 1
-            keys[i], homes[i] = x, hx
+            keys[_ix(i)], homes[_ix(i)] = x, hx
         first_block = homes[0] >> 6
         if first_block < zeroed:
             if first_block * nblk < unread:
@@ -736,28 +747,28 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
         p = hb = pb = prev = -1
         occupied = continued = shifted = np.uint64(0)
         for k in range(m):
-            hk = homes[k]
+            hk = homes[_ix(k)]
             p = max(hk, p + 1)
             if p >= nsize:
                 return OVERRUN
             if hk >> 6 != hb:
                 if hb >= 0:
-                    slots[hb * nblk] |= occupied
+                    slots[_ix(hb * nblk)] |= occupied
                 hb, occupied = hk >> 6, np.uint64(0)
             if p >> 6 != pb:
                 if pb >= 0:
-                    slots[pb * nblk + 1] |= continued
-                    slots[pb * nblk + 2] |= shifted
+                    slots[_ix(pb * nblk + 1)] |= continued
+                    slots[_ix(pb * nblk + 2)] |= shifted
                 pb, continued, shifted = p >> 6, np.uint64(0), np.uint64(0)
             at = _ONE << np.uint64(p & 63)
             occupied |= _ONE << np.uint64(hk & 63)
             continued |= at * np.uint64(hk == prev)
             shifted |= at * np.uint64(p != hk)
             prev = hk
-            _set_rem(slots, nblk, nw, nwmask, p, keys[k] & nrmask)
-        slots[hb * nblk] |= occupied
-        slots[pb * nblk + 1] |= continued
-        slots[pb * nblk + 2] |= shifted
+            _set_rem(slots, nblk, nw, nwmask, p, keys[_ix(k)] & nrmask)
+        slots[_ix(hb * nblk)] |= occupied
+        slots[_ix(pb * nblk + 1)] |= continued
+        slots[_ix(pb * nblk + 2)] |= shifted
         laid += m
         hi = c
     slots[:zeroed * nblk] = 0  # everything is read by now
@@ -835,7 +846,7 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
                     missed = True
                     break
                 h = scramble(key_of(block, r, fields), kbits, mix)
-                hashes[r] = h
+                hashes[_ix(r)] = h
                 # the lines of its home's bits (blocks of 3 + w words: in one block of four
                 # the third word is on the next line, in none where 3 + w is a multiple of
                 # 4; that was the lookup's worst miss in perf) and of its remainder and the
@@ -858,15 +869,15 @@ def compact_bfs(heap: Array, plan: Array, starts: Array, slots: Array, form: Arr
             if wc and block[r, groups] < 0:
                 continue
             work += 1
-            if not admit_hash(slots, form, mix, hashes[r]):
+            if not admit_hash(slots, form, mix, hashes[_ix(r)]):
                 continue
             s, c = sid + r // letters, r % letters
             if n == cap:  # over the budget: the walk ends here (the key's insertion is moot)
                 sid, k, status = s, c, CAP
                 break
             for i in range(width):
-                outrec[out, i] = block[r, i]
-            outcode[out] = s * letters + c
+                outrec[_ix(out), _ix(i)] = block[_ix(r), _ix(i)]
+            outcode[_ix(out)] = s * letters + c
             out += 1
             n += 1
             if settle >= 0 and first_value(values, found_at, block, r, head, groups, wc, cfinal,
