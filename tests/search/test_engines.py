@@ -408,6 +408,54 @@ def test_a_growth_while_another_holds_a_view_moves_the_rows() -> None:
     g.close()
 
 
+def test_a_table_map_is_whole_huge_pages_and_keeps_them_aligned_as_it_grows() -> None:
+    """Should map an array read at random (``huge``) of 4 MB or more as whole 2 MB pages,
+    grow within its last one without mapping again, and keep every row (new ones zero).
+    Where the kernel places such a map at a 2 MB boundary, each growth that moves it keeps
+    it there (its huge pages survive; a map of any other length moved to any page
+    boundary, and its huge pages were split into 4 KB ones)."""
+    import mmap
+
+    import numpy as np
+
+    from sdg_automata.search.compiled import stores
+
+    page = stores.HUGE_PAGE
+    g = stores.Growing("uint64", (), (5 << 20) // 8 + 3)  # 5 MB and a bit: 6 MB mapped
+    assert g._map is not None and len(g._map) == 3 * page
+    g.array[:] = np.arange(g.capacity, dtype=np.uint64)
+    before = g._map
+    g.grow(g.capacity + 1000)  # within the last huge page: the same map
+    assert g._map is before and len(g._map) == 3 * page
+    assert g.array[-1000:].sum() == 0 and g.array[5] == 5
+
+    def address(m: mmap.mmap) -> int:
+        return int(np.frombuffer(m, dtype=np.uint8).ctypes.data)
+
+    probe = mmap.mmap(-1, 2 * page, flags=mmap.MAP_PRIVATE)
+    aligned = address(probe) % page == 0  # this kernel places whole huge pages so
+    probe.close()
+    blockers = []
+    for _ in range(4):  # something mapped right after it, so that a growth moves the map
+        blockers.append(mmap.mmap(-1, 1 << 20, flags=mmap.MAP_PRIVATE))
+        rows = g.capacity
+        g.grow(int(rows * 1.3))
+        assert len(g._map) % page == 0
+        if aligned:
+            assert address(g._map) % page == 0
+        assert g.array[5] == 5 and g.array[(5 << 20) // 8] == (5 << 20) // 8
+        assert not g.array[rows:].any()  # new rows are zero
+    g.close()
+    for b in blockers:
+        b.close()
+    small = stores.Growing("uint64", (), 1000)  # below 4 MB, or read in order: as asked
+    assert len(small._map) == 8000
+    small.close()
+    ordered = stores.Growing("uint64", (), (5 << 20) // 8 + 3, huge=False)
+    assert len(ordered._map) == (5 << 20) + 24
+    ordered.close()
+
+
 def test_without_numba_auto_is_python_and_compiled_says_why(tmp_path: Path) -> None:
     code = ("import sys; sys.modules['numba'] = None\n"
             "from sdg_automata.cli import main\n"
