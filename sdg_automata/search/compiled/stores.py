@@ -31,9 +31,9 @@ from ...errors import ResourceError, SdgBug
 from ...runtime.engines import Unfit
 from .tables import StepTables
 
-__all__ = ["COMPACT_FULL_PERCENT", "COMPACT_LOAD_PERCENT", "LARGE_GROWTH", "MAX_KEY_BITS",
-           "NARROW", "QUANTUM_SECONDS", "SPOOL_SEGMENT", "CompactStore", "Growing", "KeyTooWide",
-           "NoRoom"]
+__all__ = ["COMPACT_FULL_PERCENT", "COMPACT_LOAD_PERCENT", "HUGE_PAGE", "LARGE_GROWTH",
+           "MAX_KEY_BITS", "NARROW", "QUANTUM_SECONDS", "SPOOL_SEGMENT", "CompactStore",
+           "Growing", "KeyTooWide", "NoRoom"]
 
 #: a growth of at least this many bytes first asks whether they are left
 #: (:func:`~sdg_automata.runtime.budget.available_bytes`); smaller ones are what the
@@ -75,9 +75,10 @@ class Growing:
     a store that doubles never holds two copies and never touches the rows it
     has not filled (numpy's own ``resize`` zero-fills them).  Call :attr:`array`
     again after :meth:`grow`; no view may be kept across it.  ``huge``: 2 MB pages where
-    the kernel allows them, for arrays read at random (a table); an array read and
-    written in order gains nothing by them, and pays for each page zeroed whole at its
-    first touch.
+    the kernel allows them, for arrays read at random (a table), the map from 4 MB a
+    whole number of them (:data:`HUGE_PAGE`) so that they survive its moves; an array
+    read and written in order gains nothing by them, and pays for each page zeroed whole
+    at its first touch.
     """
 
     def __init__(self, dtype: Any, tail: tuple[int, ...], capacity: int, *,
