@@ -716,7 +716,9 @@ def grow(slots: Array, form: Array, mix: Array, nform: Array, nmix: Array, low: 
     hi = top
     while hi > first:
         c = max(_prev_cluster(slots, blk, blocks, hi - chunk + 1), first)
-        m = _scan(slots, form, mix, c, hi, nsize, keys, homes, bases)  # (c starts a cluster: m > 0)
+        m = _scan(slots, form, mix, c, hi, nsize, keys, homes, bases)
+        if m == 0:  # (c starts a cluster, so never; the laying's words start at homes[0])
+            return OVERRUN
         unread = (((c - 1) >> 6) + 1) * blk  # old words of the slots before c
         for k in range(1, m):  # by new home and remainder (mostly in that order already)
             x, hx = keys[_ix(k)], homes[_ix(k)]

@@ -410,10 +410,10 @@ def test_a_growth_while_another_holds_a_view_moves_the_rows() -> None:
 
 def test_a_table_map_is_whole_huge_pages_and_keeps_them_aligned_as_it_grows() -> None:
     """Should map an array read at random (``huge``) of 4 MB or more as whole 2 MB pages,
-    grow within its last one without mapping again, and keep every row (new ones zero).
-    Where the kernel places such a map at a 2 MB boundary, each growth that moves it keeps
-    it there (its huge pages survive; a map of any other length moved to any page
-    boundary, and its huge pages were split into 4 KB ones)."""
+    grow within its last one, and keep every row (new ones zero).  Where the kernel
+    places such a map at a 2 MB boundary, each growth that moves it keeps it there (its
+    huge pages survive; a map of any other length moved to any page boundary, and its
+    huge pages were split into 4 KB ones)."""
     import mmap
 
     import numpy as np
@@ -432,28 +432,36 @@ def test_a_table_map_is_whole_huge_pages_and_keeps_them_aligned_as_it_grows() ->
     def address(m: mmap.mmap) -> int:
         return int(np.frombuffer(m, dtype=np.uint8).ctypes.data)
 
-    probe = mmap.mmap(-1, 2 * page, flags=mmap.MAP_PRIVATE)
-    aligned = address(probe) % page == 0  # this kernel places whole huge pages so
-    probe.close()
-    blockers = []
-    for _ in range(4):  # something mapped right after it, so that a growth moves the map
+    # whether this kernel places maps of whole huge pages at 2 MB boundaries (one map in
+    # 512 lands there by chance where it does not: three probes and the table's own map)
+    probes = [mmap.mmap(-1, 2 * page, flags=mmap.MAP_PRIVATE) for _ in range(3)]
+    aligned = all(address(m) % page == 0 for m in [*probes, g._map])
+    for m in probes:
+        m.close()
+    blockers, moves = [], 0
+    for _ in range(12):  # maps made meanwhile take the room around it: a growth moves it
         blockers.append(mmap.mmap(-1, 1 << 20, flags=mmap.MAP_PRIVATE))
-        rows = g.capacity
+        rows, at = g.capacity, address(g._map)
         g.grow(int(rows * 1.3))
+        moves += address(g._map) != at
         assert len(g._map) % page == 0
         if aligned:
             assert address(g._map) % page == 0
         assert g.array[5] == 5 and g.array[(5 << 20) // 8] == (5 << 20) // 8
         assert not g.array[rows:].any()  # new rows are zero
+        if moves == 2:
+            break
     g.close()
-    for b in blockers:
-        b.close()
+    for m in blockers:
+        m.close()
     small = stores.Growing("uint64", (), 1000)  # below 4 MB, or read in order: as asked
-    assert len(small._map) == 8000
+    assert len(small._map) == max(mmap.PAGESIZE, 8000)
     small.close()
     ordered = stores.Growing("uint64", (), (5 << 20) // 8 + 3, huge=False)
     assert len(ordered._map) == (5 << 20) + 24
     ordered.close()
+    if aligned and not moves:
+        pytest.skip("no growth moved the map: its alignment after a move was not seen")
 
 
 def test_without_numba_auto_is_python_and_compiled_says_why(tmp_path: Path) -> None:
