@@ -326,9 +326,9 @@ def _shift_right(slots: Array, blk: int, w: int, wmask: Any, blocks: int, s: int
             # d0 ≥ w)
             d0, d1 = (lo + 1) * w, (z + 1) * w
             uw, rw = np.uint64(w), np.uint64(64 - w)
-            first_word, last_word = base + 3 + (d0 >> 6), base + 3 + ((d1 - 1) >> 6)
-            low = max(d0 - 64 * (last_word - base - 3), 0)
-            high = d1 - 64 * (last_word - base - 3)
+            kl, kh = d0 >> 6, (d1 - 1) >> 6  # the first and last remainder words
+            first_word, last_word = base + 3 + kl, base + 3 + kh
+            low, high = max(d0 - 64 * kh, 0), d1 - 64 * kh
             mask = (_ALL >> np.uint64(64 - (high - low))) << np.uint64(low)
             v = (slots[_ix(last_word)] << uw) | (slots[_ix(last_word - 1)] >> rw)
             slots[_ix(last_word)] = (slots[_ix(last_word)] & ~mask) | (v & mask)

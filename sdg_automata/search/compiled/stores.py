@@ -101,7 +101,8 @@ class Growing:
         if capacity <= self.capacity:
             return
         size = max(mmap.PAGESIZE, capacity * self.row_bytes)
-        if self.huge and size >= 1 << 22:
+        huge = self.huge and size >= 1 << 22
+        if huge:
             size = -(-size // HUGE_PAGE) * HUGE_PAGE
         self._array = None  # the view must go before the map can move
         if self._map is not None and size <= len(self._map):  # (the last huge page's room)
@@ -118,7 +119,7 @@ class Growing:
                     self._move(size)
         except OSError as e:  # ENOMEM (an address-space limit): as any allocation failing
             raise MemoryError(f"cannot map {size:,} bytes: {e.strerror or e}") from None
-        if self.huge and size >= 1 << 22 and hasattr(mmap, "MADV_HUGEPAGE"):
+        if huge and hasattr(mmap, "MADV_HUGEPAGE"):
             # 2 MB pages where the kernel allows them: the table is probed at random, and
             # 4 KB pages made a lookup miss the TLB (measured: 0.6–0.8× the time with them).
             # The map is whole huge pages: a recent Linux (6.18 here) then places it, and
