@@ -40,10 +40,9 @@ from .protocol import (
     WORK,
     N,
 )
-from .step import _GOLDEN, Array, _hash, _inline, _probe, popcount, prefetch, step
+from .step import _GOLDEN, Array, _hash, _inline, _probe, first_value, popcount, prefetch, step
 
-__all__ = ["absorb", "absorb_packed", "expand", "first_rows", "mark", "number", "owner",
-           "translate"]
+__all__ = ["absorb", "absorb_packed", "expand", "mark", "number", "owner", "translate"]
 
 #: the owner hash's first term (any constant: what makes a state's owner independent of its
 #: slot in the shard's table, a hash of the shard's own ids, is the parts' random keys)
@@ -209,7 +208,8 @@ def translate(rows: Array, table: Array, offsets: Array, out: Array) -> None:
 @jit
 def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
            rcodes: Array, heads: Array, ends: Array, block: Array, hashes: Array,
-           rows: Array, cursor: Array) -> int:
+           rows: Array, values: Array, head: int, wc: int, cfinal: Array, first: Array,
+           cursor: Array) -> int:
     """Add the states of the streams received not stored yet, as new states ``cursor[N]``,
     … with their codes, reading the streams merged in the order of their codes.
 
@@ -218,7 +218,11 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
     largest code (a sentinel, so that a stream's end needs no test).  Codes are distinct (one per
     edge), so the first time a state is read is by its least code, and the new states
     come out in code order: the one-process walk's order within the level.  A state
-    already stored is left as it is.  ``block`` (:data:`BATCH` rows of the records'
+    already stored is left as it is.  ``first[v]``, where still −1, becomes the first new
+    state of value v (``values`` of its part of group ``head``, where the constraint's
+    state, the last of ``wc`` fields, is in ``cfinal``), as the one-process walk records
+    them (:func:`~sdg_automata.kernels.step.first_value`); ``first`` covers every value of
+    ``values``.  ``block`` (:data:`BATCH` rows of the records'
     type), ``hashes`` (uint64) and ``rows`` (int64), of :data:`BATCH` each, are scratch (a
     native entry point allocates nothing: :mod:`sdg_automata.kernels.sharded_native`).
 
@@ -228,6 +232,7 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
     lookups' cache misses overlap.
     """
     width = records.shape[1]
+    groups = width - wc
     capacity = records.shape[0]
     load = (table.shape[0] * MAX_LOAD_PERCENT) // 100
     mask = table.shape[0] - 1
@@ -259,6 +264,7 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
                 table[slot] = n + 1
                 tags[slot] = tag
                 codes[n] = rcodes[rows[j]]
+                first_value(values, first, block, j, head, groups, wc, cfinal, n, -1)
                 n += 1
     cursor[N] = n
     return status
@@ -267,10 +273,12 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
 @jit
 def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Array,
                   codes: Array, raw: Array, rcodes: Array, heads: Array, ends: Array,
-                  picked: Array, bkeys: Array, slots: Array, cursor: Array) -> int:
+                  picked: Array, bkeys: Array, slots: Array, values: Array, head: int,
+                  wc: int, cfinal: Array, first: Array, cursor: Array) -> int:
     """:func:`absorb` over a packed store: a state is its key (its ids, ours, as bit fields
     at ``shifts``), looked up in the ordered table of :mod:`sdg_automata.kernels.packed`
-    (one word compared a probe); a new state n's key goes to ``queue[n & (len − 1)]``.
+    (one word compared a probe); a new state n's key goes to ``queue[n & (len − 1)]``, and
+    its value to ``first`` as :func:`absorb` does.
 
     FULL when the table would pass ``load`` keys, when ``queue`` or ``codes`` has no room
     for :data:`BATCH` more states past ``cursor[SID]`` (the first state still needed in the
@@ -278,6 +286,7 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
     heads are then where the first row not stored is.  ``picked``, ``bkeys`` and
     ``slots`` (:data:`BATCH` each) are scratch."""
     qmask = queue.shape[0] - 1
+    groups = shifts.shape[0] - wc
     capacity = codes.shape[0]
     end = table.shape[0]
     n, keep = cursor[N], cursor[SID]
@@ -314,6 +323,7 @@ def absorb_packed(table: Array, form: Array, load: int, shifts: Array, queue: Ar
             table[slot] = key1
             queue[n & qmask] = bkeys[j]
             codes[n] = rcodes[picked[j]]
+            first_value(values, first, raw, picked[j], head, groups, wc, cfinal, n, -1)
             n += 1
     cursor[N] = n
     return status
@@ -374,13 +384,3 @@ def number(keys: Array, lo: int, hi: int, div: int, bits: Array, origin: int, ba
         if 0 <= c < words * 64:
             n += popcount(bits[q] & ((one << np.uint64(c & 63)) - one))
         out[i] = n * div + (k - p * div)
-
-
-@jit
-def first_rows(values: Array, ok: Array, first: Array) -> None:
-    """``first[v]`` ← the first row i with ``values[i]`` = v and ``ok[i]`` (``first`` −1
-    beforehand): each value's first state of a level, in one pass."""
-    for i in range(values.shape[0]):
-        v = values[i]
-        if ok[i] and first[v] < 0:
-            first[v] = i

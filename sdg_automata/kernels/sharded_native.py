@@ -4,9 +4,9 @@ A shard (:class:`~sdg_automata.search.shard.Shard`) steps its frontier with
 :func:`~sdg_automata.kernels.sharded.expand`, translates what it received into its ids
 with :func:`~sdg_automata.kernels.sharded.translate` and dedupes it with
 :func:`~sdg_automata.kernels.sharded.absorb_packed` (:func:`~sdg_automata.kernels.sharded.absorb`
-on records), and numbers a level with :func:`~sdg_automata.kernels.sharded.mark`,
-:func:`~sdg_automata.kernels.sharded.number` and
-:func:`~sdg_automata.kernels.sharded.first_rows`.  Through numba's dispatchers those
+on records: which also finds each value's first new state), and numbers a level with
+:func:`~sdg_automata.kernels.sharded.mark` and :func:`~sdg_automata.kernels.sharded.number`.
+Through numba's dispatchers those
 kernels spent about half of a shard's CPU in ``NRT_incref``/``NRT_decref`` (profiled:
 47% of the samples of a one-shard search of 1.27·10⁷ states, issue 36 item 6): every
 call of a compiled helper that took arrays (the step, the owner hash, a lookup) counted
@@ -34,8 +34,8 @@ from typing import Any
 from .native import Entry, Library, dtype_name
 from .records_native import RECORDS
 
-__all__ = ["LIBRARY", "absorb", "absorb_packed", "expand", "first_rows", "functions",
-           "mark", "number", "owner", "translate"]
+__all__ = ["LIBRARY", "absorb", "absorb_packed", "expand", "functions", "mark", "number",
+           "owner", "translate"]
 
 #: the types of a batch's ids on the wire (uint16 while every id fits, then int32)
 WIRE = {"uint16": "u2", "int32": "i4"}
@@ -57,11 +57,12 @@ def _entries() -> tuple[Entry, ...]:
             out.append(Entry(
                 name=f"absorb_{rec}_{wire}", function="absorb",
                 args=(f"{rec}[:, :]", i4, u1, i8, raw, i8, i8, i8, f"{rec}[:, :]", u8, i8,
-                      i8),
+                      i4, "i8", "i8", u1, i8, i8),
                 result=True))
         out.append(Entry(
             name=f"absorb_packed_{wire}", function="absorb_packed",
-            args=(u8, i8, "i8", i8, u8, i8, raw, i8, i8, i8, i8, u8, i8, i8),
+            args=(u8, i8, "i8", i8, u8, i8, raw, i8, i8, i8, i8, u8, i8, i4, "i8", "i8", u1,
+                  i8, i8),
             result=True))
         # a sender's ids (its wire type) into ours (our wire type)
         out.extend(Entry(name=f"translate_{wire}_{into}", function="translate",
@@ -71,8 +72,7 @@ def _entries() -> tuple[Entry, ...]:
                   args=("u8[:, :]", rows, "i8", "i8", "i8", "i8"), result=True),
             Entry(name="mark", function="mark", args=(i8, "i8", "i8", "i8", u8)),
             Entry(name="number", function="number",
-                  args=(i8, "i8", "i8", "i8", u8, "i8", "i8", i8)),
-            Entry(name="first_rows", function="first_rows", args=(i4, "b1[:]", i8)))
+                  args=(i8, "i8", "i8", "i8", u8, "i8", "i8", i8)))
 
 
 #: the entry points; the kernels are :mod:`~sdg_automata.kernels.sharded`'s
@@ -124,7 +124,3 @@ def number(*args: Any) -> None:
     """:func:`~sdg_automata.kernels.sharded.number`."""
     functions()["number"](*args)
 
-
-def first_rows(*args: Any) -> None:
-    """:func:`~sdg_automata.kernels.sharded.first_rows`."""
-    functions()["first_rows"](*args)

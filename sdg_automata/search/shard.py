@@ -62,17 +62,13 @@ SEND_TIMEOUT = 60.0
 #: (the kernel, which also puts each successor in its owner's buffer), learning the steps
 #: it missed, handing the full buffers out as batches, waiting for batches to be taken,
 #: deduping received states (their ids translated as they are copied in, then merged by
-#: code), finding the values' first new states, numbering them (with fetching the others' codes)
-PHASES = ("step", "learn", "route", "send", "absorb", "order", "number")
+#: code, each value's first new state noted as it is met), numbering them (with fetching the
+#: others' codes)
+PHASES = ("step", "learn", "route", "send", "absorb", "number")
 #: the worker metric (sent to the scheduler with every heartbeat) that counts the kernel
 #: compilations under way in the worker: what the driver shows while a fresh cluster
 #: compiles (:func:`kernels_compiling`)
 COMPILING = "sdg_kernels_compiling"
-#: states read at a time by the level's bookkeeping in numpy (:meth:`Shard._firsts`): its
-#: temporaries (64 KiB of int64) stay under glibc's mmap threshold, which a Dask worker
-#: keeps at 128 KiB (its nanny sets ``MALLOC_TRIM_THRESHOLD_``, which fixes it), so the
-#: heap reuses them rather than mapping and faulting in fresh pages each time
-_CHUNK = 1 << 13
 #: a level is numbered late (:meth:`Shard.levels`) while its successors' codes made
 #: from their parents' codes stay below this: (states numbered + 1) · letters² (the
 #: parents' codes are below states · letters); past it, in int64, a level is numbered
@@ -1052,9 +1048,14 @@ class Shard:
         streams = raw, _, _, _ = self._streams()
         self.store.fit(self.tables, fresh)  # the ids interned may need wider fields
         cursor[protocol.SID] = fresh  # the first state the store must keep ids of
+        # each value's first new state, noted as the merge meets it: A's values, read after
+        # the parts received are interned (the table grows with them)
+        group, values = self.tables.values(self.head)
+        first = np.full(int(values.max(initial=-1)) + 1, -1, dtype=np.int64)
+        firsts = (values, group, self.wc, self.cfinal, first)
 
         def call() -> int:  # the store's arrays are read anew: a growth replaces them
-            return self.store.absorb(kernel, self.codes.array, streams, cursor)
+            return self.store.absorb(kernel, self.codes.array, streams, firsts, cursor)
 
         dispatch(call, {protocol.FULL: lambda: self._room(int(cursor[protocol.N]), fresh,
                                                           cursor),
@@ -1068,36 +1069,13 @@ class Shard:
             ranks.number(kernel, codes, fresh, n, self.letters, base, codes)
             self.seconds["number"] += clock() - started
         self._trim_kept(len(raw), ("raw", "rcodes"))
-        started = clock()
         self.level = (fresh, n)
         self.depth += 1
         codes_of = self.codes.array
-        self.summary = {"new": n - fresh, "first": {v: int(codes_of[r]) for v, r in
-                                                    self._firsts(fresh, n).items()},
+        self.summary = {"new": n - fresh,
+                        "first": {v: int(codes_of[r]) for v, r in enumerate(first.tolist())
+                                  if r >= 0},
                         "bytes": self.store.nbytes(n) + 16 * n + self.keys.nbytes}
-        self.seconds["order"] += clock() - started
-
-    def _firsts(self, lo: int, hi: int) -> dict[int, int]:
-        """Each value's first state among states ``lo`` … ``hi`` − 1 (A's value, where the
-        constraint accepts), read :data:`_CHUNK` states at a time: the columns' temporaries
-        then reuse the heap's memory, where a level's whole would be mapped anew each
-        level and faulted in page by page (10× one process's page faults, issue 36)."""
-        import numpy as np
-
-        group, table = self.tables.values(self.head)
-        firsts: dict[int, int] = {}
-        for start in range(lo, hi, _CHUNK):
-            end = min(hi, start + _CHUNK)
-            values = table[self.store.column(group, start, end)]
-            ok = values >= 0
-            if self.wc:
-                ok &= self.cfinal[self.store.column(self.groups, start, end)].astype(bool)
-            first = np.full(max(int(values.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
-            self.kernel.first_rows(values, ok, first)
-            for v, r in enumerate(first.tolist()):
-                if r >= 0 and v not in firsts:
-                    firsts[v] = start + r
-        return firsts
 
     def _fetch(self) -> _Ranks:
         """Every shard's codes of the last merge's new states (:meth:`_ranks`), the other

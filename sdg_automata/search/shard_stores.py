@@ -15,7 +15,7 @@ against, and the ids of its frontier to step them.  Two stores, with the kernels
 
 Both take the batches received as streams in the shard's ids, merged by code
 (:meth:`absorb`), and number their new states from the shard's count on,
-in code order.
+in code order, noting each value's first new state as they go.
 """
 
 from __future__ import annotations
@@ -46,14 +46,13 @@ class ShardStore(Protocol):
     def fit(self, tables: Any, n: int) -> None:
         """Make room in the states' encoding for every id interned so far."""
 
-    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...], cursor: Any) -> int:
-        """:func:`~sdg_automata.kernels.sharded.absorb` on this store: its status."""
+    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...],
+               firsts: tuple[Any, ...], cursor: Any) -> int:
+        """:func:`~sdg_automata.kernels.sharded.absorb` on this store (``firsts``: its
+        ``values, head, wc, cfinal, first``): its status."""
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
         """Room for a block of states after n (the states from ``keep`` on kept)."""
-
-    def column(self, field: int, lo: int, hi: int) -> Any:
-        """Field ``field``'s ids of states ``lo`` … ``hi`` − 1 (int64)."""
 
     def nbytes(self, n: int) -> int:
         """The bytes the store holds for n states."""
@@ -93,7 +92,8 @@ class PackedShard:
         :class:`~sdg_automata.search.compiled.stores.KeyTooWide`)."""
         self.store.fit(tables.part_counts, self.fixed, n)
 
-    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...], cursor: Any) -> int:
+    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...],
+               firsts: tuple[Any, ...], cursor: Any) -> int:
         import numpy as np
 
         from ..kernels.protocol import BATCH
@@ -104,7 +104,7 @@ class PackedShard:
         slots = np.empty(BATCH, dtype=np.int64)
         return int(kernel.absorb_packed(st.table.array, st.form, st.load, st.shifts,
                                         st.queue.array, codes, *streams, picked, keys, slots,
-                                        cursor))
+                                        *firsts, cursor))
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
         """Room for a block of states after n, the states from ``keep`` on kept in the
@@ -112,16 +112,6 @@ class PackedShard:
         from ..kernels.protocol import OVERFLOW
 
         self.store.make_room(n, keep, bool(cursor[OVERFLOW]))
-
-    def column(self, field: int, lo: int, hi: int) -> Any:
-        """Field ``field``'s ids of states ``lo`` … ``hi`` − 1."""
-        import numpy as np
-
-        st = self.store
-        ring = st.queue.array
-        keys = ring[np.arange(lo, hi, dtype=np.int64) & (len(ring) - 1)]
-        return ((keys >> np.uint64(st.shifts[field])) & np.uint64(st.masks[field])).astype(
-            np.int64)
 
     def nbytes(self, n: int) -> int:
         st = self.store
@@ -159,7 +149,8 @@ class RecordShard:
         """Widen the records to 32 bits once an id needs it."""
         self.store.fit(tables, n)
 
-    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...], cursor: Any) -> int:
+    def absorb(self, kernel: Any, codes: Any, streams: tuple[Any, ...],
+               firsts: tuple[Any, ...], cursor: Any) -> int:
         import numpy as np
 
         from ..kernels.protocol import BATCH
@@ -169,13 +160,10 @@ class RecordShard:
         block = np.empty((BATCH, records.shape[1]), dtype=records.dtype)
         return int(kernel.absorb(records, st.table.array, st.tags.array, codes, *streams,
                                  block, np.empty(BATCH, dtype=np.uint64),
-                                 np.empty(BATCH, dtype=np.int64), cursor))
+                                 np.empty(BATCH, dtype=np.int64), *firsts, cursor))
 
     def room(self, n: int, keep: int, cursor: Any) -> None:
         self.store.make_room(n)
-
-    def column(self, field: int, lo: int, hi: int) -> Any:
-        return self.store.records.array[lo:hi, field].astype("int64")
 
     def nbytes(self, n: int) -> int:
         return self.store.nbytes(n)
