@@ -179,10 +179,34 @@ def _take(rcodes: Array, heads: Array) -> tuple[int, int]:
     return s, i
 
 
+@_inline
+def _batch_of_two(rcodes: Array, heads: Array, rows: Array) -> int:
+    """:func:`_batch` of two streams (a shard of two, or one receiving from one other),
+    their heads and next codes held in registers: :func:`_take` stores a head and loads
+    it back each row, and its next row's code with it, a chain of dependent loads (8 ns a
+    row on two shards of 1.27·10⁷ states, 11% of the merge)."""
+    h0, h1 = heads[0], heads[1]
+    c0, c1 = rcodes[h0], rcodes[h1]
+    m = 0
+    while m < BATCH:
+        second = c1 < c0  # codes are distinct but for the sentinels
+        if (c1 if second else c0) == _NO_CODE:
+            break
+        rows[m] = h1 if second else h0
+        m += 1
+        h0 += 1 - second
+        h1 += second
+        c0, c1 = rcodes[h0], rcodes[h1]
+    heads[0], heads[1] = h0, h1
+    return m
+
+
 @jit
 def _batch(rcodes: Array, heads: Array, rows: Array) -> int:
     """Up to :data:`BATCH` rows of the streams by code (:func:`_take`) into ``rows``; how
     many (fewer: every stream is read)."""
+    if heads.shape[0] == 2:
+        return _batch_of_two(rcodes, heads, rows)
     m = 0
     while m < BATCH:
         s, i = _take(rcodes, heads)

@@ -1,13 +1,44 @@
 """The sharded search's level kernels (:mod:`sdg_automata.kernels.sharded`) where the
 walks do not reach them: a packed table's overflow in the middle of a block of rows
-merged from two streams."""
+merged from two streams; and the merge by code of any number of streams, against a
+sort."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
+
+
+@settings(max_examples=80, deadline=None)
+@given(streams=st.lists(st.lists(st.integers(-2, 10**4), unique=True, max_size=150),
+                        min_size=1, max_size=4))
+def test_the_merge_reads_the_streams_in_code_order(streams: list[list[int]]) -> None:
+    """Should give the rows of any number of streams (each sorted, ended by its
+    sentinel) in the order of their codes, a batch at a time, as a sort of all the codes
+    does; two streams take their own path (heads in registers)."""
+    from sdg_automata.kernels import protocol
+    from sdg_automata.kernels.sharded import _batch
+
+    seen: set[int] = set()  # codes are distinct across the streams
+    rcodes, heads = [], []
+    for codes in streams:
+        mine = sorted(set(codes) - seen)
+        seen |= set(mine)
+        heads.append(len(rcodes))
+        rcodes += [*mine, np.iinfo(np.int64).max]
+    rcodes_a, heads_a = np.array(rcodes, dtype=np.int64), np.array(heads, dtype=np.int64)
+    rows = np.empty(protocol.BATCH, dtype=np.int64)
+    read: list[int] = []
+    while True:
+        m = _batch(rcodes_a, heads_a, rows)
+        read += rows[:m].tolist()
+        if m < protocol.BATCH:
+            break
+    assert [rcodes[i] for i in read] == sorted(seen)
 
 
 def test_an_overflow_puts_the_rows_back_at_their_streams_heads() -> None:
@@ -43,10 +74,15 @@ def test_an_overflow_puts_the_rows_back_at_their_streams_heads() -> None:
     out_codes = np.zeros(1 << 8, dtype=np.int64)
     cursor = np.zeros(8, dtype=np.int64)
     scratch = [np.empty(protocol.BATCH, dtype=d) for d in (np.int64, np.uint64, np.int64)]
+    values = np.full(2000, -1, dtype=np.int32)  # A's value of each id: 1 for code 1's only
+    values[ids[1]] = 1
+    first = np.full(2, -1, dtype=np.int64)
     status = absorb_packed(table, form, 10**6, np.array([0], dtype=np.int64), queue,
-                           out_codes, raw, rcodes, heads, ends, *scratch, cursor)
+                           out_codes, raw, rcodes, heads, ends, *scratch, values, 0, 0,
+                           np.ones(1, dtype=np.uint8), first, cursor)
     assert (status, cursor[protocol.OVERFLOW], cursor[protocol.N]) == (protocol.FULL, 1, 4)
     assert list(out_codes[:4]) == [0, 1, 2, 3]
+    assert list(first) == [-1, 1]  # value 1's first new state: code 1's, state 1
     assert list(queue[:4]) == ids[:4]
     # code 4 (stream 0's third row, 2) overflowed: it and code 5 (stream 1's third) wait
     assert list(heads) == [2, 6]
