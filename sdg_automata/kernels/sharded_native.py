@@ -51,7 +51,7 @@ def _entries() -> tuple[Entry, ...]:
             out.append(Entry(
                 name=f"expand_{rec}_{wire}", function="expand",
                 args=(i4, i8, i8, f"{rec}[:, :]", i8, i8, u8, i8, "i8", rows, "i8",
-                      "u8[:, :]", "i8", rows, rows, f"{wire}[:, :, :]", "i8[:, :]", i8, i8,
+                      "u8[:, :]", "i8", rows, i8, u8, f"{wire}[:, :, :]", "i8[:, :]", i8, i8,
                       "i8"),
                 result=True))
             out.append(Entry(
@@ -69,7 +69,7 @@ def _entries() -> tuple[Entry, ...]:
                          args=(raw, i4, i8, f"{into}[:, :]")) for into in WIRE.values())
     return (*out,
             Entry(name="owner", function="owner",
-                  args=("u8[:, :]", rows, "i8", "i8", "i8", "i8"), result=True),
+                  args=("u8[:, :]", rows, "i8", "i8", "i8", u8)),
             Entry(name="mark", function="mark", args=(i8, "i8", "i8", "i8", u8)),
             Entry(name="number", function="number",
                   args=(i8, "i8", "i8", "i8", u8, "i8", "i8", i8)))
@@ -88,8 +88,8 @@ def functions() -> dict[str, Any]:
 
 
 def expand(*args: Any) -> int:
-    """:func:`~sdg_automata.kernels.sharded.expand` (records ``args[3]``, buffers ``args[15]``)."""
-    name = f"expand_{RECORDS[dtype_name(args[3].dtype)]}_{WIRE[dtype_name(args[15].dtype)]}"
+    """:func:`~sdg_automata.kernels.sharded.expand` (records ``args[3]``, buffers ``args[16]``)."""
+    name = f"expand_{RECORDS[dtype_name(args[3].dtype)]}_{WIRE[dtype_name(args[16].dtype)]}"
     return int(functions()[name](*args))
 
 
@@ -110,9 +110,9 @@ def translate(*args: Any) -> None:
                 f"{WIRE[dtype_name(args[3].dtype)]}"](*args)
 
 
-def owner(*args: Any) -> int:
+def owner(*args: Any) -> None:
     """:func:`~sdg_automata.kernels.sharded.owner`."""
-    return int(functions()["owner"](*args))
+    functions()["owner"](*args)
 
 
 def mark(*args: Any) -> None:

@@ -41,8 +41,8 @@ from .compiled.loop import Misses, dispatch, stop
 from .compiled.stores import NARROW, Growing
 from .shard_stores import STORES, ShardStore
 
-__all__ = ["BATCH_STATES", "BUFFER_ROWS", "CHANNEL_OP", "COMPILING", "PHASES", "SEND_TIMEOUT",
-           "PeerStopped", "Shard", "answered", "kernels_compiling", "shard_key"]
+__all__ = ["BATCH_STATES", "BUFFER_ROWS", "CHANNEL_OP", "COMPILING", "MIN_BUFFER_ROWS", "PHASES",
+           "SEND_TIMEOUT", "PeerStopped", "Shard", "answered", "kernels_compiling", "shard_key"]
 
 _T = TypeVar("_T")
 
@@ -52,8 +52,13 @@ _T = TypeVar("_T")
 #: next to moving them (about 0.7 ms a MB)
 BATCH_STATES = 100_000
 #: the rows of the owners' buffers together, at most (each holds up to
-#: :data:`BATCH_STATES`, at least 4,096): a shard of a large cluster keeps its buffers small
+#: :data:`BATCH_STATES`, at least :data:`MIN_BUFFER_ROWS`): a shard of a large cluster
+#: keeps its buffers small
 BUFFER_ROWS = 1 << 22
+#: the fewest rows of an owner's buffer: more than the kernel's block of successors
+#: (:data:`~sdg_automata.kernels.protocol.BATCH`), which it makes only when every buffer
+#: has room for it (:func:`~sdg_automata.kernels.sharded.expand`)
+MIN_BUFFER_ROWS = 1 << 12
 #: the longest a shard waits for another to take a batch (ack it: it is only appended to
 #: a list there), or to end the level (send its last batch) after this shard ended its
 #: own: longer means that shard is gone (a shard whose comm closed is known at once)
@@ -583,7 +588,9 @@ class Shard:
         import numpy as np
 
         block = np.asarray(record, dtype=np.int32).reshape(1, -1)
-        return int(self.kernel.owner(self.keys, block, 0, self.groups, self.wc, self.shards))
+        owners = np.zeros(1, dtype=np.uint64)
+        self.kernel.owner(self.keys, block, self.groups, self.wc, self.shards, owners)
+        return int(owners[0])
 
     def _room(self, n: int, keep: int, cursor: Any) -> None:
         """Room for a block of new states after n (the states from ``keep`` on kept)."""
@@ -796,7 +803,9 @@ class Shard:
         out, codes = self._buffers()
         room = out.shape[1]
         fill = np.zeros(self.shards, dtype=np.int64)
-        succ = np.empty((1, self.width), dtype=np.int32)
+        # a block of successors, their codes, their owners
+        scratch = (np.empty((BATCH, self.width), dtype=np.int32),
+                   np.empty(BATCH, dtype=np.int64), np.empty(BATCH, dtype=np.uint64))
         cursor = np.zeros(8, dtype=np.int64)
         cursor[protocol.SID] = self.lo
         flying: list[Any] = [None] * self.shards
@@ -810,8 +819,8 @@ class Shard:
         def call() -> int:
             started = clock()
             status = self.store.expand(kernel, self.tables, keys, self.hi,
-                                       self.crows, self.wc, self.keys, self.shards, succ, out,
-                                       codes, fill, cursor, 1 << 22)
+                                       self.crows, self.wc, self.keys, self.shards, scratch,
+                                       out, codes, fill, cursor, 1 << 22)
             self.seconds["step"] += clock() - started
             return int(status)
 
@@ -836,11 +845,12 @@ class Shard:
             started, waited = clock(), self.waited
             for w in range(self.shards):
                 f = int(fill[w])
-                if w == self.index and f and (f == room or done):
+                full = f + BATCH > room  # the kernel makes a block of successors at a time
+                if w == self.index and f and (full or done):
                     self.generated += f
                     self._keep_own(out[w, :f], codes[w, :f])
                     fill[w] = 0
-                elif w != self.index and (f == room or done):  # the last: to every peer
+                elif w != self.index and (full or done):  # the last: to every peer
                     self.generated += f
                     self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying,
                                word if done else None)
@@ -861,7 +871,7 @@ class Shard:
         import numpy as np
 
         if self.buffers is None or self.buffers[0].dtype != self._wire():
-            room = max(1 << 12, min(BATCH_STATES, BUFFER_ROWS // self.shards))
+            room = max(MIN_BUFFER_ROWS, BATCH + 1, min(BATCH_STATES, BUFFER_ROWS // self.shards))
             self.buffers = (np.empty((self.shards, room, self.width), dtype=self._wire()),
                             np.empty((self.shards, room), dtype=np.int64))
         return self.buffers

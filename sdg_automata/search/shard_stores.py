@@ -39,9 +39,10 @@ class ShardStore(Protocol):
         """The ids of state ``s`` (in the frontier)."""
 
     def expand(self, kernel: Any, tables: Any, gids: Any, hi: int, crows: Any, wc: int,
-               keys: Any, shards: int, scratch: Any, out: Any, codes: Any, fill: Any,
-               cursor: Any, quantum: int) -> int:
-        """:func:`~sdg_automata.kernels.sharded.expand` on this store: its status."""
+               keys: Any, shards: int, scratch: tuple[Any, ...], out: Any, codes: Any,
+               fill: Any, cursor: Any, quantum: int) -> int:
+        """:func:`~sdg_automata.kernels.sharded.expand` on this store (``scratch``: its
+        ``block, origin, owners``): its status."""
 
     def fit(self, tables: Any, n: int) -> None:
         """Make room in the states' encoding for every id interned so far."""
@@ -77,15 +78,15 @@ class PackedShard:
         return self.store.record(s)
 
     def expand(self, kernel: Any, tables: Any, gids: Any, hi: int, crows: Any, wc: int,
-               keys: Any, shards: int, scratch: Any, out: Any, codes: Any, fill: Any,
-               cursor: Any, quantum: int) -> int:
+               keys: Any, shards: int, scratch: tuple[Any, ...], out: Any, codes: Any,
+               fill: Any, cursor: Any, quantum: int) -> int:
         import numpy as np
 
         st = self.store
         src = np.empty((1, len(st.widths)), dtype=np.int32)
         return int(kernel.expand(
             tables.heap, tables.plan, tables.starts, src, st.shifts, st.masks, st.queue.array,
-            gids, hi, crows, wc, keys, shards, src, scratch, out, codes, fill, cursor, quantum))
+            gids, hi, crows, wc, keys, shards, *scratch, out, codes, fill, cursor, quantum))
 
     def fit(self, tables: Any, n: int) -> None:
         """Re-encode the keys if an id interned no longer fits its field (raises
@@ -135,15 +136,15 @@ class RecordShard:
         return [int(v) for v in self.store.records.array[s]]
 
     def expand(self, kernel: Any, tables: Any, gids: Any, hi: int, crows: Any, wc: int,
-               keys: Any, shards: int, scratch: Any, out: Any, codes: Any, fill: Any,
-               cursor: Any, quantum: int) -> int:
+               keys: Any, shards: int, scratch: tuple[Any, ...], out: Any, codes: Any,
+               fill: Any, cursor: Any, quantum: int) -> int:
         import numpy as np
 
         none = np.zeros(0, dtype=np.int64)  # no fields: states are records
         return int(kernel.expand(
             tables.heap, tables.plan, tables.starts, self.store.records.array, none, none,
-            np.zeros(1, dtype=np.uint64), gids, hi, crows, wc, keys, shards, scratch, scratch,
-            out, codes, fill, cursor, quantum))
+            np.zeros(1, dtype=np.uint64), gids, hi, crows, wc, keys, shards, *scratch, out,
+            codes, fill, cursor, quantum))
 
     def fit(self, tables: Any, n: int) -> None:
         """Widen the records to 32 bits once an id needs it."""

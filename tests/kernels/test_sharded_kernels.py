@@ -131,9 +131,14 @@ def test_the_owner_hash_spreads_states_and_ignores_the_ids_numbering() -> None:
         keys2[g, perm[g]] = keys[g]
         block2[:, g] = perm[g][block[:, g]]
     for shards in (2, 3, 5, 8):
-        got = [owner(keys, block, r, groups, 0, shards) for r in range(states)]
-        assert got == [owner(keys2, block2, r, groups, 0, shards) for r in range(states)]
-        counts = np.bincount(got, minlength=shards)
+        got, again = np.zeros(states, dtype=np.uint64), np.zeros(states, dtype=np.uint64)
+        owner(keys, block, groups, 0, shards, got)
+        owner(keys2, block2, groups, 0, shards, again)
+        assert got.tolist() == again.tolist()
+        one = np.zeros(1, dtype=np.uint64)  # a row alone: its owner in a block of one
+        owner(keys, block[123:124], groups, 0, shards, one)
+        assert one[0] == got[123]
+        counts = np.bincount(got.astype(np.int64), minlength=shards)
         assert len(counts) == shards
         mean = states / shards
         sigma = (states * (1 / shards) * (1 - 1 / shards)) ** 0.5

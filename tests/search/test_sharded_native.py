@@ -177,6 +177,35 @@ def test_native_kernels_walk_as_numba_and_one_process(
     assert codes[order][0] == -1 and (np.diff(codes[order][1:]) > 0).all()
 
 
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), store=st.sampled_from(["packed", "records"]),
+       shards=st.sampled_from([1, 2, 3]), spare=st.sampled_from([1, 16, 100]))
+def test_owners_buffers_a_few_rows_long_walk_as_one_process(
+        monkeypatch: pytest.MonkeyPatch, seed: int, store: str, shards: int,
+        spare: int) -> None:
+    """Should give one process's states, numbers and witness when every owner's buffer
+    holds only ``spare`` rows past the kernel's block of successors: the kernel stops
+    before a block whenever one buffer could not take it (FULL), many times a level,
+    and the nearly full buffers go out mid-level, own rows and sent alike."""
+    from sdg_automata.kernels import protocol, sharded_native
+    from sdg_automata.search import shard
+
+    monkeypatch.setattr(shard, "BATCH_STATES", 1)
+    monkeypatch.setattr(shard, "MIN_BUFFER_ROWS", protocol.BATCH + spare)
+    dfas = random_family(3, 7, seed=seed)
+    dfas.append(dfas[0].complement().intersection(even_length_dfa(dfas[0].input_symbols))
+                .minify())  # an empty intersection: every reachable state is walked
+    g = intersection_grammar(dfas)
+    search = _search(g, monkeypatch)
+    walked, codes, gids, states, witnesses, _ = _levels(search, store, sharded_native, shards)
+    one = max_grundy(g, g.start, strategy="bfs", engine="python")
+    assert states == one.states and witnesses[one.maximum] == one.witness
+    assert sorted(gids.tolist()) == list(range(states))
+    order = np.argsort(gids)
+    assert codes[order][0] == -1 and (np.diff(codes[order][1:]) > 0).all()
+
+
 def test_kept_streams_keep_their_rows_across_growth_and_widening() -> None:
     """Should keep a level's first rows as they were when the kept memory grows, and
     when the ids widen mid-level (uint16 → int32: the own stream converted)."""
