@@ -114,9 +114,10 @@ def expand(heap: Array, plan: Array, starts: Array, records: Array, shifts: Arra
     copied into its owner's buffer.  FULL before a block when a buffer has fewer than
     :data:`BATCH` rows free; MISS as :func:`~sdg_automata.kernels.automaton.bfs` (the
     block's successors made before it routed first, the cursor at the step missed);
-    PAUSE after ``quantum`` steps; DONE at ``hi``.  (Issue 36 item 6: made, owned and
-    copied row by row, the successors took 1.45–1.51× the CPU of their steps alone; in
-    blocks 1.37–1.42×, the same runs, in one process, on 1.27·10⁷ states.)
+    PAUSE at the end of the state whose steps reach ``quantum``; DONE at ``hi``.  (Issue
+    36 item 6: made, owned and copied row by row, the successors took 1.45–1.51× the CPU
+    of their steps alone; in blocks 1.37–1.42×, the same runs, in one process, on
+    1.27·10⁷ states.)
     """
     letters = starts.shape[0]
     width = block.shape[1]
@@ -126,20 +127,20 @@ def expand(heap: Array, plan: Array, starts: Array, records: Array, shifts: Arra
     qmask = queue.shape[0] - 1
     sid, k = cursor[SID], cursor[LETTER]
     first = sid * letters + k  # the steps done are the (state, letter) pairs passed
+    # the quantum as the state whose end passes it, so that no step counts it
+    last = min(hi, (first + quantum) // letters + 1)
+    # buffers only fill during a call: all are looked at once, then those a block fills
+    crowded = False
+    for w in range(fill.shape[0]):
+        crowded |= fill[w] + BATCH > room
     unpacked = -1
     status = DONE
-    while sid < hi:
-        if sid * letters + k - first >= quantum:
-            status = PAUSE
-            break
-        crowded = False
-        for w in range(fill.shape[0]):
-            crowded |= fill[w] + BATCH > room
+    while sid < last:
         if crowded:
             status = FULL
             break
         m = 0
-        while m < BATCH and sid < hi:
+        while m < BATCH and sid < last:
             row = 0 if packed else sid
             if packed and unpacked != sid:
                 unpack(queue[sid & qmask], shifts, masks, records, 0)
@@ -167,8 +168,11 @@ def expand(heap: Array, plan: Array, starts: Array, records: Array, shifts: Arra
                 out[w, t, i] = block[j, i]
             codes[w, t] = origin[j]
             fill[w] = t + 1
+            crowded |= t + 1 + BATCH > room
         if status == MISS:
             break
+    if status == DONE and sid < hi:
+        status = PAUSE
     cursor[SID], cursor[LETTER], cursor[WORK] = sid, k, sid * letters + k - first
     return status
 
@@ -268,8 +272,8 @@ def absorb(records: Array, table: Array, tags: Array, codes: Array, raw: Array,
     edge), so the first time a state is read is by its least code, and the new states
     come out in code order: the one-process walk's order within the level.  A state
     already stored is left as it is.  ``first[v]``, where still −1, becomes the first new
-    state of value v (``values`` of its part of group ``head``, where the constraint's
-    state, the last of ``wc`` fields, is in ``cfinal``), as the one-process walk records
+    state of value v (``values`` of its part of group ``head``), where ``cfinal`` accepts
+    its constraint's state (its last field, if ``wc``), as the one-process walk records
     them (:func:`~sdg_automata.kernels.step.first_value`); ``first`` covers every value of
     ``values``.  ``block`` (:data:`BATCH` rows of the records'
     type), ``hashes`` (uint64) and ``rows`` (int64), of :data:`BATCH` each, are scratch (a

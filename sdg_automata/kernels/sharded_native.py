@@ -4,7 +4,7 @@ A shard (:class:`~sdg_automata.search.shard.Shard`) steps its frontier with
 :func:`~sdg_automata.kernels.sharded.expand`, translates what it received into its ids
 with :func:`~sdg_automata.kernels.sharded.translate` and dedupes it with
 :func:`~sdg_automata.kernels.sharded.absorb_packed` (:func:`~sdg_automata.kernels.sharded.absorb`
-on records: which also finds each value's first new state), and numbers a level with
+on records; either notes each value's first new state), and numbers a level with
 :func:`~sdg_automata.kernels.sharded.mark` and :func:`~sdg_automata.kernels.sharded.number`.
 Through numba's dispatchers those
 kernels spent about half of a shard's CPU in ``NRT_incref``/``NRT_decref`` (profiled:

@@ -793,7 +793,8 @@ class Shard:
                 ) -> None:
         """Step every state of the frontier; send each successor to its owner: the kernel
         writes it into its owner's buffer (:func:`~sdg_automata.kernels.sharded.expand`),
-        and a full buffer goes out as one batch; the last to every other shard, with
+        and a buffer that could not take another block of them goes out as one batch
+        (FULL); the last to every other shard, with
         ``summary`` and ``mine``: where ``late`` (the frontier not numbered yet, so a
         successor's code is made from its parent's code), the frontier's codes as they
         travel (:meth:`_wire_codes`, :meth:`levels`), else ``None``."""
@@ -803,7 +804,7 @@ class Shard:
         out, codes = self._buffers()
         room = out.shape[1]
         fill = np.zeros(self.shards, dtype=np.int64)
-        # a block of successors, their codes, their owners
+        # a block of successors, their codes, their owners' sums (the kernel's scratch)
         scratch = (np.empty((BATCH, self.width), dtype=np.int32),
                    np.empty(BATCH, dtype=np.int64), np.empty(BATCH, dtype=np.uint64))
         cursor = np.zeros(8, dtype=np.int64)
@@ -841,7 +842,8 @@ class Shard:
             misses.forget()
             self._stop_if_unwanted()
 
-        def route(done: bool) -> bool:  # the full buffers (at the end: all) to their owners
+        def route(done: bool) -> bool:  # the buffers a block could overfill (at the end:
+            # all) to their owners
             started, waited = clock(), self.waited
             for w in range(self.shards):
                 f = int(fill[w])

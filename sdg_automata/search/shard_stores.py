@@ -42,7 +42,7 @@ class ShardStore(Protocol):
                keys: Any, shards: int, scratch: tuple[Any, ...], out: Any, codes: Any,
                fill: Any, cursor: Any, quantum: int) -> int:
         """:func:`~sdg_automata.kernels.sharded.expand` on this store (``scratch``: its
-        ``block, origin, owners``): its status."""
+        ``block, origin, sums``): its status."""
 
     def fit(self, tables: Any, n: int) -> None:
         """Make room in the states' encoding for every id interned so far."""

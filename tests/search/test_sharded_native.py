@@ -28,9 +28,11 @@ class _Caught(Exception):
         self.search = search
 
 
-def _search(g: Any, monkeypatch: pytest.MonkeyPatch, required: bool = True) -> Any:
+def _search(g: Any, monkeypatch: pytest.MonkeyPatch, required: bool = True,
+            within: str | None = None) -> Any:
     """The :class:`~sdg_automata.search.request.Search` the dask engine is given for g
-    (``None``, unless ``required``, when the question is answered without it)."""
+    (``None``, unless ``required``, when the question is answered without it), its words
+    ``within`` a regular expression if given."""
     from sdg_automata.search import sharded
 
     def catch(search: Any, budget: Any, **_: Any) -> Any:
@@ -39,7 +41,8 @@ def _search(g: Any, monkeypatch: pytest.MonkeyPatch, required: bool = True) -> A
     with monkeypatch.context() as m:
         m.setattr(sharded, "sharded_bfs", catch)
         try:
-            max_grundy(g, g.start, engine="dask", options={"scheduler": "tcp://127.0.0.1:9"})
+            max_grundy(g, g.start, engine="dask", options={"scheduler": "tcp://127.0.0.1:9"},
+                       within=within)
         except _Caught as e:
             return e.search
     if not required:
@@ -177,33 +180,51 @@ def test_native_kernels_walk_as_numba_and_one_process(
     assert codes[order][0] == -1 and (np.diff(codes[order][1:]) > 0).all()
 
 
-@settings(max_examples=8, deadline=None, derandomize=True,
+@settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), store=st.sampled_from(["packed", "records"]),
-       shards=st.sampled_from([1, 2, 3]), spare=st.sampled_from([1, 16, 100]))
+       shards=st.sampled_from([1, 2, 3]), spare=st.sampled_from([1, 4]),
+       within=st.sampled_from([None, "(ab|ba)*b*"]), narrow=st.sampled_from([None, 8]))
 def test_owners_buffers_a_few_rows_long_walk_as_one_process(
-        monkeypatch: pytest.MonkeyPatch, seed: int, store: str, shards: int,
-        spare: int) -> None:
-    """Should give one process's states, numbers and witness when every owner's buffer
+        monkeypatch: pytest.MonkeyPatch, seed: int, store: str, shards: int, spare: int,
+        within: str | None, narrow: int | None) -> None:
+    """Should give one process's states, numbers and witnesses when every owner's buffer
     holds only ``spare`` rows past the kernel's block of successors: the kernel stops
-    before a block whenever one buffer could not take it (FULL), many times a level,
-    and the nearly full buffers go out mid-level, own rows and sent alike."""
+    before a block whenever one buffer could not take it (FULL, counted: ten times a
+    walk at least), and the buffers that could not go out mid-level, own rows and sent alike;
+    with a constraint (its state a field of the rows) and ids widened mid-walk too."""
     from sdg_automata.kernels import protocol, sharded_native
     from sdg_automata.search import shard
+    from sdg_automata.search.compiled import stores
 
     monkeypatch.setattr(shard, "BATCH_STATES", 1)
     monkeypatch.setattr(shard, "MIN_BUFFER_ROWS", protocol.BATCH + spare)
+    if narrow is not None:
+        monkeypatch.setattr(shard, "NARROW", narrow)
+        monkeypatch.setattr(stores, "NARROW", narrow)
     dfas = random_family(3, 7, seed=seed)
     dfas.append(dfas[0].complement().intersection(even_length_dfa(dfas[0].input_symbols))
                 .minify())  # an empty intersection: every reachable state is walked
     g = intersection_grammar(dfas)
-    search = _search(g, monkeypatch)
-    walked, codes, gids, states, witnesses, _ = _levels(search, store, sharded_native, shards)
-    one = max_grundy(g, g.start, strategy="bfs", engine="python")
-    assert states == one.states and witnesses[one.maximum] == one.witness
+    search = _search(g, monkeypatch, within=within)
+    fulls = []
+
+    class Counted:  # the native kernels, each status of expand kept
+        def __getattr__(self, name: str) -> Any:
+            return getattr(sharded_native, name)
+
+        def expand(self, *args: Any) -> int:
+            status = sharded_native.expand(*args)
+            fulls.append(status == protocol.FULL)
+            return status
+
+    walked, codes, gids, states, witnesses, _ = _levels(search, store, Counted(), shards)
+    one = max_grundy(g, g.start, strategy="bfs", engine="python", within=within)
+    assert states == one.states and witnesses == {v: str(w) for v, w in one.witnesses.items()}
     assert sorted(gids.tolist()) == list(range(states))
     order = np.argsort(gids)
     assert codes[order][0] == -1 and (np.diff(codes[order][1:]) > 0).all()
+    assert sum(fulls) >= 10, sum(fulls)
 
 
 def test_kept_streams_keep_their_rows_across_growth_and_widening() -> None:
