@@ -683,10 +683,23 @@ def test_malformed_addresses_are_refused_before_any_connection(address: str) -> 
         pass
 
 
+def _housekeeping(every: dict[str, float]) -> dict[str, float]:
+    """Of the milliseconds between a Dask server's periodic calls, those of the
+    housekeeping that :data:`~sdg_automata.runtime.cluster.LOCAL_CONFIG` sets."""
+    return {name: every[name] for name in ("tick", "monitor", "memory_monitor") if name in every}
+
+
+def _periods(server: Any) -> dict[str, float]:
+    return {name: c.callback_time for name, c in server.periodic_callbacks.items()}
+
+
 def test_a_local_cluster_runs_without_dashboard_or_profiler() -> None:
     """Should start ``--scheduler local``'s cluster without a dashboard (its port is never
     told) and its worker processes without Dask's profiler (it samples every 10 ms for
-    the dashboard only), and leave this process's configuration as it was."""
+    the dashboard only), its scheduler, nannies and workers checking their event loop
+    every 500 ms, sampling their resources every 2 s and their memory every 500 ms (as
+    the servers run them: Dask's defaults are 20, 500 and 100 ms), and leave this
+    process's configuration as it was."""
     import urllib.error
     import urllib.request
 
@@ -695,8 +708,13 @@ def test_a_local_cluster_runs_without_dashboard_or_profiler() -> None:
     from sdg_automata.runtime.cluster import dask_client
 
     before = dask.config.get("distributed.worker.profile.enabled")
+    tick = dask.config.get("distributed.admin.tick.interval")
     with dask_client("local", workers=1, timeout=60) as client:
         profiling = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
+        workers = client.run(lambda dask_worker: {  # (inline: the worker cannot import us)
+            name: c.callback_time for name, c in dask_worker.periodic_callbacks.items()})
+        nannies = [_housekeeping(_periods(n)) for n in client.cluster.workers.values()]
+        scheduler = _housekeeping(_periods(client.cluster.scheduler))
         port = client.cluster.scheduler.http_server.port
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=30) as page:
             assert page.status == 200  # the scheduler's plain routes: this is its server
@@ -705,7 +723,43 @@ def test_a_local_cluster_runs_without_dashboard_or_profiler() -> None:
         missing.value.close()  # its socket: else the garbage collector's ResourceWarning
     assert missing.value.code == 404  # lands in a later test's pytest.warns
     assert list(profiling.values()) == [False]
+    assert [_housekeeping(w) for w in workers.values()] == nannies == [
+        {"tick": 500, "monitor": 2000, "memory_monitor": 500}]
+    assert scheduler == {"tick": 500, "monitor": 2000}
     assert dask.config.get("distributed.worker.profile.enabled") == before
+    assert dask.config.get("distributed.admin.tick.interval") == tick
+
+
+def test_the_docs_give_a_cluster_of_ones_own_the_local_housekeeping(
+        tmp_path: Path) -> None:
+    """Should, with the environment variables docs/max.md gives for a cluster of one's own,
+    start a ``dask worker`` whose housekeeping runs as the local cluster's
+    (:data:`~sdg_automata.runtime.cluster.LOCAL_CONFIG`): the variables are Dask's names
+    of those settings, and a real worker started with them runs its callbacks at them."""
+    import dask
+    from cluster import start
+    from distributed import Client
+
+    from sdg_automata.runtime.cluster import LOCAL_CONFIG
+
+    text = (ROOT / "docs" / "max.md").read_text(encoding="utf-8")
+    env = dict(re.findall(r"^export (DASK_\w+)=(\S+)$", text, flags=re.MULTILINE))
+    assert len(env) == 3
+    said = dask.config.collect_env(env)["distributed"]
+    housekeeping = {k: v for k, v in LOCAL_CONFIG.items() if k.endswith("interval")}
+    assert {k: dask.config.get(k, config={"distributed": said}) for k in housekeeping} \
+        == housekeeping
+    with dask_cluster(tmp_path, workers=0) as running:
+        running.workers.append(start(
+            ["distributed.cli.dask_worker", running.address, "--nthreads", "1",
+             "--no-nanny", "--host", "127.0.0.1", "--no-dashboard"],
+            dict(running.env, **env)))
+        running.wait_for(1)
+        with Client(running.address, timeout=60) as client:
+            workers = client.run(lambda dask_worker: {
+                name: c.callback_time for name, c in dask_worker.periodic_callbacks.items()})
+    assert [_housekeeping(w) for w in workers.values()] == [
+        {"tick": 500, "monitor": 2000, "memory_monitor": 500}]
 
 
 def test_automata_the_kernels_refuse_are_searched_here(cluster: Cluster) -> None:
