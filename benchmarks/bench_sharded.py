@@ -151,7 +151,8 @@ def _median(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """Per row, each measure's median over the rounds (the lower of the middle two for an
     even count, so that counts stay whole), peaks the least (the driver's is its
     process's peak so far, which later rounds inherit), the row's labels as they are;
-    the range of its CPU ratio (``cpu_ratios``) and its least CPU (``cpu_least``)."""
+    the range of its CPU ratio (``cpu_ratios``), its least CPU (``cpu_least``) and its
+    CPU in each round (``cpu_rounds``, in ``--json``'s rows)."""
     import statistics
 
     out = []
@@ -162,6 +163,7 @@ def _median(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         row["cpu_ratios"] = (min(r["cpu_ratio"] for r in runs),
                              max(r["cpu_ratio"] for r in runs))
         row["cpu_least"] = min(r["cpu_total"] for r in runs)
+        row["cpu_rounds"] = [r["cpu_total"] for r in runs]
         out.append(row)
     return out
 
