@@ -301,11 +301,16 @@ class _Channel:
         import asyncio
 
         from distributed.comm.core import CommClosedError
-        from distributed.protocol.serialize import to_serialize
+        from distributed.protocol.serialize import Serialized, serialize
+
+        # pickled whole (its arrays out of band, not copied), not element by element through
+        # Dask's serializers: 25–30 µs a batch instead of 150–190, and its reading 20–25
+        # instead of 45–65 (issue 36 item 6)
+        frames = Serialized(*serialize(batch, serializers=("pickle",)))  # type: ignore[no-untyped-call]
 
         async def write() -> None:
             try:
-                await self.comm.write(to_serialize(batch))  # type: ignore[no-untyped-call]
+                await self.comm.write(frames)
                 if batch[-1] is None:
                     await self.comm.read()  # the ack
             except (CommClosedError, OSError) as e:
