@@ -23,8 +23,8 @@ the least), and a column gives the range of the CPU ratio to the one-process row
 the same round* (on a shared machine a round's load moves every row of it alike).  A
 last column gives each row's least CPU over the rounds against one process's least:
 on a shared host another tenant's load only adds CPU time (caches, memory bandwidth,
-the hypervisor), and it moves within a round too (one process took 3.0–4.5 CPU s from
-round to round here), so a row's least is its cost nearest a quiet machine.  Both are
+the hypervisor), and it moves from minute to minute (one process took 2.8–4.8 CPU s
+from round to round here), so a row's least is its cost nearest a quiet machine.  Both are
 printed; neither is picked per run.
 
 Read with care: a 2-core machine runs the driver, the scheduler and both workers on
