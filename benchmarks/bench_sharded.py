@@ -23,9 +23,10 @@ the least), and a column gives the range of the CPU ratio to the one-process row
 the same round* (on a shared machine a round's load moves every row of it alike).  A
 last column gives each row's least CPU over the rounds against one process's least:
 on a shared host another tenant's load only adds CPU time (caches, memory bandwidth,
-the hypervisor), and it moves from minute to minute (one process took 2.8–4.8 CPU s
-from round to round here), so a row's least is its cost nearest a quiet machine.  Both are
-printed; neither is picked per run.
+the hypervisor), and it moves from minute to minute (one process took 2.8–7.1 CPU s
+from round to round here), so a row's least is its cost nearest a quiet machine where
+every row met a quiet moment in some round (one row's lucky round alone moves it: read
+it beside the median).  Both are printed; neither is picked per run.
 
 Read with care: a 2-core machine runs the driver, the scheduler and both workers on
 the same two cores, so 2 workers cannot be expected to halve anything here; the CPU
