@@ -6,8 +6,11 @@ in a child process of its own), two such processes at once (see below), then the
 search on a local cluster of 1 and of 2
 worker processes (the ``distributed.LocalCluster`` that ``--scheduler local`` starts: one
 thread each, no dashboard, no worker profiler; this process is the driver and hosts the
-scheduler), and again on 2 workers with the shards' kernels run by
-numba's dispatchers (``SDG_AUTOMATA_NATIVE=0``) rather than the native library.  Seconds
+scheduler), again on 2 workers with the shards' kernels run by
+numba's dispatchers (``SDG_AUTOMATA_NATIVE=0``) rather than the native library, and on 2
+workers with every batch sent over the comm (``SDG_AUTOMATA_SHARED_BATCHES=0``, as
+between machines) rather than through the shared memory of workers of one machine
+(:mod:`sdg_automata.search.arena`).  Seconds
 and CPU are the search's (one process: the ``max_grundy`` call, its kernels loaded from
 the cache; sharded: the call, its connection to the cluster and the shards' start
 included).  Per row: states, wall seconds, states per second, CPU seconds (user +
@@ -15,12 +18,14 @@ system) of the driver, of the workers and in all, the peak RSS of the driver and
 largest worker, and against the 1-worker row the speed-up and the efficiency (speed-up /
 workers).  Workers' CPU is read inside them (``Shard.usage``: ``getrusage``), less what a
 warm-up search on a small instance had used (imports, the cached kernels), so it is the
-big search's alone.  The driver's RSS is this process's peak so far (rows run in order).
+big search's alone.  The driver's RSS is this process's peak so far (every row before it
+included).
 
 ``SDG_SHARDED_REPEAT`` (default 1) runs the rows that many rounds, interleaved (every
-row once per round, in order): each figure is then the median over the rounds (peaks:
-the least), and a column gives the range of the CPU ratio to the one-process row *of
-the same round* (on a shared machine a round's load moves every row of it alike).  A
+row once per round, the sharded rows' order turned by one each round): each figure is
+then the median over the rounds (peaks: the least), and a column gives the range of the
+CPU ratio to the one-process row *of the same round* (on a shared machine a round's load
+moves every row of it alike).  A
 last column gives each row's least CPU over the rounds against one process's least:
 on a shared host another tenant's load only adds CPU time (caches, memory bandwidth,
 the hypervisor), and it moves from minute to minute (one process took 2.8–7.1 CPU s
@@ -56,10 +61,13 @@ from benchmarks.common import child_cpu, show
 INSTANCE = ("binary 1.3·10⁷", "random", "4 14 6")  # 12,738,287 states
 QUICK_INSTANCE = ("binary 10⁴", "random", "3 11 1")  # 13,259 states
 WARM_UP = ("warm-up", "random", "3 8 1")  # 5,177 states
-#: (workers, native): the sharded rows; the last runs the shards' kernels through numba's
-#: dispatchers (``SDG_AUTOMATA_NATIVE=0`` in the workers' environment), the reference the
-#: native library (:mod:`sdg_automata.kernels.sharded_native`) is measured against
-ROWS = ((1, True), (2, True), (2, False))
+#: (workers, native, shared): the sharded rows; ``native`` off runs the shards' kernels
+#: through numba's dispatchers (``SDG_AUTOMATA_NATIVE=0`` in the workers' environment), the
+#: reference the native library (:mod:`sdg_automata.kernels.sharded_native`) is measured
+#: against; ``shared`` off sends every batch over the comm
+#: (``SDG_AUTOMATA_SHARED_BATCHES=0``), the reference of the arenas
+#: (:mod:`sdg_automata.search.arena`), as between workers of different machines
+ROWS = ((1, True, True), (2, True, True), (2, False, True), (2, True, False))
 
 
 def _one_process(path: Path) -> dict[str, Any]:
@@ -86,23 +94,27 @@ def _two_at_once(path: Path) -> dict[str, Any]:
             "peak_driver": max(peak for _, peak, _ in done), "peak_worker": 0}
 
 
-def _sharded(path: Path, warm: Path, workers: int, native: bool) -> dict[str, Any]:
+def _sharded(path: Path, warm: Path, workers: int, native: bool, shared: bool
+             ) -> dict[str, Any]:
     """The sharded search on a fresh local cluster of ``workers`` processes (their kernels
-    native, or numba's dispatchers)."""
+    native, or numba's dispatchers; their batches through shared memory, or the comm)."""
     import os
 
     from sdg_automata.grammar.parse import load_grammar
 
     g, small = load_grammar(path), load_grammar(warm)
-    saved = os.environ.get("SDG_AUTOMATA_NATIVE")
-    os.environ["SDG_AUTOMATA_NATIVE"] = "1" if native else "0"  # the workers inherit it
+    given = {"SDG_AUTOMATA_NATIVE": "1" if native else "0",
+             "SDG_AUTOMATA_SHARED_BATCHES": "1" if shared else "0"}
+    saved = {name: os.environ.get(name) for name in given}
+    os.environ.update(given)  # the workers inherit them
     try:
         return _on_cluster(g, small, workers)
     finally:
-        if saved is None:
-            del os.environ["SDG_AUTOMATA_NATIVE"]
-        else:
-            os.environ["SDG_AUTOMATA_NATIVE"] = saved
+        for name, value in saved.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _on_cluster(g: Any, small: Any, workers: int) -> dict[str, Any]:
@@ -129,17 +141,26 @@ def _on_cluster(g: Any, small: Any, workers: int) -> dict[str, Any]:
             "cpu_workers": sum(a["cpu"] - b["cpu"] for a, b in zip(after, before, strict=True)),
             "peak_driver": me.ru_maxrss * 1024, "peak_worker": max(a["peak"] for a in after),
             "received": sum(a["received"] for a in after),
+            "placed": sum(a["placed"] for a in after),
             "lessons": sum(a["lessons"] for a in after),
             **{p: sum(a[p] for a in after) for p in PHASES}, "witness": str(v.witness)}
 
 
-def _round(path: Path, warm: Path, truth: int | None) -> list[dict[str, Any]]:
-    """Every row once, in order; each with its CPU ratio to this round's one process."""
+def _round(path: Path, warm: Path, truth: int | None, turn: int) -> list[dict[str, Any]]:
+    """Every row once, the one-process rows first and the sharded rows from the
+    ``turn``-th on, round the table (in four runs whose rows kept their order, the row
+    right after one worker's had the most CPU of the 2-worker rows in 12 rounds of 20,
+    which may be its place as much as its kind: turned, no row keeps a place); each with
+    its CPU ratio to this round's one process.  Rows come back in :data:`ROWS` order."""
     rows = [{"how": "one process", "workers": 0, "native": True, **_one_process(path)},
             {"how": "one process, another beside it", "workers": 0, "native": True,
              **_two_at_once(path)}]
-    rows += [{"how": f"sharded, {w} worker{'s' * (w > 1)}{'' if n else ', numba'}",
-              "workers": w, "native": n, **_sharded(path, warm, w, n)} for w, n in ROWS]
+    start = turn % len(ROWS)
+    done = {i: {"how": f"sharded, {w} worker{'s' * (w > 1)}{'' if n else ', numba'}"
+                       f"{'' if sh else ', over the comm'}",
+                "workers": w, "native": n, "shared": sh, **_sharded(path, warm, w, n, sh)}
+            for i, (w, n, sh) in [*enumerate(ROWS)][start:] + [*enumerate(ROWS)][:start]}
+    rows += [done[i] for i in range(len(ROWS))]
     for r in rows:
         assert (r["states"], r["max"], r["witness"]) == (
             rows[0]["states"], truth, rows[0]["witness"]), (r, rows[0])
@@ -177,10 +198,12 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         path, truth, _ = _instance(kind, spec, Path(tmp))
         warm, _, _ = _instance(*WARM_UP[1:], Path(tmp))
-        rows = _median([_round(path, warm, truth) for _ in range(repeat)])
+        rows = _median([_round(path, warm, truth, turn) for turn in range(repeat)])
     from sdg_automata.search.shard import PHASES
 
     base = next(r for r in rows if r["workers"] == 1 and r["native"])["seconds"]
+    for r in rows:  # a row over the comm sent no batch in place (the others' share: shown)
+        assert r["workers"] < 2 or r["shared"] or r["placed"] == 0, r
     for r in rows:
         r["cpu_least_ratio"] = r["cpu_least"] / rows[0]["cpu_least"]
     table = []
@@ -196,9 +219,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     sharded = [r for r in rows if r["workers"]]
     show("where the shards' time goes (wall s summed over the shards; send: waiting for "
          "other shards to take batches, end the level or give codes; states received from "
-         "other shards; steps the shards learned, past those the driver learned first)",
-         ["", *PHASES, "received", "lessons"],
-         [[r["how"], *(r[p] for p in PHASES), r["received"], r["lessons"]] for r in sharded])
+         "other shards, and of them read in the sender's arena; steps the shards learned, "
+         "past those the driver learned first)",
+         ["", *PHASES, "received", "in place", "lessons"],
+         [[r["how"], *(r[p] for p in PHASES), r["received"], r["placed"], r["lessons"]]
+          for r in sharded])
     rounds = f"median of {repeat} interleaved rounds; " if repeat > 1 else ""
     show(f"sharded breadth-first search, {label} ({rows[0]['states']:,} states; {rounds}wall "
          "s, CPU s user+sys and against one process's (its range over the rounds; the "

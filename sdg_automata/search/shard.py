@@ -7,7 +7,9 @@ its states in a store of :mod:`sdg_automata.search.shard_stores`, its kernels th
 :mod:`sdg_automata.kernels.sharded` from a native library
 (:mod:`sdg_automata.kernels.sharded_native`; numba's dispatchers where it is off).
 Shards send their successors to each other directly, each to each over a Dask comm of
-their own (:class:`_Channel`: one message a batch, acked), in batches of up to
+their own (:class:`_Channel`: one message a batch, acked; between workers of one machine
+the batches lie in memory both map, :mod:`~sdg_automata.search.arena`, and one message a
+level says where), in batches of up to
 :data:`BATCH_STATES` states, the last of a level to every other shard, which merges once
 it has them all; every wait is bounded (:data:`SEND_TIMEOUT`), so a lost peer ends the
 run with :class:`~sdg_automata.errors.ResourceError` instead of a hang.
@@ -36,6 +38,8 @@ from typing import Any, TypeVar
 
 from ..errors import ResourceError, SdgBug
 from ..kernels.protocol import BATCH
+from .arena import Arena, Placed, Source
+from .arena import available as shared_batches
 from .compiled.drive import _start
 from .compiled.loop import Misses, dispatch, stop
 from .compiled.stores import NARROW, Growing
@@ -135,9 +139,11 @@ RUN_MMAP_THRESHOLD = 16 << 20
 #: glibc's default, at which a Dask worker keeps it (its nanny sets
 #: ``MALLOC_TRIM_THRESHOLD_``, which stops glibc from moving it)
 DEFAULT_MMAP_THRESHOLD = 128 << 10
-#: the trim threshold while a shard runs: a level's batches (the sent, copied out of the
-#: owners' buffers; the received, read into fresh buffers) are freed at the heap's top
-#: and taken again moments later
+#: the trim threshold while a shard runs: a level's batches over the comm (the sent,
+#: copied out of the owners' buffers; the received, read into fresh buffers) are freed at
+#: the heap's top and taken again moments later (between workers of one machine the
+#: batches lie in arenas instead, :mod:`~sdg_automata.search.arena`; the level's streams
+#: and the kernels' scratch still come and go)
 RUN_TRIM_THRESHOLD = 64 << 20
 
 
@@ -177,7 +183,8 @@ def _heap_thresholds(running: bool) -> None:
     copied out.  While a shard of this process runs (:func:`_hold_heap`), the heap keeps
     them: the two workers' page faults halved on 1.27·10⁷ states (89,000 → 38,000 each;
     0.1 CPU s of their event loops from the first, 0.2–0.3 s of both from the second,
-    issue 36 item 6)."""
+    issue 36 item 6; measured before batches between workers of one machine went through
+    shared memory, :mod:`~sdg_automata.search.arena`)."""
     libc = _glibc()
     if libc is not None:
         libc.mallopt(_M_MMAP_THRESHOLD, RUN_MMAP_THRESHOLD if running
@@ -201,18 +208,23 @@ def _hold_heap() -> None:
             _heap_thresholds(True)
 
 
-def _let_go(channels: list[_Channel]) -> None:
+def _let_go(channels: list[_Channel], sources: dict[int, Source]) -> None:
     """A shard is over (closed, or dropped by Dask and collected: a weakref finalizer,
-    so it holds nothing of the shard but these): its channels close, and once no shard of
-    this process runs, the thresholds are the process's own again and the heap is trimmed
-    (:func:`_trim_heap`)."""
-    for channel in channels:
-        channel.close()
-    with _HOLDING_LOCK:
-        _HOLDING[0] -= 1
-        if _HOLDING[0] == 0:
-            _heap_thresholds(False)
-            _trim_heap()
+    so it holds nothing of the shard but these): its channels close, so do the other
+    shards' arenas it mapped, and once no shard of this process runs, the thresholds are
+    the process's own again and the heap is trimmed (:func:`_trim_heap`)."""
+    try:
+        for channel in channels:
+            channel.close()
+        for source in sources.values():
+            source.close()
+        sources.clear()
+    finally:
+        with _HOLDING_LOCK:
+            _HOLDING[0] -= 1
+            if _HOLDING[0] == 0:
+                _heap_thresholds(False)
+                _trim_heap()
 
 
 def _trim_heap() -> None:
@@ -251,7 +263,9 @@ CHANNEL_OP = "sdg_shard_batches"
 
 class _Channel:
     """Batches to one other shard over a Dask comm of their own (``distributed.comm``),
-    opened once a run: each batch one message, answered by a one-byte ack once the shard
+    opened once a run.
+
+    Between machines each batch is one message, answered by a one-byte ack once the shard
     has it (an actor call, a round trip through Dask's actor machinery, costs 0.9 ms of
     the two workers' CPU against 0.3 ms, on one machine).  The comm keeps the batches in
     the order sent, and the sender sends the next once the last is acked (:meth:`send`'s
@@ -259,9 +273,17 @@ class _Channel:
     the batches that use them, and a slow receiver holds the sender back (a comm's write
     only queues the frames).  A level's last batch (the one with the sender's word) is not
     acked: the next batch's ack says it was taken, so at most two are in flight, and the
-    ack that cost a message each way per level and pair of shards goes.  The receiving
-    worker's handler (:func:`_take_batches`) hands each batch to shard ``w``, under
-    ``key`` there, and tells it when the comm of shard ``me`` closed."""
+    ack that cost a message each way per level and pair of shards goes.
+
+    Where shard ``w`` maps this shard's arena (:mod:`~sdg_automata.search.arena`: both on
+    one machine), each batch is copied there, and one message with the level's last says
+    where they all lie (the peer reads none before it merges the level; a batch that must
+    go over the comm takes those before it along): a message a level, no ack, and the
+    arena is reused only once the peer has merged the level.
+
+    A message is ``(me, depth, [(parts, rows, codes), …], word)``; the receiving worker's
+    handler (:func:`_take_batches`) hands each batch to shard ``w``, under ``key`` there,
+    and tells it when the comm of shard ``me`` closed."""
 
     def __init__(self, worker: Any, address: str, w: int, me: int, key: str) -> None:
         import asyncio
@@ -270,51 +292,92 @@ class _Channel:
         from distributed.comm.core import connect
 
         self.loop, self.w = worker.loop.asyncio_loop, w
+        #: the memory this shard's batches to shard ``w`` go through, if ``w`` maps it
+        #: (:mod:`~sdg_automata.search.arena`; else they go over the comm)
+        self.arena: Arena | None = None
+        #: the batches of the level not sent yet (:meth:`send`): parts, rows, codes
+        self.held: list[tuple[list[Any], Any, Any]] = []
+        if shared_batches():
+            try:
+                self.arena = Arena()
+            except OSError:  # no memory to share, or no descriptor left: the comm
+                pass
 
-        async def open_comm() -> Any:
+        offer = None if self.arena is None else self.arena.offer()
+
+        async def open_comm() -> tuple[Any, bool]:  # the comm, whether the peer maps it
             comm = await connect(address, timeout=SEND_TIMEOUT,  # type: ignore[no-untyped-call]
                                  **worker.connection_args)
             try:
-                await comm.write({"op": CHANNEL_OP, "key": key, "sender": me, "reply": False})
+                await comm.write({"op": CHANNEL_OP, "key": key, "sender": me, "reply": False,
+                                  "shared": offer})
+                return comm, offer is not None and await comm.read() is True
             except BaseException:  # cancelled too: the comm goes with it
                 comm.abort()
                 raise
-            return comm
 
         def abort_late(opened: Any) -> None:  # a comm that came after the timeout
             if not opened.cancelled() and opened.exception() is None:
-                opened.result().abort()
+                opened.result()[0].abort()
 
         opening = asyncio.run_coroutine_threadsafe(open_comm(), self.loop)
         try:
-            self.comm = opening.result(timeout=2 * SEND_TIMEOUT)
+            self.comm, mapped = opening.result(timeout=2 * SEND_TIMEOUT)
+            if not mapped:  # (the arena is ours alone: this thread closes it)
+                self._unshare()
         except (TimeoutError, concurrent.futures.TimeoutError):
             opening.cancel()
             opening.add_done_callback(abort_late)
+            self._unshare()
             raise ResourceError(f"shard {me}: no connection to shard {w} at {address} "
                                 f"within {2 * SEND_TIMEOUT:g} s") from None
+        except BaseException:
+            self._unshare()
+            raise
 
-    def send(self, *batch: Any) -> Any:
-        """Write ``batch`` (:meth:`Shard.receive`'s arguments): a future that is done once
-        the shard took it, or, for a level's last batch (its word, the last argument, not
-        ``None``), once it is written."""
+    def _unshare(self) -> None:
+        """Send every batch over the comm: the peer maps no arena of ours."""
+        if self.arena is not None:
+            self.arena.close()
+            self.arena = None
+
+    def send(self, sender: int, depth: int, parts: list[Any], rows: Any, codes: Any,
+             word: tuple[dict[str, Any], Any] | None) -> Any:
+        """Send a batch (:meth:`Shard.receive`'s arguments; ``rows`` and ``codes`` are
+        copied, so the caller may reuse them at once): a future that is done once the
+        shard took it, or, for a level's last batch (``word`` not ``None``), once it is
+        written.  A batch in the arena is held until the level's last (its future done
+        at once): one message then says where they all lie, as the peer reads none
+        before its merge."""
         import asyncio
+        import concurrent.futures
 
         from distributed.comm.core import CommClosedError
         from distributed.protocol.serialize import Serialized, serialize
 
+        placed = None if self.arena is None else self.arena.place(depth, rows, codes)
+        if placed is None:  # over the comm: the frames keep the arrays until written
+            self.held.append((parts, rows.copy(), codes.copy()))
+        else:
+            self.held.append((parts, placed[0], placed[1]))
+            if word is None:
+                held: concurrent.futures.Future[None] = concurrent.futures.Future()
+                held.set_result(None)
+                return held
+        message, self.held = (sender, depth, self.held, word), []
         # pickled whole here (its arrays out of band, not copied), not element by element
         # through Dask's serializers in the event loop: 25–30 µs a batch instead of 150–190
         # to write, 20–25 instead of 45–65 to read (issue 36 item 6); a batch that cannot be
         # pickled fails this shard's call, not its peer's comm
         frames = Serialized(*serialize(  # type: ignore[no-untyped-call]
-            batch, serializers=("pickle",), iterate_collection=False, on_error="raise"))
+            message, serializers=("pickle",), iterate_collection=False, on_error="raise"))
+        acked = word is None  # (so the batch went over the comm)
 
         async def write() -> None:
             try:
                 await self.comm.write(frames)
-                if batch[-1] is None:
-                    await self.comm.read()  # the ack
+                if acked:
+                    await self.comm.read()
             except (CommClosedError, OSError) as e:
                 raise PeerStopped(f"shard {self.w} closed its comm: it takes no batch "
                                   f"({e})") from None
@@ -327,30 +390,44 @@ class _Channel:
 
         with contextlib.suppress(RuntimeError):  # the worker's loop is closed: so is the comm
             self.loop.call_soon_threadsafe(self.comm.abort)
+        self._unshare()  # (what the peer mapped stays its own until it unmaps it)
 
 
 def _take_batches(worker: Any) -> Callable[..., Any]:
     """The handler of :data:`CHANNEL_OP` on ``worker``: reads a :class:`_Channel`'s batches,
     gives each to the shard whose key the channel named (looked up each time, so the comm
-    holds no shard that Dask dropped) and acks it (not a level's last: :class:`_Channel`);
+    holds no shard that Dask dropped) and acks each message but a level's last
+    (:class:`_Channel`);
     ends when the comm closes, or when the shard is gone or stopped (closing the comm: the
     sender's wait fails).  A comm that closes under a shard still there tells it
     (:meth:`Shard._peer_gone`): the sender stopped, or its worker died, and no batch of
     it will come."""
-    async def handle(comm: Any, key: str, sender: int) -> Any:
+    async def handle(comm: Any, key: str, sender: int,
+                     shared: dict[str, Any] | None = None) -> Any:
         from distributed.core import Status
 
         try:
+            if shared is not None:  # the sender's arena: mapped here if it can be
+                source = Source.open(shared)
+                shard = worker.state.actors.get(key)
+                taken = source is not None and shard is not None and shard._share(sender,
+                                                                                   source)
+                if source is not None and not taken:
+                    source.close()
+                del shard
+                await comm.write(taken)
             while True:
                 batch = await comm.read()
                 shard = worker.state.actors.get(key)
                 if shard is None:
                     break
-                shard._take(*batch)
-                last = batch[-1] is not None  # a level's last batch: not acked (_Channel)
+                me, depth, batches, word = batch
+                for i, (parts, rows, codes) in enumerate(batches, 1):
+                    shard._take(me, depth, parts, rows, codes,
+                                word if i == len(batches) else None)
                 # the frame keeps no shard while it waits: Dask may drop it meanwhile
-                del shard, batch
-                if not last:
+                del shard, batch, batches
+                if word is None:  # not a level's last batch (_Channel)
                     await comm.write(b"")
         except Exception:  # noqa: BLE001 -- the comm closed, or the shard stopped
             shard = worker.state.actors.get(key)
@@ -362,6 +439,13 @@ def _take_batches(worker: Any) -> Callable[..., Any]:
         return Status.dont_reply
 
     return handle
+
+
+def _by_call(peer: Any, sender: int, depth: int, parts: list[Any], rows: Any, codes: Any,
+             word: tuple[dict[str, Any], Any] | None) -> Any:
+    """A batch to ``peer`` as a call of its :meth:`Shard.receive` (the arrays copied: the
+    call is made later, in the event loop, and the caller reuses its buffers)."""
+    return peer.receive(sender, depth, parts, rows.copy(), codes.copy(), word)
 
 
 class _Stopped(Exception):
@@ -489,6 +573,9 @@ class Shard:
         #: per other shard: how a batch goes to it (:meth:`connect`), a future back
         self.links: list[Callable[..., Any] | None] = []
         self.channels: list[_Channel] = []
+        #: per other shard on this machine: its arenas, which its batches lie in
+        #: (:meth:`_share`, :mod:`~sdg_automata.search.arena`)
+        self.sources: dict[int, Source] = {}
         #: the other shards whose channel to this one closed (:meth:`_peer_gone`)
         self.gone: set[int] = set()
         #: what the last merge says of its level (:meth:`_merge`): q₀'s level first
@@ -506,6 +593,7 @@ class Shard:
         self.lo = self.hi = 0  # the frontier: states lo … hi − 1
         self.level = (0, 0)  # the states formed by the last merge: q₀'s level first
         self.sent = self.received = self.generated = 0
+        self.placed = 0  # the states received that lay in the sender's arena
         self.waited = 0.0
         #: wall seconds of this shard's work by phase (:data:`PHASES`), for benchmarks
         self.seconds = dict.fromkeys(PHASES, 0.0)
@@ -529,7 +617,7 @@ class Shard:
         self.finalizer: weakref.finalize[Any, Any] | None = None
         if self.worker is not None:
             _hold_heap()
-            self.finalizer = weakref.finalize(self, _let_go, self.channels)
+            self.finalizer = weakref.finalize(self, _let_go, self.channels, self.sources)
             self.finalizer.atexit = False  # a worker that exits frees it all anyway
 
     # -- bookkeeping -------------------------------------------------------------------
@@ -621,7 +709,7 @@ class Shard:
                 if w == self.index:
                     continue
                 if addresses is None or self.worker is None:
-                    self.links[w] = peer.receive
+                    self.links[w] = functools.partial(_by_call, peer)
                 else:
                     self.channels.append(_Channel(self.worker, addresses[w], w, self.index,
                                                   shard_key(self.token, w)))
@@ -650,6 +738,15 @@ class Shard:
             self.gone.add(w)
             self.ended.notify_all()
 
+    def _share(self, sender: int, source: Source) -> bool:
+        """Shard ``sender``'s batches will lie in its arenas, which ``source`` maps
+        (:func:`_take_batches`); ``False`` if this shard is closed."""
+        with self.ended:
+            if self.closed or sender in self.sources:
+                return False
+            self.sources[sender] = source
+            return True
+
     def _take(self, sender: int, depth: int, parts: list[list[int]], rows: Any, codes: Any,
               word: tuple[dict[str, Any], Any] | None) -> None:
         """A batch received (:meth:`receive`, or from a :class:`_Channel`)."""
@@ -659,6 +756,8 @@ class Shard:
             # empty, it may still bring parts
             self.inbox.setdefault(depth, []).append((sender, parts, rows, codes))
             self.received += len(codes)
+            if isinstance(codes, Placed):
+                self.placed += len(codes)
             if word is not None:
                 self.told.setdefault(depth, {})[sender] = word
                 self.ended.notify_all()
@@ -861,8 +960,7 @@ class Shard:
                     fill[w] = 0
                 elif w != self.index and (full or done):  # the last: to every peer
                     self.generated += f
-                    self._send(w, out[w, :f].copy(), codes[w, :f].copy(), flying,
-                               word if done else None)
+                    self._send(w, out[w, :f], codes[w, :f], flying, word if done else None)
                     fill[w] = 0
             self.seconds["route"] += clock() - started - (self.waited - waited)
             return done
@@ -910,8 +1008,9 @@ class Shard:
 
     def _send(self, w: int, rows: Any, codes: Any, flying: list[Any],
               word: tuple[dict[str, Any], Any] | None) -> None:
-        """Send a batch to shard ``w``, once the batch before it has arrived (``word``: the
-        last of the level's, see :meth:`receive`)."""
+        """Send a batch to shard ``w``, once the batch before it has arrived or, in the
+        arena, is held (:meth:`_Channel.send`; ``word``: the last of the level's, see
+        :meth:`receive`)."""
         self.sent += len(codes)
         parts = []
         for g, have in enumerate(self.tables.parts):
@@ -984,8 +1083,11 @@ class Shard:
                 tables = self.trans[who]
                 offsets[:self.groups] = np.cumsum([0, *(len(t) for t in tables[:-1])])
                 table = np.concatenate(tables)
+                self._map_arenas(who, [inbox[i] for i in batches[who]])
                 for i in batches[who]:
                     _, _, rows, codes = inbox[i]
+                    if isinstance(rows, Placed):  # in the sender's arena: read in place
+                        rows, codes = self.sources[who].view(rows), self.sources[who].view(codes)
                     self.kernel.translate(rows, table, offsets, raw[at:at + len(codes)])
                     rcodes[at:at + len(codes)] = codes
                     at += len(codes)
@@ -994,6 +1096,16 @@ class Shard:
             rcodes[at] = _NO_CODE
             at += 1
         return raw, rcodes, heads, ends
+
+    def _map_arenas(self, sender: int, batches: list[Any]) -> None:
+        """Map shard ``sender``'s arenas as far as ``batches`` (inbox entries) lie in
+        them, before any is read."""
+        ends: dict[int, int] = {}
+        for _, _, rows, codes in batches:
+            if isinstance(rows, Placed):
+                ends[rows.parity] = max(ends.get(rows.parity, 0), rows.end, codes.end)
+        for parity, end in ends.items():
+            self.sources[sender].ensure(parity, end)
 
     def _kept(self, name: str, dtype: Any, tail: tuple[int, ...], rows: int, *,
               keep: int = 0) -> Any:
@@ -1094,7 +1206,8 @@ class Shard:
         self.summary = {"new": n - fresh,
                         "first": {v: int(codes_of[r]) for v, r in enumerate(first.tolist())
                                   if r >= 0},
-                        "bytes": self.store.nbytes(n) + 16 * n + self.keys.nbytes}
+                        "bytes": self.store.nbytes(n) + 16 * n + self.keys.nbytes
+                        + sum(c.arena.nbytes for c in self.channels if c.arena is not None)}
 
     def _fetch(self) -> _Ranks:
         """Every shard's codes of the last merge's new states (:meth:`_ranks`), the other
@@ -1206,7 +1319,8 @@ class Shard:
 
     def usage(self, token: str, round_: int) -> dict[str, float]:
         """This worker process's CPU seconds (user + system) and peak RSS bytes so far, the
-        successors this shard generated, sent (to itself too) and received, the steps it
+        successors this shard generated, sent (to itself too) and received (``"placed"``:
+        those it read in the sender's arena, :mod:`~sdg_automata.search.arena`), the steps it
         learned (``"lessons"``), and the wall seconds of its work by phase
         (:data:`PHASES`; waits for other shards are ``"send"``)."""
         import resource
@@ -1215,7 +1329,7 @@ class Shard:
         r = resource.getrusage(resource.RUSAGE_SELF)
         return {"cpu": r.ru_utime + r.ru_stime, "peak": float(r.ru_maxrss * 1024),
                 "generated": self.generated, "sent": self.sent, "received": self.received,
-                "lessons": self.lessons,
+                "placed": self.placed, "lessons": self.lessons,
                 **self.seconds}
 
     def close(self) -> None:

@@ -69,7 +69,9 @@ Design
   owner's buffer, sends the full buffers straight to their owners, each shard to each
   over a Dask comm of their own (``distributed.comm``; a message a batch, acked once
   taken but for a level's last: an actor call, a round trip through the actors'
-  machinery, cost 3× the CPU), in batches of up to
+  machinery, cost 3× the CPU; between workers of one machine the batch lies in memory
+  both map, :mod:`~sdg_automata.search.arena`, and the message says where), in
+  batches of up to
   :data:`~sdg_automata.search.shard.BATCH_STATES` states, at most two in flight per
   receiver while it computes the next, and the last of the level to every
   other shard with what it says of the level (its count of states, each value's first

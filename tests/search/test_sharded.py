@@ -18,11 +18,13 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from clirun import run
 from cluster import Cluster, dask_cluster
@@ -564,13 +566,18 @@ def test_the_heap_is_held_while_any_shard_runs_and_its_end_keeps_no_shard() -> N
             def close(self) -> None:
                 closed.append(1)
 
+        class Source:
+            def close(self) -> None:
+                closed.append(2)
+
         owner = Owner()
-        finalizer = weakref.finalize(owner, module._let_go, [Channel()])
+        sources: dict[int, Any] = {1: Source()}
+        finalizer = weakref.finalize(owner, module._let_go, [Channel()], sources)
         alive = weakref.ref(owner)
         del owner
         gc.collect()
-        assert alive() is None and not finalizer.alive and closed == [1]
-        module._let_go([])
+        assert alive() is None and not finalizer.alive and closed == [1, 2] and not sources
+        module._let_go([], {})
         assert module._HOLDING[0] == 0
     assert calls == [True, False, 0]
 
@@ -593,7 +600,7 @@ free = faults()
 shard._hold_heap()
 faults()
 held = faults()
-shard._let_go([])
+shard._let_go([], {})
 print(free, held, faults())
 """
 
@@ -630,6 +637,9 @@ def test_a_channel_acks_every_batch_but_a_level_s_last_once_taken() -> None:
     taken: list[tuple[int, bool]] = []
 
     class Taker:  # a shard as far as the handler goes
+        def _share(self, sender: int, source: Any) -> bool:
+            return False  # the batches come over the comm
+
         def _take(self, sender: int, depth: int, parts: Any, rows: Any, codes: Any,
                   word: Any) -> None:
             taken.append((depth, word is not None))
@@ -647,14 +657,111 @@ def test_a_channel_acks_every_batch_but_a_level_s_last_once_taken() -> None:
         try:
             for depth, last in [(0, False), (0, True), (1, False), (1, False), (1, True),
                                 (2, True), (3, False)]:
-                channel.send(0, depth, [], None, [], ({}, None) if last else None
-                             ).result(timeout=30)
+                channel.send(0, depth, [], np.zeros((0, 2), np.uint16), np.zeros(0, np.int64),
+                             ({}, None) if last else None).result(timeout=30)
                 if not last:  # acked: taken, and every batch before it
                     assert taken[-1] == (depth, False)
             assert taken == [(0, False), (0, True), (1, False), (1, False), (1, True),
                              (2, True), (3, False)]
         finally:
             channel.close()
+
+
+def test_a_channel_s_batches_lie_in_the_arena_its_peer_maps() -> None:
+    """Should, where the receiving worker maps the sender's arena (both on this machine),
+    hold a level's batches there and send where they lie with the level's last, a batch
+    that could not be placed taking those before it along over the comm; and give the
+    shard the arrays sent, in order, each level's in its parity's arena (two workers of
+    one process, a real comm).  Where the shard declines the arena, each batch should go
+    over the comm as it is."""
+    import distributed
+
+    from sdg_automata.search import arena
+    from sdg_automata.search import shard as module
+
+    if not arena.available():
+        pytest.skip("no shared memory here")
+    rng = np.random.default_rng(6)
+    # (depth, states, whether it is the level's last, whether the arena refuses it)
+    plan = [(0, 5, False, False), (0, 200_000, False, False), (0, 0, True, False),
+            (1, 70_000, False, False), (1, 9, False, True), (1, 4, False, False),
+            (1, 3, True, False), (2, 3, True, False), (3, 10, False, False),
+            (3, 0, True, False)]
+    batches = [(depth, rng.integers(0, 1 << 16, size=(n, 3)).astype(np.uint16),
+                np.sort(rng.integers(0, 1 << 40, size=n)), last, refused)
+               for depth, n, last, refused in plan]
+
+    class Taker:
+        def __init__(self, share: bool) -> None:
+            self.share, self.source, self.got = share, None, []
+            self.unread: list[int] = []  # the batches got and not read, in place
+
+        def _share(self, sender: int, source: Any) -> bool:
+            self.source = source if self.share else None
+            return self.share
+
+        def _take(self, sender: int, depth: int, parts: Any, rows: Any, codes: Any,
+                  word: Any) -> None:
+            placed = isinstance(rows, arena.Placed)
+            self.got.append((depth, rows, codes, word is not None, placed))
+            if placed:
+                self.unread.append(len(self.got) - 1)
+            if word is not None:  # a level is in: read the level before it, as late as a
+                # shard may (its merge of level d comes before its last batch of d + 1,
+                # which the sender waits for before it writes level d + 2)
+                self.read(depth - 1)
+
+        def read(self, depth: int) -> None:
+            for i in [i for i in self.unread if self.got[i][0] <= depth]:
+                d, rows, codes, last, placed = self.got[i]
+                self.source.ensure(rows.parity, max(rows.end, codes.end))
+                self.got[i] = (d, self.source.view(rows).copy(), self.source.view(codes).copy(),
+                               last, placed)
+                self.unread.remove(i)
+
+        def _peer_gone(self, sender: int) -> None:
+            pass
+
+    for share in (True, False):
+        with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                      protocol="tcp://", host="127.0.0.1",
+                                      dashboard_address=":0",
+                                      scheduler_kwargs={"dashboard": False}) as cluster:
+            sender, receiver = cluster.workers.values()
+            taker = receiver.state.actors["k"] = Taker(share)
+            receiver.handlers[module.CHANNEL_OP] = module._take_batches(receiver)
+            channel = module._Channel(sender, receiver.address, 1, 0, "k")
+            try:
+                assert (channel.arena is not None) == share
+                place = channel.arena.place if channel.arena is not None else None
+                for depth, rows, codes, last, refused in batches:
+                    # as a shard: no batch of level d + 2 before the peer merged level d
+                    deadline = time.monotonic() + 30
+                    while (any(taker.got[i][0] <= depth - 2 for i in taker.unread)
+                           and time.monotonic() < deadline):
+                        time.sleep(0.01)
+                    if channel.arena is not None:
+                        channel.arena.place = ((lambda *_: None) if refused  # type: ignore
+                                               else place)
+                    was = len(taker.got)
+                    channel.send(0, depth, [], rows, codes, ({}, None) if last else None
+                                 ).result(timeout=30)
+                    if share and not last and not refused:  # held: not sent yet
+                        assert len(taker.got) == was
+                deadline = time.monotonic() + 30  # a level's last is not acked
+                while len(taker.got) < len(batches) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                taker.read(batches[-1][0])
+            finally:
+                channel.close()
+                if taker.source is not None:
+                    taker.source.close()
+            assert len(taker.got) == len(batches)
+            for (depth, rows, codes, last, refused), (d, r, c, w, placed) in zip(
+                    batches, taker.got, strict=True):
+                assert (d, w, placed) == (depth, last, share and not refused)
+                assert r.dtype == rows.dtype and c.dtype == codes.dtype
+                assert np.array_equal(r, rows) and np.array_equal(c, codes)
 
 
 def test_checking_the_workers_is_bounded() -> None:
@@ -806,6 +913,58 @@ def test_two_workers_give_the_reference_verdict(cluster: Cluster, count: int, st
     assert verdict(two) == verdict(one)
     if k is None:
         assert two.maximum == product_truth(dfas)[0]
+
+
+def _batch_states(n: int | None) -> int:
+    """On a worker: a shard's batches of up to ``n`` states (``None``: as they were)."""
+    from sdg_automata.search import shard
+
+    saved = vars(shard).setdefault("_saved_batch", shard.BATCH_STATES)
+    shard.BATCH_STATES = saved if n is None else n
+    return int(saved)
+
+
+@pytest.mark.parametrize("batch", [None, 1])
+def test_batches_lie_in_shared_memory_between_workers_of_one_machine(
+        cluster: Cluster, batch: int | None) -> None:
+    """Should give, on two workers of one machine, every batch through its sender's arena
+    (the receiver reads it in place: issue 36 item 6) and one process's verdict; with
+    batches as small as the buffers allow (4,096 states and more), many a level."""
+    import cloudpickle
+    import distributed
+
+    from sdg_automata.search import arena
+
+    if not arena.available():
+        pytest.skip("no shared memory here, or SDG_AUTOMATA_SHARED_BATCHES=0")
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import it
+    g = exhaustive(3, 12, 2)
+    one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
+    usage: list[dict[str, float]] = []
+    with distributed.Client(cluster.address, timeout=30) as client:
+        client.run(_batch_states, batch)
+        try:
+            same(one, sharded(g, cluster.address, options_usage=usage))
+        finally:
+            client.run(_batch_states, None)
+    received = [u["received"] for u in usage]
+    assert len(received) == 2 and all(r > 0 for r in received)
+    assert [u["placed"] for u in usage] == received
+
+
+def test_batches_go_over_the_comm_where_shared_memory_is_off(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should, with ``SDG_AUTOMATA_SHARED_BATCHES=0`` in the workers' environment, send
+    every batch over the comm (a cluster of machines of their own does) and give one
+    process's verdict."""
+    monkeypatch.setenv("SDG_AUTOMATA_SHARED_BATCHES", "0")
+    with dask_cluster(tmp_path) as own:
+        for g in (exhaustive(3, 12, 2), intersection_grammar(random_family(4, 6, seed=3))):
+            one = max_grundy(g, g.start, strategy="bfs", engine="compiled")
+            usage: list[dict[str, float]] = []
+            same(one, sharded(g, own.address, options_usage=usage))
+            assert sum(u["received"] for u in usage) > 0
+            assert [u["placed"] for u in usage] == [0, 0]
 
 
 def _narrow_keys(bits: int | None) -> list[tuple[str, int]]:
