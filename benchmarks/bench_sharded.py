@@ -99,22 +99,15 @@ def _sharded(path: Path, warm: Path, workers: int, native: bool, shared: bool
     """The sharded search on a fresh local cluster of ``workers`` processes (their kernels
     native, or numba's dispatchers; their batches through shared memory, or the comm)."""
     import os
+    from unittest import mock
 
     from sdg_automata.grammar.parse import load_grammar
 
     g, small = load_grammar(path), load_grammar(warm)
-    given = {"SDG_AUTOMATA_NATIVE": "1" if native else "0",
-             "SDG_AUTOMATA_SHARED_BATCHES": "1" if shared else "0"}
-    saved = {name: os.environ.get(name) for name in given}
-    os.environ.update(given)  # the workers inherit them
-    try:
+    with mock.patch.dict(os.environ, {  # the workers inherit them
+            "SDG_AUTOMATA_NATIVE": "1" if native else "0",
+            "SDG_AUTOMATA_SHARED_BATCHES": "1" if shared else "0"}):
         return _on_cluster(g, small, workers)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                del os.environ[name]
-            else:
-                os.environ[name] = value
 
 
 def _on_cluster(g: Any, small: Any, workers: int) -> dict[str, Any]:

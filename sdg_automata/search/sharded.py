@@ -69,8 +69,8 @@ Design
   owner's buffer, sends the full buffers straight to their owners, each shard to each
   over a Dask comm of their own (``distributed.comm``; a message a batch, acked once
   taken but for a level's last: an actor call, a round trip through the actors'
-  machinery, cost 3× the CPU; between workers of one machine the batch lies in memory
-  both map, :mod:`~sdg_automata.search.arena`, and the message says where), in
+  machinery, cost 3× the CPU; between workers of one machine the batches lie in memory
+  both map, :mod:`~sdg_automata.search.arena`, and one message a level says where), in
   batches of up to
   :data:`~sdg_automata.search.shard.BATCH_STATES` states, at most two in flight per
   receiver while it computes the next, and the last of the level to every
